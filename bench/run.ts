@@ -1,0 +1,15 @@
+/**
+ * `npm run bench`: every benchmark, each printing ratios against a baseline
+ * measured in the same run. Exits non-zero when a target is missed.
+ */
+import { benchFreeze, benchModeTokens } from "./core.ts";
+
+const print = (line: string) => process.stdout.write(`${line}\n`);
+const only = process.argv[2];
+const results: boolean[] = [];
+if (!only || only === "freeze") results.push(benchFreeze(print));
+if (!only || only === "tokens") results.push(benchModeTokens(print));
+if (results.some((ok) => !ok)) {
+  print("\nA target was missed.");
+  process.exitCode = 1;
+}

@@ -1,0 +1,44 @@
+import { readFileSync } from "node:fs";
+import { runToolsCommand } from "./cli/tools.ts";
+
+const USAGE = `Usage: switchyard <command> [options]
+
+Commands:
+  tools    Show which tools a turn would get, and why: resident, deferred, disabled.
+           switchyard tools [--config FILE] [--tools SPEC] [--mode MODE] [--registry demo] [--json]
+  start    Run the bot (arrives with the conversation pipeline).
+
+Run "switchyard <command> --help" for a command's options.`;
+
+/** A mistake in how the command was called: printed without a stack trace, exit code 2. */
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case "tools":
+      return runToolsCommand(rest, { env: process.env, readFile: (f) => readFileSync(f, "utf8") });
+    case undefined:
+    case "help":
+    case "--help":
+    case "-h":
+      process.stdout.write(`${USAGE}\n`);
+      return command === undefined ? 2 : 0;
+    default:
+      throw new UsageError(`Unknown command "${command}".\n\n${USAGE}`);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    const err = error as Error;
+    const known = err && typeof err === "object" && "name" in err && err.name !== "Error";
+    process.stderr.write(`switchyard: ${known ? err.message : (err?.stack ?? String(err))}\n`);
+    process.exitCode = 2;
+  },
+);

@@ -1,0 +1,149 @@
+import { existsSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { EMPTY_INTENT } from "../core/availability/intent.ts";
+import { runtimeLayer } from "../core/availability/runtime-spec.ts";
+import { WarnOnce } from "../core/availability/warnings.ts";
+import {
+  EMPTY_CONFIG,
+  globalLayer,
+  parseConfig,
+  type SwitchyardConfig,
+} from "../core/config/index.ts";
+import { freezeTurn } from "../core/loading/freeze.ts";
+import { parseLoadMode } from "../core/loading/modes.ts";
+import { type ContractReport, reportContract } from "../core/loading/report.ts";
+import { ToolRegistry } from "../core/tools/registry.ts";
+import { hostRegistry } from "../host.ts";
+
+export interface CliEnv {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly readFile: (file: string) => string;
+  readonly stdout?: (text: string) => void;
+  readonly stderr?: (text: string) => void;
+}
+
+const HELP = `Usage: switchyard tools [options]
+
+Resolves the tools one turn would get under the config and prints the contract:
+what is resident, deferred and disabled (with the deciding scope or capability
+reason), the token estimate per part and the contract hash.
+
+Options:
+  --config FILE      The config file (default: $SWITCHYARD_CONFIG, else ./switchyard.yaml if present)
+  --tools SPEC       Runtime decisions, e.g. 'web_search=off,mcp:github=on' (default: $SWITCHYARD_TOOLS)
+  --mode MODE        Load mode: full, default, minimal (pi), discover (omp)
+  --registry demo    Use the benchmark registry (48 realistic tools) instead of the bot's own
+  --json             Print JSON instead of a table
+  -h, --help         This help`;
+
+export async function runToolsCommand(argv: string[], io: CliEnv): Promise<number> {
+  const out = io.stdout ?? ((t: string) => process.stdout.write(t));
+  const err = io.stderr ?? ((t: string) => process.stderr.write(t));
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      config: { type: "string" },
+      tools: { type: "string" },
+      mode: { type: "string" },
+      registry: { type: "string" },
+      json: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    out(`${HELP}\n`);
+    return 0;
+  }
+  const mode = values.mode === undefined ? undefined : parseLoadMode(values.mode);
+  const runtime = runtimeLayer(values.tools, io.env.SWITCHYARD_TOOLS, mode);
+  const config = loadConfig(values.config, io);
+
+  let registry: ToolRegistry;
+  let capabilities: Parameters<typeof freezeTurn>[3];
+  if (values.registry === "demo") {
+    const { demoTools, DEMO_CAPABILITIES } = await import("../../bench/demo-registry.ts");
+    registry = new ToolRegistry(demoTools());
+    capabilities = DEMO_CAPABILITIES;
+  } else if (values.registry === undefined) {
+    ({ registry, capabilities } = hostRegistry(io.env));
+  } else {
+    throw new Error(`--registry takes "demo" (the benchmark registry), not "${values.registry}".`);
+  }
+
+  const warnings: string[] = [];
+  const contract = freezeTurn(
+    registry,
+    { global: globalLayer(config), runtime },
+    EMPTY_INTENT,
+    capabilities,
+    {
+      toolsets: config.toolsets,
+      ...(config.agent.essential ? { essential: config.agent.essential } : {}),
+      warnings: new WarnOnce({ warn: (message) => warnings.push(message) }),
+    },
+  );
+  for (const warning of warnings) err(`warning: ${warning}\n`);
+  const report = reportContract(contract, registry);
+  out(values.json ? `${JSON.stringify(jsonShape(report), null, 2)}\n` : renderReport(report));
+  return 0;
+}
+
+function loadConfig(flag: string | undefined, io: CliEnv): SwitchyardConfig {
+  const file =
+    flag ??
+    io.env.SWITCHYARD_CONFIG ??
+    (existsSync("switchyard.yaml") ? "switchyard.yaml" : undefined);
+  if (file === undefined) return EMPTY_CONFIG;
+  let text: string;
+  try {
+    text = io.readFile(file);
+  } catch (error) {
+    throw new Error(
+      `Cannot read the config file ${file}: ${(error as Error).message}. Check the path given to --config.`,
+    );
+  }
+  return parseConfig(text, file);
+}
+
+function jsonShape(report: ContractReport) {
+  return {
+    mode: report.mode,
+    available: report.available,
+    total: report.total,
+    resident: report.resident,
+    deferred: report.deferred,
+    disabled: report.disabled,
+    tokens: report.tokens,
+    contractHash: report.contractHash,
+  };
+}
+
+export function renderReport(report: ContractReport): string {
+  const lines: string[] = [];
+  const width =
+    Math.max(
+      12,
+      ...[...report.resident, ...report.deferred, ...report.disabled.map((d) => d.id)].map(
+        (id) => id.length,
+      ),
+    ) + 2;
+  const n = (value: number) => value.toLocaleString("en-US");
+  lines.push(`${report.available} of ${report.total} tools available`);
+  lines.push(`mode ${report.mode} · contract ${report.contractHash}`);
+  lines.push("");
+  lines.push(`Resident (${report.resident.length}, ~${n(report.tokens.resident)} tokens)`);
+  for (const id of report.resident)
+    lines.push(`  ${id.padEnd(width)}~${n(report.tokens.perTool[id] ?? 0)} tokens`);
+  lines.push("");
+  lines.push(
+    `Deferred (${report.deferred.length}, ~${n(report.tokens.catalog)} tokens in the catalog)`,
+  );
+  for (const id of report.deferred) lines.push(`  ${id}`);
+  lines.push("");
+  lines.push(`Disabled (${report.disabled.length})`);
+  for (const d of report.disabled) lines.push(`  ${d.id.padEnd(width)}${d.reason}`);
+  lines.push("");
+  lines.push(`Total on the wire: ~${n(report.tokens.resident + report.tokens.catalog)} tokens`);
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,37 @@
+import type { AnyTool } from "../tools/tool.ts";
+
+/** The master key: every tool. */
+export const ALL_KEY = "all";
+/** The aggregate key: every MCP family, declared or not. */
+export const MCP_KEY = "mcp";
+
+/**
+ * The keys that can decide a tool, most specific first: its id, its family,
+ * `mcp` for any MCP family, then `all`. Within one scope the most specific key
+ * that scope mentions decides.
+ */
+export function keysOf(tool: AnyTool): string[] {
+  const keys = [tool.id];
+  if (tool.family) {
+    keys.push(tool.family);
+    if (tool.family.startsWith("mcp:")) keys.push(MCP_KEY);
+  }
+  keys.push(ALL_KEY);
+  return keys;
+}
+
+/**
+ * Keys that mean something even when no tool in the registry carries them:
+ * an MCP server may be down or not yet connected, and `mcp:github=off` must
+ * still hold when it comes back.
+ */
+export function isStructuralKey(key: string): boolean {
+  return key === ALL_KEY || key === MCP_KEY || key.startsWith("mcp:");
+}
+
+export const KEY_PATTERN =
+  /^(all|mcp|mcp:[A-Za-z0-9_.-]+|[a-z][a-z0-9_-]*:[A-Za-z0-9_.-]+|[A-Za-z0-9_-]{1,64})$/;
+
+export function isWellFormedKey(key: string): boolean {
+  return KEY_PATTERN.test(key);
+}

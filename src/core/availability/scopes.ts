@@ -1,0 +1,31 @@
+import type { LoadMode } from "../loading/modes.ts";
+
+/** Shallow to deep. Per key, the deepest scope that mentions it wins. */
+export const SCOPES = ["global", "workspace", "channel", "conversation", "runtime"] as const;
+export type ScopeName = (typeof SCOPES)[number];
+
+/** The scopes a person can change from chat (runtime is a process flag, global the config file). */
+export const CHAT_SCOPES = ["conversation", "channel", "workspace", "global"] as const;
+export type ChatScope = (typeof CHAT_SCOPES)[number];
+
+/**
+ * One layer of decisions. `keys` maps availability keys to on (`true`) or off:
+ * a tool id, a family (`mcp:github`), the aggregate `mcp`, or `all`.
+ */
+export interface ScopeLayer {
+  readonly keys?: Readonly<Record<string, boolean>>;
+  readonly toolset?: string;
+  readonly mode?: LoadMode;
+}
+
+/** Every scope but the conversation's, whose layer comes from its stored intent. */
+export interface ScopeStack {
+  readonly global?: ScopeLayer;
+  readonly workspace?: ScopeLayer;
+  readonly channel?: ScopeLayer;
+  readonly runtime?: ScopeLayer;
+}
+
+export function isScopeName(value: string): value is ScopeName {
+  return (SCOPES as readonly string[]).includes(value);
+}

@@ -1,0 +1,62 @@
+import { describeState } from "../availability/resolve.ts";
+import { deferredToolTokens, residentToolTokens } from "../budget/estimate.ts";
+import type { ToolRegistry } from "../tools/registry.ts";
+import { TOOL_SEARCH_ID, TOOL_SEARCH_WIRE } from "./discovery-tool.ts";
+import type { TurnContract } from "./freeze.ts";
+import type { LoadMode } from "./modes.ts";
+
+/** What `switchyard tools --json` prints; `/tools` renders the same facts for chat. */
+export interface ContractReport {
+  readonly mode: LoadMode;
+  /** Registry tools that are on (resident or deferred); `tool_search` is not counted. */
+  readonly available: number;
+  /** Registry tools in all. */
+  readonly total: number;
+  readonly resident: readonly string[];
+  readonly deferred: readonly string[];
+  /** Off or absent: `by` is the deciding scope, `toolset`, `picked` or `capability`. */
+  readonly disabled: readonly { id: string; by: string; reason: string }[];
+  readonly tokens: {
+    readonly resident: number;
+    readonly catalog: number;
+    readonly perTool: Readonly<Record<string, number>>;
+  };
+  readonly contractHash: string;
+}
+
+export function reportContract(contract: TurnContract, registry: ToolRegistry): ContractReport {
+  const disabled: { id: string; by: string; reason: string }[] = [];
+  for (const state of contract.resolution.states.values()) {
+    if (state.status === "absent") {
+      disabled.push({ id: state.id, by: "capability", reason: state.reason });
+    } else if (state.status === "disabled") {
+      const by = state.by.kind === "scope" ? state.by.scope : state.by.kind;
+      disabled.push({ id: state.id, by, reason: describeState(state) });
+    }
+  }
+  const perTool: Record<string, number> = {};
+  let resident = 0;
+  for (const id of contract.resident) {
+    const wire = id === TOOL_SEARCH_ID ? TOOL_SEARCH_WIRE : (registry.get(id)?.wire ?? "");
+    perTool[id] = residentToolTokens(wire);
+    resident += perTool[id];
+  }
+  let catalog = 0;
+  if (contract.catalog !== "") {
+    for (const id of contract.deferred) {
+      perTool[id] = deferredToolTokens(id);
+      catalog += perTool[id];
+    }
+  }
+  const residentTools = contract.resident.filter((id) => id !== TOOL_SEARCH_ID).length;
+  return {
+    mode: contract.mode,
+    available: residentTools + contract.deferred.length,
+    total: registry.size,
+    resident: contract.resident,
+    deferred: contract.deferred,
+    disabled,
+    tokens: { resident, catalog, perTool },
+    contractHash: contract.hash,
+  };
+}

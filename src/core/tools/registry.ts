@@ -1,0 +1,96 @@
+import { DuplicateToolError } from "./errors.ts";
+import type { AnyTool } from "./tool.ts";
+
+/**
+ * The live tools of this process. Tools come and go at run time (an MCP server
+ * connects, a plugin registers); every turn takes a snapshot as it is then.
+ *
+ * The order is by id, never by insertion: two processes that registered the
+ * same tools in different orders, or a process that gained an unrelated tool,
+ * produce the same bytes for the same enabled set.
+ */
+export class ToolRegistry {
+  readonly #tools = new Map<string, AnyTool>();
+  #snapshot: readonly AnyTool[] | undefined;
+  #version = 0;
+
+  constructor(tools: Iterable<AnyTool> = []) {
+    for (const tool of tools) this.register(tool);
+  }
+
+  /** Adds a tool; a second tool with the same id is a {@link DuplicateToolError}. */
+  register(tool: AnyTool): void {
+    if (this.#tools.has(tool.id)) throw new DuplicateToolError(tool.id);
+    this.#tools.set(tool.id, tool);
+    this.#changed();
+  }
+
+  /** Removes a tool; returns whether it was there. */
+  unregister(id: string): boolean {
+    const removed = this.#tools.delete(id);
+    if (removed) this.#changed();
+    return removed;
+  }
+
+  /**
+   * Replaces every tool of a family at once (an MCP server's tools/list). Ids
+   * outside the family that collide are refused before anything changes.
+   */
+  replaceFamily(family: string, tools: readonly AnyTool[]): void {
+    const seen = new Set<string>();
+    for (const tool of tools) {
+      const existing = this.#tools.get(tool.id);
+      if (seen.has(tool.id) || (existing && existing.family !== family)) {
+        throw new DuplicateToolError(tool.id);
+      }
+      seen.add(tool.id);
+    }
+    for (const [id, tool] of this.#tools) if (tool.family === family) this.#tools.delete(id);
+    for (const tool of tools) this.#tools.set(tool.id, { ...tool, family });
+    this.#changed();
+  }
+
+  get(id: string): AnyTool | undefined {
+    return this.#tools.get(id);
+  }
+
+  has(id: string): boolean {
+    return this.#tools.has(id);
+  }
+
+  get size(): number {
+    return this.#tools.size;
+  }
+
+  /** Bumped on every change; a cheap way to know a cached expansion is stale. */
+  get version(): number {
+    return this.#version;
+  }
+
+  /** The tools sorted by id. The same array is returned until the registry changes. */
+  list(): readonly AnyTool[] {
+    if (!this.#snapshot) {
+      this.#snapshot = Object.freeze(
+        [...this.#tools.values()].sort((a, b) => compareIds(a.id, b.id)),
+      );
+    }
+    return this.#snapshot;
+  }
+
+  /** Every family present, sorted. */
+  families(): string[] {
+    const families = new Set<string>();
+    for (const tool of this.#tools.values()) if (tool.family) families.add(tool.family);
+    return [...families].sort(compareIds);
+  }
+
+  #changed(): void {
+    this.#snapshot = undefined;
+    this.#version++;
+  }
+}
+
+/** Code-unit order: the same in every locale, on every machine. */
+export function compareIds(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
