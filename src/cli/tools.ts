@@ -120,30 +120,45 @@ function jsonShape(report: ContractReport) {
 }
 
 export function renderReport(report: ContractReport): string {
-  const lines: string[] = [];
-  const width =
-    Math.max(
-      12,
-      ...[...report.resident, ...report.deferred, ...report.disabled.map((d) => d.id)].map(
-        (id) => id.length,
-      ),
-    ) + 2;
   const n = (value: number) => value.toLocaleString("en-US");
-  lines.push(`${report.available} of ${report.total} tools available`);
-  lines.push(`mode ${report.mode} · contract ${report.contractHash}`);
-  lines.push("");
-  lines.push(`Resident (${report.resident.length}, ~${n(report.tokens.resident)} tokens)`);
-  for (const id of report.resident)
-    lines.push(`  ${id.padEnd(width)}~${n(report.tokens.perTool[id] ?? 0)} tokens`);
-  lines.push("");
-  lines.push(
+  const listed = [...report.resident, ...report.disabled.map((d) => d.id)];
+  const width = Math.max(12, ...listed.map((id) => id.length)) + 2;
+  const lines = [
+    `${report.available} of ${report.total} tools available`,
+    `mode ${report.mode} · contract ${report.contractHash}`,
+    "",
+    `Resident (${report.resident.length}, ~${n(report.tokens.resident)} tokens)`,
+    ...report.resident.map(
+      (id) => `  ${id.padEnd(width)}~${n(report.tokens.perTool[id] ?? 0)} tokens`,
+    ),
+    "",
     `Deferred (${report.deferred.length}, ~${n(report.tokens.catalog)} tokens in the catalog)`,
-  );
-  for (const id of report.deferred) lines.push(`  ${id}`);
-  lines.push("");
-  lines.push(`Disabled (${report.disabled.length})`);
-  for (const d of report.disabled) lines.push(`  ${d.id.padEnd(width)}${d.reason}`);
-  lines.push("");
-  lines.push(`Total on the wire: ~${n(report.tokens.resident + report.tokens.catalog)} tokens`);
+    ...wrap(report.deferred, 96).map((line) => `  ${line}`),
+    "",
+    `Disabled (${report.disabled.length})`,
+    ...report.disabled.map(
+      (d) =>
+        `  ${d.id.padEnd(width)}${d.by === "capability" ? `unavailable: ${d.reason}` : d.reason}`,
+    ),
+    "",
+    `On the wire: ~${n(report.tokens.resident + report.tokens.catalog)} tokens`,
+  ];
   return `${lines.join("\n")}\n`;
+}
+
+/** Comma-separated ids, wrapped at `width` columns. */
+function wrap(ids: readonly string[], width: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const [i, id] of ids.entries()) {
+    const item = i < ids.length - 1 ? `${id},` : id;
+    if (line !== "" && line.length + 1 + item.length > width) {
+      lines.push(line);
+      line = item;
+    } else {
+      line = line === "" ? item : `${line} ${item}`;
+    }
+  }
+  if (line !== "") lines.push(line);
+  return lines;
 }

@@ -1,0 +1,10 @@
+export { ConfigError, type ConfigWarning } from "./errors.ts";
+export { globalLayer } from "./layer.ts";
+export {
+  type ConfigReading,
+  type ConfigReload,
+  parseConfig,
+  readConfig,
+  reloadConfig,
+} from "./load.ts";
+export { EMPTY_CONFIG, SECTIONS, type SwitchyardConfig } from "./schema.ts";

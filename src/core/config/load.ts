@@ -1,0 +1,162 @@
+import { type Document, isAlias, LineCounter, parseDocument, visit, type YAMLError } from "yaml";
+import { type LoggerPort, silentLogger } from "../availability/warnings.ts";
+import { ConfigError, type ConfigWarning, renderKeyPath, where } from "./errors.ts";
+import { lineOf } from "./locate.ts";
+import { problemsOf } from "./problems.ts";
+import { configSchema, EMPTY_CONFIG, SECTIONS, type SwitchyardConfig } from "./schema.ts";
+
+export interface ConfigReading {
+  readonly config: SwitchyardConfig;
+  /** Things that were ignored: unknown sections, YAML warnings. */
+  readonly warnings: readonly ConfigWarning[];
+}
+
+/**
+ * Reads a config file's text. `file` is only used in messages. Throws
+ * {@link ConfigError} and nothing else for any text that is not a usable
+ * config; an empty file is {@link EMPTY_CONFIG}.
+ */
+export function readConfig(text: string, file: string): ConfigReading {
+  const counter = new LineCounter();
+  // logLevel "error": yaml would otherwise print warnings to the process itself.
+  const doc = parseDocument(text, { lineCounter: counter, logLevel: "error" });
+  const syntax = doc.errors[0];
+  if (syntax !== undefined) throw syntaxError(syntax, file);
+  const warnings = doc.warnings.map((warning) => yamlWarning(warning, file));
+
+  let raw: unknown;
+  try {
+    raw = doc.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    // Unresolved or runaway aliases only surface when the values are built.
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ConfigError(
+      file,
+      "",
+      aliasLine(doc, counter),
+      `${reason}. Define each anchor (&name) before its alias (*name), and do not nest aliases deeply.`,
+    );
+  }
+  if (raw === null || raw === undefined) return { config: EMPTY_CONFIG, warnings };
+
+  const parsed = configSchema.safeParse(raw, { reportInput: true });
+  if (!parsed.success) {
+    const located = parsed.error.issues
+      .flatMap((issue) => problemsOf(issue))
+      .map((p) => ({ ...p, line: lineOf(doc, counter, p.path) }));
+    // The first problem in the file: a person fixes them top to bottom.
+    located.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity));
+    const first = located[0];
+    if (first === undefined)
+      throw new ConfigError(file, "", undefined, "the file is not a valid config.");
+    throw new ConfigError(file, renderKeyPath(first.path), first.line, first.problem);
+  }
+
+  for (const key of Object.keys(raw as object)) {
+    if ((SECTIONS as readonly string[]).includes(key)) continue;
+    const line = lineOf(doc, counter, [key]);
+    warnings.push({
+      file,
+      key,
+      line,
+      message: `${where(file, line)}: unknown section ${JSON.stringify(key)} is ignored. Known sections: ${[...SECTIONS].sort().join(", ")}.`,
+    });
+  }
+  return { config: parsed.data, warnings };
+}
+
+/**
+ * Reads the config at startup: a broken file throws {@link ConfigError},
+ * which the caller shows and exits on. Warnings go to `logger`.
+ *
+ * @example
+ * const config = parseConfig(await readFile(path, "utf8"), "switchyard.yaml", logger);
+ * const global = globalLayer(config);
+ */
+export function parseConfig(
+  text: string,
+  file: string,
+  logger: LoggerPort = silentLogger,
+): SwitchyardConfig {
+  const { config, warnings } = readConfig(text, file);
+  report(warnings, logger);
+  return config;
+}
+
+export interface ConfigReload {
+  readonly config: SwitchyardConfig;
+  readonly ok: boolean;
+  readonly error?: ConfigError;
+}
+
+/**
+ * Re-reads a config file that changed while running. A broken file must not
+ * take the bot down or reset what people configured, so it warns once and
+ * keeps `previous`; a good file replaces it.
+ */
+export function reloadConfig(
+  previous: SwitchyardConfig,
+  text: string,
+  file: string,
+  logger: LoggerPort,
+): ConfigReload {
+  try {
+    const { config, warnings } = readConfig(text, file);
+    report(warnings, logger);
+    return { config, ok: true };
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    logger.warn(`${error.message} Keeping the last good config.`, {
+      file: error.file,
+      key: error.key,
+      line: error.line,
+    });
+    return { config: previous, ok: false, error };
+  }
+}
+
+function report(warnings: readonly ConfigWarning[], logger: LoggerPort): void {
+  for (const warning of warnings) {
+    logger.warn(warning.message, { file: warning.file, key: warning.key, line: warning.line });
+  }
+}
+
+/** yaml's wording is for programmers; these say what to change in the file. */
+const SYNTAX_PROBLEMS: Readonly<Record<string, string>> = {
+  DUPLICATE_KEY: "a key appears twice in the same map. Keep one of them.",
+  MULTIPLE_DOCS:
+    'the file holds more than one YAML document. Remove the extra "---" and what follows it.',
+  TAB_AS_INDENT: "tabs are not allowed as indentation. Indent with spaces.",
+};
+
+function syntaxError(error: YAMLError, file: string): ConfigError {
+  const problem =
+    SYNTAX_PROBLEMS[error.code] ??
+    `${reason(error)}. Check the indentation, quotes and colons on that line.`;
+  return new ConfigError(file, "", error.linePos?.[0].line, `YAML syntax error: ${problem}`);
+}
+
+function yamlWarning(warning: YAMLError, file: string): ConfigWarning {
+  const line = warning.linePos?.[0].line;
+  return { file, key: "", line, message: `${where(file, line)}: ${reason(warning)}.` };
+}
+
+/** yaml's first message line, without the position it also appends. */
+function reason(error: YAMLError): string {
+  const first = error.message.split("\n", 1)[0] ?? error.message;
+  return first.replace(/ at line \d+, column \d+:?$/, "").replace(/[.:]$/, "");
+}
+
+function aliasLine(doc: Document, counter: LineCounter): number | undefined {
+  let offset: number | undefined;
+  visit(doc, {
+    Alias(_, alias) {
+      if (isAlias(alias) && alias.resolve(doc) === undefined && alias.range) {
+        offset = alias.range[0];
+        return visit.BREAK;
+      }
+      return undefined;
+    },
+  });
+  return offset === undefined ? undefined : counter.linePos(offset).line;
+}

@@ -1,0 +1,140 @@
+import { z } from "zod";
+import { type LoadMode, parseLoadMode, UnknownModeError } from "../loading/modes.ts";
+import { defineToolsets, type Toolsets } from "../tools/toolsets.ts";
+import { describeValue } from "./errors.ts";
+import { flag } from "./flag.ts";
+import { isName, isToolId, NAME_RULE } from "./names.ts";
+import { toolsSection } from "./tools-section.ts";
+import { toolsetsSection } from "./toolsets-section.ts";
+
+/**
+ * The global config file, read and checked. Tool keys are flattened
+ * (`mcp: { github: on }` is `"mcp:github": true`) and toolsets are merged over
+ * the built-ins `default` and `full`.
+ */
+export interface SwitchyardConfig {
+  /** The global scope's key decisions: tool ids, `mcp:<server>`, `mcp`, `all`. */
+  readonly tools: Readonly<Record<string, boolean>>;
+  readonly toolsets: Toolsets;
+  readonly agent: {
+    readonly mode?: LoadMode;
+    /** The global scope's toolset; it names a key of `toolsets`. */
+    readonly toolset?: string;
+    /** Replaces DEFAULT_ESSENTIAL when set. */
+    readonly essential?: readonly string[];
+  };
+  /** Skill name -> on/off; stored now, used by the skills module. */
+  readonly skills: Readonly<Record<string, boolean>>;
+}
+
+/** The sections this version reads; any other top-level key is reported and ignored. */
+export const SECTIONS = ["tools", "toolsets", "agent", "skills"] as const;
+
+export const EMPTY_CONFIG: SwitchyardConfig = Object.freeze({
+  tools: Object.freeze({}),
+  toolsets: defineToolsets(),
+  agent: Object.freeze({}),
+  skills: Object.freeze({}),
+});
+
+const MODE_CHOICES = "full, default, minimal (alias pi), discover (alias omp)";
+
+const mode = z
+  .string({
+    error: (iss) =>
+      `expected a load mode, found ${describeValue(iss.input)}. Use one of: ${MODE_CHOICES}.`,
+  })
+  .transform((label, ctx) => {
+    try {
+      return parseLoadMode(label);
+    } catch (error) {
+      if (!(error instanceof UnknownModeError)) throw error;
+      ctx.addIssue({ code: "custom", message: error.message });
+      return z.NEVER;
+    }
+  });
+
+const agentSection = z.strictObject(
+  {
+    mode: mode.optional(),
+    toolset: z
+      .string({ error: (iss) => `expected a toolset name, found ${describeValue(iss.input)}.` })
+      .optional(),
+    essential: z
+      .array(
+        z
+          .string({ error: (iss) => `expected a tool id, found ${describeValue(iss.input)}.` })
+          .refine(isToolId, {
+            error: (iss) =>
+              `${describeValue(iss.input)} is not a tool id. Tool ids use letters, digits, "_" and "-", e.g. current_time.`,
+          }),
+        {
+          error: (iss) =>
+            `expected a list of tool ids, e.g. [current_time, recall], found ${describeValue(iss.input)}.`,
+        },
+      )
+      .optional(),
+  },
+  {
+    error: (iss) =>
+      iss.code === "unrecognized_keys"
+        ? `unknown key ${JSON.stringify(iss.keys[0])}. The agent section takes mode:, toolset: and essential:.`
+        : `expected a map, found ${describeValue(iss.input)}. Put mode:, toolset: and essential: lines under agent:.`,
+  },
+);
+
+const skillsSection = z
+  .record(z.string(), flag, {
+    error: (iss) =>
+      `expected a map of skill names to on/off, found ${describeValue(iss.input)}. Put one "skill-name: on" line per skill under skills:.`,
+  })
+  .superRefine((skills, ctx) => {
+    for (const name of Object.keys(skills)) {
+      if (!isName(name)) {
+        ctx.addIssue({
+          code: "custom",
+          path: [name],
+          message: `${describeValue(name)} is not a skill name. Use ${NAME_RULE}, e.g. meeting-notes: off.`,
+        });
+      }
+    }
+  });
+
+/** A section left empty (`tools:` with nothing under it) reads as an empty map. */
+const section = <T extends z.ZodType>(schema: T) => z.preprocess((value) => value ?? {}, schema);
+
+/**
+ * The whole file. Unknown top-level keys pass through here (later versions add
+ * sections such as `slack:` or `model:`); the loader reports them as warnings.
+ */
+export const configSchema = z
+  .looseObject(
+    {
+      tools: section(toolsSection),
+      toolsets: section(toolsetsSection),
+      agent: section(agentSection),
+      skills: section(skillsSection),
+    },
+    {
+      error: (iss) =>
+        `expected a map of sections such as tools:, toolsets:, agent: and skills:, found ${describeValue(iss.input)}.`,
+    },
+  )
+  .superRefine((config, ctx) => {
+    const name = config.agent.toolset;
+    if (name === undefined || Object.hasOwn(config.toolsets, name)) return;
+    ctx.addIssue({
+      code: "custom",
+      path: ["agent", "toolset"],
+      message: `${describeValue(name)} is not a defined toolset. Define toolsets.${name}, or use one of: ${Object.keys(config.toolsets).sort().join(", ")}.`,
+    });
+  })
+  .transform(
+    (config): SwitchyardConfig =>
+      Object.freeze({
+        tools: Object.freeze(config.tools),
+        toolsets: config.toolsets,
+        agent: Object.freeze(config.agent),
+        skills: Object.freeze(config.skills),
+      }),
+  );

@@ -1,0 +1,384 @@
+/**
+ * A local OpenAI-compatible server that speaks the real Chat Completions wire
+ * protocol, so integration and e2e tests can drive the real `openai` SDK.
+ *
+ * Replies are scripted per request; anything unscripted falls through to the
+ * responder, whose default echoes the last user message.
+ *
+ * @example
+ * const fake = await startFakeOpenAI({ apiKey: "sk-test" });
+ * fake.script(
+ *   { toolCalls: [{ name: "get_weather", arguments: { city: "Paris" } }] },
+ *   { content: "It is sunny in Paris." },
+ * );
+ * const client = new OpenAI({ apiKey: "sk-test", baseURL: fake.url, maxRetries: 0 });
+ * // ... run the agent, then inspect fake.requests[1].body.messages
+ * await fake.close();
+ */
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+import type OpenAI from "openai";
+
+export interface ScriptedToolCall {
+  /** Defaults to a fresh `call_...` id. */
+  id?: string;
+  name: string;
+  /** An object is sent as JSON; a string is sent verbatim (e.g. to test malformed JSON). */
+  arguments: unknown;
+}
+
+export interface ScriptedReply {
+  content?: string;
+  toolCalls?: ScriptedToolCall[];
+  /** Overrides the computed usage; unset fields keep their defaults. */
+  usage?: { prompt_tokens?: number; completion_tokens?: number; cached_tokens?: number };
+  /** A status >= 400 answers with an OpenAI error body instead of a completion. */
+  status?: number;
+  /** Extra response headers, e.g. `{ "retry-after": "2" }`. */
+  headers?: Record<string, string>;
+  /** Replaces the default `{ error: { message, type, param, code } }` body of an error reply. */
+  errorBody?: unknown;
+  /** Waits this long before answering (timeout and crash tests). */
+  delayMs?: number;
+  /** Waits this long between stream chunks (tests that crash mid-stream). */
+  chunkDelayMs?: number;
+  /** Defaults to "tool_calls" when there are tool calls, else "stop". */
+  finishReason?: OpenAI.ChatCompletion.Choice["finish_reason"];
+}
+
+export interface RecordedRequest {
+  /** The parsed JSON request body (`undefined` when it was not valid JSON). */
+  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary request fields
+  body: any;
+  headers: Record<string, string | string[] | undefined>;
+  rawBody: string;
+}
+
+export type Responder = (request: RecordedRequest) => ScriptedReply | Promise<ScriptedReply>;
+
+export interface FakeOpenAIOptions {
+  /** Answers requests no scripted reply covers. Defaults to {@link echoResponder}. */
+  responder?: Responder;
+  /** When set, requests must carry `Authorization: Bearer <apiKey>` or get a 401. */
+  apiKey?: string;
+}
+
+export interface FakeOpenAI {
+  /** The base URL to hand the SDK, e.g. `http://127.0.0.1:54321/v1`. */
+  url: string;
+  /** Every chat completion request, in arrival order, including rejected ones. */
+  requests: RecordedRequest[];
+  /** Queues replies; each request consumes the next one before the responder is asked. */
+  script(...replies: (ScriptedReply | Responder)[]): void;
+  setResponder(responder: Responder): void;
+  /** Stops listening and drops open connections, including replies still waiting on `delayMs`. */
+  close(): Promise<void>;
+}
+
+export const FAKE_MODEL_ID = "fake-model";
+
+/** The default responder: answers "echo: <last user message>". */
+export const echoResponder: Responder = (request) => {
+  const messages: { role?: string; content?: unknown }[] = request.body?.messages ?? [];
+  const lastUser = messages.findLast((message) => message.role === "user");
+  return { content: `echo: ${textOf(lastUser?.content)}` };
+};
+
+export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
+  const requests: RecordedRequest[] = [];
+  const queue: (ScriptedReply | Responder)[] = [];
+  let responder = options.responder ?? echoResponder;
+  const sockets = new Set<Socket>();
+  const closing = new AbortController();
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = (req.url ?? "/").split("?")[0];
+    if (!isAuthorized(req, options.apiKey) && path !== "/v1/chat/completions") {
+      return sendError(res, 401);
+    }
+    if (req.method === "GET" && path === "/v1/models") {
+      return sendJson(res, 200, {
+        object: "list",
+        data: [{ id: FAKE_MODEL_ID, object: "model", created: 0, owned_by: "switchyard-fake" }],
+      });
+    }
+    if (req.method !== "POST" || path !== "/v1/chat/completions") {
+      return sendError(res, 404, { message: `Invalid URL (${req.method} ${req.url})` });
+    }
+
+    const rawBody = await readBody(req);
+    const recorded: RecordedRequest = { body: parseJson(rawBody), headers: req.headers, rawBody };
+    requests.push(recorded);
+    if (!isAuthorized(req, options.apiKey)) return sendError(res, 401);
+    if (recorded.body === undefined) {
+      return sendError(res, 400, { message: "We could not parse the JSON body of your request." });
+    }
+
+    const next = queue.shift() ?? responder;
+    const reply = typeof next === "function" ? await next(recorded) : next;
+
+    // Stop waiting when the server closes or the client gives up (SDK timeout).
+    const gone = new AbortController();
+    res.on("close", () => gone.abort());
+    const signal = AbortSignal.any([closing.signal, gone.signal]);
+    if (!(await pause(reply.delayMs, signal))) return;
+
+    for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+    if (reply.status !== undefined && reply.status >= 400) {
+      return sendError(res, reply.status, undefined, reply.errorBody);
+    }
+    const completion = buildCompletion(reply, recorded);
+    if (recorded.body.stream === true) {
+      const includeUsage = recorded.body.stream_options?.include_usage === true;
+      return streamCompletion(res, completion, includeUsage, reply.chunkDelayMs, signal);
+    }
+    return sendJson(res, reply.status ?? 200, completion);
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (res.headersSent) return void res.destroy();
+      sendError(res, 500, { message: `The fake OpenAI responder failed: ${String(error)}` });
+    });
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    script: (...replies) => void queue.push(...replies),
+    setResponder: (next) => {
+      responder = next;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        closing.abort();
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      }),
+  };
+}
+
+function buildCompletion(reply: ScriptedReply, request: RecordedRequest): OpenAI.ChatCompletion {
+  const toolCalls = (reply.toolCalls ?? []).map(
+    (call): OpenAI.ChatCompletionMessageFunctionToolCall => ({
+      id: call.id ?? `call_${randomUUID().replaceAll("-", "").slice(0, 24)}`,
+      type: "function",
+      function: {
+        name: call.name,
+        arguments:
+          typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments),
+      },
+    }),
+  );
+  const content = reply.content ?? (toolCalls.length > 0 ? null : "");
+  const outputChars =
+    (content ?? "").length +
+    toolCalls.reduce((sum, call) => sum + call.function.arguments.length, 0);
+  const promptTokens = reply.usage?.prompt_tokens ?? Math.ceil(request.rawBody.length / 4);
+  const completionTokens =
+    reply.usage?.completion_tokens ?? Math.max(1, Math.ceil(outputChars / 4));
+  return {
+    id: `chatcmpl-${randomUUID().replaceAll("-", "")}`,
+    object: "chat.completion",
+    created: Math.floor(Date.now() / 1000),
+    model: typeof request.body.model === "string" ? request.body.model : FAKE_MODEL_ID,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: "assistant",
+          content,
+          refusal: null,
+          annotations: [],
+          ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+        },
+        logprobs: null,
+        finish_reason: reply.finishReason ?? (toolCalls.length > 0 ? "tool_calls" : "stop"),
+      },
+    ],
+    usage: {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
+      prompt_tokens_details: { cached_tokens: reply.usage?.cached_tokens ?? 0, audio_tokens: 0 },
+      completion_tokens_details: {
+        reasoning_tokens: 0,
+        audio_tokens: 0,
+        accepted_prediction_tokens: 0,
+        rejected_prediction_tokens: 0,
+      },
+    },
+  };
+}
+
+/**
+ * Splits a completion into the chunks OpenAI streams: a role delta, content in
+ * word-sized deltas, each tool call opened with its id, type and name and then
+ * its arguments in pieces, the finish reason, and the usage chunk on request.
+ */
+export function toChunks(
+  completion: OpenAI.ChatCompletion,
+  includeUsage: boolean,
+): OpenAI.ChatCompletionChunk[] {
+  const choice = completion.choices[0];
+  if (!choice) throw new Error("toChunks needs a completion with one choice");
+  const { content, tool_calls: toolCalls = [] } = choice.message;
+  type Delta = OpenAI.ChatCompletionChunk.Choice.Delta;
+
+  const deltas: Delta[] = [];
+  for (const piece of content?.match(/\S+\s*|\s+/g) ?? []) deltas.push({ content: piece });
+  toolCalls.forEach((call, index) => {
+    if (call.type !== "function") return;
+    const { name, arguments: args } = call.function;
+    deltas.push({
+      tool_calls: [{ index, id: call.id, type: "function", function: { name, arguments: "" } }],
+    });
+    for (let at = 0; at < args.length; at += 8) {
+      deltas.push({ tool_calls: [{ index, function: { arguments: args.slice(at, at + 8) } }] });
+    }
+  });
+  // Like OpenAI: a reply that starts with a tool call carries it in the role chunk.
+  const opening: Delta = { role: "assistant", content: content ? "" : null, refusal: null };
+  if (!content && deltas[0]?.tool_calls) Object.assign(opening, deltas.shift());
+
+  const base = {
+    id: completion.id,
+    object: "chat.completion.chunk" as const,
+    created: completion.created,
+    model: completion.model,
+    ...(includeUsage ? { usage: null } : {}),
+  };
+  const chunkOf = (delta: Delta, finish: OpenAI.ChatCompletionChunk.Choice["finish_reason"]) => ({
+    ...base,
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+  });
+  const chunks: OpenAI.ChatCompletionChunk[] = [
+    chunkOf(opening, null),
+    ...deltas.map((delta) => chunkOf(delta, null)),
+    chunkOf({}, choice.finish_reason),
+  ];
+  if (includeUsage) chunks.push({ ...base, choices: [], usage: completion.usage ?? null });
+  return chunks;
+}
+
+async function streamCompletion(
+  res: ServerResponse,
+  completion: OpenAI.ChatCompletion,
+  includeUsage: boolean,
+  chunkDelayMs: number | undefined,
+  signal: AbortSignal,
+): Promise<void> {
+  res.writeHead(200, {
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-cache",
+    connection: "keep-alive",
+  });
+  for (const chunk of toChunks(completion, includeUsage)) {
+    if (res.destroyed) return;
+    res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+    if (!(await pause(chunkDelayMs, signal))) return;
+  }
+  res.end("data: [DONE]\n\n");
+}
+
+const ERROR_KINDS: Record<number, { type: string; code: string | null; message: string }> = {
+  400: { type: "invalid_request_error", code: null, message: "Invalid request." },
+  401: {
+    type: "invalid_request_error",
+    code: "invalid_api_key",
+    message:
+      "Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.",
+  },
+  404: { type: "invalid_request_error", code: null, message: "Not found." },
+  429: {
+    type: "requests",
+    code: "rate_limit_exceeded",
+    message: "Rate limit reached for requests. Please try again later.",
+  },
+  500: {
+    type: "server_error",
+    code: null,
+    message: "The server had an error processing your request.",
+  },
+  503: { type: "server_error", code: null, message: "The engine is currently overloaded." },
+};
+
+function sendError(
+  res: ServerResponse,
+  status: number,
+  override: { message?: string } = {},
+  body?: unknown,
+): void {
+  if (body !== undefined) {
+    res.statusCode = status;
+    res.setHeader("content-type", typeof body === "string" ? "text/plain" : "application/json");
+    res.end(typeof body === "string" ? body : JSON.stringify(body));
+    return;
+  }
+  const kind = ERROR_KINDS[status] ?? ERROR_KINDS[status < 500 ? 400 : 500];
+  sendJson(res, status, {
+    error: {
+      message: override.message ?? kind?.message,
+      type: kind?.type,
+      param: null,
+      code: kind?.code,
+    },
+  });
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.statusCode = status;
+  res.setHeader("content-type", "application/json");
+  res.end(JSON.stringify(body));
+}
+
+function isAuthorized(req: IncomingMessage, apiKey: string | undefined): boolean {
+  return apiKey === undefined || req.headers.authorization === `Bearer ${apiKey}`;
+}
+
+/** Resolves true after `ms`, or false as soon as `signal` aborts. */
+async function pause(ms: number | undefined, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return false;
+  if (!ms) return true;
+  try {
+    await sleep(ms, undefined, { signal });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const part of req) parts.push(part as Buffer);
+  return Buffer.concat(parts).toString("utf8");
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((part: { type?: string; text?: string }) =>
+      part.type === "text" ? (part.text ?? "") : "",
+    )
+    .join("");
+}

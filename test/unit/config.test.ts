@@ -1,0 +1,332 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { LoggerPort } from "../../src/core/availability/warnings.ts";
+import {
+  ConfigError,
+  EMPTY_CONFIG,
+  globalLayer,
+  parseConfig,
+  readConfig,
+  reloadConfig,
+  type SwitchyardConfig,
+} from "../../src/core/config/index.ts";
+import { BUILTIN_TOOLSETS } from "../../src/core/tools/toolsets.ts";
+
+const FILE = "switchyard.yaml";
+
+const EXAMPLE = `tools:
+  web_search: on
+  code_run: off
+  mcp: { github: true, filesystem: off }
+toolsets:
+  research: [web_search, fetch_url, "mcp:*"]
+  triage: { tools: [mcp:github], includes: [research] }
+agent:
+  mode: discover
+  toolset: research
+  essential: [current_time, recall]
+skills:
+  meeting-notes: off
+`;
+
+function recordingLogger(): LoggerPort & { messages: string[] } {
+  const messages: string[] = [];
+  return { messages, warn: (message) => messages.push(message) };
+}
+
+/** The ConfigError `text` raises; fails the test if it parses or throws anything else. */
+function configErrorOf(text: string): ConfigError {
+  try {
+    parseConfig(text, FILE);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error(`expected a ConfigError for:\n${text}`);
+}
+
+describe("parseConfig", () => {
+  it("reads every section of the documented example", () => {
+    const config = parseConfig(EXAMPLE, FILE);
+    expect(config).toEqual({
+      tools: { web_search: true, code_run: false, "mcp:github": true, "mcp:filesystem": false },
+      toolsets: {
+        ...BUILTIN_TOOLSETS,
+        research: { tools: ["web_search", "fetch_url", "mcp:*"], includes: [] },
+        triage: { tools: ["mcp:github"], includes: ["research"] },
+      },
+      agent: { mode: "discover", toolset: "research", essential: ["current_time", "recall"] },
+      skills: { "meeting-notes": false },
+    });
+  });
+
+  it("reads an empty file, a comment-only file and empty sections as the empty config", () => {
+    expect(parseConfig("", FILE)).toEqual(EMPTY_CONFIG);
+    expect(parseConfig("# nothing yet\n", FILE)).toEqual(EMPTY_CONFIG);
+    expect(parseConfig("tools:\ntoolsets:\nagent:\nskills:\n", FILE)).toEqual(EMPTY_CONFIG);
+  });
+
+  it("flattens the nested mcp map into mcp:<server> keys", () => {
+    const config = parseConfig("tools:\n  mcp:\n    github: on\n    filesystem: off\n", FILE);
+    expect(config.tools).toEqual({ "mcp:github": true, "mcp:filesystem": false });
+  });
+
+  it("reads a plain mcp switch as the aggregate key and all as the master key", () => {
+    const config = parseConfig("tools:\n  mcp: false\n  all: off\n  mcp:slack: on\n", FILE);
+    expect(config.tools).toEqual({ mcp: false, all: false, "mcp:slack": true });
+  });
+
+  it("rejects a server set one way flat and the other way nested", () => {
+    const error = configErrorOf("tools:\n  mcp:github: off\n  mcp: { github: on }\n");
+    expect(error.message).toMatch(/mcp:github/);
+    expect(error.message).toMatch(/Keep one of the two/);
+  });
+
+  it("reads on/off/true/false in any case, as strings or YAML booleans", () => {
+    const word = fc
+      .tuple(
+        fc.constantFrom("on", "off", "true", "false"),
+        fc.array(fc.boolean(), { maxLength: 5 }),
+      )
+      .map(([w, upper]) => [...w].map((c, i) => (upper[i] ? c.toUpperCase() : c)).join(""));
+    fc.assert(
+      fc.property(word, fc.boolean(), (spelled, quoted) => {
+        const value = quoted ? JSON.stringify(spelled) : spelled;
+        const config = parseConfig(
+          `tools:\n  web_search: ${value}\nskills:\n  notes: ${value}\n`,
+          FILE,
+        );
+        const expected = ["on", "true"].includes(spelled.toLowerCase());
+        expect(config.tools.web_search).toBe(expected);
+        expect(config.skills.notes).toBe(expected);
+      }),
+    );
+  });
+
+  it("reads a toolset list as its tools and a toolset map as tools plus includes", () => {
+    const config = parseConfig(
+      "toolsets:\n  a: [web_search]\n  b:\n    includes: [a]\n  c: { tools: [x] }\n",
+      FILE,
+    );
+    expect(config.toolsets.a).toEqual({ tools: ["web_search"], includes: [] });
+    expect(config.toolsets.b).toEqual({ tools: [], includes: ["a"] });
+    expect(config.toolsets.c).toEqual({ tools: ["x"], includes: [] });
+  });
+
+  it("reads mode aliases through the load-mode parser", () => {
+    expect(parseConfig("agent:\n  mode: omp\n", FILE).agent.mode).toBe("discover");
+    expect(parseConfig("agent:\n  mode: PI\n", FILE).agent.mode).toBe("minimal");
+  });
+
+  it("reports unknown top-level sections as warnings, not errors", () => {
+    const logger = recordingLogger();
+    const text = "slack:\n  token: x\ntools:\n  web_search: on\nmodel: gpt\n";
+    const config = parseConfig(text, FILE, logger);
+    expect(config.tools).toEqual({ web_search: true });
+    expect(logger.messages).toEqual([
+      'switchyard.yaml:1: unknown section "slack" is ignored. Known sections: agent, skills, tools, toolsets.',
+      'switchyard.yaml:5: unknown section "model" is ignored. Known sections: agent, skills, tools, toolsets.',
+    ]);
+    expect(readConfig(text, FILE).warnings.map((w) => [w.key, w.line])).toEqual([
+      ["slack", 1],
+      ["model", 5],
+    ]);
+  });
+
+  it("returns a config nobody can change by accident", () => {
+    const config = parseConfig(EXAMPLE, FILE);
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.tools)).toBe(true);
+  });
+});
+
+describe("ConfigError", () => {
+  // [what, text, key, line, part of the message]
+  const cases: [string, string, string, number, string][] = [
+    [
+      "a value that is not a switch",
+      "# global switches\ntools:\n  code_run: off\n  web_search: maybe\n",
+      "tools.web_search",
+      4,
+      '"maybe" is not on/off/true/false. Write web_search: on or web_search: off.',
+    ],
+    [
+      "a bad switch inside the mcp map",
+      "tools:\n  mcp:\n    github: on\n    filesystem: sometimes\n",
+      "tools.mcp.filesystem",
+      4,
+      "Write filesystem: on or filesystem: off.",
+    ],
+    ["a bad mcp switch", "tools:\n  mcp: 3\n", "tools.mcp", 2, "Write mcp: off"],
+    ["a section that is a list", "skills: {}\ntools: [web_search]\n", "tools", 2, "expected a map"],
+    [
+      "a malformed tool key",
+      "tools:\n  web search: on\n",
+      "tools.web search",
+      2,
+      "is not a tool id",
+    ],
+    ["mcp:* used as a key", "tools:\n  mcp:*: off\n", "tools.mcp:*", 2, "write mcp: off"],
+    [
+      "an unknown mode",
+      "tools:\n  web_search: on\nagent:\n  toolset: default\n  mode: turbo\n",
+      "agent.mode",
+      5,
+      'Unknown load mode "turbo". Use one of: full, default, minimal (alias pi), discover (alias omp).',
+    ],
+    ["a misspelled agent key", "agent:\n  mdoe: full\n", "agent.mdoe", 2, 'unknown key "mdoe"'],
+    [
+      "an undefined default toolset",
+      "toolsets:\n  research: [web_search]\nagent:\n  toolset: reserch\n",
+      "agent.toolset",
+      4,
+      "Define toolsets.reserch, or use one of: default, full, research.",
+    ],
+    [
+      "a malformed essential id",
+      "agent:\n  essential:\n    - recall\n    - what time\n",
+      "agent.essential[1]",
+      4,
+      "is not a tool id",
+    ],
+    [
+      "an unknown include",
+      "toolsets:\n  a: [x]\n  b:\n    tools: [y]\n    includes: [a, c]\n",
+      "toolsets.b.includes[1]",
+      5,
+      'Toolset "b" includes "c", which is not defined.',
+    ],
+    [
+      "a redefined full toolset",
+      "toolsets:\n  mine: [x]\n  full: [y]\n",
+      "toolsets.full",
+      3,
+      "cannot be redefined",
+    ],
+    [
+      "a bad toolset entry",
+      "toolsets:\n  r:\n    - web_search\n    - web search\n",
+      "toolsets.r[1]",
+      4,
+      "is not a tool id, a family",
+    ],
+    [
+      "a misspelled toolset key",
+      "toolsets:\n  r: { tool: [x] }\n",
+      "toolsets.r.tool",
+      2,
+      'unknown key "tool"',
+    ],
+    [
+      "a scalar toolset",
+      "toolsets:\n  r: web_search\n",
+      "toolsets.r",
+      2,
+      "expected a list of tools",
+    ],
+    [
+      "a bad skill switch",
+      "skills:\n\n  meeting-notes: nope\n",
+      "skills.meeting-notes",
+      3,
+      "not on/off",
+    ],
+    ["a file that is a list", "- tools\n", "", 1, "expected a map of sections"],
+  ];
+
+  it.each(cases)("names file, key and line for %s", (_, text, key, line, fragment) => {
+    const error = configErrorOf(text);
+    expect(error.file).toBe(FILE);
+    expect(error.key).toBe(key);
+    expect(error.line).toBe(line);
+    expect(error.message).toContain(fragment);
+    expect(error.message.startsWith(`${FILE}:${line}: ${key === "" ? "" : `${key}: `}`)).toBe(true);
+  });
+
+  it("words the documented example exactly", () => {
+    const error = configErrorOf("tools:\n  code_run: off\n\n  web_search: maybe\n");
+    expect(error.message).toBe(
+      'switchyard.yaml:4: tools.web_search: "maybe" is not on/off/true/false. Write web_search: on or web_search: off.',
+    );
+  });
+
+  it("rejects toolsets that include each other, naming the cycle and where it starts", () => {
+    const error = configErrorOf(
+      "toolsets:\n  research: [web_search]\n  triage:\n    includes: [research, review]\n  review:\n    includes: [triage]\n",
+    );
+    expect(error.key).toBe("toolsets.triage.includes[1]");
+    expect(error.line).toBe(4);
+    expect(error.message).toContain("cycle: review -> triage -> review");
+  });
+
+  it("turns YAML syntax errors into ConfigErrors with the line", () => {
+    const duplicate = configErrorOf("tools:\n  web_search: on\n  web_search: off\n");
+    expect(duplicate.line).toBe(3);
+    expect(duplicate.message).toBe(
+      "switchyard.yaml:3: YAML syntax error: a key appears twice in the same map. Keep one of them.",
+    );
+    const unclosed = configErrorOf("tools:\n  web_search: on\ntoolsets:\n  r: [a, b\nagent: {}\n");
+    expect(unclosed.message).toMatch(/^switchyard\.yaml:\d+: YAML syntax error: /);
+    expect(unclosed.line).toBeGreaterThanOrEqual(4);
+    expect(configErrorOf("tools:\n\tweb_search: on\n").line).toBe(2);
+  });
+
+  it("turns an alias without an anchor into a ConfigError", () => {
+    const error = configErrorOf("tools:\n  web_search: on\n  code_run: *missing\n");
+    expect(error.line).toBe(3);
+    expect(error.message).toContain("Define each anchor");
+  });
+
+  it("reports the first problem in the file when there are several", () => {
+    const error = configErrorOf("skills:\n  a: nope\ntools:\n  b: nope\n");
+    expect(error.key).toBe("skills.a");
+  });
+});
+
+describe("globalLayer", () => {
+  it("carries the global keys, toolset and mode", () => {
+    expect(globalLayer(parseConfig(EXAMPLE, FILE))).toEqual({
+      keys: { web_search: true, code_run: false, "mcp:github": true, "mcp:filesystem": false },
+      toolset: "research",
+      mode: "discover",
+    });
+    expect(globalLayer(EMPTY_CONFIG)).toEqual({ keys: {} });
+  });
+});
+
+describe("reloadConfig", () => {
+  const good: SwitchyardConfig = parseConfig(EXAMPLE, FILE);
+
+  it("keeps the last good config when the file breaks, and warns once", () => {
+    const logger = recordingLogger();
+    const snapshot = structuredClone(good);
+    const broken = EXAMPLE.replace("code_run: off", "code_run: perhaps");
+    const result = reloadConfig(good, broken, FILE, logger);
+    expect(result.ok).toBe(false);
+    expect(result.config).toBe(good);
+    expect(result.config).toEqual(snapshot);
+    expect(result.error).toBeInstanceOf(ConfigError);
+    expect(result.error?.line).toBe(3);
+    expect(logger.messages).toEqual([`${result.error?.message} Keeping the last good config.`]);
+    expect(logger.messages[0]).toContain("switchyard.yaml:3: tools.code_run:");
+  });
+
+  it("keeps the last good config when a whole section breaks", () => {
+    const logger = recordingLogger();
+    const result = reloadConfig(good, "tools:\n  - web_search\n", FILE, logger);
+    expect(result.config).toBe(good);
+    expect(logger.messages).toHaveLength(1);
+    expect(logger.messages[0]).toMatch(
+      /^switchyard\.yaml:1: tools: .*Keeping the last good config\.$/,
+    );
+  });
+
+  it("replaces the config when the new file is good", () => {
+    const logger = recordingLogger();
+    const result = reloadConfig(good, "tools:\n  web_search: off\n", FILE, logger);
+    expect(result.ok).toBe(true);
+    expect(result.error).toBeUndefined();
+    expect(result.config.tools).toEqual({ web_search: false });
+    expect(logger.messages).toEqual([]);
+  });
+});
