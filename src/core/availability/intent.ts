@@ -152,3 +152,36 @@ function normalize(intent: Intent): Intent {
 function describe(value: unknown): string {
   return Array.isArray(value) ? "an array" : `a ${typeof value}`;
 }
+
+/**
+ * A change to a conversation's intent, as data: the form a store applies
+ * atomically field by field, so two people changing two keys at once both
+ * stick. {@link applyChange} is the reference semantics every store must match.
+ */
+export type IntentChange =
+  | { readonly kind: "set"; readonly key: string; readonly value: Switch }
+  | { readonly kind: "reset"; readonly key?: string }
+  | { readonly kind: "pick"; readonly ids: readonly string[] }
+  | { readonly kind: "mount"; readonly ids: readonly string[] }
+  | { readonly kind: "toolset"; readonly name: string | null }
+  | { readonly kind: "mode"; readonly mode: LoadMode | null }
+  | { readonly kind: "webSearch"; readonly value: Switch };
+
+export function applyChange(intent: Intent, change: IntentChange): Intent {
+  switch (change.kind) {
+    case "set":
+      return setKey(intent, change.key, change.value);
+    case "reset":
+      return reset(intent, change.key);
+    case "pick":
+      return pick(intent, change.ids);
+    case "mount":
+      return mount(intent, change.ids);
+    case "toolset":
+      return setToolset(intent, change.name);
+    case "mode":
+      return setMode(intent, change.mode);
+    case "webSearch":
+      return setWebSearch(intent, change.value);
+  }
+}

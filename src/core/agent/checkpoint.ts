@@ -1,0 +1,26 @@
+/**
+ * What a turn leaves behind after every step, so a worker that dies mid-turn
+ * is replaced by one that resumes where it stopped: it never asks the model
+ * again for a step already stored, and never delivers an answer twice.
+ */
+export interface Checkpoint {
+  readonly v: 1;
+  /** Unique per turn; a resumed turn keeps it. */
+  readonly turnId: string;
+  /** Steps completed and stored in history. */
+  readonly step: number;
+  /** History length when the turn began: what came before is not this turn's. */
+  readonly historyStart: number;
+  /** How many inbox messages this turn consumes (they are removed when it finishes). */
+  readonly inboxCount: number;
+  /** The contract hash the turn froze, and after any discovery loads. */
+  readonly contractHash: string;
+  /** Tools loaded by discovery during this turn, in load order. */
+  readonly loaded: readonly string[];
+  /** Platform refs of what was already posted for this turn (the answer, its parts). */
+  readonly delivered: readonly string[];
+  /** Set just before the answer is posted: a resumed turn that finds it knows to check, not to repost blindly. */
+  readonly delivering?: { readonly parts: number; readonly digest: string };
+  /** Set once the answer is fully delivered; only the inbox trim and cleanup remain. */
+  readonly done?: boolean;
+}

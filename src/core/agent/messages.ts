@@ -1,0 +1,36 @@
+/**
+ * History is kept in the Chat Completions message shape, which every
+ * OpenAI-compatible server takes as it is: stored messages replay byte for
+ * byte, and a tool call is always followed by its result (rule 6).
+ */
+export interface ToolCall {
+  readonly id: string;
+  readonly type: "function";
+  readonly function: { readonly name: string; readonly arguments: string };
+}
+
+export type ChatMessage =
+  | { readonly role: "user"; readonly content: string; readonly name?: string }
+  | {
+      readonly role: "assistant";
+      readonly content: string | null;
+      readonly tool_calls?: readonly ToolCall[];
+    }
+  | { readonly role: "tool"; readonly tool_call_id: string; readonly content: string };
+
+export interface Usage {
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  /** Prompt tokens the provider served from its cache (`prompt_tokens_details.cached_tokens`). */
+  readonly cachedTokens: number;
+}
+
+export const ZERO_USAGE: Usage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
+
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    promptTokens: a.promptTokens + b.promptTokens,
+    completionTokens: a.completionTokens + b.completionTokens,
+    cachedTokens: a.cachedTokens + b.cachedTokens,
+  };
+}
