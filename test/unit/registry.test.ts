@@ -4,7 +4,12 @@ import { z } from "zod";
 import { canonicalJson } from "../../src/core/tools/canonical-json.ts";
 import { DuplicateToolError, ToolDefinitionError } from "../../src/core/tools/errors.ts";
 import { compareIds, ToolRegistry } from "../../src/core/tools/registry.ts";
-import { defineJsonSchemaTool, defineTool, type ToolSpec } from "../../src/core/tools/tool.ts";
+import {
+  defineJsonSchemaTool,
+  defineTool,
+  RESERVED_IDS,
+  type ToolSpec,
+} from "../../src/core/tools/tool.ts";
 import { permute } from "../support/arbitraries.ts";
 import { mcpTool, tool } from "../support/tools.ts";
 
@@ -43,7 +48,7 @@ describe("defineTool", () => {
   });
 
   it("refuses the reserved ids all, mcp and tool_search", () => {
-    for (const id of ["all", "mcp", "tool_search"]) {
+    for (const id of ["all", "mcp", "tool_search", "__proto__"]) {
       expect(definitionError({ id }).message).toBe(
         `Tool id "${id}" is reserved (it is an availability key or the discovery tool). Choose another id.`,
       );
@@ -187,7 +192,7 @@ describe("ToolRegistry", () => {
   it("lists the same tools in the same order for any registration order", () => {
     const idArb = fc
       .stringMatching(/^[A-Za-z0-9_-]{1,12}$/)
-      .filter((id) => !["all", "mcp", "tool_search"].includes(id) && !id.startsWith("mcp__"));
+      .filter((id) => !RESERVED_IDS.has(id) && !id.startsWith("mcp__"));
     fc.assert(
       fc.property(
         fc.uniqueArray(idArb, { maxLength: 20 }),
