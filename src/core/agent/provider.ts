@@ -38,7 +38,14 @@ export interface Provider {
 export class ProviderError extends Error {
   override readonly name = "ProviderError";
   constructor(
-    readonly kind: "unconfigured" | "auth" | "rate_limit" | "server" | "bad_request" | "network" | "aborted",
+    readonly kind:
+      | "unconfigured"
+      | "auth"
+      | "rate_limit"
+      | "server"
+      | "bad_request"
+      | "network"
+      | "aborted",
     message: string,
     readonly status?: number,
   ) {

@@ -1,0 +1,208 @@
+import { runToolSearch } from "../loading/discovery.ts";
+import { TOOL_SEARCH_ID } from "../loading/discovery-tool.ts";
+import { appendLoaded, type TurnContract } from "../loading/freeze.ts";
+import type { ToolRegistry } from "../tools/registry.ts";
+import type { AnyTool } from "../tools/tool.ts";
+import { addUsage, type ChatMessage, type ToolCall, type Usage, ZERO_USAGE } from "./messages.ts";
+import { type Provider, ProviderError } from "./provider.ts";
+import { tombstoneFor } from "./tombstone.ts";
+
+/** How one tool call ended, for the result text and for metrics. */
+export type ToolOutcome = "ok" | "error" | "timeout" | "invalid_args" | "tombstone" | "discovery";
+
+export interface ToolRun {
+  readonly output: string;
+  readonly outcome: Exclude<ToolOutcome, "tombstone" | "discovery">;
+}
+
+/** What the loop stores after each step: the step's messages and what discovery loaded so far. */
+export interface StepCommit {
+  readonly step: number;
+  readonly messages: readonly ChatMessage[];
+  readonly loaded: readonly string[];
+  readonly contractHash: string;
+}
+
+export interface TurnInput {
+  readonly registry: ToolRegistry;
+  /** The contract frozen at the turn boundary (with any loads of a resumed turn appended). */
+  readonly contract: TurnContract;
+  readonly system: string;
+  /** The conversation before this turn. */
+  readonly history: readonly ChatMessage[];
+  /** This turn's messages already stored: the person's messages, then completed steps. */
+  readonly turn: readonly ChatMessage[];
+  /** Steps already completed (0 for a new turn). */
+  readonly step: number;
+  /** Tools discovery loaded earlier in this turn. */
+  readonly loaded: readonly string[];
+  readonly provider: Provider;
+  readonly cacheKey: string;
+  readonly maxSteps: number;
+  /** Runs a callable tool: validates its arguments, enforces its timeout, turns errors into text. */
+  readonly runTool: (tool: AnyTool, args: unknown, call: ToolCall) => Promise<ToolRun>;
+  /** Stores a step; must be atomic (messages and checkpoint together). */
+  readonly commit: (step: StepCommit) => Promise<void>;
+  readonly onText?: (textSoFar: string) => void;
+  readonly onToolCall?: (name: string, outcome: ToolOutcome, ms: number) => void;
+  readonly now?: () => number;
+  readonly signal?: AbortSignal;
+}
+
+export interface TurnResult {
+  /** What the person is told. */
+  readonly answer: string;
+  readonly stop: "answer" | "step_limit" | "provider_error";
+  readonly steps: number;
+  readonly usage: Usage;
+  /** Provider time in ms, so the shell can tell framework overhead from model time. */
+  readonly modelMs: number;
+  readonly toolMs: number;
+  readonly contract: TurnContract;
+  readonly loaded: readonly string[];
+  readonly error?: ProviderError;
+}
+
+/**
+ * Runs one turn: ask the model, run the tools it calls (in parallel, each
+ * answered even when it cannot run), and repeat until it answers or the step
+ * limit is reached. Every step is committed before the next begins, so a turn
+ * resumed from its checkpoint continues exactly where it stopped.
+ */
+export async function runTurn(input: TurnInput): Promise<TurnResult> {
+  const now = input.now ?? Date.now;
+  const turn = [...input.turn];
+  let contract = input.contract;
+  let loaded = [...input.loaded];
+  let usage = ZERO_USAGE;
+  let modelMs = 0;
+  let toolMs = 0;
+  let step = input.step;
+  const result = (answer: string, stop: TurnResult["stop"], error?: ProviderError): TurnResult => ({
+    answer,
+    stop,
+    steps: step,
+    usage,
+    modelMs,
+    toolMs,
+    contract,
+    loaded,
+    ...(error ? { error } : {}),
+  });
+
+  const last = turn.at(-1);
+  if (last?.role === "assistant" && !last.tool_calls?.length) {
+    // The turn was answered before a crash; only delivery remains.
+    return result(last.content ?? "", "answer");
+  }
+
+  while (step < input.maxSteps) {
+    const started = now();
+    let response: Awaited<ReturnType<Provider["complete"]>>;
+    try {
+      response = await input.provider.complete({
+        system: input.system,
+        tools: contract.tools,
+        messages: [...input.history, ...turn],
+        cacheKey: input.cacheKey,
+        ...(input.signal ? { signal: input.signal } : {}),
+        ...(input.onText ? { onText: input.onText } : {}),
+      });
+    } catch (error) {
+      modelMs += now() - started;
+      if (error instanceof ProviderError) return result(error.message, "provider_error", error);
+      throw error;
+    }
+    modelMs += now() - started;
+    usage = addUsage(usage, response.usage);
+    step++;
+
+    if (response.toolCalls.length === 0) {
+      const answer: ChatMessage = { role: "assistant", content: response.content ?? "" };
+      turn.push(answer);
+      await input.commit({ step, messages: [answer], loaded, contractHash: contract.hash });
+      return result(answer.content ?? "", "answer");
+    }
+
+    const assistant: ChatMessage = {
+      role: "assistant",
+      content: response.content,
+      tool_calls: response.toolCalls,
+    };
+    const toolsStarted = now();
+    const answered = await Promise.all(
+      response.toolCalls.map((call) => answerCall(input, contract, call, now)),
+    );
+    toolMs += now() - toolsStarted;
+    const loads = answered.flatMap((a) => a.load);
+    if (loads.length > 0) {
+      contract = appendLoaded(contract, input.registry, loads);
+      loaded = [...loaded, ...loads.filter((id) => !loaded.includes(id))];
+    }
+    const results: ChatMessage[] = answered.map((a, i) => ({
+      role: "tool",
+      tool_call_id: response.toolCalls[i]?.id as string,
+      content: a.output,
+    }));
+    turn.push(assistant, ...results);
+    await input.commit({
+      step,
+      messages: [assistant, ...results],
+      loaded,
+      contractHash: contract.hash,
+    });
+  }
+
+  const answer: ChatMessage = {
+    role: "assistant",
+    content: `I stopped after ${input.maxSteps} steps without finishing. Ask me to continue, or narrow the request.`,
+  };
+  turn.push(answer);
+  await input.commit({ step, messages: [answer], loaded, contractHash: contract.hash });
+  return result(answer.content ?? "", "step_limit");
+}
+
+async function answerCall(
+  input: TurnInput,
+  contract: TurnContract,
+  call: ToolCall,
+  now: () => number,
+): Promise<{ output: string; load: readonly string[] }> {
+  const started = now();
+  const name = call.function.name;
+  const report = (outcome: ToolOutcome) => input.onToolCall?.(name, outcome, now() - started);
+
+  const tombstone = tombstoneFor(contract, name);
+  if (tombstone) {
+    report("tombstone");
+    return { output: tombstone.text, load: [] };
+  }
+  let args: unknown;
+  try {
+    args = call.function.arguments.trim() === "" ? {} : JSON.parse(call.function.arguments);
+  } catch {
+    report("invalid_args");
+    return {
+      output: `The arguments for ${name} were not valid JSON (${truncate(call.function.arguments, 200)}). Call it again with a JSON object.`,
+      load: [],
+    };
+  }
+  if (name === TOOL_SEARCH_ID) {
+    const outcome = runToolSearch(contract, input.registry, args);
+    report("discovery");
+    return { output: outcome.text, load: outcome.load };
+  }
+  const tool = input.registry.get(name);
+  if (!tool) {
+    // Callable but gone from the registry (an MCP server dropped it mid-turn).
+    report("error");
+    return { output: `Tool "${name}" is no longer available on this host.`, load: [] };
+  }
+  const run = await input.runTool(tool, args, call);
+  report(run.outcome);
+  return { output: run.output, load: [] };
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
