@@ -1,0 +1,112 @@
+import { Redis } from "ioredis";
+import { RedisOutbox } from "./channels/console/outbox.ts";
+import type { Outbound } from "./channels/outbound.ts";
+import { conversationKey } from "./core/agent/inbound.ts";
+import { DEFAULT_PERSONA } from "./core/agent/prompt.ts";
+import type { Provider } from "./core/agent/provider.ts";
+import type { Capabilities } from "./core/availability/capabilities.ts";
+import type { ScopeLayer } from "./core/availability/scopes.ts";
+import { type LoggerPort, silentLogger, WarnOnce } from "./core/availability/warnings.ts";
+import { EMPTY_CONFIG, type SwitchyardConfig } from "./core/config/index.ts";
+import type { ToolRegistry } from "./core/tools/registry.ts";
+import { createStore, type Store } from "./store/index.ts";
+import { Inbox } from "./workers/inbox.ts";
+import { ConversationQueue } from "./workers/queue.ts";
+import type { TurnObserver } from "./workers/turn.ts";
+import { TurnWorker } from "./workers/turn-worker.ts";
+
+export interface SwitchyardOptions {
+  readonly redisUrl: string;
+  /** Every Redis key starts with it; default "sy". */
+  readonly prefix?: string;
+  readonly registry: ToolRegistry;
+  readonly capabilities?: () => Capabilities;
+  readonly config?: () => SwitchyardConfig;
+  readonly runtime?: ScopeLayer;
+  readonly provider: Provider;
+  readonly persona?: string;
+  readonly maxSteps?: number;
+  readonly toolTimeoutMs?: number;
+  readonly historyMaxTokens?: number;
+  /** Run turns in this process. */
+  readonly worker?: boolean;
+  readonly concurrency?: number;
+  readonly leaseMs?: number;
+  readonly lockDurationMs?: number;
+  readonly stalledIntervalMs?: number;
+  /** Outbound ports by platform, besides the console's Redis outbox. */
+  readonly outbounds?: Readonly<Record<string, Outbound>>;
+  readonly logger?: LoggerPort;
+  readonly observe?: TurnObserver & { queueWait?(ms: number): void };
+}
+
+/** A running Switchyard: the queue to enqueue into, and the worker when this process runs turns. */
+export interface Switchyard {
+  readonly store: Store;
+  readonly queue: ConversationQueue;
+  readonly outbox: RedisOutbox;
+  readonly redis: Redis;
+  readonly worker?: TurnWorker;
+  /** Stops taking work, lets running turns finish, and closes connections. */
+  close(): Promise<void>;
+}
+
+export async function startSwitchyard(options: SwitchyardOptions): Promise<Switchyard> {
+  const prefix = options.prefix ?? "sy";
+  const logger = options.logger ?? silentLogger;
+  const connect = () => new Redis(options.redisUrl, { maxRetriesPerRequest: null });
+  const redis = connect();
+  const queueConnection = connect();
+  const store = createStore(redis, { prefix, logger });
+  const inbox = new Inbox(redis, store.keys);
+  const queue = new ConversationQueue(queueConnection, inbox, { prefix });
+  const outbox = new RedisOutbox(redis, prefix, conversationKey);
+  let worker: TurnWorker | undefined;
+  let workerConnection: Redis | undefined;
+  if (options.worker !== false) {
+    workerConnection = connect();
+    worker = new TurnWorker(
+      {
+        store,
+        inbox,
+        registry: options.registry,
+        capabilities: options.capabilities ?? (() => ({})),
+        config: options.config ?? (() => EMPTY_CONFIG),
+        runtime: options.runtime ?? {},
+        warnings: new WarnOnce(logger),
+        provider: options.provider,
+        outbounds: { console: outbox, ...options.outbounds },
+        persona: options.persona ?? DEFAULT_PERSONA,
+        maxSteps: options.maxSteps ?? 8,
+        toolTimeoutMs: options.toolTimeoutMs ?? 30_000,
+        history: { maxTokens: options.historyMaxTokens ?? 60_000, keepLast: 4 },
+        logger,
+        ...(options.observe ? { observe: options.observe } : {}),
+      },
+      {
+        connection: workerConnection,
+        prefix,
+        ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+        ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
+        ...(options.lockDurationMs !== undefined ? { lockDurationMs: options.lockDurationMs } : {}),
+        ...(options.stalledIntervalMs !== undefined
+          ? { stalledIntervalMs: options.stalledIntervalMs }
+          : {}),
+        ...(options.observe?.queueWait ? { onQueueWait: options.observe.queueWait } : {}),
+      },
+    );
+    worker.start();
+  }
+  return {
+    store,
+    queue,
+    outbox,
+    redis,
+    ...(worker ? { worker } : {}),
+    async close() {
+      await worker?.close();
+      await queue.close();
+      await Promise.allSettled([redis.quit(), queueConnection.quit(), workerConnection?.quit()]);
+    },
+  };
+}

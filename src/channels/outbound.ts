@@ -1,0 +1,26 @@
+import type { ConversationAddress } from "../core/agent/inbound.ts";
+
+/** Where an answer goes: the conversation, and the thread and message it answers. */
+export interface DeliveryTarget extends ConversationAddress {
+  readonly thread?: string;
+  readonly replyTo?: string;
+}
+
+/**
+ * How a worker talks back to a platform. Each channel implements it over its
+ * REST API. `post` takes an idempotency key, the same for every attempt to
+ * deliver the same part of the same answer: a channel that can dedupe on it
+ * (a nonce, a Redis SET NX) makes a retried delivery land once.
+ */
+export interface Outbound {
+  /** The longest message the platform takes; longer answers are split. */
+  readonly maxLength: number;
+  /** Whether `edit` is worth using for streaming. */
+  readonly canEdit: boolean;
+  post(target: DeliveryTarget, text: string, options: { idempotencyKey: string }): Promise<string>;
+  edit(target: DeliveryTarget, ref: string, text: string): Promise<void>;
+  typing(target: DeliveryTarget): Promise<void>;
+}
+
+/** Outbound ports by platform name. */
+export type Outbounds = Readonly<Record<string, Outbound>>;

@@ -1,0 +1,36 @@
+import { z } from "zod";
+import type { Checkpoint } from "../core/agent/checkpoint.ts";
+import { canonicalJson } from "../core/tools/canonical-json.ts";
+
+const count = z.number().int().nonnegative();
+
+const checkpointSchema = z.looseObject({
+  v: z.literal(1),
+  turnId: z.string().min(1),
+  step: count,
+  historyStart: count,
+  inboxCount: count,
+  contractHash: z.string(),
+  loaded: z.array(z.string()),
+  delivered: z.array(z.string()),
+  delivering: z.object({ parts: count, digest: z.string() }).optional(),
+  done: z.boolean().optional(),
+});
+
+export function encodeCheckpoint(checkpoint: Checkpoint): string {
+  return canonicalJson(checkpoint);
+}
+
+/** The stored checkpoint, or why it cannot be read. */
+export function decodeCheckpoint(raw: string): { checkpoint?: Checkpoint; problem?: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (error) {
+    return { problem: `not JSON (${(error as Error).message})` };
+  }
+  const parsed = checkpointSchema.safeParse(value);
+  if (parsed.success) return { checkpoint: value as Checkpoint };
+  const issue = parsed.error.issues[0];
+  return { problem: `${issue?.path.join(".") || "checkpoint"}: ${issue?.message ?? "invalid"}` };
+}

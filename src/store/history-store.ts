@@ -1,0 +1,136 @@
+import type { Redis } from "ioredis";
+import type { ConversationAddress } from "../core/agent/inbound.ts";
+import type { ChatMessage } from "../core/agent/messages.ts";
+import { type LoggerPort, silentLogger, WarnOnce } from "../core/availability/warnings.ts";
+import { StoreInputError } from "./errors.ts";
+import { type CompactionLimits, planCompaction } from "./history-groups.ts";
+import type { KeyScheme } from "./keys.ts";
+import { LuaScript, UNPACK_CHUNK } from "./lua.ts";
+import { decodeMessage, encodeMessage } from "./message-json.ts";
+import { runTransaction } from "./transaction.ts";
+
+/**
+ * Drops the head of history if nothing else dropped any since it was read:
+ * `trimmed` counts every message ever dropped, so a concurrent compaction is
+ * seen, while a concurrent append (at the tail) is kept.
+ * KEYS: history, trimmed. ARGV: trimmed as read, length as read, how many to drop.
+ */
+const trimHead = new LuaScript(`
+local trimmed = tonumber(redis.call('GET', KEYS[2]) or '0')
+if trimmed ~= tonumber(ARGV[1]) or redis.call('LLEN', KEYS[1]) < tonumber(ARGV[2]) then
+  return 0
+end
+redis.call('LTRIM', KEYS[1], ARGV[3], -1)
+redis.call('INCRBY', KEYS[2], ARGV[3])
+return 1
+`);
+
+const COMPACTION_ATTEMPTS = 5;
+
+export interface CompactionResult {
+  /** Messages dropped from the head (whole groups). */
+  readonly dropped: number;
+  /** Estimated tokens of the history that stays. */
+  readonly tokens: number;
+}
+
+/**
+ * A conversation's messages: a LIST of canonical JSON strings, oldest first,
+ * appended and never rewritten. Compaction only ever drops whole groups from
+ * the head (see `planCompaction`), so what stays replays byte for byte.
+ *
+ * @example
+ * const messages = await history.load(address);
+ * await history.compact(address, { maxTokens: 60_000, keepLast: 4 });
+ */
+export class HistoryStore {
+  readonly #redis: Redis;
+  readonly #keys: KeyScheme;
+  readonly #warnings: WarnOnce;
+
+  constructor(redis: Redis, keys: KeyScheme, logger: LoggerPort = silentLogger) {
+    this.#redis = redis;
+    this.#keys = keys;
+    this.#warnings = new WarnOnce(logger);
+  }
+
+  /** Every stored message, oldest first. An unreadable entry is skipped with a warning. */
+  async load(address: ConversationAddress): Promise<ChatMessage[]> {
+    const key = this.#keys.conversation(address).history;
+    const entries = await this.#redis.lrange(key, 0, -1);
+    const messages: ChatMessage[] = [];
+    for (const entry of entries) {
+      const message = decodeMessage(entry);
+      if (message) messages.push(message);
+      else {
+        this.#warnings.warn(
+          `${key} ${entry.slice(0, 200)}`,
+          `Skipping an unreadable message in ${key}: ${entry.slice(0, 80)}`,
+        );
+      }
+    }
+    return messages;
+  }
+
+  async length(address: ConversationAddress): Promise<number> {
+    return this.#redis.llen(this.#keys.conversation(address).history);
+  }
+
+  /**
+   * Appends messages outside a turn's steps (a turn's own go through
+   * `TurnStore.commitStep`, with its checkpoint). Returns the new length.
+   */
+  async append(address: ConversationAddress, messages: readonly ChatMessage[]): Promise<number> {
+    const key = this.#keys.conversation(address).history;
+    if (messages.length === 0) return this.#redis.llen(key);
+    let length = 0;
+    for (let i = 0; i < messages.length; i += UNPACK_CHUNK) {
+      length = await this.#redis.rpush(
+        key,
+        ...messages.slice(i, i + UNPACK_CHUNK).map(encodeMessage),
+      );
+    }
+    return length;
+  }
+
+  /**
+   * Drops the oldest whole groups while history's estimated tokens exceed
+   * `maxTokens`, keeping the last `keepLast` groups whatever they cost. A
+   * message appended meanwhile is never lost; a compaction racing another
+   * retries on what the other left.
+   */
+  async compact(address: ConversationAddress, limits: CompactionLimits): Promise<CompactionResult> {
+    checkLimits(limits);
+    const keys = this.#keys.conversation(address);
+    let tokens = 0;
+    for (let attempt = 0; attempt < COMPACTION_ATTEMPTS; attempt++) {
+      const [entries, trimmed] = (await runTransaction(
+        this.#redis.multi().lrange(keys.history, 0, -1).get(keys.historyTrimmed),
+      )) as [string[], string | null];
+      const plan = planCompaction(entries, limits);
+      tokens = plan.tokens;
+      if (plan.drop === 0) return { dropped: 0, tokens };
+      const args = [trimmed ?? "0", entries.length, plan.drop];
+      const done = await trimHead.run(this.#redis, [keys.history, keys.historyTrimmed], args);
+      if (done === 1) return { dropped: plan.drop, tokens };
+    }
+    this.#warnings.warn(
+      `${keys.history} contended`,
+      `Gave up compacting ${keys.history} after ${COMPACTION_ATTEMPTS} attempts raced other compactions; the next turn tries again.`,
+    );
+    return { dropped: 0, tokens };
+  }
+}
+
+function checkLimits({ maxTokens, keepLast }: CompactionLimits): void {
+  if (!Number.isFinite(maxTokens) || maxTokens < 0) {
+    throw new StoreInputError(
+      `maxTokens must be a non-negative number of tokens, not ${maxTokens}.`,
+    );
+  }
+  if (!Number.isInteger(keepLast) || keepLast < 0) {
+    throw new StoreInputError(
+      `keepLast must be a whole number of message groups (0 or more), not ${keepLast}.`,
+    );
+  }
+}

@@ -1,0 +1,57 @@
+import type { Redis } from "ioredis";
+import { type LoggerPort, silentLogger } from "../core/availability/warnings.ts";
+import { HistoryStore } from "./history-store.ts";
+import { IntentStore } from "./intent-store.ts";
+import { DEFAULT_PREFIX, KeyScheme } from "./keys.ts";
+import { ScopeStore } from "./scope-store.ts";
+import { TurnStore } from "./turn-store.ts";
+
+export { StoreInputError } from "./errors.ts";
+export { type CompactionLimits, groupMessages, type MessageGroup } from "./history-groups.ts";
+export { type CompactionResult, HistoryStore } from "./history-store.ts";
+export { IntentStore } from "./intent-store.ts";
+export {
+  type ChannelRef,
+  type ConversationKeys,
+  DEFAULT_PREFIX,
+  KeyScheme,
+  type ScopeKind,
+  type ScopeRef,
+  type WorkspaceRef,
+} from "./keys.ts";
+export { type ScopeChange, ScopeStore, type SkillToggles } from "./scope-store.ts";
+export { type CheckpointExpectation, TurnStore } from "./turn-store.ts";
+
+export interface StoreOptions {
+  /** Every key starts with `<prefix>:`; default "sy". */
+  readonly prefix?: string;
+  /** Where damaged stored data is reported. */
+  readonly logger?: LoggerPort;
+}
+
+/** Switchyard's Redis state, one store per concept, sharing one connection and key scheme. */
+export interface Store {
+  readonly keys: KeyScheme;
+  readonly intent: IntentStore;
+  readonly scopes: ScopeStore;
+  readonly history: HistoryStore;
+  readonly turns: TurnStore;
+}
+
+/**
+ * @example
+ * const store = createStore(new Redis(process.env.REDIS_URL), { prefix: "sy", logger });
+ * const { intent } = await store.intent.read(address);
+ * const layers = await store.scopes.readStack(address);
+ */
+export function createStore(redis: Redis, options: StoreOptions = {}): Store {
+  const keys = new KeyScheme(options.prefix ?? DEFAULT_PREFIX);
+  const logger = options.logger ?? silentLogger;
+  return {
+    keys,
+    intent: new IntentStore(redis, keys, logger),
+    scopes: new ScopeStore(redis, keys, logger),
+    history: new HistoryStore(redis, keys, logger),
+    turns: new TurnStore(redis, keys, logger),
+  };
+}

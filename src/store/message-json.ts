@@ -1,0 +1,39 @@
+import { z } from "zod";
+import type { ChatMessage } from "../core/agent/messages.ts";
+import { canonicalJson } from "../core/tools/canonical-json.ts";
+
+/**
+ * A message as stored: canonical JSON (sorted keys), written once and never
+ * rewritten, so it replays byte for byte however it was built.
+ */
+export function encodeMessage(message: ChatMessage): string {
+  return canonicalJson(message);
+}
+
+const toolCall = z.looseObject({
+  id: z.string(),
+  type: z.literal("function"),
+  function: z.looseObject({ name: z.string(), arguments: z.string() }),
+});
+
+// Only what replay and compaction rely on is checked; extra fields pass through.
+const chatMessage = z.discriminatedUnion("role", [
+  z.looseObject({ role: z.literal("user"), content: z.unknown() }),
+  z.looseObject({
+    role: z.literal("assistant"),
+    content: z.unknown(),
+    tool_calls: z.array(toolCall).optional(),
+  }),
+  z.looseObject({ role: z.literal("tool"), tool_call_id: z.string(), content: z.unknown() }),
+]);
+
+/** The stored message, exactly as parsed; undefined when the entry is not a chat message. */
+export function decodeMessage(raw: string): ChatMessage | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  return chatMessage.safeParse(value).success ? (value as ChatMessage) : undefined;
+}

@@ -1,0 +1,200 @@
+import type { Redis } from "ioredis";
+import type { ConversationAddress } from "../core/agent/inbound.ts";
+import type { Switch } from "../core/availability/intent.ts";
+import type { ScopeLayer, ScopeStack } from "../core/availability/scopes.ts";
+import { type LoggerPort, silentLogger, WarnOnce } from "../core/availability/warnings.ts";
+import { isLoadMode, type LoadMode } from "../core/loading/modes.ts";
+import { checkKey, checkMode, checkSwitch, checkToolset } from "./change-checks.ts";
+import { decisionField, decisionValue, readDecisions } from "./decision-fields.ts";
+import { StoreInputError } from "./errors.ts";
+import { readHash } from "./hash-read.ts";
+import type { KeyScheme, ScopeKind, ScopeRef } from "./keys.ts";
+import { hashFromReply } from "./lua.ts";
+import { resetFields } from "./reset-fields.ts";
+import { runTransaction } from "./transaction.ts";
+
+/** A change to a workspace's or channel's layer, applied atomically on its own fields. */
+export type ScopeChange =
+  | { readonly kind: "set"; readonly key: string; readonly value: Switch }
+  /** One key back to "follow", or with no key every tool decision, the toolset and the mode. */
+  | { readonly kind: "reset"; readonly key?: string }
+  | { readonly kind: "toolset"; readonly name: string | null }
+  | { readonly kind: "mode"; readonly mode: LoadMode | null };
+
+/** Skill toggles by skill name: on (`true`) or off; a skill not listed follows. */
+export type SkillToggles = Record<string, boolean>;
+
+const SCOPE_VERSION = 1;
+const TOOLSET_FIELD = "toolset";
+const MODE_FIELD = "mode";
+const SKILL_PREFIX = "s:";
+const SKILL_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+/**
+ * The workspace and channel layers people change from chat, one HASH per
+ * scope in the same layout as a conversation's intent: `d:<key>` = "1"/"0",
+ * `toolset`, `mode`, `v`, plus skill toggles `s:<name>` = "1"/"0". A field
+ * damaged by hand is skipped with a warning; the rest of the layer still
+ * holds.
+ *
+ * @example
+ * await scopes.apply("channel", address, { kind: "set", key: "mcp:github", value: "off" });
+ * const layer = await scopes.read("channel", address); // { keys: { "mcp:github": false } }
+ */
+export class ScopeStore {
+  readonly #redis: Redis;
+  readonly #keys: KeyScheme;
+  readonly #warnings: WarnOnce;
+
+  constructor(redis: Redis, keys: KeyScheme, logger: LoggerPort = silentLogger) {
+    this.#redis = redis;
+    this.#keys = keys;
+    this.#warnings = new WarnOnce(logger);
+  }
+
+  /** The layer as stored; an untouched scope reads as `{}`. */
+  async read<S extends ScopeKind>(scope: S, where: ScopeRef<S>): Promise<ScopeLayer> {
+    const key = this.#keys.scope(scope, where);
+    return this.#layer(await this.#hash(key), key);
+  }
+
+  /** Both stored layers around a conversation, for the turn's ScopeStack. */
+  async readStack(address: ConversationAddress): Promise<Pick<ScopeStack, ScopeKind>> {
+    const [workspace, channel] = await Promise.all([
+      this.read("workspace", address),
+      this.read("channel", address),
+    ]);
+    return { workspace, channel };
+  }
+
+  /** Applies one change atomically and returns the layer right after it. */
+  async apply<S extends ScopeKind>(
+    scope: S,
+    where: ScopeRef<S>,
+    change: ScopeChange,
+  ): Promise<ScopeLayer> {
+    checkScopeChange(change);
+    const key = this.#keys.scope(scope, where);
+    if (change.kind === "reset" && change.key === undefined) {
+      // Skill toggles are /skills' business, not /tools reset's.
+      const reply = await resetFields.run(this.#redis, [key], [SCOPE_VERSION, SKILL_PREFIX]);
+      return this.#layer(hashFromReply(reply), key);
+    }
+    const multi = this.#redis.multi();
+    const set: Record<string, string> = { v: String(SCOPE_VERSION) };
+    switch (change.kind) {
+      case "set":
+      case "reset": {
+        const value = change.kind === "set" ? change.value : "follow";
+        const field = decisionField(change.key as string);
+        if (value === "follow") multi.hdel(key, field);
+        else set[field] = decisionValue(value === "on");
+        break;
+      }
+      case "toolset":
+        if (change.name === null) multi.hdel(key, TOOLSET_FIELD);
+        else set[TOOLSET_FIELD] = change.name;
+        break;
+      case "mode":
+        if (change.mode === null) multi.hdel(key, MODE_FIELD);
+        else set[MODE_FIELD] = change.mode;
+        break;
+    }
+    multi.hset(key, set);
+    multi.hgetall(key);
+    const replies = await runTransaction(multi);
+    return this.#layer(replies.at(-1) as Record<string, string>, key);
+  }
+
+  /** The scope's skill toggles (reserved for /skills). */
+  async readSkills<S extends ScopeKind>(scope: S, where: ScopeRef<S>): Promise<SkillToggles> {
+    const key = this.#keys.scope(scope, where);
+    return this.#skills(await this.#hash(key), key);
+  }
+
+  /** Switches one skill on, off, or back to follow; returns the toggles right after. */
+  async applySkill<S extends ScopeKind>(
+    scope: S,
+    where: ScopeRef<S>,
+    name: string,
+    value: Switch,
+  ): Promise<SkillToggles> {
+    if (!SKILL_NAME.test(name)) {
+      throw new StoreInputError(
+        `${JSON.stringify(name)} is not a skill name: use 1-64 letters, digits, ".", "_" or "-", as in the skill's SKILL.md.`,
+      );
+    }
+    checkSwitch(name, value);
+    const key = this.#keys.scope(scope, where);
+    const field = `${SKILL_PREFIX}${name}`;
+    const multi = this.#redis.multi();
+    if (value === "follow") multi.hdel(key, field);
+    multi.hset(key, {
+      v: String(SCOPE_VERSION),
+      ...(value === "follow" ? {} : { [field]: decisionValue(value === "on") }),
+    });
+    multi.hgetall(key);
+    const replies = await runTransaction(multi);
+    return this.#skills(replies.at(-1) as Record<string, string>, key);
+  }
+
+  async #hash(key: string): Promise<Record<string, string>> {
+    const { hash, problem } = await readHash(this.#redis, key);
+    if (problem !== undefined) this.#warnings.warn(key, `${problem}; the scope reads as empty.`);
+    return hash;
+  }
+
+  #layer(hash: Readonly<Record<string, string>>, key: string): ScopeLayer {
+    const { decisions, damaged } = readDecisions(hash);
+    for (const [field, why] of damaged) this.#damaged(key, field, why);
+    const layer: { keys?: Record<string, boolean>; toolset?: string; mode?: LoadMode } = {};
+    if (Object.keys(decisions).length > 0) layer.keys = decisions;
+    const toolset = hash[TOOLSET_FIELD];
+    if (toolset !== undefined) {
+      if (toolset.length > 0) layer.toolset = toolset;
+      else this.#damaged(key, TOOLSET_FIELD, "the toolset name is empty");
+    }
+    const mode = hash[MODE_FIELD];
+    if (mode !== undefined) {
+      if (isLoadMode(mode)) layer.mode = mode;
+      else this.#damaged(key, MODE_FIELD, `${JSON.stringify(mode)} is not a load mode`);
+    }
+    return layer;
+  }
+
+  #skills(hash: Readonly<Record<string, string>>, key: string): SkillToggles {
+    const skills: SkillToggles = {};
+    for (const field of Object.keys(hash).sort()) {
+      if (!field.startsWith(SKILL_PREFIX)) continue;
+      const value = hash[field];
+      if (value === "1" || value === "0") skills[field.slice(SKILL_PREFIX.length)] = value === "1";
+      else this.#damaged(key, field, `value ${JSON.stringify(value)} is not "1" (on) or "0" (off)`);
+    }
+    return skills;
+  }
+
+  #damaged(key: string, field: string, why: string): void {
+    this.#warnings.warn(
+      `${key} ${field}`,
+      `Skipping damaged field ${field} of ${key}: ${why}. Set it again from chat, or delete the field.`,
+    );
+  }
+}
+
+function checkScopeChange(change: ScopeChange): void {
+  switch (change.kind) {
+    case "set":
+      checkKey(change.key);
+      checkSwitch(change.key, change.value);
+      return;
+    case "reset":
+      if (change.key !== undefined) checkKey(change.key);
+      return;
+    case "toolset":
+      checkToolset(change.name);
+      return;
+    case "mode":
+      checkMode(change.mode);
+      return;
+  }
+}

@@ -1,0 +1,154 @@
+import type { Redis } from "ioredis";
+import type { Checkpoint } from "../core/agent/checkpoint.ts";
+import type { ConversationAddress } from "../core/agent/inbound.ts";
+import type { ChatMessage } from "../core/agent/messages.ts";
+import { type LoggerPort, silentLogger, WarnOnce } from "../core/availability/warnings.ts";
+import { decodeCheckpoint, encodeCheckpoint } from "./checkpoint-json.ts";
+import { StoreInputError } from "./errors.ts";
+import type { KeyScheme } from "./keys.ts";
+import { LuaScript, UNPACK_CHUNK } from "./lua.ts";
+import { encodeMessage } from "./message-json.ts";
+
+/**
+ * Writes a checkpoint (and appends a step's messages) only if the stored
+ * checkpoint is the expected one: same turn, expected step. A worker that
+ * lost its turn to another (a stall, a lease that expired) writes nothing.
+ * KEYS: checkpoint, history. ARGV: turnId, step, checkpoint JSON, messages...
+ */
+const guardedWrite = new LuaScript(`
+local stored = redis.call('GET', KEYS[1])
+if not stored then return 0 end
+local ok, checkpoint = pcall(cjson.decode, stored)
+if not ok or type(checkpoint) ~= 'table' then return 0 end
+if checkpoint.turnId ~= ARGV[1] or checkpoint.step ~= tonumber(ARGV[2]) then return 0 end
+for i = 4, #ARGV, ${UNPACK_CHUNK} do
+  redis.call('RPUSH', KEYS[2], unpack(ARGV, i, math.min(i + ${UNPACK_CHUNK - 1}, #ARGV)))
+end
+redis.call('SET', KEYS[1], ARGV[3])
+return 1
+`);
+
+/** Deletes the checkpoint only if it still belongs to the given turn. KEYS: checkpoint. ARGV: turnId. */
+const guardedClear = new LuaScript(`
+local stored = redis.call('GET', KEYS[1])
+if not stored then return 0 end
+local ok, checkpoint = pcall(cjson.decode, stored)
+if ok and type(checkpoint) == 'table' and checkpoint.turnId == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+`);
+
+/** The stored checkpoint a guarded write expects to replace. */
+export interface CheckpointExpectation {
+  readonly turnId: string;
+  readonly step: number;
+}
+
+/**
+ * Checkpoints of the turn in progress, and the one write that moves a turn
+ * forward: a step's messages and its checkpoint together, or neither. A crash
+ * between two steps leaves history and checkpoint agreeing, so the turn
+ * resumes at the right step and never asks the model twice.
+ *
+ * @example
+ * await turns.writeCheckpoint(address, { ...start, step: 0 }); // the turn begins
+ * const ok = await turns.commitStep(address, [assistant, ...results], { ...start, step: 1 });
+ * if (!ok) return; // another worker owns this turn now
+ */
+export class TurnStore {
+  readonly #redis: Redis;
+  readonly #keys: KeyScheme;
+  readonly #warnings: WarnOnce;
+
+  constructor(redis: Redis, keys: KeyScheme, logger: LoggerPort = silentLogger) {
+    this.#redis = redis;
+    this.#keys = keys;
+    this.#warnings = new WarnOnce(logger);
+  }
+
+  /** The stored checkpoint; undefined when there is none or it is damaged (with a warning). */
+  async readCheckpoint(address: ConversationAddress): Promise<Checkpoint | undefined> {
+    const key = this.#keys.conversation(address).checkpoint;
+    let raw: string | null;
+    try {
+      raw = await this.#redis.get(key);
+    } catch (error) {
+      if (!String((error as Error)?.message).startsWith("WRONGTYPE")) throw error;
+      this.#damaged(key, `it holds a ${await this.#redis.type(key)}, not a string`);
+      return undefined;
+    }
+    if (raw === null) return undefined;
+    const { checkpoint, problem } = decodeCheckpoint(raw);
+    if (problem !== undefined) this.#damaged(key, problem);
+    return checkpoint;
+  }
+
+  /**
+   * Appends one step's messages to history and stores its checkpoint, in one
+   * atomic script. Refuses (returns false, writes nothing) unless the stored
+   * checkpoint is of the same turn at the previous step (`checkpoint.step - 1`):
+   * a stale worker can never append a step twice or over another turn.
+   */
+  async commitStep(
+    address: ConversationAddress,
+    messages: readonly ChatMessage[],
+    checkpoint: Checkpoint,
+  ): Promise<boolean> {
+    if (!Number.isInteger(checkpoint.step) || checkpoint.step < 1) {
+      throw new StoreInputError(
+        `commitStep needs the checkpoint after the step (step 1 or more), not step ${checkpoint.step}; start a turn with writeCheckpoint at step 0.`,
+      );
+    }
+    const expected = { turnId: checkpoint.turnId, step: checkpoint.step - 1 };
+    return this.#guarded(address, checkpoint, expected, messages);
+  }
+
+  /**
+   * Stores a checkpoint as it is: a turn starting at step 0, or delivery
+   * bookkeeping. With `expect`, writes only over that turn at that step and
+   * returns false otherwise, as commitStep does.
+   */
+  async writeCheckpoint(
+    address: ConversationAddress,
+    checkpoint: Checkpoint,
+    expect?: CheckpointExpectation,
+  ): Promise<boolean> {
+    if (expect !== undefined) return this.#guarded(address, checkpoint, expect, []);
+    await this.#redis.set(
+      this.#keys.conversation(address).checkpoint,
+      encodeCheckpoint(checkpoint),
+    );
+    return true;
+  }
+
+  /** Deletes the checkpoint; with `turnId`, only if it still belongs to that turn. */
+  async clearCheckpoint(address: ConversationAddress, turnId?: string): Promise<boolean> {
+    const key = this.#keys.conversation(address).checkpoint;
+    if (turnId === undefined) return (await this.#redis.del(key)) > 0;
+    return (await guardedClear.run(this.#redis, [key], [turnId])) === 1;
+  }
+
+  async #guarded(
+    address: ConversationAddress,
+    checkpoint: Checkpoint,
+    expected: CheckpointExpectation,
+    messages: readonly ChatMessage[],
+  ): Promise<boolean> {
+    const keys = this.#keys.conversation(address);
+    const args = [
+      expected.turnId,
+      expected.step,
+      encodeCheckpoint(checkpoint),
+      ...messages.map(encodeMessage),
+    ];
+    return (await guardedWrite.run(this.#redis, [keys.checkpoint, keys.history], args)) === 1;
+  }
+
+  #damaged(key: string, problem: string): void {
+    this.#warnings.warn(
+      `${key} ${problem}`,
+      `Ignoring the damaged checkpoint ${key} (${problem}); the turn starts over from history.`,
+    );
+  }
+}

@@ -1,0 +1,135 @@
+import type { Redis } from "ioredis";
+import type { ConversationAddress, InboundMessage } from "../core/agent/inbound.ts";
+import type { KeyScheme } from "../store/keys.ts";
+
+/**
+ * A conversation's inbox and its lease, in Redis, next to the conversation's
+ * other keys (one hash slot). Every operation that decides who processes what
+ * is one Lua script, so the classic race — a worker finding the inbox empty
+ * and letting go just as a message arrives — cannot happen: `finish` trims
+ * and releases in one step, and a message pushed before it is seen by it.
+ */
+const ENQUEUE = `
+local cutoff = tonumber(ARGV[2]) - tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', cutoff)
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return redis.call('RPUSH', KEYS[2], ARGV[4])
+`;
+
+// KEYS: lease. ARGV: token, ttl. Returns 1 when the lease is ours (new or already held), else 0.
+const ACQUIRE = `
+local holder = redis.call('GET', KEYS[1])
+if holder == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
+if holder then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+`;
+
+const RENEW = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+`;
+
+// KEYS: lease, inbox, checkpoint. ARGV: token, consumed.
+// Drops the consumed messages and the turn's checkpoint; lets go of the lease
+// only if nothing is left. Returns what is left, or -1 if the lease was lost.
+const FINISH = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
+local consumed = tonumber(ARGV[2])
+if consumed > 0 then redis.call('LTRIM', KEYS[2], consumed, -1) end
+redis.call('DEL', KEYS[3])
+local left = redis.call('LLEN', KEYS[2])
+if left == 0 then redis.call('DEL', KEYS[1]) end
+return left
+`;
+
+// KEYS: lease, inbox, checkpoint. ARGV: token. Lets go only if there is nothing to do.
+const RELEASE = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
+local left = redis.call('LLEN', KEYS[2])
+if left == 0 and redis.call('EXISTS', KEYS[3]) == 0 then redis.call('DEL', KEYS[1]) return 0 end
+return left + redis.call('EXISTS', KEYS[3])
+`;
+
+export interface InboxKeys {
+  readonly inbox: string;
+  readonly seen: string;
+  readonly lease: string;
+  readonly checkpoint: string;
+}
+
+export class Inbox {
+  constructor(
+    readonly redis: Redis,
+    private readonly keys: KeyScheme,
+    /** How long an event id is remembered for dedupe. */
+    private readonly dedupeMs = 24 * 60 * 60 * 1000,
+  ) {}
+
+  keysOf(address: ConversationAddress): InboxKeys {
+    const tag = this.keys.conversationTag(address);
+    return {
+      inbox: `${tag}:inbox`,
+      seen: `${tag}:seen`,
+      lease: `${tag}:lease`,
+      checkpoint: this.keys.conversation(address).checkpoint,
+    };
+  }
+
+  /** Appends a message unless its event id was seen. Returns false for a duplicate. */
+  async push(message: InboundMessage, now: number): Promise<boolean> {
+    const k = this.keysOf(message);
+    const result = await this.redis.eval(
+      ENQUEUE,
+      2,
+      k.seen,
+      k.inbox,
+      message.eventId,
+      String(now),
+      String(this.dedupeMs),
+      JSON.stringify(message),
+    );
+    return Number(result) > 0;
+  }
+
+  /** Everything waiting, oldest first. */
+  async pending(address: ConversationAddress): Promise<InboundMessage[]> {
+    const raw = await this.redis.lrange(this.keysOf(address).inbox, 0, -1);
+    return raw.map((text) => JSON.parse(text) as InboundMessage);
+  }
+
+  async acquire(address: ConversationAddress, token: string, ttlMs: number): Promise<boolean> {
+    const k = this.keysOf(address);
+    return Number(await this.redis.eval(ACQUIRE, 1, k.lease, token, String(ttlMs))) === 1;
+  }
+
+  async renew(address: ConversationAddress, token: string, ttlMs: number): Promise<boolean> {
+    const k = this.keysOf(address);
+    return Number(await this.redis.eval(RENEW, 1, k.lease, token, String(ttlMs))) === 1;
+  }
+
+  async holder(address: ConversationAddress): Promise<{ token: string | null; ttlMs: number }> {
+    const k = this.keysOf(address);
+    const [[, token], [, ttl]] = (await this.redis.multi().get(k.lease).pttl(k.lease).exec()) as [
+      [unknown, string | null],
+      [unknown, number],
+    ];
+    return { token, ttlMs: Number(ttl) };
+  }
+
+  /** Ends a turn: see {@link FINISH}. Returns messages left, or -1 if the lease was lost. */
+  async finish(address: ConversationAddress, token: string, consumed: number): Promise<number> {
+    const k = this.keysOf(address);
+    return Number(
+      await this.redis.eval(FINISH, 3, k.lease, k.inbox, k.checkpoint, token, String(consumed)),
+    );
+  }
+
+  /** Lets go when idle. Returns 0 when released, >0 when there is work after all, -1 if lost. */
+  async release(address: ConversationAddress, token: string): Promise<number> {
+    const k = this.keysOf(address);
+    return Number(await this.redis.eval(RELEASE, 3, k.lease, k.inbox, k.checkpoint, token));
+  }
+}

@@ -1,0 +1,69 @@
+import type { ToolRun } from "../core/agent/loop.ts";
+import type { ToolCall } from "../core/agent/messages.ts";
+import type { AnyTool, ToolContext } from "../core/tools/tool.ts";
+
+export interface ToolRunnerOptions {
+  /** How long one call may take before it is answered with a timeout. */
+  readonly timeoutMs: number;
+  /** The largest result handed back to the model; the rest is cut with a note. */
+  readonly maxOutputChars?: number;
+}
+
+/**
+ * Runs one tool call: validates the arguments against the tool's schema,
+ * enforces the timeout (the tool's signal aborts, and the call is answered
+ * either way), and turns every failure into a result the model can read
+ * (rule 7: the loop never crashes on a tool).
+ */
+export async function runTool(
+  tool: AnyTool,
+  args: unknown,
+  _call: ToolCall,
+  context: Omit<ToolContext, "signal">,
+  options: ToolRunnerOptions,
+): Promise<ToolRun> {
+  const parsed = tool.parameters.safeParse(args);
+  if (!parsed.success) {
+    const issues = parsed.error.issues
+      .slice(0, 5)
+      .map(
+        (issue: { path: PropertyKey[]; message: string }) =>
+          `${issue.path.join(".") || "(arguments)"}: ${issue.message}`,
+      )
+      .join("; ");
+    return {
+      outcome: "invalid_args",
+      output: `Invalid arguments for ${tool.id}: ${issues}. Fix them and call it again.`,
+    };
+  }
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<ToolRun>((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort(new Error(`timed out after ${options.timeoutMs} ms`));
+      resolve({
+        outcome: "timeout",
+        output: `${tool.id} did not answer within ${Math.round(options.timeoutMs / 1000)} s and was stopped. Try again later or do without it.`,
+      });
+    }, options.timeoutMs);
+  });
+  const execution = (async (): Promise<ToolRun> => {
+    try {
+      const output = await tool.execute(parsed.data, { ...context, signal: controller.signal });
+      return { outcome: "ok", output: cap(String(output), options.maxOutputChars ?? 50_000) };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return { outcome: "error", output: `${tool.id} failed: ${message}` };
+    }
+  })();
+  try {
+    return await Promise.race([execution, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function cap(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return `${text.slice(0, max)}\n[… ${text.length - max} more characters cut]`;
+}

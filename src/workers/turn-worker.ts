@@ -1,0 +1,110 @@
+import { randomUUID } from "node:crypto";
+import { DelayedError, type Job, Worker } from "bullmq";
+import type { Redis } from "ioredis";
+import { conversationKey } from "../core/agent/inbound.ts";
+import { TURN_QUEUE, type TurnJob } from "./queue.ts";
+import { drainConversation, LostLeaseError, type TurnEnvironment } from "./turn.ts";
+
+export interface TurnWorkerOptions {
+  readonly connection: Redis;
+  readonly prefix?: string;
+  readonly queueName?: string;
+  /** Conversations this process works on at once. */
+  readonly concurrency?: number;
+  /** How long a conversation's lease lasts without a heartbeat. */
+  readonly leaseMs?: number;
+  /** BullMQ's job lock; a crashed worker's job is taken over after about this long. */
+  readonly lockDurationMs?: number;
+  readonly stalledIntervalMs?: number;
+  readonly onQueueWait?: (ms: number) => void;
+}
+
+/**
+ * The consumer side. A job says "this conversation has work"; the worker
+ * takes the conversation's lease and drains its inbox turn by turn. A job
+ * that finds the lease held by someone else is done: the holder sees the new
+ * message before it lets go. A job that finds the lease held by *itself* is a
+ * job whose worker died; it waits for that lease to expire, then resumes the
+ * turn from its checkpoint.
+ */
+export class TurnWorker {
+  readonly worker: Worker<TurnJob>;
+  readonly #instance = randomUUID().slice(0, 8);
+  readonly #leaseMs: number;
+
+  constructor(
+    private readonly env: TurnEnvironment,
+    private readonly options: TurnWorkerOptions,
+  ) {
+    this.#leaseMs = options.leaseMs ?? 30_000;
+    this.worker = new Worker<TurnJob>(
+      options.queueName ?? TURN_QUEUE,
+      (job, token) => this.#process(job, token),
+      {
+        connection: options.connection,
+        prefix: `${options.prefix ?? "sy"}:bull`,
+        concurrency: options.concurrency ?? 8,
+        lockDuration: options.lockDurationMs ?? 30_000,
+        stalledInterval: options.stalledIntervalMs ?? 30_000,
+        // A stalled job is the only thing that resumes a crashed worker's turn; never give up on it.
+        maxStalledCount: 1_000,
+        autorun: false,
+      },
+    );
+    this.worker.on("error", (error) =>
+      env.logger.warn("worker error", { error: (error as Error).message }),
+    );
+  }
+
+  start(): void {
+    void this.worker.run();
+  }
+
+  /** Stops taking jobs and waits for the turns in progress to finish (SIGTERM). */
+  async close(): Promise<void> {
+    await this.worker.close();
+  }
+
+  async #process(job: Job<TurnJob>, token: string | undefined): Promise<string> {
+    const address = job.data.address;
+    if (job.attemptsStarted <= 1 && job.processedOn) {
+      this.options.onQueueWait?.(job.processedOn - job.data.enqueuedAt);
+    }
+    const lease = `${job.id}|${this.#instance}|${randomUUID().slice(0, 8)}`;
+    if (!(await this.env.inbox.acquire(address, lease, this.#leaseMs))) {
+      const holder = await this.env.inbox.holder(address);
+      if (holder.token?.startsWith(`${job.id}|`)) {
+        // This job's earlier run died holding the lease: come back when it expires.
+        await job.moveToDelayed(Date.now() + Math.max(holder.ttlMs, 0) + 50, token);
+        throw new DelayedError();
+      }
+      return "busy";
+    }
+    const controller = new AbortController();
+    const heartbeat = setInterval(
+      () => {
+        this.env.inbox.renew(address, lease, this.#leaseMs).then(
+          (ok) => {
+            if (!ok) controller.abort(new LostLeaseError("lease lost"));
+          },
+          () => {},
+        );
+      },
+      Math.max(100, Math.floor(this.#leaseMs / 3)),
+    );
+    try {
+      await drainConversation(this.env, address, lease, controller.signal);
+      return "drained";
+    } catch (error) {
+      if (error instanceof LostLeaseError) {
+        this.env.logger.warn("lost a conversation's lease mid-turn; another worker has it", {
+          conversation: conversationKey(address),
+        });
+        return "lost";
+      }
+      throw error;
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+}

@@ -1,0 +1,151 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { type Pipeline, startPipeline } from "../support/pipeline.ts";
+
+let pipe: Pipeline | undefined;
+afterEach(async () => {
+  await pipe?.close();
+  pipe = undefined;
+});
+
+const address = {
+  platform: "console",
+  workspace: "local",
+  channel: "terminal",
+  conversation: "main",
+};
+
+describe("the conversation pipeline", () => {
+  it("answers a message through the queue, the worker and the model", async () => {
+    pipe = await startPipeline();
+    pipe.fake.script({ content: "Hello, Alice." });
+    await pipe.app.queue.enqueue(pipe.message("hi"));
+    const [post] = await pipe.posts(1);
+    expect(post?.text).toBe("Hello, Alice.");
+    expect(post?.conversation).toBe("console:local:terminal:main");
+    const request = pipe.fake.requests[0]?.body;
+    expect(request.messages[0]).toEqual({ role: "system", content: expect.any(String) });
+    expect(request.messages.at(-1)).toMatchObject({ role: "user", content: "hi", name: "alice" });
+    expect(request.prompt_cache_key).toBe("console:local:terminal:main");
+  });
+
+  it("runs a tool call round trip and keeps the call with its result in history", async () => {
+    pipe = await startPipeline();
+    pipe.fake.script(
+      { toolCalls: [{ id: "call_1", name: "lookup", arguments: { word: "lease" } }] },
+      { content: "A lease is a time-limited lock." },
+    );
+    await pipe.app.queue.enqueue(pipe.message("what is a lease?"));
+    const [post] = await pipe.posts(1);
+    expect(post?.text).toBe("A lease is a time-limited lock.");
+    const second = pipe.fake.requests[1]?.body;
+    expect(second.messages.at(-1)).toEqual({
+      role: "tool",
+      tool_call_id: "call_1",
+      content: "glossary: lease means something",
+    });
+    const history = await pipe.app.store.history.load(address);
+    expect(history.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+  });
+
+  it("answers an event delivered three times once", async () => {
+    pipe = await startPipeline();
+    const message = pipe.message("once please");
+    const results = await Promise.all([1, 2, 3].map(() => pipe?.app.queue.enqueue(message)));
+    expect(results.filter((r) => r?.fresh)).toHaveLength(1);
+    await pipe.posts(1);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await pipe.posts(1)).toHaveLength(1);
+    expect(pipe.fake.requests).toHaveLength(1);
+  });
+
+  it("coalesces messages that arrive during a turn into the next turn, in order", async () => {
+    pipe = await startPipeline();
+    pipe.fake.script({ content: "first answer", delayMs: 800 }, { content: "second answer" });
+    await pipe.app.queue.enqueue(pipe.message("one"));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    for (const text of ["two", "three", "four"]) await pipe.app.queue.enqueue(pipe.message(text));
+    const posts = await pipe.posts(2);
+    expect(posts.map((p) => p.text)).toEqual(["first answer", "second answer"]);
+    expect(pipe.fake.requests).toHaveLength(2);
+    const users = pipe.fake.requests[1]?.body.messages.filter(
+      (m: { role: string }) => m.role === "user",
+    );
+    expect(users.map((m: { content: string }) => m.content)).toEqual([
+      "one",
+      "two",
+      "three",
+      "four",
+    ]);
+  });
+
+  it("sends byte-identical tools and system prompt on consecutive turns, and a toggle changes them once, at the next turn", async () => {
+    pipe = await startPipeline();
+    const app = pipe.app;
+    pipe.fake.script(
+      { content: "a" },
+      async () => {
+        // A person switches lookup off while this turn is running.
+        await app.store.intent.apply(address, { kind: "set", key: "lookup", value: "off" });
+        return { content: "b" };
+      },
+      { content: "c" },
+      { content: "d" },
+    );
+    for (const [i, text] of ["1", "2", "3", "4"].entries()) {
+      await app.queue.enqueue(pipe.message(text));
+      await pipe.posts(i + 1);
+    }
+    const bodies = pipe.fake.requests.map((r) => r.body);
+    const tools = bodies.map((b) => JSON.stringify(b.tools ?? []));
+    const systems = bodies.map((b) => b.messages[0].content);
+    expect(tools[1]).toBe(tools[0]);
+    expect(systems[1]).toBe(systems[0]);
+    expect(tools[0]).toContain('"name":"lookup"');
+    expect(tools[2]).not.toContain('"name":"lookup"');
+    expect(tools[3]).toBe(tools[2]);
+    expect(systems[3]).toBe(systems[2]);
+  });
+
+  it("loads a deferred tool with tool_search for the next request, and keeps it mounted", async () => {
+    pipe = await startPipeline();
+    pipe.fake.script(
+      { toolCalls: [{ id: "c1", name: "tool_search", arguments: { load: ["calendar_create"] } }] },
+      {
+        toolCalls: [
+          { id: "c2", name: "calendar_create", arguments: { title: "standup", at: "9:00" } },
+        ],
+      },
+      { content: "Booked." },
+      { content: "Anything else?" },
+    );
+    await pipe.app.queue.enqueue(pipe.message("book standup"));
+    await pipe.posts(1);
+    await pipe.app.queue.enqueue(pipe.message("thanks"));
+    await pipe.posts(2);
+    const tools = pipe.fake.requests.map((r) =>
+      (r.body.tools ?? []).map((t: { function: { name: string } }) => t.function.name),
+    );
+    expect(tools[0]).not.toContain("calendar_create");
+    expect(tools[1]).toContain("calendar_create");
+    expect(pipe.fake.requests[2]?.body.messages.at(-1)).toMatchObject({
+      role: "tool",
+      content: "created standup",
+    });
+    expect(JSON.stringify(pipe.fake.requests[3]?.body.tools)).toBe(
+      JSON.stringify(pipe.fake.requests[2]?.body.tools),
+    );
+    const { intent } = await pipe.app.store.intent.read(address);
+    expect(intent.mounted).toEqual(["calendar_create"]);
+  });
+
+  it("tells the person plainly when the model cannot be reached", async () => {
+    pipe = await startPipeline({});
+    pipe.fake.script({
+      status: 401,
+      errorBody: { error: { message: "bad key", type: "invalid_request_error" } },
+    });
+    await pipe.app.queue.enqueue(pipe.message("hello?"));
+    const [post] = await pipe.posts(1);
+    expect(post?.text).toMatch(/API key/);
+  });
+});

@@ -1,0 +1,75 @@
+import { createRequire } from "node:module";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { ConversationAddress } from "../../src/core/agent/inbound.ts";
+import { KeyScheme, StoreInputError } from "../../src/store/index.ts";
+
+// cluster-key-slot ships without types; it is the slot function ioredis's Cluster routes by.
+const keySlot = createRequire(import.meta.url)("cluster-key-slot") as (key: string) => number;
+
+const part = fc.oneof(
+  fc.string({ minLength: 1, maxLength: 12 }),
+  fc.constantFrom("T0123", "C9:thread", "{x}", "a}b{c", "chat:-100123", "1700000000.000100"),
+);
+const addressArb: fc.Arbitrary<ConversationAddress> = fc.record({
+  platform: fc.constantFrom("slack", "discord", "telegram", "console"),
+  workspace: part,
+  channel: part,
+  conversation: part,
+});
+
+describe("key scheme", () => {
+  it("puts every key of a conversation in one cluster slot, whatever its ids hold", () => {
+    fc.assert(
+      fc.property(addressArb, fc.constantFrom("sy", "sy-staging", "a:b"), (address, prefix) => {
+        const keys = new KeyScheme(prefix);
+        const tag = keys.conversationTag(address);
+        const all = [...Object.values(keys.conversation(address)), `${tag}:inbox`, `${tag}:lease`];
+        const slots = new Set(all.map(keySlot));
+        expect(slots.size).toBe(1);
+        for (const key of all) expect(key.startsWith(`${prefix}:{conv:`)).toBe(true);
+      }),
+    );
+  });
+
+  it("names keys under the prefix with the conversation key as hash tag", () => {
+    const keys = new KeyScheme("sy");
+    const address = { platform: "slack", workspace: "T1", channel: "C1", conversation: "17.5" };
+    expect(keys.conversation(address)).toEqual({
+      intent: "sy:{conv:slack:T1:C1:17.5}:intent",
+      history: "sy:{conv:slack:T1:C1:17.5}:history",
+      historyTrimmed: "sy:{conv:slack:T1:C1:17.5}:history:trimmed",
+      checkpoint: "sy:{conv:slack:T1:C1:17.5}:checkpoint",
+    });
+    expect(keys.scope("workspace", address)).toBe("sy:{scope:workspace:slack:T1}");
+    expect(keys.scope("channel", address)).toBe("sy:{scope:channel:slack:T1:C1}");
+  });
+
+  it("keeps distinct scopes and conversations apart", () => {
+    fc.assert(
+      fc.property(addressArb, addressArb, (a, b) => {
+        const keys = new KeyScheme();
+        const same =
+          a.platform === b.platform &&
+          a.workspace === b.workspace &&
+          a.channel === b.channel &&
+          a.conversation === b.conversation;
+        expect(keys.conversation(a).intent === keys.conversation(b).intent).toBe(same);
+        const sameChannel =
+          a.platform === b.platform && a.workspace === b.workspace && a.channel === b.channel;
+        expect(keys.scope("channel", a) === keys.scope("channel", b)).toBe(sameChannel);
+      }),
+    );
+  });
+
+  it("refuses a prefix that would move the hash tag", () => {
+    expect(() => new KeyScheme("sy{1}")).toThrow(StoreInputError);
+    expect(() => new KeyScheme("")).toThrow(/non-empty/);
+  });
+
+  it("asks for a channel when a channel scope is named without one", () => {
+    const keys = new KeyScheme();
+    const workspaceOnly = { platform: "slack", workspace: "T1" } as never;
+    expect(() => keys.scope("channel", workspaceOnly)).toThrow(/needs a channel/);
+  });
+});

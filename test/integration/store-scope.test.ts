@@ -1,0 +1,142 @@
+import { describe, expect, it } from "vitest";
+import type { LoggerPort } from "../../src/core/availability/warnings.ts";
+import { createStore, StoreInputError } from "../../src/store/index.ts";
+import { connectRedis, useTestRedis } from "../support/redis.ts";
+
+const db = useTestRedis("scope");
+
+const address = { platform: "slack", workspace: "T1", channel: "C1", conversation: "17.5" };
+const otherChannel = { ...address, channel: "C2" };
+
+function recordingLogger(): LoggerPort & { messages: string[] } {
+  const messages: string[] = [];
+  return { messages, warn: (message) => messages.push(message) };
+}
+
+describe("scope store", () => {
+  it("reads an untouched scope as an empty layer", async () => {
+    const { scopes } = createStore(db.redis, { prefix: db.prefix });
+    expect(await scopes.read("workspace", address)).toEqual({});
+    expect(await scopes.readStack(address)).toEqual({ workspace: {}, channel: {} });
+  });
+
+  it("round-trips keys, toolset and mode, per scope", async () => {
+    const { scopes } = createStore(db.redis, { prefix: db.prefix });
+    await scopes.apply("workspace", address, { kind: "set", key: "mcp", value: "off" });
+    await scopes.apply("workspace", address, { kind: "mode", mode: "discover" });
+    await scopes.apply("channel", address, { kind: "set", key: "mcp:github", value: "on" });
+    await scopes.apply("channel", address, { kind: "set", key: "all", value: "off" });
+    const last = await scopes.apply("channel", address, { kind: "toolset", name: "research" });
+    expect(last).toEqual({ keys: { all: false, "mcp:github": true }, toolset: "research" });
+    expect(await scopes.readStack(address)).toEqual({
+      workspace: { keys: { mcp: false }, mode: "discover" },
+      channel: { keys: { all: false, "mcp:github": true }, toolset: "research" },
+    });
+    expect(await scopes.read("channel", otherChannel)).toEqual({});
+  });
+
+  it("returns a key to follow with set follow or reset of that key", async () => {
+    const { scopes } = createStore(db.redis, { prefix: db.prefix });
+    await scopes.apply("channel", address, { kind: "set", key: "recall", value: "on" });
+    await scopes.apply("channel", address, { kind: "set", key: "fetch_url", value: "off" });
+    await scopes.apply("channel", address, { kind: "set", key: "recall", value: "follow" });
+    expect(await scopes.read("channel", address)).toEqual({ keys: { fetch_url: false } });
+    await scopes.apply("channel", address, { kind: "reset", key: "fetch_url" });
+    expect(await scopes.read("channel", address)).toEqual({});
+  });
+
+  it("resets every tool decision, the toolset and the mode, but not skill toggles", async () => {
+    const { scopes } = createStore(db.redis, { prefix: db.prefix });
+    await scopes.apply("workspace", address, { kind: "set", key: "recall", value: "on" });
+    await scopes.apply("workspace", address, { kind: "toolset", name: "research" });
+    await scopes.apply("workspace", address, { kind: "mode", mode: "full" });
+    await scopes.applySkill("workspace", address, "pdf-tools", "off");
+    expect(await scopes.apply("workspace", address, { kind: "reset" })).toEqual({});
+    expect(await scopes.readSkills("workspace", address)).toEqual({ "pdf-tools": false });
+  });
+
+  it("sets toolset and mode back to follow with null", async () => {
+    const { scopes } = createStore(db.redis, { prefix: db.prefix });
+    await scopes.apply("channel", address, { kind: "toolset", name: "research" });
+    await scopes.apply("channel", address, { kind: "mode", mode: "minimal" });
+    await scopes.apply("channel", address, { kind: "toolset", name: null });
+    expect(await scopes.apply("channel", address, { kind: "mode", mode: null })).toEqual({});
+  });
+
+  it("switches skills on, off and back to follow, apart from tool keys", async () => {
+    const { scopes } = createStore(db.redis, { prefix: db.prefix });
+    await scopes.applySkill("channel", address, "pdf-tools", "on");
+    await scopes.applySkill("channel", address, "release-notes", "off");
+    expect(await scopes.readSkills("channel", address)).toEqual({
+      "pdf-tools": true,
+      "release-notes": false,
+    });
+    expect(await scopes.applySkill("channel", address, "pdf-tools", "follow")).toEqual({
+      "release-notes": false,
+    });
+    expect(await scopes.read("channel", address)).toEqual({});
+  });
+
+  it("keeps all of many toggles of different keys made at the same moment", async () => {
+    const clients = Array.from({ length: 4 }, () => connectRedis());
+    try {
+      const stores = clients.map((redis) => createStore(redis, { prefix: db.prefix }));
+      const keys = Array.from({ length: 40 }, (_, i) => `tool_${i}`);
+      await Promise.all(
+        keys.map((key, i) =>
+          stores[i % 4]?.scopes.apply("workspace", address, { kind: "set", key, value: "off" }),
+        ),
+      );
+      const layer = await createStore(db.redis, { prefix: db.prefix }).scopes.read(
+        "workspace",
+        address,
+      );
+      expect(layer.keys).toEqual(Object.fromEntries(keys.map((key) => [key, false])));
+    } finally {
+      await Promise.all(clients.map((redis) => redis.quit()));
+    }
+  });
+
+  it("skips a field damaged by hand with a warning, keeping the rest", async () => {
+    const logger = recordingLogger();
+    const { scopes, keys } = createStore(db.redis, { prefix: db.prefix, logger });
+    await db.redis.hset(keys.scope("channel", address), {
+      "d:recall": "1",
+      "d:fetch_url": "true",
+      "d:bad key": "0",
+      toolset: "",
+      mode: "turbo",
+      "s:pdf-tools": "1",
+      "s:broken": "nope",
+      v: "1",
+    });
+    expect(await scopes.read("channel", address)).toEqual({ keys: { recall: true } });
+    expect(await scopes.readSkills("channel", address)).toEqual({ "pdf-tools": true });
+    expect(logger.messages).toHaveLength(5);
+    expect(logger.messages.join("\n")).toMatch(/d:fetch_url.*"true" is not "1"/);
+    await scopes.read("channel", address);
+    expect(logger.messages).toHaveLength(5);
+  });
+
+  it("reads a key of the wrong type as an empty layer, with a warning", async () => {
+    const logger = recordingLogger();
+    const { scopes, keys } = createStore(db.redis, { prefix: db.prefix, logger });
+    await db.redis.rpush(keys.scope("workspace", address), "x");
+    expect(await scopes.read("workspace", address)).toEqual({});
+    expect(logger.messages[0]).toMatch(/holds a list, not a hash/);
+  });
+
+  it("refuses bad input with an error naming it, writing nothing", async () => {
+    const { scopes, keys } = createStore(db.redis, { prefix: db.prefix });
+    await expect(
+      scopes.apply("channel", address, { kind: "set", key: "no spaces", value: "on" }),
+    ).rejects.toThrow(/"no spaces" is not a tool key/);
+    await expect(
+      scopes.apply("channel", address, { kind: "mode", mode: "pi" as never }),
+    ).rejects.toThrow(StoreInputError);
+    await expect(scopes.applySkill("channel", address, "../etc", "on")).rejects.toThrow(
+      /not a skill name/,
+    );
+    expect(await db.redis.exists(keys.scope("channel", address))).toBe(0);
+  });
+});

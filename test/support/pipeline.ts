@@ -1,0 +1,108 @@
+import { randomUUID } from "node:crypto";
+import type { Redis } from "ioredis";
+import { z } from "zod";
+import { type Switchyard, type SwitchyardOptions, startSwitchyard } from "../../src/app.ts";
+import type { OutboxEntry } from "../../src/channels/console/outbox.ts";
+import type { InboundMessage } from "../../src/core/agent/inbound.ts";
+import { ToolRegistry } from "../../src/core/tools/registry.ts";
+import { type AnyTool, defineTool } from "../../src/core/tools/tool.ts";
+import { createOpenAIProvider } from "../../src/providers/openai.ts";
+import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
+import { deleteKeysUnder, REDIS_URL, uniquePrefix } from "./redis.ts";
+
+/** A tool whose result says what it was asked, so tests can see it ran. */
+export const lookupTool = defineTool({
+  id: "lookup",
+  description: "Looks a word up in the team glossary.",
+  parameters: z.object({ word: z.string() }),
+  execute: ({ word }) => `glossary: ${word} means something`,
+});
+
+export const bigTool = defineTool({
+  id: "calendar_create",
+  description: "Creates a calendar event with attendees, a time and a room.",
+  parameters: z.object({ title: z.string(), at: z.string() }),
+  defer: true,
+  execute: ({ title }) => `created ${title}`,
+});
+
+export interface Pipeline {
+  readonly app: Switchyard;
+  readonly fake: FakeOpenAI;
+  readonly prefix: string;
+  message(text: string, overrides?: Partial<InboundMessage>): InboundMessage;
+  /** Waits until `count` posts are in the outbox (or fails after `timeoutMs`). */
+  posts(count: number, timeoutMs?: number): Promise<OutboxEntry[]>;
+  close(): Promise<void>;
+}
+
+export async function startPipeline(
+  options: Partial<SwitchyardOptions> & { tools?: AnyTool[] } = {},
+): Promise<Pipeline> {
+  const fake = await startFakeOpenAI();
+  const prefix = uniquePrefix("pipe");
+  const app = await startSwitchyard({
+    redisUrl: REDIS_URL,
+    prefix,
+    registry: new ToolRegistry(options.tools ?? [lookupTool, bigTool]),
+    provider: createOpenAIProvider({ apiKey: "test", baseURL: fake.url, model: "fake-model" }),
+    leaseMs: 2_000,
+    lockDurationMs: 2_000,
+    stalledIntervalMs: 1_000,
+    ...options,
+  });
+  const address = {
+    platform: "console",
+    workspace: "local",
+    channel: "terminal",
+    conversation: "main",
+  };
+  return {
+    app,
+    fake,
+    prefix,
+    message: (text, overrides = {}) => ({
+      ...address,
+      user: "alice",
+      text,
+      attachments: [],
+      eventId: randomUUID(),
+      time: Date.now(),
+      ...overrides,
+    }),
+    posts: (count, timeoutMs = 15_000) => waitForPosts(app, count, timeoutMs),
+    async close() {
+      await app.close();
+      await fake.close();
+      await cleanup(app.redis, prefix);
+    },
+  };
+}
+
+async function waitForPosts(
+  app: Switchyard,
+  count: number,
+  timeoutMs: number,
+): Promise<OutboxEntry[]> {
+  const deadline = Date.now() + timeoutMs;
+  let entries: OutboxEntry[] = [];
+  while (Date.now() < deadline) {
+    entries = (await app.outbox.read("0", 50)).filter((e) => e.kind === "post");
+    if (entries.length >= count) return entries;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(
+    `expected ${count} posts within ${timeoutMs} ms, got ${entries.length}: ${JSON.stringify(entries.map((e) => e.text))}`,
+  );
+}
+
+async function cleanup(redis: Redis, prefix: string): Promise<void> {
+  const { Redis: RedisClient } = await import("ioredis");
+  const fresh = new RedisClient(REDIS_URL);
+  try {
+    await deleteKeysUnder(fresh, prefix);
+  } finally {
+    fresh.disconnect();
+  }
+  void redis;
+}
