@@ -4,8 +4,11 @@ import { StoreInputError } from "./errors.ts";
 /** The prefix every Switchyard key starts with unless configured otherwise. */
 export const DEFAULT_PREFIX = "sy";
 
-/** The scopes stored in Redis besides the conversation's own (global is the config file). */
-export type ScopeKind = "workspace" | "channel";
+/**
+ * The scopes stored in Redis besides the conversation's own. `global` here is
+ * what owners changed from chat; it overlays the config file's global layer.
+ */
+export type ScopeKind = "workspace" | "channel" | "global";
 
 /** A workspace: a Slack team, a Discord guild, a Telegram chat. */
 export interface WorkspaceRef {
@@ -18,7 +21,11 @@ export interface ChannelRef extends WorkspaceRef {
 }
 
 /** What names one scope: a workspace, or a channel of one. A ConversationAddress is both. */
-export type ScopeRef<S extends ScopeKind> = S extends "channel" ? ChannelRef : WorkspaceRef;
+export type ScopeRef<S extends ScopeKind> = S extends "channel"
+  ? ChannelRef
+  : S extends "workspace"
+    ? WorkspaceRef
+    : Partial<WorkspaceRef>;
 
 /** The keys of one conversation; all share the conversation's hash tag. */
 export interface ConversationKeys {
@@ -68,7 +75,9 @@ export class KeyScheme {
 
   /** The HASH holding one workspace's or channel's decisions. */
   scope<S extends ScopeKind>(kind: S, where: ScopeRef<S>): string {
-    const parts = [where.platform, where.workspace];
+    if (kind === "global") return `${this.prefix}:{scope:global}`;
+    const ref = where as WorkspaceRef;
+    const parts = [ref.platform, ref.workspace];
     if (kind === "channel") {
       const channel = (where as ChannelRef).channel;
       if (typeof channel !== "string") {

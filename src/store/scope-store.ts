@@ -59,12 +59,15 @@ export class ScopeStore {
   }
 
   /** Both stored layers around a conversation, for the turn's ScopeStack. */
-  async readStack(address: ConversationAddress): Promise<Pick<ScopeStack, ScopeKind>> {
-    const [workspace, channel] = await Promise.all([
+  async readStack(
+    address: ConversationAddress,
+  ): Promise<Pick<ScopeStack, "workspace" | "channel"> & { globalOverlay: ScopeLayer }> {
+    const [workspace, channel, globalOverlay] = await Promise.all([
       this.read("workspace", address),
       this.read("channel", address),
+      this.read("global", {}),
     ]);
-    return { workspace, channel };
+    return { workspace, channel, globalOverlay };
   }
 
   /** Applies one change atomically and returns the layer right after it. */

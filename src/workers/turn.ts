@@ -11,25 +11,14 @@ import { runTurn, type ToolOutcome, type TurnResult } from "../core/agent/loop.t
 import type { ChatMessage } from "../core/agent/messages.ts";
 import { buildSystemPrompt } from "../core/agent/prompt.ts";
 import type { Provider } from "../core/agent/provider.ts";
-import type { Capabilities } from "../core/availability/capabilities.ts";
-import type { ScopeLayer } from "../core/availability/scopes.ts";
-import type { LoggerPort, WarnOnce } from "../core/availability/warnings.ts";
-import { globalLayer, type SwitchyardConfig } from "../core/config/index.ts";
-import { appendLoaded, freezeTurn, type TurnContract } from "../core/loading/freeze.ts";
-import type { ToolRegistry } from "../core/tools/registry.ts";
-import type { Store } from "../store/index.ts";
+import type { LoggerPort } from "../core/availability/warnings.ts";
+import { type ContractSources, freezeConversation } from "./contract.ts";
 import type { Inbox } from "./inbox.ts";
 import { runTool } from "./tool-runner.ts";
 
 /** Everything a turn needs from the process around it. */
-export interface TurnEnvironment {
-  readonly store: Store;
+export interface TurnEnvironment extends ContractSources {
   readonly inbox: Inbox;
-  readonly registry: ToolRegistry;
-  readonly capabilities: () => Capabilities;
-  readonly config: () => SwitchyardConfig;
-  readonly runtime: ScopeLayer;
-  readonly warnings: WarnOnce;
   readonly provider: Provider;
   readonly outbounds: Outbounds;
   readonly persona: string;
@@ -151,7 +140,7 @@ async function runOneTurn(
   const history = await env.store.history.load(address);
   const before = history.slice(0, checkpoint.historyStart);
   const turn = history.slice(checkpoint.historyStart);
-  const contract = await freezeFor(env, address, checkpoint);
+  const contract = await freezeConversation(env, address, checkpoint.loaded);
   const contractChanged = await noteContractHash(env, address, contract.hash, checkpoint);
   if (checkpoint.contractHash === "") {
     checkpoint = { ...checkpoint, contractHash: contract.hash };
@@ -225,38 +214,6 @@ async function runOneTurn(
     ms: Date.now() - started,
     contractChanged,
   });
-}
-
-async function freezeFor(
-  env: TurnEnvironment,
-  address: ConversationAddress,
-  checkpoint: Checkpoint,
-): Promise<TurnContract> {
-  const [{ intent, problems }, scopes] = await Promise.all([
-    env.store.intent.read(address),
-    env.store.scopes.readStack(address),
-  ]);
-  for (const problem of problems) {
-    env.warnings.warn(
-      `intent:${conversationKey(address)}:${problem}`,
-      `A stored intent field could not be read and is followed instead: ${problem}`,
-    );
-  }
-  const config = env.config();
-  let contract = freezeTurn(
-    env.registry,
-    { global: globalLayer(config), ...scopes, runtime: env.runtime },
-    intent,
-    env.capabilities(),
-    {
-      toolsets: config.toolsets,
-      ...(config.agent.essential ? { essential: config.agent.essential } : {}),
-      warnings: env.warnings,
-    },
-  );
-  if (checkpoint.loaded.length > 0)
-    contract = appendLoaded(contract, env.registry, checkpoint.loaded);
-  return contract;
 }
 
 /**

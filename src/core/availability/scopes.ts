@@ -29,3 +29,17 @@ export interface ScopeStack {
 export function isScopeName(value: string): value is ScopeName {
   return (SCOPES as readonly string[]).includes(value);
 }
+
+/**
+ * One layer over another of the same scope, the upper winning per key: the
+ * global changes owners made from chat over the config file's global layer.
+ */
+export function overlayLayer(base: ScopeLayer, over: ScopeLayer): ScopeLayer {
+  const toolset = over.toolset ?? base.toolset;
+  const mode = over.mode ?? base.mode;
+  return {
+    keys: { ...base.keys, ...over.keys },
+    ...(toolset !== undefined ? { toolset } : {}),
+    ...(mode !== undefined ? { mode } : {}),
+  };
+}

@@ -59,7 +59,12 @@ export const TOOL_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export const FAMILY_PATTERN = /^[a-z][a-z0-9_-]*(:[A-Za-z0-9_.-]+)?$/;
 
 /** Availability keys with meaning of their own, which no tool may take as its id. */
-export const RESERVED_IDS: ReadonlySet<string> = new Set(["mcp", "all", "tool_search", "__proto__"]);
+export const RESERVED_IDS: ReadonlySet<string> = new Set([
+  "mcp",
+  "all",
+  "tool_search",
+  "__proto__",
+]);
 
 /**
  * Define a tool.

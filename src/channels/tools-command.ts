@@ -1,0 +1,58 @@
+import type { ConversationAddress } from "../core/agent/inbound.ts";
+import {
+  type Actor,
+  type CommandPolicy,
+  planToolsText,
+  renderText,
+  type ScopeChange,
+  type ToolsPlan,
+} from "../core/commands/index.ts";
+import type { ScopeChange as StoredScopeChange } from "../store/index.ts";
+import { type ContractSources, freezeConversation } from "../workers/contract.ts";
+
+export interface ToolsCommandResult {
+  readonly plan: ToolsPlan;
+  /** Plain text for text-only channels (the console, `!tools` replies). */
+  readonly text: string;
+}
+
+/**
+ * `/tools` for any channel: freezes the conversation's contract as it stands
+ * (so the list shows what the next turn would get), plans the command, and
+ * applies a change to the conversation's intent or the shared scope in Redis.
+ * Changes apply from the next turn; a turn in progress keeps its contract.
+ */
+export async function handleToolsCommand(
+  text: string,
+  where: ConversationAddress,
+  actor: Actor,
+  policy: CommandPolicy,
+  sources: ContractSources,
+): Promise<ToolsCommandResult> {
+  const config = sources.config();
+  const contract = await freezeConversation(sources, where);
+  const plan = planToolsText(text, {
+    actor,
+    policy,
+    registry: sources.registry,
+    toolsets: config.toolsets,
+    contract,
+  });
+  switch (plan.kind) {
+    case "reply":
+      return { plan, text: renderText(plan.view) };
+    case "refused":
+      return { plan, text: plan.reply };
+    case "change":
+      if (plan.scope === "conversation") {
+        await sources.store.intent.apply(where, plan.change);
+      } else {
+        await sources.store.scopes.apply(plan.scope, where, toStored(plan.change));
+      }
+      return { plan, text: plan.reply };
+  }
+}
+
+function toStored(change: ScopeChange): StoredScopeChange {
+  return change.kind === "set" ? { ...change, value: change.value ? "on" : "off" } : change;
+}

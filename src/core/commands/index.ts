@@ -1,0 +1,35 @@
+/**
+ * The channel-neutral `/tools` command: parse -> plan -> view. Pure: the
+ * shell applies a planned change to the store and renders the view.
+ *
+ * @example
+ * const plan = planToolsText("/tools off web_search channel", ctx);
+ * if (plan.kind === "change") await store.apply(plan.scope, plan.change);
+ * send(plan.kind === "reply" ? renderText(plan.view) : plan.reply);
+ */
+export { CommandError } from "./errors.ts";
+export { formatToolsCommand, parseToolsCommand, type ToolsCommand } from "./parse.ts";
+export {
+  type Actor,
+  type CommandPolicy,
+  checkPermission,
+  DEFAULT_COMMAND_POLICY,
+  type Permission,
+} from "./permissions.ts";
+export { type PlanContext, planToolsCommand, planToolsText, type ToolsPlan } from "./plan.ts";
+export { APPLIES_NEXT } from "./replies.ts";
+export { applyScopeChange, type ScopeChange, type SharedScope } from "./scope-change.ts";
+export { TOOLS_VERBS, type ToolsVerb, USAGE } from "./usage.ts";
+export {
+  type HelpView,
+  helpView,
+  type ListView,
+  listView,
+  renderText,
+  type ToolItem,
+  type ToolItemState,
+  type ToolsView,
+  type WhyLine,
+  type WhyView,
+  whyView,
+} from "./view.ts";

@@ -1,0 +1,307 @@
+import { isWellFormedKey } from "../availability/keys.ts";
+import { CHAT_SCOPES, type ChatScope } from "../availability/scopes.ts";
+import { isName, NAME_RULE } from "../config/names.ts";
+import { type LoadMode, parseLoadMode, UnknownModeError } from "../loading/modes.ts";
+import { TOOL_ID_PATTERN } from "../tools/tool.ts";
+import { CommandError } from "./errors.ts";
+import { closest } from "./suggest.ts";
+import { TOOLS_VERBS, type ToolsVerb, USAGE } from "./usage.ts";
+
+/**
+ * A `/tools` command as data, channel-neutral: the console, a Slack slash
+ * command and a Telegram button all end up here.
+ *
+ * `reset` with no key (`/tools reset`, `/tools reset all`, `/tools reset
+ * channel`, `/tools reset all channel`) is `key: null`: it forgets everything
+ * at that scope (keys, toolset, mode and, in a conversation, the hand-picked
+ * list; discovery loads stay). That includes the `all` master switch, so there
+ * is no separate way to reset only the master switch.
+ */
+export type ToolsCommand =
+  | { readonly verb: "list" }
+  | { readonly verb: "help"; readonly topic: ToolsVerb | null }
+  | { readonly verb: "on" | "off"; readonly key: string; readonly scope: ChatScope }
+  | { readonly verb: "reset"; readonly key: string | null; readonly scope: ChatScope }
+  | { readonly verb: "why"; readonly id: string }
+  /** `mode: null` is `follow`: the shallower scopes decide the mode again. */
+  | { readonly verb: "mode"; readonly mode: LoadMode | null; readonly scope: ChatScope }
+  /** `toolset: null` is `follow`. */
+  | { readonly verb: "preset"; readonly toolset: string | null; readonly scope: ChatScope }
+  /** Conversation scope only; `ids: []` is `pick none`, which returns to the toolset. */
+  | { readonly verb: "pick"; readonly ids: readonly string[] };
+
+/** `/tools`, `!tools` or `/tools@BotName` (Telegram in groups), in any case. */
+const PREFIX = /^[/!]tools(?:@[A-Za-z0-9_]+)?(?=\s|$)/i;
+/** Chat clients wrap ids in code spans and quotes: `web_search`, "web_search". */
+const WRAPPING = /^[`"'“”‘’]+|[`"'“”‘’]+$/g;
+/** Words people reach for, mapped to the verb they meant; suggested, never accepted. */
+const SYNONYMS: Readonly<Record<string, ToolsVerb>> = {
+  enable: "on",
+  disable: "off",
+  ls: "list",
+  show: "list",
+  status: "list",
+  explain: "why",
+  use: "preset",
+  toolset: "preset",
+  clear: "reset",
+};
+
+/**
+ * Reads the text after `/tools` (the prefix itself is accepted and skipped).
+ * Verbs, scopes, `all`, `mcp` and `follow` are read in any case; tool ids and
+ * toolset names are kept as written. Anything unreadable is a
+ * {@link CommandError}; nothing falls back to a default on a typo.
+ *
+ * @example
+ * parseToolsCommand("off web_search channel");
+ * // { verb: "off", key: "web_search", scope: "channel" }
+ * parseToolsCommand("/tools@SwitchyardBot mode pi");
+ * // { verb: "mode", mode: "minimal", scope: "conversation" }
+ */
+export function parseToolsCommand(text: string): ToolsCommand {
+  const body = text.trim().replace(PREFIX, "");
+  const tokens = body
+    .split(/\s+/)
+    .map((token) => token.replace(WRAPPING, ""))
+    .filter((token) => token !== "");
+  const [first, ...args] = tokens;
+  if (first === undefined) return { verb: "list" };
+  const verb = first.toLowerCase();
+  switch (verb) {
+    case "list":
+      noMore(args, 0, "list");
+      return { verb: "list" };
+    case "help":
+      return parseHelp(args);
+    case "on":
+    case "off": {
+      const key = args[0];
+      if (key === undefined) throw missing(verb, `the tool to switch ${verb}`);
+      noMore(args, 2, verb);
+      return { verb, key: parseKey(key, verb), scope: parseScope(args[1], verb) };
+    }
+    case "reset":
+      return parseReset(args);
+    case "why": {
+      const id = args[0];
+      if (id === undefined) throw missing("why", "the tool to explain");
+      noMore(args, 1, "why");
+      if (!TOOL_ID_PATTERN.test(id)) {
+        throw new CommandError(id, "why", USAGE.why, `"${id}" is not a tool id`);
+      }
+      return { verb: "why", id };
+    }
+    case "mode":
+      return parseMode(args);
+    case "preset":
+      return parsePreset(args);
+    case "pick":
+      return parsePick(args);
+    default:
+      throw unknownVerb(first, args);
+  }
+}
+
+/**
+ * The canonical text of a command, for buttons, refusals that suggest another
+ * scope, and help. `parseToolsCommand(formatToolsCommand(c))` gives back `c`.
+ */
+export function formatToolsCommand(command: ToolsCommand): string {
+  const scoped = (text: string, scope: ChatScope) =>
+    scope === "conversation" ? `/tools ${text}` : `/tools ${text} ${scope}`;
+  switch (command.verb) {
+    case "list":
+      return "/tools list";
+    case "help":
+      return command.topic === null ? "/tools help" : `/tools help ${command.topic}`;
+    case "on":
+    case "off":
+      return scoped(`${command.verb} ${command.key}`, command.scope);
+    case "reset":
+      // A key spelled like a scope would read as "reset that scope": name the scope explicitly.
+      return command.key !== null && isChatScope(command.key.toLowerCase())
+        ? `/tools reset ${command.key} ${command.scope}`
+        : scoped(`reset ${command.key ?? "all"}`, command.scope);
+    case "why":
+      return `/tools why ${command.id}`;
+    case "mode":
+      return scoped(`mode ${command.mode ?? "follow"}`, command.scope);
+    case "preset":
+      return scoped(`preset ${command.toolset ?? "follow"}`, command.scope);
+    case "pick": {
+      if (command.ids.length === 0) return "/tools pick none";
+      const last = command.ids[command.ids.length - 1] as string;
+      // A lone id spelled like a scope would read as the scope: close with the explicit one.
+      const suffix = isChatScope(last.toLowerCase()) ? " conversation" : "";
+      return `/tools pick ${command.ids.join(",")}${suffix}`;
+    }
+  }
+}
+
+function parseHelp(args: readonly string[]): ToolsCommand {
+  noMore(args, 1, "help");
+  const topic = args[0];
+  if (topic === undefined) return { verb: "help", topic: null };
+  const verb = asVerb(topic.toLowerCase());
+  if (verb === undefined) {
+    throw new CommandError(
+      topic,
+      "help",
+      USAGE.help,
+      `There is no /tools command "${topic}". Commands: ${TOOLS_VERBS.join(", ")}`,
+    );
+  }
+  return { verb: "help", topic: verb };
+}
+
+function parseReset(args: readonly string[]): ToolsCommand {
+  noMore(args, 2, "reset");
+  const [first, second] = args;
+  if (first === undefined) return { verb: "reset", key: null, scope: "conversation" };
+  // `reset channel` reads as "reset everything in the channel": a scope word is never a key here.
+  if (second === undefined && isChatScope(first.toLowerCase())) {
+    return { verb: "reset", key: null, scope: first.toLowerCase() as ChatScope };
+  }
+  const key = parseKey(first, "reset");
+  return { verb: "reset", key: key === "all" ? null : key, scope: parseScope(second, "reset") };
+}
+
+function parseMode(args: readonly string[]): ToolsCommand {
+  const label = args[0];
+  if (label === undefined) throw missing("mode", "the mode");
+  noMore(args, 2, "mode");
+  const scope = parseScope(args[1], "mode");
+  if (label.toLowerCase() === "follow") return { verb: "mode", mode: null, scope };
+  try {
+    return { verb: "mode", mode: parseLoadMode(label), scope };
+  } catch (error) {
+    if (!(error instanceof UnknownModeError)) throw error;
+    throw new CommandError(
+      label,
+      "mode",
+      USAGE.mode,
+      `${error.message} Or "follow" to use the shallower scope's mode.`,
+    );
+  }
+}
+
+function parsePreset(args: readonly string[]): ToolsCommand {
+  const name = args[0];
+  if (name === undefined) throw missing("preset", "the toolset name");
+  noMore(args, 2, "preset");
+  const scope = parseScope(args[1], "preset");
+  if (name.toLowerCase() === "follow") return { verb: "preset", toolset: null, scope };
+  if (!isName(name)) {
+    throw new CommandError(
+      name,
+      "preset",
+      USAGE.preset,
+      `"${name}" is not a toolset name. Use ${NAME_RULE}`,
+    );
+  }
+  return { verb: "preset", toolset: name, scope };
+}
+
+function parsePick(args: readonly string[]): ToolsCommand {
+  const words = [...args];
+  const last = words[words.length - 1]?.toLowerCase();
+  if (last !== undefined && isChatScope(last)) {
+    if (last !== "conversation") {
+      const raw = words[words.length - 1] as string;
+      throw new CommandError(
+        raw,
+        "pick",
+        USAGE.pick,
+        `Hand-picking tools works in the conversation scope only, not "${raw}". For the ${last} scope, choose a toolset instead: /tools preset <toolset> ${last}.`,
+      );
+    }
+    words.pop();
+  }
+  const ids = words.flatMap((word) => word.split(",")).filter((id) => id !== "");
+  if (ids.length === 0) throw missing("pick", "the tools to pick, separated by commas");
+  if (ids.some((id) => id.toLowerCase() === "none")) {
+    if (ids.length === 1) return { verb: "pick", ids: [] };
+    throw new CommandError(
+      "none",
+      "pick",
+      USAGE.pick,
+      '"none" clears the hand-picked list and cannot be combined with tools',
+    );
+  }
+  for (const id of ids) {
+    if (!TOOL_ID_PATTERN.test(id)) {
+      throw new CommandError(id, "pick", USAGE.pick, `"${id}" is not a tool id`);
+    }
+  }
+  return { verb: "pick", ids: [...new Set(ids)] };
+}
+
+/** A key as the scopes store it: `all` and `mcp` lowercase, `mcp:` prefix lowercase, the rest as written. */
+function parseKey(token: string, verb: ToolsVerb): string {
+  const lower = token.toLowerCase();
+  const key =
+    lower === "all" || lower === "mcp"
+      ? lower
+      : lower.startsWith("mcp:")
+        ? `mcp:${token.slice(4)}`
+        : token;
+  if (!isWellFormedKey(key)) {
+    throw new CommandError(
+      token,
+      verb,
+      USAGE[verb],
+      `"${token}" is not a tool id, "mcp", "mcp:<server>" or "all"`,
+    );
+  }
+  return key;
+}
+
+function parseScope(token: string | undefined, verb: ToolsVerb): ChatScope {
+  if (token === undefined) return "conversation";
+  const lower = token.toLowerCase();
+  if (isChatScope(lower)) return lower;
+  const problem =
+    lower === "runtime"
+      ? `Scope "${token}" cannot be changed from chat: the runtime scope is set when the bot starts (--tools or SWITCHYARD_TOOLS). Use conversation, channel, workspace or global`
+      : `Unknown scope "${token}". Use conversation, channel, workspace or global`;
+  throw new CommandError(token, verb, USAGE[verb], problem);
+}
+
+function isChatScope(word: string): word is ChatScope {
+  return (CHAT_SCOPES as readonly string[]).includes(word);
+}
+
+function asVerb(word: string): ToolsVerb | undefined {
+  return (TOOLS_VERBS as readonly string[]).includes(word) ? (word as ToolsVerb) : undefined;
+}
+
+function noMore(args: readonly string[], allowed: number, verb: ToolsVerb): void {
+  const extra = args[allowed];
+  if (extra === undefined) return;
+  throw new CommandError(extra, verb, USAGE[verb], `Unexpected "${extra}"`);
+}
+
+function missing(verb: ToolsVerb, what: string): CommandError {
+  return new CommandError(null, verb, USAGE[verb], `Missing ${what}`);
+}
+
+function unknownVerb(token: string, args: readonly string[]): CommandError {
+  const lower = token.toLowerCase();
+  const second = args[0]?.toLowerCase();
+  let hint: string;
+  if (second === "on" || second === "off") {
+    // `/tools web_search off`: the person knows what they want, just not the word order.
+    hint = ` To switch a tool, put ${second} first: /tools ${second} ${token}.`;
+  } else {
+    const synonym = Object.hasOwn(SYNONYMS, lower) ? SYNONYMS[lower] : undefined;
+    const near = synonym ?? closest(lower, TOOLS_VERBS, 1)[0];
+    hint = near === undefined ? "" : ` Did you mean "${near}"?`;
+  }
+  return new CommandError(
+    token,
+    null,
+    USAGE.help,
+    `Unknown command "${token}".${hint} Commands: ${TOOLS_VERBS.join(", ")}.`,
+  );
+}

@@ -1,0 +1,168 @@
+import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import type { ToolOutcome, TurnResult } from "../core/agent/loop.ts";
+
+/** How a turn ended: the loop's stop reason, or "error" when the turn threw. */
+export type TurnOutcome = TurnResult["stop"] | "error";
+
+export interface TurnObservation {
+  /** Wall time of the whole turn, from lease to delivery. */
+  readonly seconds: number;
+  readonly outcome: TurnOutcome;
+  readonly steps: number;
+  /** Time spent waiting on the model. */
+  readonly modelSeconds: number;
+  /** Time spent running tools. */
+  readonly toolSeconds: number;
+}
+
+export interface TokenCounts {
+  readonly prompt: number;
+  /** Prompt tokens served from the provider's cache. */
+  readonly cached: number;
+  readonly completion: number;
+}
+
+/** Seconds, from a hot queue (milliseconds) to a backlog (minutes). */
+const WAIT_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+const TURN_BUCKETS = [0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600];
+const STEP_BUCKETS = [1, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 50];
+/** What Switchyard itself adds to a turn: Redis, contract freezing, delivery. Should be small. */
+const OVERHEAD_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+/**
+ * A guard, not the plan: callers label tool calls with registered ids only.
+ * Should a model-invented name slip through, the series count stays bounded.
+ */
+const MAX_TOOL_LABELS = 256;
+const OTHER_TOOL = "_other";
+
+/** Counters reject negative increments; a bad usage report must not fail a turn. */
+function countable(value: number): number {
+  return Number.isFinite(value) && value > 0 ? value : 0;
+}
+
+/**
+ * Switchyard's Prometheus metrics, in a registry of their own so that two
+ * instances (tests, or an app embedding Switchyard next to its own metrics)
+ * never collide in prom-client's global registry.
+ *
+ * Labels are bounded: `outcome` takes a handful of values and `tool` takes
+ * registered tool ids only, never user input.
+ *
+ * @example
+ * const metrics = new Metrics();
+ * metrics.observeTurn({ seconds: 4.2, outcome: "answer", steps: 3, modelSeconds: 3.9, toolSeconds: 0.2 });
+ * res.setHeader("content-type", metrics.contentType).end(await metrics.exposition());
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly #toolLabels = new Set<string>();
+
+  readonly #queueWait = new Histogram({
+    name: "switchyard_queue_wait_seconds",
+    help: "Time a message waited between arriving and its turn starting.",
+    buckets: WAIT_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly #turnDuration = new Histogram({
+    name: "switchyard_turn_duration_seconds",
+    help: "Wall time of one turn, by how it ended.",
+    labelNames: ["outcome"] as const,
+    buckets: TURN_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly #turnSteps = new Histogram({
+    name: "switchyard_turn_steps",
+    help: "Model requests made in one turn.",
+    buckets: STEP_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly #overhead = new Histogram({
+    name: "switchyard_framework_overhead_seconds",
+    help: "Turn time not spent in the model or in tools.",
+    buckets: OVERHEAD_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly #turns = new Counter({
+    name: "switchyard_turns_total",
+    help: "Turns run, by how they ended.",
+    labelNames: ["outcome"] as const,
+    registers: [this.registry],
+  });
+  readonly #toolCalls = new Counter({
+    name: "switchyard_tool_calls_total",
+    help: "Tool calls, by tool id and outcome.",
+    labelNames: ["tool", "outcome"] as const,
+    registers: [this.registry],
+  });
+  readonly #promptTokens = new Counter({
+    name: "switchyard_prompt_tokens_total",
+    help: "Prompt tokens sent to the model.",
+    registers: [this.registry],
+  });
+  readonly #cachedTokens = new Counter({
+    name: "switchyard_cached_tokens_total",
+    help: "Prompt tokens the provider served from its prompt cache.",
+    registers: [this.registry],
+  });
+  readonly #completionTokens = new Counter({
+    name: "switchyard_completion_tokens_total",
+    help: "Completion tokens the model produced.",
+    registers: [this.registry],
+  });
+  readonly #contractChanges = new Counter({
+    name: "switchyard_contract_hash_changes_total",
+    help: "Turns whose tool contract hash differed from the conversation's previous turn (a prompt-cache miss).",
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** The `Content-Type` of `exposition()`. */
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** The Prometheus text exposition of every metric. */
+  exposition(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  observeQueueWait(seconds: number): void {
+    this.#queueWait.observe(countable(seconds));
+  }
+
+  /** Records a finished turn; framework overhead is what the model and tools do not explain. */
+  observeTurn(turn: TurnObservation): void {
+    this.#turns.inc({ outcome: turn.outcome });
+    this.#turnDuration.observe({ outcome: turn.outcome }, countable(turn.seconds));
+    this.#turnSteps.observe(countable(turn.steps));
+    const overhead = turn.seconds - turn.modelSeconds - turn.toolSeconds;
+    this.#overhead.observe(countable(overhead));
+  }
+
+  /** `tool` must be a registered tool id (bounded), never a name the model made up. */
+  countToolCall(tool: string, outcome: ToolOutcome): void {
+    if (!this.#toolLabels.has(tool) && this.#toolLabels.size < MAX_TOOL_LABELS) {
+      this.#toolLabels.add(tool);
+    }
+    this.#toolCalls.inc({ tool: this.#toolLabels.has(tool) ? tool : OTHER_TOOL, outcome });
+  }
+
+  countTokens(tokens: TokenCounts): void {
+    this.#promptTokens.inc(countable(tokens.prompt));
+    this.#cachedTokens.inc(countable(tokens.cached));
+    this.#completionTokens.inc(countable(tokens.completion));
+  }
+
+  /**
+   * Call when a turn's contract hash differs from the same conversation's
+   * previous turn: the tools array changed, so the provider's prompt cache
+   * started over. A steady climb means something wobbles between turns.
+   */
+  countContractChange(): void {
+    this.#contractChanges.inc();
+  }
+}

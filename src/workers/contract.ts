@@ -1,0 +1,59 @@
+import type { ConversationAddress } from "../core/agent/inbound.ts";
+import { conversationKey } from "../core/agent/inbound.ts";
+import type { Capabilities } from "../core/availability/capabilities.ts";
+import { overlayLayer, type ScopeLayer } from "../core/availability/scopes.ts";
+import type { WarnOnce } from "../core/availability/warnings.ts";
+import { globalLayer, type SwitchyardConfig } from "../core/config/index.ts";
+import { appendLoaded, freezeTurn, type TurnContract } from "../core/loading/freeze.ts";
+import type { ToolRegistry } from "../core/tools/registry.ts";
+import type { Store } from "../store/index.ts";
+
+/** Where a conversation's contract comes from: the live registry, the config, and Redis. */
+export interface ContractSources {
+  readonly store: Store;
+  readonly registry: ToolRegistry;
+  readonly capabilities: () => Capabilities;
+  readonly config: () => SwitchyardConfig;
+  readonly runtime: ScopeLayer;
+  readonly warnings: WarnOnce;
+}
+
+/**
+ * Loads a conversation's intent and the layers around it and freezes its
+ * contract: what a turn sends, and what `/tools` shows. `loaded` are tools a
+ * turn in progress loaded by discovery, appended as they were mid-turn.
+ */
+export async function freezeConversation(
+  sources: ContractSources,
+  address: ConversationAddress,
+  loaded: readonly string[] = [],
+): Promise<TurnContract> {
+  const [{ intent, problems }, { workspace, channel, globalOverlay }] = await Promise.all([
+    sources.store.intent.read(address),
+    sources.store.scopes.readStack(address),
+  ]);
+  for (const problem of problems) {
+    sources.warnings.warn(
+      `intent:${conversationKey(address)}:${problem}`,
+      `A stored intent field could not be read and is followed instead: ${problem}`,
+    );
+  }
+  const config = sources.config();
+  const contract = freezeTurn(
+    sources.registry,
+    {
+      global: overlayLayer(globalLayer(config), globalOverlay),
+      workspace,
+      channel,
+      runtime: sources.runtime,
+    },
+    intent,
+    sources.capabilities(),
+    {
+      toolsets: config.toolsets,
+      ...(config.agent.essential ? { essential: config.agent.essential } : {}),
+      warnings: sources.warnings,
+    },
+  );
+  return loaded.length > 0 ? appendLoaded(contract, sources.registry, loaded) : contract;
+}
