@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { readConfigText } from "./cli/config-file.ts";
+import { runStartCommand } from "./cli/start.ts";
 import { runToolsCommand } from "./cli/tools.ts";
 
 const USAGE = `Usage: switchyard <command> [options]
@@ -6,7 +7,8 @@ const USAGE = `Usage: switchyard <command> [options]
 Commands:
   tools    Show which tools a turn would get, and why: resident, deferred, disabled.
            switchyard tools [--config FILE] [--tools SPEC] [--mode MODE] [--registry demo] [--json]
-  start    Run the bot (arrives with the conversation pipeline).
+  start    Run the bot. With no platform credentials: the console channel on stdin/stdout.
+           switchyard start [--role all|ingress|worker] [--config FILE] [--tools SPEC] [--mode MODE]
 
 Run "switchyard <command> --help" for a command's options.`;
 
@@ -18,8 +20,10 @@ export class UsageError extends Error {
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
+    case "start":
+      return runStartCommand(rest, process.env);
     case "tools":
-      return runToolsCommand(rest, { env: process.env, readFile: (f) => readFileSync(f, "utf8") });
+      return runToolsCommand(rest, { env: process.env, readFile: readConfigText });
     case undefined:
     case "help":
     case "--help":

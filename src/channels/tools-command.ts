@@ -4,10 +4,8 @@ import {
   type CommandPolicy,
   planToolsText,
   renderText,
-  type ScopeChange,
   type ToolsPlan,
 } from "../core/commands/index.ts";
-import type { ScopeChange as StoredScopeChange } from "../store/index.ts";
 import { type ContractSources, freezeConversation } from "../workers/contract.ts";
 
 export interface ToolsCommandResult {
@@ -47,12 +45,8 @@ export async function handleToolsCommand(
       if (plan.scope === "conversation") {
         await sources.store.intent.apply(where, plan.change);
       } else {
-        await sources.store.scopes.apply(plan.scope, where, toStored(plan.change));
+        await sources.store.scopes.apply(plan.scope, where, plan.change);
       }
       return { plan, text: plan.reply };
   }
-}
-
-function toStored(change: ScopeChange): StoredScopeChange {
-  return change.kind === "set" ? { ...change, value: change.value ? "on" : "off" } : change;
 }

@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { EMPTY_INTENT } from "../core/availability/intent.ts";
 import { runtimeLayer } from "../core/availability/runtime-spec.ts";
@@ -14,6 +13,7 @@ import { parseLoadMode } from "../core/loading/modes.ts";
 import { type ContractReport, reportContract } from "../core/loading/report.ts";
 import { ToolRegistry } from "../core/tools/registry.ts";
 import { hostRegistry } from "../host.ts";
+import { configPath } from "./config-file.ts";
 
 export interface CliEnv {
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -90,20 +90,8 @@ export async function runToolsCommand(argv: string[], io: CliEnv): Promise<numbe
 }
 
 function loadConfig(flag: string | undefined, io: CliEnv): SwitchyardConfig {
-  const file =
-    flag ??
-    io.env.SWITCHYARD_CONFIG ??
-    (existsSync("switchyard.yaml") ? "switchyard.yaml" : undefined);
-  if (file === undefined) return EMPTY_CONFIG;
-  let text: string;
-  try {
-    text = io.readFile(file);
-  } catch (error) {
-    throw new Error(
-      `Cannot read the config file ${file}: ${(error as Error).message}. Check the path given to --config.`,
-    );
-  }
-  return parseConfig(text, file);
+  const file = configPath(flag, io.env as NodeJS.ProcessEnv);
+  return file === undefined ? EMPTY_CONFIG : parseConfig(io.readFile(file), file);
 }
 
 function jsonShape(report: ContractReport) {

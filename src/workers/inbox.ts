@@ -132,4 +132,10 @@ export class Inbox {
     const k = this.keysOf(address);
     return Number(await this.redis.eval(RELEASE, 3, k.lease, k.inbox, k.checkpoint, token));
   }
+
+  /** Nothing waiting, no turn in progress, no lease: the conversation is at rest. */
+  async idle(address: ConversationAddress): Promise<boolean> {
+    const k = this.keysOf(address);
+    return (await this.redis.exists(k.inbox, k.checkpoint, k.lease)) === 0;
+  }
 }

@@ -1,0 +1,103 @@
+import { randomUUID } from "node:crypto";
+import { createInterface } from "node:readline";
+import type { Readable } from "node:stream";
+import type { Redis } from "ioredis";
+import { type ConversationAddress, conversationKey } from "../../core/agent/inbound.ts";
+import type { CommandPolicy } from "../../core/commands/index.ts";
+import type { ContractSources } from "../../workers/contract.ts";
+import type { Inbox } from "../../workers/inbox.ts";
+import type { ConversationQueue } from "../../workers/queue.ts";
+import { handleToolsCommand } from "../tools-command.ts";
+import type { RedisOutbox } from "./outbox.ts";
+
+export const CONSOLE_ADDRESS: ConversationAddress = {
+  platform: "console",
+  workspace: "local",
+  channel: "terminal",
+  conversation: "main",
+};
+
+/** The person at the terminal runs the bot, so they own it. */
+export const CONSOLE_USER = "console-user";
+
+export interface ConsoleOptions {
+  readonly input: Readable;
+  readonly print: (text: string) => void;
+  readonly queue: ConversationQueue;
+  readonly inbox: Inbox;
+  readonly outbox: RedisOutbox;
+  /** A connection of its own for the blocking stream reads. */
+  readonly reader: Redis;
+  readonly sources: ContractSources;
+  readonly policy?: CommandPolicy;
+  readonly address?: ConversationAddress;
+}
+
+/**
+ * A local conversation on stdin and stdout: each line is a message, `/tools`
+ * lines are commands, answers are printed as workers deliver them (through
+ * the Redis outbox, so the worker may be another process). At the end of
+ * input it waits for the conversation to come to rest, then returns.
+ */
+export async function runConsole(options: ConsoleOptions): Promise<void> {
+  const address = options.address ?? CONSOLE_ADDRESS;
+  const policy = options.policy ?? {
+    owners: [CONSOLE_USER],
+    admins: [],
+    conversation: "anyone" as const,
+  };
+  const key = conversationKey(address);
+  let since = await lastEntryId(options.reader, options.outbox.stream);
+  let reading = true;
+  const drain = async (blockMs: number) => {
+    const entries = await options.outbox.read(since, blockMs, options.reader);
+    for (const entry of entries) {
+      since = entry.id;
+      if (entry.conversation === key && entry.kind === "post") options.print(`${entry.text}\n`);
+    }
+  };
+  const tail = (async () => {
+    while (reading) await drain(200);
+  })();
+
+  const lines = createInterface({ input: options.input, crlfDelay: Number.POSITIVE_INFINITY });
+  for await (const raw of lines) {
+    const line = raw.trim();
+    if (line === "") continue;
+    if (/^[/!]tools(@\S+)?(\s|$)/i.test(line)) {
+      const result = await handleToolsCommand(
+        line,
+        address,
+        { id: CONSOLE_USER, isPlatformAdmin: true },
+        policy,
+        options.sources,
+      );
+      options.print(`${result.text}\n`);
+      continue;
+    }
+    await options.queue.enqueue({
+      ...address,
+      user: CONSOLE_USER,
+      userName: process.env.USER ?? "you",
+      text: line,
+      attachments: [],
+      eventId: randomUUID(),
+      time: Date.now(),
+    });
+  }
+
+  // End of input: let the queued turns finish and their answers print.
+  while (!(await options.inbox.idle(address))) await sleep(100);
+  reading = false;
+  await tail;
+  await drain(1);
+}
+
+async function lastEntryId(redis: Redis, stream: string): Promise<string> {
+  const last = (await redis.xrevrange(stream, "+", "-", "COUNT", 1)) as [string, string[]][];
+  return last[0]?.[0] ?? "0";
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

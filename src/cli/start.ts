@@ -1,0 +1,202 @@
+import { parseArgs } from "node:util";
+import { Redis } from "ioredis";
+import { startSwitchyard } from "../app.ts";
+import { runConsole } from "../channels/console/channel.ts";
+import type { Provider } from "../core/agent/provider.ts";
+import { runtimeLayer } from "../core/availability/runtime-spec.ts";
+import { WarnOnce } from "../core/availability/warnings.ts";
+import { parseLoadMode } from "../core/loading/modes.ts";
+import { hostRegistry } from "../host.ts";
+import { type OpsServer, startOpsServer } from "../observability/http.ts";
+import { createLogger, loggerPort } from "../observability/logger.ts";
+import { Metrics } from "../observability/metrics.ts";
+import { createOpenAIProvider } from "../providers/openai.ts";
+import { unconfiguredProvider } from "../providers/unconfigured.ts";
+import { connectRedis, maskRedisUrl } from "../runtime/redis.ts";
+import { Inbox } from "../workers/inbox.ts";
+import { configPath, LiveConfig } from "./config-file.ts";
+
+const HELP = `Usage: switchyard start [options]
+
+Runs the bot. With no platform credentials it runs the console channel: type
+messages on stdin, answers print on stdout, /tools works; end of input exits.
+
+Options:
+  --role all|ingress|worker   all (default): channels and turns in this process;
+                              ingress: channels only; worker: turns only
+  --config FILE               The config file (default: $SWITCHYARD_CONFIG, else ./switchyard.yaml)
+  --tools SPEC                Runtime decisions, e.g. 'web_search=off' (default: $SWITCHYARD_TOOLS)
+  --mode MODE                 Load mode: full, default, minimal (pi), discover (omp)
+  -h, --help                  This help
+
+Environment:
+  REDIS_URL                   Redis (default: 127.0.0.1:6379, else a local redis-server is started)
+  OPENAI_API_KEY, OPENAI_BASE_URL, SWITCHYARD_MODEL   The model (any OpenAI-compatible server)
+  SWITCHYARD_METRICS_PORT     Prometheus /metrics, /healthz, /readyz (default 9464; 0 = off)
+  SWITCHYARD_PREFIX           Redis key prefix (default sy)
+  LOG_LEVEL                   pino level (default info; logs go to stderr)`;
+
+const ROLES = ["all", "ingress", "worker"] as const;
+type Role = (typeof ROLES)[number];
+
+export class StartOptionError extends Error {
+  override readonly name = "StartOptionError";
+}
+
+export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      role: { type: "string", default: "all" },
+      config: { type: "string" },
+      tools: { type: "string" },
+      mode: { type: "string" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
+  const role = values.role as Role;
+  if (!ROLES.includes(role)) {
+    throw new StartOptionError(`--role takes all, ingress or worker, not "${values.role}".`);
+  }
+  // Everything that can be wrong with the flags fails here, before anything starts.
+  const mode = values.mode === undefined ? undefined : parseLoadMode(values.mode);
+  const runtime = runtimeLayer(values.tools, env.SWITCHYARD_TOOLS, mode);
+  const logger = createLogger({ destination: process.stderr, env });
+  const port = loggerPort(logger);
+  const config = new LiveConfig(configPath(values.config, env), port);
+  config.watch();
+
+  const { registry, capabilities } = hostRegistry(env);
+  const provider = providerFromEnv(env, port);
+  const redis = await connectRedis({ dataDir: ".switchyard", logger, env });
+  logger.info({ redis: maskRedisUrl(redis.url), role }, "connected to Redis");
+
+  const metrics = new Metrics();
+  const prefix = env.SWITCHYARD_PREFIX ?? "sy";
+  const app = await startSwitchyard({
+    redisUrl: redis.url,
+    prefix,
+    registry,
+    capabilities: () => capabilities,
+    config: () => config.current,
+    runtime,
+    provider,
+    worker: role !== "ingress",
+    logger: port,
+    ...numberFromEnv(env, "SWITCHYARD_CONCURRENCY", "concurrency"),
+    ...numberFromEnv(env, "SWITCHYARD_LEASE_MS", "leaseMs"),
+    ...numberFromEnv(env, "SWITCHYARD_LOCK_MS", "lockDurationMs"),
+    ...numberFromEnv(env, "SWITCHYARD_STALLED_INTERVAL_MS", "stalledIntervalMs"),
+    ...numberFromEnv(env, "SWITCHYARD_MAX_STEPS", "maxSteps"),
+    ...numberFromEnv(env, "SWITCHYARD_TOOL_TIMEOUT_MS", "toolTimeoutMs"),
+    observe: {
+      queueWait: (ms) => metrics.observeQueueWait(ms / 1000),
+      toolCall: (tool, outcome) => metrics.countToolCall(tool, outcome),
+      turn: ({ result, outcome, ms, contractChanged }) => {
+        metrics.observeTurn({
+          seconds: ms / 1000,
+          outcome: outcome as "answer",
+          steps: result?.steps ?? 0,
+          modelSeconds: (result?.modelMs ?? 0) / 1000,
+          toolSeconds: (result?.toolMs ?? 0) / 1000,
+        });
+        if (result) {
+          metrics.countTokens({
+            prompt: result.usage.promptTokens,
+            cached: result.usage.cachedTokens,
+            completion: result.usage.completionTokens,
+          });
+        }
+        if (contractChanged) metrics.countContractChange();
+      },
+    },
+  });
+
+  let ops: OpsServer | undefined;
+  const metricsPort = Number(env.SWITCHYARD_METRICS_PORT ?? 9464);
+  if (metricsPort > 0) {
+    try {
+      ops = await startOpsServer({
+        port: metricsPort,
+        metrics,
+        ready: () => app.redis.status === "ready",
+      });
+    } catch (error) {
+      logger.warn(
+        { port: metricsPort, error: (error as Error).message },
+        "metrics server not started",
+      );
+    }
+  }
+
+  let stopping: Promise<void> | undefined;
+  const shutdown = () => {
+    stopping ??= (async () => {
+      logger.info("stopping: finishing the turns in progress");
+      config.close();
+      await app.close();
+      await ops?.close();
+      await redis.stop();
+    })();
+    return stopping;
+  };
+  process.once("SIGTERM", () => void shutdown().then(() => process.exit(0)));
+  process.once("SIGINT", () => void shutdown().then(() => process.exit(0)));
+
+  if (role === "worker") {
+    logger.info("worker started; waiting for turns");
+    await new Promise<void>(() => {});
+  }
+  const reader = new Redis(redis.url, { maxRetriesPerRequest: null });
+  try {
+    await runConsole({
+      input: process.stdin,
+      print: (text) => process.stdout.write(text),
+      queue: app.queue,
+      inbox: new Inbox(app.redis, app.store.keys),
+      outbox: app.outbox,
+      reader,
+      sources: {
+        store: app.store,
+        registry,
+        capabilities: () => capabilities,
+        config: () => config.current,
+        runtime,
+        warnings: new WarnOnce(port),
+      },
+    });
+  } finally {
+    reader.disconnect();
+    await shutdown();
+  }
+  return 0;
+}
+
+function providerFromEnv(env: NodeJS.ProcessEnv, logger: ReturnType<typeof loggerPort>): Provider {
+  if (!env.OPENAI_API_KEY && !env.OPENAI_BASE_URL) return unconfiguredProvider();
+  return createOpenAIProvider({
+    ...(env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY } : {}),
+    ...(env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : {}),
+    model: env.SWITCHYARD_MODEL ?? "gpt-4.1-mini",
+    logger,
+  });
+}
+
+function numberFromEnv<K extends string>(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  key: K,
+): Partial<Record<K, number>> {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return {};
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new StartOptionError(`${name} must be a positive number, not "${raw}".`);
+  }
+  return { [key]: value } as Partial<Record<K, number>>;
+}
