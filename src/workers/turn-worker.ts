@@ -29,7 +29,8 @@ export interface TurnWorkerOptions {
  */
 export class TurnWorker {
   readonly worker: Worker<TurnJob>;
-  readonly #instance = randomUUID().slice(0, 8);
+  // The pid is in every lease token, so an operator (or a test) can tell which process holds a conversation.
+  readonly #instance = `${process.pid}.${randomUUID().slice(0, 4)}`;
   readonly #leaseMs: number;
 
   constructor(

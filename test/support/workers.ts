@@ -1,0 +1,64 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { REDIS_URL } from "./redis.ts";
+
+const BIN = fileURLToPath(new URL("../../bin/switchyard.js", import.meta.url));
+
+export interface WorkerProcess {
+  readonly child: ChildProcess;
+  readonly pid: number;
+  /** Everything the process wrote to stderr (its logs). */
+  readonly logs: () => string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/**
+ * Starts `switchyard start --role worker` as a separate process, as an
+ * operator would on another machine, and resolves once it takes work.
+ */
+export async function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, [BIN, "start", "--role", "worker"], {
+    env: {
+      ...process.env,
+      REDIS_URL,
+      SWITCHYARD_METRICS_PORT: "0",
+      LOG_LEVEL: "info",
+      ...env,
+    },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let logs = "";
+  child.stderr?.on("data", (chunk) => {
+    logs += String(chunk);
+  });
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("exit", (code) => resolve(code)),
+  );
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`worker did not start in 30 s:\n${logs}`)),
+      30_000,
+    );
+    const check = () => {
+      if (logs.includes("worker started")) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stderr?.on("data", check);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`worker exited with ${code} before starting:\n${logs}`));
+    });
+  });
+  return {
+    child,
+    pid: child.pid as number,
+    logs: () => logs,
+    async stop(signal = "SIGTERM") {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill(signal);
+      return exited;
+    },
+  };
+}
