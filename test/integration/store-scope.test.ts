@@ -17,7 +17,11 @@ describe("scope store", () => {
   it("reads an untouched scope as an empty layer", async () => {
     const { scopes } = createStore(db.redis, { prefix: db.prefix });
     expect(await scopes.read("workspace", address)).toEqual({});
-    expect(await scopes.readStack(address)).toEqual({ workspace: {}, channel: {} });
+    expect(await scopes.readStack(address)).toEqual({
+      workspace: {},
+      channel: {},
+      globalOverlay: {},
+    });
   });
 
   it("round-trips keys, toolset and mode, per scope", async () => {
@@ -28,11 +32,16 @@ describe("scope store", () => {
     await scopes.apply("channel", address, { kind: "set", key: "all", value: "off" });
     const last = await scopes.apply("channel", address, { kind: "toolset", name: "research" });
     expect(last).toEqual({ keys: { all: false, "mcp:github": true }, toolset: "research" });
+    await scopes.apply("global", {}, { kind: "set", key: "code_run", value: "off" });
     expect(await scopes.readStack(address)).toEqual({
       workspace: { keys: { mcp: false }, mode: "discover" },
       channel: { keys: { all: false, "mcp:github": true }, toolset: "research" },
+      globalOverlay: { keys: { code_run: false } },
     });
     expect(await scopes.read("channel", otherChannel)).toEqual({});
+    expect((await scopes.readStack(otherChannel)).globalOverlay).toEqual({
+      keys: { code_run: false },
+    });
   });
 
   it("returns a key to follow with set follow or reset of that key", async () => {
