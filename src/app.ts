@@ -55,11 +55,13 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
   const prefix = options.prefix ?? "sy";
   const logger = options.logger ?? silentLogger;
   const connect = () => new Redis(options.redisUrl, { maxRetriesPerRequest: null });
-  const redis = connect();
-  const queueConnection = connect();
+  // State reads and writes of many conversations go out together: one socket write per tick, not per command.
+  const stateConnection = () =>
+    new Redis(options.redisUrl, { maxRetriesPerRequest: null, enableAutoPipelining: true });
+  const redis = stateConnection();
   const store = createStore(redis, { prefix, logger });
   const inbox = new Inbox(redis, store.keys);
-  const queue = new ConversationQueue(queueConnection, inbox, { prefix });
+  const queue = new ConversationQueue(inbox, { prefix });
   const outbox = new RedisOutbox(redis, prefix, conversationKey);
   let worker: TurnWorker | undefined;
   let workerConnection: Redis | undefined;
@@ -106,7 +108,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     async close() {
       await worker?.close();
       await queue.close();
-      await Promise.allSettled([redis.quit(), queueConnection.quit(), workerConnection?.quit()]);
+      await Promise.allSettled([redis.quit(), workerConnection?.quit()]);
     },
   };
 }

@@ -27,6 +27,14 @@ return 1
 
 const COMPACTION_ATTEMPTS = 5;
 
+export interface HistoryReading {
+  /** The stored entries, as stored. */
+  readonly raw: readonly string[];
+  /** How many messages compaction had dropped when this was read. */
+  readonly trimmed: number;
+  readonly messages: ChatMessage[];
+}
+
 export interface CompactionResult {
   /** Messages dropped from the head (whole groups). */
   readonly dropped: number;
@@ -57,7 +65,75 @@ export class HistoryStore {
   /** Every stored message, oldest first. An unreadable entry is skipped with a warning. */
   async load(address: ConversationAddress): Promise<ChatMessage[]> {
     const key = this.#keys.conversation(address).history;
-    const entries = await this.#redis.lrange(key, 0, -1);
+    return this.#decode(key, await this.#redis.lrange(key, 0, -1));
+  }
+
+  /**
+   * History as stored, with the compaction counter, read together: what a
+   * turn starts from, and what {@link compactRead} plans on without reading
+   * it again.
+   */
+  async read(address: ConversationAddress): Promise<HistoryReading> {
+    // Not a transaction: only the turn's lease holder writes history, and a
+    // compaction planned on a stale reading is refused by trimHead anyway.
+    const keys = this.#keys.conversation(address);
+    const [raw, trimmed] = await Promise.all([
+      this.#redis.lrange(keys.history, 0, -1),
+      this.#redis.get(keys.historyTrimmed),
+    ]);
+    return this.fromStored(address, raw, trimmed);
+  }
+
+  /** A reading from entries fetched elsewhere (a turn snapshot). */
+  fromStored(address: ConversationAddress, raw: string[], trimmed: string | null): HistoryReading {
+    const key = this.#keys.conversation(address).history;
+    return { raw, trimmed: Number(trimmed ?? 0), messages: this.#decode(key, raw) };
+  }
+
+  /**
+   * Compacts from a reading taken a moment ago: plans locally, trims only if
+   * history is still as read (else falls back to {@link compact} and reads
+   * again), and returns the reading of what stays.
+   */
+  async compactRead(
+    address: ConversationAddress,
+    reading: HistoryReading,
+    limits: CompactionLimits,
+  ): Promise<HistoryReading> {
+    checkLimits(limits);
+    const plan = planCompaction(reading.raw, limits);
+    if (plan.drop === 0) return reading;
+    const keys = this.#keys.conversation(address);
+    const args = [reading.trimmed, reading.raw.length, plan.drop];
+    if ((await trimHead.run(this.#redis, [keys.history, keys.historyTrimmed], args)) === 1) {
+      const raw = reading.raw.slice(plan.drop);
+      return {
+        raw,
+        trimmed: reading.trimmed + plan.drop,
+        messages: this.#decode(keys.history, raw),
+      };
+    }
+    await this.compact(address, limits);
+    return this.read(address);
+  }
+
+  /**
+   * The messages before and from a list position (a turn's `historyStart`),
+   * split on the stored entries so an unreadable entry cannot shift the cut.
+   */
+  split(
+    address: ConversationAddress,
+    reading: HistoryReading,
+    start: number,
+  ): { before: ChatMessage[]; from: ChatMessage[] } {
+    const key = this.#keys.conversation(address).history;
+    return {
+      before: this.#decode(key, reading.raw.slice(0, start)),
+      from: this.#decode(key, reading.raw.slice(start)),
+    };
+  }
+
+  #decode(key: string, entries: readonly string[]): ChatMessage[] {
     const messages: ChatMessage[] = [];
     for (const entry of entries) {
       const message = decodeMessage(entry);

@@ -8,7 +8,7 @@ import { TurnStore } from "./turn-store.ts";
 
 export { StoreInputError } from "./errors.ts";
 export { type CompactionLimits, groupMessages, type MessageGroup } from "./history-groups.ts";
-export { type CompactionResult, HistoryStore } from "./history-store.ts";
+export { type CompactionResult, type HistoryReading, HistoryStore } from "./history-store.ts";
 export { IntentStore } from "./intent-store.ts";
 export {
   type ChannelRef,

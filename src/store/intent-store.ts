@@ -89,6 +89,27 @@ export class IntentStore {
   }
 
   /**
+   * Reads intent from a hash fetched elsewhere (a worker's one-script turn
+   * snapshot), with the same damage reporting as {@link read}. `problem` is a
+   * failure to fetch it at all (a key of another type).
+   */
+  fromHash(
+    address: ConversationAddress,
+    hash: Record<string, string>,
+    problem?: string,
+  ): IntentReading {
+    const key = this.#keys.conversation(address).intent;
+    if (problem !== undefined) {
+      this.#warnings.warn(
+        key,
+        `${problem}; the conversation follows its scopes until the key is deleted.`,
+      );
+      return { intent: EMPTY_INTENT, problems: [problem] };
+    }
+    return this.#reading(key, hash);
+  }
+
+  /**
    * Applies one change atomically and returns the intent right after it.
    * Throws a StoreInputError, writing nothing, when the change names a
    * malformed key, id, mode or toolset.

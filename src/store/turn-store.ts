@@ -28,6 +28,20 @@ redis.call('SET', KEYS[1], ARGV[3])
 return 1
 `);
 
+/**
+ * Starts a turn: appends the person's messages to history and stores the
+ * turn's first checkpoint, only if no turn is in progress.
+ * KEYS: checkpoint, history. ARGV: checkpoint JSON, messages...
+ */
+const beginWrite = new LuaScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+for i = 2, #ARGV, ${UNPACK_CHUNK} do
+  redis.call('RPUSH', KEYS[2], unpack(ARGV, i, math.min(i + ${UNPACK_CHUNK - 1}, #ARGV)))
+end
+redis.call('SET', KEYS[1], ARGV[1])
+return 1
+`);
+
 /** Deletes the checkpoint only if it still belongs to the given turn. KEYS: checkpoint. ARGV: turnId. */
 const guardedClear = new LuaScript(`
 local stored = redis.call('GET', KEYS[1])
@@ -78,10 +92,40 @@ export class TurnStore {
       this.#damaged(key, `it holds a ${await this.#redis.type(key)}, not a string`);
       return undefined;
     }
+    return this.fromStored(address, raw);
+  }
+
+  /** A checkpoint from its stored JSON fetched elsewhere (a turn snapshot); damage warns and reads as none. */
+  fromStored(
+    address: ConversationAddress,
+    raw: string | null,
+    problem?: string,
+  ): Checkpoint | undefined {
+    const key = this.#keys.conversation(address).checkpoint;
+    if (problem !== undefined) {
+      this.#damaged(key, problem);
+      return undefined;
+    }
     if (raw === null) return undefined;
-    const { checkpoint, problem } = decodeCheckpoint(raw);
-    if (problem !== undefined) this.#damaged(key, problem);
-    return checkpoint;
+    const decoded = decodeCheckpoint(raw);
+    if (decoded.problem !== undefined) this.#damaged(key, decoded.problem);
+    return decoded.checkpoint;
+  }
+
+  /**
+   * Begins a turn with the person's messages, in one atomic script: history
+   * gains them and the checkpoint (at step 1: the input is stored) appears
+   * together. Refuses (returns false, writes nothing) while another turn's
+   * checkpoint is stored.
+   */
+  async beginTurn(
+    address: ConversationAddress,
+    messages: readonly ChatMessage[],
+    checkpoint: Checkpoint,
+  ): Promise<boolean> {
+    const keys = this.#keys.conversation(address);
+    const args = [encodeCheckpoint(checkpoint), ...messages.map(encodeMessage)];
+    return (await beginWrite.run(this.#redis, [keys.checkpoint, keys.history], args)) === 1;
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { ConversationAddress } from "../core/agent/inbound.ts";
 import { conversationKey } from "../core/agent/inbound.ts";
 import type { Capabilities } from "../core/availability/capabilities.ts";
+import type { IntentReading } from "../core/availability/intent.ts";
 import { overlayLayer, type ScopeLayer } from "../core/availability/scopes.ts";
 import type { WarnOnce } from "../core/availability/warnings.ts";
 import { globalLayer, type SwitchyardConfig } from "../core/config/index.ts";
@@ -18,20 +19,35 @@ export interface ContractSources {
   readonly warnings: WarnOnce;
 }
 
-/**
- * Loads a conversation's intent and the layers around it and freezes its
- * contract: what a turn sends, and what `/tools` shows. `loaded` are tools a
- * turn in progress loaded by discovery, appended as they were mid-turn.
- */
-export async function freezeConversation(
+/** What a conversation's contract is frozen from, as read from Redis in one go. */
+export interface ConversationState {
+  readonly intent: IntentReading;
+  readonly layers: Awaited<ReturnType<Store["scopes"]["readStack"]>>;
+}
+
+export async function readConversationState(
   sources: ContractSources,
   address: ConversationAddress,
-  loaded: readonly string[] = [],
-): Promise<TurnContract> {
-  const [{ intent, problems }, { workspace, channel, globalOverlay }] = await Promise.all([
+): Promise<ConversationState> {
+  const [intent, layers] = await Promise.all([
     sources.store.intent.read(address),
     sources.store.scopes.readStack(address),
   ]);
+  return { intent, layers };
+}
+
+/**
+ * Freezes a conversation's contract: what a turn sends, and what `/tools`
+ * shows. `loaded` are tools a turn in progress loaded by discovery, appended
+ * as they were mid-turn.
+ */
+export function freezeState(
+  sources: ContractSources,
+  address: ConversationAddress,
+  state: ConversationState,
+  loaded: readonly string[] = [],
+): TurnContract {
+  const { intent, problems } = state.intent;
   for (const problem of problems) {
     sources.warnings.warn(
       `intent:${conversationKey(address)}:${problem}`,
@@ -39,6 +55,7 @@ export async function freezeConversation(
     );
   }
   const config = sources.config();
+  const { workspace, channel, globalOverlay } = state.layers;
   const contract = freezeTurn(
     sources.registry,
     {
@@ -56,4 +73,12 @@ export async function freezeConversation(
     },
   );
   return loaded.length > 0 ? appendLoaded(contract, sources.registry, loaded) : contract;
+}
+
+/** Reads and freezes in one call, for `/tools`. */
+export async function freezeConversation(
+  sources: ContractSources,
+  address: ConversationAddress,
+): Promise<TurnContract> {
+  return freezeState(sources, address, await readConversationState(sources, address));
 }

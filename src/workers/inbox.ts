@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import type { ConversationAddress, InboundMessage } from "../core/agent/inbound.ts";
 import type { KeyScheme } from "../store/keys.ts";
+import { LuaScript } from "../store/lua.ts";
 
 /**
  * A conversation's inbox and its lease, in Redis, next to the conversation's
@@ -9,33 +10,33 @@ import type { KeyScheme } from "../store/keys.ts";
  * and letting go just as a message arrives — cannot happen: `finish` trims
  * and releases in one step, and a message pushed before it is seen by it.
  */
-const ENQUEUE = `
+const ENQUEUE = new LuaScript(`
 local cutoff = tonumber(ARGV[2]) - tonumber(ARGV[3])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', cutoff)
 if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return redis.call('RPUSH', KEYS[2], ARGV[4])
-`;
+`);
 
 // KEYS: lease. ARGV: token, ttl. Returns 1 when the lease is ours (new or already held), else 0.
-const ACQUIRE = `
+const ACQUIRE = new LuaScript(`
 local holder = redis.call('GET', KEYS[1])
 if holder == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
 if holder then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1
-`;
+`);
 
-const RENEW = `
+const RENEW = new LuaScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0
-`;
+`);
 
 // KEYS: lease, inbox, checkpoint. ARGV: token, consumed.
 // Drops the consumed messages and the turn's checkpoint; lets go of the lease
 // only if nothing is left. Returns what is left, or -1 if the lease was lost.
-const FINISH = `
+const FINISH = new LuaScript(`
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
 local consumed = tonumber(ARGV[2])
 if consumed > 0 then redis.call('LTRIM', KEYS[2], consumed, -1) end
@@ -43,15 +44,15 @@ redis.call('DEL', KEYS[3])
 local left = redis.call('LLEN', KEYS[2])
 if left == 0 then redis.call('DEL', KEYS[1]) end
 return left
-`;
+`);
 
 // KEYS: lease, inbox, checkpoint. ARGV: token. Lets go only if there is nothing to do.
-const RELEASE = `
+const RELEASE = new LuaScript(`
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
 local left = redis.call('LLEN', KEYS[2])
 if left == 0 and redis.call('EXISTS', KEYS[3]) == 0 then redis.call('DEL', KEYS[1]) return 0 end
 return left + redis.call('EXISTS', KEYS[3])
-`;
+`);
 
 export interface InboxKeys {
   readonly inbox: string;
@@ -81,15 +82,10 @@ export class Inbox {
   /** Appends a message unless its event id was seen. Returns false for a duplicate. */
   async push(message: InboundMessage, now: number): Promise<boolean> {
     const k = this.keysOf(message);
-    const result = await this.redis.eval(
-      ENQUEUE,
-      2,
-      k.seen,
-      k.inbox,
-      message.eventId,
-      String(now),
-      String(this.dedupeMs),
-      JSON.stringify(message),
+    const result = await ENQUEUE.run(
+      this.redis,
+      [k.seen, k.inbox],
+      [message.eventId, now, this.dedupeMs, JSON.stringify(message)],
     );
     return Number(result) > 0;
   }
@@ -102,12 +98,12 @@ export class Inbox {
 
   async acquire(address: ConversationAddress, token: string, ttlMs: number): Promise<boolean> {
     const k = this.keysOf(address);
-    return Number(await this.redis.eval(ACQUIRE, 1, k.lease, token, String(ttlMs))) === 1;
+    return Number(await ACQUIRE.run(this.redis, [k.lease], [token, ttlMs])) === 1;
   }
 
   async renew(address: ConversationAddress, token: string, ttlMs: number): Promise<boolean> {
     const k = this.keysOf(address);
-    return Number(await this.redis.eval(RENEW, 1, k.lease, token, String(ttlMs))) === 1;
+    return Number(await RENEW.run(this.redis, [k.lease], [token, ttlMs])) === 1;
   }
 
   async holder(address: ConversationAddress): Promise<{ token: string | null; ttlMs: number }> {
@@ -123,14 +119,14 @@ export class Inbox {
   async finish(address: ConversationAddress, token: string, consumed: number): Promise<number> {
     const k = this.keysOf(address);
     return Number(
-      await this.redis.eval(FINISH, 3, k.lease, k.inbox, k.checkpoint, token, String(consumed)),
+      await FINISH.run(this.redis, [k.lease, k.inbox, k.checkpoint], [token, consumed]),
     );
   }
 
   /** Lets go when idle. Returns 0 when released, >0 when there is work after all, -1 if lost. */
   async release(address: ConversationAddress, token: string): Promise<number> {
     const k = this.keysOf(address);
-    return Number(await this.redis.eval(RELEASE, 3, k.lease, k.inbox, k.checkpoint, token));
+    return Number(await RELEASE.run(this.redis, [k.lease, k.inbox, k.checkpoint], [token]));
   }
 
   /** Nothing waiting, no turn in progress, no lease: the conversation is at rest. */

@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import { Queue } from "bullmq";
-import type { Redis } from "ioredis";
 import { z } from "zod";
 import { conversationKey, type InboundMessage } from "../core/agent/inbound.ts";
 import type { Inbox } from "./inbox.ts";
@@ -49,13 +48,13 @@ export class InboundMessageError extends Error {
 export class ConversationQueue {
   readonly queue: Queue<TurnJob>;
 
+  /** Jobs go out on the inbox's own connection: {@link enqueue}'s ordering relies on it. */
   constructor(
-    connection: Redis,
     private readonly inbox: Inbox,
     options: { prefix?: string; name?: string } = {},
   ) {
     this.queue = new Queue<TurnJob>(options.name ?? TURN_QUEUE, {
-      connection,
+      connection: inbox.redis,
       prefix: `${options.prefix ?? "sy"}:bull`,
     });
   }
@@ -69,9 +68,12 @@ export class ConversationQueue {
         `An inbound message was refused: ${issue?.path.join(".") || "message"}: ${issue?.message}. Channels must fill in platform, workspace, channel, conversation, user, text, attachments, eventId and time.`,
       );
     }
-    const fresh = await this.inbox.push(message, now);
+    // Both go out on one connection, the push first: Redis runs them in that
+    // order, so the job can never look at the inbox before the message is in
+    // it, and the enqueue costs one round trip instead of two.
+    const pushed = this.inbox.push(message, now);
     const key = conversationKey(message);
-    await this.queue.add(
+    const added = this.queue.add(
       "turn",
       {
         address: {
@@ -90,6 +92,7 @@ export class ConversationQueue {
         backoff: { type: "exponential", delay: 500 },
       },
     );
+    const [fresh] = await Promise.all([pushed, added]);
     return { fresh };
   }
 

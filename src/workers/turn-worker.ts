@@ -3,6 +3,7 @@ import { DelayedError, type Job, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { conversationKey } from "../core/agent/inbound.ts";
 import { TURN_QUEUE, type TurnJob } from "./queue.ts";
+import { takeSnapshot } from "./snapshot.ts";
 import { drainConversation, LostLeaseError, type TurnEnvironment } from "./turn.ts";
 
 export interface TurnWorkerOptions {
@@ -72,11 +73,14 @@ export class TurnWorker {
       this.options.onQueueWait?.(job.processedOn - job.data.enqueuedAt);
     }
     const lease = `${job.id}|${this.#instance}|${randomUUID().slice(0, 8)}`;
-    if (!(await this.env.inbox.acquire(address, lease, this.#leaseMs))) {
-      const holder = await this.env.inbox.holder(address);
-      if (holder.token?.startsWith(`${job.id}|`)) {
+    const taken = await takeSnapshot(this.env.store, this.env.inbox, address, {
+      token: lease,
+      ttlMs: this.#leaseMs,
+    });
+    if (!taken.taken) {
+      if (taken.holder.startsWith(`${job.id}|`)) {
         // This job's earlier run died holding the lease: come back when it expires.
-        await job.moveToDelayed(Date.now() + Math.max(holder.ttlMs, 0) + 50, token);
+        await job.moveToDelayed(Date.now() + Math.max(taken.ttlMs, 0) + 50, token);
         throw new DelayedError();
       }
       return "busy";
@@ -94,7 +98,7 @@ export class TurnWorker {
       Math.max(100, Math.floor(this.#leaseMs / 3)),
     );
     try {
-      await drainConversation(this.env, address, lease, controller.signal);
+      await drainConversation(this.env, address, lease, controller.signal, taken.snapshot);
       return "drained";
     } catch (error) {
       if (error instanceof LostLeaseError) {

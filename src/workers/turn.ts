@@ -12,8 +12,11 @@ import type { ChatMessage } from "../core/agent/messages.ts";
 import { buildSystemPrompt } from "../core/agent/prompt.ts";
 import type { Provider } from "../core/agent/provider.ts";
 import type { LoggerPort } from "../core/availability/warnings.ts";
-import { type ContractSources, freezeConversation } from "./contract.ts";
+import type { HistoryReading } from "../store/index.ts";
+import { encodeMessage } from "../store/message-json.ts";
+import { type ContractSources, type ConversationState, freezeState } from "./contract.ts";
 import type { Inbox } from "./inbox.ts";
+import { type Snapshot, takeSnapshot } from "./snapshot.ts";
 import { runTool } from "./tool-runner.ts";
 
 /** Everything a turn needs from the process around it. */
@@ -59,27 +62,31 @@ export async function drainConversation(
   address: ConversationAddress,
   leaseToken: string,
   signal: AbortSignal,
+  first?: Snapshot,
 ): Promise<void> {
+  let next = first;
   for (;;) {
     if (signal.aborted) throw new LostLeaseError("lease lost");
-    let checkpoint = await env.store.turns.readCheckpoint(address);
-    let pending: InboundMessage[];
+    const snap = next ?? (await readSnapshot(env, address));
+    next = undefined;
+    let checkpoint = snap.checkpoint;
+    let history = snap.history;
+    let contractChanged = false;
+    let pending = snap.pending;
     if (!checkpoint) {
-      pending = await env.inbox.pending(address);
       if (pending.length === 0) {
         const left = await env.inbox.release(address, leaseToken);
         if (left <= 0) return;
         continue;
       }
-      checkpoint = await beginTurn(env, address, pending.length);
+      history = await env.store.history.compactRead(address, history, env.history);
+      ({ checkpoint, history, contractChanged } = await beginTurn(env, address, snap, history));
     } else {
-      pending = (await env.inbox.pending(address)).slice(0, checkpoint.inboxCount);
-      const resumes = await countResume(env, address, checkpoint);
-      if (resumes > MAX_RESUMES) {
+      pending = pending.slice(0, checkpoint.inboxCount);
+      if ((await countResume(env, address, checkpoint)) > MAX_RESUMES) {
         env.logger.warn("giving up on a turn that failed repeatedly", {
           conversation: conversationKey(address),
           turnId: checkpoint.turnId,
-          resumes,
         });
         await deliver(
           env,
@@ -88,36 +95,74 @@ export async function drainConversation(
           pending,
           "Sorry — something went wrong while answering this, and I gave up after several tries. Please send your message again.",
         );
-        const left = await env.inbox.finish(address, leaseToken, checkpoint.inboxCount);
-        if (left <= 0) return;
-        continue;
+      } else {
+        await runOneTurn(env, address, checkpoint, pending, history, snap.state, signal, false);
       }
+      const left = await env.inbox.finish(address, leaseToken, checkpoint.inboxCount);
+      if (left === -1) throw new LostLeaseError("lease lost before the inbox was trimmed");
+      if (left === 0) return;
+      continue;
     }
-    await runOneTurn(env, address, checkpoint, pending, signal);
+    await runOneTurn(
+      env,
+      address,
+      checkpoint,
+      pending,
+      history,
+      snap.state,
+      signal,
+      contractChanged,
+    );
     const left = await env.inbox.finish(address, leaseToken, checkpoint.inboxCount);
     if (left === -1) throw new LostLeaseError("lease lost before the inbox was trimmed");
     if (left === 0) return;
   }
 }
 
+async function readSnapshot(env: TurnEnvironment, address: ConversationAddress): Promise<Snapshot> {
+  const taken = await takeSnapshot(env.store, env.inbox, address);
+  if (!taken.taken) throw new LostLeaseError("lease lost");
+  return taken.snapshot;
+}
+
+/**
+ * Starts a turn: the person's messages join history and the checkpoint is
+ * written, in one script. The contract's hash is remembered per conversation
+ * at the same time, for the "contract changed" metric.
+ */
 async function beginTurn(
   env: TurnEnvironment,
   address: ConversationAddress,
-  inboxCount: number,
-): Promise<Checkpoint> {
-  await env.store.history.compact(address, env.history);
+  snap: Snapshot,
+  history: HistoryReading,
+): Promise<{ checkpoint: Checkpoint; history: HistoryReading; contractChanged: boolean }> {
+  const input = snap.pending.map(userMessage);
+  const contract = freezeState(env, address, snap.state);
   const checkpoint: Checkpoint = {
     v: 1,
     turnId: randomUUID(),
-    step: 0,
-    historyStart: await env.store.history.length(address),
-    inboxCount,
-    contractHash: "",
+    step: 1,
+    historyStart: history.raw.length,
+    inboxCount: snap.pending.length,
+    contractHash: contract.hash,
     loaded: [],
     delivered: [],
   };
-  await env.store.turns.writeCheckpoint(address, checkpoint);
-  return checkpoint;
+  const hashKey = `${env.store.keys.conversationTag(address)}:contract`;
+  const [began, previous] = await Promise.all([
+    env.store.turns.beginTurn(address, input, checkpoint),
+    env.inbox.redis.set(hashKey, contract.hash, "GET"),
+  ]);
+  if (!began) throw new LostLeaseError("another worker began this turn");
+  return {
+    checkpoint,
+    history: {
+      raw: [...history.raw, ...input.map(encodeMessage)],
+      trimmed: history.trimmed,
+      messages: [...history.messages, ...input],
+    },
+    contractChanged: previous !== null && previous !== contract.hash,
+  };
 }
 
 async function runOneTurn(
@@ -125,26 +170,16 @@ async function runOneTurn(
   address: ConversationAddress,
   start: Checkpoint,
   pending: readonly InboundMessage[],
+  history: HistoryReading,
+  state: ConversationState,
   signal: AbortSignal,
+  contractChanged: boolean,
 ): Promise<void> {
   const started = Date.now();
   let checkpoint = start;
-  if (checkpoint.step === 0) {
-    const next = { ...checkpoint, step: 1 };
-    if (!(await env.store.turns.commitStep(address, pending.map(userMessage), next))) {
-      throw new LostLeaseError("another worker took the turn over");
-    }
-    checkpoint = next;
-  }
-
-  const history = await env.store.history.load(address);
-  const before = history.slice(0, checkpoint.historyStart);
-  const turn = history.slice(checkpoint.historyStart);
-  const contract = await freezeConversation(env, address, checkpoint.loaded);
-  const contractChanged = await noteContractHash(env, address, contract.hash, checkpoint);
-  if (checkpoint.contractHash === "") {
-    checkpoint = { ...checkpoint, contractHash: contract.hash };
-  } else if (checkpoint.contractHash !== contract.hash) {
+  const { before, from } = env.store.history.split(address, history, checkpoint.historyStart);
+  const contract = freezeState(env, address, state, checkpoint.loaded);
+  if (checkpoint.contractHash !== contract.hash) {
     env.logger.warn(
       "the tools changed while this turn was interrupted; it resumes with the current ones",
       {
@@ -153,23 +188,17 @@ async function runOneTurn(
       },
     );
   }
-
   const last = pending.at(-1);
-  const target: DeliveryTarget = {
-    ...address,
-    ...(last?.thread ? { thread: last.thread } : {}),
-    ...(last?.messageRef ? { replyTo: last.messageRef } : {}),
-  };
   const outbound = env.outbounds[address.platform];
-  const typing = outbound ? keepTyping(() => outbound.typing(target)) : undefined;
-  let result: TurnResult | undefined;
+  const typing = outbound ? keepTyping(() => outbound.typing(targetOf(address, last))) : undefined;
+  let result: TurnResult;
   try {
     result = await runTurn({
       registry: env.registry,
       contract,
       system: buildSystemPrompt({ persona: env.persona, catalog: contract.catalog }),
       history: before,
-      turn,
+      turn: from,
       step: checkpoint.step - 1,
       loaded: checkpoint.loaded,
       provider: env.provider,
@@ -216,10 +245,19 @@ async function runOneTurn(
   });
 }
 
+function targetOf(address: ConversationAddress, last: InboundMessage | undefined): DeliveryTarget {
+  return {
+    ...address,
+    ...(last?.thread ? { thread: last.thread } : {}),
+    ...(last?.messageRef ? { replyTo: last.messageRef } : {}),
+  };
+}
+
 /**
- * Posts the answer, part by part, recording each part's ref in the
- * checkpoint. A resumed turn skips the parts already recorded, and the
- * idempotency key makes a part posted just before a crash land once.
+ * Posts the answer, part by part. Each part but the last records its ref in
+ * the checkpoint, so a resumed turn skips what was posted; every part carries
+ * an idempotency key, so a part posted just before a crash lands once. The
+ * last part needs no record: the inbox trim that follows clears the turn.
  */
 async function deliver(
   env: TurnEnvironment,
@@ -235,18 +273,14 @@ async function deliver(
     });
     return;
   }
-  const last = pending.at(-1);
-  const target: DeliveryTarget = {
-    ...address,
-    ...(last?.thread ? { thread: last.thread } : {}),
-    ...(last?.messageRef ? { replyTo: last.messageRef } : {}),
-  };
+  const target = targetOf(address, pending.at(-1));
   const parts = splitMessage(answer.trim() === "" ? "(no answer)" : answer, outbound.maxLength);
   let current = checkpoint;
   for (let i = current.delivered.length; i < parts.length; i++) {
     const ref = await outbound.post(target, parts[i] as string, {
       idempotencyKey: `${current.turnId}-${i}`,
     });
+    if (i === parts.length - 1) break;
     const next = { ...current, delivered: [...current.delivered, ref] };
     await env.store.turns.writeCheckpoint(address, next, {
       turnId: current.turnId,
@@ -271,24 +305,10 @@ async function countResume(
   checkpoint: Checkpoint,
 ): Promise<number> {
   const key = `${env.store.keys.conversationTag(address)}:resumes:${checkpoint.turnId}`;
-  const redis = env.inbox.redis;
-  const [[, count]] = (await redis.multi().incr(key).pexpire(key, 86_400_000).exec()) as [
+  const [[, count]] = (await env.inbox.redis.multi().incr(key).pexpire(key, 86_400_000).exec()) as [
     [unknown, number],
   ];
   return Number(count);
-}
-
-/** Remembers the conversation's last contract hash; true when this turn's differs. */
-async function noteContractHash(
-  env: TurnEnvironment,
-  address: ConversationAddress,
-  hash: string,
-  checkpoint: Checkpoint,
-): Promise<boolean> {
-  if (checkpoint.contractHash !== "") return false;
-  const key = `${env.store.keys.conversationTag(address)}:contract`;
-  const previous = await env.inbox.redis.set(key, hash, "GET");
-  return previous !== null && previous !== hash;
 }
 
 function keepTyping(send: () => Promise<void>): { stop(): void } {

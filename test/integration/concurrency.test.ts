@@ -59,7 +59,7 @@ describe("many conversations on many worker processes", () => {
     fake = await startFakeOpenAI({ responder: acknowledge });
     redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
     const keys = new KeyScheme(prefix);
-    queue = new ConversationQueue(redis, new Inbox(redis, keys), { prefix });
+    queue = new ConversationQueue(new Inbox(redis, keys), { prefix });
     outbox = new RedisOutbox(redis, prefix, conversationKey);
     const env = {
       SWITCHYARD_PREFIX: prefix,

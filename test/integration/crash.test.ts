@@ -62,7 +62,7 @@ describe("a worker killed mid-turn", () => {
 
   it("resumes on another worker from its checkpoint and answers exactly once", async () => {
     const keys = createStore(redis, { prefix }).keys;
-    const queue = new ConversationQueue(redis, new Inbox(redis, keys), { prefix });
+    const queue = new ConversationQueue(new Inbox(redis, keys), { prefix });
     await queue.enqueue({
       ...address,
       user: "u",

@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import type { ConversationAddress } from "../../core/agent/inbound.ts";
+import { LuaScript } from "../../store/lua.ts";
 import type { DeliveryTarget, Outbound } from "../outbound.ts";
 
 /**
@@ -8,13 +9,13 @@ import type { DeliveryTarget, Outbound } from "../outbound.ts";
  * machines) can answer a terminal too. Posting is exactly once per
  * idempotency key: the key and the stream entry are written by one script.
  */
-const POST = `
+const POST = new LuaScript(`
 local existing = redis.call('GET', KEYS[1])
 if existing then return existing end
 local id = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], '*', 'kind', 'post', 'conversation', ARGV[1], 'text', ARGV[2], 'key', ARGV[5])
 redis.call('SET', KEYS[1], id, 'PX', ARGV[4])
 return id
-`;
+`);
 
 export interface OutboxEntry {
   readonly id: string;
@@ -40,16 +41,10 @@ export class RedisOutbox implements Outbound {
 
   async post(target: DeliveryTarget, text: string, { idempotencyKey }: { idempotencyKey: string }) {
     const keyName = `${this.stream.replace(/:stream$/, "")}:sent:${idempotencyKey}`;
-    const id = await this.redis.eval(
-      POST,
-      2,
-      keyName,
-      this.stream,
-      this.conversationOf(target),
-      text,
-      "100000",
-      String(24 * 60 * 60 * 1000),
-      idempotencyKey,
+    const id = await POST.run(
+      this.redis,
+      [keyName, this.stream],
+      [this.conversationOf(target), text, 100_000, 24 * 60 * 60 * 1000, idempotencyKey],
     );
     return String(id);
   }

@@ -1,0 +1,103 @@
+import type { Checkpoint } from "../core/agent/checkpoint.ts";
+import type { ConversationAddress, InboundMessage } from "../core/agent/inbound.ts";
+import type { HistoryReading, Store } from "../store/index.ts";
+import { LuaScript } from "../store/lua.ts";
+import type { ConversationState } from "./contract.ts";
+import type { Inbox } from "./inbox.ts";
+
+/**
+ * Takes the lease (when asked) and reads everything of the conversation a
+ * turn boundary needs, in one script: a turn starts with one round trip for
+ * its own keys, plus the shared scopes. Keys of another type than expected
+ * are reported as damage by the stores, never a crash.
+ * KEYS: lease, checkpoint, inbox, history, trimmed, intent. ARGV: token, ttl, take (1/0).
+ */
+const TAKE = new LuaScript(`
+if ARGV[3] == '1' then
+  local holder = redis.call('GET', KEYS[1])
+  if holder and holder ~= ARGV[1] then return {0, holder, redis.call('PTTL', KEYS[1])} end
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+end
+local checkpointType = redis.call('TYPE', KEYS[2])['ok']
+local checkpoint = false
+if checkpointType == 'string' then checkpoint = redis.call('GET', KEYS[2]) end
+local intentType = redis.call('TYPE', KEYS[6])['ok']
+local intent = {}
+if intentType == 'hash' then intent = redis.call('HGETALL', KEYS[6]) end
+return {1, checkpointType, checkpoint, redis.call('LRANGE', KEYS[3], 0, -1),
+  redis.call('LRANGE', KEYS[4], 0, -1), redis.call('GET', KEYS[5]) or false, intentType, intent}
+`);
+
+/** Everything a turn boundary reads. */
+export interface Snapshot {
+  readonly checkpoint: Checkpoint | undefined;
+  readonly pending: InboundMessage[];
+  readonly history: HistoryReading;
+  readonly state: ConversationState;
+}
+
+export type Taken =
+  | { readonly taken: true; readonly snapshot: Snapshot }
+  | { readonly taken: false; readonly holder: string; readonly ttlMs: number };
+
+type TakeReply =
+  | [0, string, number]
+  | [1, string, string | null, string[], string[], string | null, string, string[]];
+
+/**
+ * With `lease`, takes it first and reads only if it was free (or already
+ * ours); without, reads as the holder.
+ */
+export async function takeSnapshot(
+  store: Store,
+  inbox: Inbox,
+  address: ConversationAddress,
+  lease?: { token: string; ttlMs: number },
+): Promise<Taken> {
+  const inboxKeys = inbox.keysOf(address);
+  const keys = store.keys.conversation(address);
+  const [reply, layers] = await Promise.all([
+    TAKE.run(
+      inbox.redis,
+      [
+        inboxKeys.lease,
+        keys.checkpoint,
+        inboxKeys.inbox,
+        keys.history,
+        keys.historyTrimmed,
+        keys.intent,
+      ],
+      [lease?.token ?? "", lease?.ttlMs ?? 0, lease ? 1 : 0],
+    ) as Promise<TakeReply>,
+    store.scopes.readStack(address),
+  ]);
+  if (reply[0] === 0) return { taken: false, holder: reply[1], ttlMs: Number(reply[2]) };
+  const [, checkpointType, checkpointRaw, pendingRaw, historyRaw, trimmed, intentType, intentFlat] =
+    reply;
+  const intentHash: Record<string, string> = {};
+  for (let i = 0; i + 1 < intentFlat.length; i += 2) {
+    intentHash[intentFlat[i] as string] = intentFlat[i + 1] as string;
+  }
+  const wrongType = (type: string, want: string, key: string) =>
+    type === "none" || type === want ? undefined : `${key} holds a ${type}, not a ${want}`;
+  return {
+    taken: true,
+    snapshot: {
+      checkpoint: store.turns.fromStored(
+        address,
+        checkpointRaw,
+        wrongType(checkpointType, "string", keys.checkpoint),
+      ),
+      pending: pendingRaw.map((text) => JSON.parse(text) as InboundMessage),
+      history: store.history.fromStored(address, historyRaw, trimmed),
+      state: {
+        intent: store.intent.fromHash(
+          address,
+          intentHash,
+          wrongType(intentType, "hash", keys.intent),
+        ),
+        layers,
+      },
+    },
+  };
+}
