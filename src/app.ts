@@ -28,6 +28,8 @@ export interface SwitchyardOptions {
   readonly maxSteps?: number;
   readonly toolTimeoutMs?: number;
   readonly historyMaxTokens?: number;
+  /** Stream answers by editing the posted message at most this often (ms), where the channel can edit. */
+  readonly streamEditMs?: number;
   /** Run turns in this process. */
   readonly worker?: boolean;
   readonly concurrency?: number;
@@ -82,6 +84,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         maxSteps: options.maxSteps ?? 8,
         toolTimeoutMs: options.toolTimeoutMs ?? 30_000,
         history: { maxTokens: options.historyMaxTokens ?? 60_000, keepLast: 4 },
+        streamEditMs: options.streamEditMs ?? 1_000,
         logger,
         ...(options.observe ? { observe: options.observe } : {}),
       },

@@ -17,6 +17,7 @@ import { encodeMessage } from "../store/message-json.ts";
 import { type ContractSources, type ConversationState, freezeState } from "./contract.ts";
 import type { Inbox } from "./inbox.ts";
 import { type Snapshot, takeSnapshot } from "./snapshot.ts";
+import { StreamingReply } from "./streaming.ts";
 import { runTool } from "./tool-runner.ts";
 
 /** Everything a turn needs from the process around it. */
@@ -28,6 +29,8 @@ export interface TurnEnvironment extends ContractSources {
   readonly maxSteps: number;
   readonly toolTimeoutMs: number;
   readonly history: { readonly maxTokens: number; readonly keepLast: number };
+  /** Stream answers by editing the posted message at most this often (ms); 0 or unset: no streaming. */
+  readonly streamEditMs?: number;
   readonly logger: LoggerPort;
   readonly observe?: TurnObserver;
 }
@@ -190,7 +193,24 @@ async function runOneTurn(
   }
   const last = pending.at(-1);
   const outbound = env.outbounds[address.platform];
-  const typing = outbound ? keepTyping(() => outbound.typing(targetOf(address, last))) : undefined;
+  const target = targetOf(address, last);
+  const typing = outbound ? keepTyping(() => outbound.typing(target)) : undefined;
+  const streamKey = `${env.store.keys.conversationTag(address)}:stream:${checkpoint.turnId}`;
+  // A resumed turn may have posted its streamed message already: edit that one.
+  let streamRef =
+    checkpoint.step > 1 ? ((await env.inbox.redis.get(streamKey)) ?? undefined) : undefined;
+  const streamer =
+    outbound?.canEdit && env.streamEditMs && streamRef === undefined
+      ? new StreamingReply(
+          outbound,
+          target,
+          `${checkpoint.turnId}-stream`,
+          env.streamEditMs,
+          async (ref) => {
+            await env.inbox.redis.set(streamKey, ref, "PX", 86_400_000);
+          },
+        )
+      : undefined;
   let result: TurnResult;
   try {
     result = await runTurn({
@@ -214,6 +234,7 @@ async function runOneTurn(
           { timeoutMs: env.toolTimeoutMs },
         ),
       onToolCall: (name, outcome, ms) => env.observe?.toolCall?.(name, outcome, ms),
+      ...(streamer ? { onText: (text: string) => streamer.update(text) } : {}),
       commit: async (step) => {
         if (signal.aborted) throw new LostLeaseError("lease lost");
         const newLoads = step.loaded.filter((id) => !checkpoint.loaded.includes(id));
@@ -234,8 +255,9 @@ async function runOneTurn(
     });
   } finally {
     typing?.stop();
+    streamRef = (await streamer?.close()) ?? streamRef;
   }
-  await deliver(env, address, checkpoint, pending, result.answer);
+  await deliver(env, address, checkpoint, pending, result.answer, streamRef);
   env.observe?.turn?.({
     address,
     result,
@@ -258,6 +280,7 @@ function targetOf(address: ConversationAddress, last: InboundMessage | undefined
  * the checkpoint, so a resumed turn skips what was posted; every part carries
  * an idempotency key, so a part posted just before a crash lands once. The
  * last part needs no record: the inbox trim that follows clears the turn.
+ * A streamed answer's first part replaces the streamed message by an edit.
  */
 async function deliver(
   env: TurnEnvironment,
@@ -265,6 +288,7 @@ async function deliver(
   checkpoint: Checkpoint,
   pending: readonly InboundMessage[],
   answer: string,
+  streamRef?: string,
 ): Promise<void> {
   const outbound = env.outbounds[address.platform];
   if (!outbound) {
@@ -277,9 +301,14 @@ async function deliver(
   const parts = splitMessage(answer.trim() === "" ? "(no answer)" : answer, outbound.maxLength);
   let current = checkpoint;
   for (let i = current.delivered.length; i < parts.length; i++) {
-    const ref = await outbound.post(target, parts[i] as string, {
-      idempotencyKey: `${current.turnId}-${i}`,
-    });
+    const part = parts[i] as string;
+    let ref: string;
+    if (i === 0 && streamRef !== undefined) {
+      await outbound.edit(target, streamRef, part);
+      ref = streamRef;
+    } else {
+      ref = await outbound.post(target, part, { idempotencyKey: `${current.turnId}-${i}` });
+    }
     if (i === parts.length - 1) break;
     const next = { ...current, delivered: [...current.delivered, ref] };
     await env.store.turns.writeCheckpoint(address, next, {
