@@ -1,0 +1,95 @@
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
+import { connectRedis, deleteKeysUnder, REDIS_URL, uniquePrefix } from "../support/redis.ts";
+
+const BIN = fileURLToPath(new URL("../../bin/switchyard.js", import.meta.url));
+
+/** Runs `switchyard start` as a person would, with `input` typed on stdin; resolves at exit. */
+function runStart(input: string, env: Record<string, string>, args: string[] = []) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [BIN, "start", ...args], {
+      env: { ...process.env, REDIS_URL, SWITCHYARD_METRICS_PORT: "0", ...env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => {
+      stdout += String(d);
+    });
+    child.stderr.on("data", (d) => {
+      stderr += String(d);
+    });
+    child.on("exit", (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input);
+  });
+}
+
+let fake: FakeOpenAI | undefined;
+const prefixes: string[] = [];
+afterEach(async () => {
+  await fake?.close();
+  fake = undefined;
+  const redis = connectRedis();
+  for (const prefix of prefixes.splice(0)) await deleteKeysUnder(redis, prefix);
+  redis.disconnect();
+});
+
+describe("switchyard start with the console channel", () => {
+  it("runs /tools, answers typed messages through the model with tombstones for tools that are off, and exits at the end of input", async () => {
+    fake = await startFakeOpenAI();
+    fake.script(
+      { toolCalls: [{ id: "c1", name: "current_time", arguments: { timeZone: "UTC" } }] },
+      { content: "It is late." },
+    );
+    const prefix = uniquePrefix("console");
+    prefixes.push(prefix);
+    const { code, stdout, stderr } = await runStart(
+      "/tools off current_time\nwhat time is it?\n/tools\n",
+      {
+        SWITCHYARD_PREFIX: prefix,
+        OPENAI_BASE_URL: fake.url,
+        OPENAI_API_KEY: "sk-test-secret-value",
+        SWITCHYARD_MODEL: "fake-model",
+      },
+    );
+    expect(code).toBe(0);
+    expect(stdout).toContain("It is late.");
+    expect(stdout).toContain("current_time is now off in this conversation");
+    expect(stdout).toContain("0 of 1 tools available");
+    // The toggle came first, so the turn was frozen without the tool, and the model's
+    // call to it was answered with a tombstone saying how to turn it back on.
+    expect(fake.requests[0]?.body.tools).toBeUndefined();
+    expect(fake.requests[1]?.body.messages.at(-1)).toMatchObject({
+      role: "tool",
+      content: expect.stringContaining("/tools on current_time"),
+    });
+    expect(stderr).not.toContain("sk-test-secret-value");
+  }, 60_000);
+
+  it("starts without a model and answers with the variables to set", async () => {
+    const prefix = uniquePrefix("console");
+    prefixes.push(prefix);
+    const env: Record<string, string> = {
+      SWITCHYARD_PREFIX: prefix,
+      OPENAI_API_KEY: "",
+      OPENAI_BASE_URL: "",
+    };
+    const { code, stdout } = await runStart("hello\n", env);
+    expect(code).toBe(0);
+    expect(stdout).toContain("No model is configured. Set OPENAI_API_KEY");
+  }, 60_000);
+
+  it("refuses a malformed --tools spec before starting anything", async () => {
+    const { code, stderr } = await runStart("", {}, ["--tools", "current_time=maybe"]);
+    expect(code).toBe(2);
+    expect(stderr).toContain('"maybe" is not one of on, off, true, false');
+  }, 30_000);
+
+  it("refuses an unknown --mode label", async () => {
+    const { code, stderr } = await runStart("", {}, ["--mode", "turbo"]);
+    expect(code).toBe(2);
+    expect(stderr).toContain('Unknown load mode "turbo"');
+  }, 30_000);
+});
