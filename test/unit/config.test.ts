@@ -330,3 +330,14 @@ describe("reloadConfig", () => {
     expect(logger.messages).toEqual([]);
   });
 });
+
+describe("hostile files", () => {
+  it.each([
+    ["block sequences", "  - ".repeat(3000)],
+    ["flow brackets", "[".repeat(5000)],
+    ["flow maps", "{a: ".repeat(2000)],
+  ])("refuses text nested thousands deep (%s) with a ConfigError, not a crash", (_, text) => {
+    expect(() => parseConfig(text, "deep.yaml")).toThrow(ConfigError);
+    expect(() => parseConfig(text, "deep.yaml")).toThrow(/nests deeper than 64 levels/);
+  });
+});

@@ -17,6 +17,7 @@ export interface ConfigReading {
  * config; an empty file is {@link EMPTY_CONFIG}.
  */
 export function readConfig(text: string, file: string): ConfigReading {
+  checkNesting(text, file);
   const counter = new LineCounter();
   // logLevel "error": yaml would otherwise print warnings to the process itself.
   const doc = parseDocument(text, { lineCounter: counter, logLevel: "error" });
@@ -63,6 +64,56 @@ export function readConfig(text: string, file: string): ConfigReading {
     });
   }
   return { config: parsed.data, warnings };
+}
+
+/** A config nests a few levels; the YAML parser overflows its stack somewhere past a thousand. */
+const MAX_NESTING = 64;
+
+/**
+ * Refuses pathologically nested text before the parser sees it, so a hostile
+ * or corrupted file is a ConfigError, never a crashed process.
+ */
+function checkNesting(text: string, file: string): void {
+  let brackets = 0;
+  let deepest = 0;
+  let lineNumber = 1;
+  let deepLine = 1;
+  let atLineStart = true;
+  let indent = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10) {
+      lineNumber++;
+      atLineStart = true;
+      indent = 0;
+      continue;
+    }
+    if (atLineStart && (c === 32 || c === 45)) {
+      // Leading spaces and "- " sequence markers both open a level.
+      indent++;
+      if (indent / 2 > deepest) {
+        deepest = indent / 2;
+        deepLine = lineNumber;
+      }
+      continue;
+    }
+    atLineStart = false;
+    if (c === 91 || c === 123) {
+      brackets++;
+      if (brackets > deepest) {
+        deepest = brackets;
+        deepLine = lineNumber;
+      }
+    } else if ((c === 93 || c === 125) && brackets > 0) brackets--;
+  }
+  if (deepest > MAX_NESTING) {
+    throw new ConfigError(
+      file,
+      "",
+      deepLine,
+      `the file nests deeper than ${MAX_NESTING} levels. A Switchyard config is a few levels deep: check that this is the right file.`,
+    );
+  }
 }
 
 /**
