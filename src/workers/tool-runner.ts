@@ -43,7 +43,7 @@ export async function runTool(
       controller.abort(new Error(`timed out after ${options.timeoutMs} ms`));
       resolve({
         outcome: "timeout",
-        output: `${tool.id} did not answer within ${Math.round(options.timeoutMs / 1000)} s and was stopped. Try again later or do without it.`,
+        output: `${tool.id} did not answer within ${duration(options.timeoutMs)} and was stopped. Try again later or do without it.`,
       });
     }, options.timeoutMs);
   });
@@ -61,6 +61,10 @@ export async function runTool(
   } finally {
     clearTimeout(timer);
   }
+}
+
+function duration(ms: number): string {
+  return ms < 1_000 ? `${ms} ms` : `${Math.round(ms / 1_000)} s`;
 }
 
 function cap(text: string, max: number): string {

@@ -149,3 +149,82 @@ describe("the conversation pipeline", () => {
     expect(post?.text).toMatch(/API key/);
   });
 });
+
+describe("the agent loop at run time", () => {
+  it("runs parallel tool calls and answers each, in the order they were made", async () => {
+    pipe = await startPipeline();
+    pipe.fake.script(
+      {
+        toolCalls: [
+          { id: "a", name: "lookup", arguments: { word: "alpha" } },
+          { id: "b", name: "no_such_tool", arguments: {} },
+          { id: "c", name: "lookup", arguments: "{not json" },
+        ],
+      },
+      { content: "done" },
+    );
+    await pipe.app.queue.enqueue(pipe.message("three at once"));
+    await pipe.posts(1);
+    const results = pipe.fake.requests[1]?.body.messages.slice(-3);
+    expect(results).toEqual([
+      { role: "tool", tool_call_id: "a", content: "glossary: alpha means something" },
+      {
+        role: "tool",
+        tool_call_id: "b",
+        content: expect.stringMatching(/^There is no tool named "no_such_tool"/),
+      },
+      {
+        role: "tool",
+        tool_call_id: "c",
+        content: expect.stringMatching(/^The arguments for lookup were not valid JSON/),
+      },
+    ]);
+  });
+
+  it("stops at the step limit with an answer that says so, keeping every call paired with its result", async () => {
+    pipe = await startPipeline({ maxSteps: 3 });
+    pipe.fake.setResponder(() => ({
+      toolCalls: [{ name: "lookup", arguments: { word: "again" } }],
+    }));
+    await pipe.app.queue.enqueue(pipe.message("loop forever"));
+    const [post] = await pipe.posts(1);
+    expect(post?.text).toMatch(/^I stopped after 3 steps without finishing/);
+    expect(pipe.fake.requests).toHaveLength(3);
+    const history = await pipe.app.store.history.load(address);
+    const calls = history.filter((m) => m.role === "assistant" && m.tool_calls?.length).length;
+    expect(history.filter((m) => m.role === "tool")).toHaveLength(calls);
+  });
+
+  it("keeps a long turn's lease alive, so a second worker never runs the same conversation at once", async () => {
+    pipe = await startPipeline();
+    const second = await (await import("../../src/app.ts")).startSwitchyard({
+      redisUrl: (await import("../support/redis.ts")).REDIS_URL,
+      prefix: pipe.prefix,
+      registry: new (await import("../../src/core/tools/registry.ts")).ToolRegistry([]),
+      provider: (await import("../../src/providers/openai.ts")).createOpenAIProvider({
+        apiKey: "test",
+        baseURL: pipe.fake.url,
+        model: "fake-model",
+      }),
+      leaseMs: 2_000,
+    });
+    try {
+      const spans: [number, number][] = [];
+      pipe.fake.setResponder(async () => {
+        const start = Date.now();
+        await new Promise((resolve) => setTimeout(resolve, 2_500)); // longer than the lease
+        spans.push([start, Date.now()]);
+        return { content: "slow answer" };
+      });
+      await pipe.app.queue.enqueue(pipe.message("first"));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await second.queue.enqueue(pipe.message("second"));
+      await pipe.posts(2, 20_000);
+      expect(spans).toHaveLength(2);
+      const [a, b] = spans as [[number, number], [number, number]];
+      expect(b[0]).toBeGreaterThanOrEqual(a[1]);
+    } finally {
+      await second.close();
+    }
+  }, 30_000);
+});

@@ -158,6 +158,8 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
     content: `I stopped after ${input.maxSteps} steps without finishing. Ask me to continue, or narrow the request.`,
   };
   turn.push(answer);
+  // The closing note is a step of its own: each commit moves the checkpoint one step on.
+  step++;
   await input.commit({ step, messages: [answer], loaded, contractHash: contract.hash });
   return result(answer.content ?? "", "step_limit");
 }

@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { defineTool } from "../../src/core/tools/tool.ts";
+import { runTool } from "../../src/workers/tool-runner.ts";
+
+const context = { platform: "console", workspace: "w", channel: "c", conversation: "v", user: "u" };
+const call = { id: "call_1", type: "function" as const, function: { name: "t", arguments: "{}" } };
+
+describe("running one tool call", () => {
+  it("answers with the tool's output", async () => {
+    const tool = defineTool({
+      id: "greet",
+      description: "Greets someone.",
+      parameters: z.object({ name: z.string() }),
+      execute: ({ name }) => `hello ${name}`,
+    });
+    expect(await runTool(tool, { name: "Ada" }, call, context, { timeoutMs: 1_000 })).toEqual({
+      outcome: "ok",
+      output: "hello Ada",
+    });
+  });
+
+  it("answers invalid arguments with what is wrong, without running the tool", async () => {
+    let ran = false;
+    const tool = defineTool({
+      id: "greet",
+      description: "Greets someone.",
+      parameters: z.object({ name: z.string() }),
+      execute: () => {
+        ran = true;
+        return "";
+      },
+    });
+    const run = await runTool(tool, { name: 42 }, call, context, { timeoutMs: 1_000 });
+    expect(run.outcome).toBe("invalid_args");
+    expect(run.output).toMatch(/^Invalid arguments for greet: name: /);
+    expect(ran).toBe(false);
+  });
+
+  it("stops a tool that runs past its timeout, aborting its signal, and says so", async () => {
+    let aborted = false;
+    const tool = defineTool({
+      id: "slow",
+      description: "Takes forever.",
+      parameters: z.object({}),
+      execute: (_args, ctx) =>
+        new Promise<string>((resolve) => {
+          ctx.signal.addEventListener("abort", () => {
+            aborted = true;
+            resolve("late");
+          });
+        }),
+    });
+    const run = await runTool(tool, {}, call, context, { timeoutMs: 50 });
+    expect(run).toEqual({
+      outcome: "timeout",
+      output: "slow did not answer within 50 ms and was stopped. Try again later or do without it.",
+    });
+    expect(aborted).toBe(true);
+  });
+
+  it("turns a thrown error into a result the model can read", async () => {
+    const tool = defineTool({
+      id: "broken",
+      description: "Always fails.",
+      parameters: z.object({}),
+      execute: () => {
+        throw new Error("the upstream API is down");
+      },
+    });
+    expect(await runTool(tool, {}, call, context, { timeoutMs: 1_000 })).toEqual({
+      outcome: "error",
+      output: "broken failed: the upstream API is down",
+    });
+  });
+
+  it("cuts an oversized result and says how much was cut", async () => {
+    const tool = defineTool({
+      id: "big",
+      description: "Returns a lot.",
+      parameters: z.object({}),
+      execute: () => "x".repeat(120),
+    });
+    const run = await runTool(tool, {}, call, context, { timeoutMs: 1_000, maxOutputChars: 100 });
+    expect(run.output).toBe(`${"x".repeat(100)}\n[… 20 more characters cut]`);
+  });
+});
