@@ -76,16 +76,8 @@ export class IntentStore {
 
   /** The stored intent; never throws on damaged data, which reads as "follow" and is reported. */
   async read(address: ConversationAddress): Promise<IntentReading> {
-    const key = this.#keys.conversation(address).intent;
-    const { hash, problem } = await readHash(this.#redis, key);
-    if (problem !== undefined) {
-      this.#warnings.warn(
-        key,
-        `${problem}; the conversation follows its scopes until the key is deleted.`,
-      );
-      return { intent: EMPTY_INTENT, problems: [problem] };
-    }
-    return this.#reading(key, hash);
+    const { hash, problem } = await readHash(this.#redis, this.#keys.conversation(address).intent);
+    return this.fromHash(address, hash, problem);
   }
 
   /**
