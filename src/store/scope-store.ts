@@ -4,10 +4,11 @@ import type { Switch } from "../core/availability/intent.ts";
 import type { ScopeLayer, ScopeStack } from "../core/availability/scopes.ts";
 import { type LoggerPort, silentLogger, WarnOnce } from "../core/availability/warnings.ts";
 import { isLoadMode, type LoadMode } from "../core/loading/modes.ts";
-import { checkKey, checkMode, checkSwitch, checkToolset } from "./change-checks.ts";
+import { checkSwitch } from "./change-checks.ts";
 import { decisionField, decisionValue, readDecisions } from "./decision-fields.ts";
 import { StoreInputError } from "./errors.ts";
 import { readHash } from "./hash-read.ts";
+import { checkIntentChange } from "./intent-fields.ts";
 import type { KeyScheme, ScopeKind, ScopeRef } from "./keys.ts";
 import { hashFromReply } from "./lua.ts";
 import { resetFields } from "./reset-fields.ts";
@@ -76,7 +77,8 @@ export class ScopeStore {
     where: ScopeRef<S>,
     change: ScopeChange,
   ): Promise<ScopeLayer> {
-    checkScopeChange(change);
+    // A scope change is a subset of an intent change: set, reset, toolset, mode.
+    checkIntentChange(change);
     const key = this.#keys.scope(scope, where);
     if (change.kind === "reset" && change.key === undefined) {
       // Skill toggles are /skills' business, not /tools reset's.
@@ -181,23 +183,5 @@ export class ScopeStore {
       `${key} ${field}`,
       `Skipping damaged field ${field} of ${key}: ${why}. Set it again from chat, or delete the field.`,
     );
-  }
-}
-
-function checkScopeChange(change: ScopeChange): void {
-  switch (change.kind) {
-    case "set":
-      checkKey(change.key);
-      checkSwitch(change.key, change.value);
-      return;
-    case "reset":
-      if (change.key !== undefined) checkKey(change.key);
-      return;
-    case "toolset":
-      checkToolset(change.name);
-      return;
-    case "mode":
-      checkMode(change.mode);
-      return;
   }
 }
