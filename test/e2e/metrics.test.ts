@@ -1,0 +1,78 @@
+import { createServer } from "node:net";
+import { Redis } from "ioredis";
+import { afterAll, describe, expect, it } from "vitest";
+import { KeyScheme } from "../../src/store/keys.ts";
+import { Inbox } from "../../src/workers/inbox.ts";
+import { ConversationQueue } from "../../src/workers/queue.ts";
+import { startFakeOpenAI } from "../fakes/openai-server.ts";
+import { deleteKeysUnder, REDIS_URL, uniquePrefix } from "../support/redis.ts";
+import { startWorkerProcess, type WorkerProcess } from "../support/workers.ts";
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const port = (server.address() as { port: number }).port;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe("a worker's metrics and health endpoints", () => {
+  const prefix = uniquePrefix("metrics");
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+  let worker: WorkerProcess | undefined;
+
+  afterAll(async () => {
+    await worker?.stop();
+    await deleteKeysUnder(redis, prefix);
+    redis.disconnect();
+  });
+
+  it("counts turns, tool calls and tokens, and answers /healthz and /readyz", async () => {
+    const fake = await startFakeOpenAI();
+    fake.script(
+      {
+        toolCalls: [{ id: "t1", name: "current_time", arguments: {} }],
+        usage: { prompt_tokens: 120, cached_tokens: 100 },
+      },
+      { content: "noon", usage: { prompt_tokens: 130, cached_tokens: 120, completion_tokens: 3 } },
+    );
+    const port = await freePort();
+    worker = await startWorkerProcess({
+      SWITCHYARD_PREFIX: prefix,
+      OPENAI_BASE_URL: fake.url,
+      OPENAI_API_KEY: "test",
+      SWITCHYARD_MODEL: "fake-model",
+      SWITCHYARD_METRICS_PORT: String(port),
+    });
+    const base = `http://127.0.0.1:${port}`;
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+
+    const queue = new ConversationQueue(new Inbox(redis, new KeyScheme(prefix)), { prefix });
+    await queue.enqueue({
+      platform: "console",
+      workspace: "local",
+      channel: "terminal",
+      conversation: "m",
+      user: "u",
+      text: "time?",
+      attachments: [],
+      eventId: "e1",
+      time: Date.now(),
+    });
+    await queue.close();
+    let text = "";
+    const deadline = Date.now() + 15_000;
+    while (!/switchyard_turns_total\{[^}]*\} 1/.test(text) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      text = await (await fetch(`${base}/metrics`)).text();
+    }
+    expect(text).toMatch(/switchyard_turns_total\{outcome="answer"\} 1/);
+    expect(text).toMatch(/switchyard_tool_calls_total\{tool="current_time",outcome="ok"\} 1/);
+    expect(text).toMatch(/switchyard_prompt_tokens_total 250/);
+    expect(text).toMatch(/switchyard_cached_tokens_total 220/);
+    expect(text).toMatch(/switchyard_queue_wait_seconds_count 1/);
+    await fake.close();
+  }, 60_000);
+});
