@@ -257,6 +257,9 @@ async function runOneTurn(
     typing?.stop();
     streamRef = (await streamer?.close()) ?? streamRef;
   }
+  // A turn whose lease was lost mid-way (its model call was aborted) delivers nothing:
+  // the worker that took the conversation over answers instead.
+  if (signal.aborted) throw new LostLeaseError("lease lost before delivery");
   await deliver(env, address, checkpoint, pending, result.answer, streamRef);
   env.observe?.turn?.({
     address,
