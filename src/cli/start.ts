@@ -12,7 +12,7 @@ import { createLogger, loggerPort } from "../observability/logger.ts";
 import { Metrics } from "../observability/metrics.ts";
 import { createOpenAIProvider } from "../providers/openai.ts";
 import { unconfiguredProvider } from "../providers/unconfigured.ts";
-import { connectRedis, maskRedisUrl } from "../runtime/redis.ts";
+import { connectRedis } from "../runtime/redis.ts";
 import { Inbox } from "../workers/inbox.ts";
 import { configPath, LiveConfig } from "./config-file.ts";
 
@@ -66,15 +66,22 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
   // Everything that can be wrong with the flags fails here, before anything starts.
   const mode = values.mode === undefined ? undefined : parseLoadMode(values.mode);
   const runtime = runtimeLayer(values.tools, env.SWITCHYARD_TOOLS, mode);
+  const tuning = {
+    ...numberFromEnv(env, "SWITCHYARD_CONCURRENCY", "concurrency"),
+    ...numberFromEnv(env, "SWITCHYARD_LEASE_MS", "leaseMs"),
+    ...numberFromEnv(env, "SWITCHYARD_LOCK_MS", "lockDurationMs"),
+    ...numberFromEnv(env, "SWITCHYARD_STALLED_INTERVAL_MS", "stalledIntervalMs"),
+    ...numberFromEnv(env, "SWITCHYARD_MAX_STEPS", "maxSteps"),
+    ...numberFromEnv(env, "SWITCHYARD_TOOL_TIMEOUT_MS", "toolTimeoutMs"),
+  };
+  const metricsPort = portFromEnv(env, "SWITCHYARD_METRICS_PORT", 9464);
   const logger = createLogger({ destination: process.stderr, env });
   const port = loggerPort(logger);
   const config = new LiveConfig(configPath(values.config, env), port);
-  config.watch();
-
   const { registry, capabilities } = hostRegistry(env);
   const provider = providerFromEnv(env, port);
   const redis = await connectRedis({ dataDir: ".switchyard", logger, env });
-  logger.info({ redis: maskRedisUrl(redis.url), role }, "connected to Redis");
+  config.watch();
 
   const metrics = new Metrics();
   const prefix = env.SWITCHYARD_PREFIX ?? "sy";
@@ -88,12 +95,7 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
     provider,
     worker: role !== "ingress",
     logger: port,
-    ...numberFromEnv(env, "SWITCHYARD_CONCURRENCY", "concurrency"),
-    ...numberFromEnv(env, "SWITCHYARD_LEASE_MS", "leaseMs"),
-    ...numberFromEnv(env, "SWITCHYARD_LOCK_MS", "lockDurationMs"),
-    ...numberFromEnv(env, "SWITCHYARD_STALLED_INTERVAL_MS", "stalledIntervalMs"),
-    ...numberFromEnv(env, "SWITCHYARD_MAX_STEPS", "maxSteps"),
-    ...numberFromEnv(env, "SWITCHYARD_TOOL_TIMEOUT_MS", "toolTimeoutMs"),
+    ...tuning,
     observe: {
       queueWait: (ms) => metrics.observeQueueWait(ms / 1000),
       toolCall: (tool, outcome) => metrics.countToolCall(tool, outcome),
@@ -118,7 +120,6 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
   });
 
   let ops: OpsServer | undefined;
-  const metricsPort = Number(env.SWITCHYARD_METRICS_PORT ?? 9464);
   if (metricsPort > 0) {
     try {
       ops = await startOpsServer({
@@ -185,6 +186,16 @@ function providerFromEnv(env: NodeJS.ProcessEnv, logger: ReturnType<typeof logge
     model: env.SWITCHYARD_MODEL ?? "gpt-4.1-mini",
     logger,
   });
+}
+
+function portFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new StartOptionError(`${name} must be a port number (0 turns it off), not "${raw}".`);
+  }
+  return port;
 }
 
 function numberFromEnv<K extends string>(

@@ -32,7 +32,7 @@ Options:
   --config FILE      The config file (default: $SWITCHYARD_CONFIG, else ./switchyard.yaml if present)
   --tools SPEC       Runtime decisions, e.g. 'web_search=off,mcp:github=on' (default: $SWITCHYARD_TOOLS)
   --mode MODE        Load mode: full, default, minimal (pi), discover (omp)
-  --registry demo    Use the benchmark registry (48 realistic tools) instead of the bot's own
+  --registry demo    Use the benchmark registry (65 realistic tools) instead of the bot's own
   --json             Print JSON instead of a table
   -h, --help         This help`;
 
@@ -120,7 +120,9 @@ export function renderReport(report: ContractReport): string {
       (id) => `  ${id.padEnd(width)}~${n(report.tokens.perTool[id] ?? 0)} tokens`,
     ),
     "",
-    `Deferred (${report.deferred.length}, ~${n(report.tokens.catalog)} tokens in the catalog)`,
+    report.mode === "minimal"
+      ? `Not loaded (${report.deferred.length}; minimal mode has no discovery: /tools on <id> or another mode loads them)`
+      : `Deferred (${report.deferred.length}, ~${n(report.tokens.catalog)} tokens in the catalog)`,
     ...wrap(report.deferred, 96).map((line) => `  ${line}`),
     "",
     `Disabled (${report.disabled.length})`,
