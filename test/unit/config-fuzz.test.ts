@@ -89,6 +89,20 @@ const configish = fc.record(
       anything,
     ),
     skills: fc.oneof(fc.dictionary(key, switchWord), anything),
+    skill_folders: fc.oneof(
+      nameList,
+      fc.record(
+        {
+          global: fc.oneof(nameList, anything),
+          workspaces: fc.oneof(
+            fc.dictionary(fc.constantFrom("slack:T1", "T1", "discord:", "a:b c"), nameList),
+            anything,
+          ),
+        },
+        { requiredKeys: [] },
+      ),
+      anything,
+    ),
     slack: anything,
   },
   { requiredKeys: [] },

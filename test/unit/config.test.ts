@@ -27,6 +27,10 @@ agent:
   essential: [current_time, recall]
 skills:
   meeting-notes: off
+skill_folders:
+  global: [./skills]
+  workspaces:
+    "slack:T0123": [./skills-acme, /srv/skills]
 `;
 
 function recordingLogger(): LoggerPort & { messages: string[] } {
@@ -57,13 +61,19 @@ describe("parseConfig", () => {
       },
       agent: { mode: "discover", toolset: "research", essential: ["current_time", "recall"] },
       skills: { "meeting-notes": false },
+      skillFolders: {
+        global: ["./skills"],
+        workspaces: { "slack:T0123": ["./skills-acme", "/srv/skills"] },
+      },
     });
   });
 
   it("reads an empty file, a comment-only file and empty sections as the empty config", () => {
     expect(parseConfig("", FILE)).toEqual(EMPTY_CONFIG);
     expect(parseConfig("# nothing yet\n", FILE)).toEqual(EMPTY_CONFIG);
-    expect(parseConfig("tools:\ntoolsets:\nagent:\nskills:\n", FILE)).toEqual(EMPTY_CONFIG);
+    expect(parseConfig("tools:\ntoolsets:\nagent:\nskills:\nskill_folders:\n", FILE)).toEqual(
+      EMPTY_CONFIG,
+    );
   });
 
   it("flattens the nested mcp map into mcp:<server> keys", () => {
@@ -113,6 +123,19 @@ describe("parseConfig", () => {
     expect(config.toolsets.c).toEqual({ tools: ["x"], includes: [] });
   });
 
+  it("reads skill folders as a list of global folders or a map", () => {
+    expect(parseConfig("skill_folders: ./skills\n", FILE).skillFolders).toEqual({
+      global: ["./skills"],
+      workspaces: {},
+    });
+    expect(parseConfig("skill_folders: [a, b]\n", FILE).skillFolders.global).toEqual(["a", "b"]);
+    const text = 'skill_folders:\n  workspaces:\n    "discord:81234": ./guild\n';
+    expect(parseConfig(text, FILE).skillFolders).toEqual({
+      global: [],
+      workspaces: { "discord:81234": ["./guild"] },
+    });
+  });
+
   it("reads mode aliases through the load-mode parser", () => {
     expect(parseConfig("agent:\n  mode: omp\n", FILE).agent.mode).toBe("discover");
     expect(parseConfig("agent:\n  mode: PI\n", FILE).agent.mode).toBe("minimal");
@@ -124,8 +147,8 @@ describe("parseConfig", () => {
     const config = parseConfig(text, FILE, logger);
     expect(config.tools).toEqual({ web_search: true });
     expect(logger.messages).toEqual([
-      'switchyard.yaml:1: unknown section "slack" is ignored. Known sections: agent, skills, tools, toolsets.',
-      'switchyard.yaml:5: unknown section "model" is ignored. Known sections: agent, skills, tools, toolsets.',
+      'switchyard.yaml:1: unknown section "slack" is ignored. Known sections: agent, skill_folders, skills, tools, toolsets.',
+      'switchyard.yaml:5: unknown section "model" is ignored. Known sections: agent, skill_folders, skills, tools, toolsets.',
     ]);
     expect(readConfig(text, FILE).warnings.map((w) => [w.key, w.line])).toEqual([
       ["slack", 1],
@@ -230,6 +253,48 @@ describe("ConfigError", () => {
       "skills.meeting-notes",
       3,
       "not on/off",
+    ],
+    [
+      "two spellings of one skill",
+      "skills:\n  Standup: on\n  standup: off\n",
+      "skills.standup",
+      3,
+      "names the same skill as skills.Standup (skill names ignore case)",
+    ],
+    [
+      "a skill folder that is not a path",
+      "skill_folders:\n  global:\n    - ./skills\n    - 3\n",
+      "skill_folders.global[1]",
+      4,
+      "expected a folder path, found 3.",
+    ],
+    [
+      "a bad folder in the shorthand list",
+      "skill_folders: [./skills, '']\n",
+      "skill_folders[1]",
+      1,
+      '"" is not a folder path.',
+    ],
+    [
+      "a misspelled skill_folders key",
+      "skill_folders:\n  workspace: {}\n",
+      "skill_folders.workspace",
+      2,
+      "skill_folders takes global: and workspaces:.",
+    ],
+    [
+      "a workspace without its platform",
+      "skill_folders:\n  workspaces:\n    T0123: [./acme]\n",
+      "skill_folders.workspaces.T0123",
+      3,
+      'Write <platform>:<workspace id>, e.g. "slack:T0123"',
+    ],
+    [
+      "skill folders that are a number",
+      "skill_folders: 3\n",
+      "skill_folders",
+      1,
+      "expected a list of folders or a map with global: and workspaces:",
     ],
     ["a file that is a list", "- tools\n", "", 1, "expected a map of sections"],
   ];

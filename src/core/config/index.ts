@@ -8,3 +8,4 @@ export {
   reloadConfig,
 } from "./load.ts";
 export { EMPTY_CONFIG, SECTIONS, type SwitchyardConfig } from "./schema.ts";
+export { NO_SKILL_FOLDERS, type SkillFolders } from "./skill-folders-section.ts";

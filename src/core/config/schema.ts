@@ -4,6 +4,11 @@ import { defineToolsets, type Toolsets } from "../tools/toolsets.ts";
 import { describeValue } from "./errors.ts";
 import { flag } from "./flag.ts";
 import { isName, isToolId, NAME_RULE } from "./names.ts";
+import {
+  NO_SKILL_FOLDERS,
+  type SkillFolders,
+  skillFoldersSection,
+} from "./skill-folders-section.ts";
 import { toolsSection } from "./tools-section.ts";
 import { toolsetsSection } from "./toolsets-section.ts";
 
@@ -23,18 +28,21 @@ export interface SwitchyardConfig {
     /** Replaces DEFAULT_ESSENTIAL when set. */
     readonly essential?: readonly string[];
   };
-  /** Skill name -> on/off; stored now, used by the skills module. */
+  /** Skill name -> on/off: the global scope's skill toggles. */
   readonly skills: Readonly<Record<string, boolean>>;
+  /** The `skill_folders:` section: where skills live besides the built-ins. */
+  readonly skillFolders: SkillFolders;
 }
 
 /** The sections this version reads; any other top-level key is reported and ignored. */
-export const SECTIONS = ["tools", "toolsets", "agent", "skills"] as const;
+export const SECTIONS = ["tools", "toolsets", "agent", "skills", "skill_folders"] as const;
 
 export const EMPTY_CONFIG: SwitchyardConfig = Object.freeze({
   tools: Object.freeze({}),
   toolsets: defineToolsets(),
   agent: Object.freeze({}),
   skills: Object.freeze({}),
+  skillFolders: NO_SKILL_FOLDERS,
 });
 
 const MODE_CHOICES = "full, default, minimal (alias pi), discover (alias omp)";
@@ -89,6 +97,7 @@ const skillsSection = z
       `expected a map of skill names to on/off, found ${describeValue(iss.input)}. Put one "skill-name: on" line per skill under skills:.`,
   })
   .superRefine((skills, ctx) => {
+    const seen = new Map<string, string>();
     for (const name of Object.keys(skills)) {
       if (!isName(name)) {
         ctx.addIssue({
@@ -96,7 +105,18 @@ const skillsSection = z
           path: [name],
           message: `${describeValue(name)} is not a skill name. Use ${NAME_RULE}, e.g. meeting-notes: off.`,
         });
+        continue;
       }
+      // Skill names ignore case, so two spellings would be one skill switched twice.
+      const earlier = seen.get(name.toLowerCase());
+      if (earlier !== undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: [name],
+          message: `names the same skill as skills.${earlier} (skill names ignore case). Keep one of the two.`,
+        });
+      }
+      seen.set(name.toLowerCase(), name);
     }
   });
 
@@ -114,10 +134,11 @@ export const configSchema = z
       toolsets: section(toolsetsSection),
       agent: section(agentSection),
       skills: section(skillsSection),
+      skill_folders: section(skillFoldersSection),
     },
     {
       error: (iss) =>
-        `expected a map of sections such as tools:, toolsets:, agent: and skills:, found ${describeValue(iss.input)}.`,
+        `expected a map of sections such as tools:, toolsets:, agent:, skills: and skill_folders:, found ${describeValue(iss.input)}.`,
     },
   )
   .superRefine((config, ctx) => {
@@ -136,5 +157,6 @@ export const configSchema = z
         toolsets: config.toolsets,
         agent: Object.freeze(config.agent),
         skills: Object.freeze(config.skills),
+        skillFolders: config.skill_folders,
       }),
   );

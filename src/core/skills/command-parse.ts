@@ -1,0 +1,247 @@
+import { closest } from "../commands/suggest.ts";
+import { INVOKE_USAGE, SKILLS_USAGE, SKILLS_VERBS, type SkillsVerb } from "./command-usage.ts";
+import { SKILL_SCOPES, type SkillScope } from "./resolve.ts";
+import { isSkillName, SKILL_NAME_RULE } from "./skill.ts";
+
+/**
+ * A `/skills` or `/skill` command that cannot be read. The message names the
+ * offending token and ends with the usage line, so a channel can show it
+ * as-is: `Unknown scope "chanel". Use channel, workspace or global: /skills off <skill> [scope]`.
+ */
+export class SkillsCommandError extends Error {
+  override readonly name = "SkillsCommandError";
+  constructor(
+    /** What the person wrote that could not be read, or null when something is missing. */
+    readonly token: string | null,
+    /** The verb whose grammar failed; null when the verb itself is unknown, or for `/skill`. */
+    readonly verb: SkillsVerb | null,
+    readonly usage: string,
+    problem: string,
+  ) {
+    super(problem.endsWith(".") ? `${problem} Usage: ${usage}` : `${problem}: ${usage}`);
+  }
+}
+
+/**
+ * A `/skills` command as data, channel-neutral. Names are kept as written;
+ * they resolve case-insensitively when planned. `reset` with `name: null`
+ * forgets every skill setting at the scope.
+ */
+export type SkillsCommand =
+  | { readonly verb: "list" }
+  | { readonly verb: "help"; readonly topic: SkillsVerb | null }
+  | { readonly verb: "on" | "off"; readonly name: string; readonly scope: SkillScope }
+  | { readonly verb: "reset"; readonly name: string | null; readonly scope: SkillScope }
+  | { readonly verb: "why"; readonly name: string }
+  | { readonly verb: "reload" };
+
+/** `/skill meeting-notes summarize the thread`: a skill used for one message. */
+export interface SkillInvocation {
+  readonly name: string;
+  /** The rest of the message, as written (trimmed); may be empty. */
+  readonly request: string;
+}
+
+/** The scope `on`, `off` and `reset` change when none is named. */
+export const DEFAULT_SKILL_SCOPE: SkillScope = "channel";
+
+const PREFIX = /^[/!]skills(?:@[A-Za-z0-9_]+)?(?=\s|$)/i;
+const INVOKE_PREFIX = /^[/!]skill(?:@[A-Za-z0-9_]+)?(?=\s|$)/i;
+/** Chat clients wrap names in code spans and quotes. */
+const WRAPPING = /^[`"'“”‘’]+|[`"'“”‘’]+$/g;
+const SYNONYMS: Readonly<Record<string, SkillsVerb>> = {
+  enable: "on",
+  disable: "off",
+  ls: "list",
+  show: "list",
+  status: "list",
+  explain: "why",
+  clear: "reset",
+  refresh: "reload",
+  rescan: "reload",
+};
+
+/**
+ * Reads the text after `/skills` (the prefix itself is accepted and skipped).
+ * Verbs and scopes are read in any case; skill names are kept as written.
+ * Anything unreadable is a {@link SkillsCommandError}.
+ *
+ * @example
+ * parseSkillsCommand("off meeting-notes workspace");
+ * // { verb: "off", name: "meeting-notes", scope: "workspace" }
+ * parseSkillsCommand("/skills on bot-guide"); // { verb: "on", name: "bot-guide", scope: "channel" }
+ */
+export function parseSkillsCommand(text: string): SkillsCommand {
+  const tokens = text
+    .trim()
+    .replace(PREFIX, "")
+    .split(/\s+/)
+    .map((token) => token.replace(WRAPPING, ""))
+    .filter((token) => token !== "");
+  const [first, ...args] = tokens;
+  if (first === undefined) return { verb: "list" };
+  const verb = first.toLowerCase();
+  switch (verb) {
+    case "list":
+    case "reload":
+      noMore(args, 0, verb);
+      return { verb };
+    case "help":
+      return parseHelp(args);
+    case "on":
+    case "off": {
+      const name = args[0];
+      if (name === undefined) throw missing(verb, `the skill to switch ${verb}`);
+      noMore(args, 2, verb);
+      return { verb, name: parseName(name, verb), scope: parseScope(args[1], verb) };
+    }
+    case "reset":
+      return parseReset(args);
+    case "why": {
+      const name = args[0];
+      if (name === undefined) throw missing("why", "the skill to explain");
+      noMore(args, 1, "why");
+      return { verb: "why", name: parseName(name, "why") };
+    }
+    default:
+      throw unknownVerb(first, args);
+  }
+}
+
+/** The canonical text of a command; `parseSkillsCommand(formatSkillsCommand(c))` gives back `c`. */
+export function formatSkillsCommand(command: SkillsCommand): string {
+  const scoped = (text: string, scope: SkillScope) =>
+    scope === DEFAULT_SKILL_SCOPE ? `/skills ${text}` : `/skills ${text} ${scope}`;
+  switch (command.verb) {
+    case "list":
+    case "reload":
+      return `/skills ${command.verb}`;
+    case "help":
+      return command.topic === null ? "/skills help" : `/skills help ${command.topic}`;
+    case "on":
+    case "off":
+      return scoped(`${command.verb} ${command.name}`, command.scope);
+    case "reset":
+      // A name spelled like a scope would read as "reset that scope": name the scope explicitly.
+      return command.name !== null && isSkillScope(command.name.toLowerCase())
+        ? `/skills reset ${command.name} ${command.scope}`
+        : scoped(`reset ${command.name ?? "all"}`, command.scope);
+    case "why":
+      return `/skills why ${command.name}`;
+  }
+}
+
+/**
+ * Reads `/skill <name> [request]`. The request is everything after the name,
+ * as written.
+ *
+ * @example
+ * parseSkillInvocation("/skill meeting-notes turn this thread into notes");
+ * // { name: "meeting-notes", request: "turn this thread into notes" }
+ */
+export function parseSkillInvocation(text: string): SkillInvocation {
+  const body = text.trim().replace(INVOKE_PREFIX, "").trimStart();
+  const match = /^(\S+)\s*([\s\S]*)$/.exec(body);
+  if (match === null) {
+    throw new SkillsCommandError(null, null, INVOKE_USAGE, "Missing the skill to use");
+  }
+  const raw = match[1] as string;
+  const name = raw.replace(WRAPPING, "");
+  if (!isSkillName(name)) {
+    throw new SkillsCommandError(
+      raw,
+      null,
+      INVOKE_USAGE,
+      `"${raw}" is not a skill name. Use ${SKILL_NAME_RULE}`,
+    );
+  }
+  return { name, request: (match[2] as string).trim() };
+}
+
+function parseHelp(args: readonly string[]): SkillsCommand {
+  noMore(args, 1, "help");
+  const topic = args[0];
+  if (topic === undefined) return { verb: "help", topic: null };
+  const lower = topic.toLowerCase();
+  if (!(SKILLS_VERBS as readonly string[]).includes(lower)) {
+    throw new SkillsCommandError(
+      topic,
+      "help",
+      SKILLS_USAGE.help,
+      `There is no /skills command "${topic}". Commands: ${SKILLS_VERBS.join(", ")}`,
+    );
+  }
+  return { verb: "help", topic: lower as SkillsVerb };
+}
+
+function parseReset(args: readonly string[]): SkillsCommand {
+  noMore(args, 2, "reset");
+  const [first, second] = args;
+  if (first === undefined) return { verb: "reset", name: null, scope: DEFAULT_SKILL_SCOPE };
+  // `reset workspace` reads as "reset every skill in the workspace": a scope word is never a name here.
+  if (second === undefined && isSkillScope(first.toLowerCase())) {
+    return { verb: "reset", name: null, scope: first.toLowerCase() as SkillScope };
+  }
+  const scope = parseScope(second, "reset");
+  if (first.toLowerCase() === "all") return { verb: "reset", name: null, scope };
+  return { verb: "reset", name: parseName(first, "reset"), scope };
+}
+
+function parseName(token: string, verb: SkillsVerb): string {
+  if (isSkillName(token)) return token;
+  const hint = token.startsWith("/") ? ` Write the name without "/", e.g. ${token.slice(1)}.` : "";
+  throw new SkillsCommandError(
+    token,
+    verb,
+    SKILLS_USAGE[verb],
+    `"${token}" is not a skill name. Use ${SKILL_NAME_RULE}.${hint}`,
+  );
+}
+
+function parseScope(token: string | undefined, verb: SkillsVerb): SkillScope {
+  if (token === undefined) return DEFAULT_SKILL_SCOPE;
+  const lower = token.toLowerCase();
+  if (isSkillScope(lower)) return lower;
+  let problem: string;
+  if (lower === "conversation" || lower === "thread") {
+    problem = `Skills have no ${lower} scope: they are switched per channel, workspace or globally. Use channel (the default), workspace or global`;
+  } else if (lower === "runtime") {
+    problem = `Scope "${token}" is for tools only. Use channel (the default), workspace or global`;
+  } else {
+    problem = `Unknown scope "${token}". Use channel (the default), workspace or global`;
+  }
+  throw new SkillsCommandError(token, verb, SKILLS_USAGE[verb], problem);
+}
+
+export function isSkillScope(word: string): word is SkillScope {
+  return (SKILL_SCOPES as readonly string[]).includes(word);
+}
+
+function noMore(args: readonly string[], allowed: number, verb: SkillsVerb): void {
+  const extra = args[allowed];
+  if (extra === undefined) return;
+  throw new SkillsCommandError(extra, verb, SKILLS_USAGE[verb], `Unexpected "${extra}"`);
+}
+
+function missing(verb: SkillsVerb, what: string): SkillsCommandError {
+  return new SkillsCommandError(null, verb, SKILLS_USAGE[verb], `Missing ${what}`);
+}
+
+function unknownVerb(token: string, args: readonly string[]): SkillsCommandError {
+  const lower = token.toLowerCase();
+  const second = args[0]?.toLowerCase();
+  let hint: string;
+  if (second === "on" || second === "off") {
+    hint = ` To switch a skill, put ${second} first: /skills ${second} ${token}.`;
+  } else {
+    const synonym = Object.hasOwn(SYNONYMS, lower) ? SYNONYMS[lower] : undefined;
+    const near = synonym ?? closest(lower, SKILLS_VERBS, 1)[0];
+    hint = near === undefined ? "" : ` Did you mean "${near}"?`;
+  }
+  return new SkillsCommandError(
+    token,
+    null,
+    SKILLS_USAGE.help,
+    `Unknown command "${token}".${hint} Commands: ${SKILLS_VERBS.join(", ")}. To use a skill: ${INVOKE_USAGE}.`,
+  );
+}
