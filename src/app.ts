@@ -10,6 +10,7 @@ import { type LoggerPort, silentLogger, WarnOnce } from "./core/availability/war
 import { EMPTY_CONFIG, type SwitchyardConfig } from "./core/config/index.ts";
 import type { ToolRegistry } from "./core/tools/registry.ts";
 import { createStore, type Store } from "./store/index.ts";
+import type { SkillSources } from "./workers/contract.ts";
 import { Inbox } from "./workers/inbox.ts";
 import { ConversationQueue } from "./workers/queue.ts";
 import type { TurnObserver } from "./workers/turn.ts";
@@ -24,6 +25,8 @@ export interface SwitchyardOptions {
   readonly config?: () => SwitchyardConfig;
   readonly runtime?: ScopeLayer;
   readonly provider: Provider;
+  /** The skill folders, read by the loader; without them the bot has no skills. */
+  readonly skills?: SkillSources;
   readonly persona?: string;
   readonly maxSteps?: number;
   readonly toolTimeoutMs?: number;
@@ -78,6 +81,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         config: options.config ?? (() => EMPTY_CONFIG),
         runtime: options.runtime ?? {},
         warnings: new WarnOnce(logger),
+        ...(options.skills ? { skills: options.skills } : {}),
         provider: options.provider,
         outbounds: { console: outbox, ...options.outbounds },
         persona: options.persona ?? DEFAULT_PERSONA,

@@ -59,12 +59,13 @@ export class LiveConfig {
     return this.#current;
   }
 
-  watch(intervalMs = 1000): void {
+  /** Re-reads the file when it changes; `onChange` runs after each good reload. */
+  watch(onChange: (config: SwitchyardConfig) => void = () => {}, intervalMs = 1000): void {
     const file = this.file;
     if (file === undefined || this.#watcher) return;
-    this.#watcher = watchFile(file, { interval: intervalMs, persistent: false }, () =>
-      this.reload(),
-    );
+    this.#watcher = watchFile(file, { interval: intervalMs, persistent: false }, () => {
+      if (this.reload()) onChange(this.#current);
+    });
   }
 
   reload(): boolean {

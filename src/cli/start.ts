@@ -1,3 +1,4 @@
+import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { Redis } from "ioredis";
 import { startSwitchyard } from "../app.ts";
@@ -13,6 +14,7 @@ import { Metrics } from "../observability/metrics.ts";
 import { createOpenAIProvider } from "../providers/openai.ts";
 import { unconfiguredProvider } from "../providers/unconfigured.ts";
 import { connectRedis } from "../runtime/redis.ts";
+import { watchSkills } from "../skills/loader.ts";
 import { Inbox } from "../workers/inbox.ts";
 import { configPath, LiveConfig } from "./config-file.ts";
 
@@ -81,7 +83,12 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
   const { registry, capabilities } = hostRegistry(env);
   const provider = providerFromEnv(env, port);
   const redis = await connectRedis({ dataDir: ".switchyard", logger, env });
-  config.watch();
+  const skills = await watchSkills(
+    config.current.skillFolders,
+    (library) => logger.info({ problems: library.problems() }, "skills re-read"),
+    { logger: port, ...(config.file ? { baseDir: dirname(resolve(config.file)) } : {}) },
+  );
+  config.watch((next) => void skills.setFolders(next.skillFolders));
 
   const metrics = new Metrics();
   const prefix = env.SWITCHYARD_PREFIX ?? "sy";
@@ -93,6 +100,7 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
     config: () => config.current,
     runtime,
     provider,
+    skills,
     worker: role !== "ingress",
     logger: port,
     ...tuning,
@@ -140,6 +148,7 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
     stopping ??= (async () => {
       logger.info("stopping: finishing the turns in progress");
       config.close();
+      skills.close();
       await app.close();
       await ops?.close();
       await redis.stop();
@@ -162,8 +171,10 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
       inbox: new Inbox(app.redis, app.store.keys),
       outbox: app.outbox,
       reader,
+      skillLibrary: skills,
       sources: {
         store: app.store,
+        skills,
         registry,
         capabilities: () => capabilities,
         config: () => config.current,

@@ -19,7 +19,12 @@ export {
   type ScopeRef,
   type WorkspaceRef,
 } from "./keys.ts";
-export { type ScopeChange, ScopeStore, type SkillToggles } from "./scope-store.ts";
+export {
+  type ScopeChange,
+  ScopeStore,
+  type SkillToggles,
+  type StoredStack,
+} from "./scope-store.ts";
 export { type CheckpointExpectation, TurnStore } from "./turn-store.ts";
 
 export interface StoreOptions {

@@ -25,6 +25,19 @@ export type ScopeChange =
 /** Skill toggles by skill name: on (`true`) or off; a skill not listed follows. */
 export type SkillToggles = Record<string, boolean>;
 
+/** What a turn reads of the shared scopes: their tool layers and their skill toggles. */
+export interface StoredStack extends Pick<ScopeStack, "workspace" | "channel"> {
+  readonly workspace: ScopeLayer;
+  readonly channel: ScopeLayer;
+  /** Owners' global changes from chat, laid over the config file's global layer. */
+  readonly globalOverlay: ScopeLayer;
+  readonly skills: {
+    readonly workspace: SkillToggles;
+    readonly channel: SkillToggles;
+    readonly global: SkillToggles;
+  };
+}
+
 const SCOPE_VERSION = 1;
 const TOOLSET_FIELD = "toolset";
 const MODE_FIELD = "mode";
@@ -59,16 +72,31 @@ export class ScopeStore {
     return this.#layer(await this.#hash(key), key);
   }
 
-  /** Both stored layers around a conversation, for the turn's ScopeStack. */
-  async readStack(
-    address: ConversationAddress,
-  ): Promise<Pick<ScopeStack, "workspace" | "channel"> & { globalOverlay: ScopeLayer }> {
-    const [workspace, channel, globalOverlay] = await Promise.all([
-      this.read("workspace", address),
-      this.read("channel", address),
-      this.read("global", {}),
+  /**
+   * The stored layers around a conversation, for the turn's ScopeStack, and
+   * the skill toggles of the same scopes, from one read of each hash.
+   */
+  async readStack(address: ConversationAddress): Promise<StoredStack> {
+    const keys = {
+      workspace: this.#keys.scope("workspace", address),
+      channel: this.#keys.scope("channel", address),
+      global: this.#keys.scope("global", {}),
+    };
+    const [workspace, channel, global] = await Promise.all([
+      this.#hash(keys.workspace),
+      this.#hash(keys.channel),
+      this.#hash(keys.global),
     ]);
-    return { workspace, channel, globalOverlay };
+    return {
+      workspace: this.#layer(workspace, keys.workspace),
+      channel: this.#layer(channel, keys.channel),
+      globalOverlay: this.#layer(global, keys.global),
+      skills: {
+        workspace: this.#skills(workspace, keys.workspace),
+        channel: this.#skills(channel, keys.channel),
+        global: this.#skills(global, keys.global),
+      },
+    };
   }
 
   /** Applies one change atomically and returns the layer right after it. */

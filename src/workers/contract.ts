@@ -6,12 +6,20 @@ import { overlayLayer, type ScopeLayer } from "../core/availability/scopes.ts";
 import type { WarnOnce } from "../core/availability/warnings.ts";
 import { globalLayer, type SwitchyardConfig } from "../core/config/index.ts";
 import { appendLoaded, freezeTurn, type TurnContract } from "../core/loading/freeze.ts";
+import { resolveSkills, type SkillResolution, type SkillSource } from "../core/skills/index.ts";
 import type { ToolRegistry } from "../core/tools/registry.ts";
 import type { Store } from "../store/index.ts";
+
+/** Where skills come from: the folders the loader reads, per workspace. */
+export interface SkillSources {
+  sourcesFor(address: ConversationAddress): readonly SkillSource[];
+}
 
 /** Where a conversation's contract comes from: the live registry, the config, and Redis. */
 export interface ContractSources {
   readonly store: Store;
+  /** The skill folders; without them the bot has no skills. */
+  readonly skills?: SkillSources;
   readonly registry: ToolRegistry;
   readonly capabilities: () => Capabilities;
   readonly config: () => SwitchyardConfig;
@@ -73,6 +81,20 @@ export function freezeState(
     },
   );
   return loaded.length > 0 ? appendLoaded(contract, sources.registry, loaded) : contract;
+}
+
+/** The skills of a conversation's channel: discovered, shadowed and switched per scope. */
+export function resolveConversationSkills(
+  sources: ContractSources,
+  address: ConversationAddress,
+  state: ConversationState,
+): SkillResolution {
+  const toggles = state.layers.skills;
+  return resolveSkills(
+    sources.skills?.sourcesFor(address) ?? [],
+    { config: sources.config().skills, ...toggles },
+    { warnings: sources.warnings },
+  );
 }
 
 /** Reads and freezes in one call, for `/tools`. */

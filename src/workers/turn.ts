@@ -12,9 +12,15 @@ import type { ChatMessage } from "../core/agent/messages.ts";
 import { buildSystemPrompt } from "../core/agent/prompt.ts";
 import type { Provider } from "../core/agent/provider.ts";
 import type { LoggerPort } from "../core/availability/warnings.ts";
+import { skillsBlock } from "../core/skills/index.ts";
 import type { HistoryReading } from "../store/index.ts";
 import { encodeMessage } from "../store/message-json.ts";
-import { type ContractSources, type ConversationState, freezeState } from "./contract.ts";
+import {
+  type ContractSources,
+  type ConversationState,
+  freezeState,
+  resolveConversationSkills,
+} from "./contract.ts";
 import type { Inbox } from "./inbox.ts";
 import { type Snapshot, takeSnapshot } from "./snapshot.ts";
 import { StreamingReply } from "./streaming.ts";
@@ -182,6 +188,7 @@ async function runOneTurn(
   let checkpoint = start;
   const { before, from } = env.store.history.split(address, history, checkpoint.historyStart);
   const contract = freezeState(env, address, state, checkpoint.loaded);
+  const skills = resolveConversationSkills(env, address, state);
   if (checkpoint.contractHash !== contract.hash) {
     env.logger.warn(
       "the tools changed while this turn was interrupted; it resumes with the current ones",
@@ -216,7 +223,11 @@ async function runOneTurn(
     result = await runTurn({
       registry: env.registry,
       contract,
-      system: buildSystemPrompt({ persona: env.persona, catalog: contract.catalog }),
+      system: buildSystemPrompt({
+        persona: env.persona,
+        catalog: contract.catalog,
+        blocks: [skillsBlock(skills.enabled)],
+      }),
       history: before,
       turn: from,
       step: checkpoint.step - 1,
@@ -230,7 +241,7 @@ async function runOneTurn(
           tool,
           args,
           call,
-          { ...address, user: last?.user ?? "" },
+          { ...address, user: last?.user ?? "", skills },
           { timeoutMs: env.toolTimeoutMs },
         ),
       onToolCall: (name, outcome, ms) => env.observe?.toolCall?.(name, outcome, ms),

@@ -57,10 +57,13 @@ describe("switchyard start with the console channel", () => {
     expect(code).toBe(0);
     expect(stdout).toContain("It is late.");
     expect(stdout).toContain("current_time is now off in this conversation");
-    expect(stdout).toContain("0 of 1 tools available");
+    expect(stdout).toContain("1 of 2 tools available");
     // The toggle came first, so the turn was frozen without the tool, and the model's
     // call to it was answered with a tombstone saying how to turn it back on.
-    expect(fake.requests[0]?.body.tools).toBeUndefined();
+    const offered = (fake.requests[0]?.body.tools ?? []).map(
+      (t: { function: { name: string } }) => t.function.name,
+    );
+    expect(offered).toEqual(["skill"]);
     expect(fake.requests[1]?.body.messages.at(-1)).toMatchObject({
       role: "tool",
       content: expect.stringContaining("/tools on current_time"),

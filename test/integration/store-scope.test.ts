@@ -21,6 +21,7 @@ describe("scope store", () => {
       workspace: {},
       channel: {},
       globalOverlay: {},
+      skills: { workspace: {}, channel: {}, global: {} },
     });
   });
 
@@ -33,10 +34,12 @@ describe("scope store", () => {
     const last = await scopes.apply("channel", address, { kind: "toolset", name: "research" });
     expect(last).toEqual({ keys: { all: false, "mcp:github": true }, toolset: "research" });
     await scopes.apply("global", {}, { kind: "set", key: "code_run", value: "off" });
+    await scopes.applySkill("channel", address, "meeting-notes", "off");
     expect(await scopes.readStack(address)).toEqual({
       workspace: { keys: { mcp: false }, mode: "discover" },
       channel: { keys: { all: false, "mcp:github": true }, toolset: "research" },
       globalOverlay: { keys: { code_run: false } },
+      skills: { workspace: {}, channel: { "meeting-notes": false }, global: {} },
     });
     expect(await scopes.read("channel", otherChannel)).toEqual({});
     expect((await scopes.readStack(otherChannel)).globalOverlay).toEqual({

@@ -7,6 +7,7 @@ import type { CommandPolicy } from "../../core/commands/index.ts";
 import type { ContractSources } from "../../workers/contract.ts";
 import type { Inbox } from "../../workers/inbox.ts";
 import type { ConversationQueue } from "../../workers/queue.ts";
+import { handleSkillsCommand, planSkillCommand, type ReloadableSkills } from "../skills-command.ts";
 import { handleToolsCommand } from "../tools-command.ts";
 import type { RedisOutbox } from "./outbox.ts";
 
@@ -30,6 +31,8 @@ export interface ConsoleOptions {
   readonly reader: Redis;
   readonly sources: ContractSources;
   readonly policy?: CommandPolicy;
+  /** For `/skills reload`. */
+  readonly skillLibrary?: ReloadableSkills;
   readonly address?: ConversationAddress;
 }
 
@@ -64,6 +67,22 @@ export async function runConsole(options: ConsoleOptions): Promise<void> {
   for await (const raw of lines) {
     const line = raw.trim();
     if (line === "") continue;
+    if (/^[/!]skills(@\S+)?(\s|$)/i.test(line)) {
+      const actor = { id: CONSOLE_USER, isPlatformAdmin: true };
+      options.print(
+        `${await handleSkillsCommand(line, address, actor, policy, options.sources, options.skillLibrary)}\n`,
+      );
+      continue;
+    }
+    let text = line;
+    if (/^[/!]skill(@\S+)?(\s|$)/i.test(line)) {
+      const plan = await planSkillCommand(line, address, options.sources);
+      if (plan.kind === "refused") {
+        options.print(`${plan.reply}\n`);
+        continue;
+      }
+      text = plan.text;
+    }
     if (/^[/!]tools(@\S+)?(\s|$)/i.test(line)) {
       const result = await handleToolsCommand(
         line,
@@ -79,7 +98,7 @@ export async function runConsole(options: ConsoleOptions): Promise<void> {
       ...address,
       user: CONSOLE_USER,
       userName: process.env.USER ?? "you",
-      text: line,
+      text,
       attachments: [],
       eventId: randomUUID(),
       time: Date.now(),

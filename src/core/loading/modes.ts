@@ -54,5 +54,6 @@ export const DEFAULT_ESSENTIAL: readonly string[] = Object.freeze([
   "current_time",
   "recall",
   "remember",
+  "skill",
   "web_search",
 ]);

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import type { SkillResolution } from "../skills/resolve.ts";
 import { canonicalJson } from "./canonical-json.ts";
 import { ToolDefinitionError } from "./errors.ts";
 
@@ -19,6 +20,8 @@ export interface ToolContext {
   readonly conversation: string;
   /** The person whose message started the turn. */
   readonly user: string;
+  /** The conversation's skills as frozen for this turn (what the `skill` tool answers from). */
+  readonly skills?: SkillResolution;
 }
 
 /** A tool result is text for the model; structured results are JSON-encoded by the tool. */

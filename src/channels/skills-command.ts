@@ -1,0 +1,74 @@
+import type { ConversationAddress } from "../core/agent/inbound.ts";
+import type { Actor, CommandPolicy } from "../core/commands/index.ts";
+import {
+  planSkillInvocation,
+  planSkillsText,
+  reloadReply,
+  renderSkillsText,
+  type SkillInvocationPlan,
+  type SkillResolution,
+} from "../core/skills/index.ts";
+import {
+  type ContractSources,
+  readConversationState,
+  resolveConversationSkills,
+} from "../workers/contract.ts";
+
+/** A skill library that can be re-read on request (`/skills reload`). */
+export interface ReloadableSkills {
+  reload(): Promise<boolean>;
+  problems(): string[];
+}
+
+async function currentSkills(
+  sources: ContractSources,
+  where: ConversationAddress,
+): Promise<SkillResolution> {
+  return resolveConversationSkills(sources, where, await readConversationState(sources, where));
+}
+
+/**
+ * `/skills` for any channel: plans the command against this channel's skills
+ * and writes a toggle change to the shared scope in Redis. Changes apply from
+ * the next turn.
+ */
+export async function handleSkillsCommand(
+  text: string,
+  where: ConversationAddress,
+  actor: Actor,
+  policy: CommandPolicy,
+  sources: ContractSources,
+  library?: ReloadableSkills,
+): Promise<string> {
+  const resolution = await currentSkills(sources, where);
+  const plan = planSkillsText(text, { actor, policy, resolution });
+  switch (plan.kind) {
+    case "reply":
+      return renderSkillsText(plan.view);
+    case "refused":
+      return plan.reply;
+    case "change":
+      for (const change of plan.changes) {
+        await sources.store.scopes.applySkill(plan.scope, where, change.name, change.value);
+      }
+      return plan.reply;
+    case "reload": {
+      if (!library) return "This bot has no skill folders to reload.";
+      await library.reload();
+      return reloadReply(resolution, await currentSkills(sources, where), library.problems());
+    }
+  }
+}
+
+/**
+ * `/skill <name> [request]`: the skill's instructions and the request become
+ * the turn's message; a disabled or unknown skill is refused on the spot,
+ * naming the scope that turned it off.
+ */
+export async function planSkillCommand(
+  text: string,
+  where: ConversationAddress,
+  sources: ContractSources,
+): Promise<SkillInvocationPlan> {
+  return planSkillInvocation(text, await currentSkills(sources, where));
+}
