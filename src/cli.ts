@@ -1,4 +1,5 @@
 import { readConfigText } from "./cli/config-file.ts";
+import { runSkillsCommand } from "./cli/skills.ts";
 import { runStartCommand } from "./cli/start.ts";
 import { runToolsCommand } from "./cli/tools.ts";
 
@@ -7,6 +8,8 @@ const USAGE = `Usage: switchyard <command> [options]
 Commands:
   tools    Show which tools a turn would get, and why: resident, deferred, disabled.
            switchyard tools [--config FILE] [--tools SPEC] [--mode MODE] [--registry demo] [--json]
+  skills   List the skills the bot offers, what shadows what, and the skills block's token cost.
+           switchyard skills [--config FILE] [--workspace PLATFORM:ID] [--json]
   start    Run the bot. With no platform credentials: the console channel on stdin/stdout.
            switchyard start [--role all|ingress|worker] [--config FILE] [--tools SPEC] [--mode MODE]
 
@@ -22,6 +25,8 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case "start":
       return runStartCommand(rest, process.env);
+    case "skills":
+      return runSkillsCommand(rest, { env: process.env, readFile: readConfigText });
     case "tools":
       return runToolsCommand(rest, { env: process.env, readFile: readConfigText });
     case undefined:
