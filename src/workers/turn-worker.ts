@@ -107,6 +107,18 @@ export class TurnWorker {
         });
         return "lost";
       }
+      // The job is retried (and the turn resumed from its checkpoint); count the failure.
+      this.env.logger.warn("a turn failed; its job will be retried", {
+        conversation: conversationKey(address),
+        error: (error as Error)?.message,
+      });
+      this.env.observe?.turn?.({
+        address,
+        result: undefined,
+        outcome: "error",
+        ms: Date.now() - (job.processedOn ?? Date.now()),
+        contractChanged: false,
+      });
       throw error;
     } finally {
       clearInterval(heartbeat);
