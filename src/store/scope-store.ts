@@ -59,6 +59,8 @@ export class ScopeStore {
   readonly #redis: Redis;
   readonly #keys: KeyScheme;
   readonly #warnings: WarnOnce;
+  /** The last toggles read per scope key, so a damaged field keeps serving its last good value. */
+  readonly #lastGoodSkills = new Map<string, SkillToggles>();
 
   constructor(redis: Redis, keys: KeyScheme, logger: LoggerPort = silentLogger) {
     this.#redis = redis;
@@ -195,13 +197,34 @@ export class ScopeStore {
     return layer;
   }
 
+  /**
+   * A damaged toggle is data, not a crash: it warns, and the scope keeps
+   * serving the last good value this process read for that skill, if any.
+   */
   #skills(hash: Readonly<Record<string, string>>, key: string): SkillToggles {
     const skills: SkillToggles = {};
+    const lastGood = this.#lastGoodSkills.get(key) ?? {};
     for (const field of Object.keys(hash).sort()) {
       if (!field.startsWith(SKILL_PREFIX)) continue;
+      const name = field.slice(SKILL_PREFIX.length);
       const value = hash[field];
-      if (value === "1" || value === "0") skills[field.slice(SKILL_PREFIX.length)] = value === "1";
-      else this.#damaged(key, field, `value ${JSON.stringify(value)} is not "1" (on) or "0" (off)`);
+      if (value === "1" || value === "0") {
+        skills[name] = value === "1";
+        continue;
+      }
+      const kept = Object.hasOwn(lastGood, name) ? lastGood[name] : undefined;
+      if (kept !== undefined) skills[name] = kept;
+      this.#damaged(
+        key,
+        field,
+        `value ${JSON.stringify(value)} is not "1" (on) or "0" (off)${kept === undefined ? "" : `; keeping the last good value (${kept ? "on" : "off"})`}`,
+      );
+    }
+    this.#lastGoodSkills.delete(key);
+    this.#lastGoodSkills.set(key, skills);
+    // Bounded: the least recently read scopes are forgotten first.
+    if (this.#lastGoodSkills.size > 10_000) {
+      this.#lastGoodSkills.delete(this.#lastGoodSkills.keys().next().value as string);
     }
     return skills;
   }

@@ -130,6 +130,17 @@ describe("scope store", () => {
     expect(logger.messages).toHaveLength(5);
   });
 
+  it("keeps serving a skill toggle's last good value when its field is damaged", async () => {
+    const logger = recordingLogger();
+    const { scopes, keys } = createStore(db.redis, { prefix: db.prefix, logger });
+    await scopes.applySkill("workspace", address, "meeting-notes", "off");
+    expect(await scopes.readSkills("workspace", address)).toEqual({ "meeting-notes": false });
+    await db.redis.hset(keys.scope("workspace", address), "s:meeting-notes", "maybe");
+    expect(await scopes.readSkills("workspace", address)).toEqual({ "meeting-notes": false });
+    expect((await scopes.readStack(address)).skills.workspace).toEqual({ "meeting-notes": false });
+    expect(logger.messages.join("\n")).toMatch(/keeping the last good value \(off\)/);
+  });
+
   it("reads a key of the wrong type as an empty layer, with a warning", async () => {
     const logger = recordingLogger();
     const { scopes, keys } = createStore(db.redis, { prefix: db.prefix, logger });
