@@ -65,6 +65,7 @@ describe("parseConfig", () => {
         global: ["./skills"],
         workspaces: { "slack:T0123": ["./skills-acme", "/srv/skills"] },
       },
+      permissions: { owners: [], admins: [], conversation: "anyone" },
     });
   });
 
@@ -147,8 +148,8 @@ describe("parseConfig", () => {
     const config = parseConfig(text, FILE, logger);
     expect(config.tools).toEqual({ web_search: true });
     expect(logger.messages).toEqual([
-      'switchyard.yaml:1: unknown section "slack" is ignored. Known sections: agent, skill_folders, skills, tools, toolsets.',
-      'switchyard.yaml:5: unknown section "model" is ignored. Known sections: agent, skill_folders, skills, tools, toolsets.',
+      'switchyard.yaml:1: unknown section "slack" is ignored. Known sections: agent, permissions, skill_folders, skills, tools, toolsets.',
+      'switchyard.yaml:5: unknown section "model" is ignored. Known sections: agent, permissions, skill_folders, skills, tools, toolsets.',
     ]);
     expect(readConfig(text, FILE).warnings.map((w) => [w.key, w.line])).toEqual([
       ["slack", 1],
@@ -404,5 +405,38 @@ describe("hostile files", () => {
   ])("refuses text nested thousands deep (%s) with a ConfigError, not a crash", (_, text) => {
     expect(() => parseConfig(text, "deep.yaml")).toThrow(ConfigError);
     expect(() => parseConfig(text, "deep.yaml")).toThrow(/nests deeper than 64 levels/);
+  });
+});
+
+describe("the permissions section", () => {
+  it("reads owners, admins and who may change a conversation, with safe defaults", () => {
+    expect(parseConfig("", "p.yaml").permissions).toEqual({
+      owners: [],
+      admins: [],
+      conversation: "anyone",
+    });
+    const config = parseConfig(
+      "permissions:\n  owners: [slack:U0OWNER]\n  admins: [slack:U0ADMIN, discord:1234]\n  conversation: admins\n",
+      "p.yaml",
+    );
+    expect(config.permissions).toEqual({
+      owners: ["slack:U0OWNER"],
+      admins: ["slack:U0ADMIN", "discord:1234"],
+      conversation: "admins",
+    });
+  });
+
+  it("refuses an id without its platform, naming the line and the fix", () => {
+    expect(() =>
+      parseConfig("permissions:\n  owners: [slack:U1]\n  admins: [U123]\n", "p.yaml"),
+    ).toThrow(
+      /^p\.yaml:3: permissions\.admins\[0\]: "U123" is not a platform-qualified user id\. Write the platform first/,
+    );
+  });
+
+  it("refuses an unknown policy word", () => {
+    expect(() => parseConfig("permissions:\n  conversation: everyone\n", "p.yaml")).toThrow(
+      /p\.yaml:2: permissions\.conversation: expected anyone or admins/,
+    );
   });
 });

@@ -7,5 +7,6 @@ export {
   readConfig,
   reloadConfig,
 } from "./load.ts";
+export { DEFAULT_PERMISSIONS, type PermissionsConfig } from "./permissions-section.ts";
 export { EMPTY_CONFIG, SECTIONS, type SwitchyardConfig } from "./schema.ts";
 export { NO_SKILL_FOLDERS, type SkillFolders } from "./skill-folders-section.ts";

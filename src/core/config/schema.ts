@@ -5,6 +5,11 @@ import { describeValue } from "./errors.ts";
 import { flag } from "./flag.ts";
 import { isName, isToolId, NAME_RULE } from "./names.ts";
 import {
+  DEFAULT_PERMISSIONS,
+  type PermissionsConfig,
+  permissionsSection,
+} from "./permissions-section.ts";
+import {
   NO_SKILL_FOLDERS,
   type SkillFolders,
   skillFoldersSection,
@@ -32,10 +37,19 @@ export interface SwitchyardConfig {
   readonly skills: Readonly<Record<string, boolean>>;
   /** The `skill_folders:` section: where skills live besides the built-ins. */
   readonly skillFolders: SkillFolders;
+  /** Who may change which scope from chat. */
+  readonly permissions: PermissionsConfig;
 }
 
 /** The sections this version reads; any other top-level key is reported and ignored. */
-export const SECTIONS = ["tools", "toolsets", "agent", "skills", "skill_folders"] as const;
+export const SECTIONS = [
+  "tools",
+  "toolsets",
+  "agent",
+  "skills",
+  "skill_folders",
+  "permissions",
+] as const;
 
 export const EMPTY_CONFIG: SwitchyardConfig = Object.freeze({
   tools: Object.freeze({}),
@@ -43,6 +57,7 @@ export const EMPTY_CONFIG: SwitchyardConfig = Object.freeze({
   agent: Object.freeze({}),
   skills: Object.freeze({}),
   skillFolders: NO_SKILL_FOLDERS,
+  permissions: DEFAULT_PERMISSIONS,
 });
 
 const MODE_CHOICES = "full, default, minimal (alias pi), discover (alias omp)";
@@ -135,6 +150,7 @@ export const configSchema = z
       agent: section(agentSection),
       skills: section(skillsSection),
       skill_folders: section(skillFoldersSection),
+      permissions: section(permissionsSection),
     },
     {
       error: (iss) =>
@@ -158,5 +174,6 @@ export const configSchema = z
         agent: Object.freeze(config.agent),
         skills: Object.freeze(config.skills),
         skillFolders: config.skill_folders,
+        permissions: config.permissions,
       }),
   );
