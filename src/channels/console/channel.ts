@@ -7,8 +7,8 @@ import type { CommandPolicy } from "../../core/commands/index.ts";
 import type { ContractSources } from "../../workers/contract.ts";
 import type { Inbox } from "../../workers/inbox.ts";
 import type { ConversationQueue } from "../../workers/queue.ts";
-import { handleSkillsCommand, planSkillCommand, type ReloadableSkills } from "../skills-command.ts";
-import { handleToolsCommand } from "../tools-command.ts";
+import { routeChatText } from "../chat-commands.ts";
+import type { ReloadableSkills } from "../skills-command.ts";
 import type { RedisOutbox } from "./outbox.ts";
 
 export const CONSOLE_ADDRESS: ConversationAddress = {
@@ -49,6 +49,7 @@ export async function runConsole(options: ConsoleOptions): Promise<void> {
     admins: [],
     conversation: "anyone" as const,
   };
+  const actor = { id: CONSOLE_USER, isPlatformAdmin: true };
   const key = conversationKey(address);
   let since = await lastEntryId(options.reader, options.outbox.stream);
   let reading = true;
@@ -67,38 +68,20 @@ export async function runConsole(options: ConsoleOptions): Promise<void> {
   for await (const raw of lines) {
     const line = raw.trim();
     if (line === "") continue;
-    if (/^[/!]skills(@\S+)?(\s|$)/i.test(line)) {
-      const actor = { id: CONSOLE_USER, isPlatformAdmin: true };
-      options.print(
-        `${await handleSkillsCommand(line, address, actor, policy, options.sources, options.skillLibrary)}\n`,
-      );
-      continue;
-    }
-    let text = line;
-    if (/^[/!]skill(@\S+)?(\s|$)/i.test(line)) {
-      const plan = await planSkillCommand(line, address, options.sources);
-      if (plan.kind === "refused") {
-        options.print(`${plan.reply}\n`);
-        continue;
-      }
-      text = plan.text;
-    }
-    if (/^[/!]tools(@\S+)?(\s|$)/i.test(line)) {
-      const result = await handleToolsCommand(
-        line,
-        address,
-        { id: CONSOLE_USER, isPlatformAdmin: true },
-        policy,
-        options.sources,
-      );
-      options.print(`${result.text}\n`);
+    const outcome = await routeChatText(line, address, actor, {
+      sources: options.sources,
+      policy,
+      ...(options.skillLibrary ? { skills: options.skillLibrary } : {}),
+    });
+    if (outcome.kind === "reply") {
+      options.print(`${outcome.text}\n`);
       continue;
     }
     await options.queue.enqueue({
       ...address,
       user: CONSOLE_USER,
       userName: process.env.USER ?? "you",
-      text,
+      text: outcome.text,
       attachments: [],
       eventId: randomUUID(),
       time: Date.now(),

@@ -1,0 +1,42 @@
+import type { LoggerPort } from "../core/availability/warnings.ts";
+import type { PermissionsConfig } from "../core/config/index.ts";
+import type { OpsServer } from "../observability/http.ts";
+import type { ContractSources } from "../workers/contract.ts";
+import type { ConversationQueue } from "../workers/queue.ts";
+import type { Outbound } from "./outbound.ts";
+import type { ReloadableSkills } from "./skills-command.ts";
+
+/**
+ * What a channel's ingress gets from the process: where to put messages, how
+ * to answer commands, and an HTTP server to mount webhook routes on.
+ */
+export interface ChannelRuntime {
+  readonly queue: ConversationQueue;
+  /** For `/tools` and `/skills`: the conversation's contract and skills as a turn would see them. */
+  readonly sources: ContractSources;
+  /** Who may change which scope, as the config says now (it reloads). */
+  readonly permissions: () => PermissionsConfig;
+  readonly skills?: ReloadableSkills;
+  /** The process's HTTP server (`SWITCHYARD_HTTP_PORT`), for webhooks such as `/slack/events`. */
+  readonly http?: OpsServer;
+  readonly logger: LoggerPort;
+}
+
+/**
+ * A chat platform: ingress (platform events in, normalized to
+ * InboundMessage and enqueued, commands answered), outbound (the worker's
+ * port back to the platform) and its command UI. Each is its own file under
+ * `src/channels/<platform>/`; this is what ties them together.
+ *
+ * Ingress and outbound run in different processes when roles are split: a
+ * worker builds the channel for its outbound only and never calls `start`.
+ */
+export interface Channel {
+  /** The `platform` of the messages it produces and the key of its outbound. */
+  readonly platform: string;
+  readonly outbound: Outbound;
+  /** Starts taking platform events. Resolves once it is ready to ack them. */
+  start(runtime: ChannelRuntime): Promise<void>;
+  /** Stops taking events; events already acked are in the queue. */
+  stop(): Promise<void>;
+}
