@@ -37,6 +37,8 @@ export interface ConversationKeys {
   readonly historyTrimmed: string;
   /** STRING: the JSON checkpoint of the turn in progress (or the last one). */
   readonly checkpoint: string;
+  /** STRING: the contract hash of the conversation's last turn. */
+  readonly contract: string;
 }
 
 /**
@@ -70,6 +72,7 @@ export class KeyScheme {
       history: `${tag}:history`,
       historyTrimmed: `${tag}:history:trimmed`,
       checkpoint: `${tag}:checkpoint`,
+      contract: `${tag}:contract`,
     };
   }
 

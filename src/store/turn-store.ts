@@ -30,16 +30,17 @@ return 1
 
 /**
  * Starts a turn: appends the person's messages to history and stores the
- * turn's first checkpoint, only if no turn is in progress.
- * KEYS: checkpoint, history. ARGV: checkpoint JSON, messages...
+ * turn's first checkpoint, only if no turn is in progress, and swaps in the
+ * turn's contract hash as the conversation's last one.
+ * KEYS: checkpoint, history, contract. ARGV: checkpoint JSON, contract hash, messages...
  */
 const beginWrite = new LuaScript(`
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-for i = 2, #ARGV, ${UNPACK_CHUNK} do
+if redis.call('EXISTS', KEYS[1]) == 1 then return {0, false} end
+for i = 3, #ARGV, ${UNPACK_CHUNK} do
   redis.call('RPUSH', KEYS[2], unpack(ARGV, i, math.min(i + ${UNPACK_CHUNK - 1}, #ARGV)))
 end
 redis.call('SET', KEYS[1], ARGV[1])
-return 1
+return {1, redis.call('SET', KEYS[3], ARGV[2], 'GET') or false}
 `);
 
 /** Deletes the checkpoint only if it still belongs to the given turn. KEYS: checkpoint. ARGV: turnId. */
@@ -115,17 +116,27 @@ export class TurnStore {
   /**
    * Begins a turn with the person's messages, in one atomic script: history
    * gains them and the checkpoint (at step 1: the input is stored) appears
-   * together. Refuses (returns false, writes nothing) while another turn's
-   * checkpoint is stored.
+   * together, and the conversation's last contract hash is swapped for this
+   * turn's (so a metric can count changes). Refuses (writes nothing) while
+   * another turn's checkpoint is stored.
    */
   async beginTurn(
     address: ConversationAddress,
     messages: readonly ChatMessage[],
     checkpoint: Checkpoint,
-  ): Promise<boolean> {
+  ): Promise<{ began: boolean; previousContractHash: string | null }> {
     const keys = this.#keys.conversation(address);
-    const args = [encodeCheckpoint(checkpoint), ...messages.map(encodeMessage)];
-    return (await beginWrite.run(this.#redis, [keys.checkpoint, keys.history], args)) === 1;
+    const args = [
+      encodeCheckpoint(checkpoint),
+      checkpoint.contractHash,
+      ...messages.map(encodeMessage),
+    ];
+    const [began, previous] = (await beginWrite.run(
+      this.#redis,
+      [keys.checkpoint, keys.history, keys.contract],
+      args,
+    )) as [number, string | null];
+    return { began: began === 1, previousContractHash: previous ?? null };
   }
 
   /**

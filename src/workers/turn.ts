@@ -157,11 +157,11 @@ async function beginTurn(
     loaded: [],
     delivered: [],
   };
-  const hashKey = `${env.store.keys.conversationTag(address)}:contract`;
-  const [began, previous] = await Promise.all([
-    env.store.turns.beginTurn(address, input, checkpoint),
-    env.inbox.redis.set(hashKey, contract.hash, "GET"),
-  ]);
+  const { began, previousContractHash } = await env.store.turns.beginTurn(
+    address,
+    input,
+    checkpoint,
+  );
   if (!began) throw new LostLeaseError("another worker began this turn");
   return {
     checkpoint,
@@ -170,7 +170,7 @@ async function beginTurn(
       trimmed: history.trimmed,
       messages: [...history.messages, ...input],
     },
-    contractChanged: previous !== null && previous !== contract.hash,
+    contractChanged: previousContractHash !== null && previousContractHash !== contract.hash,
   };
 }
 

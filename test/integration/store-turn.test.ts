@@ -228,3 +228,42 @@ describe("turn store", () => {
     );
   });
 });
+
+describe("beginning a turn", () => {
+  it("stores the person's messages and the first checkpoint together, and swaps the contract hash", async () => {
+    const { turns, history } = createStore(db.redis, { prefix: db.prefix });
+    const address = newAddress();
+    const hello: ChatMessage = { role: "user", content: "hello", name: "ada" };
+    expect(
+      await turns.beginTurn(address, [hello], checkpoint("t1", 1, { contractHash: "aaa" })),
+    ).toEqual({
+      began: true,
+      previousContractHash: null,
+    });
+    expect(await history.load(address)).toEqual([hello]);
+    expect((await turns.readCheckpoint(address))?.turnId).toBe("t1");
+    await turns.clearCheckpoint(address, "t1");
+    expect(
+      await turns.beginTurn(address, [hello], checkpoint("t2", 1, { contractHash: "bbb" })),
+    ).toEqual({
+      began: true,
+      previousContractHash: "aaa",
+    });
+  });
+
+  it("refuses, writing nothing, while another turn's checkpoint is stored", async () => {
+    const { turns, history } = createStore(db.redis, { prefix: db.prefix });
+    const address = newAddress();
+    await turns.beginTurn(address, [{ role: "user", content: "one" }], checkpoint("t1", 1));
+    const second = await turns.beginTurn(
+      address,
+      [{ role: "user", content: "two" }],
+      checkpoint("t2", 1),
+    );
+    expect(second.began).toBe(false);
+    expect((await history.load(address)).map((m) => m.role === "user" && m.content)).toEqual([
+      "one",
+    ]);
+    expect((await turns.readCheckpoint(address))?.turnId).toBe("t1");
+  });
+});
