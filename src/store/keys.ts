@@ -51,7 +51,7 @@ export interface ConversationKeys {
  * const keys = new KeyScheme("sy");
  * keys.conversation(address).intent; // "sy:{conv:slack:T1:C1:1700000000.1}:intent"
  * `${keys.conversationTag(address)}:inbox`; // a worker's key in the same slot
- * keys.scope("channel", address); // "sy:{scope:channel:slack:T1:C1}"
+ * keys.scope("channel", address); // "sy:{ws:slack:T1}:channel:C1:scope"
  */
 export class KeyScheme {
   readonly prefix: string;
@@ -76,21 +76,23 @@ export class KeyScheme {
     };
   }
 
-  /** The HASH holding one workspace's or channel's decisions. */
+  /**
+   * The HASH holding one scope's decisions. A workspace's key and its
+   * channels' keys share the workspace's hash tag, so a turn reads both in
+   * one script on a single Redis or a cluster alike.
+   */
   scope<S extends ScopeKind>(kind: S, where: ScopeRef<S>): string {
     if (kind === "global") return `${this.prefix}:{scope:global}`;
     const ref = where as WorkspaceRef;
-    const parts = [ref.platform, ref.workspace];
-    if (kind === "channel") {
-      const channel = (where as ChannelRef).channel;
-      if (typeof channel !== "string") {
-        throw new StoreInputError(
-          "A channel scope needs a channel: pass { platform, workspace, channel } (a ConversationAddress works).",
-        );
-      }
-      parts.push(channel);
+    const tag = `${this.prefix}:{ws:${[ref.platform, ref.workspace].map(encodeURIComponent).join(":")}}`;
+    if (kind === "workspace") return `${tag}:scope`;
+    const channel = (where as ChannelRef).channel;
+    if (typeof channel !== "string") {
+      throw new StoreInputError(
+        "A channel scope needs a channel: pass { platform, workspace, channel } (a ConversationAddress works).",
+      );
     }
-    return `${this.prefix}:{scope:${kind}:${parts.map(encodeURIComponent).join(":")}}`;
+    return `${tag}:channel:${encodeURIComponent(channel)}:scope`;
   }
 }
 

@@ -10,7 +10,7 @@ import { StoreInputError } from "./errors.ts";
 import { readHash } from "./hash-read.ts";
 import { checkIntentChange } from "./intent-fields.ts";
 import type { KeyScheme, ScopeKind, ScopeRef } from "./keys.ts";
-import { hashFromReply } from "./lua.ts";
+import { hashFromReply, LuaScript } from "./lua.ts";
 import { resetFields } from "./reset-fields.ts";
 import { runTransaction } from "./transaction.ts";
 
@@ -21,6 +21,30 @@ export type ScopeChange =
   | { readonly kind: "reset"; readonly key?: string }
   | { readonly kind: "toolset"; readonly name: string | null }
   | { readonly kind: "mode"; readonly mode: LoadMode | null };
+
+/**
+ * A workspace's and a channel's hashes in one script (they share a hash tag).
+ * A key of another type reads as a marker the caller reports as damage.
+ * KEYS: workspace, channel.
+ */
+const readPair = new LuaScript(`
+local out = {}
+for i = 1, 2 do
+  local t = redis.call('TYPE', KEYS[i])['ok']
+  if t == 'hash' then out[i] = redis.call('HGETALL', KEYS[i])
+  elseif t == 'none' then out[i] = {}
+  else out[i] = {'__wrongtype__', t} end
+end
+return out
+`);
+
+function pairHash(flat: string[], key: string, warnings: WarnOnce): Record<string, string> {
+  if (flat[0] === "__wrongtype__") {
+    warnings.warn(key, `${key} holds a ${flat[1]}, not a hash; it reads as an empty layer.`);
+    return {};
+  }
+  return hashFromReply(flat);
+}
 
 /** Skill toggles by skill name: on (`true`) or off; a skill not listed follows. */
 export type SkillToggles = Record<string, boolean>;
@@ -84,11 +108,12 @@ export class ScopeStore {
       channel: this.#keys.scope("channel", address),
       global: this.#keys.scope("global", {}),
     };
-    const [workspace, channel, global] = await Promise.all([
-      this.#hash(keys.workspace),
-      this.#hash(keys.channel),
+    const [pair, global] = await Promise.all([
+      readPair.run(this.#redis, [keys.workspace, keys.channel]) as Promise<[string[], string[]]>,
       this.#hash(keys.global),
     ]);
+    const workspace = pairHash(pair[0], keys.workspace, this.#warnings);
+    const channel = pairHash(pair[1], keys.channel, this.#warnings);
     return {
       workspace: this.#layer(workspace, keys.workspace),
       channel: this.#layer(channel, keys.channel),

@@ -40,9 +40,12 @@ describe("key scheme", () => {
       history: "sy:{conv:slack:T1:C1:17.5}:history",
       historyTrimmed: "sy:{conv:slack:T1:C1:17.5}:history:trimmed",
       checkpoint: "sy:{conv:slack:T1:C1:17.5}:checkpoint",
+      contract: "sy:{conv:slack:T1:C1:17.5}:contract",
     });
-    expect(keys.scope("workspace", address)).toBe("sy:{scope:workspace:slack:T1}");
-    expect(keys.scope("channel", address)).toBe("sy:{scope:channel:slack:T1:C1}");
+    expect(keys.scope("workspace", address)).toBe("sy:{ws:slack:T1}:scope");
+    expect(keys.scope("channel", address)).toBe("sy:{ws:slack:T1}:channel:C1:scope");
+    // A workspace's and its channels' scopes share a slot: a turn reads both in one script.
+    expect(keySlot(keys.scope("workspace", address))).toBe(keySlot(keys.scope("channel", address)));
   });
 
   it("keeps distinct scopes and conversations apart", () => {
