@@ -126,6 +126,10 @@ export class HistoryStore {
     reading: HistoryReading,
     start: number,
   ): { before: ChatMessage[]; from: ChatMessage[] } {
+    if (reading.messages.length === reading.raw.length) {
+      // Every entry decoded: the positions line up, no need to decode again.
+      return { before: reading.messages.slice(0, start), from: reading.messages.slice(start) };
+    }
     const key = this.#keys.conversation(address).history;
     return {
       before: this.#decode(key, reading.raw.slice(0, start)),

@@ -12,6 +12,7 @@ import type { ChatMessage } from "../core/agent/messages.ts";
 import { buildSystemPrompt } from "../core/agent/prompt.ts";
 import type { Provider } from "../core/agent/provider.ts";
 import type { LoggerPort } from "../core/availability/warnings.ts";
+import type { TurnContract } from "../core/loading/freeze.ts";
 import { skillsBlock } from "../core/skills/index.ts";
 import type { HistoryReading } from "../store/index.ts";
 import { encodeMessage } from "../store/message-json.ts";
@@ -81,6 +82,7 @@ export async function drainConversation(
     let checkpoint = snap.checkpoint;
     let history = snap.history;
     let contractChanged = false;
+    let frozen: TurnContract | undefined;
     let pending = snap.pending;
     if (!checkpoint) {
       if (pending.length === 0) {
@@ -89,7 +91,14 @@ export async function drainConversation(
         continue;
       }
       history = await env.store.history.compactRead(address, history, env.history);
-      ({ checkpoint, history, contractChanged } = await beginTurn(env, address, snap, history));
+      let contract: TurnContract;
+      ({ checkpoint, history, contract, contractChanged } = await beginTurn(
+        env,
+        address,
+        snap,
+        history,
+      ));
+      frozen = contract;
     } else {
       pending = pending.slice(0, checkpoint.inboxCount);
       if ((await countResume(env, address, checkpoint)) > MAX_RESUMES) {
@@ -105,7 +114,7 @@ export async function drainConversation(
           "Sorry — something went wrong while answering this, and I gave up after several tries. Please send your message again.",
         );
       } else {
-        await runOneTurn(env, address, checkpoint, pending, history, snap.state, signal, false);
+        await runOneTurn(env, address, { checkpoint, pending, history, state: snap.state }, signal);
       }
       const left = await env.inbox.finish(address, leaseToken, checkpoint.inboxCount);
       if (left === -1) throw new LostLeaseError("lease lost before the inbox was trimmed");
@@ -115,12 +124,8 @@ export async function drainConversation(
     await runOneTurn(
       env,
       address,
-      checkpoint,
-      pending,
-      history,
-      snap.state,
+      { checkpoint, pending, history, state: snap.state, contract: frozen, contractChanged },
       signal,
-      contractChanged,
     );
     const left = await env.inbox.finish(address, leaseToken, checkpoint.inboxCount);
     if (left === -1) throw new LostLeaseError("lease lost before the inbox was trimmed");
@@ -144,7 +149,12 @@ async function beginTurn(
   address: ConversationAddress,
   snap: Snapshot,
   history: HistoryReading,
-): Promise<{ checkpoint: Checkpoint; history: HistoryReading; contractChanged: boolean }> {
+): Promise<{
+  checkpoint: Checkpoint;
+  history: HistoryReading;
+  contract: TurnContract;
+  contractChanged: boolean;
+}> {
   const input = snap.pending.map(userMessage);
   const contract = freezeState(env, address, snap.state);
   const checkpoint: Checkpoint = {
@@ -170,24 +180,34 @@ async function beginTurn(
       trimmed: history.trimmed,
       messages: [...history.messages, ...input],
     },
+    contract,
     contractChanged: previousContractHash !== null && previousContractHash !== contract.hash,
   };
+}
+
+/** Where a turn starts from: its checkpoint and what the turn boundary read. */
+interface TurnStart {
+  readonly checkpoint: Checkpoint;
+  readonly pending: readonly InboundMessage[];
+  readonly history: HistoryReading;
+  readonly state: ConversationState;
+  /** Already frozen when the turn began in this run; a resumed turn freezes anew. */
+  readonly contract?: TurnContract | undefined;
+  readonly contractChanged?: boolean;
 }
 
 async function runOneTurn(
   env: TurnEnvironment,
   address: ConversationAddress,
-  start: Checkpoint,
-  pending: readonly InboundMessage[],
-  history: HistoryReading,
-  state: ConversationState,
+  start: TurnStart,
   signal: AbortSignal,
-  contractChanged: boolean,
 ): Promise<void> {
   const started = Date.now();
-  let checkpoint = start;
+  const { pending, history, state } = start;
+  const contractChanged = start.contractChanged ?? false;
+  let checkpoint = start.checkpoint;
   const { before, from } = env.store.history.split(address, history, checkpoint.historyStart);
-  const contract = freezeState(env, address, state, checkpoint.loaded);
+  const contract = start.contract ?? freezeState(env, address, state, checkpoint.loaded);
   const skills = resolveConversationSkills(env, address, state);
   if (checkpoint.contractHash !== contract.hash) {
     env.logger.warn(

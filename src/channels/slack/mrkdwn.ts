@@ -1,0 +1,358 @@
+import type { Definition, List, ListItem, Nodes, PhrasingContent, RootContent, Table } from "mdast";
+import { fromMarkdown } from "mdast-util-from-markdown";
+import { gfmFromMarkdown } from "mdast-util-gfm";
+import { gfm } from "micromark-extension-gfm";
+import { splitMessage } from "../split.ts";
+
+/**
+ * Converts the model's markdown (CommonMark with GitHub's extensions) to
+ * Slack mrkdwn.
+ *
+ * - `**bold**` becomes `*bold*`, `*italic*` and `_italic_` become `_italic_`,
+ *   `~~strike~~` becomes `~strike~`, a heading becomes a bold line.
+ * - `[text](url)` becomes `<url|text>`; only http, https and mailto links stay
+ *   links, anything else (`javascript:`, relative paths) keeps just its text.
+ * - Lists get "• " bullets ("◦ ", "▪ " when nested); tables become aligned
+ *   text in a code block, since Slack has no tables.
+ * - `&`, `<` and `>` are escaped everywhere, as Slack requires, except in the
+ *   Slack syntax the model may write itself: `<@U123>`, `<#C123|general>`,
+ *   `<https://…|label>`. Special mentions (`<!here>`, `<!channel>`) are
+ *   escaped on purpose: a model's answer must not page a whole channel.
+ * - Code spans and code blocks are not converted, and read exactly as
+ *   written. They are escaped too: Slack parses `<…>` even inside code
+ *   (`map<string,string>` shows as "mapstringstring") and decodes the three
+ *   entities there. A run of three backticks inside code gets zero-width
+ *   spaces, so it cannot close Slack's block early.
+ *
+ * Why not slackify-markdown: its current release requires Node 22, and it
+ * leaves `<` raw inside code, escapes only one `>` per run of text and keeps
+ * any `<@…` unescaped. This uses the same parser (micromark with GFM, as
+ * remark does) and renders the tree itself.
+ *
+ * @example
+ * toMrkdwn("## Result\n**Done**, see [the PR](https://github.com/o/r/pull/1).");
+ * // "*Result*\n\n*Done*, see <https://github.com/o/r/pull/1|the PR>."
+ */
+export function toMrkdwn(markdown: string): string {
+  // Slack tokens are set aside before parsing: markdown reads `<https://x|a b>`
+  // as text around a bare link, and `<https://x|label>` as a link to "x|label".
+  const tokens: string[] = [];
+  const source = markdown.replace(SENTINELS, "").replace(SLACK_TOKEN, (token) => {
+    tokens.push(token);
+    return `${TOKEN_OPEN}${tokens.length - 1}${TOKEN_CLOSE}`;
+  });
+  const tree = fromMarkdown(source, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
+  const definitions = new Map<string, Definition>();
+  collectDefinitions(tree, definitions);
+  const ctx: Context = { definitions, tokens, code: [], depth: 0 };
+  const out = blocks(tree.children, ctx, "\n\n");
+  // Code goes back last, so indenting list items and quoting never touch it.
+  return out.replace(CODE_SLOT, (_, index: string) => ctx.code[Number(index)] ?? "").trimEnd();
+}
+
+/** Escapes the three characters Slack reads as control characters. */
+export function escapeMrkdwn(text: string): string {
+  return text.replace(/[&<>]/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : "&gt;"));
+}
+
+export interface SlackSplitOptions {
+  /** The longest section; a section block's text takes at most 3000 characters. */
+  readonly maxChars?: number;
+  /** The most characters in one message; Slack truncates a message's text past 40,000. */
+  readonly maxMessage?: number;
+  /** The most sections in one message; a message takes at most 50 blocks. */
+  readonly maxSections?: number;
+}
+
+/** One Slack message of a long answer. */
+export interface SlackChunk {
+  /** Section texts, each within `maxChars`, each with its code fences balanced. */
+  readonly sections: readonly string[];
+  /** The sections joined: the message as plain mrkdwn (also its notification text). */
+  readonly text: string;
+}
+
+/**
+ * Splits mrkdwn into messages of sections that fit Slack's limits, at a
+ * paragraph, line, sentence or word boundary, never inside a code block (one
+ * cut in two is closed and reopened, see {@link splitMessage}) and never
+ * inside a link or mention. Only a run of more than half a section without
+ * any whitespace is cut hard, wherever the limit falls.
+ *
+ * @example
+ * for (const chunk of splitForSlack(toMrkdwn(answer))) {
+ *   await client.chat.postMessage({ channel, thread_ts, text: chunk.text,
+ *     blocks: chunk.sections.map((text) => ({ type: "section", text: { type: "mrkdwn", text } })) });
+ * }
+ */
+export function splitForSlack(mrkdwn: string, options: SlackSplitOptions = {}): SlackChunk[] {
+  const { maxChars = 3000, maxMessage = 40_000, maxSections = 50 } = options;
+  if (maxMessage < maxChars || maxSections < 1) {
+    throw new RangeError(
+      `splitForSlack: maxMessage (${maxMessage}) must be at least maxChars (${maxChars}), and maxSections (${maxSections}) at least 1`,
+    );
+  }
+  const protect = !mrkdwn.includes(TOKEN_SPACE);
+  const text = protect
+    ? mrkdwn.replace(/<[^<>\n]+>/g, (token) => token.replaceAll(" ", TOKEN_SPACE))
+    : mrkdwn;
+  const sections = splitMessage(text, maxChars).map((s) =>
+    protect ? s.replaceAll(TOKEN_SPACE, " ") : s,
+  );
+  const chunks: string[][] = [];
+  let current: string[] = [];
+  let size = 0;
+  for (const section of sections) {
+    if (
+      current.length > 0 &&
+      (size + section.length > maxMessage || current.length >= maxSections)
+    ) {
+      chunks.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(section);
+    size += section.length;
+  }
+  if (current.length > 0) chunks.push(current);
+  return chunks.map((s) => ({ sections: s, text: s.join("") }));
+}
+
+interface Context {
+  readonly definitions: ReadonlyMap<string, Definition>;
+  /** The Slack tokens set aside before parsing, by slot number. */
+  readonly tokens: readonly string[];
+  /** Rendered code blocks, put back into their slots at the end. */
+  readonly code: string[];
+  /** How deep in lists: picks the bullet. */
+  readonly depth: number;
+}
+
+interface Inline {
+  /** In a link label: Slack links do not nest, so no token stays raw. */
+  readonly inLink: boolean;
+  /** Markers already open around this text (a heading is bold). */
+  readonly open: ReadonlySet<string>;
+}
+
+// Private-use characters mark slots; any in the input are dropped first.
+const CODE_SLOT = /\uE000(\d+)\uE001/g;
+const TOKEN_OPEN = "\uE002";
+const TOKEN_CLOSE = "\uE003";
+const TOKEN_SLOT = /\uE002(\d+)\uE003/g;
+/** Stands for a space inside a token while splitting, so no cut falls there. */
+const TOKEN_SPACE = "\uE004";
+const SENTINELS = /[\uE000-\uE004]/g;
+
+/** Slack syntax the model may write itself: user and channel mentions, links. */
+const SLACK_TOKEN = /<(?:[@#][A-Z0-9]+|(?:https?|mailto):[^\s<>|`]+)(?:\|[^<>\n`]*)?>/g;
+const SAFE_PROTOCOLS = new Set(["http:", "https:", "mailto:"]);
+const ZWSP = "\u200B";
+const WORD = /[\p{L}\p{N}]/u;
+const BULLETS = ["•", "◦", "▪"] as const;
+const RULE = "──────────";
+const NO_STYLE: Inline = { inLink: false, open: new Set() };
+
+function collectDefinitions(node: Nodes, into: Map<string, Definition>): void {
+  if (node.type === "definition" && !into.has(node.identifier)) into.set(node.identifier, node);
+  if ("children" in node) for (const child of node.children) collectDefinitions(child, into);
+}
+
+function blocks(nodes: readonly RootContent[], ctx: Context, separator: string): string {
+  return nodes
+    .map((node) => block(node, ctx))
+    .filter((text) => text !== "")
+    .join(separator);
+}
+
+function block(node: RootContent, ctx: Context): string {
+  switch (node.type) {
+    case "paragraph":
+      return phrasing(node.children, ctx, NO_STYLE);
+    case "heading": {
+      const text = phrasing(node.children, ctx, { inLink: false, open: new Set(["*"]) });
+      return text === "" ? "" : `*${text}*`;
+    }
+    case "thematicBreak":
+      return RULE;
+    case "blockquote":
+      return blocks(node.children, ctx, "\n\n")
+        .split("\n")
+        .map((line) => (line === "" ? ">" : `> ${line}`))
+        .join("\n");
+    case "list":
+      return list(node, ctx);
+    case "code":
+      return codeBlock(restore(node.value, ctx), ctx);
+    case "table":
+      return codeBlock(tableText(node, ctx), ctx);
+    case "html":
+      return escapeMrkdwn(restore(node.value, ctx));
+    case "footnoteDefinition": {
+      const label = escapeMrkdwn(restore(node.label ?? node.identifier, ctx));
+      return `[${label}] ${blocks(node.children, ctx, "\n")}`;
+    }
+    default:
+      // Definitions are read through their references; front matter shows nothing.
+      return "";
+  }
+}
+
+function list(node: List, ctx: Context): string {
+  const inner: Context = { ...ctx, depth: ctx.depth + 1 };
+  const start = node.start ?? 1;
+  const bullet = BULLETS[Math.min(ctx.depth, BULLETS.length - 1)] as string;
+  return node.children
+    .map((item, i) => listItem(item, inner, node.ordered ? `${start + i}.` : bullet))
+    .join(node.spread ? "\n\n" : "\n");
+}
+
+function listItem(item: ListItem, ctx: Context, marker: string): string {
+  const check = item.checked === true ? "[x] " : item.checked === false ? "[ ] " : "";
+  const [first = "", ...rest] = blocks(item.children, ctx, item.spread ? "\n\n" : "\n").split("\n");
+  const indent = " ".repeat(marker.length + 1);
+  return [
+    `${marker} ${check}${first}`.trimEnd(),
+    ...rest.map((line) => (line === "" ? "" : indent + line)),
+  ].join("\n");
+}
+
+/** A code block in a slot, so later indenting and quoting leave its lines alone. */
+function codeBlock(value: string, ctx: Context): string {
+  ctx.code.push(`\`\`\`\n${codeText(value)}\n\`\`\``);
+  return `\uE000${ctx.code.length - 1}\uE001`;
+}
+
+function codeText(value: string): string {
+  return escapeMrkdwn(value).replace(/`{3,}/g, (run) => run.split("").join(ZWSP));
+}
+
+function tableText(table: Table, ctx: Context): string {
+  const rows = table.children.map((row) => row.children.map((cell) => plain(cell, ctx).trim()));
+  const [head, ...body] = rows;
+  if (head === undefined) return "";
+  const columns = Math.max(...rows.map((row) => row.length));
+  const widths = Array.from({ length: columns }, (_, c) =>
+    Math.max(3, ...rows.map((row) => (row[c] ?? "").length)),
+  );
+  const line = (row: readonly string[]) =>
+    widths
+      .map((width, c) => (row[c] ?? "").padEnd(width))
+      .join(" | ")
+      .trimEnd();
+  return [line(head), widths.map((w) => "-".repeat(w)).join(" | "), ...body.map(line)].join("\n");
+}
+
+/** A node's text without formatting, tokens restored, unescaped. */
+function plain(node: Nodes, ctx: Context): string {
+  if (node.type === "break") return " ";
+  if ("value" in node) return restore(node.value, ctx).replace(/\n/g, " ");
+  if ("children" in node) return node.children.map((child) => plain(child, ctx)).join("");
+  if (node.type === "image" || node.type === "imageReference") return restore(node.alt ?? "", ctx);
+  return "";
+}
+
+function phrasing(nodes: readonly PhrasingContent[], ctx: Context, inline: Inline): string {
+  let out = "";
+  nodes.forEach((node, i) => {
+    const marker = markerOf(node);
+    if (marker === undefined) {
+      out += inlineNode(node, ctx, inline);
+      return;
+    }
+    const children = "children" in node ? (node.children as PhrasingContent[]) : [];
+    if (inline.open.has(marker)) {
+      out += phrasing(children, ctx, inline);
+      return;
+    }
+    const text = phrasing(children, ctx, { ...inline, open: new Set([...inline.open, marker]) });
+    if (text.trim() === "") {
+      out += text;
+      return;
+    }
+    // Slack reads a marker only at a word boundary: `hel*l*o` needs zero-width spaces.
+    const next = nodes[i + 1];
+    const before = WORD.test(out.slice(-1)) ? ZWSP : "";
+    const after = next?.type === "text" && WORD.test(next.value.charAt(0)) ? ZWSP : "";
+    out += `${before}${marker}${text}${marker}${after}`;
+  });
+  return out;
+}
+
+function markerOf(node: PhrasingContent): string | undefined {
+  if (node.type === "strong") return "*";
+  if (node.type === "emphasis") return "_";
+  if (node.type === "delete") return "~";
+  return undefined;
+}
+
+function inlineNode(node: PhrasingContent, ctx: Context, inline: Inline): string {
+  switch (node.type) {
+    case "text":
+      return text(node.value, ctx, inline);
+    case "inlineCode":
+      return `\`${codeText(restore(node.value, ctx))}\``;
+    case "break":
+      return inline.inLink ? " " : "\n";
+    case "html":
+      return escapeMrkdwn(restore(node.value, ctx));
+    case "link": {
+      const label = phrasing(node.children, ctx, { ...inline, inLink: true });
+      return inline.inLink ? label : link(node.url, label, plain(node, ctx), ctx);
+    }
+    case "linkReference": {
+      const label = phrasing(node.children, ctx, { ...inline, inLink: true });
+      const definition = ctx.definitions.get(node.identifier);
+      return definition && !inline.inLink
+        ? link(definition.url, label, plain(node, ctx), ctx)
+        : label;
+    }
+    case "image":
+    case "imageReference": {
+      const alt = restore(node.alt ?? "", ctx);
+      const url = node.type === "image" ? node.url : ctx.definitions.get(node.identifier)?.url;
+      return url === undefined || inline.inLink
+        ? escapeMrkdwn(alt)
+        : link(url, escapeMrkdwn(alt), alt, ctx);
+    }
+    case "footnoteReference":
+      return `[${escapeMrkdwn(restore(node.label ?? node.identifier, ctx))}]`;
+    default:
+      return "";
+  }
+}
+
+/** Text outside code: escaped, but a Slack token written on purpose stays one (not in a link label). */
+function text(value: string, ctx: Context, inline: Inline): string {
+  if (inline.inLink) return escapeMrkdwn(restore(value, ctx).replace(/\s*\n\s*/g, " "));
+  let out = "";
+  let last = 0;
+  for (const match of value.matchAll(TOKEN_SLOT)) {
+    out += escapeMrkdwn(value.slice(last, match.index));
+    out += (ctx.tokens[Number(match[1])] ?? "").replaceAll("&", "&amp;");
+    last = match.index + match[0].length;
+  }
+  return out + escapeMrkdwn(value.slice(last));
+}
+
+/** `<url|label>`, `<url>` when the label is the address, or only the label for an unsafe address. */
+function link(rawUrl: string, label: string, labelText: string, ctx: Context): string {
+  // `[a](<https://x>)` wraps the address in brackets, which were set aside as a token.
+  const url = restore(rawUrl, ctx).replace(/^<(.*)>$/s, "$1");
+  if (!isSafe(url)) return label;
+  const address = url.replace(/[\s<>|]/g, (c) => encodeURIComponent(c)).replaceAll("&", "&amp;");
+  return label === "" || labelText === url ? `<${address}>` : `<${address}|${label}>`;
+}
+
+function isSafe(url: string): boolean {
+  try {
+    return SAFE_PROTOCOLS.has(new URL(url).protocol);
+  } catch {
+    return false;
+  }
+}
+
+/** Puts the tokens set aside before parsing back, as written. */
+function restore(value: string, ctx: Context): string {
+  return value.replace(TOKEN_SLOT, (_, index: string) => ctx.tokens[Number(index)] ?? "");
+}
