@@ -388,9 +388,9 @@ function tombstoneSentence(t: Tombstone): string {
           : by.kind === "toolset"
             ? `it is not in the ${by.toolset} toolset`
             : "it is not in this conversation's hand-picked list";
-      const scope = by.kind === "scope" && by.scope !== "runtime" ? by.scope : "conversation";
-      const command = formatToolsCommand({ verb: "on", key: t.id, scope });
-      return `The bot could not use ${t.id}: ${why}. Turn it on with ${command}.`;
+      // The conversation scope is the deepest a person can set, so it overrides any other.
+      const command = formatToolsCommand({ verb: "on", key: t.id, scope: "conversation" });
+      return `The bot could not use ${t.id}: ${why}. Turn it on here with ${command}.`;
     }
   }
 }
@@ -411,7 +411,8 @@ function errorSentence(error: unknown): string {
     return error.message;
   }
   const message = readableMessage(error.message);
-  return message === "" ? "Something went wrong." : `Something went wrong: ${message}`;
+  if (message === "") return "Something went wrong.";
+  return `Something went wrong: ${message}${/[.!?]$/.test(message) ? "" : "."}`;
 }
 
 /** The message itself, or the `error.message`/`message` inside a JSON body it quotes. */

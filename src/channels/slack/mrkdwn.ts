@@ -291,7 +291,8 @@ function inlineNode(node: PhrasingContent, ctx: Context, inline: Inline): string
     case "text":
       return text(node.value, ctx, inline);
     case "inlineCode":
-      return `\`${codeText(restore(node.value, ctx))}\``;
+      // A line ending in a code span is a space (CommonMark); Slack would end the span there.
+      return `\`${codeText(restore(node.value, ctx).replace(/\n/g, " "))}\``;
     case "break":
       return inline.inLink ? " " : "\n";
     case "html":

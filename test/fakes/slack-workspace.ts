@@ -1,0 +1,333 @@
+/**
+ * The state behind the fake Slack Web API (see slack-api.ts): one workspace
+ * with its bot, users, messages, reactions and files, and the Web API methods
+ * that read and change it. Answers have the shapes Slack documents; errors are
+ * `{ ok: false, error }` with Slack's error codes, sent with HTTP 200 as Slack
+ * does.
+ *
+ * Slack's message limits hold here too (slack-limits.ts), so a bot that passes
+ * against the fake does not break in Slack.
+ */
+import { SLACK_TEXT_LIMIT, validateBlocks } from "./slack-limits.ts";
+
+/** The ids and token of the fake workspace and its bot, shared with slack-requests.ts. */
+export const FAKE_SLACK = {
+  botToken: "xoxb-fake-bot-token",
+  teamId: "T0FAKETEAM",
+  teamName: "Fake Workspace",
+  teamDomain: "fake-workspace",
+  botUserId: "U0FAKEBOT",
+  botName: "switchyard",
+  botId: "B0FAKEBOT",
+  appId: "A0FAKEAPP",
+} as const;
+
+export type FakeSlackIdentity = { -readonly [K in keyof typeof FAKE_SLACK]: string };
+
+/** What a test sets for a user; users.info fills in the rest. */
+export interface FakeSlackUser {
+  name?: string;
+  real_name?: string;
+  display_name?: string;
+  is_admin?: boolean;
+  is_owner?: boolean;
+  is_primary_owner?: boolean;
+  is_bot?: boolean;
+  deleted?: boolean;
+  tz?: string;
+}
+
+/** A message as the fake stores it: the wire message plus the channel it is in. */
+export interface FakeSlackMessage {
+  channel: string;
+  type: "message";
+  ts: string;
+  text: string;
+  user: string;
+  team: string;
+  bot_id?: string;
+  app_id?: string;
+  blocks?: unknown[];
+  thread_ts?: string;
+  parent_user_id?: string;
+  edited?: { user: string; ts: string };
+  metadata?: unknown;
+}
+
+export interface FakeSlackReaction {
+  channel: string;
+  timestamp: string;
+  name: string;
+  user: string;
+}
+
+export interface FakeSlackFile {
+  id: string;
+  name: string;
+  title: string;
+  mimetype: string;
+  filetype: string;
+  size: number;
+  user: string;
+  created: number;
+  url_private: string;
+  url_private_download: string;
+  /** Served at `url_private_download` to requests carrying the bot token. Not sent on the wire. */
+  content: Buffer;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: Web API arguments and answers are loose JSON
+export type SlackArgs = Record<string, any>;
+// biome-ignore lint/suspicious/noExplicitAny: Web API arguments and answers are loose JSON
+export type SlackResult = Record<string, any>;
+
+const fail = (error: string, extra: SlackResult = {}): SlackResult => ({
+  ok: false,
+  error,
+  ...extra,
+});
+
+export class FakeSlackWorkspace {
+  readonly users = new Map<string, FakeSlackUser>();
+  readonly messages: FakeSlackMessage[] = [];
+  readonly reactions: FakeSlackReaction[] = [];
+  readonly files = new Map<string, FakeSlackFile>();
+  private clock: number;
+
+  constructor(
+    readonly identity: FakeSlackIdentity,
+    startTs: number,
+  ) {
+    // Message timestamps are microseconds written "seconds.micros"; step 100 like "…000100".
+    this.clock = startTs * 1_000_000;
+  }
+
+  /** A fresh, strictly increasing message timestamp, e.g. "1700000000.000100". */
+  nextTs(): string {
+    this.clock += 100;
+    const seconds = Math.floor(this.clock / 1_000_000);
+    const micros = String(this.clock % 1_000_000).padStart(6, "0");
+    return `${seconds}.${micros}`;
+  }
+
+  find(channel: string, ts: string): FakeSlackMessage | undefined {
+    return this.messages.find((message) => message.channel === channel && message.ts === ts);
+  }
+
+  /** Answers one Web API method, or undefined when the fake does not implement it. */
+  call(method: string, args: SlackArgs): SlackResult | undefined {
+    const handler = this.methods[method];
+    return handler ? { ok: true, ...handler(args) } : undefined;
+  }
+
+  private readonly methods: Record<string, (args: SlackArgs) => SlackResult> = {
+    "auth.test": () => ({
+      url: `https://${this.identity.teamDomain}.slack.com/`,
+      team: this.identity.teamName,
+      user: this.identity.botName,
+      team_id: this.identity.teamId,
+      user_id: this.identity.botUserId,
+      bot_id: this.identity.botId,
+      is_enterprise_install: false,
+    }),
+    "chat.postMessage": (args) => this.post(args),
+    "chat.update": (args) => this.update(args),
+    "chat.delete": (args) => {
+      const index = this.messages.findIndex((m) => m.channel === args.channel && m.ts === args.ts);
+      if (index < 0) return fail("message_not_found");
+      this.messages.splice(index, 1);
+      return { channel: args.channel, ts: args.ts };
+    },
+    "chat.postEphemeral": (args) => {
+      if (!args.channel) return fail("channel_not_found");
+      if (!args.user) return fail("user_not_in_channel");
+      if (!args.text && !args.blocks && !args.attachments) return fail("no_text");
+      return { message_ts: this.nextTs() };
+    },
+    "chat.getPermalink": (args) => {
+      if (!this.find(args.channel, args.message_ts)) return fail("message_not_found");
+      const id = `p${String(args.message_ts).replace(".", "")}`;
+      return {
+        channel: args.channel,
+        permalink: `https://${this.identity.teamDomain}.slack.com/archives/${args.channel}/${id}`,
+      };
+    },
+    // chat.startStream / appendStream / stopStream back Bolt's `sayStream()`.
+    "chat.startStream": (args) => {
+      if (!args.thread_ts) return fail("invalid_arguments");
+      return this.post({ ...args, text: args.markdown_text ?? "" });
+    },
+    "chat.appendStream": (args) => {
+      const message = this.find(args.channel, args.ts);
+      if (!message) return fail("message_not_found");
+      message.text = (message.text + (args.markdown_text ?? "")).slice(0, SLACK_TEXT_LIMIT);
+      return { channel: args.channel, ts: args.ts };
+    },
+    "chat.stopStream": (args) => {
+      const message = this.find(args.channel, args.ts);
+      if (!message) return fail("message_not_found");
+      message.text = (message.text + (args.markdown_text ?? "")).slice(0, SLACK_TEXT_LIMIT);
+      if (Array.isArray(args.blocks)) message.blocks = args.blocks;
+      return { channel: args.channel, ts: args.ts, message: wire(message) };
+    },
+    "conversations.replies": (args) => {
+      const thread = this.messages
+        .filter((m) => m.channel === args.channel && (m.ts === args.ts || m.thread_ts === args.ts))
+        .sort((a, b) => compareTs(a.ts, b.ts));
+      if (thread.length === 0) return fail("thread_not_found");
+      return {
+        messages: thread.map(wire),
+        has_more: false,
+        response_metadata: { next_cursor: "" },
+      };
+    },
+    "conversations.history": (args) => {
+      const limit = Number(args.limit ?? 100);
+      const top = this.messages
+        .filter((m) => m.channel === args.channel && (!m.thread_ts || m.thread_ts === m.ts))
+        .sort((a, b) => compareTs(b.ts, a.ts));
+      return {
+        messages: top.slice(0, limit).map(wire),
+        has_more: top.length > limit,
+        pin_count: 0,
+        response_metadata: { next_cursor: "" },
+      };
+    },
+    // Reactions are not checked against stored messages: the messages people
+    // write reach the bot as events and are not in the fake's store.
+    "reactions.add": (args) => {
+      if (!args.name) return fail("invalid_name");
+      const reaction = { ...this.reactionKey(args), name: String(args.name) };
+      if (this.reactionIndex(reaction) >= 0) return fail("already_reacted");
+      this.reactions.push(reaction);
+      return {};
+    },
+    "reactions.remove": (args) => {
+      const index = this.reactionIndex({ ...this.reactionKey(args), name: String(args.name) });
+      if (index < 0) return fail("no_reaction");
+      this.reactions.splice(index, 1);
+      return {};
+    },
+    "assistant.threads.setStatus": (args) => {
+      if (!args.channel_id || !args.thread_ts || args.status === undefined) {
+        return fail("invalid_arguments");
+      }
+      return {};
+    },
+    "users.info": (args) => {
+      const user = this.userInfo(String(args.user ?? ""));
+      return user ? { user } : fail("user_not_found");
+    },
+    "files.info": (args) => {
+      const file = this.files.get(String(args.file ?? ""));
+      if (!file) return fail("file_not_found");
+      const { content: _content, ...onWire } = file;
+      return { file: onWire, comments: [], response_metadata: { next_cursor: "" } };
+    },
+  };
+
+  private post(args: SlackArgs): SlackResult {
+    if (!args.channel) return fail("channel_not_found");
+    if (args.text === undefined && args.blocks === undefined && args.attachments === undefined) {
+      return fail("no_text");
+    }
+    const invalid = validateBlocks(args.blocks);
+    if (invalid) return invalid;
+    const parent = args.thread_ts ? this.find(args.channel, args.thread_ts) : undefined;
+    const message: FakeSlackMessage = {
+      channel: String(args.channel),
+      type: "message",
+      ts: this.nextTs(),
+      text: String(args.text ?? "").slice(0, SLACK_TEXT_LIMIT),
+      user: this.identity.botUserId,
+      team: this.identity.teamId,
+      bot_id: this.identity.botId,
+      app_id: this.identity.appId,
+      ...(Array.isArray(args.blocks) ? { blocks: args.blocks } : {}),
+      ...(args.thread_ts ? { thread_ts: String(args.thread_ts) } : {}),
+      ...(parent ? { parent_user_id: parent.user } : {}),
+      ...(args.metadata ? { metadata: args.metadata } : {}),
+    };
+    this.messages.push(message);
+    return { channel: message.channel, ts: message.ts, message: wire(message) };
+  }
+
+  private update(args: SlackArgs): SlackResult {
+    if (!args.channel) return fail("channel_not_found");
+    const message = this.find(args.channel, args.ts);
+    if (!message) return fail("message_not_found");
+    if (message.user !== this.identity.botUserId) return fail("cant_update_message");
+    if (args.text === undefined && args.blocks === undefined && args.attachments === undefined) {
+      return fail("no_text");
+    }
+    const invalid = validateBlocks(args.blocks);
+    if (invalid) return invalid;
+    if (args.text !== undefined) message.text = String(args.text).slice(0, SLACK_TEXT_LIMIT);
+    if (Array.isArray(args.blocks)) message.blocks = args.blocks;
+    message.edited = { user: this.identity.botUserId, ts: this.nextTs() };
+    return { channel: message.channel, ts: message.ts, text: message.text, message: wire(message) };
+  }
+
+  private userInfo(id: string): SlackResult | undefined {
+    const isBot = id === this.identity.botUserId;
+    const user =
+      this.users.get(id) ?? (isBot ? { name: this.identity.botName, is_bot: true } : undefined);
+    if (!user) return undefined;
+    const name = user.name ?? id.toLowerCase();
+    const realName = user.real_name ?? name;
+    return {
+      id,
+      team_id: this.identity.teamId,
+      name,
+      deleted: user.deleted ?? false,
+      real_name: realName,
+      tz: user.tz ?? "Europe/Amsterdam",
+      is_admin: user.is_admin ?? false,
+      is_owner: user.is_owner ?? false,
+      is_primary_owner: user.is_primary_owner ?? false,
+      is_restricted: false,
+      is_ultra_restricted: false,
+      is_bot: user.is_bot ?? false,
+      is_app_user: false,
+      updated: 1_700_000_000,
+      profile: {
+        real_name: realName,
+        real_name_normalized: realName,
+        display_name: user.display_name ?? name,
+        display_name_normalized: user.display_name ?? name,
+        team: this.identity.teamId,
+        ...(isBot ? { bot_id: this.identity.botId, api_app_id: this.identity.appId } : {}),
+      },
+    };
+  }
+
+  private reactionKey(args: SlackArgs): Omit<FakeSlackReaction, "name"> {
+    return {
+      channel: String(args.channel ?? ""),
+      timestamp: String(args.timestamp ?? ""),
+      user: this.identity.botUserId,
+    };
+  }
+
+  private reactionIndex(reaction: FakeSlackReaction): number {
+    return this.reactions.findIndex(
+      (r) =>
+        r.channel === reaction.channel &&
+        r.timestamp === reaction.timestamp &&
+        r.name === reaction.name &&
+        r.user === reaction.user,
+    );
+  }
+}
+
+/** The message as Slack sends it: without the fake's `channel` bookkeeping. */
+function wire(message: FakeSlackMessage): SlackResult {
+  const { channel: _channel, ...rest } = message;
+  return rest;
+}
+
+function compareTs(a: string, b: string): number {
+  const [aSec = 0, aMicro = 0] = a.split(".").map(Number);
+  const [bSec = 0, bMicro = 0] = b.split(".").map(Number);
+  return aSec - bSec || aMicro - bMicro;
+}
