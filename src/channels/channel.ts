@@ -1,3 +1,4 @@
+import type { Redis } from "ioredis";
 import type { LoggerPort } from "../core/availability/warnings.ts";
 import type { PermissionsConfig } from "../core/config/index.ts";
 import type { OpsServer } from "../observability/http.ts";
@@ -12,6 +13,8 @@ import type { ReloadableSkills } from "./skills-command.ts";
  */
 export interface ChannelRuntime {
   readonly queue: ConversationQueue;
+  /** For the channel's own small state (which threads the bot is in), under the store's key scheme. */
+  readonly redis: Redis;
   /** For `/tools` and `/skills`: the conversation's contract and skills as a turn would see them. */
   readonly sources: ContractSources;
   /** Who may change which scope, as the config says now (it reloads). */

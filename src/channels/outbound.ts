@@ -17,7 +17,15 @@ export interface Outbound {
   readonly maxLength: number;
   /** Whether `edit` is worth using for streaming. */
   readonly canEdit: boolean;
-  post(target: DeliveryTarget, text: string, options: { idempotencyKey: string }): Promise<string>;
+  /**
+   * `mayExist` is set when this delivery may repeat one cut short by a crash
+   * (a resumed turn): a channel that can look its posts up checks first.
+   */
+  post(
+    target: DeliveryTarget,
+    text: string,
+    options: { idempotencyKey: string; mayExist?: boolean },
+  ): Promise<string>;
   edit(target: DeliveryTarget, ref: string, text: string): Promise<void>;
   typing(target: DeliveryTarget): Promise<void>;
 }

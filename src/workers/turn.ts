@@ -112,6 +112,7 @@ export async function drainConversation(
           checkpoint,
           pending,
           "Sorry — something went wrong while answering this, and I gave up after several tries. Please send your message again.",
+          { resumed: true },
         );
       } else {
         await runOneTurn(env, address, { checkpoint, pending, history, state: snap.state }, signal);
@@ -191,7 +192,7 @@ interface TurnStart {
   readonly pending: readonly InboundMessage[];
   readonly history: HistoryReading;
   readonly state: ConversationState;
-  /** Already frozen when the turn began in this run; a resumed turn freezes anew. */
+  /** Frozen when the turn began in this run; absent for a resumed turn, which freezes anew. */
   readonly contract?: TurnContract | undefined;
   readonly contractChanged?: boolean;
 }
@@ -291,7 +292,10 @@ async function runOneTurn(
   // A turn whose lease was lost mid-way (its model call was aborted) delivers nothing:
   // the worker that took the conversation over answers instead.
   if (signal.aborted) throw new LostLeaseError("lease lost before delivery");
-  await deliver(env, address, checkpoint, pending, result.answer, streamRef);
+  await deliver(env, address, checkpoint, pending, result.answer, {
+    streamRef,
+    resumed: start.contract === undefined,
+  });
   env.observe?.turn?.({
     address,
     result,
@@ -322,7 +326,7 @@ async function deliver(
   checkpoint: Checkpoint,
   pending: readonly InboundMessage[],
   answer: string,
-  streamRef?: string,
+  { streamRef, resumed }: { streamRef?: string | undefined; resumed: boolean },
 ): Promise<void> {
   const outbound = env.outbounds[address.platform];
   if (!outbound) {
@@ -341,7 +345,11 @@ async function deliver(
       await outbound.edit(target, streamRef, part);
       ref = streamRef;
     } else {
-      ref = await outbound.post(target, part, { idempotencyKey: `${current.turnId}-${i}` });
+      ref = await outbound.post(target, part, {
+        idempotencyKey: `${current.turnId}-${i}`,
+        // A resumed turn's delivery may repeat a post its crashed run made.
+        mayExist: resumed,
+      });
     }
     if (i === parts.length - 1) break;
     const next = { ...current, delivered: [...current.delivered, ref] };

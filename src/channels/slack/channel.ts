@@ -1,0 +1,315 @@
+import { App, HTTPReceiver, LogLevel } from "@slack/bolt";
+import { WebClient } from "@slack/web-api";
+import type { ConversationAddress } from "../../core/agent/inbound.ts";
+import type { Actor, CommandPolicy, ToolsView } from "../../core/commands/index.ts";
+import type { Channel, ChannelRuntime } from "../channel.ts";
+import { routeChatText } from "../chat-commands.ts";
+import { handleToolsCommand } from "../tools-command.ts";
+import { parseToolsAction, TOOLS_ACTION, type ToolsUiScope, toolsBlocks } from "./blocks.ts";
+import { normalizeSlackEvent, type SessionScope, type SlackMessageEvent } from "./normalize.ts";
+import { SlackOutbound } from "./outbound.ts";
+
+export interface SlackChannelOptions {
+  readonly botToken: string;
+  /** Events API over HTTP: requests are verified with it. */
+  readonly signingSecret?: string;
+  /** Socket Mode instead of HTTP when set. */
+  readonly appToken?: string;
+  /** The Web API base (GovSlack, a proxy, or a test's fake), ending in `/api/`. */
+  readonly apiUrl?: string;
+  /** Where the Events API receiver listens (`SWITCHYARD_HTTP_PORT`); events at /slack/events. */
+  readonly port?: number;
+  readonly host?: string;
+  /** The bot's ids; when both are given the app skips `auth.test` at start. */
+  readonly botId?: string;
+  readonly botUserId?: string;
+  readonly teamId?: string;
+  readonly session?: SessionScope;
+  /** Answer other bots' messages too. */
+  readonly answerBots?: boolean;
+  /** WebClient retries (rate limits are always waited out); tests use 0. */
+  readonly retries?: number;
+}
+
+/** How long a user's admin flag from users.info is trusted. */
+const ADMIN_CACHE_MS = 5 * 60_000;
+/** How long the bot remembers it is part of a thread. */
+const THREAD_TTL_S = 30 * 24 * 3600;
+
+/**
+ * Slack through `@slack/bolt`: mentions, DMs and replies in threads the bot
+ * is in become messages on the queue (before Slack gets its ack, so a failed
+ * enqueue is retried by Slack, and retries dedupe on the message's ts);
+ * `/tools`, `/skills` and their `!` forms in threads are answered on the
+ * spot; the Block Kit buttons switch tools and update the message in place.
+ */
+export class SlackChannel implements Channel {
+  readonly platform = "slack";
+  readonly outbound: SlackOutbound;
+  readonly client: WebClient;
+  #app: App | undefined;
+  #port: number | undefined;
+  #botUserId: string;
+  #botId: string;
+  #teamId: string;
+  readonly #admins = new Map<string, { admin: boolean; at: number }>();
+
+  constructor(private readonly options: SlackChannelOptions) {
+    this.client = new WebClient(options.botToken, {
+      ...(options.apiUrl ? { slackApiUrl: options.apiUrl } : {}),
+      retryConfig: { retries: options.retries ?? 10 },
+      logLevel: LogLevel.ERROR,
+    });
+    this.outbound = new SlackOutbound(this.client);
+    this.#botUserId = options.botUserId ?? "";
+    this.#botId = options.botId ?? "";
+    this.#teamId = options.teamId ?? "";
+  }
+
+  /** The port the Events API receiver listens on, once started. */
+  get port(): number | undefined {
+    return this.#port;
+  }
+
+  async start(runtime: ChannelRuntime): Promise<void> {
+    const o = this.options;
+    if (!this.#botUserId || !this.#botId) {
+      const auth = await this.client.auth.test();
+      this.#botUserId = auth.user_id as string;
+      this.#botId = (auth.bot_id as string | undefined) ?? "";
+      this.#teamId = (auth.team_id as string | undefined) ?? this.#teamId;
+    }
+    const clientOptions = {
+      ...(o.apiUrl ? { slackApiUrl: o.apiUrl } : {}),
+      retryConfig: { retries: o.retries ?? 10 },
+    };
+    const common = {
+      token: o.botToken,
+      botId: this.#botId,
+      botUserId: this.#botUserId,
+      clientOptions,
+      logLevel: LogLevel.ERROR,
+      ignoreSelf: true,
+    };
+    if (o.appToken) {
+      this.#app = new App({ ...common, socketMode: true, appToken: o.appToken });
+    } else {
+      if (!o.signingSecret) {
+        throw new Error(
+          "The Slack channel needs SLACK_SIGNING_SECRET for the Events API, or SLACK_APP_TOKEN for Socket Mode.",
+        );
+      }
+      // processBeforeResponse: the ack goes out after the handler, so a message is
+      // on the queue before Slack hears it arrived; handlers only enqueue, well within 3 s.
+      const receiver = new HTTPReceiver({
+        signingSecret: o.signingSecret,
+        endpoints: "/slack/events",
+        processBeforeResponse: true,
+        logLevel: LogLevel.ERROR,
+      });
+      this.#app = new App({ ...common, receiver });
+    }
+    this.#register(this.#app, runtime);
+    const server = (await this.#app.start({ port: o.port ?? 3000, host: o.host ?? "0.0.0.0" })) as
+      | { address(): { port: number } | string | null }
+      | undefined;
+    const address = server?.address?.();
+    this.#port = typeof address === "object" && address ? address.port : o.port;
+  }
+
+  async stop(): Promise<void> {
+    await this.#app?.stop();
+    this.#app = undefined;
+  }
+
+  #register(app: App, runtime: ChannelRuntime): void {
+    app.event("app_mention", async ({ event, body }) => {
+      const e = event as unknown as SlackMessageEvent;
+      await this.#rememberThread(runtime, e);
+      await this.#take(runtime, e, (body as { team_id?: string }).team_id);
+    });
+    app.message(async ({ message, body }) => {
+      const e = message as unknown as SlackMessageEvent;
+      if (!(await this.#shouldAnswer(runtime, e))) return;
+      await this.#take(runtime, e, (body as { team_id?: string }).team_id);
+    });
+    for (const command of ["/tools", "/skills"]) {
+      app.command(command, async ({ command: c, ack }) => {
+        const where: ConversationAddress = {
+          platform: "slack",
+          workspace: c.team_id,
+          channel: c.channel_id,
+          conversation: c.channel_id,
+        };
+        const actor = await this.#actor(c.user_id);
+        const text = `${command} ${c.text ?? ""}`.trim();
+        if (command === "/tools") {
+          const result = await handleToolsCommand(
+            text,
+            where,
+            actor,
+            policyOf(runtime),
+            runtime.sources,
+          );
+          const view = result.plan.kind === "reply" ? result.plan.view : undefined;
+          await ack(
+            view?.kind === "list"
+              ? { response_type: "ephemeral", ...toolsBlocks(view, { scope: "conversation" }) }
+              : { response_type: "ephemeral", text: result.text },
+          );
+          return;
+        }
+        const outcome = await routeChatText(text, where, actor, chatContext(runtime));
+        await ack({ response_type: "ephemeral", text: outcome.text });
+      });
+    }
+    app.action(TOOLS_ACTION, async ({ action, body, ack, respond }) => {
+      await ack();
+      const a = action as {
+        action_id: string;
+        value?: string;
+        selected_option?: { value: string };
+      };
+      const parsed = parseToolsAction(a.action_id, a.value ?? a.selected_option?.value ?? "");
+      if (!parsed.ok) {
+        await respond({
+          response_type: "ephemeral",
+          replace_original: false,
+          text: parsed.error.message,
+        });
+        return;
+      }
+      const b = body as {
+        user: { id: string };
+        team?: { id: string };
+        channel?: { id: string };
+      };
+      const where: ConversationAddress = {
+        platform: "slack",
+        workspace: b.team?.id ?? this.#teamId,
+        channel: b.channel?.id ?? "",
+        conversation: b.channel?.id ?? "",
+      };
+      const actor = await this.#actor(b.user.id);
+      const scope: ToolsUiScope =
+        parsed.action.kind === "toggle" ? parsed.action.command.scope : parsed.action.scope;
+      let note = "";
+      if (parsed.action.kind === "toggle") {
+        const { verb, key } = parsed.action.command;
+        const result = await handleToolsCommand(
+          `/tools ${verb} ${key} ${scope}`,
+          where,
+          actor,
+          policyOf(runtime),
+          runtime.sources,
+        );
+        note = result.text;
+      }
+      const list = await handleToolsCommand(
+        "/tools",
+        where,
+        actor,
+        policyOf(runtime),
+        runtime.sources,
+      );
+      const view = list.plan.kind === "reply" ? (list.plan.view as ToolsView) : undefined;
+      if (view?.kind !== "list") return;
+      const blocks = toolsBlocks(view, { scope, page: parsed.action.page });
+      await respond({
+        replace_original: true,
+        text: blocks.text,
+        blocks: note
+          ? [
+              ...blocks.blocks,
+              { type: "context", elements: [{ type: "mrkdwn", text: note.slice(0, 2900) }] },
+            ]
+          : blocks.blocks,
+      });
+    });
+  }
+
+  /** DMs, and messages in threads the bot is part of; mentions come as app_mention. */
+  async #shouldAnswer(runtime: ChannelRuntime, e: SlackMessageEvent): Promise<boolean> {
+    if (e.bot_id && (e.bot_id === this.#botId || !this.options.answerBots)) return false;
+    if (e.user === this.#botUserId) return false;
+    if (e.channel_type === "im") return true;
+    if (e.text?.includes(`<@${this.#botUserId}>`)) return false; // the app_mention event answers it
+    if (!e.thread_ts || !e.channel) return false;
+    return this.#inThread(runtime, e.channel, e.thread_ts);
+  }
+
+  async #take(
+    runtime: ChannelRuntime,
+    e: SlackMessageEvent,
+    teamId: string | undefined,
+  ): Promise<void> {
+    const message = normalizeSlackEvent(e, {
+      teamId: teamId ?? this.#teamId,
+      botUserId: this.#botUserId,
+      session: this.options.session ?? "thread",
+    });
+    if (!message) return;
+    const actor = await this.#actor(message.user);
+    const outcome = await routeChatText(message.text, message, actor, chatContext(runtime));
+    if (outcome.kind === "reply") {
+      await this.client.chat.postMessage({
+        channel: message.channel,
+        ...(message.thread ? { thread_ts: message.thread } : {}),
+        text: outcome.text,
+      });
+      return;
+    }
+    await runtime.queue.enqueue({ ...message, text: outcome.text });
+  }
+
+  async #rememberThread(runtime: ChannelRuntime, e: SlackMessageEvent): Promise<void> {
+    if (!e.channel || !e.ts) return;
+    await runtime.redis.set(
+      this.#threadKey(runtime, e.channel, e.thread_ts ?? e.ts),
+      "1",
+      "EX",
+      THREAD_TTL_S,
+    );
+  }
+
+  async #inThread(runtime: ChannelRuntime, channel: string, thread: string): Promise<boolean> {
+    return (await runtime.redis.exists(this.#threadKey(runtime, channel, thread))) === 1;
+  }
+
+  #threadKey(runtime: ChannelRuntime, channel: string, thread: string): string {
+    const tag = runtime.sources.store.keys.scope("workspace", {
+      platform: "slack",
+      workspace: this.#teamId,
+    });
+    return `${tag.replace(/:scope$/, "")}:thread:${channel}:${thread}`;
+  }
+
+  /** The person, and whether Slack says they administer the workspace (users.info, cached). */
+  async #actor(userId: string): Promise<Actor> {
+    const cached = this.#admins.get(userId);
+    if (cached && Date.now() - cached.at < ADMIN_CACHE_MS) {
+      return { id: `slack:${userId}`, isPlatformAdmin: cached.admin };
+    }
+    let admin = false;
+    try {
+      const info = await this.client.users.info({ user: userId });
+      admin = Boolean(info.user?.is_admin || info.user?.is_owner || info.user?.is_primary_owner);
+    } catch {
+      admin = false; // unknown users are not admins
+    }
+    this.#admins.set(userId, { admin, at: Date.now() });
+    return { id: `slack:${userId}`, isPlatformAdmin: admin };
+  }
+}
+
+function policyOf(runtime: ChannelRuntime): CommandPolicy {
+  return runtime.permissions();
+}
+
+function chatContext(runtime: ChannelRuntime) {
+  return {
+    sources: runtime.sources,
+    policy: policyOf(runtime),
+    ...(runtime.skills ? { skills: runtime.skills } : {}),
+  };
+}

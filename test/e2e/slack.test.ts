@@ -1,0 +1,215 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { SlackChannel } from "../../src/channels/slack/channel.ts";
+import { WarnOnce } from "../../src/core/availability/warnings.ts";
+import { EMPTY_CONFIG } from "../../src/core/config/index.ts";
+import { ToolRegistry } from "../../src/core/tools/registry.ts";
+import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
+import {
+  appMentionEvent,
+  messageEvent,
+  sendBlockAction,
+  sendEvent,
+  sendSlashCommand,
+} from "../fakes/slack-requests.ts";
+import { bigTool, lookupTool, type Pipeline, startPipeline } from "../support/pipeline.ts";
+
+const SECRET = "test-signing-secret";
+const tools = [lookupTool, bigTool];
+
+interface Setup {
+  readonly pipe: Pipeline;
+  readonly slack: FakeSlackApi;
+  readonly channel: SlackChannel;
+  readonly events: string;
+}
+
+let setup: Setup | undefined;
+afterEach(async () => {
+  await setup?.channel.stop();
+  await setup?.pipe.close();
+  await setup?.slack.close();
+  setup = undefined;
+});
+
+async function start(): Promise<Setup> {
+  const slack = await startFakeSlackApi({
+    users: {
+      U0HUMAN: { name: "human", real_name: "Hugo Human" },
+      U0ADMIN: { name: "admin", real_name: "Ada Admin", is_admin: true },
+    },
+  });
+  const channel = new SlackChannel({
+    botToken: FAKE_SLACK.botToken,
+    signingSecret: SECRET,
+    apiUrl: slack.url,
+    port: 0,
+    host: "127.0.0.1",
+    botId: FAKE_SLACK.botId,
+    botUserId: FAKE_SLACK.botUserId,
+    teamId: FAKE_SLACK.teamId,
+    retries: 0,
+  });
+  const pipe = await startPipeline({ tools, outbounds: { slack: channel.outbound } });
+  await channel.start({
+    queue: pipe.app.queue,
+    redis: pipe.app.redis,
+    sources: {
+      store: pipe.app.store,
+      registry: new ToolRegistry(tools),
+      capabilities: () => ({}),
+      config: () => EMPTY_CONFIG,
+      runtime: {},
+      warnings: new WarnOnce(),
+    },
+    permissions: () => EMPTY_CONFIG.permissions,
+    logger: { warn: () => {} },
+  });
+  setup = { pipe, slack, channel, events: `http://127.0.0.1:${channel.port}/slack/events` };
+  return setup;
+}
+
+const postsIn = (slack: FakeSlackApi, thread?: string) =>
+  slack
+    .callsTo("chat.postMessage")
+    .filter((c) => c.status === undefined || c.status === 200)
+    .filter((c) => thread === undefined || c.args.thread_ts === thread);
+
+/** What people see in a thread: the bot's messages in order, each as last edited. */
+const visibleIn = (slack: FakeSlackApi, thread: string) =>
+  slack.messages.filter((m) => m.thread_ts === thread && m.bot_id).map((m) => m.text);
+
+async function until<T>(probe: () => T | undefined, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error("timed out waiting");
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe("the Slack channel on the real Bolt app", () => {
+  it("answers a mention once, in its thread, even when Slack delivers the event three times", async () => {
+    const { pipe, slack, events } = await start();
+    pipe.fake.script({ content: "Hello from **Switchyard**." });
+    const mention = appMentionEvent({ text: `<@${FAKE_SLACK.botUserId}> hi there` });
+    const ts = mention.ts as string;
+    const first = await sendEvent(events, SECRET, mention, { eventId: "Ev1" });
+    expect(first.status).toBe(200);
+    await sendEvent(events, SECRET, mention, { eventId: "Ev1", retryNum: 1 });
+    await sendEvent(events, SECRET, mention, { eventId: "Ev1", retryNum: 2 });
+    // Slack also sends the plain message event for the same mention.
+    await sendEvent(events, SECRET, messageEvent({ text: mention.text as string, ts }), {
+      eventId: "Ev2",
+    });
+    await until(() =>
+      visibleIn(slack, ts).includes("Hello from *Switchyard*.") ? true : undefined,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(visibleIn(slack, ts)).toEqual(["Hello from *Switchyard*."]);
+    expect(pipe.fake.requests).toHaveLength(1);
+    expect(pipe.fake.requests[0]?.body.messages.at(-1).content).toBe("hi there");
+  });
+
+  it("refuses a request with a bad signature with 401", async () => {
+    const { events } = await start();
+    const result = await sendEvent(events, "not-the-secret", appMentionEvent({ text: "hi" }));
+    expect(result.status).toBe(401);
+  });
+
+  it("answers follow-ups in a thread it is part of, and !tools typed there", async () => {
+    const { pipe, slack, events } = await start();
+    pipe.fake.script({ content: "first" }, { content: "second" });
+    const mention = appMentionEvent({ text: `<@${FAKE_SLACK.botUserId}> start` });
+    const thread = mention.ts as string;
+    await sendEvent(events, SECRET, mention);
+    await until(() => (postsIn(slack, thread).length === 1 ? true : undefined));
+    await sendEvent(events, SECRET, messageEvent({ text: "and more", threadTs: thread }));
+    await until(() => (postsIn(slack, thread).length === 2 ? true : undefined));
+    await sendEvent(events, SECRET, messageEvent({ text: "!tools", threadTs: thread }));
+    const list = await until(() =>
+      postsIn(slack, thread).find((c) => String(c.args.text).includes("tools available")),
+    );
+    expect(String(list.args.text)).toMatch(/^2 of 2 tools available/);
+    // A message in a thread the bot is not in is not for it.
+    await sendEvent(
+      events,
+      SECRET,
+      messageEvent({ text: "unrelated", threadTs: "1699999999.000100" }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(pipe.fake.requests).toHaveLength(2);
+  });
+
+  it("lets an admin, not anyone, switch a tool off for the channel; the next turn's request lacks it", async () => {
+    const { pipe, slack, events } = await start();
+    const refused = await sendSlashCommand(events, SECRET, {
+      text: "off lookup channel",
+      userId: "U0HUMAN",
+    });
+    expect(refused.status).toBe(200);
+    expect(JSON.stringify(refused.body)).toContain(
+      "Only workspace admins or the bot's configured admins can change the channel scope",
+    );
+    const done = await sendSlashCommand(events, SECRET, {
+      text: "off lookup channel",
+      userId: "U0ADMIN",
+    });
+    expect(JSON.stringify(done.body)).toContain("lookup is now off in this channel");
+
+    pipe.fake.script({ content: "ok" });
+    const mention = appMentionEvent({ text: `<@${FAKE_SLACK.botUserId}> go` });
+    await sendEvent(events, SECRET, mention);
+    await until(() => (postsIn(slack, mention.ts as string).length ? true : undefined));
+    const names = (pipe.fake.requests[0]?.body.tools ?? []).map(
+      (t: { function: { name: string } }) => t.function.name,
+    );
+    expect(names).not.toContain("lookup");
+  });
+
+  it("shows /tools as Block Kit and a button click switches the tool and updates the message", async () => {
+    const { slack, events, pipe } = await start();
+    const listed = await sendSlashCommand(events, SECRET, { userId: "U0ADMIN" });
+    const body = listed.body as { blocks: { accessory?: { action_id: string; value: string } }[] };
+    const button = body.blocks.map((b) => b.accessory).find((a) => a?.value?.includes("lookup"));
+    expect(button?.action_id).toMatch(/^tools:toggle/);
+    const responseUrl = slack.responseUrl({ channel: "C0GENERAL", messageTs: "1700000000.000900" });
+    await sendBlockAction(events, SECRET, {
+      actionId: button?.action_id as string,
+      value: button?.value as string,
+      userId: "U0ADMIN",
+      messageTs: "1700000000.000900",
+      responseUrl,
+    });
+    const updated = await until(() => slack.responses.at(-1));
+    expect(JSON.stringify(updated)).toContain("1 of 2 tools available");
+    const { intent } = await pipe.app.store.intent.read({
+      platform: "slack",
+      workspace: FAKE_SLACK.teamId,
+      channel: "C0GENERAL",
+      conversation: "C0GENERAL",
+    });
+    expect(intent.decisions).toEqual({ lookup: false });
+  });
+
+  it("delivers a 10,000-character answer split into messages, intact", async () => {
+    const { pipe, slack, events } = await start();
+    const paragraphs = Array.from(
+      { length: 50 },
+      (_, i) => `Paragraph ${i}: ${"lorem ipsum ".repeat(16)}`,
+    );
+    const answer = paragraphs.join("\n\n");
+    expect(answer.length).toBeGreaterThan(10_000);
+    pipe.fake.script({ content: answer });
+    const mention = appMentionEvent({ text: `<@${FAKE_SLACK.botUserId}> long please` });
+    await sendEvent(events, SECRET, mention);
+    const shown = await until(() => {
+      const all = visibleIn(slack, mention.ts as string);
+      return all.some((text) => text.includes("Paragraph 49")) ? all : undefined;
+    });
+    expect(shown.length).toBeGreaterThan(2);
+    for (const text of shown) expect(text.length).toBeLessThanOrEqual(4_000);
+    const joined = shown.join("\n\n");
+    for (const p of paragraphs) expect(joined).toContain(p.trim());
+  });
+});
