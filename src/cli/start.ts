@@ -2,14 +2,16 @@ import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { Redis } from "ioredis";
 import { startSwitchyard } from "../app.ts";
+import type { Channel } from "../channels/channel.ts";
 import { runConsole } from "../channels/console/channel.ts";
+import { SlackChannel } from "../channels/slack/channel.ts";
 import type { Provider } from "../core/agent/provider.ts";
 import { runtimeLayer } from "../core/availability/runtime-spec.ts";
 import { WarnOnce } from "../core/availability/warnings.ts";
 import { parseLoadMode } from "../core/loading/modes.ts";
 import { hostRegistry } from "../host.ts";
 import { type OpsServer, startOpsServer } from "../observability/http.ts";
-import { createLogger, loggerPort } from "../observability/logger.ts";
+import { createLogger, loggerPort, registerSecret } from "../observability/logger.ts";
 import { Metrics } from "../observability/metrics.ts";
 import { createOpenAIProvider } from "../providers/openai.ts";
 import { unconfiguredProvider } from "../providers/unconfigured.ts";
@@ -35,6 +37,9 @@ Environment:
   REDIS_URL                   Redis (default: 127.0.0.1:6379, else a local redis-server is started)
   OPENAI_API_KEY, OPENAI_BASE_URL, SWITCHYARD_MODEL   The model (any OpenAI-compatible server)
   SWITCHYARD_METRICS_PORT     Prometheus /metrics, /healthz, /readyz (default 9464; 0 = off)
+  SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET (Events API) or SLACK_APP_TOKEN (Socket Mode),
+  SLACK_API_URL               The Slack channel; with none of the platforms set, the console runs
+  SWITCHYARD_HTTP_PORT        Where webhooks are received, e.g. /slack/events (default 3000)
   SWITCHYARD_PREFIX           Redis key prefix (default sy)
   LOG_LEVEL                   pino level (default info; logs go to stderr)`;
 
@@ -77,6 +82,7 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
     ...numberFromEnv(env, "SWITCHYARD_TOOL_TIMEOUT_MS", "toolTimeoutMs"),
   };
   const metricsPort = portFromEnv(env, "SWITCHYARD_METRICS_PORT", 9464);
+  const channels = platformChannels(env, portFromEnv(env, "SWITCHYARD_HTTP_PORT", 3000));
   const logger = createLogger({ destination: process.stderr, env });
   const port = loggerPort(logger);
   const config = new LiveConfig(configPath(values.config, env), port);
@@ -101,6 +107,7 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
     runtime,
     provider,
     skills,
+    outbounds: Object.fromEntries(channels.map((c) => [c.platform, c.outbound])),
     worker: role !== "ingress",
     logger: port,
     ...tuning,
@@ -149,6 +156,7 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
       logger.info("stopping: finishing the turns in progress");
       config.close();
       skills.close();
+      for (const channel of channels) await channel.stop();
       await app.close();
       await ops?.close();
       await redis.stop();
@@ -158,8 +166,30 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
   process.once("SIGTERM", () => void shutdown().then(() => process.exit(0)));
   process.once("SIGINT", () => void shutdown().then(() => process.exit(0)));
 
-  if (role === "worker") {
-    logger.info("worker started; waiting for turns");
+  const sources = {
+    store: app.store,
+    skills,
+    registry,
+    capabilities: () => capabilities,
+    config: () => config.current,
+    runtime,
+    warnings: new WarnOnce(port),
+  };
+  if (role !== "worker") {
+    for (const channel of channels) {
+      await channel.start({
+        queue: app.queue,
+        redis: app.redis,
+        sources,
+        permissions: () => config.current.permissions,
+        skills,
+        logger: port,
+      });
+      logger.info({ platform: channel.platform }, "channel started");
+    }
+  }
+  if (role === "worker" || channels.length > 0) {
+    logger.info(role === "worker" ? "worker started; waiting for turns" : "channels started");
     await new Promise<void>(() => {});
   }
   const reader = new Redis(redis.url, { maxRetriesPerRequest: null });
@@ -172,21 +202,39 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
       outbox: app.outbox,
       reader,
       skillLibrary: skills,
-      sources: {
-        store: app.store,
-        skills,
-        registry,
-        capabilities: () => capabilities,
-        config: () => config.current,
-        runtime,
-        warnings: new WarnOnce(port),
-      },
+      sources,
     });
   } finally {
     reader.disconnect();
     await shutdown();
   }
   return 0;
+}
+
+/**
+ * The platform channels whose credentials are set. With none, the process
+ * runs the console channel instead.
+ */
+function platformChannels(env: NodeJS.ProcessEnv, httpPort: number): Channel[] {
+  const channels: Channel[] = [];
+  if (env.SLACK_BOT_TOKEN) {
+    if (!env.SLACK_SIGNING_SECRET && !env.SLACK_APP_TOKEN) {
+      throw new StartOptionError(
+        "SLACK_BOT_TOKEN is set but neither SLACK_SIGNING_SECRET (Events API over HTTP) nor SLACK_APP_TOKEN (Socket Mode) is. Set one of them.",
+      );
+    }
+    registerSecret(env.SLACK_BOT_TOKEN);
+    channels.push(
+      new SlackChannel({
+        botToken: env.SLACK_BOT_TOKEN,
+        ...(env.SLACK_SIGNING_SECRET ? { signingSecret: env.SLACK_SIGNING_SECRET } : {}),
+        ...(env.SLACK_APP_TOKEN ? { appToken: env.SLACK_APP_TOKEN } : {}),
+        ...(env.SLACK_API_URL ? { apiUrl: env.SLACK_API_URL } : {}),
+        port: httpPort,
+      }),
+    );
+  }
+  return channels;
 }
 
 function providerFromEnv(env: NodeJS.ProcessEnv, logger: ReturnType<typeof loggerPort>): Provider {
