@@ -17,7 +17,13 @@ describe("the Slack app manifest in deploy/", () => {
       "/skills",
     ]);
     expect(manifest.oauth_config.scopes.bot).toEqual(
-      expect.arrayContaining(["app_mentions:read", "chat:write", "commands", "users:read", "im:history"]),
+      expect.arrayContaining([
+        "app_mentions:read",
+        "chat:write",
+        "commands",
+        "users:read",
+        "im:history",
+      ]),
     );
     expect(manifest.settings.interactivity.is_enabled).toBe(true);
     for (const url of [
