@@ -92,7 +92,9 @@ describe("the Slack channel on the real Bolt app", () => {
   it("answers a mention once, in its thread, even when Slack delivers the event three times", async () => {
     const { pipe, slack, events } = await start();
     pipe.fake.script({ content: "Hello from **Switchyard**." });
-    const mention = appMentionEvent({ text: `<@${FAKE_SLACK.botUserId}> hi there` });
+    const mention = appMentionEvent({
+      text: `<@${FAKE_SLACK.botUserId}> hi there, ask <@U0ADMIN> &amp; me`,
+    });
     const ts = mention.ts as string;
     const first = await sendEvent(events, SECRET, mention, { eventId: "Ev1" });
     expect(first.status).toBe(200);
@@ -108,7 +110,11 @@ describe("the Slack channel on the real Bolt app", () => {
     await new Promise((resolve) => setTimeout(resolve, 600));
     expect(visibleIn(slack, ts)).toEqual(["Hello from *Switchyard*."]);
     expect(pipe.fake.requests).toHaveLength(1);
-    expect(pipe.fake.requests[0]?.body.messages.at(-1).content).toBe("hi there");
+    // Mentions read as names, Slack's entities as text, and the sender is named.
+    expect(pipe.fake.requests[0]?.body.messages.at(-1)).toMatchObject({
+      content: "hi there, ask @admin & me",
+      name: "human",
+    });
   });
 
   it("refuses a request with a bad signature with 401", async () => {

@@ -32,7 +32,7 @@ export interface SlackChannelOptions {
 }
 
 /** How long a user's admin flag from users.info is trusted. */
-const ADMIN_CACHE_MS = 5 * 60_000;
+const USER_CACHE_MS = 5 * 60_000;
 /** How long the bot remembers it is part of a thread. */
 const THREAD_TTL_S = 30 * 24 * 3600;
 
@@ -52,7 +52,7 @@ export class SlackChannel implements Channel {
   #botUserId: string;
   #botId: string;
   #teamId: string;
-  readonly #admins = new Map<string, { admin: boolean; at: number }>();
+  readonly #users = new Map<string, { admin: boolean; name: string | undefined; at: number }>();
 
   constructor(private readonly options: SlackChannelOptions) {
     this.client = new WebClient(options.botToken, {
@@ -243,10 +243,22 @@ export class SlackChannel implements Channel {
     e: SlackMessageEvent,
     teamId: string | undefined,
   ): Promise<void> {
+    // Names for the sender and everyone mentioned, so the model reads "@Ada", not "<@U0123>".
+    const ids = new Set([...(e.text ?? "").matchAll(/<@([A-Z0-9]+)/g)].map((m) => m[1] as string));
+    if (e.user) ids.add(e.user);
+    ids.delete(this.#botUserId);
+    const names = new Map<string, string>();
+    await Promise.all(
+      [...ids].map(async (id) => {
+        const name = (await this.#user(id)).name;
+        if (name) names.set(id, name);
+      }),
+    );
     const message = normalizeSlackEvent(e, {
       teamId: teamId ?? this.#teamId,
       botUserId: this.#botUserId,
       session: this.options.session ?? "thread",
+      names,
     });
     if (!message) return;
     const actor = await this.#actor(message.user);
@@ -286,19 +298,25 @@ export class SlackChannel implements Channel {
 
   /** The person, and whether Slack says they administer the workspace (users.info, cached). */
   async #actor(userId: string): Promise<Actor> {
-    const cached = this.#admins.get(userId);
-    if (cached && Date.now() - cached.at < ADMIN_CACHE_MS) {
-      return { id: `slack:${userId}`, isPlatformAdmin: cached.admin };
-    }
-    let admin = false;
+    return { id: `slack:${userId}`, isPlatformAdmin: (await this.#user(userId)).admin };
+  }
+
+  async #user(userId: string): Promise<{ admin: boolean; name: string | undefined }> {
+    const cached = this.#users.get(userId);
+    if (cached && Date.now() - cached.at < USER_CACHE_MS) return cached;
+    let entry = { admin: false, name: undefined as string | undefined, at: Date.now() };
     try {
-      const info = await this.client.users.info({ user: userId });
-      admin = Boolean(info.user?.is_admin || info.user?.is_owner || info.user?.is_primary_owner);
+      const { user } = await this.client.users.info({ user: userId });
+      entry = {
+        admin: Boolean(user?.is_admin || user?.is_owner || user?.is_primary_owner),
+        name: user?.profile?.display_name || user?.real_name || user?.name || undefined,
+        at: Date.now(),
+      };
     } catch {
-      admin = false; // unknown users are not admins
+      // An unknown user is no admin and keeps their id.
     }
-    this.#admins.set(userId, { admin, at: Date.now() });
-    return { id: `slack:${userId}`, isPlatformAdmin: admin };
+    this.#users.set(userId, entry);
+    return entry;
   }
 }
 
