@@ -47,7 +47,7 @@ export async function routeChatText(
       ctx.sources,
       ctx.skills,
     );
-    return { kind: "reply", text: reply };
+    return { kind: "reply", text: reply.text };
   }
   if (SKILL.test(line)) {
     const plan = await planSkillCommand(line, where, ctx.sources);

@@ -7,6 +7,7 @@ import {
   renderSkillsText,
   type SkillInvocationPlan,
   type SkillResolution,
+  type SkillsPlan,
 } from "../core/skills/index.ts";
 import {
   type ContractSources,
@@ -39,23 +40,24 @@ export async function handleSkillsCommand(
   policy: CommandPolicy,
   sources: ContractSources,
   library?: ReloadableSkills,
-): Promise<string> {
+): Promise<{ plan: SkillsPlan; text: string }> {
   const resolution = await currentSkills(sources, where);
   const plan = planSkillsText(text, { actor, policy, resolution });
   switch (plan.kind) {
     case "reply":
-      return renderSkillsText(plan.view);
+      return { plan, text: renderSkillsText(plan.view) };
     case "refused":
-      return plan.reply;
+      return { plan, text: plan.reply };
     case "change":
       for (const change of plan.changes) {
         await sources.store.scopes.applySkill(plan.scope, where, change.name, change.value);
       }
-      return plan.reply;
+      return { plan, text: plan.reply };
     case "reload": {
-      if (!library) return "This bot has no skill folders to reload.";
+      if (!library) return { plan, text: "This bot has no skill folders to reload." };
       await library.reload();
-      return reloadReply(resolution, await currentSkills(sources, where), library.problems());
+      const after = await currentSkills(sources, where);
+      return { plan, text: reloadReply(resolution, after, library.problems()) };
     }
   }
 }

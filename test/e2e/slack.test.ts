@@ -3,6 +3,7 @@ import { SlackChannel } from "../../src/channels/slack/channel.ts";
 import { WarnOnce } from "../../src/core/availability/warnings.ts";
 import { EMPTY_CONFIG } from "../../src/core/config/index.ts";
 import { ToolRegistry } from "../../src/core/tools/registry.ts";
+import { loadSkills } from "../../src/skills/loader.ts";
 import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
 import {
   appMentionEvent,
@@ -49,7 +50,8 @@ async function start(): Promise<Setup> {
     teamId: FAKE_SLACK.teamId,
     retries: 0,
   });
-  const pipe = await startPipeline({ tools, outbounds: { slack: channel.outbound } });
+  const skills = await loadSkills({ global: [], workspaces: {} });
+  const pipe = await startPipeline({ tools, outbounds: { slack: channel.outbound }, skills });
   await channel.start({
     queue: pipe.app.queue,
     redis: pipe.app.redis,
@@ -60,7 +62,9 @@ async function start(): Promise<Setup> {
       config: () => EMPTY_CONFIG,
       runtime: {},
       warnings: new WarnOnce(),
+      skills,
     },
+    skills,
     permissions: () => EMPTY_CONFIG.permissions,
     logger: { warn: () => {} },
   });
@@ -217,5 +221,46 @@ describe("the Slack channel on the real Bolt app", () => {
     for (const text of shown) expect(text.length).toBeLessThanOrEqual(4_000);
     const joined = shown.join("\n\n");
     for (const p of paragraphs) expect(joined).toContain(p.trim());
+  });
+});
+
+describe("/skills in Slack", () => {
+  it("lists skills as Block Kit; a non-admin is refused the channel scope, an admin's click switches one off", async () => {
+    const { slack, events, pipe } = await start();
+    const refused = await sendSlashCommand(events, SECRET, {
+      command: "/skills",
+      text: "off bot-guide channel",
+      userId: "U0HUMAN",
+    });
+    expect(JSON.stringify(refused.body)).toMatch(
+      /Only workspace admins or the bot's configured admins/,
+    );
+
+    const listed = await sendSlashCommand(events, SECRET, {
+      command: "/skills",
+      userId: "U0ADMIN",
+    });
+    const body = listed.body as { blocks: { accessory?: { action_id: string; value: string } }[] };
+    expect(JSON.stringify(body)).toContain("2 of 2 skills available");
+    const button = body.blocks
+      .map((b) => b.accessory)
+      .find((a) => a?.value?.startsWith("bot-guide|"));
+    expect(button?.action_id).toMatch(/^skills:toggle/);
+    const responseUrl = slack.responseUrl({ channel: "C0GENERAL", messageTs: "1700000000.000950" });
+    await sendBlockAction(events, SECRET, {
+      actionId: button?.action_id as string,
+      value: button?.value as string,
+      userId: "U0ADMIN",
+      messageTs: "1700000000.000950",
+      responseUrl,
+    });
+    const updated = await until(() => slack.responses.at(-1));
+    expect(JSON.stringify(updated)).toContain("1 of 2 skills available");
+    const toggles = await pipe.app.store.scopes.readSkills("channel", {
+      platform: "slack",
+      workspace: FAKE_SLACK.teamId,
+      channel: "C0GENERAL",
+    });
+    expect(toggles).toEqual({ "bot-guide": false });
   });
 });

@@ -4,8 +4,18 @@ import type { ConversationAddress } from "../../core/agent/inbound.ts";
 import type { Actor, CommandPolicy, ToolsView } from "../../core/commands/index.ts";
 import type { Channel, ChannelRuntime } from "../channel.ts";
 import { routeChatText } from "../chat-commands.ts";
+import { handleSkillsCommand } from "../skills-command.ts";
 import { handleToolsCommand } from "../tools-command.ts";
-import { parseToolsAction, TOOLS_ACTION, type ToolsUiScope, toolsBlocks } from "./blocks.ts";
+import {
+  type BlockMessage,
+  parseSkillsAction,
+  parseToolsAction,
+  SKILLS_ACTION,
+  skillsBlocks,
+  TOOLS_ACTION,
+  type ToolsUiScope,
+  toolsBlocks,
+} from "./blocks.ts";
 import { normalizeSlackEvent, type SessionScope, type SlackMessageEvent } from "./normalize.ts";
 import { SlackOutbound } from "./outbound.ts";
 
@@ -159,10 +169,23 @@ export class SlackChannel implements Channel {
           );
           return;
         }
-        const outcome = await routeChatText(text, where, actor, chatContext(runtime));
-        await ack({ response_type: "ephemeral", text: outcome.text });
+        const result = await handleSkillsCommand(
+          text,
+          where,
+          actor,
+          policyOf(runtime),
+          runtime.sources,
+          runtime.skills,
+        );
+        const view = result.plan.kind === "reply" ? result.plan.view : undefined;
+        await ack(
+          view?.kind === "list"
+            ? { response_type: "ephemeral", ...skillsBlocks(view, { scope: "channel" }) }
+            : { response_type: "ephemeral", text: result.text },
+        );
       });
     }
+    this.#registerSkillActions(app, runtime);
     app.action(TOOLS_ACTION, async ({ action, body, ack, respond }) => {
       await ack();
       const a = action as {
@@ -179,18 +202,8 @@ export class SlackChannel implements Channel {
         });
         return;
       }
-      const b = body as {
-        user: { id: string };
-        team?: { id: string };
-        channel?: { id: string };
-      };
-      const where: ConversationAddress = {
-        platform: "slack",
-        workspace: b.team?.id ?? this.#teamId,
-        channel: b.channel?.id ?? "",
-        conversation: b.channel?.id ?? "",
-      };
-      const actor = await this.#actor(b.user.id);
+      const where = this.#whereOf(body);
+      const actor = await this.#actor((body as { user: { id: string } }).user.id);
       const scope: ToolsUiScope =
         parsed.action.kind === "toggle" ? parsed.action.command.scope : parsed.action.scope;
       let note = "";
@@ -226,6 +239,56 @@ export class SlackChannel implements Channel {
           : blocks.blocks,
       });
     });
+  }
+
+  #registerSkillActions(app: App, runtime: ChannelRuntime): void {
+    app.action(SKILLS_ACTION, async ({ action, body, ack, respond }) => {
+      await ack();
+      const a = action as {
+        action_id: string;
+        value?: string;
+        selected_option?: { value: string };
+      };
+      const parsed = parseSkillsAction(a.action_id, a.value ?? a.selected_option?.value ?? "");
+      if (!parsed.ok) {
+        await respond({
+          response_type: "ephemeral",
+          replace_original: false,
+          text: parsed.error.message,
+        });
+        return;
+      }
+      const where = this.#whereOf(body);
+      const actor = await this.#actor((body as { user: { id: string } }).user.id);
+      const run = (text: string) =>
+        handleSkillsCommand(text, where, actor, policyOf(runtime), runtime.sources, runtime.skills);
+      const scope =
+        parsed.action.kind === "toggle" ? parsed.action.command.scope : parsed.action.scope;
+      let note = "";
+      if (parsed.action.kind === "toggle") {
+        const { verb, name } = parsed.action.command;
+        note = (await run(`/skills ${verb} ${name} ${scope}`)).text;
+      }
+      const list = await run("/skills");
+      if (list.plan.kind !== "reply" || list.plan.view.kind !== "list") return;
+      const blocks = skillsBlocks(list.plan.view, { scope, page: parsed.action.page });
+      await respond({
+        replace_original: true,
+        text: blocks.text,
+        blocks: withNote(blocks.blocks, note),
+      });
+    });
+  }
+
+  #whereOf(body: unknown): ConversationAddress {
+    const b = body as { team?: { id: string }; channel?: { id: string } };
+    const channel = b.channel?.id ?? "";
+    return {
+      platform: "slack",
+      workspace: b.team?.id ?? this.#teamId,
+      channel,
+      conversation: channel,
+    };
   }
 
   /** DMs, and messages in threads the bot is part of; mentions come as app_mention. */
@@ -318,6 +381,15 @@ export class SlackChannel implements Channel {
     this.#users.set(userId, entry);
     return entry;
   }
+}
+
+/** The list blocks, with what the click did as a last line. */
+function withNote(blocks: BlockMessage["blocks"], note: string): BlockMessage["blocks"] {
+  if (note === "") return blocks;
+  return [
+    ...blocks,
+    { type: "context", elements: [{ type: "mrkdwn", text: note.slice(0, 2900) }] },
+  ];
 }
 
 function policyOf(runtime: ChannelRuntime): CommandPolicy {
