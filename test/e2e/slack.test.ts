@@ -264,3 +264,52 @@ describe("/skills in Slack", () => {
     expect(toggles).toEqual({ "bot-guide": false });
   });
 });
+
+describe("Slack rate limits", () => {
+  it("waits out a 429's Retry-After and still delivers the answer once", async () => {
+    const slack = await startFakeSlackApi({ users: { U0HUMAN: { name: "human" } } });
+    const channel = new SlackChannel({
+      botToken: FAKE_SLACK.botToken,
+      signingSecret: SECRET,
+      apiUrl: slack.url,
+      port: 0,
+      host: "127.0.0.1",
+      botId: FAKE_SLACK.botId,
+      botUserId: FAKE_SLACK.botUserId,
+      teamId: FAKE_SLACK.teamId,
+      retries: 2,
+    });
+    const pipe = await startPipeline({
+      tools,
+      outbounds: { slack: channel.outbound },
+      streamEditMs: 0,
+    });
+    await channel.start({
+      queue: pipe.app.queue,
+      redis: pipe.app.redis,
+      sources: {
+        store: pipe.app.store,
+        registry: new ToolRegistry(tools),
+        capabilities: () => ({}),
+        config: () => EMPTY_CONFIG,
+        runtime: {},
+        warnings: new WarnOnce(),
+      },
+      permissions: () => EMPTY_CONFIG.permissions,
+      logger: { warn: () => {} },
+    });
+    setup = { pipe, slack, channel, events: `http://127.0.0.1:${channel.port}/slack/events` };
+    pipe.fake.script({ content: "after the wait" });
+    slack.rateLimit("chat.postMessage", 1, 1);
+    const mention = appMentionEvent({ text: `<@${FAKE_SLACK.botUserId}> hi` });
+    const started = Date.now();
+    await sendEvent(setup.events, SECRET, mention);
+    await until(() => (visibleIn(slack, mention.ts as string).length ? true : undefined));
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    expect(visibleIn(slack, mention.ts as string)).toEqual(["after the wait"]);
+    const attempts = slack
+      .callsTo("chat.postMessage")
+      .filter((c) => c.args.thread_ts === mention.ts);
+    expect(attempts.map((c) => c.status ?? 200)).toEqual([429, 200]);
+  });
+});
