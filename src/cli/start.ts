@@ -8,6 +8,7 @@ import { SlackChannel } from "../channels/slack/channel.ts";
 import type { Provider } from "../core/agent/provider.ts";
 import { runtimeLayer } from "../core/availability/runtime-spec.ts";
 import { WarnOnce } from "../core/availability/warnings.ts";
+import { EMPTY_CONFIG, type SwitchyardConfig } from "../core/config/index.ts";
 import { parseLoadMode } from "../core/loading/modes.ts";
 import { hostRegistry } from "../host.ts";
 import { type OpsServer, startOpsServer } from "../observability/http.ts";
@@ -82,10 +83,14 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
     ...numberFromEnv(env, "SWITCHYARD_TOOL_TIMEOUT_MS", "toolTimeoutMs"),
   };
   const metricsPort = portFromEnv(env, "SWITCHYARD_METRICS_PORT", 9464);
-  const channels = platformChannels(env, portFromEnv(env, "SWITCHYARD_HTTP_PORT", 3000));
+  let liveConfig: LiveConfig | undefined;
+  const channels = platformChannels(env, portFromEnv(env, "SWITCHYARD_HTTP_PORT", 3000), () =>
+    liveConfig ? liveConfig.current : EMPTY_CONFIG,
+  );
   const logger = createLogger({ destination: process.stderr, env });
   const port = loggerPort(logger);
   const config = new LiveConfig(configPath(values.config, env), port);
+  liveConfig = config;
   const { registry, capabilities } = hostRegistry(env);
   const provider = providerFromEnv(env, port);
   const redis = await connectRedis({ dataDir: ".switchyard", logger, env });
@@ -215,7 +220,11 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
  * The platform channels whose credentials are set. With none, the process
  * runs the console channel instead.
  */
-function platformChannels(env: NodeJS.ProcessEnv, httpPort: number): Channel[] {
+function platformChannels(
+  env: NodeJS.ProcessEnv,
+  httpPort: number,
+  config: () => SwitchyardConfig,
+): Channel[] {
   const channels: Channel[] = [];
   if (env.SLACK_BOT_TOKEN) {
     if (!env.SLACK_SIGNING_SECRET && !env.SLACK_APP_TOKEN) {
@@ -231,6 +240,7 @@ function platformChannels(env: NodeJS.ProcessEnv, httpPort: number): Channel[] {
         ...(env.SLACK_APP_TOKEN ? { appToken: env.SLACK_APP_TOKEN } : {}),
         ...(env.SLACK_API_URL ? { apiUrl: env.SLACK_API_URL } : {}),
         port: httpPort,
+        settings: () => config().slack,
       }),
     );
   }

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { SlackChannel } from "../../src/channels/slack/channel.ts";
 import { WarnOnce } from "../../src/core/availability/warnings.ts";
-import { EMPTY_CONFIG } from "../../src/core/config/index.ts";
+import { DEFAULT_SLACK, EMPTY_CONFIG, type SlackConfig } from "../../src/core/config/index.ts";
 import { ToolRegistry } from "../../src/core/tools/registry.ts";
 import { loadSkills } from "../../src/skills/loader.ts";
 import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
@@ -32,7 +32,7 @@ afterEach(async () => {
   setup = undefined;
 });
 
-async function start(): Promise<Setup> {
+async function start(settings?: () => SlackConfig): Promise<Setup> {
   const slack = await startFakeSlackApi({
     users: {
       U0HUMAN: { name: "human", real_name: "Hugo Human" },
@@ -49,6 +49,7 @@ async function start(): Promise<Setup> {
     botUserId: FAKE_SLACK.botUserId,
     teamId: FAKE_SLACK.teamId,
     retries: 0,
+    ...(settings ? { settings } : {}),
   });
   const skills = await loadSkills({ global: [], workspaces: {} });
   const pipe = await startPipeline({ tools, outbounds: { slack: channel.outbound }, skills });
@@ -221,6 +222,35 @@ describe("the Slack channel on the real Bolt app", () => {
     for (const text of shown) expect(text.length).toBeLessThanOrEqual(4_000);
     const joined = shown.join("\n\n");
     for (const p of paragraphs) expect(joined).toContain(p.trim());
+  });
+});
+
+describe("Slack session scope", () => {
+  it("makes a whole channel one conversation where the config says so, and threads elsewhere", async () => {
+    const { pipe, slack, events } = await start(() => ({
+      ...DEFAULT_SLACK,
+      channels: { C0SHARED: { session: "channel" } },
+    }));
+    pipe.fake.script(
+      { content: "one" },
+      { content: "two" },
+      { content: "three" },
+      { content: "four" },
+    );
+    const ask = async (channel: string, text: string) => {
+      const mention = appMentionEvent({ channel, text: `<@${FAKE_SLACK.botUserId}> ${text}` });
+      await sendEvent(events, SECRET, mention);
+      await until(() => (visibleIn(slack, mention.ts as string).length ? true : undefined));
+    };
+    await ask("C0SHARED", "first");
+    await ask("C0SHARED", "second");
+    await ask("C0GENERAL", "third");
+    await ask("C0GENERAL", "fourth");
+    const users = (i: number) =>
+      pipe.fake.requests[i]?.body.messages.filter((m: { role: string }) => m.role === "user")
+        .length;
+    expect(users(1)).toBe(2); // the shared channel remembers the first mention
+    expect(users(3)).toBe(1); // a new thread elsewhere starts fresh
   });
 });
 

@@ -66,6 +66,7 @@ describe("parseConfig", () => {
         workspaces: { "slack:T0123": ["./skills-acme", "/srv/skills"] },
       },
       permissions: { owners: [], admins: [], conversation: "anyone" },
+      slack: { session: "thread", channels: {}, answerBots: false },
     });
   });
 
@@ -144,15 +145,15 @@ describe("parseConfig", () => {
 
   it("reports unknown top-level sections as warnings, not errors", () => {
     const logger = recordingLogger();
-    const text = "slack:\n  token: x\ntools:\n  web_search: on\nmodel: gpt\n";
+    const text = "discord:\n  token: x\ntools:\n  web_search: on\nmodel: gpt\n";
     const config = parseConfig(text, FILE, logger);
     expect(config.tools).toEqual({ web_search: true });
     expect(logger.messages).toEqual([
-      'switchyard.yaml:1: unknown section "slack" is ignored. Known sections: agent, permissions, skill_folders, skills, tools, toolsets.',
-      'switchyard.yaml:5: unknown section "model" is ignored. Known sections: agent, permissions, skill_folders, skills, tools, toolsets.',
+      'switchyard.yaml:1: unknown section "discord" is ignored. Known sections: agent, permissions, skill_folders, skills, slack, tools, toolsets.',
+      'switchyard.yaml:5: unknown section "model" is ignored. Known sections: agent, permissions, skill_folders, skills, slack, tools, toolsets.',
     ]);
     expect(readConfig(text, FILE).warnings.map((w) => [w.key, w.line])).toEqual([
-      ["slack", 1],
+      ["discord", 1],
       ["model", 5],
     ]);
   });
@@ -437,6 +438,31 @@ describe("the permissions section", () => {
   it("refuses an unknown policy word", () => {
     expect(() => parseConfig("permissions:\n  conversation: everyone\n", "p.yaml")).toThrow(
       /p\.yaml:2: permissions\.conversation: expected anyone or admins/,
+    );
+  });
+});
+
+describe("the slack section", () => {
+  it("reads the session scope per channel and whether to answer bots, with defaults", () => {
+    expect(parseConfig("", "s.yaml").slack).toEqual({
+      session: "thread",
+      channels: {},
+      answerBots: false,
+    });
+    expect(
+      parseConfig(
+        "slack:\n  session: channel\n  channels:\n    C0123: { session: thread }\n  answer_bots: true\n",
+        "s.yaml",
+      ).slack,
+    ).toEqual({ session: "channel", channels: { C0123: { session: "thread" } }, answerBots: true });
+  });
+
+  it("names a channel given by name instead of id, and keeps tokens out of the file", () => {
+    expect(() =>
+      parseConfig("slack:\n  channels:\n    general: { session: thread }\n", "s.yaml"),
+    ).toThrow(/^s\.yaml:3: slack\.channels\.general: "general" is not a Slack channel id/);
+    expect(() => parseConfig("slack:\n  bot_token: xoxb-1\n", "s.yaml")).toThrow(
+      /tokens stay in the environment: SLACK_BOT_TOKEN/,
     );
   });
 });

@@ -2,6 +2,7 @@ import { App, HTTPReceiver, LogLevel } from "@slack/bolt";
 import { WebClient } from "@slack/web-api";
 import type { ConversationAddress } from "../../core/agent/inbound.ts";
 import type { Actor, CommandPolicy, ToolsView } from "../../core/commands/index.ts";
+import { DEFAULT_SLACK, type SlackConfig } from "../../core/config/index.ts";
 import type { Channel, ChannelRuntime } from "../channel.ts";
 import { routeChatText } from "../chat-commands.ts";
 import { handleSkillsCommand } from "../skills-command.ts";
@@ -34,9 +35,8 @@ export interface SlackChannelOptions {
   readonly botId?: string;
   readonly botUserId?: string;
   readonly teamId?: string;
-  readonly session?: SessionScope;
-  /** Answer other bots' messages too. */
-  readonly answerBots?: boolean;
+  /** The config's `slack:` section, read on every event so a reload applies at once. */
+  readonly settings?: () => SlackConfig;
   /** WebClient retries (rate limits are always waited out); tests use 0. */
   readonly retries?: number;
 }
@@ -293,7 +293,7 @@ export class SlackChannel implements Channel {
 
   /** DMs, and messages in threads the bot is part of; mentions come as app_mention. */
   async #shouldAnswer(runtime: ChannelRuntime, e: SlackMessageEvent): Promise<boolean> {
-    if (e.bot_id && (e.bot_id === this.#botId || !this.options.answerBots)) return false;
+    if (e.bot_id && (e.bot_id === this.#botId || !this.#settings().answerBots)) return false;
     if (e.user === this.#botUserId) return false;
     if (e.channel_type === "im") return true;
     if (e.text?.includes(`<@${this.#botUserId}>`)) return false; // the app_mention event answers it
@@ -320,7 +320,7 @@ export class SlackChannel implements Channel {
     const message = normalizeSlackEvent(e, {
       teamId: teamId ?? this.#teamId,
       botUserId: this.#botUserId,
-      session: this.options.session ?? "thread",
+      session: this.#sessionOf(e.channel),
       names,
     });
     if (!message) return;
@@ -357,6 +357,16 @@ export class SlackChannel implements Channel {
       workspace: this.#teamId,
     });
     return `${tag.replace(/:scope$/, "")}:thread:${channel}:${thread}`;
+  }
+
+  #settings(): SlackConfig {
+    return this.options.settings?.() ?? DEFAULT_SLACK;
+  }
+
+  /** One conversation per thread or per channel: the channel's own setting, else the default. */
+  #sessionOf(channel: string | undefined): SessionScope {
+    const settings = this.#settings();
+    return (channel && settings.channels[channel]?.session) || settings.session;
   }
 
   /** The person, and whether Slack says they administer the workspace (users.info, cached). */

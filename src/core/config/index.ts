@@ -10,3 +10,4 @@ export {
 export { DEFAULT_PERMISSIONS, type PermissionsConfig } from "./permissions-section.ts";
 export { EMPTY_CONFIG, SECTIONS, type SwitchyardConfig } from "./schema.ts";
 export { NO_SKILL_FOLDERS, type SkillFolders } from "./skill-folders-section.ts";
+export { DEFAULT_SLACK, type SlackConfig } from "./slack-section.ts";

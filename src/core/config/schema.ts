@@ -14,6 +14,7 @@ import {
   type SkillFolders,
   skillFoldersSection,
 } from "./skill-folders-section.ts";
+import { DEFAULT_SLACK, type SlackConfig, slackSection } from "./slack-section.ts";
 import { toolsSection } from "./tools-section.ts";
 import { toolsetsSection } from "./toolsets-section.ts";
 
@@ -39,6 +40,8 @@ export interface SwitchyardConfig {
   readonly skillFolders: SkillFolders;
   /** Who may change which scope from chat. */
   readonly permissions: PermissionsConfig;
+  /** The Slack channel's behaviour; its credentials stay in the environment. */
+  readonly slack: SlackConfig;
 }
 
 /** The sections this version reads; any other top-level key is reported and ignored. */
@@ -49,6 +52,7 @@ export const SECTIONS = [
   "skills",
   "skill_folders",
   "permissions",
+  "slack",
 ] as const;
 
 export const EMPTY_CONFIG: SwitchyardConfig = Object.freeze({
@@ -58,6 +62,7 @@ export const EMPTY_CONFIG: SwitchyardConfig = Object.freeze({
   skills: Object.freeze({}),
   skillFolders: NO_SKILL_FOLDERS,
   permissions: DEFAULT_PERMISSIONS,
+  slack: DEFAULT_SLACK,
 });
 
 const MODE_CHOICES = "full, default, minimal (alias pi), discover (alias omp)";
@@ -151,6 +156,7 @@ export const configSchema = z
       skills: section(skillsSection),
       skill_folders: section(skillFoldersSection),
       permissions: section(permissionsSection),
+      slack: section(slackSection),
     },
     {
       error: (iss) =>
@@ -175,5 +181,6 @@ export const configSchema = z
         skills: Object.freeze(config.skills),
         skillFolders: config.skill_folders,
         permissions: config.permissions,
+        slack: config.slack,
       }),
   );
