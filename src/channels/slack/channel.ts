@@ -1,22 +1,10 @@
 import { App, HTTPReceiver, LogLevel } from "@slack/bolt";
 import { WebClient } from "@slack/web-api";
-import type { ConversationAddress } from "../../core/agent/inbound.ts";
-import type { Actor, CommandPolicy, ToolsView } from "../../core/commands/index.ts";
+import type { Actor, CommandPolicy, } from "../../core/commands/index.ts";
 import { DEFAULT_SLACK, type SlackConfig } from "../../core/config/index.ts";
 import type { Channel, ChannelRuntime } from "../channel.ts";
 import { routeChatText } from "../chat-commands.ts";
-import { handleSkillsCommand } from "../skills-command.ts";
-import { handleToolsCommand } from "../tools-command.ts";
-import {
-  type BlockMessage,
-  parseSkillsAction,
-  parseToolsAction,
-  SKILLS_ACTION,
-  skillsBlocks,
-  TOOLS_ACTION,
-  type ToolsUiScope,
-  toolsBlocks,
-} from "./blocks.ts";
+import { registerSlackCommands } from "./commands.ts";
 import { normalizeSlackEvent, type SessionScope, type SlackMessageEvent } from "./normalize.ts";
 import { SlackOutbound } from "./outbound.ts";
 
@@ -143,152 +131,11 @@ export class SlackChannel implements Channel {
       if (!(await this.#shouldAnswer(runtime, e))) return;
       await this.#take(runtime, e, (body as { team_id?: string }).team_id);
     });
-    for (const command of ["/tools", "/skills"]) {
-      app.command(command, async ({ command: c, ack }) => {
-        const where: ConversationAddress = {
-          platform: "slack",
-          workspace: c.team_id,
-          channel: c.channel_id,
-          conversation: c.channel_id,
-        };
-        const actor = await this.#actor(c.user_id);
-        const text = `${command} ${c.text ?? ""}`.trim();
-        if (command === "/tools") {
-          const result = await handleToolsCommand(
-            text,
-            where,
-            actor,
-            policyOf(runtime),
-            runtime.sources,
-          );
-          const view = result.plan.kind === "reply" ? result.plan.view : undefined;
-          await ack(
-            view?.kind === "list"
-              ? { response_type: "ephemeral", ...toolsBlocks(view, { scope: "conversation" }) }
-              : { response_type: "ephemeral", text: result.text },
-          );
-          return;
-        }
-        const result = await handleSkillsCommand(
-          text,
-          where,
-          actor,
-          policyOf(runtime),
-          runtime.sources,
-          runtime.skills,
-        );
-        const view = result.plan.kind === "reply" ? result.plan.view : undefined;
-        await ack(
-          view?.kind === "list"
-            ? { response_type: "ephemeral", ...skillsBlocks(view, { scope: "channel" }) }
-            : { response_type: "ephemeral", text: result.text },
-        );
-      });
-    }
-    this.#registerSkillActions(app, runtime);
-    app.action(TOOLS_ACTION, async ({ action, body, ack, respond }) => {
-      await ack();
-      const a = action as {
-        action_id: string;
-        value?: string;
-        selected_option?: { value: string };
-      };
-      const parsed = parseToolsAction(a.action_id, a.value ?? a.selected_option?.value ?? "");
-      if (!parsed.ok) {
-        await respond({
-          response_type: "ephemeral",
-          replace_original: false,
-          text: parsed.error.message,
-        });
-        return;
-      }
-      const where = this.#whereOf(body);
-      const actor = await this.#actor((body as { user: { id: string } }).user.id);
-      const scope: ToolsUiScope =
-        parsed.action.kind === "toggle" ? parsed.action.command.scope : parsed.action.scope;
-      let note = "";
-      if (parsed.action.kind === "toggle") {
-        const { verb, key } = parsed.action.command;
-        const result = await handleToolsCommand(
-          `/tools ${verb} ${key} ${scope}`,
-          where,
-          actor,
-          policyOf(runtime),
-          runtime.sources,
-        );
-        note = result.text;
-      }
-      const list = await handleToolsCommand(
-        "/tools",
-        where,
-        actor,
-        policyOf(runtime),
-        runtime.sources,
-      );
-      const view = list.plan.kind === "reply" ? (list.plan.view as ToolsView) : undefined;
-      if (view?.kind !== "list") return;
-      const blocks = toolsBlocks(view, { scope, page: parsed.action.page });
-      await respond({
-        replace_original: true,
-        text: blocks.text,
-        blocks: note
-          ? [
-              ...blocks.blocks,
-              { type: "context", elements: [{ type: "mrkdwn", text: note.slice(0, 2900) }] },
-            ]
-          : blocks.blocks,
-      });
+    registerSlackCommands(app, {
+      runtime,
+      actor: (userId) => this.#actor(userId),
+      teamId: () => this.#teamId,
     });
-  }
-
-  #registerSkillActions(app: App, runtime: ChannelRuntime): void {
-    app.action(SKILLS_ACTION, async ({ action, body, ack, respond }) => {
-      await ack();
-      const a = action as {
-        action_id: string;
-        value?: string;
-        selected_option?: { value: string };
-      };
-      const parsed = parseSkillsAction(a.action_id, a.value ?? a.selected_option?.value ?? "");
-      if (!parsed.ok) {
-        await respond({
-          response_type: "ephemeral",
-          replace_original: false,
-          text: parsed.error.message,
-        });
-        return;
-      }
-      const where = this.#whereOf(body);
-      const actor = await this.#actor((body as { user: { id: string } }).user.id);
-      const run = (text: string) =>
-        handleSkillsCommand(text, where, actor, policyOf(runtime), runtime.sources, runtime.skills);
-      const scope =
-        parsed.action.kind === "toggle" ? parsed.action.command.scope : parsed.action.scope;
-      let note = "";
-      if (parsed.action.kind === "toggle") {
-        const { verb, name } = parsed.action.command;
-        note = (await run(`/skills ${verb} ${name} ${scope}`)).text;
-      }
-      const list = await run("/skills");
-      if (list.plan.kind !== "reply" || list.plan.view.kind !== "list") return;
-      const blocks = skillsBlocks(list.plan.view, { scope, page: parsed.action.page });
-      await respond({
-        replace_original: true,
-        text: blocks.text,
-        blocks: withNote(blocks.blocks, note),
-      });
-    });
-  }
-
-  #whereOf(body: unknown): ConversationAddress {
-    const b = body as { team?: { id: string }; channel?: { id: string } };
-    const channel = b.channel?.id ?? "";
-    return {
-      platform: "slack",
-      workspace: b.team?.id ?? this.#teamId,
-      channel,
-      conversation: channel,
-    };
   }
 
   /** DMs, and messages in threads the bot is part of; mentions come as app_mention. */
@@ -391,15 +238,6 @@ export class SlackChannel implements Channel {
     this.#users.set(userId, entry);
     return entry;
   }
-}
-
-/** The list blocks, with what the click did as a last line. */
-function withNote(blocks: BlockMessage["blocks"], note: string): BlockMessage["blocks"] {
-  if (note === "") return blocks;
-  return [
-    ...blocks,
-    { type: "context", elements: [{ type: "mrkdwn", text: note.slice(0, 2900) }] },
-  ];
 }
 
 function policyOf(runtime: ChannelRuntime): CommandPolicy {
