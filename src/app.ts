@@ -113,6 +113,8 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     redis,
     ...(worker ? { worker } : {}),
     async close() {
+      // Closing connections BullMQ is still opening leaves their commands rejected unhandled.
+      await worker?.worker.waitUntilReady().catch(() => {});
       await worker?.close();
       await queue.close();
       await Promise.allSettled([redis.quit(), workerConnection?.quit()]);

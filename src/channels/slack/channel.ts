@@ -1,6 +1,6 @@
 import { App, HTTPReceiver, LogLevel } from "@slack/bolt";
 import { WebClient } from "@slack/web-api";
-import type { Actor, CommandPolicy, } from "../../core/commands/index.ts";
+import type { Actor, CommandPolicy } from "../../core/commands/index.ts";
 import { DEFAULT_SLACK, type SlackConfig } from "../../core/config/index.ts";
 import type { Channel, ChannelRuntime } from "../channel.ts";
 import { routeChatText } from "../chat-commands.ts";
@@ -27,6 +27,59 @@ export interface SlackChannelOptions {
   readonly settings?: () => SlackConfig;
   /** WebClient retries (rate limits are always waited out); tests use 0. */
   readonly retries?: number;
+}
+
+interface SocketEventArgs {
+  body?: { type?: string };
+  ack: (response?: unknown) => Promise<void>;
+  retry_num?: number;
+  retry_reason?: string;
+}
+
+interface SocketModeInternals {
+  client: {
+    listeners(event: string): ((args: SocketEventArgs) => Promise<void>)[];
+    removeAllListeners(event: string): void;
+    on(event: string, listener: (args: SocketEventArgs) => Promise<void>): void;
+    disconnect?: () => Promise<void>;
+  };
+  app?: { processEvent(event: unknown): Promise<void> };
+}
+
+function socketClientOf(app: App | undefined): SocketModeInternals["client"] | undefined {
+  return (app as unknown as { receiver?: Partial<SocketModeInternals> } | undefined)?.receiver
+    ?.client;
+}
+
+/**
+ * In Socket Mode, Bolt acks every event before its listeners run, so a
+ * message that could not be queued (Redis down) would be lost: Slack only
+ * redelivers what was not acked. This holds an event's ack until the
+ * listeners have finished, as processBeforeResponse does over HTTP; commands
+ * and clicks keep Bolt's own handling (their ack carries the reply).
+ */
+function holdEventAcks(app: App, runtime: ChannelRuntime): void {
+  const receiver = (app as unknown as { receiver: SocketModeInternals }).receiver;
+  const [bolts] = receiver.client.listeners("slack_event");
+  if (!bolts) return;
+  receiver.client.removeAllListeners("slack_event");
+  receiver.client.on("slack_event", async (args) => {
+    if (args.body?.type !== "event_callback") return bolts(args);
+    try {
+      await receiver.app?.processEvent({
+        body: args.body,
+        ack: async () => {},
+        retryNum: args.retry_num,
+        retryReason: args.retry_reason,
+        customProperties: {},
+      });
+      await args.ack();
+    } catch (error) {
+      runtime.logger.warn("a Slack event could not be taken; Slack will deliver it again", {
+        error: (error as Error)?.message,
+      });
+    }
+  });
 }
 
 /** How long a user's admin flag from users.info is trusted. */
@@ -90,7 +143,13 @@ export class SlackChannel implements Channel {
       ignoreSelf: true,
     };
     if (o.appToken) {
+      if (!o.appToken.startsWith("xapp-")) {
+        throw new Error(
+          "SLACK_APP_TOKEN must be an app-level token (xapp-…) with connections:write; a bot token (xoxb-…) goes in SLACK_BOT_TOKEN.",
+        );
+      }
       this.#app = new App({ ...common, socketMode: true, appToken: o.appToken });
+      holdEventAcks(this.#app, runtime);
     } else {
       if (!o.signingSecret) {
         throw new Error(
@@ -116,8 +175,11 @@ export class SlackChannel implements Channel {
   }
 
   async stop(): Promise<void> {
-    await this.#app?.stop();
+    const app = this.#app;
     this.#app = undefined;
+    await app?.stop();
+    // Bolt's Socket Mode stop does not wait for the socket to close; wait for it here.
+    await socketClientOf(app)?.disconnect?.();
   }
 
   #register(app: App, runtime: ChannelRuntime): void {
