@@ -343,3 +343,54 @@ describe("Slack rate limits", () => {
     expect(attempts.map((c) => c.status ?? 200)).toEqual([429, 200]);
   });
 });
+
+describe("Slack turns and toggles", () => {
+  it("runs a tool call round trip; an admin's /tools off mid-turn leaves that turn alone and applies to the next", async () => {
+    const { pipe, slack, events } = await start();
+    let toggled: Promise<unknown> | undefined;
+    pipe.fake.script(
+      { toolCalls: [{ id: "c1", name: "lookup", arguments: { word: "lease" } }] },
+      async () => {
+        // While this turn runs, an admin switches lookup off for the channel.
+        toggled = sendSlashCommand(events, SECRET, {
+          text: "off lookup channel",
+          userId: "U0ADMIN",
+        });
+        await toggled;
+        return { toolCalls: [{ id: "c2", name: "lookup", arguments: { word: "again" } }] };
+      },
+      { content: "A lease is a lock with a timeout." },
+      { content: "next turn" },
+    );
+    const mention = appMentionEvent({
+      channel: "C0GENERAL",
+      text: `<@${FAKE_SLACK.botUserId}> what is a lease?`,
+    });
+    await sendEvent(events, SECRET, mention);
+    const thread = mention.ts as string;
+    await until(() =>
+      visibleIn(slack, thread).includes("A lease is a lock with a timeout.") ? true : undefined,
+    );
+    const names = (i: number) =>
+      (pipe.fake.requests[i]?.body.tools ?? []).map(
+        (t: { function: { name: string } }) => t.function.name,
+      );
+    // The running turn kept its tools: both calls ran and returned glossary results.
+    expect(names(2)).toContain("lookup");
+    const results = pipe.fake.requests[2]?.body.messages.filter(
+      (m: { role: string }) => m.role === "tool",
+    );
+    expect(results.map((m: { content: string }) => m.content)).toEqual([
+      "glossary: lease means something",
+      "glossary: again means something",
+    ]);
+    // The next message in the thread gets a turn without it.
+    await sendEvent(
+      events,
+      SECRET,
+      messageEvent({ channel: "C0GENERAL", text: "and now?", threadTs: thread }),
+    );
+    await until(() => (visibleIn(slack, thread).includes("next turn") ? true : undefined));
+    expect(names(3)).not.toContain("lookup");
+  });
+});
