@@ -256,6 +256,7 @@ async function runOneTurn(
       provider: env.provider,
       cacheKey: conversationKey(address),
       maxSteps: env.maxSteps,
+      now: Date.now,
       signal,
       runTool: (tool, args, call) =>
         runTool(

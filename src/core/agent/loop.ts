@@ -45,7 +45,8 @@ export interface TurnInput {
   readonly commit: (step: StepCommit) => Promise<void>;
   readonly onText?: (textSoFar: string) => void;
   readonly onToolCall?: (name: string, outcome: ToolOutcome, ms: number) => void;
-  readonly now?: () => number;
+  /** The clock, for model and tool timings: the core reads no clock it is not handed. */
+  readonly now: () => number;
   readonly signal?: AbortSignal;
 }
 
@@ -70,7 +71,7 @@ export interface TurnResult {
  * resumed from its checkpoint continues exactly where it stopped.
  */
 export async function runTurn(input: TurnInput): Promise<TurnResult> {
-  const now = input.now ?? Date.now;
+  const now = input.now;
   const turn = [...input.turn];
   let contract = input.contract;
   let loaded = [...input.loaded];
