@@ -1,0 +1,152 @@
+/**
+ * The gateway half of the fake Discord: a WebSocket on the REST server's port
+ * at `/gateway`, speaking plain JSON frames (discord.js only asks for
+ * zlib-stream when zlib-sync is installed; don't install it).
+ *
+ * A connection gets HELLO; IDENTIFY gets READY and then a GUILD_CREATE per
+ * guild; RESUME with a known session gets RESUMED and no replay (tests send a
+ * "replayed" event themselves with `dispatch`); heartbeats get acks.
+ */
+import { randomBytes } from "node:crypto";
+import type { Server } from "node:http";
+import { type WebSocket, WebSocketServer } from "ws";
+
+/** Gateway opcodes the fake speaks. */
+const Op = {
+  Dispatch: 0,
+  Heartbeat: 1,
+  Identify: 2,
+  Resume: 6,
+  Reconnect: 7,
+  InvalidSession: 9,
+  Hello: 10,
+  HeartbeatAck: 11,
+} as const;
+
+export interface GatewayFrame {
+  op: number;
+  d: unknown;
+  s: number | null;
+  t: string | null;
+}
+
+export interface FakeGatewayOptions {
+  /** Defaults to 41250 ms, Discord's usual value. */
+  heartbeatIntervalMs?: number;
+  /** The READY payload for an IDENTIFY (session_id and resume_gateway_url are added). */
+  ready: (identify: Record<string, unknown>) => Record<string, unknown>;
+  /** The GUILD_CREATE payloads that follow READY. */
+  guildCreates: () => Record<string, unknown>[];
+}
+
+export interface FakeGateway {
+  url: string;
+  /** Frames the clients sent (IDENTIFY, RESUME, heartbeats, presence updates …), in arrival order. */
+  received: GatewayFrame[];
+  readonly identifies: number;
+  readonly resumes: number;
+  /** Sends a DISPATCH to every ready connection; returns how many got it. */
+  dispatch(eventName: string, data: unknown): number;
+  /** Asks every client to reconnect (op 7); discord.js comes back with RESUME. */
+  reconnect(): void;
+  close(): Promise<void>;
+}
+
+interface Session {
+  id: string;
+  sequence: number;
+  ws: WebSocket | undefined;
+}
+
+export function attachFakeGateway(server: Server, origin: string, options: FakeGatewayOptions) {
+  const { heartbeatIntervalMs = 41_250 } = options;
+  const url = `${origin.replace(/^http/, "ws")}/gateway`;
+  const wss = new WebSocketServer({ server, path: "/gateway" });
+  const sessions = new Map<string, Session>();
+  const received: GatewayFrame[] = [];
+  let identifies = 0;
+  let resumes = 0;
+
+  const send = (session: Session, t: string, d: unknown) => {
+    session.sequence += 1;
+    session.ws?.send(JSON.stringify({ op: Op.Dispatch, t, s: session.sequence, d }));
+  };
+
+  wss.on("connection", (ws) => {
+    let session: Session | undefined;
+    const reply = (op: number, d: unknown) => ws.send(JSON.stringify({ op, d, s: null, t: null }));
+    ws.on("message", (data) => {
+      const frame = parseFrame(String(data));
+      if (!frame) return;
+      received.push(frame);
+      const d = (frame.d ?? {}) as Record<string, unknown>;
+      if (frame.op === Op.Heartbeat) return reply(Op.HeartbeatAck, null);
+      if (frame.op === Op.Identify) {
+        identifies += 1;
+        session = { id: randomBytes(16).toString("hex"), sequence: 0, ws };
+        sessions.set(session.id, session);
+        send(session, "READY", {
+          ...options.ready(d),
+          session_id: session.id,
+          resume_gateway_url: url,
+        });
+        for (const guild of options.guildCreates()) send(session, "GUILD_CREATE", guild);
+        return;
+      }
+      if (frame.op === Op.Resume) {
+        const known = sessions.get(String(d.session_id));
+        // false: the session cannot be resumed, so the client identifies afresh.
+        if (!known) return reply(Op.InvalidSession, false);
+        resumes += 1;
+        if (known.ws && known.ws !== ws) known.ws.terminate();
+        known.ws = ws;
+        session = known;
+        send(session, "RESUMED", null);
+      }
+    });
+    ws.on("close", () => {
+      if (session?.ws === ws) session.ws = undefined;
+    });
+    reply(Op.Hello, { heartbeat_interval: heartbeatIntervalMs, _trace: ["fake-gateway"] });
+  });
+
+  const gateway: FakeGateway = {
+    url,
+    received,
+    get identifies() {
+      return identifies;
+    },
+    get resumes() {
+      return resumes;
+    },
+    dispatch: (eventName, data) => {
+      let sent = 0;
+      for (const session of sessions.values()) {
+        if (session.ws?.readyState !== 1) continue;
+        send(session, eventName, data);
+        sent += 1;
+      }
+      return sent;
+    },
+    reconnect: () => {
+      for (const session of sessions.values()) {
+        session.ws?.send(JSON.stringify({ op: Op.Reconnect, d: null, s: null, t: null }));
+      }
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const ws of wss.clients) ws.terminate();
+        wss.close(() => resolve());
+      }),
+  };
+  return gateway;
+}
+
+function parseFrame(text: string): GatewayFrame | undefined {
+  try {
+    const frame = JSON.parse(text) as GatewayFrame;
+    return typeof frame?.op === "number" ? frame : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,304 @@
+/**
+ * The REST half of the fake Discord: the routes discord.js calls to log in,
+ * post, edit, type, register commands and answer interactions, under
+ * `/api/v10`. Every request is recorded; a route the fake does not know
+ * answers Discord's 404 (`{ message: "404: Not Found", code: 0 }`), so a test
+ * sees in `calls` what it would need next.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import {
+  type DiscordMessage,
+  type FakeDiscordUser,
+  mentionedIds,
+  userPayload,
+} from "./discord-model.ts";
+
+export interface RecordedDiscordCall {
+  method: string;
+  /** Without the `/api/v10` prefix, e.g. "/channels/1300000000000000001/messages". */
+  path: string;
+  query: Record<string, string>;
+  /** The parsed JSON body; tests read arbitrary fields. */
+  body: JsonBody;
+  /** From `Authorization: Bot …`. */
+  token: string | undefined;
+  at: number;
+  /** Set once the fake has answered. */
+  status?: number;
+}
+
+/** What the routes read and write; discord-api.ts owns it. */
+export interface DiscordRestState {
+  token: string;
+  applicationId: string;
+  botUserId: string;
+  users: Map<string, FakeDiscordUser>;
+  calls: RecordedDiscordCall[];
+  /** Messages the bot posted, edited in place. */
+  messages: DiscordMessage[];
+  /** Every message by id: the bot's and those dispatched with `messageCreate`. */
+  byId: Map<string, DiscordMessage>;
+  nextId(): string;
+  gatewayUrl(): string;
+  guildOf(channelId: string): string | undefined;
+  onCall(call: RecordedDiscordCall): void;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON bodies as discord.js sends them, read field by field
+type JsonBody = any;
+
+interface Reply {
+  status: number;
+  body?: unknown;
+}
+
+type Route = (
+  params: string[],
+  call: RecordedDiscordCall,
+  state: DiscordRestState,
+) => Reply | undefined;
+
+const ok = (body: unknown): Reply => ({ status: 200, body });
+const noContent: Reply = { status: 204 };
+const apiError = (status: number, code: number, message: string): Reply => ({
+  status,
+  body: { message, code },
+});
+
+const ROUTES: [string, RegExp, Route][] = [
+  [
+    "GET",
+    /^\/gateway\/bot$/,
+    (_, __, state) =>
+      ok({
+        url: state.gatewayUrl(),
+        shards: 1,
+        session_start_limit: {
+          total: 1000,
+          remaining: 999,
+          reset_after: 14_400_000,
+          max_concurrency: 1,
+        },
+      }),
+  ],
+  ["GET", /^\/gateway$/, (_, __, state) => ok({ url: state.gatewayUrl() })],
+  ["GET", /^\/users\/@me$/, (_, __, state) => ok(botUser(state))],
+  [
+    "GET",
+    /^\/applications\/@me$/,
+    (_, __, state) =>
+      ok({ id: state.applicationId, name: botUser(state).username, flags: 0, bot: botUser(state) }),
+  ],
+  [
+    "POST",
+    /^\/channels\/(\d+)\/messages$/,
+    ([channelId], call, state) => post(state, channelId as string, call.body),
+  ],
+  [
+    "PATCH",
+    /^\/channels\/(\d+)\/messages\/(\d+)$/,
+    ([channelId, messageId], call, state) =>
+      edit(state, channelId as string, messageId as string, call.body),
+  ],
+  [
+    "GET",
+    /^\/channels\/(\d+)\/messages\/(\d+)$/,
+    ([channelId, messageId], _, state) => {
+      const message = state.byId.get(messageId as string);
+      return message?.channel_id === channelId
+        ? ok(message)
+        : apiError(404, 10008, "Unknown Message");
+    },
+  ],
+  ["POST", /^\/channels\/(\d+)\/typing$/, () => noContent],
+  [
+    "PUT",
+    /^\/applications\/(\d+)\/guilds\/(\d+)\/commands$/,
+    ([appId, guildId], call, state) =>
+      overwriteCommands(state, appId as string, call.body, guildId),
+  ],
+  [
+    "PUT",
+    /^\/applications\/(\d+)\/commands$/,
+    ([appId], call, state) => overwriteCommands(state, appId as string, call.body, undefined),
+  ],
+  // Without `with_response`, Discord answers an interaction callback with an empty 204.
+  [
+    "POST",
+    /^\/interactions\/(\d+)\/([^/]+)\/callback$/,
+    ([interactionId], call) =>
+      call.query.with_response === "true"
+        ? ok({ interaction: { id: interactionId, type: 2 }, resource: { type: call.body?.type } })
+        : noContent,
+  ],
+];
+
+export function createDiscordRest(state: DiscordRestState) {
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? "/", "http://fake");
+    const path = url.pathname.replace(/^\/api\/v\d+/, "");
+    const raw = await readBody(req);
+    const call: RecordedDiscordCall = {
+      method: req.method ?? "GET",
+      path,
+      query: Object.fromEntries(url.searchParams),
+      body: raw === "" ? undefined : parseJson(raw),
+      token: /^Bot (.+)$/.exec(req.headers.authorization ?? "")?.[1],
+      at: Date.now(),
+    };
+    state.calls.push(call);
+    const reply = answer(call, state);
+    call.status = reply.status;
+    send(res, reply);
+    state.onCall(call);
+  };
+}
+
+function answer(call: RecordedDiscordCall, state: DiscordRestState): Reply {
+  if (call.token !== state.token) return apiError(401, 0, "401: Unauthorized");
+  for (const [method, pattern, route] of ROUTES) {
+    const match = pattern.exec(call.path);
+    if (match && method === call.method) {
+      return route(match.slice(1), call, state) ?? apiError(404, 0, "404: Not Found");
+    }
+  }
+  return apiError(404, 0, "404: Not Found");
+}
+
+function botUser(state: DiscordRestState) {
+  const bot = state.users.get(state.botUserId) ?? { username: "bot", bot: true };
+  return { ...userPayload(state.botUserId, bot), verified: true, mfa_enabled: false };
+}
+
+function post(state: DiscordRestState, channelId: string, body: JsonBody): Reply {
+  const content = typeof body?.content === "string" ? body.content : "";
+  if (content.length > 2000) {
+    return {
+      status: 400,
+      body: {
+        message: "Invalid Form Body",
+        code: 50035,
+        errors: {
+          content: {
+            _errors: [
+              { code: "BASE_TYPE_MAX_LENGTH", message: "Must be 2000 or fewer in length." },
+            ],
+          },
+        },
+      },
+    };
+  }
+  const reference = body?.message_reference;
+  const guildId = state.guildOf(channelId);
+  const message: DiscordMessage = {
+    id: state.nextId(),
+    channel_id: channelId,
+    ...(guildId ? { guild_id: guildId } : {}),
+    author: botUser(state),
+    content,
+    timestamp: new Date().toISOString(),
+    edited_timestamp: null,
+    tts: Boolean(body?.tts),
+    mention_everyone: false,
+    mentions: mentions(state, content),
+    mention_roles: [],
+    attachments: [],
+    embeds: body?.embeds ?? [],
+    components: body?.components ?? [],
+    pinned: false,
+    type: reference ? 19 : 0,
+    flags: body?.flags ?? 0,
+    ...(reference ? { message_reference: { type: 0, channel_id: channelId, ...reference } } : {}),
+    ...(body?.nonce !== undefined ? { nonce: body.nonce } : {}),
+  };
+  if (reference?.message_id) {
+    const referenced = state.byId.get(reference.message_id);
+    if (!referenced && reference.fail_if_not_exists !== false) {
+      return apiError(400, 50035, "Invalid Form Body: Unknown message");
+    }
+    message.referenced_message = referenced ?? null;
+  }
+  state.messages.push(message);
+  state.byId.set(message.id, message);
+  return ok(message);
+}
+
+function edit(
+  state: DiscordRestState,
+  channelId: string,
+  messageId: string,
+  body: JsonBody,
+): Reply {
+  const message = state.byId.get(messageId);
+  if (!message || message.channel_id !== channelId) return apiError(404, 10008, "Unknown Message");
+  if (message.author.id !== state.botUserId) {
+    return apiError(403, 50005, "Cannot edit a message authored by another user");
+  }
+  if (typeof body?.content === "string") {
+    message.content = body.content;
+    message.mentions = mentions(state, body.content);
+  }
+  if (body?.embeds !== undefined) message.embeds = body.embeds;
+  if (body?.components !== undefined) message.components = body.components;
+  message.edited_timestamp = new Date().toISOString();
+  return ok(message);
+}
+
+function overwriteCommands(
+  state: DiscordRestState,
+  appId: string,
+  body: JsonBody,
+  guildId?: string,
+): Reply {
+  if (appId !== state.applicationId) return apiError(403, 50001, "Missing Access");
+  if (!Array.isArray(body)) return apiError(400, 50035, "Invalid Form Body: expected an array");
+  return ok(
+    body.map((command: Record<string, unknown>) => ({
+      type: 1,
+      description: "",
+      options: [],
+      default_member_permissions: null,
+      dm_permission: true,
+      nsfw: false,
+      ...command,
+      id: state.nextId(),
+      application_id: appId,
+      version: state.nextId(),
+      ...(guildId ? { guild_id: guildId } : {}),
+    })),
+  );
+}
+
+export function mentions(state: DiscordRestState, content: string) {
+  return mentionedIds(content).map((id) =>
+    userPayload(id, state.users.get(id) ?? { username: `user-${id.slice(-4)}` }),
+  );
+}
+
+function send(res: ServerResponse, reply: Reply) {
+  // A 204 must carry no content-type: @discordjs/rest would try to parse the empty body as JSON.
+  if (reply.status === 204) return void res.writeHead(204).end();
+  const body = JSON.stringify(reply.body ?? null);
+  res.writeHead(reply.status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(body),
+  });
+  res.end(body);
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
