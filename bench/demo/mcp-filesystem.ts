@@ -1,6 +1,6 @@
 /** The filesystem MCP server's tools, with schemas shaped like its real `tools/list` answer. */
 import type { AnyTool, JsonSchema } from "../../src/core/tools/tool.ts";
-import { inputSchema, mcpTool, num, str, } from "./mcp-schema.ts";
+import { inputSchema, mcpTool, num, str } from "./mcp-schema.ts";
 
 const FS_PATH = str("Absolute path, or a path relative to an allowed directory");
 const EXCLUDE_PATTERNS: JsonSchema = {
