@@ -1,0 +1,125 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { DiscordChannel } from "../../src/channels/discord/channel.ts";
+import { WarnOnce } from "../../src/core/availability/warnings.ts";
+import { EMPTY_CONFIG } from "../../src/core/config/index.ts";
+import { ToolRegistry } from "../../src/core/tools/registry.ts";
+import { FAKE_DISCORD, type FakeDiscord, startFakeDiscord } from "../fakes/discord-api.ts";
+import { bigTool, lookupTool, type Pipeline, startPipeline } from "../support/pipeline.ts";
+
+const HUMAN = "1000000000000000002";
+const DM_CHANNEL = "1300000000000000099";
+const tools = [lookupTool, bigTool];
+
+let setup: { pipe: Pipeline; discord: FakeDiscord; channel: DiscordChannel } | undefined;
+afterEach(async () => {
+  await setup?.channel.stop();
+  await setup?.pipe.close();
+  await setup?.discord.close();
+  setup = undefined;
+});
+
+async function start() {
+  const discord = await startFakeDiscord({ users: { [HUMAN]: { username: "ada" } } });
+  const channel = new DiscordChannel({ token: discord.token, apiUrl: discord.apiUrl });
+  const pipe = await startPipeline({
+    tools,
+    outbounds: { discord: channel.outbound },
+    streamEditMs: 0,
+  });
+  await pipe.app.worker?.worker.waitUntilReady();
+  setup = { pipe, discord, channel };
+  await channel.start({
+    queue: pipe.app.queue,
+    redis: pipe.app.redis,
+    sources: {
+      store: pipe.app.store,
+      registry: new ToolRegistry(tools),
+      capabilities: () => ({}),
+      config: () => EMPTY_CONFIG,
+      runtime: {},
+      warnings: new WarnOnce(),
+    },
+    permissions: () => EMPTY_CONFIG.permissions,
+    logger: { warn: () => {} },
+  });
+  return setup;
+}
+
+const botPosts = (discord: FakeDiscord, channelId: string) =>
+  discord.messages.filter(
+    (m) => m.channel_id === channelId && m.author.id === FAKE_DISCORD.botUserId,
+  );
+
+async function until<T>(probe: () => T | undefined, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error("timed out waiting");
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe("the Discord channel on a real discord.js client", () => {
+  it("answers a mention once, as a reply to it, and ignores channel chatter not meant for it", async () => {
+    const { pipe, discord } = await start();
+    pipe.fake.script({ content: "Hello from Switchyard." });
+    discord.messageCreate({
+      channelId: FAKE_DISCORD.channelId,
+      authorId: HUMAN,
+      content: "just talking",
+    });
+    const mention = discord.messageCreate({
+      channelId: FAKE_DISCORD.channelId,
+      authorId: HUMAN,
+      content: `<@${FAKE_DISCORD.botUserId}> hi there`,
+    });
+    const [reply] = await until(() => {
+      const posts = botPosts(discord, FAKE_DISCORD.channelId);
+      return posts.length ? posts : undefined;
+    });
+    expect(reply?.content).toBe("Hello from Switchyard.");
+    expect(
+      (reply as { message_reference?: { message_id: string } }).message_reference?.message_id,
+    ).toBe(mention.id);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(botPosts(discord, FAKE_DISCORD.channelId)).toHaveLength(1);
+    expect(pipe.fake.requests).toHaveLength(1);
+    expect(pipe.fake.requests[0]?.body.messages.at(-1).content).toBe("hi there");
+  });
+
+  it("answers direct messages, and !tools typed in one", async () => {
+    const { pipe, discord } = await start();
+    pipe.fake.script({ content: "a private answer" });
+    discord.messageCreate({ channelId: DM_CHANNEL, authorId: HUMAN, content: "hello in private" });
+    await until(() => (botPosts(discord, DM_CHANNEL).length ? true : undefined));
+    discord.messageCreate({ channelId: DM_CHANNEL, authorId: HUMAN, content: "!tools" });
+    const list = await until(() =>
+      botPosts(discord, DM_CHANNEL).find((m) => m.content.includes("tools available")),
+    );
+    expect(list.content).toMatch(/^2 of 2 tools available/);
+    expect(botPosts(discord, DM_CHANNEL)[0]?.content).toBe("a private answer");
+  });
+
+  it("splits a long answer at 2,000 characters, every part a reply", async () => {
+    const { pipe, discord } = await start();
+    const paragraphs = Array.from(
+      { length: 20 },
+      (_, i) => `Paragraph ${i}: ${"word ".repeat(50)}`,
+    );
+    pipe.fake.script({ content: paragraphs.join("\n\n") });
+    discord.messageCreate({
+      channelId: FAKE_DISCORD.channelId,
+      authorId: HUMAN,
+      content: `<@${FAKE_DISCORD.botUserId}> long please`,
+    });
+    const posts = await until(() => {
+      const all = botPosts(discord, FAKE_DISCORD.channelId);
+      return all.some((m) => m.content.includes("Paragraph 19")) ? all : undefined;
+    });
+    expect(posts.length).toBeGreaterThan(2);
+    for (const post of posts) expect(post.content.length).toBeLessThanOrEqual(2_000);
+    const joined = posts.map((p) => p.content).join("\n\n");
+    for (const p of paragraphs) expect(joined).toContain(p.trim());
+  });
+});
