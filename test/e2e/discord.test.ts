@@ -123,3 +123,94 @@ describe("the Discord channel on a real discord.js client", () => {
     for (const p of paragraphs) expect(joined).toContain(p.trim());
   });
 });
+
+describe("Discord application commands", () => {
+  /** An APPLICATION_COMMAND interaction as Discord sends it, from a member with the given permissions. */
+  function slash(
+    discord: FakeDiscord,
+    sub: string,
+    options: Record<string, string>,
+    permissions: string,
+  ) {
+    const token = `itoken-${Math.random().toString(36).slice(2)}`;
+    discord.dispatch("INTERACTION_CREATE", {
+      id: `14${Date.now()}`.slice(0, 19),
+      application_id: FAKE_DISCORD.applicationId,
+      type: 2,
+      token,
+      version: 1,
+      guild_id: FAKE_DISCORD.guildId,
+      channel_id: FAKE_DISCORD.channelId,
+      channel: { id: FAKE_DISCORD.channelId, type: 0, guild_id: FAKE_DISCORD.guildId },
+      member: {
+        user: { id: HUMAN, username: "ada", discriminator: "0", global_name: "Ada", avatar: null },
+        roles: [],
+        permissions,
+        joined_at: new Date().toISOString(),
+        deaf: false,
+        mute: false,
+        flags: 0,
+      },
+      app_permissions: "2248473465835073",
+      locale: "en-US",
+      guild_locale: "en-US",
+      entitlements: [],
+      authorizing_integration_owners: { "0": FAKE_DISCORD.guildId },
+      context: 0,
+      data: {
+        id: "1500000000000000001",
+        name: "tools",
+        type: 1,
+        options: [
+          {
+            type: 1,
+            name: sub,
+            options: Object.entries(options).map(([name, value]) => ({ type: 3, name, value })),
+          },
+        ],
+      },
+    });
+    return token;
+  }
+
+  const replyTo = (discord: FakeDiscord, token: string) =>
+    discord.calls.find(
+      (c) =>
+        c.method === "PATCH" &&
+        c.path.includes(`/webhooks/${FAKE_DISCORD.applicationId}/${token}/`),
+    )?.body?.content as string | undefined;
+
+  it("registers /tools and /skills in the guild, refuses the channel scope without Manage Server, and applies it with", async () => {
+    const { pipe, discord } = await start();
+    const registered = discord.calls.find(
+      (c) => c.method === "PUT" && c.path.endsWith(`/guilds/${FAKE_DISCORD.guildId}/commands`),
+    );
+    expect((registered?.body as { name: string }[]).map((c) => c.name)).toEqual([
+      "tools",
+      "skills",
+    ]);
+
+    const refused = slash(discord, "off", { tool: "lookup", scope: "channel" }, "0");
+    expect(await until(() => replyTo(discord, refused))).toMatch(
+      /Only workspace admins or the bot's configured admins/,
+    );
+    const allowed = slash(discord, "off", { tool: "lookup", scope: "channel" }, String(1 << 5));
+    expect(await until(() => replyTo(discord, allowed))).toContain(
+      "lookup is now off in this channel",
+    );
+
+    pipe.fake.script({ content: "ok" });
+    discord.messageCreate({
+      channelId: FAKE_DISCORD.channelId,
+      authorId: HUMAN,
+      content: `<@${FAKE_DISCORD.botUserId}> go`,
+    });
+    await until(() =>
+      botPosts(discord, FAKE_DISCORD.channelId).some((m) => m.content === "ok") ? true : undefined,
+    );
+    const names = (pipe.fake.requests[0]?.body.tools ?? []).map(
+      (t: { function: { name: string } }) => t.function.name,
+    );
+    expect(names).not.toContain("lookup");
+  });
+});

@@ -41,6 +41,8 @@ export interface DiscordRestState {
   nextId(): string;
   gatewayUrl(): string;
   guildOf(channelId: string): string | undefined;
+  /** Where interaction replies are shown (the fake keeps no per-interaction channel). */
+  defaultChannelId(): string;
   onCall(call: RecordedDiscordCall): void;
 }
 
@@ -154,7 +156,37 @@ export function createDiscordRest(state: DiscordRestState) {
   };
 }
 
+/**
+ * Interaction follow-ups go to the application's webhook, authorized by the
+ * interaction token in the path rather than the bot token: the reply a
+ * deferred slash command edits in (`@original`) and follow-up messages.
+ */
+function webhook(call: RecordedDiscordCall, state: DiscordRestState): Reply | undefined {
+  // The interaction callback is authorized by the interaction's token too, not the bot's.
+  const callback = /^\/interactions\/(\d+)\/([^/]+)\/callback$/.exec(call.path);
+  if (callback && call.method === "POST") {
+    return call.query.with_response === "true"
+      ? ok({ interaction: { id: callback[1], type: 2 }, resource: { type: call.body?.type } })
+      : noContent;
+  }
+  const match = /^\/webhooks\/(\d+)\/([^/]+)(\/messages\/@original)?$/.exec(call.path);
+  if (!match) return undefined;
+  if (match[1] !== state.applicationId) return apiError(404, 10015, "Unknown Webhook");
+  if (call.method === "GET" || call.method === "DELETE")
+    return call.method === "GET" ? ok({}) : noContent;
+  const channelId = state.defaultChannelId();
+  const reply = post(state, channelId, { ...(call.body ?? {}), message_reference: undefined });
+  if (reply.status === 200) {
+    const message = reply.body as DiscordMessage;
+    message.flags = 64;
+    message.interaction_token = match[2];
+  }
+  return reply;
+}
+
 function answer(call: RecordedDiscordCall, state: DiscordRestState): Reply {
+  const hooked = webhook(call, state);
+  if (hooked) return hooked;
   if (call.token !== state.token) return apiError(401, 0, "401: Unauthorized");
   for (const [method, pattern, route] of ROUTES) {
     const match = pattern.exec(call.path);

@@ -9,6 +9,7 @@ import {
 import type { Actor } from "../../core/commands/index.ts";
 import type { Channel, ChannelRuntime } from "../channel.ts";
 import { routeChatText } from "../chat-commands.ts";
+import { answerAutocomplete, answerCommand, registerCommands } from "./commands.ts";
 import { type DiscordMessageLike, normalizeDiscordMessage } from "./normalize.ts";
 import { DiscordOutbound } from "./outbound.ts";
 
@@ -59,6 +60,16 @@ export class DiscordChannel implements Channel {
   }
 
   async start(runtime: ChannelRuntime): Promise<void> {
+    this.client.on(Events.InteractionCreate, (interaction) => {
+      const work = interaction.isChatInputCommand()
+        ? answerCommand(interaction, runtime)
+        : interaction.isAutocomplete()
+          ? answerAutocomplete(interaction, runtime)
+          : Promise.resolve();
+      work.catch((error: unknown) =>
+        runtime.logger.warn("a Discord interaction failed", { error: (error as Error)?.message }),
+      );
+    });
     this.client.on(Events.MessageCreate, (message) => {
       this.#take(runtime, message).catch((error: unknown) =>
         runtime.logger.warn("a Discord message could not be taken", {
@@ -67,6 +78,7 @@ export class DiscordChannel implements Channel {
       );
     });
     await this.connect();
+    await registerCommands(this.client);
   }
 
   async stop(): Promise<void> {
