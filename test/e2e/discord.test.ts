@@ -185,7 +185,7 @@ describe("Discord application commands", () => {
     const registered = discord.calls.find(
       (c) => c.method === "PUT" && c.path.endsWith(`/guilds/${FAKE_DISCORD.guildId}/commands`),
     );
-    expect((registered?.body as { name: string }[]).map((c) => c.name)).toEqual([
+    expect(((registered?.body ?? []) as { name: string }[]).map((c) => c.name)).toEqual([
       "tools",
       "skills",
     ]);
