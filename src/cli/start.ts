@@ -4,6 +4,7 @@ import { Redis } from "ioredis";
 import { startSwitchyard } from "../app.ts";
 import type { Channel } from "../channels/channel.ts";
 import { runConsole } from "../channels/console/channel.ts";
+import { DiscordChannel } from "../channels/discord/channel.ts";
 import { SlackChannel } from "../channels/slack/channel.ts";
 import type { Provider } from "../core/agent/provider.ts";
 import { runtimeLayer } from "../core/availability/runtime-spec.ts";
@@ -40,6 +41,7 @@ Environment:
   SWITCHYARD_METRICS_PORT     Prometheus /metrics, /healthz, /readyz (default 9464; 0 = off)
   SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET (Events API) or SLACK_APP_TOKEN (Socket Mode),
   SLACK_API_URL               The Slack channel; with none of the platforms set, the console runs
+  DISCORD_TOKEN, DISCORD_API_URL   The Discord channel (gateway and REST)
   SWITCHYARD_HTTP_PORT        Where webhooks are received, e.g. /slack/events (default 3000)
   SWITCHYARD_PREFIX           Redis key prefix (default sy)
   LOG_LEVEL                   pino level (default info; logs go to stderr)`;
@@ -180,7 +182,10 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
     runtime,
     warnings: new WarnOnce(port),
   };
-  if (role !== "worker") {
+  if (role === "worker") {
+    // Workers only post: Discord's REST needs the token, not a gateway session.
+    for (const channel of channels) if (channel instanceof DiscordChannel) channel.useRestOnly();
+  } else {
     for (const channel of channels) {
       await channel.start({
         queue: app.queue,
@@ -241,6 +246,15 @@ function platformChannels(
         ...(env.SLACK_API_URL ? { apiUrl: env.SLACK_API_URL } : {}),
         port: httpPort,
         settings: () => config().slack,
+      }),
+    );
+  }
+  if (env.DISCORD_TOKEN) {
+    registerSecret(env.DISCORD_TOKEN);
+    channels.push(
+      new DiscordChannel({
+        token: env.DISCORD_TOKEN,
+        ...(env.DISCORD_API_URL ? { apiUrl: env.DISCORD_API_URL } : {}),
       }),
     );
   }

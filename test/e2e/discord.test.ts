@@ -214,3 +214,34 @@ describe("Discord application commands", () => {
     expect(names).not.toContain("lookup");
   });
 });
+
+describe("a worker process's Discord outbound", () => {
+  it("posts, edits and types through REST alone, without a gateway session", async () => {
+    const discord = await startFakeDiscord({});
+    const channel = new DiscordChannel({ token: discord.token, apiUrl: discord.apiUrl });
+    channel.useRestOnly();
+    try {
+      const target = {
+        platform: "discord",
+        workspace: FAKE_DISCORD.guildId,
+        channel: FAKE_DISCORD.channelId,
+        conversation: FAKE_DISCORD.channelId,
+      };
+      const ref = await channel.outbound.post(target, "from a worker", {
+        idempotencyKey: "turn-1-0",
+      });
+      await channel.outbound.edit(target, ref, "from a worker, edited");
+      await channel.outbound.typing(target);
+      expect(discord.messages.map((m) => m.content)).toEqual(["from a worker, edited"]);
+      expect(discord.calls.some((c) => c.path === "/gateway/bot")).toBe(false);
+      expect(
+        discord.calls.find((c) => c.method === "POST" && c.path.endsWith("/messages"))?.body,
+      ).toMatchObject({
+        enforce_nonce: true,
+      });
+    } finally {
+      await channel.stop();
+      await discord.close();
+    }
+  });
+});

@@ -49,7 +49,12 @@ export class DiscordChannel implements Channel {
     this.outbound = new DiscordOutbound(this.client);
   }
 
-  /** Logs in for the outbound only (a worker process), without taking messages. */
+  /** For a worker process: posts through REST with the token, no gateway session. */
+  useRestOnly(): void {
+    this.client.rest.setToken(this.options.token);
+  }
+
+  /** Logs in to the gateway (ingress), resolving once the client is ready. */
   async connect(): Promise<void> {
     if (this.client.isReady()) return;
     const ready = new Promise<void>((resolve) =>

@@ -1,13 +1,14 @@
-import type { Client, Message } from "discord.js";
+import { type Client, Routes } from "discord.js";
 import type { DeliveryTarget, Outbound } from "../outbound.ts";
 
 /** Discord refuses messages over 2,000 characters. */
 const MESSAGE_LIMIT = 2_000;
 
 /**
- * The worker's port to Discord over REST (discord.js's @discordjs/rest, which
- * queues and waits out rate limits per route). Replies reference the message
- * they answer; the idempotency key rides as the message's `nonce` with
+ * The worker's port to Discord, straight over REST (@discordjs/rest queues
+ * and waits out rate limits per route), so a worker needs the token but no
+ * gateway session and no channel cache. Replies reference the message they
+ * answer; the idempotency key rides as the message's nonce with
  * `enforce_nonce`, so Discord itself refuses a second post of the same part.
  */
 export class DiscordOutbound implements Outbound {
@@ -21,36 +22,31 @@ export class DiscordOutbound implements Outbound {
     text: string,
     { idempotencyKey }: { idempotencyKey: string; mayExist?: boolean },
   ): Promise<string> {
-    const channel = await this.#channel(target.thread ?? target.channel);
-    const sent = await channel.send({
-      content: text,
-      nonce: nonceOf(idempotencyKey),
-      enforceNonce: true,
-      allowedMentions: { parse: [], repliedUser: false },
-      ...(target.replyTo
-        ? { reply: { messageReference: target.replyTo, failIfNotExists: false } }
-        : {}),
-    });
+    const sent = (await this.client.rest.post(
+      Routes.channelMessages(target.thread ?? target.channel),
+      {
+        body: {
+          content: text,
+          nonce: nonceOf(idempotencyKey),
+          enforce_nonce: true,
+          allowed_mentions: { parse: [], replied_user: false },
+          ...(target.replyTo
+            ? { message_reference: { message_id: target.replyTo, fail_if_not_exists: false } }
+            : {}),
+        },
+      },
+    )) as { id: string };
     return sent.id;
   }
 
   async edit(target: DeliveryTarget, ref: string, text: string): Promise<void> {
-    const channel = await this.#channel(target.thread ?? target.channel);
-    const message: Message = await channel.messages.fetch(ref);
-    await message.edit({ content: text });
+    await this.client.rest.patch(Routes.channelMessage(target.thread ?? target.channel, ref), {
+      body: { content: text },
+    });
   }
 
   async typing(target: DeliveryTarget): Promise<void> {
-    const channel = await this.#channel(target.thread ?? target.channel);
-    await channel.sendTyping();
-  }
-
-  async #channel(id: string) {
-    const channel = this.client.channels.cache.get(id) ?? (await this.client.channels.fetch(id));
-    if (!channel?.isSendable() || !("messages" in channel)) {
-      throw new Error(`Discord channel ${id} cannot be written to by this bot.`);
-    }
-    return channel;
+    await this.client.rest.post(Routes.channelTyping(target.thread ?? target.channel));
   }
 }
 
