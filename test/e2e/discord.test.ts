@@ -18,6 +18,8 @@ afterEach(async () => {
   setup = undefined;
 });
 
+const warnings: string[] = [];
+
 async function start() {
   const discord = await startFakeDiscord({ users: { [HUMAN]: { username: "ada" } } });
   const channel = new DiscordChannel({ token: discord.token, apiUrl: discord.apiUrl });
@@ -40,7 +42,7 @@ async function start() {
       warnings: new WarnOnce(),
     },
     permissions: () => EMPTY_CONFIG.permissions,
-    logger: { warn: () => {} },
+    logger: { warn: (message, fields) => warnings.push(`${message} ${JSON.stringify(fields)}`) },
   });
   return setup;
 }
@@ -177,6 +179,7 @@ describe("Discord application commands", () => {
     discord.calls.find(
       (c) =>
         c.method === "PATCH" &&
+        c.status === 200 &&
         c.path.includes(`/webhooks/${FAKE_DISCORD.applicationId}/${token}/`),
     )?.body?.content as string | undefined;
 
@@ -243,5 +246,117 @@ describe("a worker process's Discord outbound", () => {
       await channel.stop();
       await discord.close();
     }
+  });
+});
+
+describe("the Discord /tools message's components", () => {
+  function interaction(discord: FakeDiscord, type: 2 | 3, data: Record<string, unknown>) {
+    const token = `itoken-${Math.random().toString(36).slice(2)}`;
+    discord.dispatch("INTERACTION_CREATE", {
+      id: `14${Date.now()}${Math.floor(Math.random() * 100)}`.slice(0, 19),
+      application_id: FAKE_DISCORD.applicationId,
+      type,
+      token,
+      version: 1,
+      guild_id: FAKE_DISCORD.guildId,
+      channel_id: FAKE_DISCORD.channelId,
+      channel: { id: FAKE_DISCORD.channelId, type: 0, guild_id: FAKE_DISCORD.guildId },
+      member: {
+        user: { id: HUMAN, username: "ada", discriminator: "0", global_name: "Ada", avatar: null },
+        roles: [],
+        permissions: "0",
+        joined_at: new Date().toISOString(),
+        deaf: false,
+        mute: false,
+        flags: 0,
+      },
+      app_permissions: "0",
+      locale: "en-US",
+      entitlements: [],
+      authorizing_integration_owners: { "0": FAKE_DISCORD.guildId },
+      context: 0,
+      ...(type === 3
+        ? {
+            message: {
+              id: "1600000000000000001",
+              channel_id: FAKE_DISCORD.channelId,
+              author: {
+                id: FAKE_DISCORD.botUserId,
+                username: "switchyard",
+                discriminator: "0",
+                bot: true,
+                avatar: null,
+              },
+              content: "list",
+              timestamp: new Date().toISOString(),
+              edited_timestamp: null,
+              tts: false,
+              mention_everyone: false,
+              mentions: [],
+              mention_roles: [],
+              attachments: [],
+              embeds: [],
+              pinned: false,
+              type: 0,
+              flags: 64,
+              components: [],
+            },
+          }
+        : {}),
+      data,
+    });
+    return token;
+  }
+  const edited = (discord: FakeDiscord, token: string) =>
+    discord.calls.find(
+      (c) => c.method === "PATCH" && c.status === 200 && c.path.includes(`/${token}/messages/`),
+    )?.body as
+      | {
+          content: string;
+          components?: { components: { custom_id: string; options?: { value: string }[] }[] }[];
+        }
+      | undefined;
+
+  it("lists tools with a select; picking one shows why with on/off buttons; a click switches it in place", async () => {
+    const { discord, pipe } = await start();
+    const listed = interaction(discord, 2, {
+      id: "1500000000000000001",
+      name: "tools",
+      type: 1,
+      options: [{ type: 1, name: "list", options: [] }],
+    });
+    const list = await until(() => edited(discord, listed)).catch((error) => {
+      throw new Error(
+        `${error.message}; warnings: ${warnings.join(" | ")}; calls: ${JSON.stringify(discord.calls.filter((c) => c.status === 401).map((c) => [c.method, c.path]))}`,
+      );
+    });
+    expect(list.content).toMatch(/^2 of 2 tools available/);
+    const select = list.components?.[0]?.components[0];
+    expect(select?.custom_id).toBe("tools:pick|conversation");
+    expect(select?.options?.map((o) => o.value)).toEqual(["lookup", "calendar_create"]);
+
+    const picked = interaction(discord, 3, {
+      custom_id: "tools:pick|conversation",
+      component_type: 3,
+      values: ["lookup"],
+    });
+    const why = await until(() => edited(discord, picked));
+    expect(why.content).toMatch(/^lookup: on/);
+    const buttons = why.components?.[1]?.components.map((c) => c.custom_id);
+    expect(buttons).toEqual(["tools:on|lookup|conversation", "tools:off|lookup|conversation"]);
+
+    const clicked = interaction(discord, 3, {
+      custom_id: "tools:off|lookup|conversation",
+      component_type: 2,
+    });
+    const after = await until(() => edited(discord, clicked));
+    expect(after.content).toContain("lookup is now off in this conversation");
+    const { intent } = await pipe.app.store.intent.read({
+      platform: "discord",
+      workspace: FAKE_DISCORD.guildId,
+      channel: FAKE_DISCORD.channelId,
+      conversation: FAKE_DISCORD.channelId,
+    });
+    expect(intent.decisions).toEqual({ lookup: false });
   });
 });

@@ -169,7 +169,7 @@ function webhook(call: RecordedDiscordCall, state: DiscordRestState): Reply | un
       ? ok({ interaction: { id: callback[1], type: 2 }, resource: { type: call.body?.type } })
       : noContent;
   }
-  const match = /^\/webhooks\/(\d+)\/([^/]+)(\/messages\/@original)?$/.exec(call.path);
+  const match = /^\/webhooks\/(\d+)\/([^/]+)(\/messages\/(?:@|%40)original)?$/.exec(call.path);
   if (!match) return undefined;
   if (match[1] !== state.applicationId) return apiError(404, 10015, "Unknown Webhook");
   if (call.method === "GET" || call.method === "DELETE")

@@ -9,7 +9,12 @@ import {
 import type { Actor } from "../../core/commands/index.ts";
 import type { Channel, ChannelRuntime } from "../channel.ts";
 import { routeChatText } from "../chat-commands.ts";
-import { answerAutocomplete, answerCommand, registerCommands } from "./commands.ts";
+import {
+  answerAutocomplete,
+  answerCommand,
+  answerToolsClick,
+  registerCommands,
+} from "./commands.ts";
 import { type DiscordMessageLike, normalizeDiscordMessage } from "./normalize.ts";
 import { DiscordOutbound } from "./outbound.ts";
 
@@ -70,7 +75,10 @@ export class DiscordChannel implements Channel {
         ? answerCommand(interaction, runtime)
         : interaction.isAutocomplete()
           ? answerAutocomplete(interaction, runtime)
-          : Promise.resolve();
+          : (interaction.isButton() || interaction.isStringSelectMenu()) &&
+              interaction.customId.startsWith("tools:")
+            ? answerToolsClick(interaction, runtime)
+            : Promise.resolve();
       work.catch((error: unknown) =>
         runtime.logger.warn("a Discord interaction failed", { error: (error as Error)?.message }),
       );

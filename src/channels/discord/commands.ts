@@ -1,17 +1,20 @@
 import {
   type ApplicationCommandOptionChoiceData,
   type AutocompleteInteraction,
+  type ButtonInteraction,
   type ChatInputCommandInteraction,
   type Client,
   MessageFlags,
   PermissionFlagsBits,
   SlashCommandBuilder,
+  type StringSelectMenuInteraction,
 } from "discord.js";
 import type { ConversationAddress } from "../../core/agent/inbound.ts";
 import type { Actor } from "../../core/commands/index.ts";
 import type { ChannelRuntime } from "../channel.ts";
 import { handleSkillsCommand } from "../skills-command.ts";
 import { handleToolsCommand } from "../tools-command.ts";
+import { parseToolsClick, toolsComponents } from "./components.ts";
 
 const SCOPES = ["conversation", "channel", "workspace", "global"] as const;
 const MODES = ["full", "default", "minimal", "discover", "follow"] as const;
@@ -129,12 +132,18 @@ export async function registerCommands(client: Client): Promise<void> {
   await Promise.all([...client.guilds.cache.values()].map((guild) => guild.commands.set(body)));
 }
 
-function whereOf(i: ChatInputCommandInteraction | AutocompleteInteraction): ConversationAddress {
+type AnyInteraction =
+  | ChatInputCommandInteraction
+  | AutocompleteInteraction
+  | ButtonInteraction
+  | StringSelectMenuInteraction;
+
+function whereOf(i: AnyInteraction): ConversationAddress {
   const channel = i.channelId ?? "";
   return { platform: "discord", workspace: i.guildId ?? "dm", channel, conversation: channel };
 }
 
-function actorOf(i: ChatInputCommandInteraction | AutocompleteInteraction): Actor {
+function actorOf(i: AnyInteraction): Actor {
   return {
     id: `discord:${i.user.id}`,
     isPlatformAdmin: Boolean(i.memberPermissions?.has(PermissionFlagsBits.ManageGuild)),
@@ -160,20 +169,55 @@ export async function answerCommand(
   await i.deferReply({ flags: MessageFlags.Ephemeral });
   const text = commandText(i);
   const policy = runtime.permissions();
-  const reply =
-    i.commandName === "tools"
-      ? (await handleToolsCommand(text, whereOf(i), actorOf(i), policy, runtime.sources)).text
-      : (
-          await handleSkillsCommand(
-            text,
-            whereOf(i),
-            actorOf(i),
-            policy,
-            runtime.sources,
-            runtime.skills,
-          )
-        ).text;
-  await i.editReply({ content: clip(reply) });
+  if (i.commandName === "tools") {
+    const result = await handleToolsCommand(text, whereOf(i), actorOf(i), policy, runtime.sources);
+    const view = result.plan.kind === "reply" ? result.plan.view : undefined;
+    await i.editReply({
+      content: clip(result.text),
+      ...(view?.kind === "list" ? { components: toolsComponents(view) } : {}),
+    });
+    return;
+  }
+  const result = await handleSkillsCommand(
+    text,
+    whereOf(i),
+    actorOf(i),
+    policy,
+    runtime.sources,
+    runtime.skills,
+  );
+  await i.editReply({ content: clip(result.text) });
+}
+
+/**
+ * A click on the /tools message: picking a tool shows why it is in its state
+ * with on/off buttons; a button switches it at the chosen scope; the message
+ * is updated in place each time, within Discord's 3 s.
+ */
+export async function answerToolsClick(
+  i: ButtonInteraction | StringSelectMenuInteraction,
+  runtime: ChannelRuntime,
+): Promise<void> {
+  const click = parseToolsClick(i.customId, i.isStringSelectMenu() ? i.values : []);
+  if (!click) return;
+  await i.deferUpdate();
+  const where = whereOf(i);
+  const actor = actorOf(i);
+  const run = (text: string) =>
+    handleToolsCommand(text, where, actor, runtime.permissions(), runtime.sources);
+  const note =
+    click.kind === "switch"
+      ? (await run(`/tools ${click.verb} ${click.tool} ${click.scope}`)).text
+      : "";
+  const why = (await run(`/tools why ${click.tool}`)).text;
+  const list = await run("/tools");
+  const view =
+    list.plan.kind === "reply" && list.plan.view.kind === "list" ? list.plan.view : undefined;
+  if (!view) return;
+  await i.editReply({
+    content: clip([note, why].filter(Boolean).join("\n\n")),
+    components: toolsComponents(view, { tool: click.tool, scope: click.scope }),
+  });
 }
 
 /**
