@@ -19,66 +19,64 @@ import { parseToolsClick, toolsComponents } from "./components.ts";
 const SCOPES = ["conversation", "channel", "workspace", "global"] as const;
 const MODES = ["full", "default", "minimal", "discover", "follow"] as const;
 
+type Option = import("discord.js").SlashCommandStringOption;
+type Sub = import("discord.js").SlashCommandSubcommandBuilder;
+
+/** A subcommand naming one item (a tool or a skill), optionally with a scope. */
+function itemSub(
+  name: string,
+  description: string,
+  item: "tool" | "skill",
+  opts: { required: boolean; scoped: boolean; hint: string },
+) {
+  return (s: Sub) => {
+    s.setName(name)
+      .setDescription(description)
+      .addStringOption((o: Option) =>
+        o.setName(item).setDescription(opts.hint).setRequired(opts.required).setAutocomplete(true),
+      );
+    if (opts.scoped) s.addStringOption(scopeOption);
+    return s;
+  };
+}
+
+function scopeOption(o: Option): Option {
+  return o
+    .setName("scope")
+    .setDescription(
+      "Where the change applies (default: this conversation for tools, channel for skills)",
+    )
+    .addChoices(...SCOPES.map((s) => ({ name: s, value: s })));
+}
+
 /** `/tools` and `/skills` as application commands with subcommands, the channel-neutral grammar underneath. */
 export function commandDefinitions() {
-  const scope = (o: import("discord.js").SlashCommandStringOption) =>
-    o
-      .setName("scope")
-      .setDescription(
-        "Where the change applies (default: this conversation for tools, channel for skills)",
-      )
-      .addChoices(...SCOPES.map((s) => ({ name: s, value: s })));
+  const tool = "Tool id, mcp:<server>, mcp or all";
   const tools = new SlashCommandBuilder()
     .setName("tools")
     .setDescription("Which tools the bot has here, and switch them on or off")
     .addSubcommand((s) =>
       s.setName("list").setDescription("N of M tools available, each tool's state"),
     )
-    .addSubcommand((s) =>
-      s
-        .setName("on")
-        .setDescription("Switch a tool on")
-        .addStringOption((o) =>
-          o
-            .setName("tool")
-            .setDescription("Tool id, mcp:<server>, mcp or all")
-            .setRequired(true)
-            .setAutocomplete(true),
-        )
-        .addStringOption(scope),
+    .addSubcommand(
+      itemSub("on", "Switch a tool on", "tool", { required: true, scoped: true, hint: tool }),
     )
-    .addSubcommand((s) =>
-      s
-        .setName("off")
-        .setDescription("Switch a tool off")
-        .addStringOption((o) =>
-          o
-            .setName("tool")
-            .setDescription("Tool id, mcp:<server>, mcp or all")
-            .setRequired(true)
-            .setAutocomplete(true),
-        )
-        .addStringOption(scope),
+    .addSubcommand(
+      itemSub("off", "Switch a tool off", "tool", { required: true, scoped: true, hint: tool }),
     )
-    .addSubcommand((s) =>
-      s
-        .setName("reset")
-        .setDescription("Let the shallower scopes decide again")
-        .addStringOption((o) =>
-          o
-            .setName("tool")
-            .setDescription("Tool id, or leave out for everything")
-            .setAutocomplete(true),
-        )
-        .addStringOption(scope),
+    .addSubcommand(
+      itemSub("reset", "Let the shallower scopes decide again", "tool", {
+        required: false,
+        scoped: true,
+        hint: "Tool id, or leave out for everything",
+      }),
     )
-    .addSubcommand((s) =>
-      s
-        .setName("why")
-        .setDescription("Why a tool is on, off or unavailable")
-        .addStringOption((o) =>
-          o.setName("tool").setDescription("Tool id").setRequired(true).setAutocomplete(true),
-        ),
+    .addSubcommand(
+      itemSub("why", "Why a tool is on, off or unavailable", "tool", {
+        required: true,
+        scoped: false,
+        hint: "Tool id",
+      }),
     )
     .addSubcommand((s) =>
       s
@@ -91,37 +89,25 @@ export function commandDefinitions() {
             .setRequired(true)
             .addChoices(...MODES.map((m) => ({ name: m, value: m }))),
         )
-        .addStringOption(scope),
+        .addStringOption(scopeOption),
     );
+  const skill = "Skill name";
   const skills = new SlashCommandBuilder()
     .setName("skills")
     .setDescription("Which skills the bot has here, and switch them on or off")
     .addSubcommand((s) => s.setName("list").setDescription("N of M skills available"))
-    .addSubcommand((s) =>
-      s
-        .setName("on")
-        .setDescription("Switch a skill on")
-        .addStringOption((o) =>
-          o.setName("skill").setDescription("Skill name").setRequired(true).setAutocomplete(true),
-        )
-        .addStringOption(scope),
+    .addSubcommand(
+      itemSub("on", "Switch a skill on", "skill", { required: true, scoped: true, hint: skill }),
     )
-    .addSubcommand((s) =>
-      s
-        .setName("off")
-        .setDescription("Switch a skill off")
-        .addStringOption((o) =>
-          o.setName("skill").setDescription("Skill name").setRequired(true).setAutocomplete(true),
-        )
-        .addStringOption(scope),
+    .addSubcommand(
+      itemSub("off", "Switch a skill off", "skill", { required: true, scoped: true, hint: skill }),
     )
-    .addSubcommand((s) =>
-      s
-        .setName("why")
-        .setDescription("Why a skill is on or off")
-        .addStringOption((o) =>
-          o.setName("skill").setDescription("Skill name").setRequired(true).setAutocomplete(true),
-        ),
+    .addSubcommand(
+      itemSub("why", "Why a skill is on or off", "skill", {
+        required: true,
+        scoped: false,
+        hint: skill,
+      }),
     );
   return [tools.toJSON(), skills.toJSON()];
 }
