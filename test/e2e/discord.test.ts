@@ -1,9 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { DiscordChannel } from "../../src/channels/discord/channel.ts";
-import { WarnOnce } from "../../src/core/availability/warnings.ts";
-import { EMPTY_CONFIG } from "../../src/core/config/index.ts";
-import { ToolRegistry } from "../../src/core/tools/registry.ts";
 import { FAKE_DISCORD, type FakeDiscord, startFakeDiscord } from "../fakes/discord-api.ts";
+import { channelRuntime, until } from "../support/channels.ts";
 import { bigTool, lookupTool, type Pipeline, startPipeline } from "../support/pipeline.ts";
 
 const HUMAN = "1000000000000000002";
@@ -30,20 +28,11 @@ async function start() {
   });
   await pipe.app.worker?.worker.waitUntilReady();
   setup = { pipe, discord, channel };
-  await channel.start({
-    queue: pipe.app.queue,
-    redis: pipe.app.redis,
-    sources: {
-      store: pipe.app.store,
-      registry: new ToolRegistry(tools),
-      capabilities: () => ({}),
-      config: () => EMPTY_CONFIG,
-      runtime: {},
-      warnings: new WarnOnce(),
-    },
-    permissions: () => EMPTY_CONFIG.permissions,
-    logger: { warn: (message, fields) => warnings.push(`${message} ${JSON.stringify(fields)}`) },
-  });
+  await channel.start(
+    channelRuntime(pipe, tools, {
+      logger: { warn: (message, fields) => warnings.push(`${message} ${JSON.stringify(fields)}`) },
+    }),
+  );
   return setup;
 }
 
@@ -51,16 +40,6 @@ const botPosts = (discord: FakeDiscord, channelId: string) =>
   discord.messages.filter(
     (m) => m.channel_id === channelId && m.author.id === FAKE_DISCORD.botUserId,
   );
-
-async function until<T>(probe: () => T | undefined, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 describe("the Discord channel on a real discord.js client", () => {
   it("answers a mention once, as a reply to it, and ignores channel chatter not meant for it", async () => {

@@ -1,12 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { SlackChannel } from "../../src/channels/slack/channel.ts";
-import { WarnOnce } from "../../src/core/availability/warnings.ts";
-import { EMPTY_CONFIG } from "../../src/core/config/index.ts";
-import { ToolRegistry } from "../../src/core/tools/registry.ts";
 import { loadSkills } from "../../src/skills/loader.ts";
 import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
 import { appMentionEvent, messageEvent } from "../fakes/slack-requests.ts";
 import { type FakeSocketMode, startFakeSocketMode } from "../fakes/slack-socket.ts";
+import { channelRuntime, until } from "../support/channels.ts";
 import { bigTool, lookupTool, type Pipeline, startPipeline } from "../support/pipeline.ts";
 
 const APP_TOKEN = "xapp-1-A0FAKEAPP-1700000000-0a1b2c3d4e5f";
@@ -52,38 +50,13 @@ async function start({ appToken = APP_TOKEN } = {}): Promise<Setup> {
   // "Connection is closed" rejections unhandled; the refused-token test closes at once.
   await pipe.app.worker?.worker.waitUntilReady();
   setup = { pipe, slack, socket, channel };
-  await channel.start({
-    queue: pipe.app.queue,
-    redis: pipe.app.redis,
-    sources: {
-      store: pipe.app.store,
-      registry: new ToolRegistry(tools),
-      capabilities: () => ({}),
-      config: () => EMPTY_CONFIG,
-      runtime: {},
-      warnings: new WarnOnce(),
-      skills,
-    },
-    skills,
-    permissions: () => EMPTY_CONFIG.permissions,
-    logger: { warn: () => {} },
-  });
+  await channel.start(channelRuntime(pipe, tools, { skills }));
   return setup;
 }
 
 /** What people see in a thread: the bot's messages in order, each as last edited. */
 const visibleIn = (slack: FakeSlackApi, thread: string) =>
   slack.messages.filter((m) => m.thread_ts === thread && m.bot_id).map((m) => m.text);
-
-async function until<T>(probe: () => T | undefined, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 describe("the Slack channel in Socket Mode", () => {
   it("connects with the app token, acks a mention and answers it once, in its thread", async () => {

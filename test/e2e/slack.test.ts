@@ -1,8 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { SlackChannel } from "../../src/channels/slack/channel.ts";
-import { WarnOnce } from "../../src/core/availability/warnings.ts";
-import { DEFAULT_SLACK, EMPTY_CONFIG, type SlackConfig } from "../../src/core/config/index.ts";
-import { ToolRegistry } from "../../src/core/tools/registry.ts";
+import { DEFAULT_SLACK, type SlackConfig } from "../../src/core/config/index.ts";
 import { loadSkills } from "../../src/skills/loader.ts";
 import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
 import {
@@ -12,6 +10,7 @@ import {
   sendEvent,
   sendSlashCommand,
 } from "../fakes/slack-requests.ts";
+import { channelRuntime, until } from "../support/channels.ts";
 import { bigTool, lookupTool, type Pipeline, startPipeline } from "../support/pipeline.ts";
 
 const SECRET = "test-signing-secret";
@@ -53,22 +52,7 @@ async function start(settings?: () => SlackConfig): Promise<Setup> {
   });
   const skills = await loadSkills({ global: [], workspaces: {} });
   const pipe = await startPipeline({ tools, outbounds: { slack: channel.outbound }, skills });
-  await channel.start({
-    queue: pipe.app.queue,
-    redis: pipe.app.redis,
-    sources: {
-      store: pipe.app.store,
-      registry: new ToolRegistry(tools),
-      capabilities: () => ({}),
-      config: () => EMPTY_CONFIG,
-      runtime: {},
-      warnings: new WarnOnce(),
-      skills,
-    },
-    skills,
-    permissions: () => EMPTY_CONFIG.permissions,
-    logger: { warn: () => {} },
-  });
+  await channel.start(channelRuntime(pipe, tools, { skills }));
   setup = { pipe, slack, channel, events: `http://127.0.0.1:${channel.port}/slack/events` };
   return setup;
 }
@@ -82,16 +66,6 @@ const postsIn = (slack: FakeSlackApi, thread?: string) =>
 /** What people see in a thread: the bot's messages in order, each as last edited. */
 const visibleIn = (slack: FakeSlackApi, thread: string) =>
   slack.messages.filter((m) => m.thread_ts === thread && m.bot_id).map((m) => m.text);
-
-async function until<T>(probe: () => T | undefined, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 describe("the Slack channel on the real Bolt app", () => {
   it("answers a mention once, in its thread, even when Slack delivers the event three times", async () => {
@@ -314,20 +288,7 @@ describe("Slack rate limits", () => {
       outbounds: { slack: channel.outbound },
       streamEditMs: 0,
     });
-    await channel.start({
-      queue: pipe.app.queue,
-      redis: pipe.app.redis,
-      sources: {
-        store: pipe.app.store,
-        registry: new ToolRegistry(tools),
-        capabilities: () => ({}),
-        config: () => EMPTY_CONFIG,
-        runtime: {},
-        warnings: new WarnOnce(),
-      },
-      permissions: () => EMPTY_CONFIG.permissions,
-      logger: { warn: () => {} },
-    });
+    await channel.start(channelRuntime(pipe, tools));
     setup = { pipe, slack, channel, events: `http://127.0.0.1:${channel.port}/slack/events` };
     pipe.fake.script({ content: "after the wait" });
     slack.rateLimit("chat.postMessage", 1, 1);
