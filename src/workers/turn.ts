@@ -263,7 +263,12 @@ async function runOneTurn(
           tool,
           args,
           call,
-          { ...address, user: last?.user ?? "", skills },
+          {
+            ...address,
+            ...(last?.thread !== undefined ? { thread: last.thread } : {}),
+            user: last?.user ?? "",
+            skills,
+          },
           { timeoutMs: env.toolTimeoutMs },
         ),
       onToolCall: (name, outcome, ms) => env.observe?.toolCall?.(name, outcome, ms),

@@ -18,6 +18,8 @@ export interface ToolContext {
   readonly workspace: string;
   readonly channel: string;
   readonly conversation: string;
+  /** The thread the turn answers in, where the platform has threads (a reply posted later goes there). */
+  readonly thread?: string;
   /** The person whose message started the turn. */
   readonly user: string;
   /** The conversation's skills as frozen for this turn (what the `skill` tool answers from). */
