@@ -79,6 +79,8 @@ export async function drainConversation(
     if (signal.aborted) throw new LostLeaseError("lease lost");
     const snap = next ?? (await readSnapshot(env, address));
     next = undefined;
+    // One registry per turn: a tool list that changes mid-turn applies at the next boundary.
+    const turnEnv: TurnEnvironment = { ...env, registry: env.registry.snapshot() };
     let checkpoint = snap.checkpoint;
     let history = snap.history;
     let contractChanged = false;
@@ -93,7 +95,7 @@ export async function drainConversation(
       history = await env.store.history.compactRead(address, history, env.history);
       let contract: TurnContract;
       ({ checkpoint, history, contract, contractChanged } = await beginTurn(
-        env,
+        turnEnv,
         address,
         snap,
         history,
@@ -115,7 +117,12 @@ export async function drainConversation(
           { resumed: true },
         );
       } else {
-        await runOneTurn(env, address, { checkpoint, pending, history, state: snap.state }, signal);
+        await runOneTurn(
+          turnEnv,
+          address,
+          { checkpoint, pending, history, state: snap.state },
+          signal,
+        );
       }
       const left = await env.inbox.finish(address, leaseToken, checkpoint.inboxCount);
       if (left === -1) throw new LostLeaseError("lease lost before the inbox was trimmed");
@@ -123,7 +130,7 @@ export async function drainConversation(
       continue;
     }
     await runOneTurn(
-      env,
+      turnEnv,
       address,
       { checkpoint, pending, history, state: snap.state, contract: frozen, contractChanged },
       signal,

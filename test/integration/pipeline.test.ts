@@ -1,5 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type Pipeline, startPipeline } from "../support/pipeline.ts";
+import { z } from "zod";
+import { ToolRegistry } from "../../src/core/tools/registry.ts";
+import { defineTool } from "../../src/core/tools/tool.ts";
+import { lookupTool, type Pipeline, startPipeline } from "../support/pipeline.ts";
 
 let pipe: Pipeline | undefined;
 afterEach(async () => {
@@ -104,6 +107,43 @@ describe("the conversation pipeline", () => {
     expect(tools[2]).not.toContain('"name":"lookup"');
     expect(tools[3]).toBe(tools[2]);
     expect(systems[3]).toBe(systems[2]);
+  });
+
+  it("keeps a turn's tools when the registry changes mid-turn (an MCP list change), and sends the new ones at the next turn", async () => {
+    const registry = new ToolRegistry([lookupTool]);
+    const weather = defineTool({
+      id: "mcp__wx__forecast",
+      description: "Forecast for a city.",
+      family: "mcp:wx",
+      parameters: z.object({ city: z.string() }),
+      execute: ({ city }) => `sunny in ${city}`,
+    });
+    pipe = await startPipeline({ registry });
+    pipe.fake.script(
+      async () => {
+        // The server's tools change while this turn runs: lookup goes, a forecast tool arrives.
+        registry.unregister("lookup");
+        registry.replaceFamily("mcp:wx", [weather]);
+        return { toolCalls: [{ id: "call_1", name: "lookup", arguments: { word: "lease" } }] };
+      },
+      { content: "first" },
+      { content: "second" },
+    );
+    await pipe.app.queue.enqueue(pipe.message("one"));
+    await pipe.posts(1);
+    await pipe.app.queue.enqueue(pipe.message("two"));
+    await pipe.posts(2);
+    const names = pipe.fake.requests.map((r) =>
+      (r.body.tools ?? []).map((t: { function: { name: string } }) => t.function.name),
+    );
+    expect(names[0]).toEqual(["lookup"]);
+    expect(names[1]).toEqual(names[0]);
+    // The call made against the turn's tools still ran, not a tombstone for an unknown tool.
+    expect(pipe.fake.requests[1]?.body.messages.at(-1)).toMatchObject({
+      role: "tool",
+      content: "glossary: lease means something",
+    });
+    expect(names[2]).toEqual(["mcp__wx__forecast"]);
   });
 
   it("loads a deferred tool with tool_search for the next request, and keeps it mounted", async () => {

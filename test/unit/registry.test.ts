@@ -284,3 +284,31 @@ describe("ToolRegistry", () => {
     expect(registry.families()).toEqual(["mcp:github", "mcp:slack", "plugin:notes"]);
   });
 });
+
+describe("a turn's snapshot of the registry", () => {
+  it("keeps the tools it was taken with when the live registry changes", () => {
+    const live = new ToolRegistry([tool("a"), tool("b")]);
+    const snapshot = live.snapshot();
+    live.unregister("a");
+    live.register(tool("c"));
+    expect(snapshot.list().map((t) => t.id)).toEqual(["a", "b"]);
+    expect(snapshot.get("a")?.id).toBe("a");
+    expect(live.list().map((t) => t.id)).toEqual(["b", "c"]);
+  });
+
+  it("is the same copy until the registry changes, and a new one after", () => {
+    const live = new ToolRegistry([tool("a")]);
+    const first = live.snapshot();
+    expect(live.snapshot()).toBe(first);
+    live.register(tool("b"));
+    expect(live.snapshot()).not.toBe(first);
+    expect(live.snapshot().has("b")).toBe(true);
+  });
+
+  it("refuses changes, naming the live registry as the place to register", () => {
+    const snapshot = new ToolRegistry([tool("a")]).snapshot();
+    expect(() => snapshot.register(tool("b"))).toThrow(/frozen snapshot.*live registry/);
+    expect(() => snapshot.replaceFamily("mcp:x", [])).toThrow(/frozen snapshot/);
+    expect(snapshot.snapshot()).toBe(snapshot);
+  });
+});

@@ -12,14 +12,34 @@ import type { AnyTool } from "./tool.ts";
 export class ToolRegistry {
   readonly #tools = new Map<string, AnyTool>();
   #snapshot: readonly AnyTool[] | undefined;
+  #frozenCopy: ToolRegistry | undefined;
+  #frozen = false;
   #version = 0;
 
   constructor(tools: Iterable<AnyTool> = []) {
     for (const tool of tools) this.register(tool);
   }
 
+  /**
+   * The registry as it is now, frozen: what one turn freezes its contract from
+   * and runs its calls against, so an MCP server's list change (or any other
+   * registration) takes effect at the next turn boundary, never mid-turn
+   * (rule 5). The same copy is handed out until the registry changes.
+   */
+  snapshot(): ToolRegistry {
+    if (this.#frozen) return this;
+    if (!this.#frozenCopy) {
+      const copy = new ToolRegistry(this.#tools.values());
+      copy.#frozen = true;
+      copy.#version = this.#version;
+      this.#frozenCopy = copy;
+    }
+    return this.#frozenCopy;
+  }
+
   /** Adds a tool; a second tool with the same id is a {@link DuplicateToolError}. */
   register(tool: AnyTool): void {
+    this.#assertLive();
     if (this.#tools.has(tool.id)) throw new DuplicateToolError(tool.id);
     this.#tools.set(tool.id, tool);
     this.#changed();
@@ -27,6 +47,7 @@ export class ToolRegistry {
 
   /** Removes a tool; returns whether it was there. */
   unregister(id: string): boolean {
+    this.#assertLive();
     const removed = this.#tools.delete(id);
     if (removed) this.#changed();
     return removed;
@@ -37,6 +58,7 @@ export class ToolRegistry {
    * outside the family that collide are refused before anything changes.
    */
   replaceFamily(family: string, tools: readonly AnyTool[]): void {
+    this.#assertLive();
     const seen = new Set<string>();
     for (const tool of tools) {
       const existing = this.#tools.get(tool.id);
@@ -86,7 +108,16 @@ export class ToolRegistry {
 
   #changed(): void {
     this.#snapshot = undefined;
+    this.#frozenCopy = undefined;
     this.#version++;
+  }
+
+  #assertLive(): void {
+    if (this.#frozen) {
+      throw new TypeError(
+        "This registry is a turn's frozen snapshot and cannot change; register tools on the live registry (the one snapshot() was called on).",
+      );
+    }
   }
 }
 
