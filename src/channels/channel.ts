@@ -4,6 +4,7 @@ import type { PermissionsConfig } from "../core/config/index.ts";
 import type { OpsServer } from "../observability/http.ts";
 import type { ContractSources } from "../workers/contract.ts";
 import type { ConversationQueue } from "../workers/queue.ts";
+import type { ConversationDirectory } from "./directory.ts";
 import type { Outbound } from "./outbound.ts";
 import type { ReloadableSkills } from "./skills-command.ts";
 
@@ -38,6 +39,8 @@ export interface Channel {
   /** The `platform` of the messages it produces and the key of its outbound. */
   readonly platform: string;
   readonly outbound: Outbound;
+  /** Finds the platform's other conversations and who may post there (`send_message`); REST only, like outbound. */
+  readonly directory?: ConversationDirectory;
   /** Starts taking platform events. Resolves once it is ready to ack them. */
   start(runtime: ChannelRuntime): Promise<void>;
   /** Stops taking events; events already acked are in the queue. */

@@ -275,6 +275,7 @@ async function runOneTurn(
             ...(last?.thread !== undefined ? { thread: last.thread } : {}),
             user: last?.user ?? "",
             skills,
+            callKey: `${checkpoint.turnId}.${call.id}`,
           },
           { timeoutMs: env.toolTimeoutMs },
         ),

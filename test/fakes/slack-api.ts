@@ -28,6 +28,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
   FAKE_SLACK,
+  type FakeSlackChannel,
   type FakeSlackFile,
   type FakeSlackIdentity,
   type FakeSlackMessage,
@@ -122,6 +123,8 @@ export interface FakeSlackApi {
   messages: FakeSlackMessage[];
   reactions: FakeSlackReaction[];
   files: Map<string, FakeSlackFile>;
+  /** Channels with members, for conversations.info/members and users.conversations; by id. */
+  channels: Map<string, FakeSlackChannel>;
   /** POSTs to response URLs, in arrival order. */
   responses: RecordedResponse[];
   callsTo(method: string): RecordedCall[];
@@ -278,6 +281,7 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
     messages: workspace.messages,
     reactions: workspace.reactions,
     files: workspace.files,
+    channels: workspace.channels,
     responses,
     callsTo: (method) => calls.filter((call) => call.method === method),
     waitForCall: (method, waitOptions = {}) => waitForCall(calls, answered, method, waitOptions),

@@ -54,6 +54,15 @@ export interface FakeSlackMessage {
   metadata?: unknown;
 }
 
+/** A channel a test declares; channels it never declares still take posts, as before. */
+export interface FakeSlackChannel {
+  name: string;
+  is_private?: boolean;
+  is_archived?: boolean;
+  /** User ids in the channel; the bot is in it when its user id is here. */
+  members: string[];
+}
+
 export interface FakeSlackReaction {
   channel: string;
   timestamp: string;
@@ -92,6 +101,7 @@ export class FakeSlackWorkspace {
   readonly messages: FakeSlackMessage[] = [];
   readonly reactions: FakeSlackReaction[] = [];
   readonly files = new Map<string, FakeSlackFile>();
+  readonly channels = new Map<string, FakeSlackChannel>();
   private clock: number;
 
   constructor(
@@ -214,6 +224,25 @@ export class FakeSlackWorkspace {
       }
       return {};
     },
+    "conversations.info": (args) => {
+      const id = String(args.channel ?? "");
+      const channel = this.channels.get(id);
+      if (!channel) return fail("channel_not_found");
+      return { channel: this.channelWire(id, channel) };
+    },
+    "conversations.members": (args) => {
+      const channel = this.channels.get(String(args.channel ?? ""));
+      if (!channel) return fail("channel_not_found");
+      return page(channel.members, args, (members) => ({ members }));
+    },
+    // The bot's own channels: Slack answers for the token's user when `user` is not given.
+    "users.conversations": (args) => {
+      const user = String(args.user ?? this.identity.botUserId);
+      const mine = [...this.channels]
+        .filter(([, c]) => c.members.includes(user) && !(args.exclude_archived && c.is_archived))
+        .map(([id, c]) => this.channelWire(id, c));
+      return page(mine, args, (channels) => ({ channels }));
+    },
     "users.info": (args) => {
       const user = this.userInfo(String(args.user ?? ""));
       return user ? { user } : fail("user_not_found");
@@ -226,8 +255,24 @@ export class FakeSlackWorkspace {
     },
   };
 
+  private channelWire(id: string, channel: FakeSlackChannel): SlackResult {
+    return {
+      id,
+      name: channel.name,
+      is_channel: !channel.is_private,
+      is_private: channel.is_private ?? false,
+      is_archived: channel.is_archived ?? false,
+      is_member: channel.members.includes(this.identity.botUserId),
+      num_members: channel.members.length,
+    };
+  }
+
   private post(args: SlackArgs): SlackResult {
     if (!args.channel) return fail("channel_not_found");
+    const declared = this.channels.get(String(args.channel));
+    if (declared && !declared.members.includes(this.identity.botUserId)) {
+      return fail("not_in_channel");
+    }
     if (args.text === undefined && args.blocks === undefined && args.attachments === undefined) {
       return fail("no_text");
     }
@@ -330,4 +375,17 @@ function compareTs(a: string, b: string): number {
   const [aSec = 0, aMicro = 0] = a.split(".").map(Number);
   const [bSec = 0, bMicro = 0] = b.split(".").map(Number);
   return aSec - bSec || aMicro - bMicro;
+}
+
+/** Cursor paging as Slack does it: `limit` per page, an opaque `next_cursor` ("" at the end). */
+function page<T>(
+  items: readonly T[],
+  args: SlackArgs,
+  wrap: (items: T[]) => SlackResult,
+): SlackResult {
+  const limit = Math.max(1, Number(args.limit ?? 100));
+  const start = args.cursor ? Number(Buffer.from(String(args.cursor), "base64").toString()) : 0;
+  const end = start + limit;
+  const next = end < items.length ? Buffer.from(String(end)).toString("base64") : "";
+  return { ...wrap(items.slice(start, end)), response_metadata: { next_cursor: next } };
 }

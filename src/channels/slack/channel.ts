@@ -5,6 +5,7 @@ import { DEFAULT_SLACK, type SlackConfig } from "../../core/config/index.ts";
 import type { Channel, ChannelRuntime } from "../channel.ts";
 import { routeChatText } from "../chat-commands.ts";
 import { registerSlackCommands } from "./commands.ts";
+import { SlackDirectory } from "./directory.ts";
 import { normalizeSlackEvent, type SessionScope, type SlackMessageEvent } from "./normalize.ts";
 import { SlackOutbound } from "./outbound.ts";
 
@@ -97,6 +98,7 @@ const THREAD_TTL_S = 30 * 24 * 3600;
 export class SlackChannel implements Channel {
   readonly platform = "slack";
   readonly outbound: SlackOutbound;
+  readonly directory: SlackDirectory;
   readonly client: WebClient;
   #app: App | undefined;
   #port: number | undefined;
@@ -112,6 +114,7 @@ export class SlackChannel implements Channel {
       logLevel: LogLevel.ERROR,
     });
     this.outbound = new SlackOutbound(this.client);
+    this.directory = new SlackDirectory(this.client);
     this.#botUserId = options.botUserId ?? "";
     this.#botId = options.botId ?? "";
     this.#teamId = options.teamId ?? "";

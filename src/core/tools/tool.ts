@@ -22,6 +22,12 @@ export interface ToolContext {
   readonly thread?: string;
   /** The person whose message started the turn. */
   readonly user: string;
+  /**
+   * Unique to this call, and the same when a resumed turn repeats it after a
+   * crash: the idempotency key for a tool's effects (a post, a reminder), so
+   * they happen once (rule 9).
+   */
+  readonly callKey?: string;
   /** The conversation's skills as frozen for this turn (what the `skill` tool answers from). */
   readonly skills?: SkillResolution;
 }
