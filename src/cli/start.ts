@@ -5,6 +5,7 @@ import { startSwitchyard } from "../app.ts";
 import type { Channel } from "../channels/channel.ts";
 import { runConsole } from "../channels/console/channel.ts";
 import { DiscordChannel } from "../channels/discord/channel.ts";
+import { discordOptionsFromEnv } from "../channels/discord/env.ts";
 import { SlackChannel } from "../channels/slack/channel.ts";
 import type { Provider } from "../core/agent/provider.ts";
 import { runtimeLayer } from "../core/availability/runtime-spec.ts";
@@ -42,6 +43,8 @@ Environment:
   SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET (Events API) or SLACK_APP_TOKEN (Socket Mode),
   SLACK_API_URL               The Slack channel; with none of the platforms set, the console runs
   DISCORD_TOKEN, DISCORD_API_URL   The Discord channel (gateway and REST)
+  DISCORD_COMMANDS            guild (default: in each server) or global: where /tools and /skills go
+  DISCORD_APPLICATION_ID      Register them for this application (default: the token's)
   SWITCHYARD_HTTP_PORT        Where webhooks are received, e.g. /slack/events (default 3000)
   SWITCHYARD_PREFIX           Redis key prefix (default sy)
   LOG_LEVEL                   pino level (default info; logs go to stderr)`;
@@ -249,14 +252,10 @@ function platformChannels(
       }),
     );
   }
-  if (env.DISCORD_TOKEN) {
-    registerSecret(env.DISCORD_TOKEN);
-    channels.push(
-      new DiscordChannel({
-        token: env.DISCORD_TOKEN,
-        ...(env.DISCORD_API_URL ? { apiUrl: env.DISCORD_API_URL } : {}),
-      }),
-    );
+  const discord = discordOptionsFromEnv(env, config);
+  if (discord) {
+    registerSecret(discord.token);
+    channels.push(new DiscordChannel(discord));
   }
   return channels;
 }

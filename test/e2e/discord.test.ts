@@ -1,72 +1,64 @@
+import { once } from "node:events";
+import { Events } from "discord.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { DiscordChannel } from "../../src/channels/discord/channel.ts";
-import { FAKE_DISCORD, type FakeDiscord, startFakeDiscord } from "../fakes/discord-api.ts";
-import { channelRuntime, until } from "../support/channels.ts";
-import { bigTool, lookupTool, type Pipeline, startPipeline } from "../support/pipeline.ts";
+import { DEFAULT_DISCORD, type DiscordConfig } from "../../src/core/config/discord-section.ts";
+import { FAKE_DISCORD, startFakeDiscord } from "../fakes/discord-api.ts";
+import { until } from "../support/channels.ts";
+import { botPosts, type DiscordSetup, HUMAN, startDiscordBot } from "../support/discord.ts";
 
-const HUMAN = "1000000000000000002";
 const DM_CHANNEL = "1300000000000000099";
-const tools = [lookupTool, bigTool];
+const THREAD = "1300000000000000002";
+const OTHER_BOT = "1000000000000000003";
 
-let setup: { pipe: Pipeline; discord: FakeDiscord; channel: DiscordChannel } | undefined;
+let setup: DiscordSetup | undefined;
 afterEach(async () => {
-  await setup?.channel.stop();
-  await setup?.pipe.close();
-  await setup?.discord.close();
+  await setup?.close();
   setup = undefined;
 });
 
-const warnings: string[] = [];
-
-async function start() {
-  const discord = await startFakeDiscord({ users: { [HUMAN]: { username: "ada" } } });
-  const channel = new DiscordChannel({ token: discord.token, apiUrl: discord.apiUrl });
-  const pipe = await startPipeline({
-    tools,
-    outbounds: { discord: channel.outbound },
-    streamEditMs: 0,
-  });
-  await pipe.app.worker?.worker.waitUntilReady();
-  setup = { pipe, discord, channel };
-  await channel.start(
-    channelRuntime(pipe, tools, {
-      logger: { warn: (message, fields) => warnings.push(`${message} ${JSON.stringify(fields)}`) },
-    }),
-  );
+async function start(options: Parameters<typeof startDiscordBot>[0] = {}) {
+  setup = await startDiscordBot(options);
   return setup;
 }
 
-const botPosts = (discord: FakeDiscord, channelId: string) =>
-  discord.messages.filter(
-    (m) => m.channel_id === channelId && m.author.id === FAKE_DISCORD.botUserId,
-  );
+const mention = (text: string) => `<@${FAKE_DISCORD.botUserId}> ${text}`;
 
 describe("the Discord channel on a real discord.js client", () => {
   it("answers a mention once, as a reply to it, and ignores channel chatter not meant for it", async () => {
     const { pipe, discord } = await start();
-    pipe.fake.script({ content: "Hello from Switchyard." });
+    pipe.fake.script({ content: "Hello from Switchyard." }, { content: "second answer" });
     discord.messageCreate({
       channelId: FAKE_DISCORD.channelId,
       authorId: HUMAN,
       content: "just talking",
     });
-    const mention = discord.messageCreate({
+    const asked = discord.messageCreate({
       channelId: FAKE_DISCORD.channelId,
       authorId: HUMAN,
-      content: `<@${FAKE_DISCORD.botUserId}> hi there`,
+      content: mention("hi there"),
     });
     const [reply] = await until(() => {
       const posts = botPosts(discord, FAKE_DISCORD.channelId);
       return posts.length ? posts : undefined;
     });
     expect(reply?.content).toBe("Hello from Switchyard.");
-    expect(
-      (reply as { message_reference?: { message_id: string } }).message_reference?.message_id,
-    ).toBe(mention.id);
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(botPosts(discord, FAKE_DISCORD.channelId)).toHaveLength(1);
-    expect(pipe.fake.requests).toHaveLength(1);
-    expect(pipe.fake.requests[0]?.body.messages.at(-1).content).toBe("hi there");
+    expect(reply?.message_reference?.message_id).toBe(asked.id);
+    // The chatter came first; had it been taken, the next mention would be answered third.
+    discord.messageCreate({
+      channelId: FAKE_DISCORD.channelId,
+      authorId: HUMAN,
+      content: mention("again"),
+    });
+    await until(() => (botPosts(discord, FAKE_DISCORD.channelId).length >= 2 ? true : undefined));
+    expect(botPosts(discord, FAKE_DISCORD.channelId).map((m) => m.content)).toEqual([
+      "Hello from Switchyard.",
+      "second answer",
+    ]);
+    expect(pipe.fake.requests.map((r) => r.body.messages.at(-1).content)).toEqual([
+      "hi there",
+      "again",
+    ]);
   });
 
   it("answers direct messages, and !tools typed in one", async () => {
@@ -89,111 +81,232 @@ describe("the Discord channel on a real discord.js client", () => {
       (_, i) => `Paragraph ${i}: ${"word ".repeat(50)}`,
     );
     pipe.fake.script({ content: paragraphs.join("\n\n") });
-    discord.messageCreate({
+    const asked = discord.messageCreate({
       channelId: FAKE_DISCORD.channelId,
       authorId: HUMAN,
-      content: `<@${FAKE_DISCORD.botUserId}> long please`,
+      content: mention("long please"),
     });
     const posts = await until(() => {
       const all = botPosts(discord, FAKE_DISCORD.channelId);
       return all.some((m) => m.content.includes("Paragraph 19")) ? all : undefined;
     });
     expect(posts.length).toBeGreaterThan(2);
-    for (const post of posts) expect(post.content.length).toBeLessThanOrEqual(2_000);
+    for (const post of posts) {
+      expect(post.content.length).toBeLessThanOrEqual(2_000);
+      expect(post.message_reference?.message_id).toBe(asked.id);
+    }
     const joined = posts.map((p) => p.content).join("\n\n");
     for (const p of paragraphs) expect(joined).toContain(p.trim());
   });
 });
 
-describe("Discord application commands", () => {
-  /** An APPLICATION_COMMAND interaction as Discord sends it, from a member with the given permissions. */
-  function slash(
-    discord: FakeDiscord,
-    sub: string,
-    options: Record<string, string>,
-    permissions: string,
-  ) {
-    const token = `itoken-${Math.random().toString(36).slice(2)}`;
-    discord.dispatch("INTERACTION_CREATE", {
-      id: `14${Date.now()}`.slice(0, 19),
-      application_id: FAKE_DISCORD.applicationId,
-      type: 2,
-      token,
-      version: 1,
-      guild_id: FAKE_DISCORD.guildId,
-      channel_id: FAKE_DISCORD.channelId,
-      channel: { id: FAKE_DISCORD.channelId, type: 0, guild_id: FAKE_DISCORD.guildId },
-      member: {
-        user: { id: HUMAN, username: "ada", discriminator: "0", global_name: "Ada", avatar: null },
-        roles: [],
-        permissions,
-        joined_at: new Date().toISOString(),
-        deaf: false,
-        mute: false,
-        flags: 0,
-      },
-      app_permissions: "2248473465835073",
-      locale: "en-US",
-      guild_locale: "en-US",
-      entitlements: [],
-      authorizing_integration_owners: { "0": FAKE_DISCORD.guildId },
-      context: 0,
-      data: {
-        id: "1500000000000000001",
-        name: "tools",
-        type: 1,
-        options: [
-          {
-            type: 1,
-            name: sub,
-            options: Object.entries(options).map(([name, value]) => ({ type: 3, name, value })),
-          },
-        ],
-      },
+describe("a message Discord delivers twice", () => {
+  it("is answered once when the gateway replays it after a RESUME, even with discord.js keeping no message cache", async () => {
+    const { pipe, discord, channel } = await start();
+    pipe.fake.script({ content: "answered once" });
+    const asked = discord.messageCreate({
+      channelId: FAKE_DISCORD.channelId,
+      authorId: HUMAN,
+      content: mention("only once please"),
     });
-    return token;
-  }
+    const command = discord.messageCreate({
+      channelId: DM_CHANNEL,
+      authorId: HUMAN,
+      content: "!tools",
+    });
+    await until(() => (botPosts(discord, FAKE_DISCORD.channelId).length ? true : undefined));
+    await until(() => (botPosts(discord, DM_CHANNEL).length ? true : undefined));
 
-  const replyTo = (discord: FakeDiscord, token: string) =>
-    discord.calls.find(
-      (c) =>
-        c.method === "PATCH" &&
-        c.status === 200 &&
-        c.path.includes(`/webhooks/${FAKE_DISCORD.applicationId}/${token}/`),
-    )?.body?.content as string | undefined;
-
-  it("registers /tools and /skills in the guild, refuses the channel scope without Manage Server, and applies it with", async () => {
-    const { pipe, discord } = await start();
-    const registered = discord.calls.find(
-      (c) => c.method === "PUT" && c.path.endsWith(`/guilds/${FAKE_DISCORD.guildId}/commands`),
-    );
-    expect(((registered?.body ?? []) as { name: string }[]).map((c) => c.name)).toEqual([
-      "tools",
-      "skills",
-    ]);
-
-    const refused = slash(discord, "off", { tool: "lookup", scope: "channel" }, "0");
-    expect(await until(() => replyTo(discord, refused))).toMatch(
-      /Only workspace admins or the bot's configured admins/,
-    );
-    const allowed = slash(discord, "off", { tool: "lookup", scope: "channel" }, String(1 << 5));
-    expect(await until(() => replyTo(discord, allowed))).toContain(
-      "lookup is now off in this channel",
-    );
-
-    pipe.fake.script({ content: "ok" });
+    const resumed = once(channel.client, Events.ShardResume);
+    discord.reconnect();
+    await resumed;
+    expect(discord.resumes).toBe(1);
+    // What Discord replays after a RESUME: the same events, the same message ids.
+    discord.dispatch("MESSAGE_CREATE", asked);
+    discord.dispatch("MESSAGE_CREATE", command);
+    // Handled after the replays, in order: once these are answered, the replays were handled too.
+    pipe.fake.script({ content: "the next answer" });
     discord.messageCreate({
       channelId: FAKE_DISCORD.channelId,
       authorId: HUMAN,
-      content: `<@${FAKE_DISCORD.botUserId}> go`,
+      content: mention("and now?"),
+    });
+    discord.messageCreate({ channelId: DM_CHANNEL, authorId: HUMAN, content: "!skills" });
+    await until(() => (botPosts(discord, FAKE_DISCORD.channelId).length >= 2 ? true : undefined));
+    await until(() => (botPosts(discord, DM_CHANNEL).length >= 2 ? true : undefined));
+
+    expect(botPosts(discord, FAKE_DISCORD.channelId).map((m) => m.content)).toEqual([
+      "answered once",
+      "the next answer",
+    ]);
+    expect(
+      botPosts(discord, DM_CHANNEL).filter((m) => m.content.includes("tools available")),
+    ).toHaveLength(1);
+    expect(pipe.fake.requests).toHaveLength(2);
+  });
+});
+
+describe("a streamed answer on Discord", () => {
+  it("grows in one message by edits and ends as the full answer", async () => {
+    const { pipe, discord } = await start({ streamEditMs: 50 });
+    const answer = Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ");
+    pipe.fake.script({ content: answer, chunkDelayMs: 10 });
+    discord.messageCreate({
+      channelId: FAKE_DISCORD.channelId,
+      authorId: HUMAN,
+      content: mention("stream it"),
     });
     await until(() =>
-      botPosts(discord, FAKE_DISCORD.channelId).some((m) => m.content === "ok") ? true : undefined,
+      botPosts(discord, FAKE_DISCORD.channelId)[0]?.content === answer ? true : undefined,
     );
-    const names = (pipe.fake.requests[0]?.body.tools ?? []).map(
-      (t: { function: { name: string } }) => t.function.name,
+    const [message] = botPosts(discord, FAKE_DISCORD.channelId);
+    expect(botPosts(discord, FAKE_DISCORD.channelId)).toHaveLength(1);
+    const first = discord.calls.find(
+      (c) => c.method === "POST" && c.path === `/channels/${FAKE_DISCORD.channelId}/messages`,
     );
-    expect(names).not.toContain("lookup");
+    expect(answer.startsWith(first?.body.content)).toBe(true);
+    expect(first?.body.content).not.toBe(answer);
+    const edits = discord.calls.filter(
+      (c) =>
+        c.method === "PATCH" &&
+        c.path === `/channels/${FAKE_DISCORD.channelId}/messages/${message?.id}`,
+    );
+    expect(edits.length).toBeGreaterThan(0);
+    expect(edits.at(-1)?.body.content).toBe(answer);
+  });
+
+  it("still splits a long answer: the streamed message becomes the first part, the rest follow once", async () => {
+    const { pipe, discord } = await start({ streamEditMs: 50 });
+    const paragraphs = Array.from(
+      { length: 20 },
+      (_, i) => `Paragraph ${i}: ${"word ".repeat(50)}`,
+    );
+    pipe.fake.script({ content: paragraphs.join("\n\n"), chunkDelayMs: 1 });
+    discord.messageCreate({
+      channelId: FAKE_DISCORD.channelId,
+      authorId: HUMAN,
+      content: mention("long and streamed"),
+    });
+    const posts = await until(() => {
+      const all = botPosts(discord, FAKE_DISCORD.channelId);
+      return all.some((m) => m.content.includes("Paragraph 19")) ? all : undefined;
+    });
+    expect(posts.length).toBeGreaterThan(2);
+    const edited = discord.calls.filter(
+      (c) => c.method === "PATCH" && c.path.endsWith(`/messages/${posts[0]?.id}`),
+    );
+    expect(edited.length).toBeGreaterThan(0);
+    for (const post of posts) {
+      expect(post.content.length).toBeLessThanOrEqual(2_000);
+      expect(post.content.endsWith("…")).toBe(false);
+    }
+    // Every paragraph exactly once: no half-streamed copy is left behind.
+    for (const p of paragraphs) {
+      expect(posts.filter((post) => post.content.includes(p.trim()))).toHaveLength(1);
+    }
+  });
+});
+
+describe("the typing indicator on Discord", () => {
+  it("is sent again during a long turn, before Discord's 10 s indicator would run out", async () => {
+    const { pipe, discord } = await start();
+    pipe.fake.script({ content: "that took a while", delayMs: 4_500 });
+    discord.messageCreate({
+      channelId: FAKE_DISCORD.channelId,
+      authorId: HUMAN,
+      content: mention("think hard"),
+    });
+    await until(() => (botPosts(discord, FAKE_DISCORD.channelId).length ? true : undefined));
+    const answeredAt = discord.calls.findIndex(
+      (c) => c.method === "POST" && c.path === `/channels/${FAKE_DISCORD.channelId}/messages`,
+    );
+    const typing = discord.calls
+      .slice(0, answeredAt)
+      .filter(
+        (c) => c.method === "POST" && c.path === `/channels/${FAKE_DISCORD.channelId}/typing`,
+      );
+    expect(typing.length).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe("the discord: config section, read live", () => {
+  const guilds = [
+    {
+      id: FAKE_DISCORD.guildId,
+      name: "Fake Guild",
+      channels: [
+        { id: FAKE_DISCORD.channelId, name: "general" },
+        { id: THREAD, name: "a thread", type: 11, parentId: FAKE_DISCORD.channelId },
+      ],
+    },
+  ];
+
+  it("makes a thread part of its channel's conversation for a channel set to conversation: channel", async () => {
+    let settings: DiscordConfig = DEFAULT_DISCORD;
+    const { pipe, discord } = await start({
+      fake: { guilds, users: { [HUMAN]: { username: "ada" } } },
+      channel: { settings: () => settings },
+    });
+    pipe.fake.script({ content: "one" }, { content: "two" }, { content: "three" });
+    discord.messageCreate({
+      channelId: FAKE_DISCORD.channelId,
+      authorId: HUMAN,
+      content: mention("the secret is 42"),
+    });
+    await until(() => (botPosts(discord, FAKE_DISCORD.channelId).length ? true : undefined));
+
+    // Default: the thread is a conversation of its own and knows nothing of the channel's.
+    discord.messageCreate({ channelId: THREAD, authorId: HUMAN, content: "what is the secret?" });
+    await until(() => (botPosts(discord, THREAD).length ? true : undefined));
+    const seen = (n: number) =>
+      pipe.fake.requests[n]?.body.messages.map((m: { content: string }) => m.content).join("\n");
+    expect(seen(1)).not.toContain("the secret is 42");
+
+    settings = {
+      ...DEFAULT_DISCORD,
+      channels: { [FAKE_DISCORD.channelId]: { conversation: "channel" } },
+    };
+    discord.messageCreate({ channelId: THREAD, authorId: HUMAN, content: "and now?" });
+    await until(() => (botPosts(discord, THREAD).length >= 2 ? true : undefined));
+    expect(seen(2)).toContain("the secret is 42");
+    // The answer still goes to the thread it was asked in.
+    expect(botPosts(discord, THREAD).map((m) => m.content)).toEqual(["two", "three"]);
+  });
+
+  it("answers other bots only with answer_bots, and never itself", async () => {
+    let settings: DiscordConfig = DEFAULT_DISCORD;
+    const { pipe, discord } = await start({
+      fake: {
+        users: { [HUMAN]: { username: "ada" }, [OTHER_BOT]: { username: "helper", bot: true } },
+      },
+      channel: { settings: () => settings },
+    });
+    pipe.fake.script({ content: "hello, person" }, { content: "hello, bot" });
+    discord.messageCreate({
+      channelId: FAKE_DISCORD.channelId,
+      authorId: OTHER_BOT,
+      content: mention("ignored: answer_bots is off"),
+    });
+    // Handled after the bot's message: once it is answered, the bot's was handled too.
+    discord.messageCreate({
+      channelId: FAKE_DISCORD.channelId,
+      authorId: HUMAN,
+      content: mention("from a person"),
+    });
+    await until(() => (botPosts(discord, FAKE_DISCORD.channelId).length ? true : undefined));
+    settings = { ...DEFAULT_DISCORD, answerBots: true };
+    discord.messageCreate({
+      channelId: FAKE_DISCORD.channelId,
+      authorId: OTHER_BOT,
+      content: mention("from a bot"),
+    });
+    await until(() => (botPosts(discord, FAKE_DISCORD.channelId).length >= 2 ? true : undefined));
+    expect(pipe.fake.requests.map((r) => r.body.messages.at(-1).content)).toEqual([
+      "from a person",
+      "from a bot",
+    ]);
+    // Its own messages never: the two answers above did not start a third turn.
+    expect(pipe.fake.requests).toHaveLength(2);
   });
 });
 
@@ -218,124 +331,10 @@ describe("a worker process's Discord outbound", () => {
       expect(discord.calls.some((c) => c.path === "/gateway/bot")).toBe(false);
       expect(
         discord.calls.find((c) => c.method === "POST" && c.path.endsWith("/messages"))?.body,
-      ).toMatchObject({
-        enforce_nonce: true,
-      });
+      ).toMatchObject({ enforce_nonce: true });
     } finally {
       await channel.stop();
       await discord.close();
     }
-  });
-});
-
-describe("the Discord /tools message's components", () => {
-  function interaction(discord: FakeDiscord, type: 2 | 3, data: Record<string, unknown>) {
-    const token = `itoken-${Math.random().toString(36).slice(2)}`;
-    discord.dispatch("INTERACTION_CREATE", {
-      id: `14${Date.now()}${Math.floor(Math.random() * 100)}`.slice(0, 19),
-      application_id: FAKE_DISCORD.applicationId,
-      type,
-      token,
-      version: 1,
-      guild_id: FAKE_DISCORD.guildId,
-      channel_id: FAKE_DISCORD.channelId,
-      channel: { id: FAKE_DISCORD.channelId, type: 0, guild_id: FAKE_DISCORD.guildId },
-      member: {
-        user: { id: HUMAN, username: "ada", discriminator: "0", global_name: "Ada", avatar: null },
-        roles: [],
-        permissions: "0",
-        joined_at: new Date().toISOString(),
-        deaf: false,
-        mute: false,
-        flags: 0,
-      },
-      app_permissions: "0",
-      locale: "en-US",
-      entitlements: [],
-      authorizing_integration_owners: { "0": FAKE_DISCORD.guildId },
-      context: 0,
-      ...(type === 3
-        ? {
-            message: {
-              id: "1600000000000000001",
-              channel_id: FAKE_DISCORD.channelId,
-              author: {
-                id: FAKE_DISCORD.botUserId,
-                username: "switchyard",
-                discriminator: "0",
-                bot: true,
-                avatar: null,
-              },
-              content: "list",
-              timestamp: new Date().toISOString(),
-              edited_timestamp: null,
-              tts: false,
-              mention_everyone: false,
-              mentions: [],
-              mention_roles: [],
-              attachments: [],
-              embeds: [],
-              pinned: false,
-              type: 0,
-              flags: 64,
-              components: [],
-            },
-          }
-        : {}),
-      data,
-    });
-    return token;
-  }
-  const edited = (discord: FakeDiscord, token: string) =>
-    discord.calls.find(
-      (c) => c.method === "PATCH" && c.status === 200 && c.path.includes(`/${token}/messages/`),
-    )?.body as
-      | {
-          content: string;
-          components?: { components: { custom_id: string; options?: { value: string }[] }[] }[];
-        }
-      | undefined;
-
-  it("lists tools with a select; picking one shows why with on/off buttons; a click switches it in place", async () => {
-    const { discord, pipe } = await start();
-    const listed = interaction(discord, 2, {
-      id: "1500000000000000001",
-      name: "tools",
-      type: 1,
-      options: [{ type: 1, name: "list", options: [] }],
-    });
-    const list = await until(() => edited(discord, listed)).catch((error) => {
-      throw new Error(
-        `${error.message}; warnings: ${warnings.join(" | ")}; calls: ${JSON.stringify(discord.calls.filter((c) => c.status === 401).map((c) => [c.method, c.path]))}`,
-      );
-    });
-    expect(list.content).toMatch(/^2 of 2 tools available/);
-    const select = list.components?.[0]?.components[0];
-    expect(select?.custom_id).toBe("tools:pick|conversation");
-    expect(select?.options?.map((o) => o.value)).toEqual(["lookup", "calendar_create"]);
-
-    const picked = interaction(discord, 3, {
-      custom_id: "tools:pick|conversation",
-      component_type: 3,
-      values: ["lookup"],
-    });
-    const why = await until(() => edited(discord, picked));
-    expect(why.content).toMatch(/^lookup: on/);
-    const buttons = why.components?.[1]?.components.map((c) => c.custom_id);
-    expect(buttons).toEqual(["tools:on|lookup|conversation", "tools:off|lookup|conversation"]);
-
-    const clicked = interaction(discord, 3, {
-      custom_id: "tools:off|lookup|conversation",
-      component_type: 2,
-    });
-    const after = await until(() => edited(discord, clicked));
-    expect(after.content).toContain("lookup is now off in this conversation");
-    const { intent } = await pipe.app.store.intent.read({
-      platform: "discord",
-      workspace: FAKE_DISCORD.guildId,
-      channel: FAKE_DISCORD.channelId,
-      conversation: FAKE_DISCORD.channelId,
-    });
-    expect(intent.decisions).toEqual({ lookup: false });
   });
 });

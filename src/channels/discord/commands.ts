@@ -1,20 +1,7 @@
-import {
-  type ApplicationCommandOptionChoiceData,
-  type AutocompleteInteraction,
-  type ButtonInteraction,
-  type ChatInputCommandInteraction,
-  type Client,
-  MessageFlags,
-  PermissionFlagsBits,
-  SlashCommandBuilder,
-  type StringSelectMenuInteraction,
-} from "discord.js";
-import type { ConversationAddress } from "../../core/agent/inbound.ts";
-import type { Actor } from "../../core/commands/index.ts";
-import type { ChannelRuntime } from "../channel.ts";
-import { handleSkillsCommand } from "../skills-command.ts";
-import { handleToolsCommand } from "../tools-command.ts";
-import { parseToolsClick, toolsComponents } from "./components.ts";
+import { type Client, Routes, SlashCommandBuilder } from "discord.js";
+import type { Redis } from "ioredis";
+import type { LoggerPort } from "../../core/availability/warnings.ts";
+import type { DiscordCommandScope } from "../../core/config/discord-section.ts";
 
 const SCOPES = ["conversation", "channel", "workspace", "global"] as const;
 const MODES = ["full", "default", "minimal", "discover", "follow"] as const;
@@ -112,138 +99,122 @@ export function commandDefinitions() {
   return [tools.toJSON(), skills.toJSON()];
 }
 
-/** Registers the commands in every guild the bot is in: a bulk overwrite, so repeating it changes nothing. */
-export async function registerCommands(client: Client): Promise<void> {
-  const body = commandDefinitions();
-  await Promise.all([...client.guilds.cache.values()].map((guild) => guild.commands.set(body)));
+/** Discord refused to register the commands; the message says what to check. */
+export class DiscordRegistrationError extends Error {
+  override readonly name = "DiscordRegistrationError";
 }
 
-type AnyInteraction =
-  | ChatInputCommandInteraction
-  | AutocompleteInteraction
-  | ButtonInteraction
-  | StringSelectMenuInteraction;
-
-function whereOf(i: AnyInteraction): ConversationAddress {
-  const channel = i.channelId ?? "";
-  return { platform: "discord", workspace: i.guildId ?? "dm", channel, conversation: channel };
+export interface RegistrationOptions {
+  readonly scope: DiscordCommandScope;
+  /** DISCORD_APPLICATION_ID when set, else the application the client logged in as. */
+  readonly applicationId: string;
+  /** Remembers where the commands were registered, so switching scopes removes the old copies. */
+  readonly redis: Redis;
+  readonly keyPrefix: string;
+  readonly logger: LoggerPort;
 }
 
-function actorOf(i: AnyInteraction): Actor {
-  return {
-    id: `discord:${i.user.id}`,
-    isPlatformAdmin: Boolean(i.memberPermissions?.has(PermissionFlagsBits.ManageGuild)),
-  };
-}
-
-/** The typed command a slash command stands for, in the channel-neutral grammar. */
-export function commandText(i: ChatInputCommandInteraction): string {
-  const sub = i.options.getSubcommand();
-  const words = [`/${i.commandName}`, sub];
-  for (const name of ["tool", "skill", "mode", "scope"]) {
-    const value = i.options.getString(name);
-    if (value) words.push(value);
-  }
-  return words.join(" ");
-}
-
-/** Answers a slash command within Discord's 3 s: the reply is ephemeral, for the person who asked. */
-export async function answerCommand(
-  i: ChatInputCommandInteraction,
-  runtime: ChannelRuntime,
+/**
+ * Registers `/tools` and `/skills` by bulk overwrite (PUT), so repeating it
+ * at every start changes nothing. `guild` puts them in every guild the bot
+ * is in (they appear at once); `global` once for every guild and DM.
+ *
+ * The other scope's copies, if an earlier start made them, are overwritten
+ * with nothing, or each command would show twice; Redis remembers where
+ * they are, so a bot in many guilds does not clear each one at every start.
+ *
+ * One guild refusing (an old invite without the applications.commands
+ * scope) is a warning; every guild refusing, or the global registration
+ * failing, is a {@link DiscordRegistrationError}: the id or token is wrong.
+ */
+export async function registerCommands(
+  client: Client,
+  options: RegistrationOptions,
 ): Promise<void> {
-  await i.deferReply({ flags: MessageFlags.Ephemeral });
-  const text = commandText(i);
-  const policy = runtime.permissions();
-  if (i.commandName === "tools") {
-    const result = await handleToolsCommand(text, whereOf(i), actorOf(i), policy, runtime.sources);
-    const view = result.plan.kind === "reply" ? result.plan.view : undefined;
-    await i.editReply({
-      content: clip(result.text),
-      ...(view?.kind === "list" ? { components: toolsComponents(view) } : {}),
-    });
+  const keys = registrationKeys(options);
+  if (options.scope === "global") {
+    await overwrite(client, options, undefined, commandDefinitions());
+    await options.redis.set(keys.global, "1");
+    for (const guild of await options.redis.smembers(keys.guilds)) {
+      await clearGuild(client, options, guild);
+    }
     return;
   }
-  const result = await handleSkillsCommand(
-    text,
-    whereOf(i),
-    actorOf(i),
-    policy,
-    runtime.sources,
-    runtime.skills,
+  const guilds = [...client.guilds.cache.keys()];
+  const results = await Promise.allSettled(
+    guilds.map((guild) => registerInGuild(client, options, guild)),
   );
-  await i.editReply({ content: clip(result.text) });
-}
-
-/**
- * A click on the /tools message: picking a tool shows why it is in its state
- * with on/off buttons; a button switches it at the chosen scope; the message
- * is updated in place each time, within Discord's 3 s.
- */
-export async function answerToolsClick(
-  i: ButtonInteraction | StringSelectMenuInteraction,
-  runtime: ChannelRuntime,
-): Promise<void> {
-  const click = parseToolsClick(i.customId, i.isStringSelectMenu() ? i.values : []);
-  if (!click) return;
-  await i.deferUpdate();
-  const where = whereOf(i);
-  const actor = actorOf(i);
-  const run = (text: string) =>
-    handleToolsCommand(text, where, actor, runtime.permissions(), runtime.sources);
-  const note =
-    click.kind === "switch"
-      ? (await run(`/tools ${click.verb} ${click.tool} ${click.scope}`)).text
-      : "";
-  const why = (await run(`/tools why ${click.tool}`)).text;
-  const list = await run("/tools");
-  const view =
-    list.plan.kind === "reply" && list.plan.view.kind === "list" ? list.plan.view : undefined;
-  if (!view) return;
-  await i.editReply({
-    content: clip([note, why].filter(Boolean).join("\n\n")),
-    components: toolsComponents(view, { tool: click.tool, scope: click.scope }),
-  });
-}
-
-/**
- * Offers what the person may name: tool ids (and keys) for /tools, enabled
- * skills for `on`/`why` and all skills for `off`… limited to 25 by Discord.
- */
-export async function answerAutocomplete(
-  i: AutocompleteInteraction,
-  runtime: ChannelRuntime,
-): Promise<void> {
-  const typed = i.options.getFocused().toLowerCase();
-  let names: string[];
-  if (i.commandName === "tools") {
-    names = [
-      "all",
-      "mcp",
-      ...runtime.sources.registry.families(),
-      ...runtime.sources.registry.list().map((t) => t.id),
-    ];
-  } else {
-    const { readConversationState, resolveConversationSkills } = await import(
-      "../../workers/contract.ts"
-    );
-    const where = whereOf(i);
-    const skills = resolveConversationSkills(
-      runtime.sources,
-      where,
-      await readConversationState(runtime.sources, where),
-    );
-    // A disabled skill disappears from completions, except to switch it back on.
-    const sub = i.options.getSubcommand();
-    names = (sub === "on" ? skills.skills.map((s) => s.skill) : skills.enabled).map((s) => s.name);
+  const failures = results.flatMap((r) => (r.status === "rejected" ? [r.reason as Error] : []));
+  if (failures.length > 0 && failures.length === guilds.length) throw failures[0];
+  for (const failure of failures) {
+    options.logger.warn(failure.message, { applicationId: options.applicationId });
   }
-  const choices: ApplicationCommandOptionChoiceData<string>[] = names
-    .filter((n) => n.toLowerCase().includes(typed))
-    .slice(0, 25)
-    .map((n) => ({ name: n, value: n }));
-  await i.respond(choices);
+  if ((await options.redis.exists(keys.global)) === 1) {
+    await overwrite(client, options, undefined, []);
+    await options.redis.del(keys.global);
+  }
 }
 
-function clip(text: string): string {
-  return text.length <= 2_000 ? text : `${text.slice(0, 1_990)}\n…`;
+/** Guild scope: the commands in one guild, e.g. one the bot just joined. */
+export async function registerInGuild(
+  client: Client,
+  options: RegistrationOptions,
+  guild: string,
+): Promise<void> {
+  await overwrite(client, options, guild, commandDefinitions());
+  await options.redis.sadd(registrationKeys(options).guilds, guild);
+}
+
+/**
+ * Removes a guild's copies after a switch to global. A guild the bot has
+ * left refuses (its copies went with the bot) and is forgotten; any other
+ * failure is tried again at the next start.
+ */
+async function clearGuild(
+  client: Client,
+  options: RegistrationOptions,
+  guild: string,
+): Promise<void> {
+  const key = registrationKeys(options).guilds;
+  try {
+    await overwrite(client, options, guild, []);
+  } catch (error) {
+    const status = ((error as DiscordRegistrationError).cause as { status?: number } | undefined)
+      ?.status;
+    if (status !== 403 && status !== 404) {
+      options.logger.warn(
+        `${(error as Error).message} The guild's own copies of the commands stay until the next start.`,
+        { guild },
+      );
+      return;
+    }
+  }
+  await options.redis.srem(key, guild);
+}
+
+function registrationKeys(options: RegistrationOptions) {
+  const base = `${options.keyPrefix}:discord:commands:${options.applicationId}`;
+  return { guilds: `${base}:guilds`, global: `${base}:global` };
+}
+
+async function overwrite(
+  client: Client,
+  options: RegistrationOptions,
+  guild: string | undefined,
+  body: unknown[],
+): Promise<void> {
+  const app = options.applicationId;
+  const route =
+    guild === undefined
+      ? Routes.applicationCommands(app)
+      : Routes.applicationGuildCommands(app, guild);
+  try {
+    await client.rest.put(route, { body });
+  } catch (error) {
+    const where = guild === undefined ? "globally" : `in guild ${guild}`;
+    throw new DiscordRegistrationError(
+      `Discord refused to register /tools and /skills ${where} for application ${app}: ${(error as Error)?.message}. Check that DISCORD_APPLICATION_ID, if set, is this bot's application id, and that the bot was invited with the applications.commands scope.`,
+      { cause: error },
+    );
+  }
 }

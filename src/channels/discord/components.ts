@@ -5,112 +5,192 @@ import {
   type MessageActionRowComponentBuilder,
   StringSelectMenuBuilder,
 } from "discord.js";
-import type { ListView } from "../../core/commands/index.ts";
+import type { ListView, ToolItem } from "../../core/commands/index.ts";
+import type { SkillItem, SkillListView } from "../../core/skills/index.ts";
+import {
+  type ListKind,
+  optionValue,
+  pageId,
+  pickId,
+  scopeId,
+  switchId,
+  UI_SCOPES,
+  type UiScope,
+} from "./custom-id.ts";
 
-/** The scopes the buttons can act on; global is changed by typing the command. */
-export const UI_SCOPES = ["conversation", "channel", "workspace"] as const;
-export type UiScope = (typeof UI_SCOPES)[number];
+/** Discord's limits: options per select, characters per label, value and message. */
+export const PAGE_SIZE = 25;
+const LABEL_MAX = 100;
+const MESSAGE_MAX = 2_000;
+/** A state line is clipped so a page of 25 stays readable within one message. */
+const STATE_MAX = 60;
 
-/** A click on the /tools message, as data: pick a tool, switch it, or pick the scope. */
-export type ToolsClick =
-  | { readonly kind: "pick"; readonly scope: UiScope; readonly tool: string }
-  | {
-      readonly kind: "switch";
-      readonly verb: "on" | "off";
-      readonly tool: string;
-      readonly scope: UiScope;
-    }
-  | { readonly kind: "scope"; readonly tool: string; readonly scope: UiScope };
+/** What Discord people call each scope: a guild is a "server" there. */
+const SCOPE_NAME: Readonly<Record<UiScope, string>> = {
+  conversation: "conversation",
+  channel: "channel",
+  workspace: "server",
+};
 
-/** Discord allows 25 options per select and custom ids of 100 characters. */
-const MAX_OPTIONS = 25;
+/** One row of a list message, whatever the list. */
+export interface ListEntry {
+  readonly id: string;
+  /** "resident", "disabled by channel scope", "off (disabled by the workspace scope)"… */
+  readonly state: string;
+  /** Whether the select offers it: an unavailable tool is the operator's, not a click's. */
+  readonly switchable: boolean;
+}
+
+/** A `/tools` or `/skills` list as the Discord message shows it. */
+export interface ListSpec {
+  readonly list: ListKind;
+  /** "N of M tools available". */
+  readonly title: string;
+  readonly footer: string;
+  readonly entries: readonly ListEntry[];
+}
+
+export type Rows = ActionRowBuilder<MessageActionRowComponentBuilder>[];
+
+export function toolEntries(view: ListView): ListEntry[] {
+  return view.items.map((item) => ({
+    id: item.id,
+    state: toolState(item),
+    switchable: item.state !== "unavailable",
+  }));
+}
+
+function toolState(item: ToolItem): string {
+  switch (item.state) {
+    case "resident":
+      return item.detail === "" ? "resident" : `resident (${item.detail})`;
+    case "deferred":
+      return `deferred (${item.detail})`;
+    case "disabled":
+      return `disabled by ${item.detail}`;
+    case "unavailable":
+      return `unavailable: ${item.detail}`;
+  }
+}
+
+export function skillEntries(view: SkillListView): ListEntry[] {
+  return view.items.map((item: SkillItem) => ({
+    id: item.name,
+    state: item.state === "on" ? "on" : `off (disabled by ${item.detail})`,
+    switchable: true,
+  }));
+}
+
+/** The pages there are, and `page` clamped to them (a list can shrink under an old message). */
+export function pageOf(
+  entries: readonly ListEntry[],
+  page: number,
+): { page: number; pages: number } {
+  const pages = Math.max(1, Math.ceil(entries.length / PAGE_SIZE));
+  return { page: Math.min(Math.max(0, Math.trunc(page)), pages - 1), pages };
+}
+
+/** The list page as text: the title, each item of the page with its state, the page, the footer. */
+export function listText(spec: ListSpec, at: { scope: UiScope; page: number }): string {
+  const { page, pages } = pageOf(spec.entries, at.page);
+  const lines = spec.entries
+    .slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE)
+    .map((e) => `\`${e.id}\` · ${clip(e.state, STATE_MAX)}`);
+  const paging = pages > 1 ? [`Page ${page + 1} of ${pages}.`] : [];
+  const buttons = `The buttons switch ${spec.list} for this ${SCOPE_NAME[at.scope]}; changes apply from the next message.`;
+  return clip([spec.title, ...lines, ...paging, buttons, spec.footer].join("\n"), MESSAGE_MAX);
+}
 
 /**
- * The /tools message's controls: a select of the tools (the first 25 a
- * person can switch), and once one is picked, on/off buttons and a scope
- * select for it. Custom ids carry all the state, so any worker can handle
- * the click.
+ * The list message's controls: a select of the page's items, on/off buttons
+ * once one is picked, a select of the scope they act on, and page buttons
+ * when the list is longer than one select holds. Every custom id carries
+ * the whole state (see custom-id.ts).
  */
-export function toolsComponents(
-  view: ListView,
-  picked?: { readonly tool: string; readonly scope: UiScope },
-): ActionRowBuilder<MessageActionRowComponentBuilder>[] {
-  const switchable = view.items
-    .filter((item) => item.state !== "unavailable")
-    .slice(0, MAX_OPTIONS);
-  const scope = picked?.scope ?? "conversation";
-  const rows: ActionRowBuilder<MessageActionRowComponentBuilder>[] = [];
-  if (switchable.length > 0) {
+export function listComponents(
+  spec: ListSpec,
+  at: { scope: UiScope; page: number; picked?: string | undefined },
+): Rows {
+  const { list } = spec;
+  const { page, pages } = pageOf(spec.entries, at.page);
+  const { scope, picked } = at;
+  const row = () => new ActionRowBuilder<MessageActionRowComponentBuilder>();
+  const rows: Rows = [];
+  const choices = spec.entries
+    .slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE)
+    .filter((e) => e.switchable);
+  if (choices.length > 0) {
+    const what = list === "tools" ? "tool" : "skill";
     rows.push(
-      new ActionRowBuilder<MessageActionRowComponentBuilder>().addComponents(
+      row().addComponents(
         new StringSelectMenuBuilder()
-          .setCustomId(`tools:pick|${scope}`)
-          .setPlaceholder("Pick a tool to switch")
+          .setCustomId(pickId(list, scope, page))
+          .setPlaceholder(
+            pages > 1 ? `Pick a ${what} (page ${page + 1} of ${pages})` : `Pick a ${what}`,
+          )
           .addOptions(
-            switchable.map((item) => ({
-              label: item.id.slice(0, 100),
-              value: item.id.slice(0, 100),
-              description: item.state.slice(0, 100),
-              default: item.id === picked?.tool,
+            choices.map((e) => ({
+              label: clip(e.id, LABEL_MAX),
+              value: optionValue(e.id),
+              // Discord refuses an empty description; a state is rarely empty, but never send one.
+              ...(e.state === "" ? {} : { description: clip(e.state, LABEL_MAX) }),
+              default: e.id === picked,
             })),
           ),
       ),
     );
   }
-  if (picked) {
+  if (picked !== undefined) {
     rows.push(
-      new ActionRowBuilder<MessageActionRowComponentBuilder>().addComponents(
+      row().addComponents(
         new ButtonBuilder()
-          .setCustomId(id("on", picked.tool, scope))
-          .setLabel(`Turn on (${scope})`)
+          .setCustomId(switchId(list, "on", scope, page, picked))
+          .setLabel(`Turn on (${SCOPE_NAME[scope]})`)
           .setStyle(ButtonStyle.Success),
         new ButtonBuilder()
-          .setCustomId(id("off", picked.tool, scope))
-          .setLabel(`Turn off (${scope})`)
+          .setCustomId(switchId(list, "off", scope, page, picked))
+          .setLabel(`Turn off (${SCOPE_NAME[scope]})`)
           .setStyle(ButtonStyle.Danger),
       ),
-      new ActionRowBuilder<MessageActionRowComponentBuilder>().addComponents(
-        new StringSelectMenuBuilder()
-          .setCustomId(`tools:scope|${picked.tool}`.slice(0, 100))
-          .setPlaceholder("Where the buttons apply")
-          .addOptions(UI_SCOPES.map((s) => ({ label: s, value: s, default: s === scope }))),
-      ),
     );
+  }
+  rows.push(
+    row().addComponents(
+      new StringSelectMenuBuilder()
+        .setCustomId(scopeId(list, page, picked))
+        .setPlaceholder("Where the buttons apply")
+        .addOptions(
+          UI_SCOPES[list].map((s: UiScope) => ({
+            label: `This ${SCOPE_NAME[s]}`,
+            value: s,
+            default: s === scope,
+          })),
+        ),
+    ),
+  );
+  if (pages > 1) {
+    const pager = row();
+    if (page > 0) {
+      pager.addComponents(
+        new ButtonBuilder()
+          .setCustomId(pageId(list, scope, page - 1))
+          .setLabel("Previous")
+          .setStyle(ButtonStyle.Secondary),
+      );
+    }
+    if (page < pages - 1) {
+      pager.addComponents(
+        new ButtonBuilder()
+          .setCustomId(pageId(list, scope, page + 1))
+          .setLabel("Next")
+          .setStyle(ButtonStyle.Secondary),
+      );
+    }
+    rows.push(pager);
   }
   return rows;
 }
 
-function id(verb: "on" | "off", tool: string, scope: UiScope): string {
-  return `tools:${verb}|${tool}|${scope}`.slice(0, 100);
-}
-
-/** Reads a click back; anything this bot did not make is `undefined`. */
-export function parseToolsClick(
-  customId: string,
-  values: readonly string[] = [],
-): ToolsClick | undefined {
-  const [head, ...rest] = customId.split("|");
-  const isScope = (s: string | undefined): s is UiScope =>
-    (UI_SCOPES as readonly string[]).includes(s ?? "");
-  switch (head) {
-    case "tools:pick": {
-      const [scope] = rest;
-      const tool = values[0];
-      return isScope(scope) && tool ? { kind: "pick", scope, tool } : undefined;
-    }
-    case "tools:on":
-    case "tools:off": {
-      const [tool, scope] = rest;
-      return tool && isScope(scope)
-        ? { kind: "switch", verb: head === "tools:on" ? "on" : "off", tool, scope }
-        : undefined;
-    }
-    case "tools:scope": {
-      const [tool] = rest;
-      const scope = values[0];
-      return tool && isScope(scope) ? { kind: "scope", tool, scope } : undefined;
-    }
-    default:
-      return undefined;
-  }
+export function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }

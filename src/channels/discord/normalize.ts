@@ -1,4 +1,5 @@
 import type { InboundMessage } from "../../core/agent/inbound.ts";
+import type { DiscordConversation } from "../../core/config/discord-section.ts";
 
 /** The parts of a discord.js Message that Switchyard reads. */
 export interface DiscordMessageLike {
@@ -19,8 +20,8 @@ export interface DiscordMessageLike {
 
 export interface DiscordNormalizeOptions {
   readonly botUserId: string;
-  /** One conversation per thread (default) or per channel. */
-  readonly session: "thread" | "channel";
+  /** A thread is its own conversation (thread) or part of its channel's (channel). */
+  readonly conversation: DiscordConversation;
 }
 
 /**
@@ -40,7 +41,7 @@ export function normalizeDiscordMessage(
     platform: "discord",
     workspace: message.guildId ?? "dm",
     channel: parent,
-    conversation: options.session === "channel" ? parent : message.channelId,
+    conversation: options.conversation === "channel" ? parent : message.channelId,
     ...(inThread ? { thread: message.channelId } : {}),
     user: message.author.id,
     userName: message.member?.displayName ?? message.author.username,

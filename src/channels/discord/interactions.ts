@@ -1,0 +1,206 @@
+import {
+  type ApplicationCommandOptionChoiceData,
+  type AutocompleteInteraction,
+  type ButtonInteraction,
+  type ChatInputCommandInteraction,
+  MessageFlags,
+  PermissionFlagsBits,
+  type StringSelectMenuInteraction,
+} from "discord.js";
+import type { ConversationAddress } from "../../core/agent/inbound.ts";
+import type { Actor } from "../../core/commands/index.ts";
+import { readConversationState, resolveConversationSkills } from "../../workers/contract.ts";
+import type { ChannelRuntime } from "../channel.ts";
+import { handleSkillsCommand } from "../skills-command.ts";
+import { handleToolsCommand } from "../tools-command.ts";
+import {
+  clip,
+  type ListSpec,
+  listComponents,
+  listText,
+  skillEntries,
+  toolEntries,
+} from "./components.ts";
+import { DEFAULT_UI_SCOPE, type ListKind, parseListClick, resolveItem } from "./custom-id.ts";
+
+type AnyInteraction =
+  | ChatInputCommandInteraction
+  | AutocompleteInteraction
+  | ButtonInteraction
+  | StringSelectMenuInteraction;
+
+const MESSAGE_MAX = 2_000;
+
+function whereOf(i: AnyInteraction): ConversationAddress {
+  const channel = i.channelId ?? "";
+  return { platform: "discord", workspace: i.guildId ?? "dm", channel, conversation: channel };
+}
+
+/** Manage Server makes a platform admin, as for messages. */
+function actorOf(i: AnyInteraction): Actor {
+  return {
+    id: `discord:${i.user.id}`,
+    isPlatformAdmin: Boolean(i.memberPermissions?.has(PermissionFlagsBits.ManageGuild)),
+  };
+}
+
+/** The typed command a slash command stands for, in the channel-neutral grammar. */
+export function commandText(i: ChatInputCommandInteraction): string {
+  const sub = i.options.getSubcommand();
+  const words = [`/${i.commandName}`, sub];
+  for (const name of ["tool", "skill", "mode", "scope"]) {
+    const value = i.options.getString(name);
+    if (value) words.push(value);
+  }
+  return words.join(" ");
+}
+
+/** A command's reply: its text, and the list when the reply is the list. */
+interface Shown {
+  readonly text: string;
+  readonly list?: ListSpec;
+}
+
+/**
+ * Runs a typed `/tools` or `/skills` command with the same permission
+ * checks as anywhere else: a click is just the command it stands for.
+ */
+async function run(
+  list: ListKind,
+  text: string,
+  i: AnyInteraction,
+  runtime: ChannelRuntime,
+): Promise<Shown> {
+  const where = whereOf(i);
+  const actor = actorOf(i);
+  const policy = runtime.permissions();
+  if (list === "tools") {
+    const result = await handleToolsCommand(text, where, actor, policy, runtime.sources);
+    const view = result.plan.kind === "reply" ? result.plan.view : undefined;
+    if (view?.kind !== "list") return { text: result.text };
+    const spec = { list, title: view.title, footer: view.footer, entries: toolEntries(view) };
+    return { text: result.text, list: spec };
+  }
+  const result = await handleSkillsCommand(
+    text,
+    where,
+    actor,
+    policy,
+    runtime.sources,
+    runtime.skills,
+  );
+  const view = result.plan.kind === "reply" ? result.plan.view : undefined;
+  if (view?.kind !== "list") return { text: result.text };
+  const spec = { list, title: view.title, footer: view.footer, entries: skillEntries(view) };
+  return { text: result.text, list: spec };
+}
+
+/**
+ * Answers a slash command within Discord's 3 s: the reply is ephemeral, for
+ * the person who asked; a list comes with its select, scope and page controls.
+ */
+export async function answerCommand(
+  i: ChatInputCommandInteraction,
+  runtime: ChannelRuntime,
+): Promise<void> {
+  await i.deferReply({ flags: MessageFlags.Ephemeral });
+  const list: ListKind = i.commandName === "tools" ? "tools" : "skills";
+  const shown = await run(list, commandText(i), i, runtime);
+  if (!shown.list) {
+    await i.editReply({ content: clip(shown.text, MESSAGE_MAX) });
+    return;
+  }
+  const at = { scope: DEFAULT_UI_SCOPE[list], page: 0 };
+  await i.editReply({
+    content: listText(shown.list, at),
+    components: listComponents(shown.list, at),
+  });
+}
+
+/**
+ * A click on a `/tools` or `/skills` message: picking an item shows why it
+ * is in its state with on/off buttons; a button switches it at the chosen
+ * scope (refused, as the typed command would be, without the permission);
+ * the scope select and page buttons move the view. The message is updated
+ * in place each time, within Discord's 3 s.
+ */
+export async function answerListClick(
+  i: ButtonInteraction | StringSelectMenuInteraction,
+  runtime: ChannelRuntime,
+): Promise<void> {
+  const parsed = parseListClick(i.customId, i.isStringSelectMenu() ? i.values : []);
+  if (!parsed.ok) {
+    await i.reply({ content: parsed.error.message, flags: MessageFlags.Ephemeral });
+    return;
+  }
+  const click = parsed.click;
+  const { list } = click;
+  await i.deferUpdate();
+  const before = await run(list, `/${list}`, i, runtime);
+  if (!before.list) return;
+  const ids = before.list.entries.map((e) => e.id);
+  const ref = "item" in click ? click.item : undefined;
+  const item = ref ? resolveItem(ref, ids) : undefined;
+  if (ref && item === undefined) {
+    const at = { scope: click.scope, page: click.page };
+    await i.editReply({
+      content: clip(
+        `That ${list === "tools" ? "tool" : "skill"} is no longer in the list; pick again.\n\n${listText(before.list, at)}`,
+        MESSAGE_MAX,
+      ),
+      components: listComponents(before.list, at),
+    });
+    return;
+  }
+  const note =
+    click.kind === "switch"
+      ? (await run(list, `/${list} ${click.verb} ${item} ${click.scope}`, i, runtime)).text
+      : "";
+  const after = click.kind === "switch" ? await run(list, `/${list}`, i, runtime) : before;
+  const spec = after.list ?? before.list;
+  const at = { scope: click.scope, page: click.page, picked: item };
+  const why = item === undefined ? "" : (await run(list, `/${list} why ${item}`, i, runtime)).text;
+  await i.editReply({
+    content:
+      item === undefined
+        ? listText(spec, at)
+        : clip([note, why].filter(Boolean).join("\n\n"), MESSAGE_MAX),
+    components: listComponents(spec, at),
+  });
+}
+
+/**
+ * Offers what the person may name: tool ids (and keys) for /tools, every
+ * skill for `/skills on` and `why` and the enabled ones for `off`, at most
+ * 25 (Discord's limit), those containing what was typed.
+ */
+export async function answerAutocomplete(
+  i: AutocompleteInteraction,
+  runtime: ChannelRuntime,
+): Promise<void> {
+  const typed = i.options.getFocused().toLowerCase();
+  let names: string[];
+  if (i.commandName === "tools") {
+    names = [
+      "all",
+      "mcp",
+      ...runtime.sources.registry.families(),
+      ...runtime.sources.registry.list().map((t) => t.id),
+    ];
+  } else {
+    const where = whereOf(i);
+    const skills = resolveConversationSkills(
+      runtime.sources,
+      where,
+      await readConversationState(runtime.sources, where),
+    );
+    // Switching off offers only what is on; `on` and `why` offer every skill, disabled ones too.
+    const sub = i.options.getSubcommand();
+    names = (sub === "off" ? skills.enabled : skills.skills.map((s) => s.skill)).map((s) => s.name);
+  }
+  const choices: ApplicationCommandOptionChoiceData<string>[] = names
+    .filter((n) => n.toLowerCase().includes(typed))
+    .slice(0, 25)
+    .map((n) => ({ name: n, value: n }));
+  await i.respond(choices);
+}
