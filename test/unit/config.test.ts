@@ -3,6 +3,9 @@ import { describe, expect, it } from "vitest";
 import type { LoggerPort } from "../../src/core/availability/warnings.ts";
 import {
   ConfigError,
+  DEFAULT_DISCORD,
+  DEFAULT_MEMORY,
+  DEFAULT_REMINDERS,
   EMPTY_CONFIG,
   globalLayer,
   parseConfig,
@@ -67,6 +70,9 @@ describe("parseConfig", () => {
       },
       permissions: { owners: [], admins: [], conversation: "anyone" },
       slack: { session: "thread", channels: {}, answerBots: false },
+      discord: DEFAULT_DISCORD,
+      memory: DEFAULT_MEMORY,
+      reminders: DEFAULT_REMINDERS,
     });
   });
 
@@ -145,15 +151,15 @@ describe("parseConfig", () => {
 
   it("reports unknown top-level sections as warnings, not errors", () => {
     const logger = recordingLogger();
-    const text = "discord:\n  token: x\ntools:\n  web_search: on\nmodel: gpt\n";
+    const text = "voice:\n  token: x\ntools:\n  web_search: on\nmodel: gpt\n";
     const config = parseConfig(text, FILE, logger);
     expect(config.tools).toEqual({ web_search: true });
     expect(logger.messages).toEqual([
-      'switchyard.yaml:1: unknown section "discord" is ignored. Known sections: agent, permissions, skill_folders, skills, slack, tools, toolsets.',
-      'switchyard.yaml:5: unknown section "model" is ignored. Known sections: agent, permissions, skill_folders, skills, slack, tools, toolsets.',
+      'switchyard.yaml:1: unknown section "voice" is ignored. Known sections: agent, discord, memory, permissions, reminders, skill_folders, skills, slack, tools, toolsets.',
+      'switchyard.yaml:5: unknown section "model" is ignored. Known sections: agent, discord, memory, permissions, reminders, skill_folders, skills, slack, tools, toolsets.',
     ]);
     expect(readConfig(text, FILE).warnings.map((w) => [w.key, w.line])).toEqual([
-      ["discord", 1],
+      ["voice", 1],
       ["model", 5],
     ]);
   });

@@ -1,3 +1,9 @@
+export {
+  DEFAULT_DISCORD,
+  type DiscordCommandScope,
+  type DiscordConfig,
+  type DiscordConversation,
+} from "./discord-section.ts";
 export { ConfigError, type ConfigWarning } from "./errors.ts";
 export { globalLayer } from "./layer.ts";
 export {
@@ -7,7 +13,9 @@ export {
   readConfig,
   reloadConfig,
 } from "./load.ts";
+export { DEFAULT_MEMORY, type MemoryConfig } from "./memory-section.ts";
 export { DEFAULT_PERMISSIONS, type PermissionsConfig } from "./permissions-section.ts";
+export { DEFAULT_REMINDERS, type RemindersConfig } from "./reminders-section.ts";
 export { EMPTY_CONFIG, SECTIONS, type SwitchyardConfig } from "./schema.ts";
 export { NO_SKILL_FOLDERS, type SkillFolders } from "./skill-folders-section.ts";
 export { DEFAULT_SLACK, type SlackConfig } from "./slack-section.ts";

@@ -1,14 +1,17 @@
 import { z } from "zod";
 import { type LoadMode, parseLoadMode, UnknownModeError } from "../loading/modes.ts";
 import { defineToolsets, type Toolsets } from "../tools/toolsets.ts";
+import { DEFAULT_DISCORD, type DiscordConfig, discordSection } from "./discord-section.ts";
 import { describeValue } from "./errors.ts";
 import { flag } from "./flag.ts";
+import { DEFAULT_MEMORY, type MemoryConfig, memorySection } from "./memory-section.ts";
 import { isName, isToolId, NAME_RULE } from "./names.ts";
 import {
   DEFAULT_PERMISSIONS,
   type PermissionsConfig,
   permissionsSection,
 } from "./permissions-section.ts";
+import { DEFAULT_REMINDERS, type RemindersConfig, remindersSection } from "./reminders-section.ts";
 import {
   NO_SKILL_FOLDERS,
   type SkillFolders,
@@ -42,6 +45,12 @@ export interface SwitchyardConfig {
   readonly permissions: PermissionsConfig;
   /** The Slack channel's behaviour; its credentials stay in the environment. */
   readonly slack: SlackConfig;
+  /** The Discord channel's behaviour; its token stays in the environment. */
+  readonly discord: DiscordConfig;
+  /** Limits of the `remember` tools. */
+  readonly memory: MemoryConfig;
+  /** The reminder tools' default zone and limits. */
+  readonly reminders: RemindersConfig;
 }
 
 /** The sections this version reads; any other top-level key is reported and ignored. */
@@ -53,6 +62,9 @@ export const SECTIONS = [
   "skill_folders",
   "permissions",
   "slack",
+  "discord",
+  "memory",
+  "reminders",
 ] as const;
 
 export const EMPTY_CONFIG: SwitchyardConfig = Object.freeze({
@@ -63,6 +75,9 @@ export const EMPTY_CONFIG: SwitchyardConfig = Object.freeze({
   skillFolders: NO_SKILL_FOLDERS,
   permissions: DEFAULT_PERMISSIONS,
   slack: DEFAULT_SLACK,
+  discord: DEFAULT_DISCORD,
+  memory: DEFAULT_MEMORY,
+  reminders: DEFAULT_REMINDERS,
 });
 
 const MODE_CHOICES = "full, default, minimal (alias pi), discover (alias omp)";
@@ -157,6 +172,9 @@ export const configSchema = z
       skill_folders: section(skillFoldersSection),
       permissions: section(permissionsSection),
       slack: section(slackSection),
+      discord: section(discordSection),
+      memory: section(memorySection),
+      reminders: section(remindersSection),
     },
     {
       error: (iss) =>
@@ -182,5 +200,8 @@ export const configSchema = z
         skillFolders: config.skill_folders,
         permissions: config.permissions,
         slack: config.slack,
+        discord: config.discord,
+        memory: config.memory,
+        reminders: config.reminders,
       }),
   );

@@ -1,0 +1,186 @@
+import type { Redis } from "ioredis";
+import { KeyScheme, type WorkspaceRef } from "../../store/keys.ts";
+import { LuaScript } from "../../store/lua.ts";
+import { MemoryLimitError, NoteNotFoundError } from "./errors.ts";
+
+/** Whose notes: one person in one workspace. The same person elsewhere has other notes. */
+export interface NoteOwner extends WorkspaceRef {
+  readonly user: string;
+}
+
+export interface Note {
+  /** Short and stable: `m1`, `m2`, ... per person; never reused, unchanged when its topic is rewritten. */
+  readonly id: string;
+  readonly text: string;
+  /** A label such as `timezone`; remembering under the same topic replaces the note. */
+  readonly topic?: string;
+}
+
+export interface MemoryLimits {
+  readonly maxNotes: number;
+  readonly maxNoteLength: number;
+}
+
+/** The keys of one person's notes; all share one hash tag, so one script can touch them all. */
+export interface NoteKeys {
+  /** HASH: note id -> JSON `{ text, topic? }`. */
+  readonly notes: string;
+  /** HASH: topic -> note id. */
+  readonly topics: string;
+  /** STRING: the last id number handed out (kept after `forget all`, so ids are never reused). */
+  readonly seq: string;
+}
+
+/**
+ * Adds or replaces a note. The cap is checked in the same script that adds,
+ * so concurrent remembers can never exceed it. A note under an existing
+ * topic replaces that note in place and does not count against the cap.
+ * Returns `{kind, id, count}`; kind `full` means nothing was stored.
+ */
+const REMEMBER = new LuaScript(`
+local topic = ARGV[3]
+if topic ~= '' then
+  local existing = redis.call('HGET', KEYS[2], topic)
+  if existing and redis.call('HEXISTS', KEYS[1], existing) == 1 then
+    redis.call('HSET', KEYS[1], existing, ARGV[1])
+    return {'replaced', existing, redis.call('HLEN', KEYS[1])}
+  end
+end
+local count = redis.call('HLEN', KEYS[1])
+if count >= tonumber(ARGV[2]) then return {'full', '', count} end
+local id = 'm' .. redis.call('INCR', KEYS[3])
+redis.call('HSET', KEYS[1], id, ARGV[1])
+if topic ~= '' then redis.call('HSET', KEYS[2], topic, id) end
+return {'added', id, count + 1}
+`);
+
+/** Deletes one note and its topic entry; returns the deleted note's JSON, or false. */
+const FORGET = new LuaScript(`
+local note = redis.call('HGET', KEYS[1], ARGV[1])
+if not note then return false end
+redis.call('HDEL', KEYS[1], ARGV[1])
+local ok, decoded = pcall(cjson.decode, note)
+if ok and type(decoded) == 'table' and type(decoded.topic) == 'string' then
+  if redis.call('HGET', KEYS[2], decoded.topic) == ARGV[1] then redis.call('HDEL', KEYS[2], decoded.topic) end
+end
+return note
+`);
+
+/**
+ * Short notes about a person, per workspace, in Redis: what the `remember`,
+ * `recall` and `forget` tools read and write.
+ *
+ * @example
+ * const memory = new MemoryStore(redis, "sy", { maxNotes: 100, maxNoteLength: 500 });
+ * const owner = { platform: "slack", workspace: "T1", user: "U1" };
+ * await memory.remember(owner, "Prefers answers in German", "language"); // { kind: "added", note: { id: "m1", ... } }
+ * await memory.list(owner); // [{ id: "m1", text: "Prefers answers in German", topic: "language" }]
+ */
+export class MemoryStore {
+  readonly #prefix: string;
+
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+    readonly limits: MemoryLimits,
+  ) {
+    this.#prefix = new KeyScheme(prefix).prefix;
+  }
+
+  keys(owner: NoteOwner): NoteKeys {
+    const tag = `${this.#prefix}:{mem:${[owner.platform, owner.workspace, owner.user].map(encodeURIComponent).join(":")}}`;
+    return { notes: `${tag}:notes`, topics: `${tag}:topics`, seq: `${tag}:seq` };
+  }
+
+  /**
+   * Stores a note, or replaces the note under `topic`. Throws a
+   * {@link MemoryLimitError} when the note is too long or the person has
+   * `maxNotes` notes already.
+   */
+  async remember(
+    owner: NoteOwner,
+    text: string,
+    topic?: string,
+  ): Promise<{ kind: "added" | "replaced"; note: Note; count: number }> {
+    const clean = text.trim();
+    const length = [...clean].length;
+    const { maxNotes, maxNoteLength } = this.limits;
+    if (length > maxNoteLength) {
+      throw new MemoryLimitError(
+        "note_length",
+        maxNoteLength,
+        `That note is ${length} characters; a note may be at most ${maxNoteLength}. Shorten it to the essentials (or split it into separate notes) and remember it again.`,
+      );
+    }
+    const label = normalizeTopic(topic);
+    const keys = this.keys(owner);
+    const body = JSON.stringify(
+      label === undefined ? { text: clean } : { text: clean, topic: label },
+    );
+    const [kind, id, count] = (await REMEMBER.run(
+      this.redis,
+      [keys.notes, keys.topics, keys.seq],
+      [body, maxNotes, label ?? ""],
+    )) as [string, string, number];
+    if (kind === "full") {
+      throw new MemoryLimitError(
+        "notes_per_user",
+        maxNotes,
+        `Memory is full: ${count} of ${maxNotes} notes are stored for this person. Nothing was saved. Call recall to see the notes and forget one that is no longer needed, then remember again.`,
+      );
+    }
+    const note: Note =
+      label === undefined ? { id, text: clean } : { id, text: clean, topic: label };
+    return { kind: kind as "added" | "replaced", note, count: Number(count) };
+  }
+
+  /** Every note of the person, oldest first. */
+  async list(owner: NoteOwner): Promise<Note[]> {
+    const raw = await this.redis.hgetall(this.keys(owner).notes);
+    return Object.entries(raw)
+      .map(([id, body]) => decodeNote(id, body))
+      .sort((a, b) => idNumber(a.id) - idNumber(b.id));
+  }
+
+  /** Deletes one note; a {@link NoteNotFoundError} when the person has no note with that id. */
+  async forget(owner: NoteOwner, id: string): Promise<Note> {
+    const keys = this.keys(owner);
+    const wanted = id.trim().toLowerCase();
+    const body = await FORGET.run(this.redis, [keys.notes, keys.topics], [wanted]);
+    if (typeof body !== "string") throw new NoteNotFoundError(id);
+    return decodeNote(wanted, body);
+  }
+
+  /** Deletes every note of the person; returns how many there were. Ids are not reused afterwards. */
+  async forgetAll(owner: NoteOwner): Promise<number> {
+    const keys = this.keys(owner);
+    const replies = await this.redis
+      .multi()
+      .hlen(keys.notes)
+      .unlink(keys.notes, keys.topics)
+      .exec();
+    return Number(replies?.[0]?.[1] ?? 0);
+  }
+}
+
+/** Topics compare without case or surrounding space: `Timezone ` and `timezone` are one topic. */
+export function normalizeTopic(topic: string | undefined): string | undefined {
+  const label = topic?.trim().toLowerCase();
+  return label === undefined || label === "" ? undefined : label;
+}
+
+function decodeNote(id: string, body: string): Note {
+  try {
+    const parsed = JSON.parse(body) as { text?: unknown; topic?: unknown };
+    const text = typeof parsed.text === "string" ? parsed.text : "";
+    return typeof parsed.topic === "string" ? { id, text, topic: parsed.topic } : { id, text };
+  } catch {
+    // A note written by hand into Redis: show it as it is rather than lose it.
+    return { id, text: body };
+  }
+}
+
+function idNumber(id: string): number {
+  const n = Number(id.slice(1));
+  return Number.isFinite(n) ? n : Number.MAX_SAFE_INTEGER;
+}
