@@ -6,6 +6,7 @@ import {
   DEFAULT_DISCORD,
   DEFAULT_MEMORY,
   DEFAULT_REMINDERS,
+  DEFAULT_WEB,
   EMPTY_CONFIG,
   globalLayer,
   parseConfig,
@@ -73,6 +74,7 @@ describe("parseConfig", () => {
       discord: DEFAULT_DISCORD,
       memory: DEFAULT_MEMORY,
       reminders: DEFAULT_REMINDERS,
+      web: DEFAULT_WEB,
     });
   });
 
@@ -155,8 +157,8 @@ describe("parseConfig", () => {
     const config = parseConfig(text, FILE, logger);
     expect(config.tools).toEqual({ web_search: true });
     expect(logger.messages).toEqual([
-      'switchyard.yaml:1: unknown section "voice" is ignored. Known sections: agent, discord, memory, permissions, reminders, skill_folders, skills, slack, tools, toolsets.',
-      'switchyard.yaml:5: unknown section "model" is ignored. Known sections: agent, discord, memory, permissions, reminders, skill_folders, skills, slack, tools, toolsets.',
+      'switchyard.yaml:1: unknown section "voice" is ignored. Known sections: agent, discord, memory, permissions, reminders, skill_folders, skills, slack, tools, toolsets, web.',
+      'switchyard.yaml:5: unknown section "model" is ignored. Known sections: agent, discord, memory, permissions, reminders, skill_folders, skills, slack, tools, toolsets, web.',
     ]);
     expect(readConfig(text, FILE).warnings.map((w) => [w.key, w.line])).toEqual([
       ["voice", 1],

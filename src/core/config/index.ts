@@ -19,3 +19,4 @@ export { DEFAULT_REMINDERS, type RemindersConfig } from "./reminders-section.ts"
 export { EMPTY_CONFIG, SECTIONS, type SwitchyardConfig } from "./schema.ts";
 export { NO_SKILL_FOLDERS, type SkillFolders } from "./skill-folders-section.ts";
 export { DEFAULT_SLACK, type SlackConfig } from "./slack-section.ts";
+export { DEFAULT_WEB, type WebConfig } from "./web-section.ts";

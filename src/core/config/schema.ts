@@ -20,6 +20,7 @@ import {
 import { DEFAULT_SLACK, type SlackConfig, slackSection } from "./slack-section.ts";
 import { toolsSection } from "./tools-section.ts";
 import { toolsetsSection } from "./toolsets-section.ts";
+import { DEFAULT_WEB, type WebConfig, webSection } from "./web-section.ts";
 
 /**
  * The global config file, read and checked. Tool keys are flattened
@@ -51,6 +52,8 @@ export interface SwitchyardConfig {
   readonly memory: MemoryConfig;
   /** The reminder tools' default zone and limits. */
   readonly reminders: RemindersConfig;
+  /** `web_search`'s provider and `fetch_url`'s limits and address policy. */
+  readonly web: WebConfig;
 }
 
 /** The sections this version reads; any other top-level key is reported and ignored. */
@@ -65,6 +68,7 @@ export const SECTIONS = [
   "discord",
   "memory",
   "reminders",
+  "web",
 ] as const;
 
 export const EMPTY_CONFIG: SwitchyardConfig = Object.freeze({
@@ -78,6 +82,7 @@ export const EMPTY_CONFIG: SwitchyardConfig = Object.freeze({
   discord: DEFAULT_DISCORD,
   memory: DEFAULT_MEMORY,
   reminders: DEFAULT_REMINDERS,
+  web: DEFAULT_WEB,
 });
 
 const MODE_CHOICES = "full, default, minimal (alias pi), discover (alias omp)";
@@ -175,6 +180,7 @@ export const configSchema = z
       discord: section(discordSection),
       memory: section(memorySection),
       reminders: section(remindersSection),
+      web: section(webSection),
     },
     {
       error: (iss) =>
@@ -203,5 +209,6 @@ export const configSchema = z
         discord: config.discord,
         memory: config.memory,
         reminders: config.reminders,
+        web: config.web,
       }),
   );

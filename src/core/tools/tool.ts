@@ -43,7 +43,7 @@ export interface ToolSpec<P extends z.ZodType = z.ZodType> {
   /** Arguments, as a zod object; validated before `execute` runs. */
   parameters: P;
   execute: (args: z.output<P>, ctx: ToolContext) => ToolOutput | Promise<ToolOutput>;
-  /** A capability the host must have (e.g. `web_search_provider`); absent means the tool is off at the floor. */
+  /** A capability the host must have (e.g. `web_search`); absent means the tool is off at the floor. */
   capability?: string;
   /** Big or rarely used: ship only its name until discovery loads it. */
   defer?: boolean;

@@ -1,0 +1,58 @@
+import { z } from "zod";
+import { searchJson } from "./search-http.ts";
+import type { SearchProvider, SearchResult } from "./search-provider.ts";
+import { baseWithSlash, keyHint, resultsOf } from "./search-results.ts";
+
+const LABEL = "Tavily";
+export const TAVILY_API = "https://api.tavily.com";
+
+const answer = z.object({ results: z.array(z.unknown()) });
+const hit = z.object({
+  url: z.string(),
+  title: z.string().optional(),
+  content: z.string().optional(),
+});
+
+/**
+ * The Tavily search API: `POST /search` with a JSON body and the key as a
+ * bearer token. `url` replaces https://api.tavily.com (a proxy, or a test
+ * server).
+ */
+export function tavilyProvider(settings: {
+  apiKey: string;
+  timeoutMs: number;
+  url?: string;
+  /** The variable the key came from, named when the provider rejects it. */
+  keyEnv?: string;
+}): SearchProvider {
+  return {
+    label: LABEL,
+    async search({ query, maxResults, signal }): Promise<readonly SearchResult[]> {
+      const json = await searchJson({
+        label: LABEL,
+        url: new URL("search", baseWithSlash(settings.url ?? TAVILY_API)),
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${settings.apiKey}`,
+          "content-type": "application/json",
+        },
+        // Tavily caps max_results at 20.
+        body: JSON.stringify({
+          query,
+          max_results: Math.min(maxResults, 20),
+          search_depth: "basic",
+        }),
+        schema: answer,
+        timeoutMs: settings.timeoutMs,
+        signal,
+        secrets: [settings.apiKey],
+        hint: keyHint(LABEL, settings.keyEnv),
+      });
+      return resultsOf(json.results, hit, (h) => ({
+        title: h.title ?? "",
+        url: h.url,
+        snippet: h.content ?? "",
+      })).slice(0, maxResults);
+    },
+  };
+}
