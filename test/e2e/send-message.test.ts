@@ -1,19 +1,24 @@
 import { randomUUID } from "node:crypto";
 import { WebClient } from "@slack/web-api";
+import { PermissionFlagsBits } from "discord.js";
 import { afterEach, describe, expect, it } from "vitest";
+import { DiscordChannel } from "../../src/channels/discord/channel.ts";
 import { SlackDirectory } from "../../src/channels/slack/directory.ts";
 import { SlackOutbound } from "../../src/channels/slack/outbound.ts";
 import type { InboundMessage } from "../../src/core/agent/inbound.ts";
 import { sendMessageTool } from "../../src/tools/send-message.ts";
+import { FAKE_DISCORD, type FakeDiscord, startFakeDiscord } from "../fakes/discord-api.ts";
 import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
 import { type Pipeline, startPipeline } from "../support/pipeline.ts";
 
 let pipe: Pipeline | undefined;
 let slack: FakeSlackApi | undefined;
+let discord: FakeDiscord | undefined;
 afterEach(async () => {
   await pipe?.close();
   await slack?.close();
-  pipe = slack = undefined;
+  await discord?.close();
+  pipe = slack = discord = undefined;
 });
 
 const HUMAN = "U0HUMAN";
@@ -136,5 +141,138 @@ describe("send_message through the real Slack Web API client", () => {
     expect(postsTo(slack, "C0NEWS")).toHaveLength(1);
     const last = pipe.fake.requests[3]?.body.messages.at(-1);
     expect(last.content).toMatch(/^Not sent to #news: you are not a member/);
+  });
+});
+
+describe("send_message through Discord's REST API, as a worker process posts", () => {
+  const GUILD = FAKE_DISCORD.guildId;
+  const GENERAL = FAKE_DISCORD.channelId;
+  const NEWS = "1300000000000000002";
+  const MODS = "1300000000000000003";
+  const HIDDEN = "1300000000000000004";
+  const MOD_ROLE = "1400000000000000001";
+  const ADA = "1000000000000000002";
+  const MOD = "1000000000000000003";
+  const STRANGER = "1000000000000000009";
+  const bits = (...flags: bigint[]) => String(flags.reduce((a, b) => a | b, 0n));
+
+  async function startDiscord(): Promise<{ pipe: Pipeline; discord: FakeDiscord }> {
+    discord = await startFakeDiscord({
+      users: { [ADA]: { username: "ada" }, [MOD]: { username: "mo" } },
+      guilds: [
+        {
+          id: GUILD,
+          name: "Guild",
+          roles: [{ id: MOD_ROLE, name: "mods", permissions: "0" }],
+          members: { [ADA]: { roles: [] }, [MOD]: { roles: [MOD_ROLE] } },
+          channels: [
+            { id: GENERAL, name: "general" },
+            { id: NEWS, name: "news" },
+            {
+              id: MODS,
+              name: "mods-only",
+              overwrites: [
+                { id: GUILD, type: 0, allow: "0", deny: bits(PermissionFlagsBits.SendMessages) },
+                { id: MOD_ROLE, type: 0, allow: bits(PermissionFlagsBits.SendMessages), deny: "0" },
+                {
+                  id: FAKE_DISCORD.botUserId,
+                  type: 1,
+                  allow: bits(PermissionFlagsBits.SendMessages),
+                  deny: "0",
+                },
+              ],
+            },
+            {
+              id: HIDDEN,
+              name: "hidden",
+              overwrites: [
+                { id: GUILD, type: 0, allow: "0", deny: bits(PermissionFlagsBits.ViewChannel) },
+              ],
+            },
+          ],
+        },
+      ],
+    });
+    // A worker's channel: REST with the token, no gateway session.
+    const channel = new DiscordChannel({ token: discord.token, apiUrl: discord.apiUrl });
+    channel.useRestOnly();
+    const tool = sendMessageTool({
+      outbound: (platform) => (platform === "discord" ? channel.outbound : undefined),
+      directory: (platform) => (platform === "discord" ? channel.directory : undefined),
+    });
+    pipe = await startPipeline({
+      tools: [tool],
+      outbounds: { discord: channel.outbound },
+      runtime: { mode: "full" },
+      streamEditMs: 0,
+    });
+    return { pipe, discord };
+  }
+
+  async function ask(
+    p: Pipeline,
+    d: FakeDiscord,
+    user: string,
+    to: string,
+  ): Promise<{ result: string; postedTo: string[] }> {
+    const before = d.messages.length;
+    p.fake.script(
+      { toolCalls: [{ id: "c1", name: "send_message", arguments: { to, text: "Heads up" } }] },
+      { content: "ok" },
+    );
+    const requests = p.fake.requests.length;
+    await p.app.queue.enqueue(
+      p.message("post it", {
+        platform: "discord",
+        workspace: GUILD,
+        channel: GENERAL,
+        conversation: GENERAL,
+        user,
+        eventId: randomUUID(),
+      }),
+    );
+    const deadline = Date.now() + 15_000;
+    while (!d.messages.slice(before).some((m) => m.channel_id === GENERAL)) {
+      if (Date.now() > deadline) throw new Error("no answer in #general");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const messages = p.fake.requests[requests + 1]?.body.messages;
+    return {
+      result: messages.at(-1).content,
+      postedTo: d.messages
+        .slice(before)
+        .filter((m) => m.channel_id !== GENERAL)
+        .map((m) => m.channel_id),
+    };
+  }
+
+  it("posts where the member may send messages, saying who asked", async () => {
+    const { pipe, discord } = await startDiscord();
+    const { result, postedTo } = await ask(pipe, discord, ADA, "#news");
+    expect(postedTo).toEqual([NEWS]);
+    expect(result).toMatch(/^Posted in #news/);
+    const posted = discord.messages.find((m) => m.channel_id === NEWS);
+    expect(posted?.content).toBe(`Heads up\n\n— sent at the request of <@${ADA}>`);
+  });
+
+  it("follows channel overwrites: a role allowed to post may, others may not", async () => {
+    const { pipe, discord } = await startDiscord();
+    const refused = await ask(pipe, discord, ADA, "mods-only");
+    expect(refused.postedTo).toEqual([]);
+    expect(refused.result).toBe(
+      "Not sent to #mods-only: you cannot send messages in #mods-only; ask a server admin for access.",
+    );
+    const allowed = await ask(pipe, discord, MOD, `<#${MODS}>`);
+    expect(allowed.postedTo).toEqual([MODS]);
+  });
+
+  it("does not offer a channel the bot cannot see, nor post for someone outside the server", async () => {
+    const { pipe, discord } = await startDiscord();
+    const hidden = await ask(pipe, discord, ADA, "hidden");
+    expect(hidden.postedTo).toEqual([]);
+    expect(hidden.result).toMatch(/I am not in a channel called "hidden"/);
+    const stranger = await ask(pipe, discord, STRANGER, "news");
+    expect(stranger.postedTo).toEqual([]);
+    expect(stranger.result).toBe("Not sent to #news: you are not a member of this server.");
   });
 });

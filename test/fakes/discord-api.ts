@@ -138,6 +138,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     nextId,
     gatewayUrl: () => gateway.url,
     guildOf,
+    guilds,
     defaultChannelId: () => guilds[0]?.channels[0]?.id ?? "0",
     onCall: (call: RecordedDiscordCall) => answered.emit("call", call),
   };

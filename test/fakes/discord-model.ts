@@ -25,13 +25,40 @@ export interface FakeDiscordChannel {
   type?: number;
   /** For a thread, the channel it belongs to. */
   parentId?: string;
+  /** Permission overwrites: `type` 0 for a role (the guild id is @everyone), 1 for a member. */
+  overwrites?: FakeDiscordOverwrite[];
 }
+
+export interface FakeDiscordOverwrite {
+  id: string;
+  type: 0 | 1;
+  /** Permission bits as decimal strings, as Discord sends them. */
+  allow: string;
+  deny: string;
+}
+
+export interface FakeDiscordRole {
+  id: string;
+  name: string;
+  permissions: string;
+}
+
+/** @everyone's permissions unless a test says otherwise: view channels, send messages, read history. */
+export const EVERYONE_PERMISSIONS = "68608";
 
 export interface FakeDiscordGuild {
   id: string;
   name: string;
   ownerId?: string;
   channels: FakeDiscordChannel[];
+  /** Roles besides @everyone (whose id is the guild's). */
+  roles?: FakeDiscordRole[];
+  everyonePermissions?: string;
+  /**
+   * Who is in the guild, with their role ids. Unset: everyone the fake knows
+   * is a member with no roles. The bot is always a member.
+   */
+  members?: Record<string, { roles: string[] }>;
 }
 
 export interface FakeDiscordUser {
@@ -117,7 +144,7 @@ export function channelPayload(guildId: string, channel: FakeDiscordChannel, pos
     name: channel.name,
     type,
     position,
-    permission_overwrites: [],
+    permission_overwrites: channel.overwrites ?? [],
     parent_id: channel.parentId ?? null,
     nsfw: false,
   };
@@ -160,21 +187,7 @@ export function guildCreatePayload(guild: FakeDiscordGuild, bot: ReturnType<type
     explicit_content_filter: 0,
     // The @everyone role has the guild's id; its permissions let everyone
     // view channels, send messages and read history.
-    roles: [
-      {
-        id: guild.id,
-        name: "@everyone",
-        color: 0,
-        hoist: false,
-        icon: null,
-        unicode_emoji: null,
-        position: 0,
-        permissions: "68608",
-        managed: false,
-        mentionable: false,
-        flags: 0,
-      },
-    ],
+    roles: rolesPayload(guild),
     emojis: [],
     stickers: [],
     features: [],
@@ -211,4 +224,25 @@ export function guildCreatePayload(guild: FakeDiscordGuild, bot: ReturnType<type
 /** User ids mentioned as `<@id>` or `<@!id>` in `content`, in order, without repeats. */
 export function mentionedIds(content: string): string[] {
   return [...new Set([...content.matchAll(/<@!?(\d{15,21})>/g)].map((m) => m[1] as string))];
+}
+
+/** The guild's roles on the wire: @everyone (the guild's id) first. */
+export function rolesPayload(guild: FakeDiscordGuild) {
+  const role = (id: string, name: string, permissions: string, position: number) => ({
+    id,
+    name,
+    color: 0,
+    hoist: false,
+    icon: null,
+    unicode_emoji: null,
+    position,
+    permissions,
+    managed: false,
+    mentionable: false,
+    flags: 0,
+  });
+  return [
+    role(guild.id, "@everyone", guild.everyonePermissions ?? EVERYONE_PERMISSIONS, 0),
+    ...(guild.roles ?? []).map((r, i) => role(r.id, r.name, r.permissions, i + 1)),
+  ];
 }

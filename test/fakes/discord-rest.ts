@@ -7,9 +7,13 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
+  channelPayload,
   type DiscordMessage,
+  type FakeDiscordGuild,
   type FakeDiscordUser,
+  memberPayload,
   mentionedIds,
+  rolesPayload,
   userPayload,
 } from "./discord-model.ts";
 
@@ -41,6 +45,7 @@ export interface DiscordRestState {
   nextId(): string;
   gatewayUrl(): string;
   guildOf(channelId: string): string | undefined;
+  guilds: FakeDiscordGuild[];
   /** Where interaction replies are shown (the fake keeps no per-interaction channel). */
   defaultChannelId(): string;
   onCall(call: RecordedDiscordCall): void;
@@ -113,6 +118,65 @@ const ROUTES: [string, RegExp, Route][] = [
     },
   ],
   ["POST", /^\/channels\/(\d+)\/typing$/, () => noContent],
+  [
+    "GET",
+    /^\/guilds\/(\d+)$/,
+    ([guildId], _, state) => {
+      const guild = state.guilds.find((g) => g.id === guildId);
+      if (!guild) return apiError(404, 10004, "Unknown Guild");
+      return ok({
+        id: guild.id,
+        name: guild.name,
+        owner_id: guild.ownerId ?? "1000000000000000001",
+        roles: rolesPayload(guild),
+      });
+    },
+  ],
+  [
+    "GET",
+    /^\/channels\/(\d+)$/,
+    ([channelId], _, state) => {
+      for (const guild of state.guilds) {
+        const index = guild.channels.findIndex((c) => c.id === channelId);
+        const channel = guild.channels[index];
+        if (channel) return ok(channelPayload(guild.id, channel, index));
+      }
+      return apiError(404, 10003, "Unknown Channel");
+    },
+  ],
+  [
+    "GET",
+    /^\/guilds\/(\d+)\/channels$/,
+    ([guildId], _, state) => {
+      const guild = state.guilds.find((g) => g.id === guildId);
+      if (!guild) return apiError(404, 10004, "Unknown Guild");
+      // Threads are not guild channels on this route, as in Discord.
+      return ok(
+        guild.channels
+          .map((c, i) => channelPayload(guild.id, c, i))
+          .filter((c) => c.type !== 11 && c.type !== 12),
+      );
+    },
+  ],
+  [
+    "GET",
+    /^\/guilds\/(\d+)\/members\/(\d+)$/,
+    ([guildId, userId], _, state) => {
+      const guild = state.guilds.find((g) => g.id === guildId);
+      if (!guild) return apiError(404, 10004, "Unknown Guild");
+      const id = userId as string;
+      const listed = guild.members?.[id];
+      if (!listed && guild.members && id !== state.botUserId) {
+        return apiError(404, 10007, "Unknown Member");
+      }
+      const user = state.users.get(id) ?? { username: `user-${id.slice(-4)}` };
+      return ok({
+        ...memberPayload(new Date().toISOString()),
+        roles: listed?.roles ?? [],
+        user: userPayload(id, user),
+      });
+    },
+  ],
   [
     "PUT",
     /^\/applications\/(\d+)\/guilds\/(\d+)\/commands$/,

@@ -18,6 +18,7 @@ import type { Channel, ChannelRuntime } from "../channel.ts";
 import { routeChatText } from "../chat-commands.ts";
 import { type RegistrationOptions, registerCommands, registerInGuild } from "./commands.ts";
 import { isListClick } from "./custom-id.ts";
+import { DiscordDirectory } from "./directory.ts";
 import { answerAutocomplete, answerCommand, answerListClick } from "./interactions.ts";
 import { type DiscordMessageLike, normalizeDiscordMessage } from "./normalize.ts";
 import { DiscordOutbound } from "./outbound.ts";
@@ -54,6 +55,7 @@ export class DiscordChannel implements Channel {
   readonly platform = "discord";
   readonly client: Client;
   readonly outbound: DiscordOutbound;
+  readonly directory: DiscordDirectory;
 
   constructor(private readonly options: DiscordChannelOptions) {
     this.client = new Client({
@@ -71,6 +73,7 @@ export class DiscordChannel implements Channel {
       ...(options.apiUrl ? { rest: { api: options.apiUrl } } : {}),
     });
     this.outbound = new DiscordOutbound(this.client);
+    this.directory = new DiscordDirectory(this.client);
   }
 
   /** For a worker process: posts through REST with the token, no gateway session. */
