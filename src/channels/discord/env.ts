@@ -1,6 +1,4 @@
-import type {
-  DiscordCommandScope,
-} from "../../core/config/discord-section.ts";
+import type { DiscordCommandScope } from "../../core/config/discord-section.ts";
 import type { SwitchyardConfig } from "../../core/config/index.ts";
 import type { DiscordChannelOptions } from "./channel.ts";
 
