@@ -4,6 +4,7 @@ import type { LoggerPort } from "../../src/core/availability/warnings.ts";
 import {
   ConfigError,
   DEFAULT_DISCORD,
+  DEFAULT_MCP,
   DEFAULT_MEMORY,
   DEFAULT_REMINDERS,
   DEFAULT_WEB,
@@ -75,6 +76,7 @@ describe("parseConfig", () => {
       memory: DEFAULT_MEMORY,
       reminders: DEFAULT_REMINDERS,
       web: DEFAULT_WEB,
+      mcp: DEFAULT_MCP,
     });
   });
 
@@ -157,8 +159,8 @@ describe("parseConfig", () => {
     const config = parseConfig(text, FILE, logger);
     expect(config.tools).toEqual({ web_search: true });
     expect(logger.messages).toEqual([
-      'switchyard.yaml:1: unknown section "voice" is ignored. Known sections: agent, discord, memory, permissions, reminders, skill_folders, skills, slack, tools, toolsets, web.',
-      'switchyard.yaml:5: unknown section "model" is ignored. Known sections: agent, discord, memory, permissions, reminders, skill_folders, skills, slack, tools, toolsets, web.',
+      'switchyard.yaml:1: unknown section "voice" is ignored. Known sections: agent, discord, mcp, memory, permissions, reminders, skill_folders, skills, slack, tools, toolsets, web.',
+      'switchyard.yaml:5: unknown section "model" is ignored. Known sections: agent, discord, mcp, memory, permissions, reminders, skill_folders, skills, slack, tools, toolsets, web.',
     ]);
     expect(readConfig(text, FILE).warnings.map((w) => [w.key, w.line])).toEqual([
       ["voice", 1],

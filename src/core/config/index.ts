@@ -20,3 +20,4 @@ export { EMPTY_CONFIG, SECTIONS, type SwitchyardConfig } from "./schema.ts";
 export { NO_SKILL_FOLDERS, type SkillFolders } from "./skill-folders-section.ts";
 export { DEFAULT_SLACK, type SlackConfig } from "./slack-section.ts";
 export { DEFAULT_WEB, type WebConfig } from "./web-section.ts";
+export { DEFAULT_MCP, type McpConfig, type McpServerConfig } from "./mcp-section.ts";

@@ -4,6 +4,7 @@ import { defineToolsets, type Toolsets } from "../tools/toolsets.ts";
 import { DEFAULT_DISCORD, type DiscordConfig, discordSection } from "./discord-section.ts";
 import { describeValue } from "./errors.ts";
 import { flag } from "./flag.ts";
+import { DEFAULT_MCP, type McpConfig, mcpSection } from "./mcp-section.ts";
 import { DEFAULT_MEMORY, type MemoryConfig, memorySection } from "./memory-section.ts";
 import { isName, isToolId, NAME_RULE } from "./names.ts";
 import {
@@ -54,6 +55,8 @@ export interface SwitchyardConfig {
   readonly reminders: RemindersConfig;
   /** `web_search`'s provider and `fetch_url`'s limits and address policy. */
   readonly web: WebConfig;
+  /** MCP servers, each a tool family `mcp:<server>`, and their timeouts. */
+  readonly mcp: McpConfig;
 }
 
 /** The sections this version reads; any other top-level key is reported and ignored. */
@@ -69,6 +72,7 @@ export const SECTIONS = [
   "memory",
   "reminders",
   "web",
+  "mcp",
 ] as const;
 
 export const EMPTY_CONFIG: SwitchyardConfig = Object.freeze({
@@ -83,6 +87,7 @@ export const EMPTY_CONFIG: SwitchyardConfig = Object.freeze({
   memory: DEFAULT_MEMORY,
   reminders: DEFAULT_REMINDERS,
   web: DEFAULT_WEB,
+  mcp: DEFAULT_MCP,
 });
 
 const MODE_CHOICES = "full, default, minimal (alias pi), discover (alias omp)";
@@ -181,6 +186,7 @@ export const configSchema = z
       memory: section(memorySection),
       reminders: section(remindersSection),
       web: section(webSection),
+      mcp: section(mcpSection),
     },
     {
       error: (iss) =>
@@ -210,5 +216,6 @@ export const configSchema = z
         memory: config.memory,
         reminders: config.reminders,
         web: config.web,
+        mcp: config.mcp,
       }),
   );

@@ -52,7 +52,7 @@ export { describeInstant } from "./time-text.ts";
 
 export interface ReminderToolsOptions {
   /** From {@link reminderQueue}: the delayed jobs live there. */
-  readonly queue: Queue<Reminder>;
+  readonly queue: Queue<Reminder> | (() => Queue<Reminder>);
   /** For reminder ids and the per-person index. */
   readonly redis: Redis;
   /** The Switchyard key prefix (default "sy"); the same one the queue was made with. */

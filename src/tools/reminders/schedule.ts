@@ -47,7 +47,8 @@ export function reminderQueue(connection: Redis, prefix = "sy"): Queue<Reminder>
 }
 
 export interface ReminderScheduleOptions {
-  readonly queue: Queue<Reminder>;
+  /** The queue, or how to make it when a reminder is first set (a process that only lists tools never connects). */
+  readonly queue: Queue<Reminder> | (() => Queue<Reminder>);
   /** For the ids and the per-person index. */
   readonly redis: Redis;
   readonly prefix?: string;
@@ -64,7 +65,7 @@ export type CancelOutcome = { readonly kind: "cancelled" | "firing"; readonly re
  * reminder can be found and cancelled without a scan.
  */
 export class ReminderSchedule {
-  readonly queue: Queue<Reminder>;
+  #queue: Queue<Reminder> | (() => Queue<Reminder>);
   readonly index: ReminderIndex;
   readonly #redis: Redis;
   readonly #seq: string;
@@ -72,11 +73,16 @@ export class ReminderSchedule {
 
   constructor(options: ReminderScheduleOptions) {
     const prefix = new KeyScheme(options.prefix ?? "sy").prefix;
-    this.queue = options.queue;
+    this.#queue = options.queue;
     this.#redis = options.redis;
     this.index = new ReminderIndex(options.redis, prefix);
     this.#seq = `${prefix}:{reminders}:seq`;
     this.#retry = options.retry ?? DEFAULT_RETRY;
+  }
+
+  get queue(): Queue<Reminder> {
+    if (typeof this.#queue === "function") this.#queue = this.#queue();
+    return this.#queue;
   }
 
   /**
