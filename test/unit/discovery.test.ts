@@ -81,6 +81,13 @@ describe("runToolSearch", () => {
     );
   });
 
+  it("loads every tool of a braced catalog line copied as it is written", () => {
+    const outcome = runToolSearch(contract, registry, {
+      load: ["mcp__github__{create_issue,list_issues}"],
+    });
+    expect(outcome.load).toEqual(["mcp__github__create_issue", "mcp__github__list_issues"]);
+  });
+
   it("answers already loaded, the tombstone, or no such tool for names it cannot load", () => {
     const loaded = appendLoaded(contract, registry, ["run_python"]);
     const outcome = runToolSearch(loaded, registry, {

@@ -84,8 +84,9 @@ describe("load modes", () => {
       "mcp__github__list_issues",
       "run_python",
     ]);
+    // An MCP server's tools share one line, their prefix written once.
     expect(contract.catalog).toBe(
-      "generate_image\nmcp__github__create_issue\nmcp__github__list_issues\nrun_python\n",
+      "generate_image\nmcp__github__{create_issue,list_issues}\nrun_python\n",
     );
     expect(contract.discovery).toBe(true);
   });
@@ -112,7 +113,7 @@ describe("load modes", () => {
     const contract = inMode("discover");
     expect(contract.resident).toEqual(["current_time", "web_search", TOOL_SEARCH_ID]);
     expect(contract.catalog).toBe(
-      "fetch_url\ngenerate_image\nmcp__github__create_issue\nmcp__github__list_issues\nrun_python\n",
+      "fetch_url\ngenerate_image\nmcp__github__{create_issue,list_issues}\nrun_python\n",
     );
   });
 

@@ -6,7 +6,7 @@
  */
 export interface SystemPromptParts {
   readonly persona: string;
-  /** The contract's catalog: deferred names, one per line; empty when nothing can be loaded. */
+  /** The contract's catalog: deferred names, one per line (an MCP server's on one braced line); empty when nothing can be loaded. */
   readonly catalog: string;
   /** Further blocks (skills), each already deterministic. */
   readonly blocks?: readonly string[];
@@ -21,7 +21,7 @@ export function buildSystemPrompt(parts: SystemPromptParts): string {
   for (const block of parts.blocks ?? []) if (block.trim() !== "") sections.push(block.trim());
   if (parts.catalog !== "") {
     sections.push(
-      `## Deferred tools\nThese tools are available but not loaded. Load one with tool_search before you call it.\n${parts.catalog.trimEnd()}`,
+      `## Deferred tools\nThese tools are available but not loaded. Load one with tool_search before you call it. A line such as mcp__fs__{read,write} names mcp__fs__read and mcp__fs__write.\n${parts.catalog.trimEnd()}`,
     );
   }
   return sections.join("\n\n");

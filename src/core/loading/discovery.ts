@@ -1,5 +1,6 @@
 import { tombstoneFor } from "../agent/tombstone.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
+import { expandCatalogName } from "./catalog.ts";
 import { describeDeferred, type ToolSearchArgs, toolSearchParameters } from "./discovery-tool.ts";
 import type { TurnContract } from "./freeze.ts";
 
@@ -31,7 +32,7 @@ export function runToolSearch(
   const lines: string[] = [];
   const load: string[] = [];
   if (args.load && args.load.length > 0) {
-    for (const name of new Set(args.load)) {
+    for (const name of new Set(args.load.flatMap(expandCatalogName))) {
       if (contract.deferred.includes(name)) {
         load.push(name);
       } else if (contract.callable.has(name)) {

@@ -9,6 +9,7 @@ import {
 import type { ScopeStack } from "../availability/scopes.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import type { AnyTool } from "../tools/tool.ts";
+import { renderCatalog } from "./catalog.ts";
 import { TOOL_SEARCH_DIGEST, TOOL_SEARCH_ID, TOOL_SEARCH_WIRE } from "./discovery-tool.ts";
 import { type LoadMode, modeAllowsDiscovery, modeIsCurated } from "./modes.ts";
 
@@ -100,7 +101,7 @@ export function freezeTurn(
     digests.push(tool.digest);
   }
   const tools = `[${wires.join(",")}]`;
-  const catalog = discovery && deferred.length > 0 ? `${deferred.join("\n")}\n` : "";
+  const catalog = discovery ? renderCatalog(deferred) : "";
   return {
     mode,
     tools,

@@ -1,5 +1,5 @@
 import { describeState } from "../availability/resolve.ts";
-import { deferredToolTokens, residentToolTokens } from "../budget/estimate.ts";
+import { deferredToolTokens, estimateTokens, residentToolTokens } from "../budget/estimate.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import { TOOL_SEARCH_ID, TOOL_SEARCH_WIRE } from "./discovery-tool.ts";
 import type { TurnContract } from "./freeze.ts";
@@ -41,12 +41,14 @@ export function reportContract(contract: TurnContract, registry: ToolRegistry): 
     perTool[id] = residentToolTokens(wire);
     resident += perTool[id];
   }
-  let catalog = 0;
+  // The catalog as sent (braced lines share a prefix); each name is credited its own share.
+  const catalog = contract.catalog === "" ? 0 : estimateTokens(contract.catalog);
   if (contract.catalog !== "") {
-    for (const id of contract.deferred) {
-      perTool[id] = deferredToolTokens(id);
-      catalog += perTool[id];
-    }
+    const named = contract.deferred.map((id) => deferredToolTokens(id));
+    const whole = named.reduce((a, b) => a + b, 0);
+    contract.deferred.forEach((id, i) => {
+      perTool[id] = Math.max(1, Math.round(((named[i] as number) * catalog) / whole));
+    });
   }
   const residentTools = contract.resident.filter((id) => id !== TOOL_SEARCH_ID).length;
   return {

@@ -24,21 +24,21 @@ export function rememberTool(store: MemoryStore) {
   return defineTool({
     id: "remember",
     description:
-      "Save a short note about the person you are talking to (a preference, a fact they told you) so you can recall it in later conversations in this workspace. Give a topic to keep one note per subject: remembering under the same topic replaces that note.",
+      "Save a short note about the person you are talking to (a preference, a fact they told you) for later conversations in this workspace. A topic keeps one note per subject: the same topic replaces its note.",
     parameters: z.object({
       text: z
         .string()
         .trim()
         .min(1, { error: "the note is empty; write what to remember." })
         .describe(
-          `The note, in one or two sentences, at most ${maxNoteLength} characters. E.g. "Prefers answers in German."`,
+          `The note, at most ${maxNoteLength} characters, e.g. "Prefers answers in German."`,
         ),
       topic: z
         .string()
         .trim()
         .max(64, { error: "a topic is a short label of at most 64 characters, e.g. timezone." })
         .optional()
-        .describe('An optional short label such as "timezone" or "language".'),
+        .describe('A short label, e.g. "timezone".'),
     }),
     execute: ({ text, topic }, ctx) =>
       answering(async () => {
