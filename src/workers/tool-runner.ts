@@ -36,16 +36,17 @@ export async function runTool(
       output: `Invalid arguments for ${tool.id}: ${issues}. Fix them and call it again.`,
     };
   }
+  const timeoutMs = tool.timeoutMs ?? options.timeoutMs;
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<ToolRun>((resolve) => {
     timer = setTimeout(() => {
-      controller.abort(new Error(`timed out after ${options.timeoutMs} ms`));
+      controller.abort(new Error(`timed out after ${timeoutMs} ms`));
       resolve({
         outcome: "timeout",
-        output: `${tool.id} did not answer within ${duration(options.timeoutMs)} and was stopped. Try again later or do without it.`,
+        output: `${tool.id} did not answer within ${duration(timeoutMs)} and was stopped. Try again later or do without it.`,
       });
-    }, options.timeoutMs);
+    }, timeoutMs);
   });
   const execution = (async (): Promise<ToolRun> => {
     try {

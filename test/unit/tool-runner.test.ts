@@ -59,6 +59,21 @@ describe("running one tool call", () => {
     expect(aborted).toBe(true);
   });
 
+  it("waits as long as the tool's own timeout says (an MCP server's), not the runner's default", async () => {
+    const tool = defineTool({
+      id: "patient",
+      description: "Answers after 100 ms.",
+      parameters: z.object({}),
+      timeoutMs: 5_000,
+      execute: () => new Promise<string>((resolve) => setTimeout(() => resolve("done"), 100)),
+    });
+    const run = await runTool(tool, {}, call, context, { timeoutMs: 20 });
+    expect(run).toEqual({ outcome: "ok", output: "done" });
+    const hasty = { ...tool, timeoutMs: 20 };
+    const cut = await runTool(hasty, {}, call, context, { timeoutMs: 5_000 });
+    expect(cut.outcome).toBe("timeout");
+  });
+
   it("turns a thrown error into a result the model can read", async () => {
     const tool = defineTool({
       id: "broken",

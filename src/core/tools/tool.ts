@@ -49,6 +49,8 @@ export interface ToolSpec<P extends z.ZodType = z.ZodType> {
   defer?: boolean;
   /** A family key such as `mcp:github`; every scope can switch the family as one. */
   family?: string;
+  /** How long one call may run before it is answered with a timeout; the runner's default otherwise. */
+  timeoutMs?: number;
 }
 
 /**

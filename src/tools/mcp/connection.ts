@@ -183,6 +183,8 @@ export class McpConnection {
         server: this.server,
         defer: this.config.defer,
         descriptionMax: this.deps.settings.descriptionMax,
+        // A little past the call's own timeout, so the server's timeout (which cancels the call) answers first.
+        timeoutMs: (this.config.callTimeoutMs ?? this.deps.settings.callTimeoutMs) + 1_000,
       },
       (name, args, signal) => this.call(name, args, signal),
     );

@@ -10,6 +10,8 @@ export interface FamilyOptions {
   /** Ship names only until discovery loads them. */
   readonly defer: boolean;
   readonly descriptionMax: number;
+  /** The server's call timeout: the runner waits this long for its tools, not its own default. */
+  readonly timeoutMs?: number;
 }
 
 /** Runs a tool of the server by its MCP name; the connection behind it may have changed since listing. */
@@ -66,6 +68,7 @@ export function mcpFamilyTools(
           family,
           capability: family,
           defer: options.defer,
+          ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
           execute: (args, ctx) => call(name, args, ctx.signal),
         }),
       );
