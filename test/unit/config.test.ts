@@ -7,6 +7,7 @@ import {
   DEFAULT_MCP,
   DEFAULT_MEMORY,
   DEFAULT_REMINDERS,
+  DEFAULT_TELEGRAM,
   DEFAULT_WEB,
   EMPTY_CONFIG,
   globalLayer,
@@ -73,6 +74,7 @@ describe("parseConfig", () => {
       permissions: { owners: [], admins: [], conversation: "anyone" },
       slack: { session: "thread", channels: {}, answerBots: false },
       discord: DEFAULT_DISCORD,
+      telegram: DEFAULT_TELEGRAM,
       memory: DEFAULT_MEMORY,
       reminders: DEFAULT_REMINDERS,
       web: DEFAULT_WEB,
@@ -159,8 +161,8 @@ describe("parseConfig", () => {
     const config = parseConfig(text, FILE, logger);
     expect(config.tools).toEqual({ web_search: true });
     expect(logger.messages).toEqual([
-      'switchyard.yaml:1: unknown section "voice" is ignored. Known sections: agent, discord, mcp, memory, permissions, reminders, skill_folders, skills, slack, tools, toolsets, web.',
-      'switchyard.yaml:5: unknown section "model" is ignored. Known sections: agent, discord, mcp, memory, permissions, reminders, skill_folders, skills, slack, tools, toolsets, web.',
+      'switchyard.yaml:1: unknown section "voice" is ignored. Known sections: agent, discord, mcp, memory, permissions, reminders, skill_folders, skills, slack, telegram, tools, toolsets, web.',
+      'switchyard.yaml:5: unknown section "model" is ignored. Known sections: agent, discord, mcp, memory, permissions, reminders, skill_folders, skills, slack, telegram, tools, toolsets, web.',
     ]);
     expect(readConfig(text, FILE).warnings.map((w) => [w.key, w.line])).toEqual([
       ["voice", 1],

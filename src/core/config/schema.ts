@@ -19,6 +19,7 @@ import {
   skillFoldersSection,
 } from "./skill-folders-section.ts";
 import { DEFAULT_SLACK, type SlackConfig, slackSection } from "./slack-section.ts";
+import { DEFAULT_TELEGRAM, type TelegramConfig, telegramSection } from "./telegram-section.ts";
 import { toolsSection } from "./tools-section.ts";
 import { toolsetsSection } from "./toolsets-section.ts";
 import { DEFAULT_WEB, type WebConfig, webSection } from "./web-section.ts";
@@ -49,6 +50,8 @@ export interface SwitchyardConfig {
   readonly slack: SlackConfig;
   /** The Discord channel's behaviour; its token stays in the environment. */
   readonly discord: DiscordConfig;
+  /** The Telegram channel's behaviour; its token stays in the environment. */
+  readonly telegram: TelegramConfig;
   /** Limits of the `remember` tools. */
   readonly memory: MemoryConfig;
   /** The reminder tools' default zone and limits. */
@@ -69,6 +72,7 @@ export const SECTIONS = [
   "permissions",
   "slack",
   "discord",
+  "telegram",
   "memory",
   "reminders",
   "web",
@@ -84,6 +88,7 @@ export const EMPTY_CONFIG: SwitchyardConfig = Object.freeze({
   permissions: DEFAULT_PERMISSIONS,
   slack: DEFAULT_SLACK,
   discord: DEFAULT_DISCORD,
+  telegram: DEFAULT_TELEGRAM,
   memory: DEFAULT_MEMORY,
   reminders: DEFAULT_REMINDERS,
   web: DEFAULT_WEB,
@@ -183,6 +188,7 @@ export const configSchema = z
       permissions: section(permissionsSection),
       slack: section(slackSection),
       discord: section(discordSection),
+      telegram: section(telegramSection),
       memory: section(memorySection),
       reminders: section(remindersSection),
       web: section(webSection),
@@ -213,6 +219,7 @@ export const configSchema = z
         permissions: config.permissions,
         slack: config.slack,
         discord: config.discord,
+        telegram: config.telegram,
         memory: config.memory,
         reminders: config.reminders,
         web: config.web,

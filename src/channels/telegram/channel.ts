@@ -1,0 +1,195 @@
+import { type Api, Bot, BotError } from "grammy";
+import type { Redis } from "ioredis";
+import type { LoggerPort } from "../../core/availability/warnings.ts";
+import { DEFAULT_TELEGRAM, type TelegramConfig } from "../../core/config/telegram-section.ts";
+import type { Channel, ChannelRuntime } from "../channel.ts";
+import { ChatAdmins } from "./admins.ts";
+import {
+  describeTelegramError,
+  installTelegramTransformers,
+  isTelegramError,
+  trimRoot,
+} from "./api.ts";
+import { telegramIngress } from "./ingress.ts";
+import { CommandMenu } from "./menu.ts";
+import type { TelegramBotIdentity } from "./normalize.ts";
+import { TelegramOutbound } from "./outbound.ts";
+import { UpdatePoller } from "./polling.ts";
+import { SentLedger } from "./sent-ledger.ts";
+import { resolveTelegramMode, type TelegramMode, TelegramSettingsError } from "./settings.ts";
+import { dedupeUpdates, UpdateLedger } from "./update-ledger.ts";
+import { UpdateOffset } from "./update-offset.ts";
+import { serveTelegramWebhook, type TelegramWebhook } from "./webhook.ts";
+
+export interface TelegramChannelOptions {
+  /** From @BotFather: `123456:ABC…`. */
+  readonly token: string;
+  /** A local Bot API server or a test's fake (`TELEGRAM_API_ROOT`), without a trailing slash. */
+  readonly apiRoot?: string;
+  /** The public webhook URL (`TELEGRAM_WEBHOOK_URL`): webhook mode when set. */
+  readonly webhookUrl?: string;
+  /** `TELEGRAM_WEBHOOK_SECRET`: Telegram sends it with every update; a wrong one gets 401. */
+  readonly webhookSecret?: string;
+  /** Where the webhook listens when the runtime has no HTTP server (`SWITCHYARD_HTTP_PORT`). */
+  readonly port?: number;
+  readonly host?: string;
+  /** The config's `telegram:` section, read when needed so a reload applies. */
+  readonly settings?: () => TelegramConfig;
+  /** How long one `getUpdates` waits, in seconds (default 30). */
+  readonly pollTimeoutSeconds?: number;
+}
+
+const ALLOWED_UPDATES = ["message", "callback_query"] as const;
+
+/**
+ * Telegram through grammY: private messages, and in groups mentions,
+ * replies to the bot and its commands, become messages on the queue; forum
+ * topics are conversations of their own. `/tools` and `/skills` answer with
+ * buttons that switch tools and skills in place; the command menu follows
+ * each chat's skills. Updates arrive by long polling (the default; the
+ * offset is kept in Redis, so a restart loses and replays nothing) or by
+ * webhook; either way each update id is taken once.
+ *
+ * A worker process builds the channel for its outbound only: the token is
+ * all it needs, see {@link useOutboundOnly}.
+ */
+export class TelegramChannel implements Channel {
+  readonly platform = "telegram";
+  readonly outbound: TelegramOutbound;
+  #bot: Bot | undefined;
+  #poller: UpdatePoller | undefined;
+  #webhook: TelegramWebhook | undefined;
+
+  constructor(private readonly options: TelegramChannelOptions) {
+    this.outbound = new TelegramOutbound(() => this.api, options.token);
+  }
+
+  /** The Bot API client, every transformer installed. */
+  get api(): Api {
+    return this.#client().api;
+  }
+
+  /** The port the webhook listens on, once started in webhook mode. */
+  get webhookPort(): number | undefined {
+    return this.#webhook?.port;
+  }
+
+  /** For a worker process: posts through the Bot API, remembering its posts in Redis, without taking updates. */
+  useOutboundOnly(redis: Redis, prefix: string, logger?: LoggerPort): void {
+    this.outbound.attach(new SentLedger(redis, prefix), logger);
+  }
+
+  async start(runtime: ChannelRuntime): Promise<void> {
+    const prefix = runtime.sources.store.keys.prefix;
+    this.useOutboundOnly(runtime.redis, prefix, runtime.logger);
+    const mode = resolveTelegramMode(this.options, this.#settings());
+    const bot = this.#client();
+    await bot.init().catch((error: unknown) => {
+      if (!isTelegramError(error, 401)) throw error;
+      throw new TelegramSettingsError(
+        "Telegram refused TELEGRAM_BOT_TOKEN (401 Unauthorized). Copy the token again from @BotFather (/mybots, API Token).",
+      );
+    });
+    const identity: TelegramBotIdentity = { id: bot.botInfo.id, username: bot.botInfo.username };
+    const base = `${prefix}:telegram:${identity.id}`;
+    const menu = new CommandMenu(() => this.api, runtime.sources);
+    bot.use(
+      dedupeUpdates(new UpdateLedger(runtime.redis, base)),
+      telegramIngress({
+        runtime,
+        menu,
+        botName: bot.botInfo.first_name,
+        api: () => this.api,
+        bot: identity,
+        admins: new ChatAdmins(() => this.api),
+        settings: () => this.#settings(),
+        describe: (error) => this.#describe(error),
+      }),
+    );
+    await menu.refresh().catch((error: unknown) =>
+      runtime.logger.warn("the Telegram command menu could not be set", {
+        error: this.#describe(error),
+      }),
+    );
+    if (mode.kind === "webhook") await this.#serveWebhook(bot, mode, runtime);
+    else await this.#startPolling(bot, new UpdateOffset(runtime.redis, `${base}:offset`), runtime);
+  }
+
+  async stop(): Promise<void> {
+    await this.#poller?.stop();
+    await this.#webhook?.close();
+    this.#poller = undefined;
+    this.#webhook = undefined;
+    // A later start builds a fresh bot: its middleware is registered once per start.
+    this.#bot = undefined;
+  }
+
+  /** Mounts the webhook route, then tells Telegram where to post, with the secret. */
+  async #serveWebhook(
+    bot: Bot,
+    mode: Extract<TelegramMode, { kind: "webhook" }>,
+    runtime: ChannelRuntime,
+  ): Promise<void> {
+    this.#webhook = await serveTelegramWebhook({
+      bot,
+      path: new URL(mode.url).pathname,
+      secret: mode.secret,
+      ...(runtime.http ? { http: runtime.http } : {}),
+      ...(this.options.port !== undefined ? { port: this.options.port } : {}),
+      ...(this.options.host !== undefined ? { host: this.options.host } : {}),
+      logger: runtime.logger,
+      describe: (error) => this.#describe(unwrap(error)),
+    });
+    await bot.api.setWebhook(mode.url, {
+      secret_token: mode.secret,
+      allowed_updates: [...ALLOWED_UPDATES],
+    });
+  }
+
+  async #startPolling(bot: Bot, offset: UpdateOffset, runtime: ChannelRuntime): Promise<void> {
+    // Telegram refuses getUpdates while a webhook is set; keep the updates it holds.
+    await bot.api.deleteWebhook({ drop_pending_updates: false });
+    this.#poller = new UpdatePoller({
+      api: bot.api,
+      offset,
+      take: async (update) => {
+        try {
+          await bot.handleUpdate(update);
+        } catch (error) {
+          throw unwrap(error);
+        }
+      },
+      allowedUpdates: ALLOWED_UPDATES,
+      ...(this.options.pollTimeoutSeconds !== undefined
+        ? { timeoutSeconds: this.options.pollTimeoutSeconds }
+        : {}),
+      logger: runtime.logger,
+      describe: (error) => this.#describe(error),
+    });
+    this.#poller.start();
+  }
+
+  #client(): Bot {
+    if (this.#bot) return this.#bot;
+    const root = this.options.apiRoot ?? this.#settings().apiRoot;
+    const bot = new Bot(this.options.token, {
+      client: { ...(root ? { apiRoot: trimRoot(root) } : {}) },
+    });
+    installTelegramTransformers(bot.api.config, this.options.token);
+    this.#bot = bot;
+    return bot;
+  }
+
+  #settings(): TelegramConfig {
+    return this.options.settings?.() ?? DEFAULT_TELEGRAM;
+  }
+
+  #describe(error: unknown): string {
+    return describeTelegramError(error, this.options.token);
+  }
+}
+
+/** grammY wraps a middleware's error in a BotError; the cause is what matters. */
+function unwrap(error: unknown): unknown {
+  return error instanceof BotError ? error.error : error;
+}

@@ -1,0 +1,31 @@
+/**
+ * Spaces out edits per chat: Telegram accepts about one edit a second in a
+ * chat and answers faster ones with 429s. Streaming already edits one
+ * message at most once per interval; this holds the line when several
+ * answers stream into one chat at once (two forum topics, say). Each call
+ * reserves the next free slot before it waits, so concurrent callers queue
+ * up instead of firing together.
+ */
+export class ChatPacer {
+  readonly #next = new Map<string, number>();
+
+  constructor(
+    private readonly intervalMs: number,
+    private readonly now: () => number = Date.now,
+    private readonly sleep: (ms: number) => Promise<void> = (ms) =>
+      new Promise((resolve) => setTimeout(resolve, ms)),
+  ) {}
+
+  async wait(chat: string): Promise<void> {
+    const now = this.now();
+    const slot = Math.max(now, this.#next.get(chat) ?? now);
+    this.#next.set(chat, slot + this.intervalMs);
+    if (this.#next.size > 1_000) this.#forget(now);
+    if (slot > now) await this.sleep(slot - now);
+  }
+
+  /** Drops chats whose slot has passed, so the map stays small. */
+  #forget(now: number): void {
+    for (const [chat, next] of this.#next) if (next <= now) this.#next.delete(chat);
+  }
+}

@@ -1,0 +1,244 @@
+import type { InlineKeyboardMarkup } from "grammy/types";
+import type { ConversationAddress } from "../../core/agent/inbound.ts";
+import type { Actor } from "../../core/commands/index.ts";
+import type { ChannelRuntime } from "../channel.ts";
+import { handleSkillsCommand, planSkillCommand } from "../skills-command.ts";
+import { handleToolsCommand } from "../tools-command.ts";
+import type { KeyboardPress } from "./callback-data.ts";
+import { escapeHtml } from "./format.ts";
+import {
+  type KeyboardMessage,
+  type ListKeyboardOptions,
+  skillsKeyboard,
+  toolsKeyboard,
+} from "./keyboards.ts";
+import { type CommandMenu, skillForCommand } from "./menu.ts";
+
+/** What the command UI needs from the channel. */
+export interface TelegramCommandDeps {
+  readonly runtime: ChannelRuntime;
+  readonly menu: CommandMenu;
+  /** The bot's first name, for /start. */
+  readonly botName: string;
+}
+
+/** A command typed in chat, read: `/tools@bot off x` is `{ name: "tools", text: "/tools@bot off x" }`. */
+export interface TypedCommand {
+  readonly name: string;
+  /** What follows the command, trimmed. */
+  readonly rest: string;
+  /** The whole message text. */
+  readonly text: string;
+}
+
+/** What a message turned out to be. */
+export type CommandOutcome =
+  /** Answered on the spot (Telegram HTML, with buttons for a list); nothing goes to the model. */
+  | { readonly kind: "reply"; readonly html: string; readonly keyboard?: InlineKeyboardMarkup }
+  /** A message for the model: as typed, or a skill's instructions with the request. */
+  | { readonly kind: "message"; readonly text: string };
+
+/**
+ * Answers the commands of a chat: `/tools` and `/skills` in the
+ * channel-neutral grammar (a list comes with buttons), `/skill <name>` and
+ * each skill's own command from the menu (`/meeting_notes summarize this`),
+ * and `/start`. Anything else is a message for the model. The actor is
+ * looked up only for a command, as it may cost a `getChatMember`.
+ */
+export async function answerChatCommand(
+  command: TypedCommand | undefined,
+  text: string,
+  where: ConversationAddress,
+  actor: () => Promise<Actor>,
+  deps: TelegramCommandDeps,
+): Promise<CommandOutcome> {
+  const { runtime } = deps;
+  if (command === undefined) return { kind: "message", text };
+  switch (command.name) {
+    case "start":
+      return { kind: "reply", html: escapeHtml(startText(deps.botName)) };
+    case "tools": {
+      const result = await handleToolsCommand(
+        command.text,
+        where,
+        await actor(),
+        runtime.permissions(),
+        runtime.sources,
+      );
+      const view = result.plan.kind === "reply" ? result.plan.view : undefined;
+      if (view?.kind === "list")
+        return keyboardReply(toolsKeyboard(view, { scope: "conversation" }));
+      return { kind: "reply", html: escapeHtml(result.text) };
+    }
+    case "skills": {
+      const result = await handleSkillsCommand(
+        command.text,
+        where,
+        await actor(),
+        runtime.permissions(),
+        runtime.sources,
+        runtime.skills,
+      );
+      if (result.plan.kind === "reply" && result.plan.view.kind === "list") {
+        return keyboardReply(skillsKeyboard(result.plan.view, { scope: "channel" }));
+      }
+      if (result.plan.kind === "change" || result.plan.kind === "reload") {
+        await refreshMenus(
+          deps,
+          where,
+          result.plan.kind === "change" ? result.plan.scope : "global",
+        );
+      }
+      return { kind: "reply", html: escapeHtml(result.text) };
+    }
+    case "skill":
+      return invokeSkill(command.text, where, deps);
+    default: {
+      const skill = skillForCommand(await deps.menu.skillsOf(where.workspace), command.name);
+      if (!skill) return { kind: "message", text };
+      return invokeSkill(`/skill ${skill.name} ${command.rest}`, where, deps);
+    }
+  }
+}
+
+/** What a press did: a short answer for the button, and the list to show in its place. */
+export interface PressOutcome {
+  /** For `answerCallbackQuery`: at most 200 characters. */
+  readonly toast: string;
+  /** A refusal is shown as an alert the person must dismiss. */
+  readonly alert: boolean;
+  /** Renders the list after the press, to edit the message with. */
+  render(): Promise<KeyboardMessage | undefined>;
+}
+
+/**
+ * A press on a list's keyboard: a switch runs the typed command it stands
+ * for (`/tools off web_search channel`), with the same permission checks,
+ * before the toast is shown; the list is rendered afterwards, so the
+ * callback query is answered without waiting for it.
+ */
+export async function answerPress(
+  press: KeyboardPress,
+  where: ConversationAddress,
+  actor: Actor,
+  deps: TelegramCommandDeps,
+): Promise<PressOutcome> {
+  const { runtime } = deps;
+  const policy = runtime.permissions();
+  let toast = "";
+  let alert = false;
+  if (press.kind === "switch") {
+    const text = `/${press.list} ${press.verb} ${press.id} ${press.scope}`;
+    const result =
+      press.list === "tools"
+        ? await handleToolsCommand(text, where, actor, policy, runtime.sources)
+        : await handleSkillsCommand(text, where, actor, policy, runtime.sources, runtime.skills);
+    toast = result.text;
+    alert = result.plan.kind === "refused";
+    if (press.list === "skills" && result.plan.kind === "change") {
+      await refreshMenus(deps, where, result.plan.scope);
+    }
+  }
+  const options = {
+    scope: press.scope,
+    page: press.page,
+    ...(toast === "" ? {} : { note: toast }),
+  };
+  return {
+    toast: clip(toast, 200),
+    alert,
+    render: () =>
+      press.list === "tools"
+        ? toolsList(where, actor, deps, options)
+        : skillsList(where, actor, deps, options),
+  };
+}
+
+async function toolsList(
+  where: ConversationAddress,
+  actor: Actor,
+  deps: TelegramCommandDeps,
+  options: ListKeyboardOptions,
+): Promise<KeyboardMessage | undefined> {
+  const { runtime } = deps;
+  const { plan } = await handleToolsCommand(
+    "/tools",
+    where,
+    actor,
+    runtime.permissions(),
+    runtime.sources,
+  );
+  return plan.kind === "reply" && plan.view.kind === "list"
+    ? toolsKeyboard(plan.view, options)
+    : undefined;
+}
+
+async function skillsList(
+  where: ConversationAddress,
+  actor: Actor,
+  deps: TelegramCommandDeps,
+  options: ListKeyboardOptions,
+): Promise<KeyboardMessage | undefined> {
+  const { runtime } = deps;
+  const { plan } = await handleSkillsCommand(
+    "/skills",
+    where,
+    actor,
+    runtime.permissions(),
+    runtime.sources,
+    runtime.skills,
+  );
+  return plan.kind === "reply" && plan.view.kind === "list"
+    ? skillsKeyboard(plan.view, options)
+    : undefined;
+}
+
+function keyboardReply(message: KeyboardMessage): CommandOutcome {
+  return { kind: "reply", html: message.html, keyboard: message.keyboard };
+}
+
+async function invokeSkill(
+  text: string,
+  where: ConversationAddress,
+  deps: TelegramCommandDeps,
+): Promise<CommandOutcome> {
+  const plan = await planSkillCommand(text, where, deps.runtime.sources);
+  return plan.kind === "refused"
+    ? { kind: "reply", html: escapeHtml(plan.reply) }
+    : { kind: "message", text: plan.text };
+}
+
+/**
+ * After a skill switch: the chat's menu, and the default menu when the
+ * global scope changed. A menu that cannot be set costs only freshness.
+ */
+async function refreshMenus(
+  deps: TelegramCommandDeps,
+  where: ConversationAddress,
+  /** The scope that changed: a global change reaches every chat's menu. */
+  scope: string,
+): Promise<void> {
+  const refreshes = [deps.menu.refresh(where.workspace)];
+  if (scope === "global") refreshes.push(deps.menu.refresh());
+  const results = await Promise.allSettled(refreshes);
+  for (const result of results) {
+    if (result.status === "rejected") {
+      deps.runtime.logger.warn("the Telegram command menu could not be updated", {
+        error: (result.reason as Error)?.message,
+      });
+    }
+  }
+}
+
+function startText(botName: string): string {
+  return [
+    `Hi, I'm ${botName}. Write to me here, or mention me in a group, and I'll answer.`,
+    "",
+    "/tools shows the tools I have here and switches them on or off.",
+    "/skills shows my skills; /skill <name> uses one for a message.",
+  ].join("\n");
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}

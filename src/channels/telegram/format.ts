@@ -1,0 +1,277 @@
+import type { Definition, List, ListItem, Nodes, PhrasingContent, RootContent, Table } from "mdast";
+import { fromMarkdown } from "mdast-util-from-markdown";
+import { gfmFromMarkdown } from "mdast-util-gfm";
+import { gfm } from "micromark-extension-gfm";
+
+/**
+ * Converts the model's markdown (CommonMark with GitHub's extensions) to the
+ * HTML subset Telegram's `parse_mode: "HTML"` reads.
+ *
+ * - `**bold**`, `*italic*`, `~~strike~~` become `<b>`, `<i>`, `<s>`; a
+ *   heading becomes a bold line; a quote becomes `<blockquote>` (quotes in
+ *   quotes are flattened: Telegram cannot nest them).
+ * - `[text](url)` becomes `<a href="url">text</a>` for http, https, mailto
+ *   and tg links; any other address (`javascript:`, a relative path) keeps
+ *   just its text.
+ * - Code blocks become `<pre><code class="language-ts">…</code></pre>` and
+ *   read exactly as written; inline code becomes `<code>`. Telegram lets no
+ *   entity contain code, so formatting open around a code span is closed
+ *   before it and reopened after it, and code inside a link label is plain.
+ * - Lists get "• " bullets ("◦ ", "▪ " when nested); tables become aligned
+ *   text in a `<pre>` block, since Telegram has no tables.
+ * - `&`, `<` and `>` are escaped everywhere, raw HTML the model writes
+ *   included: it shows as written, it never becomes markup.
+ *
+ * Why not an npm converter: the ones for Telegram target MarkdownV2 or emit
+ * tags Telegram refuses. This uses the parser remark uses (micromark with
+ * GFM) and renders the tree itself, like the Slack channel's mrkdwn.ts.
+ *
+ * @example
+ * toTelegramHtml("## Result\n**Done**, see [the PR](https://github.com/o/r/pull/1) & `a<b`.");
+ * // '<b>Result</b>\n\n<b>Done</b>, see <a href="https://github.com/o/r/pull/1">the PR</a> &amp; <code>a&lt;b</code>.'
+ */
+export function toTelegramHtml(markdown: string): string {
+  const source = markdown.replace(SENTINELS, "");
+  const tree = fromMarkdown(source, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
+  const definitions = new Map<string, Definition>();
+  collectDefinitions(tree, definitions);
+  const ctx: Context = { definitions, code: [], depth: 0, inQuote: false };
+  let out = blocks(tree.children, ctx, "\n\n");
+  for (let before = ""; before !== out; ) {
+    before = out;
+    out = out.replace(EMPTY_TAGS, "");
+  }
+  // Code goes back last, so indenting list items never touches its lines.
+  return out.replace(CODE_SLOT, (_, index: string) => ctx.code[Number(index)] ?? "").trimEnd();
+}
+
+/** Escapes text for Telegram HTML: the three characters it reads as markup. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>]/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : "&gt;"));
+}
+
+/** Escapes an attribute value (a link's address), quotes included. */
+function escapeAttribute(text: string): string {
+  return escapeHtml(text).replaceAll('"', "&quot;");
+}
+
+interface Context {
+  readonly definitions: ReadonlyMap<string, Definition>;
+  /** Rendered code blocks, put back into their slots at the end. */
+  readonly code: string[];
+  /** How deep in lists: picks the bullet. */
+  readonly depth: number;
+  /** Inside a blockquote, which Telegram cannot nest. */
+  readonly inQuote: boolean;
+}
+
+interface Inline {
+  /** In a link label: links do not nest, and code cannot be part of a link. */
+  readonly inLink: boolean;
+  /** Formatting tags open around this text, outermost first. */
+  readonly open: readonly string[];
+}
+
+// Private-use characters mark code slots; any in the input are dropped first.
+const CODE_SLOT = /\uE000(\d+)\uE001/g;
+const SENTINELS = /[\uE000\uE001]/g;
+/** What closing formatting around a code span can leave behind: `<b></b>`. */
+const EMPTY_TAGS = /<(b|i|s)><\/\1>/g;
+const SAFE_PROTOCOLS = new Set(["http:", "https:", "mailto:", "tg:"]);
+/** What Telegram accepts after `language-`: the names libprisma knows look like this. */
+const LANGUAGE = /^[A-Za-z0-9_+#.-]{1,32}$/;
+const BULLETS = ["•", "◦", "▪"] as const;
+const RULE = "──────────";
+const NO_STYLE: Inline = { inLink: false, open: [] };
+
+function collectDefinitions(node: Nodes, into: Map<string, Definition>): void {
+  if (node.type === "definition" && !into.has(node.identifier)) into.set(node.identifier, node);
+  if ("children" in node) for (const child of node.children) collectDefinitions(child, into);
+}
+
+function blocks(nodes: readonly RootContent[], ctx: Context, separator: string): string {
+  return nodes
+    .map((node) => block(node, ctx))
+    .filter((text) => text !== "")
+    .join(separator);
+}
+
+function block(node: RootContent, ctx: Context): string {
+  switch (node.type) {
+    case "paragraph":
+      return phrasing(node.children, ctx, NO_STYLE);
+    case "heading": {
+      const text = phrasing(node.children, ctx, { inLink: false, open: ["b"] });
+      return text.trim() === "" ? "" : `<b>${text}</b>`;
+    }
+    case "thematicBreak":
+      return RULE;
+    case "blockquote": {
+      if (ctx.inQuote) return blocks(node.children, ctx, "\n\n");
+      const inner = blocks(node.children, { ...ctx, inQuote: true }, "\n\n");
+      return inner === "" ? "" : `<blockquote>${inner}</blockquote>`;
+    }
+    case "list":
+      return list(node, ctx);
+    case "code":
+      return node.value === "" ? "" : codeBlock(node.value, node.lang ?? undefined, ctx);
+    case "table":
+      return codeBlock(tableText(node), undefined, ctx);
+    case "html":
+      return escapeHtml(node.value);
+    case "footnoteDefinition": {
+      const label = escapeHtml(node.label ?? node.identifier);
+      return `[${label}] ${blocks(node.children, ctx, "\n")}`;
+    }
+    default:
+      // Definitions are read through their references; front matter shows nothing.
+      return "";
+  }
+}
+
+function list(node: List, ctx: Context): string {
+  const inner: Context = { ...ctx, depth: ctx.depth + 1 };
+  const start = node.start ?? 1;
+  const bullet = BULLETS[Math.min(ctx.depth, BULLETS.length - 1)] as string;
+  return node.children
+    .map((item, i) => listItem(item, inner, node.ordered ? `${start + i}.` : bullet))
+    .join(node.spread ? "\n\n" : "\n");
+}
+
+function listItem(item: ListItem, ctx: Context, marker: string): string {
+  const check = item.checked === true ? "☑ " : item.checked === false ? "☐ " : "";
+  const [first = "", ...rest] = blocks(item.children, ctx, item.spread ? "\n\n" : "\n").split("\n");
+  const indent = " ".repeat(marker.length + 1);
+  return [
+    `${marker} ${check}${first}`.trimEnd(),
+    ...rest.map((line) => (line === "" ? "" : indent + line)),
+  ].join("\n");
+}
+
+/** A code block in a slot, so later indenting leaves its lines alone. */
+function codeBlock(value: string, lang: string | undefined, ctx: Context): string {
+  const body = escapeHtml(value);
+  ctx.code.push(
+    lang !== undefined && LANGUAGE.test(lang)
+      ? `<pre><code class="language-${lang}">${body}</code></pre>`
+      : `<pre>${body}</pre>`,
+  );
+  return `\uE000${ctx.code.length - 1}\uE001`;
+}
+
+/**
+ * A table as monospace text. Columns are padded to line up when that keeps
+ * the table no longer than its markdown (a part of the answer was measured as
+ * markdown, so it must not grow past Telegram's limit); else cells are only
+ * separated.
+ */
+function tableText(table: Table): string {
+  const rows = table.children.map((row) => row.children.map((cell) => plain(cell).trim()));
+  const [head, ...body] = rows;
+  if (head === undefined) return "";
+  const columns = Math.max(...rows.map((row) => row.length));
+  const widths = Array.from({ length: columns }, (_, c) =>
+    Math.max(3, ...rows.map((row) => (row[c] ?? "").length)),
+  );
+  const line = (row: readonly string[]) =>
+    widths
+      .map((width, c) => (row[c] ?? "").padEnd(width))
+      .join(" | ")
+      .trimEnd();
+  const padded = [line(head), widths.map((w) => "-".repeat(w)).join(" | "), ...body.map(line)].join(
+    "\n",
+  );
+  const start = table.position?.start.offset;
+  const end = table.position?.end.offset;
+  const budget = start !== undefined && end !== undefined ? end - start : Number.POSITIVE_INFINITY;
+  return padded.length <= budget ? padded : rows.map((row) => row.join(" | ")).join("\n");
+}
+
+/** A node's text without formatting, unescaped (the caller escapes). */
+function plain(node: Nodes): string {
+  if (node.type === "break") return " ";
+  if ("value" in node) return node.value.replace(/\n/g, " ");
+  if ("children" in node) return node.children.map((child) => plain(child)).join("");
+  if (node.type === "image" || node.type === "imageReference") return node.alt ?? "";
+  return "";
+}
+
+const TAG: Partial<Record<PhrasingContent["type"], string>> = {
+  strong: "b",
+  emphasis: "i",
+  delete: "s",
+};
+
+function phrasing(nodes: readonly PhrasingContent[], ctx: Context, inline: Inline): string {
+  let out = "";
+  for (const node of nodes) {
+    const tag = TAG[node.type];
+    if (tag === undefined) {
+      out += inlineNode(node, ctx, inline);
+      continue;
+    }
+    const children = "children" in node ? (node.children as PhrasingContent[]) : [];
+    if (inline.open.includes(tag)) {
+      out += phrasing(children, ctx, inline);
+      continue;
+    }
+    const text = phrasing(children, ctx, { ...inline, open: [...inline.open, tag] });
+    out += text.trim() === "" ? text : `<${tag}>${text}</${tag}>`;
+  }
+  return out;
+}
+
+function inlineNode(node: PhrasingContent, ctx: Context, inline: Inline): string {
+  switch (node.type) {
+    case "text":
+      return escapeHtml(node.value);
+    case "inlineCode": {
+      // A line ending in a code span is a space (CommonMark).
+      const code = escapeHtml(node.value.replace(/\n/g, " "));
+      if (inline.inLink) return code;
+      // Telegram lets no entity contain code: close what is open, reopen after.
+      const close = [...inline.open].reverse().map((tag) => `</${tag}>`);
+      const reopen = inline.open.map((tag) => `<${tag}>`);
+      return `${close.join("")}<code>${code}</code>${reopen.join("")}`;
+    }
+    case "break":
+      return inline.inLink ? " " : "\n";
+    case "html":
+      return escapeHtml(node.value);
+    case "link": {
+      if (inline.inLink) return phrasing(node.children, ctx, inline);
+      const label = phrasing(node.children, ctx, { ...inline, inLink: true });
+      return link(node.url, label, plain(node));
+    }
+    case "linkReference": {
+      const label = phrasing(node.children, ctx, { ...inline, inLink: true });
+      const definition = ctx.definitions.get(node.identifier);
+      return definition && !inline.inLink ? link(definition.url, label, plain(node)) : label;
+    }
+    case "image":
+    case "imageReference": {
+      const alt = node.alt ?? "";
+      const url = node.type === "image" ? node.url : ctx.definitions.get(node.identifier)?.url;
+      return url === undefined || inline.inLink ? escapeHtml(alt) : link(url, escapeHtml(alt), alt);
+    }
+    case "footnoteReference":
+      return `[${escapeHtml(node.label ?? node.identifier)}]`;
+    default:
+      return "";
+  }
+}
+
+/** `<a href="url">label</a>`, the address as the label when there is none, or only the label for an unsafe address. */
+function link(url: string, label: string, labelText: string): string {
+  if (!isSafe(url)) return label;
+  const shown = label.trim() === "" || labelText.trim() === "" ? escapeHtml(url) : label;
+  return `<a href="${escapeAttribute(url)}">${shown}</a>`;
+}
+
+function isSafe(url: string): boolean {
+  try {
+    return SAFE_PROTOCOLS.has(new URL(url).protocol);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,147 @@
+import { type Api, Composer, type Context } from "grammy";
+import type { Message } from "grammy/types";
+import type { TelegramConfig } from "../../core/config/telegram-section.ts";
+import type { ChatAdmins } from "./admins.ts";
+import { isTelegramError } from "./api.ts";
+import { decodePress } from "./callback-data.ts";
+import { answerChatCommand, answerPress, type TelegramCommandDeps } from "./commands.ts";
+import { RESERVED_COMMANDS, skillCommandName } from "./menu.ts";
+import {
+  isForBot,
+  leadingCommand,
+  normalizeTelegramMessage,
+  type TelegramBotIdentity,
+  telegramAddress,
+} from "./normalize.ts";
+import { sendReply } from "./replies.ts";
+
+/** What taking updates needs besides the command UI. */
+export interface TelegramIngressDeps extends TelegramCommandDeps {
+  readonly api: () => Api;
+  readonly bot: TelegramBotIdentity;
+  readonly admins: ChatAdmins;
+  /** The config's `telegram:` section, read on every update. */
+  readonly settings: () => TelegramConfig;
+  /** An error for a log line, the token redacted. */
+  readonly describe: (error: unknown) => string;
+}
+
+/**
+ * The bot's middleware, behind the update dedupe: a message for the bot is
+ * answered on the spot when it is a command, else put on the queue (a
+ * failed enqueue throws, so the update is delivered again); a press on a
+ * list's keyboard switches and edits the list in place.
+ */
+export function telegramIngress(deps: TelegramIngressDeps): Composer<Context> {
+  const composer = new Composer<Context>();
+  composer.on("message", (ctx) => takeMessage(ctx.message, deps));
+  composer.on("callback_query:data", (ctx) => takePress(ctx, deps));
+  return composer;
+}
+
+async function takeMessage(message: Message, deps: TelegramIngressDeps): Promise<void> {
+  const { bot, runtime } = deps;
+  const chat = String(message.chat.id);
+  if (!isForBot(message, bot, (name) => isOwnCommand(name, deps, chat))) return;
+  const inbound = normalizeTelegramMessage(message, {
+    bot,
+    conversation: deps.settings().conversation,
+  });
+  if (!inbound) return;
+  // Read from the text without the bot's mention: "@bot /tools" is a command too.
+  const typed = leadingCommand(inbound.text, []);
+  const ours =
+    typed &&
+    (typed.target === undefined || typed.target.toLowerCase() === bot.username.toLowerCase());
+  const outcome = await answerChatCommand(
+    ours ? { name: typed.name, rest: typed.rest, text: inbound.text } : undefined,
+    inbound.text,
+    inbound,
+    () => deps.admins.actor(message.chat, message.from, message.sender_chat),
+    deps,
+  );
+  if (outcome.kind === "reply") {
+    // A reply that cannot be sent (the bot was removed meanwhile) must not hold up the updates after it.
+    await sendReply(deps.api(), message, outcome.html, outcome.keyboard).catch((error: unknown) =>
+      runtime.logger.warn("a Telegram command's answer could not be sent", {
+        error: deps.describe(error),
+      }),
+    );
+    return;
+  }
+  await runtime.queue.enqueue({ ...inbound, text: outcome.text });
+}
+
+/**
+ * A press on a list's keyboard: the switch is applied and the callback query
+ * answered (the button stops spinning), then the message is edited in place
+ * with the list as it is now.
+ */
+async function takePress(ctx: Context, deps: TelegramIngressDeps): Promise<void> {
+  const query = ctx.callbackQuery;
+  const message = query?.message;
+  if (!query?.data) return;
+  // Showing what a press did is not worth trying the update again: Telegram closes a query soon.
+  const warn = (what: string) => (error: unknown) =>
+    deps.runtime.logger.warn(what, { error: deps.describe(error) });
+  const unanswered = warn("a Telegram button press could not be answered");
+  if (!message || message.date === 0) {
+    await ctx
+      .answerCallbackQuery({ text: "This list is too old; send the command again." })
+      .catch(unanswered);
+    return;
+  }
+  const { registry } = deps.runtime.sources;
+  const decoded = decodePress(query.data, (list) =>
+    list === "tools" ? registry.list().map((t) => t.id) : skillNames(deps, String(message.chat.id)),
+  );
+  if (!decoded.ok) {
+    await ctx
+      .answerCallbackQuery({ text: decoded.problem.slice(0, 200), show_alert: true })
+      .catch(unanswered);
+    return;
+  }
+  const where = telegramAddress(
+    message.chat.id,
+    message.is_topic_message ? message.message_thread_id : undefined,
+    deps.settings().conversation,
+  );
+  const actor = await deps.admins.actor(message.chat, query.from);
+  const outcome = await answerPress(decoded.press, where, actor, deps);
+  await ctx
+    .answerCallbackQuery({
+      ...(outcome.toast !== "" ? { text: outcome.toast } : {}),
+      show_alert: outcome.alert,
+    })
+    .catch(unanswered);
+  const shown = await outcome.render();
+  if (!shown) return;
+  await deps
+    .api()
+    .editMessageText(message.chat.id, message.message_id, shown.html, {
+      parse_mode: "HTML",
+      reply_markup: shown.keyboard,
+    })
+    .catch((error: unknown) => {
+      if (!isTelegramError(error, 400, /message is not modified/i)) {
+        warn("a Telegram list could not be updated after a button press")(error);
+      }
+    });
+}
+
+/** `/tools`, `/skills`, `/skill`, `/start` and each skill's command: a bare one in a group is ours. */
+function isOwnCommand(name: string, deps: TelegramIngressDeps, chat: string): boolean {
+  if (RESERVED_COMMANDS.has(name)) return true;
+  return skillNames(deps, chat).some((skill) => skillCommandName(skill) === name);
+}
+
+/** Every skill name a chat may have (no I/O: the library holds them). */
+function skillNames(deps: TelegramIngressDeps, chat: string): string[] {
+  const sources = deps.runtime.sources.skills?.sourcesFor({
+    platform: "telegram",
+    workspace: chat,
+    channel: chat,
+    conversation: chat,
+  });
+  return (sources ?? []).flatMap((source) => source.skills.map((s) => s.name));
+}

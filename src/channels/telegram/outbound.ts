@@ -1,0 +1,204 @@
+import type { Api } from "grammy";
+import type { LoggerPort } from "../../core/availability/warnings.ts";
+import type { DeliveryTarget, Outbound } from "../outbound.ts";
+import { describeTelegramError, isTelegramError } from "./api.ts";
+import { ChatPacer } from "./chat-pacer.ts";
+import { escapeHtml, toTelegramHtml } from "./format.ts";
+import { splitTelegramHtml, visibleText } from "./html-split.ts";
+import type { SentLedger } from "./sent-ledger.ts";
+
+/** Telegram refuses a message whose text, after entity parsing, is over 4,096 characters. */
+export const TELEGRAM_TEXT_LIMIT = 4_096;
+/**
+ * The answer is split as markdown before it is converted, so leave room for
+ * what conversion adds (a rule, list numbers); a part that still comes out
+ * too long is split again as HTML.
+ */
+const MARKDOWN_PART = 4_000;
+const NOT_MODIFIED = /message is not modified/i;
+const CANT_PARSE = /can't parse entities/i;
+
+/** Thrown when a post has nowhere to remember what it sent: the channel was never started or attached. */
+export class TelegramSetupError extends Error {
+  override readonly name = "TelegramSetupError";
+}
+
+/**
+ * The worker's port to Telegram, over the Bot API alone (a token, no
+ * polling): answers go to the chat and forum topic they came from, as
+ * replies to the message they answer, converted from markdown to Telegram
+ * HTML. Edits (streaming) are paced per chat; 429s are waited out by the
+ * API's auto-retry. Telegram has no nonce, so the {@link SentLedger}
+ * remembers which message each idempotency key became.
+ */
+export class TelegramOutbound implements Outbound {
+  readonly maxLength = MARKDOWN_PART;
+  readonly canEdit = true;
+  #ledger: SentLedger | undefined;
+  #logger: LoggerPort | undefined;
+  readonly #pacer: ChatPacer;
+
+  constructor(
+    private readonly api: () => Api,
+    /** To redact from what is logged. */
+    private readonly token: string,
+    editIntervalMs = 1_000,
+  ) {
+    this.#pacer = new ChatPacer(editIntervalMs);
+  }
+
+  /**
+   * Where posts are remembered, and where a refused HTML answer is reported;
+   * the channel attaches them when it starts, a worker process itself.
+   */
+  attach(ledger: SentLedger, logger?: LoggerPort): void {
+    this.#ledger = ledger;
+    this.#logger = logger;
+  }
+
+  async post(
+    target: DeliveryTarget,
+    text: string,
+    { idempotencyKey }: { idempotencyKey: string; mayExist?: boolean },
+  ): Promise<string> {
+    const ledger = this.#ledgerOrThrow();
+    const [head, ...overflow] = renderParts(text);
+    const ref = await this.#postOnce(target, head as string, text, ledger.key(idempotencyKey, 0));
+    for (const [i, html] of overflow.entries()) {
+      await this.#postOnce(target, html, text, this.#overflowKey(ledger, target, ref, i));
+    }
+    return ref;
+  }
+
+  /**
+   * Edits a message with new text. A part that grows past the limit when
+   * converted continues in messages of its own after it, posted once and
+   * edited from then on (an edit that needs fewer leaves the extra ones).
+   */
+  async edit(target: DeliveryTarget, ref: string, text: string): Promise<void> {
+    const ledger = this.#ledgerOrThrow();
+    const [head, ...overflow] = renderParts(text);
+    await this.#edit(target, ref, head as string, text);
+    for (const [i, html] of overflow.entries()) {
+      const key = this.#overflowKey(ledger, target, ref, i);
+      const existing = await ledger.find(key);
+      if (existing !== undefined) await this.#edit(target, existing, html, text);
+      else await this.#postOnce(target, html, text, key);
+    }
+  }
+
+  async typing(target: DeliveryTarget): Promise<void> {
+    await this.api().sendChatAction(target.channel, "typing", {
+      ...(target.thread !== undefined ? { message_thread_id: Number(target.thread) } : {}),
+    });
+  }
+
+  async #postOnce(
+    target: DeliveryTarget,
+    html: string,
+    markdown: string,
+    key: string,
+  ): Promise<string> {
+    const ledger = this.#ledgerOrThrow();
+    const existing = await ledger.find(key);
+    if (existing !== undefined) return existing;
+    const sent = await this.#send(target, html, markdown);
+    const id = String(sent);
+    const winner = await ledger.record(key, id);
+    if (winner !== id) {
+      // Another delivery of the same part got there first: keep one copy.
+      await this.api()
+        .deleteMessage(target.channel, sent)
+        .catch(() => {});
+    }
+    return winner;
+  }
+
+  async #send(target: DeliveryTarget, html: string, markdown: string): Promise<number> {
+    const where = {
+      link_preview_options: { is_disabled: true },
+      ...(target.thread !== undefined ? { message_thread_id: Number(target.thread) } : {}),
+      ...(target.replyTo !== undefined
+        ? {
+            reply_parameters: {
+              message_id: Number(target.replyTo),
+              allow_sending_without_reply: true,
+            },
+          }
+        : {}),
+    };
+    try {
+      const sent = await this.api().sendMessage(target.channel, html, {
+        ...where,
+        parse_mode: "HTML",
+      });
+      return sent.message_id;
+    } catch (error) {
+      if (!isTelegramError(error, 400, CANT_PARSE)) throw error;
+      // A conversion bug must not cost the answer: send it as plain text instead.
+      this.#warn("Telegram refused the answer's HTML; it was sent as plain text", error);
+      const sent = await this.api().sendMessage(
+        target.channel,
+        plainFallback(html, markdown),
+        where,
+      );
+      return sent.message_id;
+    }
+  }
+
+  async #edit(target: DeliveryTarget, ref: string, html: string, markdown: string): Promise<void> {
+    await this.#pacer.wait(target.channel);
+    const options = { link_preview_options: { is_disabled: true } };
+    try {
+      await this.api().editMessageText(target.channel, Number(ref), html, {
+        ...options,
+        parse_mode: "HTML",
+      });
+    } catch (error) {
+      if (isTelegramError(error, 400, NOT_MODIFIED)) return;
+      if (!isTelegramError(error, 400, CANT_PARSE)) throw error;
+      this.#warn("Telegram refused the answer's HTML; it was edited in as plain text", error);
+      await this.api()
+        .editMessageText(target.channel, Number(ref), plainFallback(html, markdown), options)
+        .catch((again: unknown) => {
+          if (!isTelegramError(again, 400, NOT_MODIFIED)) throw again;
+        });
+    }
+  }
+
+  /** The messages a part continues in are found by the part's own message, by post and edit alike. */
+  #overflowKey(ledger: SentLedger, target: DeliveryTarget, ref: string, i: number): string {
+    return ledger.key(`more:${target.channel}:${ref}`, i + 1);
+  }
+
+  #ledgerOrThrow(): SentLedger {
+    if (this.#ledger) return this.#ledger;
+    throw new TelegramSetupError(
+      "The Telegram outbound has nowhere to remember its posts: start the Telegram channel, or call useOutboundOnly(redis, prefix) in a worker process, before turns run.",
+    );
+  }
+
+  #warn(message: string, error: unknown): void {
+    this.#logger?.warn(message, { error: describeTelegramError(error, this.token) });
+  }
+}
+
+/**
+ * An answer as Telegram HTML messages: converted, then split where it still
+ * exceeds the limit, parts Telegram would call empty dropped. An answer that
+ * converts to nothing visible (an empty code block) goes as written.
+ */
+export function renderParts(markdown: string): string[] {
+  const parts = splitTelegramHtml(toTelegramHtml(markdown), TELEGRAM_TEXT_LIMIT).filter((part) =>
+    /\S/.test(visibleText(part)),
+  );
+  if (parts.length > 0) return parts;
+  const raw = markdown.trim() === "" ? "…" : markdown;
+  return splitTelegramHtml(escapeHtml(raw), TELEGRAM_TEXT_LIMIT);
+}
+
+/** The visible text of a part, within the limit, for when its HTML was refused. */
+function plainFallback(html: string, markdown: string): string {
+  const text = visibleText(html);
+  return (/\S/.test(text) ? text : markdown).slice(0, TELEGRAM_TEXT_LIMIT);
+}

@@ -1,0 +1,36 @@
+import type { Redis } from "ioredis";
+import { LuaScript } from "../../store/lua.ts";
+
+// KEYS: the offset. ARGV: the new offset. Never moves back, so a slow writer cannot replay updates.
+const ADVANCE = new LuaScript(`
+local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+if tonumber(ARGV[1]) > current then redis.call('SET', KEYS[1], ARGV[1]) return ARGV[1] end
+return tostring(current)
+`);
+
+/**
+ * The next update id the bot has not taken yet, in Redis, so long polling
+ * resumes where it stopped after a restart. Telegram forgets an update once
+ * a `getUpdates` asks for a higher offset; this is advanced only after the
+ * update is on the queue (or answered), so nothing confirmed was lost, and an
+ * update taken but not yet recorded comes again and is deduped.
+ */
+export class UpdateOffset {
+  constructor(
+    private readonly redis: Redis,
+    /** One per bot: `<prefix>:telegram:<bot id>:offset`. */
+    readonly key: string,
+  ) {}
+
+  /** The offset to ask `getUpdates` for; undefined before the first update. */
+  async read(): Promise<number | undefined> {
+    const raw = await this.redis.get(this.key);
+    const value = raw === null ? Number.NaN : Number(raw);
+    return Number.isSafeInteger(value) && value > 0 ? value : undefined;
+  }
+
+  /** Records that every update below `offset` is taken; returns the offset now stored. */
+  async advance(offset: number): Promise<number> {
+    return Number(await ADVANCE.run(this.redis, [this.key], [offset]));
+  }
+}

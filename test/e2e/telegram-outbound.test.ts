@@ -1,0 +1,158 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { TelegramChannel } from "../../src/channels/telegram/channel.ts";
+import { TelegramSetupError } from "../../src/channels/telegram/outbound.ts";
+import { UpdateLedger } from "../../src/channels/telegram/update-ledger.ts";
+import { UpdateOffset } from "../../src/channels/telegram/update-offset.ts";
+import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-api.ts";
+import { ADA, TEAM } from "../fakes/telegram-setup.ts";
+import { useTestRedis } from "../support/redis.ts";
+
+const db = useTestRedis("telegram");
+let telegram: FakeTelegram;
+let topic: number;
+beforeEach(async () => {
+  telegram = await startFakeTelegram();
+  telegram.addChat({
+    id: TEAM,
+    type: "supergroup",
+    title: "Team",
+    is_forum: true,
+    admins: [ADA.id],
+  });
+  topic = telegram.createTopic(TEAM, "Releases", ADA);
+});
+afterEach(async () => {
+  await telegram.close();
+});
+
+/** A worker process's channel: the token and the API root, never started. */
+function workerChannel(): TelegramChannel {
+  const channel = new TelegramChannel({ token: telegram.token, apiRoot: telegram.apiRoot });
+  channel.useOutboundOnly(db.redis, db.prefix);
+  return channel;
+}
+
+function target(replyTo?: number) {
+  return {
+    platform: "telegram",
+    workspace: String(TEAM),
+    channel: String(TEAM),
+    conversation: `${TEAM}:${topic}`,
+    thread: String(topic),
+    ...(replyTo !== undefined ? { replyTo: String(replyTo) } : {}),
+  };
+}
+
+describe("a worker process's Telegram outbound", () => {
+  it("posts in the topic as a reply, edits and types, through the Bot API alone", async () => {
+    const asked = telegram.userSends({ chat: TEAM, from: ADA, text: "status?", topic });
+    const { outbound } = workerChannel();
+    const ref = await outbound.post(target(asked.message?.message_id), "**Building**…", {
+      idempotencyKey: "turn-1-0",
+    });
+    await outbound.edit(target(), ref, "**Built** in 3 min");
+    await outbound.typing(target());
+    const [sent] = telegram.botMessages(TEAM, topic);
+    expect(sent).toMatchObject({
+      message_id: Number(ref),
+      text: "Built in 3 min",
+      entities: [{ type: "bold", offset: 0, length: 5 }],
+      reply_to_message: { message_id: asked.message?.message_id },
+    });
+    expect(telegram.callsTo("sendChatAction")[0]?.params).toMatchObject({
+      chat_id: String(TEAM),
+      action: "typing",
+      message_thread_id: topic,
+    });
+    expect(telegram.callsTo("getMe")).toHaveLength(0);
+    expect(telegram.callsTo("getUpdates")).toHaveLength(0);
+  });
+
+  it("lands a retried post once, and keeps one copy when two deliveries race", async () => {
+    const { outbound } = workerChannel();
+    const first = await outbound.post(target(), "the answer", { idempotencyKey: "turn-2-0" });
+    const again = await outbound.post(target(), "the answer", {
+      idempotencyKey: "turn-2-0",
+      mayExist: true,
+    });
+    expect(again).toBe(first);
+    const other = workerChannel().outbound;
+    const raced = await Promise.all([
+      outbound.post(target(), "raced", { idempotencyKey: "turn-3-0" }),
+      other.post(target(), "raced", { idempotencyKey: "turn-3-0" }),
+    ]);
+    expect(raced[0]).toBe(raced[1]);
+    expect(telegram.botMessages(TEAM, topic).map((m) => m.text)).toEqual(["the answer", "raced"]);
+  });
+
+  it("sends a part that grows past 4,096 characters when converted as more messages, and edits them all", async () => {
+    const { outbound } = workerChannel();
+    // Each rule is 3 characters of markdown and 10 of Telegram text.
+    const markdown = Array.from({ length: 700 }, () => "***").join("\n\n");
+    expect(markdown.length).toBeLessThanOrEqual(outbound.maxLength);
+    const ref = await outbound.post(target(), markdown, { idempotencyKey: "turn-4-0" });
+    const posted = telegram.botMessages(TEAM, topic);
+    expect(posted.length).toBeGreaterThan(1);
+    expect(String(posted[0]?.message_id)).toBe(ref);
+    for (const message of posted) expect((message.text ?? "").length).toBeLessThanOrEqual(4_096);
+
+    await outbound.edit(target(), ref, `**Now bold**\n\n${markdown}`);
+    const edited = telegram.botMessages(TEAM, topic);
+    expect(edited).toHaveLength(posted.length);
+    expect(edited[0]?.text?.startsWith("Now bold")).toBe(true);
+    expect(edited.every((m) => (m.text ?? "").length <= 4_096)).toBe(true);
+  });
+
+  it("sends the answer as plain text when Telegram refuses its HTML, and says so", async () => {
+    const channel = new TelegramChannel({ token: telegram.token, apiRoot: telegram.apiRoot });
+    const warnings: string[] = [];
+    channel.useOutboundOnly(db.redis, db.prefix, {
+      warn: (message, fields) => warnings.push(`${message} ${JSON.stringify(fields)}`),
+    });
+    telegram.failNext("sendMessage", {
+      code: 400,
+      description: 'Bad Request: can\'t parse entities: Unsupported start tag "x" at byte offset 0',
+    });
+    await channel.outbound.post(target(), "**still** delivered", { idempotencyKey: "turn-6-0" });
+    const [sent] = telegram.botMessages(TEAM, topic);
+    expect(sent?.text).toBe("still delivered");
+    expect(sent?.entities).toBeUndefined();
+    expect(warnings[0]).toContain("sent as plain text");
+    expect(warnings.join("\n")).not.toContain(telegram.token);
+  });
+
+  it("refuses to post before it has Redis to remember posts in, saying what to call", async () => {
+    const channel = new TelegramChannel({ token: telegram.token, apiRoot: telegram.apiRoot });
+    const error = await channel.outbound
+      .post(target(), "hi", { idempotencyKey: "turn-5-0" })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TelegramSetupError);
+    expect((error as Error).message).toMatch(/useOutboundOnly\(redis, prefix\)/);
+    expect(telegram.botMessages(TEAM)).toHaveLength(0);
+  });
+});
+
+describe("the Telegram channel's records in Redis", () => {
+  it("takes an update once: a second delivery waits while it is taken, and finds it done after", async () => {
+    const ledger = new UpdateLedger(db.redis, `${db.prefix}:telegram:1`);
+    expect(await ledger.claim(41)).toBe("fresh");
+    expect(await ledger.claim(41)).toBe("taking");
+    await ledger.done(41);
+    expect(await ledger.claim(41)).toBe("done");
+    // A failed take lets go, so Telegram's redelivery is taken.
+    expect(await ledger.claim(42)).toBe("fresh");
+    await ledger.release(42);
+    expect(await ledger.claim(42)).toBe("fresh");
+    // A finished one is never released.
+    await ledger.release(41);
+    expect(await ledger.claim(41)).toBe("done");
+  });
+
+  it("keeps the update offset moving forward only", async () => {
+    const offset = new UpdateOffset(db.redis, `${db.prefix}:telegram:1:offset`);
+    expect(await offset.read()).toBeUndefined();
+    expect(await offset.advance(10)).toBe(10);
+    expect(await offset.advance(7)).toBe(10);
+    expect(await offset.read()).toBe(10);
+  });
+});

@@ -1,0 +1,121 @@
+import type { Update } from "grammy/types";
+import { afterEach, describe, expect, it } from "vitest";
+import { type OpsServer, startOpsServer } from "../../src/observability/http.ts";
+import { Metrics } from "../../src/observability/metrics.ts";
+import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-api.ts";
+import { ALICE, startTelegram, type TelegramSetup } from "../fakes/telegram-setup.ts";
+import { until } from "../support/channels.ts";
+
+const SECRET = "webhook-secret_0123";
+
+let setup: TelegramSetup | undefined;
+let ops: OpsServer | undefined;
+afterEach(async () => {
+  await setup?.channel.stop();
+  await setup?.pipe.close();
+  await setup?.telegram.close();
+  await ops?.close();
+  setup = undefined;
+  ops = undefined;
+});
+
+/** The bot in webhook mode, its route on the process's HTTP server. */
+async function startWebhook(): Promise<TelegramSetup & { ops: OpsServer }> {
+  ops = await startOpsServer({
+    port: 0,
+    host: "127.0.0.1",
+    metrics: new Metrics(),
+    ready: () => true,
+  });
+  setup = await startTelegram({
+    channel: {
+      webhookUrl: `http://127.0.0.1:${ops.port}/telegram/updates`,
+      webhookSecret: SECRET,
+    },
+    runtime: { http: ops },
+  });
+  return { ...setup, ops };
+}
+
+const answered = (telegram: FakeTelegram, count: number) =>
+  until(() => (telegram.botMessages(ALICE.id).length === count ? true : undefined));
+
+describe("the Telegram channel by webhook", () => {
+  it("registers the webhook with its secret and answers an update Telegram posts", async () => {
+    const { telegram, pipe, ops } = await startWebhook();
+    expect(telegram.webhook).toEqual({
+      url: `http://127.0.0.1:${ops.port}/telegram/updates`,
+      secretToken: SECRET,
+    });
+    expect(telegram.callsTo("getUpdates")).toHaveLength(0);
+    pipe.fake.script({ content: "over the hook" });
+    const update = telegram.userSends({ chat: ALICE.id, from: ALICE, text: "hi by webhook" });
+    await answered(telegram, 1);
+    expect(telegram.botMessages(ALICE.id)[0]?.text).toBe("over the hook");
+    expect(telegram.deliveries.filter((d) => d.updateId === update.update_id)).toMatchObject([
+      { status: 200 },
+    ]);
+  });
+
+  it("makes one turn of an update Telegram posts again, also while the first post is being taken", async () => {
+    const { telegram, pipe } = await startWebhook();
+    pipe.fake.script({ content: "once", delayMs: 300 });
+    const update = telegram.userSends({ chat: ALICE.id, from: ALICE, text: "say it once" });
+    // A second post of the same update while the first is still being taken...
+    const concurrent = telegram.postToWebhook(update as Update, SECRET);
+    await answered(telegram, 1);
+    expect([200, 500]).toContain(await concurrent);
+    // ...and Telegram's retry after it was taken.
+    telegram.redeliver(update as Update);
+    await until(() =>
+      telegram.deliveries.filter((d) => d.updateId === update.update_id).length >= 2
+        ? true
+        : undefined,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(telegram.botMessages(ALICE.id).map((m) => m.text)).toEqual(["once"]);
+    expect(pipe.fake.requests).toHaveLength(1);
+  });
+
+  it("refuses a post with a wrong or missing secret with 401 and makes no turn", async () => {
+    const { telegram, pipe } = await startWebhook();
+    const forged = {
+      update_id: 1,
+      message: {
+        message_id: 77,
+        date: Math.floor(Date.now() / 1000),
+        chat: { id: ALICE.id, type: "private", first_name: "Alice" },
+        from: ALICE,
+        text: "forged",
+      },
+    } as Update;
+    expect(await telegram.postToWebhook(forged, "not-the-secret")).toBe(401);
+    expect(await telegram.postToWebhook(forged, undefined)).toBe(401);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(pipe.fake.requests).toHaveLength(0);
+    expect(telegram.botMessages(ALICE.id)).toHaveLength(0);
+  });
+
+  it("listens on its own port when the process has no shared HTTP server", async () => {
+    const telegram = await startFakeTelegram();
+    setup = await startTelegram({
+      telegram,
+      channel: {
+        webhookUrl: "http://127.0.0.1/hook",
+        webhookSecret: SECRET,
+        port: 0,
+        host: "127.0.0.1",
+      },
+    });
+    const port = setup.channel.webhookPort;
+    expect(port).toBeGreaterThan(0);
+    const hook = { url: `http://127.0.0.1:${port}/hook`, secretToken: SECRET };
+    setup.pipe.fake.script({ content: "own port" });
+    const update = telegram.userSends({ chat: ALICE.id, from: ALICE, text: "hello" });
+    // The public URL points elsewhere (a proxy in front); post where the bot listens.
+    const { postUpdate } = await import("../fakes/telegram-updates.ts");
+    expect(await postUpdate(hook, update)).toBe(200);
+    await answered(telegram, 1);
+    expect(await postUpdate({ ...hook, secretToken: "wrong" }, update)).toBe(401);
+  });
+});

@@ -1,0 +1,282 @@
+/**
+ * A local Telegram Bot API that a real grammY bot talks to through
+ * `apiRoot` (`http://127.0.0.1:<port>`, no trailing slash): `/bot<token>/<method>`
+ * with JSON or query parameters, answering `{ ok, result }` or
+ * `{ ok: false, error_code, description, parameters }` as Telegram does.
+ *
+ * Updates follow Telegram's delivery rules (see telegram-updates.ts): long
+ * polling honours `offset` and `timeout` and parks requests; with a webhook
+ * set, updates are posted to it with the secret token until it answers 2xx.
+ * Sent text is parsed as Telegram parses HTML (telegram-html.ts), so invalid
+ * markup or an over-long message is the 400 Telegram would answer. Every
+ * call is recorded.
+ *
+ * @example
+ * const telegram = await startFakeTelegram();
+ * const bot = new Bot(telegram.token, { client: { apiRoot: telegram.apiRoot } });
+ * telegram.userSends({ chat: ALICE.id, from: ALICE, text: "hello" });
+ * // ... bot polls, answers; then:
+ * telegram.botMessages(ALICE.id); // [{ text: "…", reply_to_message: { … } }]
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import type { BotCommand, Message, Update, User } from "grammy/types";
+import { ChatBook, type FakeChat, type Params, type StoredMessage } from "./telegram-chats.ts";
+import {
+  BotApiError,
+  postUpdate,
+  UpdateQueue,
+  type WebhookDelivery,
+  type WebhookSetting,
+} from "./telegram-updates.ts";
+
+export type { FakeChat, StoredMessage } from "./telegram-chats.ts";
+
+export const FAKE_TELEGRAM = {
+  token: "7000000001:AAFakeTokenForSwitchyardTests_x9Yk2LmNoPqR",
+  bot: {
+    id: 7000000001,
+    is_bot: true as const,
+    first_name: "Switchyard",
+    username: "switchyard_bot",
+    can_join_groups: true,
+    can_read_all_group_messages: false,
+    supports_inline_queries: false,
+  },
+};
+
+export interface RecordedTelegramCall {
+  method: string;
+  params: Params;
+  at: number;
+  /** The HTTP status answered: 200, or the error code. */
+  status?: number;
+  description?: string;
+}
+
+export interface FakeTelegram {
+  /** For grammY's `apiRoot`: no trailing slash. */
+  readonly apiRoot: string;
+  readonly token: string;
+  readonly calls: RecordedTelegramCall[];
+  /** Every message in every chat, people's and the bot's, the bot's as last edited. */
+  readonly messages: readonly StoredMessage[];
+  readonly deliveries: readonly WebhookDelivery[];
+  /** Updates Telegram still holds (not confirmed by an offset or a webhook's 2xx). */
+  readonly pending: readonly Update[];
+  readonly webhook: WebhookSetting | undefined;
+  callsTo(method: string): RecordedTelegramCall[];
+  addChat(chat: FakeChat): void;
+  createTopic(chat: number, name: string, by: User): number;
+  /** A person sends a message; returns its update. */
+  userSends(input: {
+    chat: number;
+    from: User;
+    text?: string;
+    caption?: string;
+    topic?: number;
+    replyTo?: number;
+    extra?: Partial<Message>;
+  }): Update;
+  /** A person presses an inline keyboard button of the bot's message. */
+  pressButton(input: { from: User; message: Message; data: string }): Update;
+  redeliver(update: Update): void;
+  /** Posts an update to the webhook directly, with this secret (or none); returns the status. */
+  postToWebhook(update: Update, secret: string | undefined): Promise<number>;
+  botMessages(chat: number, topic?: number): StoredMessage[];
+  commandsFor(scope?: { type: string; chat_id?: number | string }): BotCommand[];
+  /** The next call of `method` fails like this (a 429 with retry_after, a 500...). */
+  failNext(method: string, error: { code: number; description: string; retryAfter?: number }): void;
+  close(): Promise<void>;
+}
+
+export async function startFakeTelegram(): Promise<FakeTelegram> {
+  const book = new ChatBook(FAKE_TELEGRAM.bot);
+  const queue = new UpdateQueue();
+  const calls: RecordedTelegramCall[] = [];
+  const failures = new Map<string, BotApiError[]>();
+  const queries = new Map<string, { answered: boolean }>();
+  let nextQuery = 1;
+  const sockets = new Set<Socket>();
+
+  const methods: Record<string, (p: Params, gone: AbortSignal) => unknown> = {
+    getMe: () => FAKE_TELEGRAM.bot,
+    getUpdates: (p, gone) => queue.poll(p, gone),
+    setWebhook: (p) => {
+      if (typeof p.url !== "string" || p.url === "") {
+        queue.setWebhook(undefined, p.drop_pending_updates === true);
+        return true;
+      }
+      queue.setWebhook(
+        { url: p.url, ...(p.secret_token ? { secretToken: p.secret_token } : {}) },
+        p.drop_pending_updates === true,
+      );
+      return true;
+    },
+    deleteWebhook: (p) => {
+      queue.setWebhook(undefined, p.drop_pending_updates === true);
+      return true;
+    },
+    getWebhookInfo: () => ({
+      url: queue.webhook?.url ?? "",
+      has_custom_certificate: false,
+      pending_update_count: queue.pending.length,
+    }),
+    sendMessage: (p) => book.sendMessage(p),
+    editMessageText: (p) => book.editMessageText(p),
+    deleteMessage: (p) => book.deleteMessage(p),
+    sendChatAction: (p) => {
+      book.checkThread(p.chat_id, p.message_thread_id);
+      return true;
+    },
+    answerCallbackQuery: (p) => {
+      const query = queries.get(String(p.callback_query_id));
+      if (!query || query.answered) {
+        throw new BotApiError(
+          400,
+          "Bad Request: query is too old and response timeout expired or query ID is invalid",
+        );
+      }
+      query.answered = true;
+      return true;
+    },
+    getChatMember: (p) => book.member(p),
+    setMyCommands: (p) => book.setCommands(p),
+    getMyCommands: (p) => book.commandsOf(p.scope),
+    deleteMyCommands: (p) => {
+      book.commands.delete(p.scope?.chat_id ? `${p.scope.type}:${p.scope.chat_id}` : "default");
+      return true;
+    },
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? "/", "http://fake");
+    const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(url.pathname);
+    if (!match) return send(res, 404, { ok: false, error_code: 404, description: "Not Found" });
+    const [, token, method = ""] = match;
+    const params = { ...Object.fromEntries(url.searchParams), ...(await readParams(req)) };
+    const call: RecordedTelegramCall = { method, params, at: Date.now() };
+    calls.push(call);
+    const gone = new AbortController();
+    res.on("close", () => gone.abort());
+    try {
+      if (token !== FAKE_TELEGRAM.token) throw new BotApiError(401, "Unauthorized");
+      const failure = failures.get(method)?.shift();
+      if (failure) throw failure;
+      const run = methods[method];
+      if (!run) throw new BotApiError(404, "Not Found: method not found");
+      const result = await run(params, gone.signal);
+      call.status = 200;
+      send(res, 200, { ok: true, result });
+    } catch (error) {
+      if (!(error instanceof BotApiError)) throw error;
+      call.status = error.code;
+      call.description = error.description;
+      send(res, error.code, {
+        ok: false,
+        error_code: error.code,
+        description: error.description,
+        ...(error.parameters ? { parameters: error.parameters } : {}),
+      });
+    }
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (res.headersSent) return void res.destroy();
+      send(res, 500, { ok: false, error_code: 500, description: `fake failed: ${String(error)}` });
+    });
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    apiRoot: `http://127.0.0.1:${port}`,
+    token: FAKE_TELEGRAM.token,
+    calls,
+    get messages() {
+      return book.messages;
+    },
+    deliveries: queue.deliveries,
+    get pending() {
+      return queue.pending;
+    },
+    get webhook() {
+      return queue.webhook;
+    },
+    callsTo: (method) => calls.filter((c) => c.method === method),
+    addChat: (chat) => book.addChat(chat),
+    createTopic: (chat, name, by) => book.createTopic(chat, name, by),
+    userSends: (input) => queue.push({ message: book.userMessage(input) } as Update),
+    pressButton: ({ from, message, data }) => {
+      const id = String(nextQuery++);
+      queries.set(id, { answered: false });
+      return queue.push({
+        callback_query: {
+          id,
+          from,
+          message,
+          chat_instance: String(message.chat.id),
+          data,
+        },
+      } as Update);
+    },
+    redeliver: (update) => queue.redeliver(update),
+    postToWebhook: (update, secret) => {
+      const webhook = queue.webhook;
+      if (!webhook) throw new Error("no webhook is set");
+      return postUpdate(
+        { url: webhook.url, ...(secret !== undefined ? { secretToken: secret } : {}) },
+        update,
+      );
+    },
+    botMessages: (chat, topic) =>
+      book.messages.filter(
+        (m) =>
+          m.chat.id === chat &&
+          m.from?.id === FAKE_TELEGRAM.bot.id &&
+          (topic === undefined || m.message_thread_id === topic),
+      ),
+    commandsFor: (scope) => book.commandsOf(scope),
+    failNext: (method, { code, description, retryAfter }) => {
+      const list = failures.get(method) ?? [];
+      list.push(
+        new BotApiError(
+          code,
+          description,
+          retryAfter !== undefined ? { retry_after: retryAfter } : undefined,
+        ),
+      );
+      failures.set(method, list);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        queue.close();
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      }),
+  };
+}
+
+async function readParams(req: IncomingMessage): Promise<Params> {
+  const parts: Buffer[] = [];
+  for await (const part of req) parts.push(part as Buffer);
+  const raw = Buffer.concat(parts).toString("utf8");
+  if (raw === "") return {};
+  if ((req.headers["content-type"] ?? "").includes("application/json")) {
+    return JSON.parse(raw) as Params;
+  }
+  return Object.fromEntries(new URLSearchParams(raw));
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  if (res.writableEnded || res.destroyed) return;
+  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+}

@@ -1,0 +1,79 @@
+import type { User } from "grammy/types";
+import type { ChannelRuntime } from "../../src/channels/channel.ts";
+import {
+  TelegramChannel,
+  type TelegramChannelOptions,
+} from "../../src/channels/telegram/channel.ts";
+import type { AnyTool } from "../../src/core/tools/tool.ts";
+import type { SkillLibrary } from "../../src/skills/loader.ts";
+import { channelRuntime } from "../support/channels.ts";
+import { bigTool, lookupTool, type Pipeline, startPipeline } from "../support/pipeline.ts";
+import { FAKE_TELEGRAM, type FakeTelegram, startFakeTelegram } from "./telegram-api.ts";
+
+/** People of the fake Telegram: Ada administers the team group, Bob does not. */
+export const ALICE: User = { id: 5001, is_bot: false, first_name: "Alice", username: "alice_a" };
+export const ADA: User = { id: 5002, is_bot: false, first_name: "Ada", username: "ada_admin" };
+export const BOB: User = { id: 5003, is_bot: false, first_name: "Bob", username: "bob_b" };
+/** A forum supergroup: topics are conversations of their own. */
+export const TEAM = -1001234567890;
+export const BOT = FAKE_TELEGRAM.bot;
+export const TOOLS = [lookupTool, bigTool];
+
+export interface TelegramSetup {
+  readonly telegram: FakeTelegram;
+  readonly pipe: Pipeline;
+  readonly channel: TelegramChannel;
+  readonly runtime: ChannelRuntime;
+  readonly warnings: string[];
+}
+
+/**
+ * A real grammY bot on the fake Bot API, a real pipeline (Redis, BullMQ,
+ * the fake model) behind it: Alice's private chat and the TEAM forum exist.
+ */
+export async function startTelegram(
+  options: {
+    channel?: Partial<TelegramChannelOptions>;
+    skills?: SkillLibrary;
+    streamEditMs?: number;
+    runtime?: Partial<ChannelRuntime>;
+    telegram?: FakeTelegram;
+    pipe?: Pipeline;
+    tools?: AnyTool[];
+  } = {},
+): Promise<TelegramSetup> {
+  const telegram = options.telegram ?? (await startFakeTelegram());
+  telegram.addChat({ id: ALICE.id, type: "private", title: "Alice" });
+  telegram.addChat({
+    id: TEAM,
+    type: "supergroup",
+    title: "Team",
+    is_forum: true,
+    admins: [ADA.id],
+  });
+  const channel = new TelegramChannel({
+    token: telegram.token,
+    apiRoot: telegram.apiRoot,
+    pollTimeoutSeconds: 5,
+    ...options.channel,
+  });
+  const pipe =
+    options.pipe ??
+    (await startPipeline({
+      tools: options.tools ?? TOOLS,
+      outbounds: { telegram: channel.outbound },
+      streamEditMs: options.streamEditMs ?? 0,
+      ...(options.skills ? { skills: options.skills } : {}),
+    }));
+  await pipe.app.worker?.worker.waitUntilReady();
+  const warnings: string[] = [];
+  const runtime: ChannelRuntime = {
+    ...channelRuntime(pipe, options.tools ?? TOOLS, {
+      ...(options.skills ? { skills: options.skills } : {}),
+      logger: { warn: (message, fields) => warnings.push(`${message} ${JSON.stringify(fields)}`) },
+    }),
+    ...options.runtime,
+  };
+  await channel.start(runtime);
+  return { telegram, pipe, channel, runtime, warnings };
+}

@@ -1,0 +1,84 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { ChatPacer } from "../../src/channels/telegram/chat-pacer.ts";
+import {
+  menuCommands,
+  RESERVED_COMMANDS,
+  skillCommandName,
+  skillForCommand,
+} from "../../src/channels/telegram/menu.ts";
+import { resolveSkills } from "../../src/core/skills/index.ts";
+import { skill, source } from "../support/skills.ts";
+
+const skillName = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/);
+
+describe("the command menu", () => {
+  it("lists the base commands, then each enabled skill under a Telegram command name", () => {
+    const resolution = resolveSkills(
+      [source("builtin", [skill("meeting-notes"), skill("bot-guide"), skill("Triage.Bugs")])],
+      { channel: { "bot-guide": false } },
+    );
+    expect(menuCommands(resolution)).toEqual([
+      { command: "tools", description: "See the bot's tools here and switch them on or off" },
+      { command: "skills", description: "See the bot's skills here and switch them on or off" },
+      { command: "skill", description: "Use a skill for one message: /skill <name> [request]" },
+      { command: "meeting_notes", description: "Does meeting-notes things." },
+      { command: "triage_bugs", description: "Does Triage.Bugs things." },
+    ]);
+    expect(skillForCommand(resolution, "bot_guide")?.name).toBe("bot-guide");
+    expect(skillForCommand(resolution, "nope")).toBeUndefined();
+  });
+
+  it("gives names Telegram accepts, never a reserved one, and menus of unique commands within its limits", () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(skillName, { maxLength: 120, selector: (n) => n.toLowerCase() }),
+        (names) => {
+          for (const name of names) {
+            const command = skillCommandName(name);
+            if (command !== undefined) {
+              expect(command).toMatch(/^[a-z0-9_]{1,32}$/);
+              expect(RESERVED_COMMANDS.has(command)).toBe(false);
+            }
+          }
+          const menu = menuCommands(
+            resolveSkills([
+              source(
+                "global",
+                names.map((n) => skill(n, "global")),
+              ),
+            ]),
+          );
+          expect(menu.length).toBeLessThanOrEqual(100);
+          expect(new Set(menu.map((c) => c.command)).size).toBe(menu.length);
+          for (const c of menu) {
+            expect(c.description.length).toBeGreaterThan(0);
+            expect(c.description.length).toBeLessThanOrEqual(256);
+          }
+        },
+      ),
+      { numRuns: 100 },
+    );
+    expect(skillCommandName("tools")).toBeUndefined();
+    expect(skillCommandName("Start")).toBeUndefined();
+  });
+});
+
+describe("ChatPacer", () => {
+  it("spaces edits in one chat an interval apart, queueing callers, and leaves other chats alone", async () => {
+    let now = 0;
+    const slept: number[] = [];
+    const pacer = new ChatPacer(
+      1_000,
+      () => now,
+      async (ms) => {
+        slept.push(ms);
+      },
+    );
+    await Promise.all([pacer.wait("a"), pacer.wait("a"), pacer.wait("a"), pacer.wait("b")]);
+    expect(slept).toEqual([1_000, 2_000]);
+    now = 5_000;
+    await pacer.wait("a");
+    expect(slept).toEqual([1_000, 2_000]);
+  });
+});
