@@ -1,3 +1,4 @@
+import type { Capabilities } from "../src/core/availability/capabilities.ts";
 import { EMPTY_INTENT } from "../src/core/availability/intent.ts";
 import { freezeTurn } from "../src/core/loading/freeze.ts";
 import type { LoadMode } from "../src/core/loading/modes.ts";
@@ -54,10 +55,23 @@ export function benchFreeze(print: (line: string) => void): boolean {
 
 /** Tokens on the wire per load mode for the demo registry. Returns whether the discover target holds. */
 export function benchModeTokens(print: (line: string) => void): boolean {
-  const registry = new ToolRegistry(demoTools());
+  return printModeTokens(print, "demo registry", new ToolRegistry(demoTools()), DEMO_CAPABILITIES);
+}
+
+/**
+ * Tokens each load mode sends for one registry: resident schemas plus the
+ * catalog of deferred names, against the full mode. Returns whether the
+ * discover mode stays within its share.
+ */
+export function printModeTokens(
+  print: (line: string) => void,
+  title: string,
+  registry: ToolRegistry,
+  capabilities: Capabilities,
+): boolean {
   const tokens = (mode: LoadMode) => {
     const report = reportContract(
-      freezeTurn(registry, { runtime: { mode } }, EMPTY_INTENT, DEMO_CAPABILITIES),
+      freezeTurn(registry, { runtime: { mode } }, EMPTY_INTENT, capabilities),
       registry,
     );
     return {
@@ -69,7 +83,7 @@ export function benchModeTokens(print: (line: string) => void): boolean {
   const full = tokens("full");
   const fullTotal = full.resident + full.catalog;
   print("");
-  print(`Tokens per mode, demo registry (${registry.size} tools)`);
+  print(`Tokens per mode, ${title} (${registry.size} tools)`);
   print("mode       resident  catalog  total    share of full");
   let ok = true;
   for (const mode of ["full", "default", "discover", "minimal"] as const) {

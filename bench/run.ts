@@ -4,12 +4,16 @@
  */
 import { benchFreeze, benchModeTokens } from "./core.ts";
 import { benchPipeline } from "./pipeline.ts";
+import { benchRealTokens } from "./real-registry.ts";
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 const only = process.argv[2];
 const results: boolean[] = [];
 if (!only || only === "freeze") results.push(benchFreeze(print));
-if (!only || only === "tokens") results.push(benchModeTokens(print));
+if (!only || only === "tokens") {
+  results.push(benchModeTokens(print));
+  results.push(await benchRealTokens(print));
+}
 if (!only || only === "pipeline") results.push(await benchPipeline(print));
 if (results.some((ok) => !ok)) {
   print("\nA target was missed.");

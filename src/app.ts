@@ -10,6 +10,7 @@ import { type LoggerPort, silentLogger, WarnOnce } from "./core/availability/war
 import { EMPTY_CONFIG, type SwitchyardConfig } from "./core/config/index.ts";
 import type { ToolRegistry } from "./core/tools/registry.ts";
 import { createStore, type Store } from "./store/index.ts";
+import { ReminderWorker } from "./tools/reminders/index.ts";
 import type { SkillSources } from "./workers/contract.ts";
 import { Inbox } from "./workers/inbox.ts";
 import { ConversationQueue } from "./workers/queue.ts";
@@ -33,7 +34,7 @@ export interface SwitchyardOptions {
   readonly historyMaxTokens?: number;
   /** Stream answers by editing the posted message at most this often (ms), where the channel can edit. */
   readonly streamEditMs?: number;
-  /** Run turns in this process. */
+  /** Run turns in this process (and post reminders when they come due). */
   readonly worker?: boolean;
   readonly concurrency?: number;
   readonly leaseMs?: number;
@@ -52,6 +53,7 @@ export interface Switchyard {
   readonly outbox: RedisOutbox;
   readonly redis: Redis;
   readonly worker?: TurnWorker;
+  readonly reminders?: ReminderWorker;
   /** Stops taking work, lets running turns finish, and closes connections. */
   close(): Promise<void>;
 }
@@ -70,6 +72,8 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
   const outbox = new RedisOutbox(redis, prefix, conversationKey);
   let worker: TurnWorker | undefined;
   let workerConnection: Redis | undefined;
+  let reminders: ReminderWorker | undefined;
+  let remindersConnection: Redis | undefined;
   if (options.worker !== false) {
     workerConnection = connect();
     worker = new TurnWorker(
@@ -105,6 +109,16 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       },
     );
     worker.start();
+    // Reminders set by the tools fire here, through the same outbounds as answers.
+    remindersConnection = connect();
+    reminders = new ReminderWorker({
+      connection: remindersConnection,
+      redis,
+      prefix,
+      outbounds: { console: outbox, ...options.outbounds },
+      logger,
+    });
+    reminders.start();
   }
   return {
     store,
@@ -112,12 +126,18 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     outbox,
     redis,
     ...(worker ? { worker } : {}),
+    ...(reminders ? { reminders } : {}),
     async close() {
       // Closing connections BullMQ is still opening leaves their commands rejected unhandled.
       await worker?.worker.waitUntilReady().catch(() => {});
-      await worker?.close();
+      await reminders?.worker.waitUntilReady().catch(() => {});
+      await Promise.all([worker?.close(), reminders?.close()]);
       await queue.close();
-      await Promise.allSettled([redis.quit(), workerConnection?.quit()]);
+      await Promise.allSettled([
+        redis.quit(),
+        workerConnection?.quit(),
+        remindersConnection?.quit(),
+      ]);
     },
   };
 }

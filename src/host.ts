@@ -1,19 +1,125 @@
+import type { Queue } from "bullmq";
+import { Redis } from "ioredis";
+import type { ConversationDirectory } from "./channels/directory.ts";
+import type { Outbound } from "./channels/outbound.ts";
 import type { Capabilities } from "./core/availability/capabilities.ts";
+import type { LoggerPort } from "./core/availability/warnings.ts";
+import type { SwitchyardConfig } from "./core/config/index.ts";
 import { defineSkillTool } from "./core/skills/index.ts";
 import { ToolRegistry } from "./core/tools/registry.ts";
 import { builtinTools } from "./tools/index.ts";
+import { McpHub } from "./tools/mcp/index.ts";
+import { memoryTools } from "./tools/memory/index.ts";
+import { type Reminder, reminderQueue, reminderTools } from "./tools/reminders/index.ts";
+import { type MessagingPorts, sendMessageTool } from "./tools/send-message.ts";
+import { webCapabilities, webTools } from "./tools/web/index.ts";
 
 const NO_SKILLS = { skills: [], enabled: [], layers: [] };
 
+export interface HostOptions {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The config as read at start; MCP servers follow later edits through {@link Host.reload}. */
+  readonly config: SwitchyardConfig;
+  /**
+   * The Redis that memory and reminders use, and the key prefix. Without it
+   * (`switchyard tools`, which only lists) those tools are defined but never
+   * connect.
+   */
+  readonly redis?: { readonly url: string; readonly prefix: string };
+  /** The config file's folder: a relative MCP `cwd:` is read from there. */
+  readonly baseDir?: string;
+  readonly logger?: LoggerPort & {
+    info?(message: string, fields?: Readonly<Record<string, unknown>>): void;
+  };
+  /** Told every secret filled in from the environment, so logs can redact it. */
+  readonly onSecret?: (value: string) => void;
+}
+
 /**
- * The registry and capabilities this host runs with. Built-in tools only for
- * now; configured providers and MCP servers add tools and capabilities here.
+ * The tools and capabilities this process runs with: the built-ins
+ * (`current_time`, the `skill` tool, web, memory, reminders, `send_message`)
+ * and every configured MCP server as a family. Channels register their
+ * outbound and directory with {@link Host.messaging} once they exist, which
+ * is when `send_message` can reach them.
  */
-export function hostRegistry(_env: Readonly<Record<string, string | undefined>>): {
-  registry: ToolRegistry;
-  capabilities: Capabilities;
-} {
-  // The skill tool answers from the turn's own skills, handed in through the tool context.
-  const skill = defineSkillTool((ctx) => ctx.skills ?? NO_SKILLS);
-  return { registry: new ToolRegistry([...builtinTools(), skill]), capabilities: {} };
+export class Host {
+  readonly registry: ToolRegistry;
+  readonly mcp: McpHub;
+  readonly messaging = new MessagingRoutes();
+  readonly #static: Capabilities;
+  readonly #redis: Redis;
+  #queue: Queue<Reminder> | undefined;
+
+  constructor(options: HostOptions) {
+    const { config, env } = options;
+    const prefix = options.redis?.prefix ?? "sy";
+    // Nothing connects until a memory or reminder tool runs: listing tools needs no Redis.
+    this.#redis = new Redis(options.redis?.url ?? "redis://127.0.0.1:6379", {
+      lazyConnect: true,
+      maxRetriesPerRequest: null,
+    });
+    const skill = defineSkillTool((ctx) => ctx.skills ?? NO_SKILLS);
+    this.registry = new ToolRegistry([
+      ...builtinTools(),
+      skill,
+      ...webTools(config.web, { env }),
+      ...memoryTools({ redis: this.#redis, prefix, limits: config.memory }),
+      ...reminderTools({
+        queue: () => {
+          this.#queue ??= reminderQueue(this.#redis, prefix);
+          return this.#queue;
+        },
+        redis: this.#redis,
+        prefix,
+        defaults: config.reminders,
+      }),
+      sendMessageTool(this.messaging),
+    ]);
+    this.#static = webCapabilities(config.web, env);
+    this.mcp = new McpHub(config.mcp, {
+      registry: this.registry,
+      env,
+      ...(options.baseDir !== undefined ? { baseDir: options.baseDir } : {}),
+      ...(options.logger ? { logger: options.logger } : {}),
+      ...(options.onSecret ? { onSecret: options.onSecret } : {}),
+    });
+  }
+
+  /** Connects the MCP servers; resolves when each has connected or failed once. */
+  async start(): Promise<void> {
+    await this.mcp.start();
+  }
+
+  /** What the host has now: a web search provider, each MCP server's connection. */
+  capabilities = (): Capabilities => ({ ...this.#static, ...this.mcp.capabilities() });
+
+  /** A config edit: MCP servers added, changed or removed apply at the next turn. */
+  async reload(config: SwitchyardConfig): Promise<void> {
+    await this.mcp.update(config.mcp);
+  }
+
+  async close(): Promise<void> {
+    await this.mcp.close();
+    await this.#queue?.close();
+    this.#redis.disconnect();
+  }
+}
+
+/** The outbound and directory of each platform this process has, as `send_message` finds them. */
+export class MessagingRoutes implements MessagingPorts {
+  readonly #outbounds = new Map<string, Outbound>();
+  readonly #directories = new Map<string, ConversationDirectory>();
+
+  add(platform: string, outbound: Outbound, directory?: ConversationDirectory): void {
+    this.#outbounds.set(platform, outbound);
+    if (directory) this.#directories.set(platform, directory);
+  }
+
+  outbound(platform: string): Outbound | undefined {
+    return this.#outbounds.get(platform);
+  }
+
+  directory(platform: string): ConversationDirectory | undefined {
+    return this.#directories.get(platform);
+  }
 }

@@ -7,12 +7,14 @@ import { runConsole } from "../channels/console/channel.ts";
 import { DiscordChannel } from "../channels/discord/channel.ts";
 import { discordOptionsFromEnv } from "../channels/discord/env.ts";
 import { SlackChannel } from "../channels/slack/channel.ts";
+import { TelegramChannel } from "../channels/telegram/channel.ts";
+import { telegramOptionsFromEnv } from "../channels/telegram/env.ts";
 import type { Provider } from "../core/agent/provider.ts";
 import { runtimeLayer } from "../core/availability/runtime-spec.ts";
 import { WarnOnce } from "../core/availability/warnings.ts";
 import { EMPTY_CONFIG, type SwitchyardConfig } from "../core/config/index.ts";
 import { parseLoadMode } from "../core/loading/modes.ts";
-import { hostRegistry } from "../host.ts";
+import { Host } from "../host.ts";
 import { type OpsServer, startOpsServer } from "../observability/http.ts";
 import { createLogger, loggerPort, registerSecret } from "../observability/logger.ts";
 import { Metrics } from "../observability/metrics.ts";
@@ -45,6 +47,9 @@ Environment:
   DISCORD_TOKEN, DISCORD_API_URL   The Discord channel (gateway and REST)
   DISCORD_COMMANDS            guild (default: in each server) or global: where /tools and /skills go
   DISCORD_APPLICATION_ID      Register them for this application (default: the token's)
+  TELEGRAM_BOT_TOKEN          The Telegram channel (from @BotFather); long polling unless a webhook URL is set
+  TELEGRAM_API_ROOT           A local Bot API server, e.g. http://localhost:8081 (default: Telegram's)
+  TELEGRAM_WEBHOOK_URL, TELEGRAM_WEBHOOK_SECRET   Webhook mode: the public URL and the secret token
   SWITCHYARD_HTTP_PORT        Where webhooks are received, e.g. /slack/events (default 3000)
   SWITCHYARD_PREFIX           Redis key prefix (default sy)
   LOG_LEVEL                   pino level (default info; logs go to stderr)`;
@@ -96,23 +101,42 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
   const port = loggerPort(logger);
   const config = new LiveConfig(configPath(values.config, env), port);
   liveConfig = config;
-  const { registry, capabilities } = hostRegistry(env);
   const provider = providerFromEnv(env, port);
   const redis = await connectRedis({ dataDir: ".switchyard", logger, env });
+  const prefix = env.SWITCHYARD_PREFIX ?? "sy";
+  const host = new Host({
+    env,
+    config: config.current,
+    redis: { url: redis.url, prefix },
+    ...(config.file ? { baseDir: dirname(resolve(config.file)) } : {}),
+    logger: {
+      info: (message, fields) => logger.info({ ...fields }, message),
+      warn: (message, fields) => logger.warn({ ...fields }, message),
+    },
+    onSecret: registerSecret,
+  });
+  // Every MCP server connected or failed once (each at most its connect timeout); none waits on another.
+  await host.start();
+  const { registry, capabilities } = host;
+  for (const channel of channels) {
+    host.messaging.add(channel.platform, channel.outbound, channel.directory);
+  }
   const skills = await watchSkills(
     config.current.skillFolders,
     (library) => logger.info({ problems: library.problems() }, "skills re-read"),
     { logger: port, ...(config.file ? { baseDir: dirname(resolve(config.file)) } : {}) },
   );
-  config.watch((next) => void skills.setFolders(next.skillFolders));
+  config.watch((next) => {
+    void skills.setFolders(next.skillFolders);
+    void host.reload(next);
+  });
 
   const metrics = new Metrics();
-  const prefix = env.SWITCHYARD_PREFIX ?? "sy";
   const app = await startSwitchyard({
     redisUrl: redis.url,
     prefix,
     registry,
-    capabilities: () => capabilities,
+    capabilities,
     config: () => config.current,
     runtime,
     provider,
@@ -168,6 +192,7 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
       skills.close();
       for (const channel of channels) await channel.stop();
       await app.close();
+      await host.close();
       await ops?.close();
       await redis.stop();
     })();
@@ -180,7 +205,7 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
     store: app.store,
     skills,
     registry,
-    capabilities: () => capabilities,
+    capabilities,
     config: () => config.current,
     runtime,
     warnings: new WarnOnce(port),
@@ -188,6 +213,10 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
   if (role === "worker") {
     // Workers only post: Discord's REST needs the token, not a gateway session.
     for (const channel of channels) if (channel instanceof DiscordChannel) channel.useRestOnly();
+    // Telegram's Bot API needs only the token; posts are remembered in Redis so a retry lands once.
+    for (const channel of channels) {
+      if (channel instanceof TelegramChannel) channel.useOutboundOnly(app.redis, prefix, port);
+    }
   } else {
     for (const channel of channels) {
       await channel.start({
@@ -256,6 +285,22 @@ function platformChannels(
   if (discord) {
     registerSecret(discord.token);
     channels.push(new DiscordChannel(discord));
+  }
+  const telegram = telegramOptionsFromEnv(env, config, httpPort);
+  if (telegram) {
+    if (
+      telegram.webhookUrl &&
+      env.SLACK_BOT_TOKEN &&
+      env.SLACK_SIGNING_SECRET &&
+      !env.SLACK_APP_TOKEN
+    ) {
+      throw new StartOptionError(
+        "Slack's Events API and Telegram's webhook would both listen on SWITCHYARD_HTTP_PORT. Run Slack in Socket Mode (SLACK_APP_TOKEN), run Telegram by long polling (unset TELEGRAM_WEBHOOK_URL), or run them in separate processes.",
+      );
+    }
+    registerSecret(telegram.token);
+    registerSecret(telegram.webhookSecret);
+    channels.push(new TelegramChannel(telegram));
   }
   return channels;
 }

@@ -1,3 +1,4 @@
+import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { EMPTY_INTENT } from "../core/availability/intent.ts";
 import { runtimeLayer } from "../core/availability/runtime-spec.ts";
@@ -12,7 +13,7 @@ import { freezeTurn } from "../core/loading/freeze.ts";
 import { parseLoadMode } from "../core/loading/modes.ts";
 import { type ContractReport, reportContract } from "../core/loading/report.ts";
 import { ToolRegistry } from "../core/tools/registry.ts";
-import { hostRegistry } from "../host.ts";
+import { Host } from "../host.ts";
 import { configPath } from "./config-file.ts";
 
 export interface CliEnv {
@@ -66,7 +67,20 @@ export async function runToolsCommand(argv: string[], io: CliEnv): Promise<numbe
     registry = new ToolRegistry(demoTools());
     capabilities = DEMO_CAPABILITIES;
   } else if (values.registry === undefined) {
-    ({ registry, capabilities } = hostRegistry(io.env));
+    // MCP servers are connected to list their tools, then closed again.
+    const file = configPath(values.config, io.env as NodeJS.ProcessEnv);
+    const host = new Host({
+      env: io.env,
+      config,
+      ...(file !== undefined ? { baseDir: dirname(resolve(file)) } : {}),
+    });
+    try {
+      await host.start();
+      registry = host.registry.snapshot();
+      capabilities = host.capabilities();
+    } finally {
+      await host.close();
+    }
   } else {
     throw new Error(`--registry takes "demo" (the benchmark registry), not "${values.registry}".`);
   }

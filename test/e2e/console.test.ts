@@ -57,13 +57,27 @@ describe("switchyard start with the console channel", () => {
     expect(code).toBe(0);
     expect(stdout).toContain("It is late.");
     expect(stdout).toContain("current_time is now off in this conversation");
-    expect(stdout).toContain("1 of 2 tools available");
+    // The built-ins: web_search stays off at the floor until a provider is configured.
+    expect(stdout).toContain("9 of 11 tools available");
+    expect(stdout).toMatch(/web_search +unavailable: no web search provider configured/);
+    expect(stdout).toMatch(/send_message +deferred/);
     // The toggle came first, so the turn was frozen without the tool, and the model's
     // call to it was answered with a tombstone saying how to turn it back on.
     const offered = (fake.requests[0]?.body.tools ?? []).map(
       (t: { function: { name: string } }) => t.function.name,
     );
-    expect(offered).toEqual(["skill"]);
+    expect(offered).not.toContain("current_time");
+    expect(offered).toEqual([
+      "cancel_reminder",
+      "fetch_url",
+      "forget",
+      "list_reminders",
+      "recall",
+      "remember",
+      "set_reminder",
+      "skill",
+      "tool_search",
+    ]);
     expect(fake.requests[1]?.body.messages.at(-1)).toMatchObject({
       role: "tool",
       content: expect.stringContaining("/tools on current_time"),
