@@ -5,20 +5,24 @@ import { afterEach, describe, expect, it } from "vitest";
 import { DiscordChannel } from "../../src/channels/discord/channel.ts";
 import { SlackDirectory } from "../../src/channels/slack/directory.ts";
 import { SlackOutbound } from "../../src/channels/slack/outbound.ts";
+import { TelegramChannel } from "../../src/channels/telegram/channel.ts";
 import type { InboundMessage } from "../../src/core/agent/inbound.ts";
 import { sendMessageTool } from "../../src/tools/send-message.ts";
 import { FAKE_DISCORD, type FakeDiscord, startFakeDiscord } from "../fakes/discord-api.ts";
 import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
+import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-api.ts";
 import { type Pipeline, startPipeline } from "../support/pipeline.ts";
 
 let pipe: Pipeline | undefined;
 let slack: FakeSlackApi | undefined;
 let discord: FakeDiscord | undefined;
+let telegram: FakeTelegram | undefined;
 afterEach(async () => {
   await pipe?.close();
   await slack?.close();
   await discord?.close();
-  pipe = slack = discord = undefined;
+  await telegram?.close();
+  pipe = slack = discord = telegram = undefined;
 });
 
 const HUMAN = "U0HUMAN";
@@ -274,5 +278,115 @@ describe("send_message through Discord's REST API, as a worker process posts", (
     const stranger = await ask(pipe, discord, STRANGER, "news");
     expect(stranger.postedTo).toEqual([]);
     expect(stranger.result).toBe("Not sent to #news: you are not a member of this server.");
+  });
+});
+
+describe("send_message through the Telegram Bot API, as a worker process posts", () => {
+  const HERE = -1001000000001;
+  const TEAM = -1001000000002;
+  const ANNOUNCE = -1001000000003;
+  const LEFT = -1001000000004;
+  const ADA = 5001;
+  const QUIET = 5002;
+  const OUTSIDER = 5003;
+
+  async function startTelegramBot(): Promise<{ pipe: Pipeline; telegram: FakeTelegram }> {
+    telegram = await startFakeTelegram();
+    telegram.addChat({ id: HERE, type: "supergroup", title: "Here" });
+    telegram.addChat({
+      id: TEAM,
+      type: "supergroup",
+      title: "Team",
+      username: "team_room",
+      members: [ADA],
+      restricted: [QUIET],
+    });
+    telegram.addChat({
+      id: ANNOUNCE,
+      type: "supergroup",
+      title: "Announcements",
+      admins: [9999],
+      permissions: { can_send_messages: false },
+    });
+    telegram.addChat({ id: LEFT, type: "group", title: "Old", gone: [7_000_000_001] });
+    const channel = new TelegramChannel({ token: telegram.token, apiRoot: telegram.apiRoot });
+    const tool = sendMessageTool({
+      outbound: (platform) => (platform === "telegram" ? channel.outbound : undefined),
+      directory: (platform) => (platform === "telegram" ? channel.directory : undefined),
+    });
+    pipe = await startPipeline({
+      tools: [tool],
+      outbounds: { telegram: channel.outbound },
+      runtime: { mode: "full" },
+      streamEditMs: 0,
+    });
+    channel.useOutboundOnly(pipe.app.redis, pipe.prefix);
+    return { pipe, telegram };
+  }
+
+  async function ask(
+    p: Pipeline,
+    t: FakeTelegram,
+    user: number,
+    to: string,
+  ): Promise<{ result: string; postedTo: number[] }> {
+    const before = t.messages.length;
+    const requests = p.fake.requests.length;
+    p.fake.script(
+      { toolCalls: [{ id: "c1", name: "send_message", arguments: { to, text: "Heads up" } }] },
+      { content: "ok" },
+    );
+    await p.app.queue.enqueue(
+      p.message("post it", {
+        platform: "telegram",
+        workspace: String(HERE),
+        channel: String(HERE),
+        conversation: String(HERE),
+        user: String(user),
+        eventId: randomUUID(),
+      }),
+    );
+    const deadline = Date.now() + 15_000;
+    while (!t.messages.slice(before).some((m) => m.chat.id === HERE)) {
+      if (Date.now() > deadline) throw new Error("no answer in the chat");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return {
+      result: p.fake.requests[requests + 1]?.body.messages.at(-1).content,
+      postedTo: t.messages
+        .slice(before)
+        .filter((m) => m.chat.id !== HERE)
+        .map((m) => m.chat.id),
+    };
+  }
+
+  it("posts into a chat the person is in, by @username, saying who asked", async () => {
+    const { pipe, telegram } = await startTelegramBot();
+    const { result, postedTo } = await ask(pipe, telegram, ADA, "@team_room");
+    expect(postedTo).toEqual([TEAM]);
+    expect(result).toMatch(/^Posted in Team/);
+    const posted = telegram.messages.find((m) => m.chat.id === TEAM);
+    expect(posted?.text).toContain("Heads up");
+    expect(posted?.text).toContain("sent at the request of this person");
+  });
+
+  it("refuses where the person is not a member, is restricted, or the chat lets only admins post", async () => {
+    const { pipe, telegram } = await startTelegramBot();
+    const outsider = await ask(pipe, telegram, OUTSIDER, String(TEAM));
+    expect(outsider.result).toBe("Not sent to Team: you are not a member of Team.");
+    const quiet = await ask(pipe, telegram, QUIET, String(TEAM));
+    expect(quiet.result).toBe("Not sent to Team: you may not send messages in Team.");
+    const announce = await ask(pipe, telegram, ADA, String(ANNOUNCE));
+    expect(announce.result).toBe(
+      "Not sent to Announcements: you may not send messages in Announcements.",
+    );
+    expect([...outsider.postedTo, ...quiet.postedTo, ...announce.postedTo]).toEqual([]);
+  });
+
+  it("does not find a chat the bot has left", async () => {
+    const { pipe, telegram } = await startTelegramBot();
+    const { result, postedTo } = await ask(pipe, telegram, ADA, String(LEFT));
+    expect(postedTo).toEqual([]);
+    expect(result).toMatch(/I am not in a channel called/);
   });
 });

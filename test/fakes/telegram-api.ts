@@ -141,6 +141,7 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
       return true;
     },
     getChatMember: (p) => book.member(p),
+    getChat: (p) => book.getChat(p),
     setMyCommands: (p) => book.setCommands(p),
     getMyCommands: (p) => book.commandsOf(p.scope),
     deleteMyCommands: (p) => {

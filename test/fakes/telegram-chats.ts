@@ -23,6 +23,19 @@ export interface FakeChat {
   is_forum?: boolean;
   /** User ids Telegram reports as administrators (the first is the creator). */
   admins?: number[];
+  /** A public chat's @username, without the @. */
+  username?: string;
+  /**
+   * Who else is in the chat. Unset: everyone is a member. Set: only these,
+   * the admins and the restricted are; anyone else has left.
+   */
+  members?: number[];
+  /** Members who may not send messages. */
+  restricted?: number[];
+  /** Bot ids that have left the chat (the bot itself, for a chat it is no longer in). */
+  gone?: number[];
+  /** The chat's default permissions for members. */
+  permissions?: { can_send_messages: boolean };
 }
 
 /** A message as stored: the Bot API's Message, with how often the bot edited it. */
@@ -32,6 +45,9 @@ export type StoredMessage = Message & { edits?: number; reply_markup?: InlineKey
 export type Params = Record<string, any>;
 
 export const TEXT_LIMIT = 4_096;
+
+/** The fake bot's user id (FAKE_TELEGRAM.bot.id): the bot is in every chat it has not left. */
+const BOT_ID = 7_000_000_001;
 
 export class ChatBook {
   readonly chats = new Map<number, FakeChat>();
@@ -117,6 +133,9 @@ export class ChatBook {
 
   sendMessage(p: Params): StoredMessage {
     const chat = this.chat(p.chat_id);
+    if (chat.gone?.includes(BOT_ID)) {
+      throw new BotApiError(403, "Forbidden: bot was kicked from the group chat");
+    }
     const { text, entities } = formatted(p.text, p.parse_mode);
     checkKeyboard(p.reply_markup);
     const replyTo = p.reply_parameters?.message_id;
@@ -176,12 +195,44 @@ export class ChatBook {
     }
   }
 
-  member(p: Params): { status: string; user: User } {
+  member(p: Params): { status: string; user: User } & Params {
     const chat = this.chat(p.chat_id);
-    const user: User = { id: Number(p.user_id), is_bot: false, first_name: `user ${p.user_id}` };
+    const id = Number(p.user_id);
+    const user: User = { id, is_bot: false, first_name: `user ${p.user_id}` };
+    if (chat.gone?.includes(id)) return { status: "left", user };
     if (chat.type === "private") return { status: "member", user };
-    const index = chat.admins?.indexOf(Number(p.user_id)) ?? -1;
-    return { status: index === 0 ? "creator" : index > 0 ? "administrator" : "member", user };
+    const index = chat.admins?.indexOf(id) ?? -1;
+    if (index >= 0) return { status: index === 0 ? "creator" : "administrator", user };
+    if (chat.restricted?.includes(id)) {
+      return {
+        status: "restricted",
+        user,
+        is_member: true,
+        can_send_messages: false,
+        until_date: 0,
+      };
+    }
+    if (chat.members && !chat.members.includes(id) && !user.is_bot && id !== BOT_ID) {
+      return { status: "left", user };
+    }
+    return { status: "member", user };
+  }
+
+  /** getChat: by id or @username, as the Bot API finds a chat. */
+  getChat(p: Params): Params {
+    const ref = String(p.chat_id ?? "");
+    const chat = ref.startsWith("@")
+      ? [...this.chats.values()].find((c) => c.username === ref.slice(1))
+      : this.chats.get(Number(ref));
+    if (!chat) throw new BotApiError(400, "Bad Request: chat not found");
+    return {
+      id: chat.id,
+      type: chat.type,
+      ...(chat.title ? { title: chat.title } : {}),
+      ...(chat.username ? { username: chat.username } : {}),
+      ...(chat.is_forum ? { is_forum: true } : {}),
+      ...(chat.permissions ? { permissions: chat.permissions } : {}),
+    };
   }
 
   setCommands(p: Params): true {

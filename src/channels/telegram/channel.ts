@@ -10,6 +10,7 @@ import {
   isTelegramError,
   trimRoot,
 } from "./api.ts";
+import { TelegramDirectory } from "./directory.ts";
 import { telegramIngress } from "./ingress.ts";
 import { CommandMenu } from "./menu.ts";
 import type { TelegramBotIdentity } from "./normalize.ts";
@@ -56,6 +57,7 @@ const ALLOWED_UPDATES = ["message", "callback_query"] as const;
 export class TelegramChannel implements Channel {
   readonly platform = "telegram";
   readonly outbound: TelegramOutbound;
+  readonly directory = new TelegramDirectory(() => this.api);
   #bot: Bot | undefined;
   #poller: UpdatePoller | undefined;
   #webhook: TelegramWebhook | undefined;
