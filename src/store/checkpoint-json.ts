@@ -15,6 +15,12 @@ const checkpointSchema = z.looseObject({
   delivered: z.array(z.string()),
   delivering: z.object({ parts: count, digest: z.string() }).optional(),
   done: z.boolean().optional(),
+  calling: z
+    .object({
+      step: count,
+      message: z.looseObject({ role: z.literal("assistant"), tool_calls: z.array(z.unknown()) }),
+    })
+    .optional(),
 });
 
 export function encodeCheckpoint(checkpoint: Checkpoint): string {

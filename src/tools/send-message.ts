@@ -38,6 +38,7 @@ export function sendMessageTool(ports: MessagingPorts): AnyTool {
       text: z.string().min(1).max(MAX_TEXT).describe("The message to post."),
     }),
     defer: true,
+    effects: true,
     execute: async ({ to, text }, ctx) => {
       const directory = ports.directory(ctx.platform);
       const outbound = ports.outbound(ctx.platform);

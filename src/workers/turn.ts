@@ -260,6 +260,9 @@ async function runOneTurn(
       turn: from,
       step: checkpoint.step - 1,
       loaded: checkpoint.loaded,
+      ...(checkpoint.calling?.step === checkpoint.step
+        ? { calling: checkpoint.calling.message }
+        : {}),
       provider: env.provider,
       cacheKey: conversationKey(address),
       maxSteps: env.maxSteps,
@@ -281,11 +284,22 @@ async function runOneTurn(
         ),
       onToolCall: (name, outcome, ms) => env.observe?.toolCall?.(name, outcome, ms),
       ...(streamer ? { onText: (text: string) => streamer.update(text) } : {}),
+      recordCalls: async (step, message) => {
+        if (signal.aborted) throw new LostLeaseError("lease lost");
+        const next: Checkpoint = { ...checkpoint, calling: { step, message } };
+        const expected = { turnId: checkpoint.turnId, step: checkpoint.step };
+        if (!(await env.store.turns.writeCheckpoint(address, next, expected))) {
+          throw new LostLeaseError("another worker took the turn over");
+        }
+        checkpoint = next;
+      },
       commit: async (step) => {
         if (signal.aborted) throw new LostLeaseError("lease lost");
         const newLoads = step.loaded.filter((id) => !checkpoint.loaded.includes(id));
+        // The step's calls are in history now; the record of them is done with.
+        const { calling: _done, ...rest } = checkpoint;
         const next: Checkpoint = {
-          ...checkpoint,
+          ...rest,
           step: step.step + 1,
           loaded: step.loaded,
           contractHash: step.contractHash,

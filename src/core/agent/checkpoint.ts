@@ -1,3 +1,5 @@
+import type { AssistantMessage } from "./messages.ts";
+
 /**
  * What a turn leaves behind after every step, so a worker that dies mid-turn
  * is replaced by one that resumes where it stopped: it never asks the model
@@ -17,6 +19,13 @@ export interface Checkpoint {
   readonly contractHash: string;
   /** Tools loaded by discovery during this turn, in load order. */
   readonly loaded: readonly string[];
+  /**
+   * The model's tool calls of the step in progress, stored before tools with
+   * effects run: a resumed turn runs these same calls (same ids, so the same
+   * idempotency keys) instead of asking the model again. Cleared by the
+   * step's commit.
+   */
+  readonly calling?: { readonly step: number; readonly message: AssistantMessage };
   /** Platform refs of what was already posted for this turn (the answer, its parts). */
   readonly delivered: readonly string[];
   /** Set just before the answer is posted: a resumed turn that finds it knows to check, not to repost blindly. */

@@ -3,7 +3,14 @@ import { TOOL_SEARCH_ID } from "../loading/discovery-tool.ts";
 import { appendLoaded, type TurnContract } from "../loading/freeze.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import type { AnyTool } from "../tools/tool.ts";
-import { addUsage, type ChatMessage, type ToolCall, type Usage, ZERO_USAGE } from "./messages.ts";
+import {
+  type AssistantMessage,
+  addUsage,
+  type ChatMessage,
+  type ToolCall,
+  type Usage,
+  ZERO_USAGE,
+} from "./messages.ts";
 import { type Provider, ProviderError } from "./provider.ts";
 import { tombstoneFor } from "./tombstone.ts";
 
@@ -43,6 +50,13 @@ export interface TurnInput {
   readonly runTool: (tool: AnyTool, args: unknown, call: ToolCall) => Promise<ToolRun>;
   /** Stores a step; must be atomic (messages and checkpoint together). */
   readonly commit: (step: StepCommit) => Promise<void>;
+  /**
+   * Stores the model's tool calls of a step before tools with effects run
+   * (see `effects` on a tool); a resumed turn hands them back as `calling`.
+   */
+  readonly recordCalls?: (step: number, assistant: AssistantMessage) => Promise<void>;
+  /** Calls a crashed run of this turn stored for its next step: they run again as they were. */
+  readonly calling?: AssistantMessage;
   readonly onText?: (textSoFar: string) => void;
   readonly onToolCall?: (name: string, outcome: ToolOutcome, ms: number) => void;
   /** The clock, for model and tool timings: the core reads no clock it is not handed. */
@@ -97,25 +111,32 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
     return result(last.content ?? "", "answer");
   }
 
+  let recorded = input.calling?.tool_calls?.length ? input.calling : undefined;
   while (step < input.maxSteps) {
-    const started = now();
-    let response: Awaited<ReturnType<Provider["complete"]>>;
-    try {
-      response = await input.provider.complete({
-        system: input.system,
-        tools: contract.tools,
-        messages: [...input.history, ...turn],
-        cacheKey: input.cacheKey,
-        ...(input.signal ? { signal: input.signal } : {}),
-        ...(input.onText ? { onText: input.onText } : {}),
-      });
-    } catch (error) {
+    let response: { content: string | null; toolCalls: readonly ToolCall[] };
+    if (recorded) {
+      // A crashed run stored these calls before running them: run the same ones, not new ones.
+      response = { content: recorded.content ?? null, toolCalls: recorded.tool_calls ?? [] };
+    } else {
+      const started = now();
+      try {
+        const completion = await input.provider.complete({
+          system: input.system,
+          tools: contract.tools,
+          messages: [...input.history, ...turn],
+          cacheKey: input.cacheKey,
+          ...(input.signal ? { signal: input.signal } : {}),
+          ...(input.onText ? { onText: input.onText } : {}),
+        });
+        usage = addUsage(usage, completion.usage);
+        response = completion;
+      } catch (error) {
+        modelMs += now() - started;
+        if (error instanceof ProviderError) return result(error.message, "provider_error", error);
+        throw error;
+      }
       modelMs += now() - started;
-      if (error instanceof ProviderError) return result(error.message, "provider_error", error);
-      throw error;
     }
-    modelMs += now() - started;
-    usage = addUsage(usage, response.usage);
     step++;
 
     if (response.toolCalls.length === 0) {
@@ -125,11 +146,19 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
       return result(answer.content ?? "", "answer");
     }
 
-    const assistant: ChatMessage = {
+    const assistant: AssistantMessage = {
       role: "assistant",
       content: response.content,
-      tool_calls: response.toolCalls,
+      tool_calls: [...response.toolCalls],
     };
+    if (
+      !recorded &&
+      input.recordCalls &&
+      hasEffects(input.registry, contract, response.toolCalls)
+    ) {
+      await input.recordCalls(step, assistant);
+    }
+    recorded = undefined;
     const toolsStarted = now();
     const answered = await Promise.all(
       response.toolCalls.map((call) => answerCall(input, contract, call, now)),
@@ -208,4 +237,17 @@ async function answerCall(
 
 function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
+/** Whether any of these calls would run a tool that has effects outside the conversation. */
+function hasEffects(
+  registry: ToolRegistry,
+  contract: TurnContract,
+  calls: readonly ToolCall[],
+): boolean {
+  return calls.some(
+    (call) =>
+      contract.callable.has(call.function.name) &&
+      registry.get(call.function.name)?.effects === true,
+  );
 }

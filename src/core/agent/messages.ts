@@ -11,12 +11,14 @@ export interface ToolCall {
 
 export type ChatMessage =
   | { readonly role: "user"; readonly content: string; readonly name?: string }
-  | {
-      readonly role: "assistant";
-      readonly content: string | null;
-      readonly tool_calls?: readonly ToolCall[];
-    }
+  | AssistantMessage
   | { readonly role: "tool"; readonly tool_call_id: string; readonly content: string };
+
+export interface AssistantMessage {
+  readonly role: "assistant";
+  readonly content: string | null;
+  readonly tool_calls?: readonly ToolCall[];
+}
 
 export interface Usage {
   readonly promptTokens: number;

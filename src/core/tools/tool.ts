@@ -51,6 +51,14 @@ export interface ToolSpec<P extends z.ZodType = z.ZodType> {
   family?: string;
   /** How long one call may run before it is answered with a timeout; the runner's default otherwise. */
   timeoutMs?: number;
+  /**
+   * The tool changes something outside the conversation (posts, schedules)
+   * and does it once per `ctx.callKey`. A turn stores the model's calls
+   * before running such a tool, so a worker that crashes mid-call is
+   * replaced by one that repeats the same calls, with the same keys, rather
+   * than asking the model anew.
+   */
+  effects?: boolean;
 }
 
 /**

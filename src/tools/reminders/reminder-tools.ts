@@ -65,6 +65,7 @@ export function setReminderTool({ schedule, now, defaults }: ReminderToolDeps) {
           `The person's IANA time zone, e.g. "Europe/Berlin"; used to read at and to show the time. Defaults to ${defaults.timeZone}.`,
         ),
     }),
+    effects: true,
     execute: ({ text, at, in: after, time_zone }, ctx) =>
       answering(async () => {
         const length = [...text].length;

@@ -1,0 +1,156 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RedisOutbox } from "../../src/channels/console/outbox.ts";
+import { type ConversationAddress, conversationKey } from "../../src/core/agent/inbound.ts";
+import { createStore } from "../../src/store/index.ts";
+import { reminderQueue } from "../../src/tools/reminders/index.ts";
+import { Inbox } from "../../src/workers/inbox.ts";
+import { ConversationQueue } from "../../src/workers/queue.ts";
+import { type FakeOpenAI, type RecordedRequest, startFakeOpenAI } from "../fakes/openai-server.ts";
+import { deleteKeysUnder, REDIS_URL, uniquePrefix } from "../support/redis.ts";
+import { startWorkerProcess, type WorkerProcess } from "../support/workers.ts";
+
+const address: ConversationAddress = {
+  platform: "console",
+  workspace: "local",
+  channel: "terminal",
+  conversation: "effects",
+};
+
+/**
+ * A worker dies while a step's tools run: one with effects (set_reminder) has
+ * run, another (web_search, against a search service that hangs the first
+ * time) has not answered. The model, like a real one, gives new call ids
+ * each time it is asked. The turn must resume with the stored calls, so the
+ * reminder is set once.
+ */
+describe("a worker killed while a tool with effects runs", () => {
+  let fake: FakeOpenAI;
+  let redis: Redis;
+  let search: Server;
+  let searches = 0;
+  let dir: string;
+  const prefix = uniquePrefix("effects");
+  const workers: WorkerProcess[] = [];
+  let asked = 0;
+
+  beforeAll(async () => {
+    search = createServer((req, res) => {
+      searches++;
+      if (searches === 1) return; // hangs: the worker is killed while it waits
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(
+        JSON.stringify({
+          results: [{ title: "Tea", url: "https://tea.example", content: "Tea." }],
+        }),
+      );
+    });
+    await new Promise<void>((resolve) => search.listen(0, "127.0.0.1", resolve));
+    const port = (search.address() as AddressInfo).port;
+    dir = mkdtempSync(join(tmpdir(), "sy-effects-"));
+    const config = join(dir, "switchyard.yaml");
+    writeFileSync(
+      config,
+      `web:\n  search: { provider: searxng, url: "http://127.0.0.1:${port}", timeout_seconds: 60 }\n`,
+    );
+    fake = await startFakeOpenAI({
+      responder: (request: RecordedRequest) => {
+        const last = request.body.messages.at(-1);
+        if (last.role !== "user") return { content: "Reminder set, and tea found." };
+        asked++;
+        return {
+          toolCalls: [
+            {
+              id: `call_remind_${asked}`,
+              name: "set_reminder",
+              arguments: { text: "brew tea", in: "2h" },
+            },
+            { id: `call_search_${asked}`, name: "web_search", arguments: { query: "tea" } },
+          ],
+        };
+      },
+    });
+    redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+    const env = {
+      SWITCHYARD_PREFIX: prefix,
+      SWITCHYARD_CONFIG: config,
+      OPENAI_BASE_URL: fake.url,
+      OPENAI_API_KEY: "test",
+      SWITCHYARD_MODEL: "fake-model",
+      SWITCHYARD_LEASE_MS: "1500",
+      SWITCHYARD_LOCK_MS: "1500",
+      SWITCHYARD_STALLED_INTERVAL_MS: "500",
+      SWITCHYARD_TOOL_TIMEOUT_MS: "60000",
+    };
+    workers.push(...(await Promise.all([startWorkerProcess(env), startWorkerProcess(env)])));
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all(workers.map((w) => w.stop()));
+    await deleteKeysUnder(redis, prefix);
+    redis?.disconnect();
+    await fake?.close();
+    search?.closeAllConnections();
+    await new Promise((resolve) => search?.close(resolve));
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("resumes with the stored calls and sets the reminder once", async () => {
+    const keys = createStore(redis, { prefix }).keys;
+    const queue = new ConversationQueue(new Inbox(redis, keys), { prefix });
+    await queue.enqueue({
+      ...address,
+      user: "u",
+      text: "remind me to brew tea in 2 hours, and look up tea",
+      attachments: [],
+      eventId: "e1",
+      time: Date.now(),
+    });
+    await queue.close();
+    const reminders = reminderQueue(redis, prefix);
+    try {
+      // Wait until the reminder is set and the search hangs: the step is half done.
+      const deadline = Date.now() + 20_000;
+      while (
+        (searches < 1 || ((await reminders.getJobCounts("delayed")).delayed ?? 0) < 1) &&
+        Date.now() < deadline
+      ) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(searches).toBe(1);
+      const token = await redis.get(`${keys.conversationTag(address)}:lease`);
+      const pid = Number(token?.split("|")[1]?.split(".")[0]);
+      const victim = workers.find((w) => w.pid === pid);
+      expect(victim, `lease token ${token}`).toBeDefined();
+      await victim?.stop("SIGKILL");
+
+      const outbox = new RedisOutbox(redis, prefix, conversationKey);
+      let posts = [] as Awaited<ReturnType<RedisOutbox["read"]>>;
+      const answerBy = Date.now() + 30_000;
+      while (posts.length === 0 && Date.now() < answerBy) {
+        posts = (await outbox.read("0", 200)).filter((e) => e.kind === "post");
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(posts.map((p) => p.text)).toEqual(["Reminder set, and tea found."]);
+      // The model was asked for the step once; the same calls ran again, so one reminder.
+      expect(asked).toBe(1);
+      expect(searches).toBe(2);
+      expect((await reminders.getJobCounts("delayed")).delayed).toBe(1);
+      const history = await createStore(redis, { prefix }).history.load(address);
+      expect(history.map((m) => m.role)).toEqual([
+        "user",
+        "assistant",
+        "tool",
+        "tool",
+        "assistant",
+      ]);
+    } finally {
+      await reminders.close();
+    }
+  }, 60_000);
+});
