@@ -61,6 +61,26 @@ describe("the Discord channel on a real discord.js client", () => {
     ]);
   });
 
+  it("waits out a 429 on posting and lands the answer once", async () => {
+    const { pipe, discord } = await start();
+    pipe.fake.script({ content: "After the rate limit." });
+    const path = new RegExp(`^/channels/${FAKE_DISCORD.channelId}/messages$`);
+    discord.rateLimit("POST", path, 0.3);
+    discord.messageCreate({
+      channelId: FAKE_DISCORD.channelId,
+      authorId: HUMAN,
+      content: mention("are you there?"),
+    });
+    await until(() => (botPosts(discord, FAKE_DISCORD.channelId).length ? true : undefined));
+    const posts = discord.calls.filter((c) => c.method === "POST" && path.test(c.path));
+    expect(posts.map((c) => c.status)).toEqual([429, 200]);
+    expect((posts[1]?.at ?? 0) - (posts[0]?.at ?? 0)).toBeGreaterThanOrEqual(250);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(botPosts(discord, FAKE_DISCORD.channelId).map((m) => m.content)).toEqual([
+      "After the rate limit.",
+    ]);
+  });
+
   it("answers direct messages, and !tools typed in one", async () => {
     const { pipe, discord } = await start();
     pipe.fake.script({ content: "a private answer" });

@@ -33,7 +33,12 @@ import {
   snowflakes,
   userPayload,
 } from "./discord-model.ts";
-import { createDiscordRest, mentions, type RecordedDiscordCall } from "./discord-rest.ts";
+import {
+  createDiscordRest,
+  type FakeRateLimit,
+  mentions,
+  type RecordedDiscordCall,
+} from "./discord-rest.ts";
 
 export {
   type DiscordMessage,
@@ -91,6 +96,8 @@ export interface FakeDiscord {
   dispatch(eventName: string, data: unknown): void;
   /** Dispatches a MESSAGE_CREATE shaped like Discord's and returns its payload. */
   messageCreate(input: MessageCreateInput): DiscordMessage;
+  /** The next `times` matching requests answer 429 with `retry_after` (seconds). */
+  rateLimit(method: string, path: RegExp, retryAfterSec: number, times?: number): void;
   /** Sends op 7 Reconnect: discord.js reconnects and RESUMEs. */
   reconnect(): void;
   /** Resolves with the first answered call matching method and path (after `after` calls). */
@@ -139,6 +146,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     gatewayUrl: () => gateway.url,
     guildOf,
     guilds,
+    rateLimits: [] as FakeRateLimit[],
     defaultChannelId: () => guilds[0]?.channels[0]?.id ?? "0",
     onCall: (call: RecordedDiscordCall) => answered.emit("call", call),
   };
@@ -251,6 +259,9 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       byId.set(message.id, message);
       dispatch("MESSAGE_CREATE", message);
       return message;
+    },
+    rateLimit: (method, path, retryAfter, times = 1) => {
+      restState.rateLimits.push({ method, path, retryAfter, times });
     },
     reconnect: () => gateway.reconnect(),
     waitForCall: (method, path, { timeoutMs = 5_000, after = 0 } = {}) => {

@@ -49,6 +49,7 @@ export interface DiscordRestState {
   /** Where interaction replies are shown (the fake keeps no per-interaction channel). */
   defaultChannelId(): string;
   onCall(call: RecordedDiscordCall): void;
+  rateLimits: FakeRateLimit[];
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies as discord.js sends them, read field by field
@@ -57,6 +58,15 @@ type JsonBody = any;
 interface Reply {
   status: number;
   body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** The next `times` requests matching method and path answer 429 with `retryAfter` seconds. */
+export interface FakeRateLimit {
+  method: string;
+  path: RegExp;
+  retryAfter: number;
+  times: number;
 }
 
 type Route = (
@@ -213,7 +223,7 @@ export function createDiscordRest(state: DiscordRestState) {
       at: Date.now(),
     };
     state.calls.push(call);
-    const reply = answer(call, state);
+    const reply = limited(call, state) ?? answer(call, state);
     call.status = reply.status;
     send(res, reply);
     state.onCall(call);
@@ -259,6 +269,27 @@ function answer(call: RecordedDiscordCall, state: DiscordRestState): Reply {
     }
   }
   return apiError(404, 0, "404: Not Found");
+}
+
+/** A 429 as Discord sends it: retry_after in the body and the headers, the bucket exhausted. */
+function limited(call: RecordedDiscordCall, state: DiscordRestState): Reply | undefined {
+  const limit = state.rateLimits.find(
+    (l) => l.times > 0 && l.method === call.method && l.path.test(call.path),
+  );
+  if (!limit) return undefined;
+  limit.times--;
+  return {
+    status: 429,
+    body: { message: "You are being rate limited.", retry_after: limit.retryAfter, global: false },
+    headers: {
+      "retry-after": String(Math.ceil(limit.retryAfter)),
+      "x-ratelimit-limit": "5",
+      "x-ratelimit-remaining": "0",
+      "x-ratelimit-reset-after": String(limit.retryAfter),
+      "x-ratelimit-bucket": "fake-bucket",
+      "x-ratelimit-scope": "user",
+    },
+  };
 }
 
 function botUser(state: DiscordRestState) {
@@ -378,6 +409,7 @@ function send(res: ServerResponse, reply: Reply) {
   res.writeHead(reply.status, {
     "content-type": "application/json",
     "content-length": Buffer.byteLength(body),
+    ...reply.headers,
   });
   res.end(body);
 }
