@@ -40,7 +40,7 @@ describe("a worker killed while a tool with effects runs", () => {
   let asked = 0;
 
   beforeAll(async () => {
-    search = createServer((req, res) => {
+    search = createServer((_req, res) => {
       searches++;
       if (searches === 1) return; // hangs: the worker is killed while it waits
       res.writeHead(200, { "content-type": "application/json" });
