@@ -1,0 +1,74 @@
+import type { DeliveryTarget } from "../channels/outbound.ts";
+import { splitMessage } from "../channels/split.ts";
+import type { Checkpoint } from "../core/agent/checkpoint.ts";
+import type { ConversationAddress, InboundMessage } from "../core/agent/inbound.ts";
+import type { TurnEnvironment } from "./turn.ts";
+
+/** Where a turn's answer goes: the conversation, in the thread of the last message, replying to it. */
+export function targetOf(
+  address: ConversationAddress,
+  last: InboundMessage | undefined,
+): DeliveryTarget {
+  return {
+    ...address,
+    ...(last?.thread ? { thread: last.thread } : {}),
+    ...(last?.messageRef ? { replyTo: last.messageRef } : {}),
+  };
+}
+
+/**
+ * Posts the answer, part by part. Each part but the last records its ref in
+ * the checkpoint, so a resumed turn skips what was posted; every part carries
+ * an idempotency key, so a part posted just before a crash lands once. The
+ * last part needs no record: the inbox trim that follows clears the turn.
+ * A streamed answer's first part replaces the streamed message by an edit.
+ */
+export async function deliver(
+  env: TurnEnvironment,
+  address: ConversationAddress,
+  checkpoint: Checkpoint,
+  pending: readonly InboundMessage[],
+  answer: string,
+  { streamRef, resumed }: { streamRef?: string | undefined; resumed: boolean },
+): Promise<void> {
+  const outbound = env.outbounds[address.platform];
+  if (!outbound) {
+    env.logger.warn("no outbound for this platform; the answer is not delivered", {
+      platform: address.platform,
+    });
+    return;
+  }
+  const target = targetOf(address, pending.at(-1));
+  const parts = splitMessage(answer.trim() === "" ? "(no answer)" : answer, outbound.maxLength);
+  let current = checkpoint;
+  for (let i = current.delivered.length; i < parts.length; i++) {
+    const part = parts[i] as string;
+    let ref: string;
+    if (i === 0 && streamRef !== undefined) {
+      await outbound.edit(target, streamRef, part);
+      ref = streamRef;
+    } else {
+      ref = await outbound.post(target, part, {
+        idempotencyKey: `${current.turnId}-${i}`,
+        // A resumed turn's delivery may repeat a post its crashed run made.
+        mayExist: resumed,
+      });
+    }
+    if (i === parts.length - 1) break;
+    const next = { ...current, delivered: [...current.delivered, ref] };
+    await env.store.turns.writeCheckpoint(address, next, {
+      turnId: current.turnId,
+      step: current.step,
+    });
+    current = next;
+  }
+}
+
+/** Sends the typing indicator now and every 4 s (inside Discord's 10 s and Telegram's 5 s) until stopped. */
+export function keepTyping(send: () => Promise<void>): { stop(): void } {
+  const tick = () => void send().catch(() => {});
+  tick();
+  const timer = setInterval(tick, 4_000);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
