@@ -1,7 +1,5 @@
-import type { Definition, List, ListItem, Nodes, PhrasingContent, RootContent, Table } from "mdast";
-import { fromMarkdown } from "mdast-util-from-markdown";
-import { gfmFromMarkdown } from "mdast-util-gfm";
-import { gfm } from "micromark-extension-gfm";
+import type { Definition, List, Nodes, PhrasingContent, RootContent, Table } from "mdast";
+import { layoutList, layoutTable, parseMarkdown } from "../markdown-layout.ts";
 import { splitMessage } from "../split.ts";
 
 /**
@@ -41,9 +39,7 @@ export function toMrkdwn(markdown: string): string {
     tokens.push(token);
     return `${TOKEN_OPEN}${tokens.length - 1}${TOKEN_CLOSE}`;
   });
-  const tree = fromMarkdown(source, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
-  const definitions = new Map<string, Definition>();
-  collectDefinitions(tree, definitions);
+  const { tree, definitions } = parseMarkdown(source);
   const ctx: Context = { definitions, tokens, code: [], depth: 0 };
   const out = blocks(tree.children, ctx, "\n\n");
   // Code goes back last, so indenting list items and quoting never touch it.
@@ -149,14 +145,8 @@ const SLACK_TOKEN = /<(?:[@#][A-Z0-9]+|(?:https?|mailto):[^\s<>|`]+)(?:\|[^<>\n`
 const SAFE_PROTOCOLS = new Set(["http:", "https:", "mailto:"]);
 const ZWSP = "\u200B";
 const WORD = /[\p{L}\p{N}]/u;
-const BULLETS = ["•", "◦", "▪"] as const;
 const RULE = "──────────";
 const NO_STYLE: Inline = { inLink: false, open: new Set() };
-
-function collectDefinitions(node: Nodes, into: Map<string, Definition>): void {
-  if (node.type === "definition" && !into.has(node.identifier)) into.set(node.identifier, node);
-  if ("children" in node) for (const child of node.children) collectDefinitions(child, into);
-}
 
 function blocks(nodes: readonly RootContent[], ctx: Context, separator: string): string {
   return nodes
@@ -199,22 +189,7 @@ function block(node: RootContent, ctx: Context): string {
 }
 
 function list(node: List, ctx: Context): string {
-  const inner: Context = { ...ctx, depth: ctx.depth + 1 };
-  const start = node.start ?? 1;
-  const bullet = BULLETS[Math.min(ctx.depth, BULLETS.length - 1)] as string;
-  return node.children
-    .map((item, i) => listItem(item, inner, node.ordered ? `${start + i}.` : bullet))
-    .join(node.spread ? "\n\n" : "\n");
-}
-
-function listItem(item: ListItem, ctx: Context, marker: string): string {
-  const check = item.checked === true ? "[x] " : item.checked === false ? "[ ] " : "";
-  const [first = "", ...rest] = blocks(item.children, ctx, item.spread ? "\n\n" : "\n").split("\n");
-  const indent = " ".repeat(marker.length + 1);
-  return [
-    `${marker} ${check}${first}`.trimEnd(),
-    ...rest.map((line) => (line === "" ? "" : indent + line)),
-  ].join("\n");
+  return layoutList(node, ctx, blocks, { checked: "[x] ", unchecked: "[ ] " });
 }
 
 /** A code block in a slot, so later indenting and quoting leave its lines alone. */
@@ -228,19 +203,9 @@ function codeText(value: string): string {
 }
 
 function tableText(table: Table, ctx: Context): string {
-  const rows = table.children.map((row) => row.children.map((cell) => plain(cell, ctx).trim()));
-  const [head, ...body] = rows;
-  if (head === undefined) return "";
-  const columns = Math.max(...rows.map((row) => row.length));
-  const widths = Array.from({ length: columns }, (_, c) =>
-    Math.max(3, ...rows.map((row) => (row[c] ?? "").length)),
+  return layoutTable(
+    table.children.map((row) => row.children.map((cell) => plain(cell, ctx).trim())),
   );
-  const line = (row: readonly string[]) =>
-    widths
-      .map((width, c) => (row[c] ?? "").padEnd(width))
-      .join(" | ")
-      .trimEnd();
-  return [line(head), widths.map((w) => "-".repeat(w)).join(" | "), ...body.map(line)].join("\n");
 }
 
 /** A node's text without formatting, tokens restored, unescaped. */

@@ -1,7 +1,5 @@
-import type { Definition, List, ListItem, Nodes, PhrasingContent, RootContent, Table } from "mdast";
-import { fromMarkdown } from "mdast-util-from-markdown";
-import { gfmFromMarkdown } from "mdast-util-gfm";
-import { gfm } from "micromark-extension-gfm";
+import type { Definition, List, Nodes, PhrasingContent, RootContent, Table } from "mdast";
+import { layoutList, layoutTable, parseMarkdown } from "../markdown-layout.ts";
 
 /**
  * Converts the model's markdown (CommonMark with GitHub's extensions) to the
@@ -32,9 +30,7 @@ import { gfm } from "micromark-extension-gfm";
  */
 export function toTelegramHtml(markdown: string): string {
   const source = markdown.replace(SENTINELS, "");
-  const tree = fromMarkdown(source, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
-  const definitions = new Map<string, Definition>();
-  collectDefinitions(tree, definitions);
+  const { tree, definitions } = parseMarkdown(source);
   const ctx: Context = { definitions, code: [], depth: 0, inQuote: false };
   let out = blocks(tree.children, ctx, "\n\n");
   for (let before = ""; before !== out; ) {
@@ -80,14 +76,8 @@ const EMPTY_TAGS = /<(b|i|s)><\/\1>/g;
 const SAFE_PROTOCOLS = new Set(["http:", "https:", "mailto:", "tg:"]);
 /** What Telegram accepts after `language-`: the names libprisma knows look like this. */
 const LANGUAGE = /^[A-Za-z0-9_+#.-]{1,32}$/;
-const BULLETS = ["•", "◦", "▪"] as const;
 const RULE = "──────────";
 const NO_STYLE: Inline = { inLink: false, open: [] };
-
-function collectDefinitions(node: Nodes, into: Map<string, Definition>): void {
-  if (node.type === "definition" && !into.has(node.identifier)) into.set(node.identifier, node);
-  if ("children" in node) for (const child of node.children) collectDefinitions(child, into);
-}
 
 function blocks(nodes: readonly RootContent[], ctx: Context, separator: string): string {
   return nodes
@@ -130,22 +120,7 @@ function block(node: RootContent, ctx: Context): string {
 }
 
 function list(node: List, ctx: Context): string {
-  const inner: Context = { ...ctx, depth: ctx.depth + 1 };
-  const start = node.start ?? 1;
-  const bullet = BULLETS[Math.min(ctx.depth, BULLETS.length - 1)] as string;
-  return node.children
-    .map((item, i) => listItem(item, inner, node.ordered ? `${start + i}.` : bullet))
-    .join(node.spread ? "\n\n" : "\n");
-}
-
-function listItem(item: ListItem, ctx: Context, marker: string): string {
-  const check = item.checked === true ? "☑ " : item.checked === false ? "☐ " : "";
-  const [first = "", ...rest] = blocks(item.children, ctx, item.spread ? "\n\n" : "\n").split("\n");
-  const indent = " ".repeat(marker.length + 1);
-  return [
-    `${marker} ${check}${first}`.trimEnd(),
-    ...rest.map((line) => (line === "" ? "" : indent + line)),
-  ].join("\n");
+  return layoutList(node, ctx, blocks, { checked: "☑ ", unchecked: "☐ " });
 }
 
 /** A code block in a slot, so later indenting leaves its lines alone. */
@@ -167,20 +142,7 @@ function codeBlock(value: string, lang: string | undefined, ctx: Context): strin
  */
 function tableText(table: Table): string {
   const rows = table.children.map((row) => row.children.map((cell) => plain(cell).trim()));
-  const [head, ...body] = rows;
-  if (head === undefined) return "";
-  const columns = Math.max(...rows.map((row) => row.length));
-  const widths = Array.from({ length: columns }, (_, c) =>
-    Math.max(3, ...rows.map((row) => (row[c] ?? "").length)),
-  );
-  const line = (row: readonly string[]) =>
-    widths
-      .map((width, c) => (row[c] ?? "").padEnd(width))
-      .join(" | ")
-      .trimEnd();
-  const padded = [line(head), widths.map((w) => "-".repeat(w)).join(" | "), ...body.map(line)].join(
-    "\n",
-  );
+  const padded = layoutTable(rows);
   const start = table.position?.start.offset;
   const end = table.position?.end.offset;
   const budget = start !== undefined && end !== undefined ? end - start : Number.POSITIVE_INFINITY;
