@@ -5,15 +5,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RedisOutbox } from "../../src/channels/console/outbox.ts";
-import { type ConversationAddress, conversationKey } from "../../src/core/agent/inbound.ts";
+import type { ConversationAddress, } from "../../src/core/agent/inbound.ts";
 import { createStore } from "../../src/store/index.ts";
 import { reminderQueue } from "../../src/tools/reminders/index.ts";
 import { Inbox } from "../../src/workers/inbox.ts";
 import { ConversationQueue } from "../../src/workers/queue.ts";
 import { type FakeOpenAI, type RecordedRequest, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { deleteKeysUnder, REDIS_URL, uniquePrefix } from "../support/redis.ts";
-import { startWorkerProcess, type WorkerProcess } from "../support/workers.ts";
+import {
+  firstPosts,
+  killLeaseHolder,
+  startWorkerProcess,
+  type WorkerProcess,
+} from "../support/workers.ts";
 
 const address: ConversationAddress = {
   platform: "console",
@@ -123,19 +127,8 @@ describe("a worker killed while a tool with effects runs", () => {
         await new Promise((r) => setTimeout(r, 20));
       }
       expect(searches).toBe(1);
-      const token = await redis.get(`${keys.conversationTag(address)}:lease`);
-      const pid = Number(token?.split("|")[1]?.split(".")[0]);
-      const victim = workers.find((w) => w.pid === pid);
-      expect(victim, `lease token ${token}`).toBeDefined();
-      await victim?.stop("SIGKILL");
-
-      const outbox = new RedisOutbox(redis, prefix, conversationKey);
-      let posts = [] as Awaited<ReturnType<RedisOutbox["read"]>>;
-      const answerBy = Date.now() + 30_000;
-      while (posts.length === 0 && Date.now() < answerBy) {
-        posts = (await outbox.read("0", 200)).filter((e) => e.kind === "post");
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await killLeaseHolder(redis, `${keys.conversationTag(address)}:lease`, workers);
+      const posts = await firstPosts(redis, prefix);
       expect(posts.map((p) => p.text)).toEqual(["Reminder set, and tea found."]);
       // The model was asked for the step once; the same calls ran again, so one reminder.
       expect(asked).toBe(1);

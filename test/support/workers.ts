@@ -1,5 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import type { Redis } from "ioredis";
+import { type OutboxEntry, RedisOutbox } from "../../src/channels/console/outbox.ts";
+import { conversationKey } from "../../src/core/agent/inbound.ts";
 import { REDIS_URL } from "./redis.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/switchyard.js", import.meta.url));
@@ -61,4 +64,36 @@ export async function startWorkerProcess(env: Record<string, string>): Promise<W
       return exited;
     },
   };
+}
+
+/**
+ * Kills (SIGKILL) the worker process holding a conversation's lease: the one
+ * in the middle of its turn. The lease token names the process.
+ */
+export async function killLeaseHolder(
+  redis: Redis,
+  leaseKey: string,
+  workers: readonly WorkerProcess[],
+): Promise<WorkerProcess> {
+  const token = await redis.get(leaseKey);
+  const pid = Number(token?.split("|")[1]?.split(".")[0]);
+  const victim = workers.find((w) => w.pid === pid);
+  if (!victim) throw new Error(`no worker holds the lease (token ${token})`);
+  await victim.stop("SIGKILL");
+  return victim;
+}
+
+/** The console outbox's posts once there are any (or none after `timeoutMs`). */
+export async function firstPosts(
+  redis: Redis,
+  prefix: string,
+  timeoutMs = 30_000,
+): Promise<OutboxEntry[]> {
+  const outbox = new RedisOutbox(redis, prefix, conversationKey);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const posts = (await outbox.read("0", 200)).filter((e) => e.kind === "post");
+    if (posts.length > 0 || Date.now() > deadline) return posts;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
