@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Bot, BotError, webhookCallback } from "grammy";
@@ -48,6 +49,10 @@ export async function serveTelegramWebhook(
   let open = true;
   const handle: RouteHandler = async (req, res) => {
     if (!open) return void res.writeHead(503).end("stopping");
+    // Checked here in constant time, before grammY (which checks again) reads the body.
+    if (!secretMatches(req.headers["x-telegram-bot-api-secret-token"], options.secret)) {
+      return void res.writeHead(401).end("secret token is wrong");
+    }
     try {
       await callback(req, res);
     } catch (error) {
@@ -83,6 +88,14 @@ export async function serveTelegramWebhook(
         server.closeIdleConnections();
       }),
   };
+}
+
+/** Whether the header carries the secret, compared without leaking how much of it matched. */
+function secretMatches(header: string | string[] | undefined, secret: string): boolean {
+  if (typeof header !== "string") return false;
+  const given = createHash("sha256").update(header).digest();
+  const wanted = createHash("sha256").update(secret).digest();
+  return timingSafeEqual(given, wanted);
 }
 
 /** A server of its own, for a process whose HTTP server is not shared with channels. */
