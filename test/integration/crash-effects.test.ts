@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ConversationAddress, } from "../../src/core/agent/inbound.ts";
+import type { ConversationAddress } from "../../src/core/agent/inbound.ts";
 import { createStore } from "../../src/store/index.ts";
 import { reminderQueue } from "../../src/tools/reminders/index.ts";
 import { Inbox } from "../../src/workers/inbox.ts";

@@ -1,6 +1,6 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ConversationAddress, } from "../../src/core/agent/inbound.ts";
+import type { ConversationAddress } from "../../src/core/agent/inbound.ts";
 import { createStore } from "../../src/store/index.ts";
 import { Inbox } from "../../src/workers/inbox.ts";
 import { ConversationQueue } from "../../src/workers/queue.ts";
