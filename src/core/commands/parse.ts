@@ -4,7 +4,7 @@ import { isName, NAME_RULE } from "../config/names.ts";
 import { type LoadMode, parseLoadMode, UnknownModeError } from "../loading/modes.ts";
 import { TOOL_ID_PATTERN } from "../tools/tool.ts";
 import { CommandError } from "./errors.ts";
-import { closest } from "./suggest.ts";
+import { type CommandGrammar, missing, noMore, unknownVerb } from "./grammar.ts";
 import { TOOLS_VERBS, type ToolsVerb, USAGE } from "./usage.ts";
 
 /**
@@ -47,6 +47,15 @@ const SYNONYMS: Readonly<Record<string, ToolsVerb>> = {
   clear: "reset",
 };
 
+const TOOLS: CommandGrammar<ToolsVerb, CommandError> = {
+  command: "/tools",
+  noun: "tool",
+  verbs: TOOLS_VERBS,
+  synonyms: SYNONYMS,
+  usage: USAGE,
+  error: (token, verb, usage, problem) => new CommandError(token, verb, usage, problem),
+};
+
 /**
  * Reads the text after `/tools` (the prefix itself is accepted and skipped).
  * Verbs, scopes, `all`, `mcp` and `follow` are read in any case; tool ids and
@@ -70,23 +79,23 @@ export function parseToolsCommand(text: string): ToolsCommand {
   const verb = first.toLowerCase();
   switch (verb) {
     case "list":
-      noMore(args, 0, "list");
+      noMore(TOOLS, args, 0, "list");
       return { verb: "list" };
     case "help":
       return parseHelp(args);
     case "on":
     case "off": {
       const key = args[0];
-      if (key === undefined) throw missing(verb, `the tool to switch ${verb}`);
-      noMore(args, 2, verb);
+      if (key === undefined) throw missing(TOOLS, verb, `the tool to switch ${verb}`);
+      noMore(TOOLS, args, 2, verb);
       return { verb, key: parseKey(key, verb), scope: parseScope(args[1], verb) };
     }
     case "reset":
       return parseReset(args);
     case "why": {
       const id = args[0];
-      if (id === undefined) throw missing("why", "the tool to explain");
-      noMore(args, 1, "why");
+      if (id === undefined) throw missing(TOOLS, "why", "the tool to explain");
+      noMore(TOOLS, args, 1, "why");
       if (!TOOL_ID_PATTERN.test(id)) {
         throw new CommandError(id, "why", USAGE.why, `"${id}" is not a tool id`);
       }
@@ -99,7 +108,7 @@ export function parseToolsCommand(text: string): ToolsCommand {
     case "pick":
       return parsePick(args);
     default:
-      throw unknownVerb(first, args);
+      throw unknownVerb(TOOLS, first, args);
   }
 }
 
@@ -140,7 +149,7 @@ export function formatToolsCommand(command: ToolsCommand): string {
 }
 
 function parseHelp(args: readonly string[]): ToolsCommand {
-  noMore(args, 1, "help");
+  noMore(TOOLS, args, 1, "help");
   const topic = args[0];
   if (topic === undefined) return { verb: "help", topic: null };
   const verb = asVerb(topic.toLowerCase());
@@ -156,7 +165,7 @@ function parseHelp(args: readonly string[]): ToolsCommand {
 }
 
 function parseReset(args: readonly string[]): ToolsCommand {
-  noMore(args, 2, "reset");
+  noMore(TOOLS, args, 2, "reset");
   const [first, second] = args;
   if (first === undefined) return { verb: "reset", key: null, scope: "conversation" };
   // `reset channel` reads as "reset everything in the channel": a scope word is never a key here.
@@ -169,8 +178,8 @@ function parseReset(args: readonly string[]): ToolsCommand {
 
 function parseMode(args: readonly string[]): ToolsCommand {
   const label = args[0];
-  if (label === undefined) throw missing("mode", "the mode");
-  noMore(args, 2, "mode");
+  if (label === undefined) throw missing(TOOLS, "mode", "the mode");
+  noMore(TOOLS, args, 2, "mode");
   const scope = parseScope(args[1], "mode");
   if (label.toLowerCase() === "follow") return { verb: "mode", mode: null, scope };
   try {
@@ -188,8 +197,8 @@ function parseMode(args: readonly string[]): ToolsCommand {
 
 function parsePreset(args: readonly string[]): ToolsCommand {
   const name = args[0];
-  if (name === undefined) throw missing("preset", "the toolset name");
-  noMore(args, 2, "preset");
+  if (name === undefined) throw missing(TOOLS, "preset", "the toolset name");
+  noMore(TOOLS, args, 2, "preset");
   const scope = parseScope(args[1], "preset");
   if (name.toLowerCase() === "follow") return { verb: "preset", toolset: null, scope };
   if (!isName(name)) {
@@ -219,7 +228,7 @@ function parsePick(args: readonly string[]): ToolsCommand {
     words.pop();
   }
   const ids = words.flatMap((word) => word.split(",")).filter((id) => id !== "");
-  if (ids.length === 0) throw missing("pick", "the tools to pick, separated by commas");
+  if (ids.length === 0) throw missing(TOOLS, "pick", "the tools to pick, separated by commas");
   if (ids.some((id) => id.toLowerCase() === "none")) {
     if (ids.length === 1) return { verb: "pick", ids: [] };
     throw new CommandError(
@@ -274,34 +283,4 @@ function isChatScope(word: string): word is ChatScope {
 
 function asVerb(word: string): ToolsVerb | undefined {
   return (TOOLS_VERBS as readonly string[]).includes(word) ? (word as ToolsVerb) : undefined;
-}
-
-function noMore(args: readonly string[], allowed: number, verb: ToolsVerb): void {
-  const extra = args[allowed];
-  if (extra === undefined) return;
-  throw new CommandError(extra, verb, USAGE[verb], `Unexpected "${extra}"`);
-}
-
-function missing(verb: ToolsVerb, what: string): CommandError {
-  return new CommandError(null, verb, USAGE[verb], `Missing ${what}`);
-}
-
-function unknownVerb(token: string, args: readonly string[]): CommandError {
-  const lower = token.toLowerCase();
-  const second = args[0]?.toLowerCase();
-  let hint: string;
-  if (second === "on" || second === "off") {
-    // `/tools web_search off`: the person knows what they want, just not the word order.
-    hint = ` To switch a tool, put ${second} first: /tools ${second} ${token}.`;
-  } else {
-    const synonym = Object.hasOwn(SYNONYMS, lower) ? SYNONYMS[lower] : undefined;
-    const near = synonym ?? closest(lower, TOOLS_VERBS, 1)[0];
-    hint = near === undefined ? "" : ` Did you mean "${near}"?`;
-  }
-  return new CommandError(
-    token,
-    null,
-    USAGE.help,
-    `Unknown command "${token}".${hint} Commands: ${TOOLS_VERBS.join(", ")}.`,
-  );
 }

@@ -1,4 +1,4 @@
-import { closest } from "../commands/suggest.ts";
+import { type CommandGrammar, missing, noMore, unknownVerb } from "../commands/grammar.ts";
 import { INVOKE_USAGE, SKILLS_USAGE, SKILLS_VERBS, type SkillsVerb } from "./command-usage.ts";
 import { SKILL_SCOPES, type SkillScope } from "./resolve.ts";
 import { isSkillName, SKILL_NAME_RULE } from "./skill.ts";
@@ -61,6 +61,16 @@ const SYNONYMS: Readonly<Record<string, SkillsVerb>> = {
   rescan: "reload",
 };
 
+const SKILLS: CommandGrammar<SkillsVerb, SkillsCommandError> = {
+  command: "/skills",
+  noun: "skill",
+  verbs: SKILLS_VERBS,
+  synonyms: SYNONYMS,
+  usage: SKILLS_USAGE,
+  unknownTail: `To use a skill: ${INVOKE_USAGE}.`,
+  error: (token, verb, usage, problem) => new SkillsCommandError(token, verb, usage, problem),
+};
+
 /**
  * Reads the text after `/skills` (the prefix itself is accepted and skipped).
  * Verbs and scopes are read in any case; skill names are kept as written.
@@ -84,27 +94,27 @@ export function parseSkillsCommand(text: string): SkillsCommand {
   switch (verb) {
     case "list":
     case "reload":
-      noMore(args, 0, verb);
+      noMore(SKILLS, args, 0, verb);
       return { verb };
     case "help":
       return parseHelp(args);
     case "on":
     case "off": {
       const name = args[0];
-      if (name === undefined) throw missing(verb, `the skill to switch ${verb}`);
-      noMore(args, 2, verb);
+      if (name === undefined) throw missing(SKILLS, verb, `the skill to switch ${verb}`);
+      noMore(SKILLS, args, 2, verb);
       return { verb, name: parseName(name, verb), scope: parseScope(args[1], verb) };
     }
     case "reset":
       return parseReset(args);
     case "why": {
       const name = args[0];
-      if (name === undefined) throw missing("why", "the skill to explain");
-      noMore(args, 1, "why");
+      if (name === undefined) throw missing(SKILLS, "why", "the skill to explain");
+      noMore(SKILLS, args, 1, "why");
       return { verb: "why", name: parseName(name, "why") };
     }
     default:
-      throw unknownVerb(first, args);
+      throw unknownVerb(SKILLS, first, args);
   }
 }
 
@@ -159,7 +169,7 @@ export function parseSkillInvocation(text: string): SkillInvocation {
 }
 
 function parseHelp(args: readonly string[]): SkillsCommand {
-  noMore(args, 1, "help");
+  noMore(SKILLS, args, 1, "help");
   const topic = args[0];
   if (topic === undefined) return { verb: "help", topic: null };
   const lower = topic.toLowerCase();
@@ -175,7 +185,7 @@ function parseHelp(args: readonly string[]): SkillsCommand {
 }
 
 function parseReset(args: readonly string[]): SkillsCommand {
-  noMore(args, 2, "reset");
+  noMore(SKILLS, args, 2, "reset");
   const [first, second] = args;
   if (first === undefined) return { verb: "reset", name: null, scope: DEFAULT_SKILL_SCOPE };
   // `reset workspace` reads as "reset every skill in the workspace": a scope word is never a name here.
@@ -215,33 +225,4 @@ function parseScope(token: string | undefined, verb: SkillsVerb): SkillScope {
 
 export function isSkillScope(word: string): word is SkillScope {
   return (SKILL_SCOPES as readonly string[]).includes(word);
-}
-
-function noMore(args: readonly string[], allowed: number, verb: SkillsVerb): void {
-  const extra = args[allowed];
-  if (extra === undefined) return;
-  throw new SkillsCommandError(extra, verb, SKILLS_USAGE[verb], `Unexpected "${extra}"`);
-}
-
-function missing(verb: SkillsVerb, what: string): SkillsCommandError {
-  return new SkillsCommandError(null, verb, SKILLS_USAGE[verb], `Missing ${what}`);
-}
-
-function unknownVerb(token: string, args: readonly string[]): SkillsCommandError {
-  const lower = token.toLowerCase();
-  const second = args[0]?.toLowerCase();
-  let hint: string;
-  if (second === "on" || second === "off") {
-    hint = ` To switch a skill, put ${second} first: /skills ${second} ${token}.`;
-  } else {
-    const synonym = Object.hasOwn(SYNONYMS, lower) ? SYNONYMS[lower] : undefined;
-    const near = synonym ?? closest(lower, SKILLS_VERBS, 1)[0];
-    hint = near === undefined ? "" : ` Did you mean "${near}"?`;
-  }
-  return new SkillsCommandError(
-    token,
-    null,
-    SKILLS_USAGE.help,
-    `Unknown command "${token}".${hint} Commands: ${SKILLS_VERBS.join(", ")}. To use a skill: ${INVOKE_USAGE}.`,
-  );
 }
