@@ -2,28 +2,30 @@ import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { Redis } from "ioredis";
 import { startSwitchyard } from "../app.ts";
-import type { Channel } from "../channels/channel.ts";
 import { runConsole } from "../channels/console/channel.ts";
 import { DiscordChannel } from "../channels/discord/channel.ts";
-import { discordOptionsFromEnv } from "../channels/discord/env.ts";
-import { SlackChannel } from "../channels/slack/channel.ts";
 import { TelegramChannel } from "../channels/telegram/channel.ts";
-import { telegramOptionsFromEnv } from "../channels/telegram/env.ts";
-import type { Provider } from "../core/agent/provider.ts";
 import { runtimeLayer } from "../core/availability/runtime-spec.ts";
 import { WarnOnce } from "../core/availability/warnings.ts";
-import { EMPTY_CONFIG, type SwitchyardConfig } from "../core/config/index.ts";
+import { EMPTY_CONFIG } from "../core/config/index.ts";
 import { parseLoadMode } from "../core/loading/modes.ts";
 import { Host } from "../host.ts";
 import { type OpsServer, startOpsServer } from "../observability/http.ts";
 import { createLogger, loggerPort, registerSecret } from "../observability/logger.ts";
 import { Metrics } from "../observability/metrics.ts";
-import { createOpenAIProvider } from "../providers/openai.ts";
-import { unconfiguredProvider } from "../providers/unconfigured.ts";
 import { connectRedis } from "../runtime/redis.ts";
 import { watchSkills } from "../skills/loader.ts";
 import { Inbox } from "../workers/inbox.ts";
 import { configPath, LiveConfig } from "./config-file.ts";
+import {
+  numberFromEnv,
+  platformChannels,
+  portFromEnv,
+  providerFromEnv,
+  StartOptionError,
+} from "./platforms.ts";
+
+export { StartOptionError } from "./platforms.ts";
 
 const HELP = `Usage: switchyard start [options]
 
@@ -56,10 +58,6 @@ Environment:
 
 const ROLES = ["all", "ingress", "worker"] as const;
 type Role = (typeof ROLES)[number];
-
-export class StartOptionError extends Error {
-  override readonly name = "StartOptionError";
-}
 
 export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const { values } = parseArgs({
@@ -251,90 +249,4 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
     await shutdown();
   }
   return 0;
-}
-
-/**
- * The platform channels whose credentials are set. With none, the process
- * runs the console channel instead.
- */
-function platformChannels(
-  env: NodeJS.ProcessEnv,
-  httpPort: number,
-  config: () => SwitchyardConfig,
-): Channel[] {
-  const channels: Channel[] = [];
-  if (env.SLACK_BOT_TOKEN) {
-    if (!env.SLACK_SIGNING_SECRET && !env.SLACK_APP_TOKEN) {
-      throw new StartOptionError(
-        "SLACK_BOT_TOKEN is set but neither SLACK_SIGNING_SECRET (Events API over HTTP) nor SLACK_APP_TOKEN (Socket Mode) is. Set one of them.",
-      );
-    }
-    registerSecret(env.SLACK_BOT_TOKEN);
-    channels.push(
-      new SlackChannel({
-        botToken: env.SLACK_BOT_TOKEN,
-        ...(env.SLACK_SIGNING_SECRET ? { signingSecret: env.SLACK_SIGNING_SECRET } : {}),
-        ...(env.SLACK_APP_TOKEN ? { appToken: env.SLACK_APP_TOKEN } : {}),
-        ...(env.SLACK_API_URL ? { apiUrl: env.SLACK_API_URL } : {}),
-        port: httpPort,
-        settings: () => config().slack,
-      }),
-    );
-  }
-  const discord = discordOptionsFromEnv(env, config);
-  if (discord) {
-    registerSecret(discord.token);
-    channels.push(new DiscordChannel(discord));
-  }
-  const telegram = telegramOptionsFromEnv(env, config, httpPort);
-  if (telegram) {
-    if (
-      telegram.webhookUrl &&
-      env.SLACK_BOT_TOKEN &&
-      env.SLACK_SIGNING_SECRET &&
-      !env.SLACK_APP_TOKEN
-    ) {
-      throw new StartOptionError(
-        "Slack's Events API and Telegram's webhook would both listen on SWITCHYARD_HTTP_PORT. Run Slack in Socket Mode (SLACK_APP_TOKEN), run Telegram by long polling (unset TELEGRAM_WEBHOOK_URL), or run them in separate processes.",
-      );
-    }
-    registerSecret(telegram.token);
-    registerSecret(telegram.webhookSecret);
-    channels.push(new TelegramChannel(telegram));
-  }
-  return channels;
-}
-
-function providerFromEnv(env: NodeJS.ProcessEnv, logger: ReturnType<typeof loggerPort>): Provider {
-  if (!env.OPENAI_API_KEY && !env.OPENAI_BASE_URL) return unconfiguredProvider();
-  return createOpenAIProvider({
-    ...(env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY } : {}),
-    ...(env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : {}),
-    model: env.SWITCHYARD_MODEL ?? "gpt-4.1-mini",
-    logger,
-  });
-}
-
-function portFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const port = Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-    throw new StartOptionError(`${name} must be a port number (0 turns it off), not "${raw}".`);
-  }
-  return port;
-}
-
-function numberFromEnv<K extends string>(
-  env: NodeJS.ProcessEnv,
-  name: string,
-  key: K,
-): Partial<Record<K, number>> {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return {};
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) {
-    throw new StartOptionError(`${name} must be a positive number, not "${raw}".`);
-  }
-  return { [key]: value } as Partial<Record<K, number>>;
 }
