@@ -2,19 +2,20 @@ import type { types } from "@slack/bolt";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
-  type BlockMessage,
-  errorBlocks,
   parseSkillsAction,
   parseToolsAction,
+  SlackActionError,
+} from "../../src/channels/slack/block-actions.ts";
+import {
+  type BlockMessage,
   SKILLS_ACTION,
   SKILLS_UI_SCOPES,
-  SlackActionError,
   skillsBlocks,
   TOOLS_ACTION,
   TOOLS_UI_SCOPES,
-  tombstoneBlocks,
   toolsBlocks,
 } from "../../src/channels/slack/blocks.ts";
+import { errorBlocks, tombstoneBlocks } from "../../src/channels/slack/notice-blocks.ts";
 import { type Tombstone, tombstoneFor } from "../../src/core/agent/tombstone.ts";
 import type { Capabilities } from "../../src/core/availability/capabilities.ts";
 import { EMPTY_INTENT, setKey } from "../../src/core/availability/intent.ts";

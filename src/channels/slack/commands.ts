@@ -6,14 +6,16 @@ import { handleSkillsCommand } from "../skills-command.ts";
 import { handleToolsCommand } from "../tools-command.ts";
 import {
   type ActionResult,
-  type BlockMessage,
   parseSkillsAction,
   parseToolsAction,
-  SKILLS_ACTION,
   type SkillsAction,
+  type ToolsAction,
+} from "./block-actions.ts";
+import {
+  type BlockMessage,
+  SKILLS_ACTION,
   skillsBlocks,
   TOOLS_ACTION,
-  type ToolsAction,
   toolsBlocks,
 } from "./blocks.ts";
 
