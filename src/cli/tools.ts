@@ -1,5 +1,6 @@
 import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { type Capabilities, capabilityStatus } from "../core/availability/capabilities.ts";
 import { EMPTY_INTENT } from "../core/availability/intent.ts";
 import { runtimeLayer } from "../core/availability/runtime-spec.ts";
 import { WarnOnce } from "../core/availability/warnings.ts";
@@ -62,6 +63,7 @@ export async function runToolsCommand(argv: string[], io: CliEnv): Promise<numbe
 
   let registry: ToolRegistry;
   let capabilities: Parameters<typeof freezeTurn>[3];
+  let servers: McpServerReport[] = [];
   if (values.registry === "demo") {
     const { demoTools, DEMO_CAPABILITIES } = await import("../../bench/demo-registry.ts");
     registry = new ToolRegistry(demoTools());
@@ -78,6 +80,7 @@ export async function runToolsCommand(argv: string[], io: CliEnv): Promise<numbe
       await host.start();
       registry = host.registry.snapshot();
       capabilities = host.capabilities();
+      servers = mcpServers(host, capabilities);
     } finally {
       await host.close();
     }
@@ -99,8 +102,41 @@ export async function runToolsCommand(argv: string[], io: CliEnv): Promise<numbe
   );
   for (const warning of warnings) err(`warning: ${warning}\n`);
   const report = reportContract(contract, registry);
-  out(values.json ? `${JSON.stringify(jsonShape(report), null, 2)}\n` : renderReport(report));
+  out(
+    values.json
+      ? `${JSON.stringify({ ...jsonShape(report), mcp: servers }, null, 2)}\n`
+      : renderReport(report) + renderServers(servers),
+  );
   return 0;
+}
+
+/** One configured MCP server as `switchyard tools` shows it: connected, or why not. */
+interface McpServerReport {
+  readonly server: string;
+  readonly tools: number;
+  readonly available: boolean;
+  readonly reason?: string;
+}
+
+function mcpServers(host: Host, capabilities: Capabilities): McpServerReport[] {
+  return host.mcp.servers().map((server) => {
+    const status = capabilityStatus(capabilities, `mcp:${server}`);
+    const tools = host.registry.list().filter((t) => t.family === `mcp:${server}`).length;
+    return status.available
+      ? { server, tools, available: true }
+      : { server, tools, available: false, reason: status.reason };
+  });
+}
+
+/** A server that never connected has no tools to list: this is where its reason shows. */
+function renderServers(servers: readonly McpServerReport[]): string {
+  if (servers.length === 0) return "";
+  const width = Math.max(12, ...servers.map((s) => s.server.length)) + 2;
+  const lines = servers.map(
+    (s) =>
+      `  ${s.server.padEnd(width)}${s.available ? `connected, ${s.tools} tools` : `not available: ${s.reason}`}`,
+  );
+  return `\nMCP servers (${servers.length})\n${lines.join("\n")}\n`;
 }
 
 function loadConfig(flag: string | undefined, io: CliEnv): SwitchyardConfig {

@@ -43,6 +43,7 @@ function configFile(tools = ""): string {
 }
 
 interface Report {
+  mcp: { server: string; tools: number; available: boolean; reason?: string }[];
   available: number;
   resident: { id: string }[];
   deferred: string[] | { id: string }[];
@@ -90,7 +91,7 @@ describe("MCP servers in `switchyard tools`", () => {
     expect(mcpIn(back.deferred, "filesystem")).toContain("mcp__filesystem__read_text_file");
   }, 60_000);
 
-  it("lists a working server's tools when another server cannot start", async () => {
+  it("lists a working server's tools when another cannot start, and says why that one is missing", async () => {
     const file = join(dir, "broken.yaml");
     writeFileSync(
       file,
@@ -107,10 +108,18 @@ describe("MCP servers in `switchyard tools`", () => {
     );
     const report = await switchyardTools(["--config", file]);
     expect(mcpIn(report.deferred, "everything")).toContain("mcp__everything__echo");
-    // A server that never connected has no tools to list; its family is simply empty.
+    // A server that never connected has no tools to list; the servers section says why.
     expect([...ids(report.deferred), ...report.disabled.map((d) => d.id)]).not.toContainEqual(
       expect.stringMatching(/^mcp__broken__/),
     );
+    const everything = report.mcp.find((s) => s.server === "everything");
+    expect(everything).toMatchObject({ available: true });
+    expect(everything?.tools).toBeGreaterThan(5);
+    expect(report.mcp.find((s) => s.server === "broken")).toMatchObject({
+      available: false,
+      tools: 0,
+      reason: expect.stringMatching(/^MCP server broken is not connected: .*ENOENT/),
+    });
   }, 60_000);
 });
 
