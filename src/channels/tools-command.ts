@@ -2,6 +2,7 @@ import type { ConversationAddress } from "../core/agent/inbound.ts";
 import {
   type Actor,
   type CommandPolicy,
+  missingFamilies,
   planToolsText,
   renderText,
   type ToolsPlan,
@@ -35,6 +36,7 @@ export async function handleToolsCommand(
     registry: sources.registry,
     toolsets: config.toolsets,
     contract,
+    notices: missingFamilies(sources.capabilities(), sources.registry),
   });
   switch (plan.kind) {
     case "reply":

@@ -23,6 +23,7 @@ import {
   formatToolsCommand,
   helpView,
   listView,
+  missingFamilies,
   type PlanContext,
   parseToolsCommand,
   planToolsCommand,
@@ -638,6 +639,27 @@ describe("the list view", () => {
       "",
       "Mode default. Deferred tools load with tool_search when the bot needs them. /tools why <tool> explains a state; /tools help lists the commands.",
     ]);
+  });
+
+  it("names an MCP server that never connected, which has no tools to list, before the footer", () => {
+    const capabilities: Capabilities = {
+      ...VISION_MISSING,
+      "mcp:github": { available: true },
+      "mcp:jira": {
+        available: false,
+        reason:
+          "MCP server jira is not connected: spawn jira-mcp ENOENT (retrying, attempt 2 next)",
+      },
+      "mcp:wiki": { available: true },
+    };
+    // github has tools (listed as such), wiki is up with none, jira never connected.
+    expect(missingFamilies(capabilities, registry)).toEqual([
+      "MCP server jira is not connected: spawn jira-mcp ENOENT (retrying, attempt 2 next).",
+    ]);
+    const view = listView(contractOf(), missingFamilies(capabilities, registry));
+    expect(view.footer).toMatch(/^MCP server jira is not connected: .*\. Mode default\./);
+    expect(renderText(view)).toContain("MCP server jira is not connected");
+    expect(listView(contractOf()).footer).toMatch(/^Mode default\./);
   });
 
   it("says a deferred tool cannot be loaded in a mode without discovery", () => {

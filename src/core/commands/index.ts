@@ -25,6 +25,7 @@ export {
   helpView,
   type ListView,
   listView,
+  missingFamilies,
   renderText,
   type ToolItem,
   type ToolItemState,

@@ -30,6 +30,8 @@ export interface PlanContext {
    * change that a deeper scope still overrides it.
    */
   readonly contract: TurnContract;
+  /** Said in the list before its footer, e.g. an MCP server that never connected (see `missingFamilies`). */
+  readonly notices?: readonly string[];
   /** Explains one tool; defaults to `explain` over the contract's resolution. */
   readonly explain?: (id: string) => Explanation;
 }
@@ -68,7 +70,7 @@ export type ToolsPlan =
 export function planToolsCommand(command: ToolsCommand, ctx: PlanContext): ToolsPlan {
   switch (command.verb) {
     case "list":
-      return { kind: "reply", view: listView(ctx.contract) };
+      return { kind: "reply", view: listView(ctx.contract, ctx.notices) };
     case "help":
       return { kind: "reply", view: helpView(command.topic) };
     case "why":

@@ -1,8 +1,10 @@
+import type { Capabilities } from "../availability/capabilities.ts";
 import type { Decider, Explanation, ToolState } from "../availability/resolve.ts";
 import { SCOPES } from "../availability/scopes.ts";
 import { TOOL_SEARCH_ID } from "../loading/discovery-tool.ts";
 import type { TurnContract } from "../loading/freeze.ts";
 import type { LoadMode } from "../loading/modes.ts";
+import { compareIds, type ToolRegistry } from "../tools/registry.ts";
 import { SCOPE_HELP, SUMMARY, TIMING_HELP, TOOLS_VERBS, type ToolsVerb, USAGE } from "./usage.ts";
 
 /**
@@ -65,8 +67,13 @@ export interface HelpView {
 
 const ORDER: readonly ToolItemState[] = ["resident", "deferred", "disabled", "unavailable"];
 
-/** The list view of a frozen turn: every registered tool and its state. */
-export function listView(contract: TurnContract): ListView {
+/**
+ * The list view of a frozen turn: every registered tool and its state.
+ * `notices` are said before the footer: families the host lacks entirely
+ * (an MCP server that never connected has no tools to list, so this is
+ * where its reason shows).
+ */
+export function listView(contract: TurnContract, notices: readonly string[] = []): ListView {
   const resident = new Set(contract.resident);
   const mounted = new Set(contract.mounted);
   const items: ToolItem[] = [];
@@ -84,8 +91,29 @@ export function listView(contract: TurnContract): ListView {
     title: `${available} of ${items.length} tools available`,
     mode: contract.mode,
     items,
-    footer: `Mode ${contract.mode}.${loading} /tools why <tool> explains a state; /tools help lists the commands.`,
+    footer: [
+      ...notices,
+      `Mode ${contract.mode}.${loading} /tools why <tool> explains a state; /tools help lists the commands.`,
+    ].join(" "),
   };
+}
+
+/**
+ * Families whose capability is absent and that have no tool in the registry
+ * (an MCP server that never connected): one sentence each, with the reason.
+ */
+export function missingFamilies(
+  capabilities: Capabilities,
+  registry: Pick<ToolRegistry, "families">,
+): string[] {
+  const present = new Set(registry.families());
+  return Object.keys(capabilities)
+    .filter((name) => name.startsWith("mcp:") && !present.has(name))
+    .sort(compareIds)
+    .flatMap((name) => {
+      const status = capabilities[name];
+      return status && !status.available ? [`${status.reason.replace(/\.$/, "")}.`] : [];
+    });
 }
 
 function itemOf(
