@@ -63,6 +63,17 @@ describe("memory tools on real Redis", () => {
     );
   });
 
+  it("stores a note once when a resumed turn repeats the same call", async () => {
+    const memory = tools();
+    const repeat = { ...ada, callKey: "turn-3.call_9" };
+    const first = await memory.remember({ text: "Allergic to nuts" }, repeat);
+    expect(await memory.remember({ text: "Allergic to nuts" }, repeat)).toBe(first);
+    expect(await memory.recall()).toBe('1 note:\n- m1: "Allergic to nuts"');
+    // Another call (a new request) is another note.
+    await memory.remember({ text: "Allergic to nuts" }, { ...ada, callKey: "turn-4.call_1" });
+    expect(await memory.recall()).toMatch(/^2 notes:/);
+  });
+
   it("refuses an over-long note, saying the limit, and stores nothing", async () => {
     const memory = tools({ maxNotes: 10, maxNoteLength: 20 });
     const answer = await memory.remember({ text: "x".repeat(21) });

@@ -29,15 +29,26 @@ export interface NoteKeys {
   readonly topics: string;
   /** STRING: the last id number handed out (kept after `forget all`, so ids are never reused). */
   readonly seq: string;
+  /** HASH: tool call key -> note id, for a week: a resumed turn's repeat stores nothing new. */
+  readonly calls: string;
 }
 
 /**
  * Adds or replaces a note. The cap is checked in the same script that adds,
  * so concurrent remembers can never exceed it. A note under an existing
  * topic replaces that note in place and does not count against the cap.
+ * With a call key (ARGV[4]), a repeat of the same tool call (a resumed turn)
+ * finds the note its first run stored instead of adding another.
  * Returns `{kind, id, count}`; kind `full` means nothing was stored.
  */
 const REMEMBER = new LuaScript(`
+local call = ARGV[4]
+if call ~= '' then
+  local seen = redis.call('HGET', KEYS[4], call)
+  if seen and redis.call('HEXISTS', KEYS[1], seen) == 1 then
+    return {'added', seen, redis.call('HLEN', KEYS[1])}
+  end
+end
 local topic = ARGV[3]
 if topic ~= '' then
   local existing = redis.call('HGET', KEYS[2], topic)
@@ -51,6 +62,10 @@ if count >= tonumber(ARGV[2]) then return {'full', '', count} end
 local id = 'm' .. redis.call('INCR', KEYS[3])
 redis.call('HSET', KEYS[1], id, ARGV[1])
 if topic ~= '' then redis.call('HSET', KEYS[2], topic, id) end
+if call ~= '' then
+  redis.call('HSET', KEYS[4], call, id)
+  redis.call('PEXPIRE', KEYS[4], 604800000)
+end
 return {'added', id, count + 1}
 `);
 
@@ -89,18 +104,25 @@ export class MemoryStore {
 
   keys(owner: NoteOwner): NoteKeys {
     const tag = `${this.#prefix}:{mem:${[owner.platform, owner.workspace, owner.user].map(encodeURIComponent).join(":")}}`;
-    return { notes: `${tag}:notes`, topics: `${tag}:topics`, seq: `${tag}:seq` };
+    return {
+      notes: `${tag}:notes`,
+      topics: `${tag}:topics`,
+      seq: `${tag}:seq`,
+      calls: `${tag}:calls`,
+    };
   }
 
   /**
    * Stores a note, or replaces the note under `topic`. Throws a
    * {@link MemoryLimitError} when the note is too long or the person has
-   * `maxNotes` notes already.
+   * `maxNotes` notes already. `callKey` (the tool call's) makes a repeat of
+   * the same call find its note rather than store a second.
    */
   async remember(
     owner: NoteOwner,
     text: string,
     topic?: string,
+    callKey?: string,
   ): Promise<{ kind: "added" | "replaced"; note: Note; count: number }> {
     const clean = text.trim();
     const length = [...clean].length;
@@ -119,8 +141,8 @@ export class MemoryStore {
     );
     const [kind, id, count] = (await REMEMBER.run(
       this.redis,
-      [keys.notes, keys.topics, keys.seq],
-      [body, maxNotes, label ?? ""],
+      [keys.notes, keys.topics, keys.seq, keys.calls],
+      [body, maxNotes, label ?? "", callKey ?? ""],
     )) as [string, string, number];
     if (kind === "full") {
       throw new MemoryLimitError(

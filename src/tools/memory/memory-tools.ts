@@ -40,9 +40,14 @@ export function rememberTool(store: MemoryStore) {
         .optional()
         .describe('A short label, e.g. "timezone".'),
     }),
+    effects: true,
     execute: ({ text, topic }, ctx) =>
       answering(async () => {
-        const { kind, note, count: used } = await store.remember(ownerOf(ctx), text, topic);
+        const {
+          kind,
+          note,
+          count: used,
+        } = await store.remember(ownerOf(ctx), text, topic, ctx.callKey);
         const what = kind === "replaced" ? "Updated" : "Remembered";
         return `${what} ${describeNote(note)} (${used} of ${store.limits.maxNotes} notes used).`;
       }),
