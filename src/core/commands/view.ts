@@ -220,18 +220,39 @@ export function renderText(view: ToolsView): string {
       return [view.title, ...rows, "", view.footer].join("\n");
     }
     case "why":
-      return [
-        view.summary,
-        ...view.lines.map((l) => `  ${l.label}: ${l.text}${l.decides ? "  <- decides" : ""}`),
-      ].join("\n");
+      return whyText(view);
     case "help":
-      return [
-        view.title,
-        ...view.entries.map((e) => `  ${e.usage}\n      ${e.summary}`),
-        "",
-        view.footer,
-      ].join("\n");
+      return helpText(view);
   }
+}
+
+/** A `why` answer as text: the summary, then each layer, the deciding one marked. Shared with /skills. */
+export function whyText(view: {
+  readonly summary: string;
+  readonly lines: readonly {
+    readonly label: string;
+    readonly text: string;
+    readonly decides: boolean;
+  }[];
+}): string {
+  return [
+    view.summary,
+    ...view.lines.map((l) => `  ${l.label}: ${l.text}${l.decides ? "  <- decides" : ""}`),
+  ].join("\n");
+}
+
+/** A `help` answer as text: each usage line with its summary under it. Shared with /skills. */
+export function helpText(view: {
+  readonly title: string;
+  readonly entries: readonly { readonly usage: string; readonly summary: string }[];
+  readonly footer: string;
+}): string {
+  return [
+    view.title,
+    ...view.entries.map((e) => `  ${e.usage}\n      ${e.summary}`),
+    "",
+    view.footer,
+  ].join("\n");
 }
 
 function itemText(item: ToolItem): string {

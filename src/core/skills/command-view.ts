@@ -1,3 +1,4 @@
+import { helpText, whyText } from "../commands/view.ts";
 import { deciderPhrase } from "./answers.ts";
 import { skillSummary } from "./block.ts";
 import {
@@ -157,17 +158,9 @@ export function renderSkillsText(view: SkillsView): string {
       return [view.title, ...rows, "", view.footer].join("\n");
     }
     case "why":
-      return [
-        view.summary,
-        ...view.lines.map((l) => `  ${l.label}: ${l.text}${l.decides ? "  <- decides" : ""}`),
-      ].join("\n");
+      return whyText(view);
     case "help":
-      return [
-        view.title,
-        ...view.entries.map((e) => `  ${e.usage}\n      ${e.summary}`),
-        "",
-        view.footer,
-      ].join("\n");
+      return helpText(view);
   }
 }
 
