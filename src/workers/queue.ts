@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { Queue } from "bullmq";
 import { z } from "zod";
-import { conversationKey, type InboundMessage } from "../core/agent/inbound.ts";
+import { conversationKey, INBOUND_TEXT_LIMIT, type InboundMessage } from "../core/agent/inbound.ts";
 import type { Inbox } from "./inbox.ts";
 
 export const TURN_QUEUE = "switchyard-turns";
@@ -21,7 +21,7 @@ const inboundSchema = z.object({
   thread: part.optional(),
   user: part,
   userName: z.string().max(256).optional(),
-  text: z.string().max(100_000),
+  text: z.string().max(INBOUND_TEXT_LIMIT),
   attachments: z.array(
     z.object({
       name: z.string(),

@@ -41,3 +41,21 @@ export function conversationKey(address: ConversationAddress): string {
     .map((part) => encodeURIComponent(part))
     .join(":");
 }
+
+/**
+ * The longest text one message may carry. Longer input is not queued: the
+ * channel answers it on the spot with {@link tooLongReply}, once, so the
+ * person knows why nothing else happened.
+ */
+export const INBOUND_TEXT_LIMIT = 100_000;
+
+/** Whether a message's text is over {@link INBOUND_TEXT_LIMIT}. */
+export function isTooLong(text: string): boolean {
+  return text.length > INBOUND_TEXT_LIMIT;
+}
+
+/** What the bot says to a message over the limit: how long it was, what the limit is, what to do. */
+export function tooLongReply(length: number): string {
+  const shown = (n: number) => n.toLocaleString("en-US");
+  return `That message is ${shown(length)} characters long; I read at most ${shown(INBOUND_TEXT_LIMIT)}. Send it in shorter parts, or as a file.`;
+}
