@@ -1,29 +1,8 @@
 import type { Context } from "grammy";
-import type { Redis } from "ioredis";
-import { LuaScript } from "../../store/lua.ts";
+import { type EventClaim, EventLedger } from "../event-ledger.ts";
 
-// KEYS: the update's key. ARGV: ttl of a claim. Returns "fresh" for a new claim, else the state.
-const CLAIM = new LuaScript(`
-local state = redis.call('GET', KEYS[1])
-if state then return state end
-redis.call('SET', KEYS[1], 'taking', 'PX', ARGV[1])
-return 'fresh'
-`);
-
-// KEYS: the update's key. Lets go of a claim that did not finish, so a redelivery is taken.
-const RELEASE = new LuaScript(`
-if redis.call('GET', KEYS[1]) == 'taking' then redis.call('DEL', KEYS[1]) end
-return 0
-`);
-
-/** What a delivery of an update found. */
-export type UpdateClaim =
-  /** The first delivery: take it, then `done` or `release`. */
-  | "fresh"
-  /** Taken before: do nothing (a webhook retry, a poll after a lost offset). */
-  | "done"
-  /** Another delivery is taking it right now: answer "try again" (a webhook's 500). */
-  | "taking";
+/** What a delivery of an update found; see {@link EventClaim}. */
+export type UpdateClaim = EventClaim;
 
 /** A delivery that arrived while another delivery of the same update was being taken. */
 export class UpdateInFlightError extends Error {
@@ -36,36 +15,28 @@ export class UpdateInFlightError extends Error {
 }
 
 /**
- * Which updates the bot has taken, by update id, in Redis: a redelivered
- * update (a webhook retry, a poll that repeats a batch) never makes a second
- * turn, a second answer to a command, or a second switch from a button. A
- * claim that fails is released, so the redelivery is taken; a claim whose
- * process died expires after `takingMs`.
+ * Which updates the bot has taken, by update id: the channel's
+ * {@link EventLedger}, so a redelivered update (a webhook retry, a poll that
+ * repeats a batch) never makes a second turn, a second answer to a command,
+ * or a second switch from a button.
  */
 export class UpdateLedger {
-  constructor(
-    private readonly redis: Redis,
-    /** `<prefix>:telegram:<bot id>`. */
-    private readonly base: string,
-    private readonly takingMs = 60_000,
-    private readonly doneMs = 24 * 3600 * 1000,
-  ) {}
+  readonly #events: EventLedger;
 
-  async claim(updateId: number): Promise<UpdateClaim> {
-    const state = String(await CLAIM.run(this.redis, [this.#key(updateId)], [this.takingMs]));
-    return state === "fresh" || state === "taking" ? state : "done";
+  constructor(redis: ConstructorParameters<typeof EventLedger>[0], base: string) {
+    this.#events = new EventLedger(redis, base);
   }
 
-  async done(updateId: number): Promise<void> {
-    await this.redis.set(this.#key(updateId), "done", "PX", this.doneMs);
+  claim(updateId: number): Promise<UpdateClaim> {
+    return this.#events.claim(`update:${updateId}`);
   }
 
-  async release(updateId: number): Promise<void> {
-    await RELEASE.run(this.redis, [this.#key(updateId)]);
+  done(updateId: number): Promise<void> {
+    return this.#events.done(`update:${updateId}`);
   }
 
-  #key(updateId: number): string {
-    return `${this.base}:update:${updateId}`;
+  release(updateId: number): Promise<void> {
+    return this.#events.release(`update:${updateId}`);
   }
 }
 

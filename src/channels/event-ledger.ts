@@ -1,0 +1,82 @@
+import type { Redis } from "ioredis";
+import { LuaScript } from "../store/lua.ts";
+
+// KEYS: the event's key. ARGV: ttl of a claim. Returns "fresh" for a new claim, else the state.
+const CLAIM = new LuaScript(`
+local state = redis.call('GET', KEYS[1])
+if state then return state end
+redis.call('SET', KEYS[1], 'taking', 'PX', ARGV[1])
+return 'fresh'
+`);
+
+// KEYS: the event's key. Lets go of a claim that did not finish, so a redelivery is taken.
+const RELEASE = new LuaScript(`
+if redis.call('GET', KEYS[1]) == 'taking' then redis.call('DEL', KEYS[1]) end
+return 0
+`);
+
+/** What one delivery of a platform event found. */
+export type EventClaim =
+  /** The first delivery: take it, then `done` or `release`. */
+  | "fresh"
+  /** Taken before: do nothing (a platform retry, a gateway replay, a second ingress process). */
+  | "done"
+  /** Another delivery is taking it right now: let the platform deliver it again later. */
+  | "taking";
+
+/**
+ * Which platform events (messages, typed commands, slash commands, button
+ * presses) ingress has taken, by the platform's own id for the event, in
+ * Redis: a redelivered event never makes a second turn, a second answer to
+ * a command, or a second switch from a button. A claim that fails is
+ * released, so the redelivery is taken; a claim whose process died expires
+ * after `takingMs`.
+ *
+ * @example
+ * const ledger = new EventLedger(redis, `${prefix}:slack:T0123`);
+ * await ledger.take(`cmd:${triggerId}`, () => answer(command)); // false: taken before
+ */
+export class EventLedger {
+  constructor(
+    private readonly redis: Redis,
+    /** Where this platform's (or installation's) event keys live, e.g. `<prefix>:telegram:<bot id>`. */
+    private readonly base: string,
+    private readonly takingMs = 60_000,
+    private readonly doneMs = 24 * 3600 * 1000,
+  ) {}
+
+  async claim(id: string): Promise<EventClaim> {
+    const state = String(await CLAIM.run(this.redis, [this.#key(id)], [this.takingMs]));
+    return state === "fresh" || state === "taking" ? state : "done";
+  }
+
+  async done(id: string): Promise<void> {
+    await this.redis.set(this.#key(id), "done", "PX", this.doneMs);
+  }
+
+  async release(id: string): Promise<void> {
+    await RELEASE.run(this.redis, [this.#key(id)]);
+  }
+
+  /**
+   * Runs `work` for the first delivery of an event: true when it ran, false
+   * when the event was taken before or is being taken now. A `work` that
+   * throws releases the claim (so the platform's redelivery runs it) and
+   * rethrows.
+   */
+  async take(id: string, work: () => Promise<void>): Promise<boolean> {
+    if ((await this.claim(id)) !== "fresh") return false;
+    try {
+      await work();
+    } catch (error) {
+      await this.release(id).catch(() => {});
+      throw error;
+    }
+    await this.done(id);
+    return true;
+  }
+
+  #key(id: string): string {
+    return `${this.base}:event:${id}`;
+  }
+}
