@@ -1,4 +1,5 @@
 import { Redis, type RedisOptions } from "ioredis";
+import { RepeatedWarnings } from "../observability/repeated-warnings.ts";
 import { registerSecret } from "../observability/secrets.ts";
 import { RedisNotInstalledError, RedisUnavailableError } from "./redis-errors.ts";
 import { pingOnce, withTimeout } from "./redis-probe.ts";
@@ -116,9 +117,17 @@ async function openVerified(url: string, timeoutMs: number): Promise<Redis> {
 }
 
 function watch(redis: Redis, url: string, logger: RedisLogger): void {
-  // Without a listener ioredis prints every reconnect failure to stderr itself.
+  // Without a listener ioredis prints every reconnect failure to stderr itself; with
+  // one, an outage is a line per retry, so repeats are logged with backoff and a count.
+  const warnings = new RepeatedWarnings({
+    warn: (message, fields) => logger.warn(fields ?? {}, message),
+  });
   redis.on("error", (error: Error) => {
-    logger.warn({ err: error, redis: maskRedisUrl(url) }, "Redis connection error; retrying");
+    warnings.warn(
+      "Redis connection error; retrying",
+      { err: error, redis: maskRedisUrl(url) },
+      error.message.replace(/\d+/g, "#"),
+    );
   });
 }
 

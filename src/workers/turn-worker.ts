@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { DelayedError, type Job, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { conversationKey } from "../core/agent/inbound.ts";
+import { RepeatedWarnings } from "../observability/repeated-warnings.ts";
 import { TURN_QUEUE, type TurnJob } from "./queue.ts";
 import { takeSnapshot } from "./snapshot.ts";
 import { drainConversation, LostLeaseError, type TurnEnvironment } from "./turn.ts";
@@ -53,8 +54,10 @@ export class TurnWorker {
         autorun: false,
       },
     );
+    // While Redis refuses writes BullMQ emits this thousands of times a second: log it with backoff.
+    const warnings = new RepeatedWarnings(env.logger);
     this.worker.on("error", (error) =>
-      env.logger.warn("worker error", { error: (error as Error).message }),
+      warnings.warn("worker error", { error: (error as Error).message }),
     );
   }
 

@@ -2,6 +2,7 @@ import { type Job, UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Outbounds } from "../../channels/outbound.ts";
 import { type LoggerPort, silentLogger } from "../../core/availability/warnings.ts";
+import { RepeatedWarnings } from "../../observability/repeated-warnings.ts";
 import { KeyScheme } from "../../store/keys.ts";
 import { ReminderDataError } from "./errors.ts";
 import { decodeReminder, type Reminder, reminderMessage, targetOf } from "./reminder.ts";
@@ -54,8 +55,9 @@ export class ReminderWorker {
       maxStalledCount: 5,
       autorun: false,
     });
+    const warnings = new RepeatedWarnings(this.#logger);
     this.worker.on("error", (error) =>
-      this.#logger.warn("reminder worker error", { error: (error as Error).message }),
+      warnings.warn("reminder worker error", { error: (error as Error).message }),
     );
     this.worker.on("failed", (job, error) => void this.#gaveUp(job, error));
   }
