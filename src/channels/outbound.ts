@@ -18,8 +18,11 @@ export interface Outbound {
   /** Whether `edit` is worth using for streaming. */
   readonly canEdit: boolean;
   /**
-   * `mayExist` is set when this delivery may repeat one cut short by a crash
-   * (a resumed turn): a channel that can look its posts up checks first.
+   * Returns the ref of the message for this key. `mayExist` is set when this
+   * delivery may repeat one cut short by a crash (a resumed turn): a channel
+   * that can look its posts up checks first, and a message it finds under
+   * the key is edited to `text` if it shows something else (the streamed
+   * partial of a worker that died is the answer's first part, same key).
    */
   post(
     target: DeliveryTarget,

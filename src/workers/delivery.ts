@@ -49,7 +49,7 @@ export async function deliver(
       ref = streamRef;
     } else {
       ref = await outbound.post(target, part, {
-        idempotencyKey: `${current.turnId}-${i}`,
+        idempotencyKey: partKey(current.turnId, i),
         // A resumed turn's delivery may repeat a post its crashed run made.
         mayExist: resumed,
       });
@@ -62,6 +62,11 @@ export async function deliver(
     });
     current = next;
   }
+}
+
+/** The idempotency key of an answer's part: the same in every run of the turn, and for the streamed message (part 0). */
+export function partKey(turnId: string, part: number): string {
+  return `${turnId}-${part}`;
 }
 
 /** Sends the typing indicator now and every 4 s (inside Discord's 10 s and Telegram's 5 s) until stopped. */

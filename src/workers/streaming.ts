@@ -1,5 +1,26 @@
 import type { DeliveryTarget, Outbound } from "../channels/outbound.ts";
 
+export interface StreamingReplyOptions {
+  readonly outbound: Outbound;
+  readonly target: DeliveryTarget;
+  /** The key of the answer's first part: the streamed message becomes that part. */
+  readonly idempotencyKey: string;
+  /** At most one post or edit this often (ms). */
+  readonly intervalMs: number;
+  /** The message a crashed run of this turn already streamed into: edit it, post nothing. */
+  readonly ref?: string | undefined;
+  /**
+   * Set for a resumed turn whose crashed run may have posted without
+   * recording the ref: the first post looks its key up before posting.
+   */
+  readonly mayExist?: boolean;
+  /** Called once with the message's ref and first text, so a resumed turn edits it instead of posting anew. */
+  readonly onPosted: (ref: string, text: string) => Promise<void>;
+  /** Called after each edit that landed, with the text it shows. */
+  readonly onShown?: (text: string) => Promise<void>;
+  readonly now?: () => number;
+}
+
 /**
  * Shows an answer as it streams in: the first text is posted, later text
  * edits that message, at most once per `intervalMs` (platforms rate-limit
@@ -16,16 +37,14 @@ export class StreamingReply {
   #timer: NodeJS.Timeout | undefined;
   #inFlight: Promise<void> = Promise.resolve();
   #closed = false;
+  readonly #o: StreamingReplyOptions;
+  readonly #now: () => number;
 
-  constructor(
-    private readonly outbound: Outbound,
-    private readonly target: DeliveryTarget,
-    private readonly idempotencyKey: string,
-    private readonly intervalMs: number,
-    /** Called once with the message's ref, so a resumed turn edits it instead of posting anew. */
-    private readonly onPosted: (ref: string) => Promise<void>,
-    private readonly now: () => number = Date.now,
-  ) {}
+  constructor(options: StreamingReplyOptions) {
+    this.#o = options;
+    this.#ref = options.ref;
+    this.#now = options.now ?? Date.now;
+  }
 
   /** The ref of the streamed message, once posted. */
   get ref(): string | undefined {
@@ -33,13 +52,11 @@ export class StreamingReply {
   }
 
   update(text: string): void {
+    const max = this.#o.outbound.maxLength;
     if (this.#closed || text.trim() === "") return;
-    this.#latest =
-      text.length > this.outbound.maxLength
-        ? `${text.slice(0, this.outbound.maxLength - 1)}…`
-        : text;
+    this.#latest = text.length > max ? `${text.slice(0, max - 1)}…` : text;
     if (this.#timer) return;
-    const wait = this.#lastSent + this.intervalMs - this.now();
+    const wait = this.#lastSent + this.#o.intervalMs - this.#now();
     if (wait <= 0) this.#send();
     else this.#timer = setTimeout(() => this.#send(), wait);
   }
@@ -59,15 +76,18 @@ export class StreamingReply {
       if (this.#closed && this.#ref !== undefined) return;
       const text = this.#latest;
       if (text === this.#shown) return;
-      this.#lastSent = this.now();
+      this.#lastSent = this.#now();
+      const { outbound, target } = this.#o;
       try {
         if (this.#ref === undefined) {
-          this.#ref = await this.outbound.post(this.target, text, {
-            idempotencyKey: this.idempotencyKey,
+          this.#ref = await outbound.post(target, text, {
+            idempotencyKey: this.#o.idempotencyKey,
+            mayExist: this.#o.mayExist ?? false,
           });
-          await this.onPosted(this.#ref);
+          await this.#o.onPosted(this.#ref, text);
         } else {
-          await this.outbound.edit(this.target, this.#ref, text);
+          await outbound.edit(target, this.#ref, text);
+          await this.#o.onShown?.(text);
         }
         this.#shown = text;
       } catch {

@@ -21,9 +21,17 @@ import {
   freezeState,
   resolveConversationSkills,
 } from "./contract.ts";
-import { deliver, keepTyping, targetOf } from "./delivery.ts";
+import { deliver, keepTyping, partKey, targetOf } from "./delivery.ts";
 import type { Inbox } from "./inbox.ts";
+import {
+  countStalledResume,
+  GAVE_UP,
+  giveUpFields,
+  giveUpText,
+  MAX_STALLED_RESUMES,
+} from "./resume.ts";
 import { type Snapshot, takeSnapshot } from "./snapshot.ts";
+import { StreamState } from "./stream-state.ts";
 import { StreamingReply } from "./streaming.ts";
 import { runTool } from "./tool-runner.ts";
 
@@ -58,9 +66,6 @@ export interface TurnObserver {
 export class LostLeaseError extends Error {
   override readonly name = "LostLeaseError";
 }
-
-/** Gives up on a turn that crashed its worker this many times, so one poison message cannot wedge a conversation. */
-const MAX_RESUMES = 3;
 
 /**
  * Runs the conversation's turns while this worker holds its lease: resumes a
@@ -103,19 +108,14 @@ export async function drainConversation(
       frozen = contract;
     } else {
       pending = pending.slice(0, checkpoint.inboxCount);
-      if ((await countResume(env, address, checkpoint)) > MAX_RESUMES) {
-        env.logger.warn("giving up on a turn that failed repeatedly", {
-          conversation: conversationKey(address),
-          turnId: checkpoint.turnId,
-        });
-        await deliver(
-          env,
-          address,
-          checkpoint,
-          pending,
-          "Sorry — something went wrong while answering this, and I gave up after several tries. Please send your message again.",
-          { resumed: true },
-        );
+      const stalled = await countStalledResume(
+        env.inbox.redis,
+        env.store.keys,
+        address,
+        checkpoint,
+      );
+      if (stalled > MAX_STALLED_RESUMES) {
+        await giveUp(env, address, { checkpoint, pending, history, state: snap.state });
       } else {
         await runOneTurn(
           turnEnv,
@@ -230,21 +230,25 @@ async function runOneTurn(
   const outbound = env.outbounds[address.platform];
   const target = targetOf(address, last);
   const typing = outbound ? keepTyping(() => outbound.typing(target)) : undefined;
-  const streamKey = `${env.store.keys.conversationTag(address)}:stream:${checkpoint.turnId}`;
-  // A resumed turn may have posted its streamed message already: edit that one.
-  let streamRef =
-    checkpoint.step > 1 ? ((await env.inbox.redis.get(streamKey)) ?? undefined) : undefined;
+  const resumed = start.contract === undefined;
+  const streams = new StreamState(env.inbox.redis, env.store.keys);
+  const turnId = checkpoint.turnId;
+  // A resumed turn may have streamed into a message already, at any step: go on editing that one.
+  const stored = resumed ? await streams.read(address, turnId) : {};
+  let streamRef = stored.ref;
   const streamer =
-    outbound?.canEdit && env.streamEditMs && streamRef === undefined
-      ? new StreamingReply(
+    outbound?.canEdit && env.streamEditMs
+      ? new StreamingReply({
           outbound,
           target,
-          `${checkpoint.turnId}-stream`,
-          env.streamEditMs,
-          async (ref) => {
-            await env.inbox.redis.set(streamKey, ref, "PX", 86_400_000);
-          },
-        )
+          // The streamed message is the answer's first part, under that part's key.
+          idempotencyKey: partKey(turnId, 0),
+          intervalMs: env.streamEditMs,
+          ref: stored.ref,
+          mayExist: resumed,
+          onPosted: (ref, text) => streams.posted(address, turnId, ref, text),
+          onShown: (text) => streams.shown(address, turnId, text),
+        })
       : undefined;
   let result: TurnResult;
   try {
@@ -320,10 +324,7 @@ async function runOneTurn(
   // A turn whose lease was lost mid-way (its model call was aborted) delivers nothing:
   // the worker that took the conversation over answers instead.
   if (signal.aborted) throw new LostLeaseError("lease lost before delivery");
-  await deliver(env, address, checkpoint, pending, result.answer, {
-    streamRef,
-    resumed: start.contract === undefined,
-  });
+  await deliver(env, address, checkpoint, pending, result.answer, { streamRef, resumed });
   env.observe?.turn?.({
     address,
     result,
@@ -341,15 +342,43 @@ function userMessage(message: InboundMessage): ChatMessage {
   return { role: "user", content: `${message.text}${attachments}`, ...(name ? { name } : {}) };
 }
 
-/** Counts how often a checkpointed turn was picked up again (each pickup after a crash). */
-async function countResume(
-  env: TurnEnvironment,
-  address: ConversationAddress,
-  checkpoint: Checkpoint,
-): Promise<number> {
-  const key = `${env.store.keys.conversationTag(address)}:resumes:${checkpoint.turnId}`;
-  const [[, count]] = (await env.inbox.redis.multi().incr(key).pexpire(key, 86_400_000).exec()) as [
-    [unknown, number],
-  ];
-  return Number(count);
+/**
+ * Ends a turn that kept failing without moving on: says what it can (the
+ * answer, if only delivery was left; the streamed partial, finished with a
+ * note; else an apology), and lets the conversation move on even when that
+ * last word cannot be delivered either.
+ */
+async function giveUp(env: TurnEnvironment, address: ConversationAddress, start: TurnStart) {
+  const { checkpoint, pending, history } = start;
+  const fields = giveUpFields(address, checkpoint);
+  env.logger.warn("giving up on a turn that failed repeatedly", fields);
+  const stream = await new StreamState(env.inbox.redis, env.store.keys).read(
+    address,
+    checkpoint.turnId,
+  );
+  const { from } = env.store.history.split(address, history, checkpoint.historyStart);
+  const text = giveUpText(from, stream.text);
+  try {
+    await deliver(env, address, checkpoint, pending, text, {
+      streamRef: stream.ref,
+      resumed: true,
+    });
+  } catch (error) {
+    env.logger.warn("a turn given up could not deliver its answer; sending the apology alone", {
+      ...fields,
+      error: (error as Error)?.message,
+    });
+    const outbound = env.outbounds[address.platform];
+    await outbound
+      ?.post(targetOf(address, pending.at(-1)), GAVE_UP, {
+        idempotencyKey: `${checkpoint.turnId}-gave-up`,
+        mayExist: true,
+      })
+      .catch((again: unknown) =>
+        env.logger.warn("a turn given up could not say so; the conversation moves on", {
+          ...fields,
+          error: (again as Error)?.message,
+        }),
+      );
+  }
 }

@@ -315,6 +315,15 @@ function post(state: DiscordRestState, channelId: string, body: JsonBody): Reply
       },
     };
   }
+  // Discord: with enforce_nonce, a nonce the same author used in the last few minutes
+  // answers with the message it made then, and nothing new is posted.
+  if (body?.enforce_nonce === true && body.nonce !== undefined) {
+    const made = state.messages.find(
+      (m) =>
+        m.channel_id === channelId && m.nonce === body.nonce && m.author.id === state.botUserId,
+    );
+    if (made) return ok(made);
+  }
   const reference = body?.message_reference;
   const guildId = state.guildOf(channelId);
   const message: DiscordMessage = {

@@ -9,7 +9,8 @@ const MESSAGE_LIMIT = 2_000;
  * and waits out rate limits per route), so a worker needs the token but no
  * gateway session and no channel cache. Replies reference the message they
  * answer; the idempotency key rides as the message's nonce with
- * `enforce_nonce`, so Discord itself refuses a second post of the same part.
+ * `enforce_nonce`, so Discord itself answers a second post of the same part
+ * (within its few minutes) with the message it already made.
  */
 export class DiscordOutbound implements Outbound {
   readonly maxLength = MESSAGE_LIMIT;
@@ -20,7 +21,7 @@ export class DiscordOutbound implements Outbound {
   async post(
     target: DeliveryTarget,
     text: string,
-    { idempotencyKey }: { idempotencyKey: string; mayExist?: boolean },
+    { idempotencyKey, mayExist = false }: { idempotencyKey: string; mayExist?: boolean },
   ): Promise<string> {
     const sent = (await this.client.rest.post(
       Routes.channelMessages(target.thread ?? target.channel),
@@ -35,7 +36,12 @@ export class DiscordOutbound implements Outbound {
             : {}),
         },
       },
-    )) as { id: string };
+    )) as { id: string; content?: string };
+    // A nonce Discord saw in the last minutes answers with that message: a resumed
+    // delivery (or the streamed message that is the first part) is brought to this text.
+    if (mayExist && sent.content !== undefined && sent.content !== text) {
+      await this.edit(target, sent.id, text);
+    }
     return sent.id;
   }
 

@@ -1,4 +1,4 @@
-import type { WebClient } from "@slack/web-api";
+import { WebAPIPlatformError, type WebClient } from "@slack/web-api";
 import type { DeliveryTarget, Outbound } from "../outbound.ts";
 import { toMrkdwn } from "./mrkdwn.ts";
 
@@ -9,7 +9,10 @@ const MESSAGE_LIMIT = 3_500;
  * The worker's port to Slack: replies in the thread of the message they
  * answer, converted to mrkdwn. Each post carries its idempotency key in the
  * message's metadata; a delivery that might be a retry (a resumed turn)
- * looks for that key among the thread's messages before posting again.
+ * looks for that key among the thread's messages (or, in a DM answered in
+ * place, the channel's latest) before posting again, and a message found
+ * there is brought to the text asked for: a streamed partial whose worker
+ * died becomes the answer instead of staying beside it.
  * Rate limits are the WebClient's: it waits out Retry-After and retries.
  */
 export class SlackOutbound implements Outbound {
@@ -23,14 +26,20 @@ export class SlackOutbound implements Outbound {
     text: string,
     { idempotencyKey, mayExist = false }: { idempotencyKey: string; mayExist?: boolean },
   ): Promise<string> {
+    const mrkdwn = toMrkdwn(text);
     if (mayExist) {
       const existing = await this.#find(target, idempotencyKey);
-      if (existing) return existing;
+      if (existing) {
+        if (existing.text !== mrkdwn) {
+          await this.client.chat.update({ channel: target.channel, ts: existing.ts, text: mrkdwn });
+        }
+        return existing.ts;
+      }
     }
     const thread = target.thread;
     const result = await this.client.chat.postMessage({
       channel: target.channel,
-      text: toMrkdwn(text),
+      text: mrkdwn,
       ...(thread ? { thread_ts: thread } : {}),
       unfurl_links: false,
       metadata: { event_type: "switchyard_reply", event_payload: { key: idempotencyKey } },
@@ -51,15 +60,33 @@ export class SlackOutbound implements Outbound {
       .catch(() => {});
   }
 
-  async #find(target: DeliveryTarget, key: string): Promise<string | undefined> {
+  /** The bot's message carrying this key, among the thread's replies or the DM's latest messages. */
+  async #find(
+    target: DeliveryTarget,
+    key: string,
+  ): Promise<{ ts: string; text: string | undefined } | undefined> {
     const thread = target.thread;
-    if (!thread) return undefined;
-    const replies = await this.client.conversations
-      .replies({ channel: target.channel, ts: thread, include_all_metadata: true, limit: 200 })
-      .catch(() => undefined);
-    const found = replies?.messages?.find(
+    const listed = await (thread
+      ? this.client.conversations.replies({
+          channel: target.channel,
+          ts: thread,
+          include_all_metadata: true,
+          limit: 200,
+        })
+      : this.client.conversations.history({
+          channel: target.channel,
+          include_all_metadata: true,
+          limit: 50,
+        })
+    ).catch((error: unknown) => {
+      // Slack said no (a missing history scope): there is nothing to find, post. Slack
+      // unreachable: fail, so the delivery is retried rather than risk a second post.
+      if (error instanceof WebAPIPlatformError) return undefined;
+      throw error;
+    });
+    const found = listed?.messages?.find(
       (m) => (m.metadata?.event_payload as { key?: string } | undefined)?.key === key,
     );
-    return found?.ts;
+    return found?.ts ? { ts: found.ts, text: found.text } : undefined;
   }
 }

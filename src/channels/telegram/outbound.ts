@@ -59,9 +59,16 @@ export class TelegramOutbound implements Outbound {
   async post(
     target: DeliveryTarget,
     text: string,
-    { idempotencyKey }: { idempotencyKey: string; mayExist?: boolean },
+    { idempotencyKey, mayExist = false }: { idempotencyKey: string; mayExist?: boolean },
   ): Promise<string> {
     const ledger = this.#ledgerOrThrow();
+    const existing = await ledger.find(ledger.key(idempotencyKey, 0));
+    if (existing !== undefined) {
+      // A resumed delivery of a part sent before, or of the streamed message that is the
+      // answer's first part: bring it to this text rather than leave a partial behind.
+      if (mayExist) await this.edit(target, existing, text);
+      return existing;
+    }
     const [head, ...overflow] = renderParts(text);
     const ref = await this.#postOnce(target, head as string, text, ledger.key(idempotencyKey, 0));
     for (const [i, html] of overflow.entries()) {
@@ -100,8 +107,15 @@ export class TelegramOutbound implements Outbound {
     key: string,
   ): Promise<string> {
     const ledger = this.#ledgerOrThrow();
-    const existing = await ledger.find(key);
-    if (existing !== undefined) return existing;
+    const state = await ledger.state(key);
+    if (state.kind === "sent") return state.messageId;
+    if (state.kind === "sending") {
+      this.#logger?.warn(
+        "a Telegram message is sent again: the worker that began sending it stopped before Telegram answered, so it may appear twice",
+        { chat: target.channel },
+      );
+    }
+    await ledger.intend(key);
     const sent = await this.#send(target, html, markdown);
     const id = String(sent);
     const winner = await ledger.record(key, id);

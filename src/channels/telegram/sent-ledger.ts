@@ -1,11 +1,29 @@
 import type { Redis } from "ioredis";
 import { LuaScript } from "../../store/lua.ts";
 
-// KEYS: the delivery's key. ARGV: the message id just sent, ttl. The first writer wins.
+/** What a delivery's key holds while its `sendMessage` is on the way. */
+const SENDING = "sending";
+
+// KEYS: the delivery's key. ARGV: the message id just sent, ttl.
+// The first message recorded wins; an intent (a send on the way, or one whose worker died) does not count.
 const RECORD = new LuaScript(`
-if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return ARGV[1] end
-return redis.call('GET', KEYS[1])
+local held = redis.call('GET', KEYS[1])
+if held and held ~= '${SENDING}' then return held end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return ARGV[1]
 `);
+
+/** What the ledger knows of one message of a delivery. */
+export type SentState =
+  /** Sent and recorded: this is the message. */
+  | { readonly kind: "sent"; readonly messageId: string }
+  /**
+   * A send began and never recorded its message: it is on its way in
+   * another worker, or that worker died while Telegram was answering and the
+   * message may exist without the ledger knowing its id.
+   */
+  | { readonly kind: "sending" }
+  | { readonly kind: "unsent" };
 
 /**
  * Which Telegram message each delivery became, by its idempotency key.
@@ -13,6 +31,12 @@ return redis.call('GET', KEYS[1])
  * delivery that finds its key answers with the message already sent, and of
  * two deliveries racing on one key (a worker that lost its lease and the one
  * that took over) the first to record wins and the other deletes its copy.
+ *
+ * The intent to send is recorded before `sendMessage` goes out. What remains
+ * is the platform's own window: a worker killed after Telegram took the
+ * message and before its answer was recorded leaves a message nobody can
+ * look up (the Bot API cannot list a chat's messages), and the delivery that
+ * resumes it finds the intent, says so in the log, and sends again.
  */
 export class SentLedger {
   constructor(
@@ -27,9 +51,21 @@ export class SentLedger {
     return `${this.prefix}:telegram:sent:${idempotencyKey}:${part}`;
   }
 
-  /** The message id a delivery became, if it was sent. */
+  /** The message id a delivery became, if it was sent and recorded. */
   async find(key: string): Promise<string | undefined> {
-    return (await this.redis.get(key)) ?? undefined;
+    const state = await this.state(key);
+    return state.kind === "sent" ? state.messageId : undefined;
+  }
+
+  async state(key: string): Promise<SentState> {
+    const held = await this.redis.get(key);
+    if (held === null) return { kind: "unsent" };
+    return held === SENDING ? { kind: "sending" } : { kind: "sent", messageId: held };
+  }
+
+  /** Records that a send is about to go out (kept if one is recorded already). */
+  async intend(key: string): Promise<void> {
+    await this.redis.set(key, SENDING, "PX", this.ttlMs, "NX");
   }
 
   /** Records a sent message; returns the message id that won (ours, or one recorded before). */

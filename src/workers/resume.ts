@@ -1,0 +1,70 @@
+import type { Redis } from "ioredis";
+import type { Checkpoint } from "../core/agent/checkpoint.ts";
+import { type ConversationAddress, conversationKey } from "../core/agent/inbound.ts";
+import type { ChatMessage } from "../core/agent/messages.ts";
+import type { KeyScheme } from "../store/keys.ts";
+import { LuaScript } from "../store/lua.ts";
+
+/**
+ * A turn picked up again this many times without moving on is given up, so
+ * one poison message cannot wedge a conversation. Pickups that made progress
+ * (a step committed, a part delivered) do not count: a long turn on a fleet
+ * that restarts a lot still finishes.
+ */
+export const MAX_STALLED_RESUMES = 3;
+
+// KEYS: the turn's resume record. ARGV: the checkpoint's progress, ttl.
+// Counts pickups that find the turn where the previous pickup found it; progress starts over at 1.
+const COUNT = new LuaScript(`
+local count = 1
+if redis.call('HGET', KEYS[1], 'at') == ARGV[1] then
+  count = redis.call('HINCRBY', KEYS[1], 'count', 1)
+else
+  redis.call('HSET', KEYS[1], 'at', ARGV[1], 'count', 1)
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return count
+`);
+
+/** Where a checkpoint stands: what a pickup that made progress changes. */
+export function progressOf(checkpoint: Checkpoint): string {
+  return `${checkpoint.step}.${checkpoint.calling?.step ?? 0}.${checkpoint.delivered.length}`;
+}
+
+/** Counts this pickup of a checkpointed turn; returns how many pickups in a row found it stalled. */
+export async function countStalledResume(
+  redis: Redis,
+  keys: KeyScheme,
+  address: ConversationAddress,
+  checkpoint: Checkpoint,
+): Promise<number> {
+  const key = `${keys.conversationTag(address)}:resumes:${checkpoint.turnId}`;
+  return Number(await COUNT.run(redis, [key], [progressOf(checkpoint), 86_400_000]));
+}
+
+/** The apology of a turn given up with nothing shown. */
+export const GAVE_UP =
+  "Sorry — something went wrong while answering this, and I gave up after several tries. Please send your message again.";
+
+/** What a streamed partial is finished with when its turn is given up. */
+export const GAVE_UP_PARTIAL =
+  "_(I could not finish this answer: something went wrong several times. Send your message again for the rest.)_";
+
+/**
+ * What a turn given up says: its answer if the crashed runs had one (only
+ * delivery was left), else what it had streamed with a closing note, else
+ * the apology.
+ */
+export function giveUpText(turn: readonly ChatMessage[], streamed: string | undefined): string {
+  const last = turn.at(-1);
+  if (last?.role === "assistant" && !last.tool_calls?.length && (last.content ?? "") !== "") {
+    return last.content ?? "";
+  }
+  if (streamed !== undefined && streamed.trim() !== "") return `${streamed}\n\n${GAVE_UP_PARTIAL}`;
+  return GAVE_UP;
+}
+
+/** The fields a give-up is logged with. */
+export function giveUpFields(address: ConversationAddress, checkpoint: Checkpoint) {
+  return { conversation: conversationKey(address), turnId: checkpoint.turnId };
+}

@@ -1,0 +1,178 @@
+import { Redis } from "ioredis";
+import { afterEach, describe, expect, it } from "vitest";
+import type { InboundMessage } from "../../src/core/agent/inbound.ts";
+import { createStore } from "../../src/store/index.ts";
+import { Inbox } from "../../src/workers/inbox.ts";
+import { ConversationQueue } from "../../src/workers/queue.ts";
+import type { LocalServer } from "../fakes/local-server.ts";
+import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
+import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
+import { until } from "../support/channels.ts";
+import { startLatencyProxy } from "../support/latency-proxy.ts";
+import { deleteKeysUnder, REDIS_URL, uniquePrefix } from "../support/redis.ts";
+import { killLeaseHolder, startWorkerProcess, type WorkerProcess } from "../support/workers.ts";
+
+const ANSWER =
+  "Streaming answers arrive word by word, and this one is long enough to be edited several times before it ends.";
+const GAVE_UP_NOTE = "I could not finish this answer";
+
+interface Setup {
+  slack: FakeSlackApi;
+  fake: FakeOpenAI;
+  redis: Redis;
+  prefix: string;
+  workers: WorkerProcess[];
+  env: Record<string, string>;
+  proxy?: LocalServer;
+}
+
+let setup: Setup | undefined;
+afterEach(async () => {
+  if (!setup) return;
+  await Promise.all(setup.workers.map((w) => w.stop("SIGKILL")));
+  await deleteKeysUnder(setup.redis, setup.prefix);
+  setup.redis.disconnect();
+  await setup.fake.close();
+  await setup.proxy?.close();
+  await setup.slack.close();
+  setup = undefined;
+});
+
+async function start(
+  fake: FakeOpenAI,
+  count = 2,
+  fromSlack?: (path: string) => number,
+): Promise<Setup> {
+  const slack = await startFakeSlackApi();
+  const proxy = fromSlack
+    ? await startLatencyProxy({ target: slack.origin, fromFake: fromSlack })
+    : undefined;
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+  const prefix = uniquePrefix("crashstream");
+  const env = {
+    SWITCHYARD_PREFIX: prefix,
+    OPENAI_BASE_URL: fake.url,
+    OPENAI_API_KEY: "test",
+    SWITCHYARD_MODEL: "fake-model",
+    SLACK_BOT_TOKEN: FAKE_SLACK.botToken,
+    SLACK_SIGNING_SECRET: "unused-by-workers",
+    SLACK_API_URL: proxy ? `${proxy.url}/api/` : slack.url,
+    SWITCHYARD_LEASE_MS: "1500",
+    SWITCHYARD_LOCK_MS: "1500",
+    SWITCHYARD_STALLED_INTERVAL_MS: "500",
+  };
+  const workers = await Promise.all(Array.from({ length: count }, () => startWorkerProcess(env)));
+  setup = { slack, fake, redis, prefix, workers, env, ...(proxy ? { proxy } : {}) };
+  return setup;
+}
+
+const THREAD = "1700000000.000100";
+const mention: InboundMessage = {
+  platform: "slack",
+  workspace: FAKE_SLACK.teamId,
+  channel: "C0GENERAL",
+  conversation: `C0GENERAL:${THREAD}`,
+  thread: THREAD,
+  user: "U0HUMAN",
+  text: "tell me about streaming",
+  attachments: [],
+  eventId: `C0GENERAL:${THREAD}`,
+  messageRef: THREAD,
+  time: Date.now(),
+};
+
+async function enqueue({ redis, prefix }: Setup): Promise<string> {
+  const keys = createStore(redis, { prefix }).keys;
+  const queue = new ConversationQueue(new Inbox(redis, keys), { prefix });
+  await queue.enqueue({ ...mention, time: Date.now() });
+  await queue.close();
+  return `${keys.conversationTag(mention)}:lease`;
+}
+
+/** What the person sees in the thread: the bot's messages, each as last edited. */
+const botMessages = (slack: FakeSlackApi) =>
+  slack.messages.filter((m) => m.thread_ts === THREAD && m.bot_id).map((m) => m.text);
+
+describe("a Slack worker killed while its answer streams", () => {
+  it("leaves one message, edited into the whole answer by the worker that resumes", async () => {
+    let asked = 0;
+    const fake = await startFakeOpenAI({
+      // The first run streams slowly (and is killed mid-way); the resumed run streams at once.
+      responder: () => ({ content: ANSWER, chunkDelayMs: ++asked === 1 ? 400 : 0 }),
+    });
+    const s = await start(fake);
+    const lease = await enqueue(s);
+    await s.slack.waitForCall("chat.postMessage", { timeoutMs: 20_000 });
+    await killLeaseHolder(s.redis, lease, s.workers);
+    await until(() => (asked === 2 ? true : undefined), 30_000);
+    await until(() => (botMessages(s.slack).includes(ANSWER) ? true : undefined), 30_000);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(botMessages(s.slack)).toEqual([ANSWER]);
+    expect(asked).toBe(2);
+  }, 60_000);
+
+  it("also when the kill lands after the post reached Slack but before its ref was stored", async () => {
+    let asked = 0;
+    const fake = await startFakeOpenAI({
+      responder: () => ({ content: ANSWER, chunkDelayMs: ++asked === 1 ? 400 : 0 }),
+    });
+    // Slack makes the streamed post at once but its answer takes 3 s to come back: the kill lands in between.
+    let slow = true;
+    const s = await start(fake, 2, (path) => {
+      if (!path.includes("chat.postMessage") || !slow) return 0;
+      slow = false;
+      return 3_000;
+    });
+    const lease = await enqueue(s);
+    await until(() => (s.slack.messages.some((m) => m.bot_id) ? true : undefined), 20_000);
+    await killLeaseHolder(s.redis, lease, s.workers);
+    await until(() => (botMessages(s.slack).includes(ANSWER) ? true : undefined), 30_000);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(botMessages(s.slack)).toEqual([ANSWER]);
+  }, 60_000);
+
+  it("given up after repeated kills that made no progress, finishes the partial instead of posting an apology beside it", async () => {
+    // Every run streams the start of the answer, then hangs: each is killed there.
+    const fake = await startFakeOpenAI({
+      responder: () => ({ content: `${ANSWER} ${"more ".repeat(200)}`, chunkDelayMs: 150 }),
+    });
+    const s = await start(fake, 2);
+    const lease = await enqueue(s);
+    for (let kill = 0; kill < 4; kill++) {
+      // Run `kill + 1` is the one asking the model now.
+      await until(() => (fake.requests.length > kill ? true : undefined), 30_000).catch(
+        (error: Error) => {
+          throw new Error(
+            `${error.message} for model request ${kill + 1}; the thread shows ${JSON.stringify(botMessages(s.slack))}\n${s.workers.map((w) => w.logs()).join("\n")}`,
+          );
+        },
+      );
+      // Let the run stream something first.
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      const victim = await killLeaseHolder(s.redis, lease, s.workers);
+      s.workers.splice(s.workers.indexOf(victim), 1);
+      s.workers.push(await startWorkerProcess(s.env));
+    }
+    const shown = await until(() => {
+      const texts = botMessages(s.slack);
+      return texts.some((t) => t?.includes(GAVE_UP_NOTE)) ? texts : undefined;
+    }, 40_000).catch((error: Error) => {
+      throw new Error(
+        `${error.message}; the thread shows ${JSON.stringify(botMessages(s.slack))}; asked ${fake.requests.length} times\n${s.workers.map((w) => w.logs()).join("\n")}`,
+      );
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(botMessages(s.slack)).toEqual(shown);
+    expect(shown).toHaveLength(1);
+    expect(shown[0]).toMatch(/^Streaming answers arrive word by word/);
+    expect(shown.join("\n")).not.toMatch(/Sorry/);
+    // The conversation moved on: nothing left in its inbox, no turn in progress.
+    const keys = createStore(s.redis, { prefix: s.prefix }).keys;
+    const inbox = new Inbox(s.redis, keys);
+    const deadline = Date.now() + 15_000;
+    while (!(await inbox.idle(mention)) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(await inbox.idle(mention)).toBe(true);
+  }, 120_000);
+});
