@@ -5,6 +5,8 @@ import { UpdateLedger } from "../../src/channels/telegram/update-ledger.ts";
 import { UpdateOffset } from "../../src/channels/telegram/update-offset.ts";
 import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-api.ts";
 import { ADA, TEAM } from "../fakes/telegram-setup.ts";
+import { until } from "../support/channels.ts";
+import { startLatencyProxy } from "../support/latency-proxy.ts";
 import { useTestRedis } from "../support/redis.ts";
 
 const db = useTestRedis("telegram");
@@ -83,6 +85,51 @@ describe("a worker process's Telegram outbound", () => {
     ]);
     expect(raced[0]).toBe(raced[1]);
     expect(telegram.botMessages(TEAM, topic).map((m) => m.text)).toEqual(["the answer", "raced"]);
+  });
+
+  it("brings a message found under its key to the new text when a resumed delivery posts it", async () => {
+    const { outbound } = workerChannel();
+    // A streamed partial is the answer's first part: the resumed turn's post finds it and finishes it.
+    const partial = await outbound.post(target(), "The answer so", { idempotencyKey: "turn-4-0" });
+    const resumed = await outbound.post(target(), "The answer so far, and the rest.", {
+      idempotencyKey: "turn-4-0",
+      mayExist: true,
+    });
+    expect(resumed).toBe(partial);
+    expect(telegram.botMessages(TEAM, topic).map((m) => m.text)).toEqual([
+      "The answer so far, and the rest.",
+    ]);
+  });
+
+  it("sends again over a send whose worker died before Telegram answered, and says it may be doubled", async () => {
+    // The dead worker's sendMessage reached Telegram; its answer never came back to be recorded.
+    const proxy = await startLatencyProxy({
+      target: telegram.apiRoot,
+      fromFake: (path) => (path.endsWith("/sendMessage") ? 60_000 : 0),
+    });
+    try {
+      const dying = new TelegramChannel({ token: telegram.token, apiRoot: proxy.url });
+      dying.useOutboundOnly(db.redis, db.prefix);
+      void dying.outbound
+        .post(target(), "the answer", { idempotencyKey: "turn-5-0" })
+        .catch(() => {});
+      await until(() => (telegram.botMessages(TEAM, topic).length === 1 ? true : undefined));
+      const warnings: string[] = [];
+      const resumer = new TelegramChannel({ token: telegram.token, apiRoot: telegram.apiRoot });
+      resumer.useOutboundOnly(db.redis, db.prefix, { warn: (message) => warnings.push(message) });
+      await resumer.outbound.post(target(), "the answer", {
+        idempotencyKey: "turn-5-0",
+        mayExist: true,
+      });
+      // Telegram cannot be asked for the first copy: this is the window the README documents.
+      expect(telegram.botMessages(TEAM, topic).map((m) => m.text)).toEqual([
+        "the answer",
+        "the answer",
+      ]);
+      expect(warnings).toEqual([expect.stringMatching(/may appear twice/)]);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it("sends a part that grows past 4,096 characters when converted as more messages, and edits them all", async () => {
