@@ -43,6 +43,7 @@ Options:
 Environment:
   REDIS_URL                   Redis (default: 127.0.0.1:6379, else a local redis-server is started)
   OPENAI_API_KEY, OPENAI_BASE_URL, SWITCHYARD_MODEL   The model (any OpenAI-compatible server)
+  SWITCHYARD_MODEL_FIRST_BYTE_MS, _IDLE_MS, _CALL_MS   Model timeouts (default 60000, 30000, 300000)
   SWITCHYARD_METRICS_PORT     Prometheus /metrics, /healthz, /readyz (default 9464; 0 = off)
   SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET (Events API) or SLACK_APP_TOKEN (Socket Mode),
   SLACK_API_URL               The Slack channel; with none of the platforms set, the console runs
@@ -99,7 +100,7 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
   const port = loggerPort(logger);
   const config = new LiveConfig(configPath(values.config, env), port);
   liveConfig = config;
-  const provider = providerFromEnv(env, port);
+  const provider = providerFromEnv(env, port, () => config.current.model);
   const redis = await connectRedis({ dataDir: ".switchyard", logger, env });
   const prefix = env.SWITCHYARD_PREFIX ?? "sy";
   const host = new Host({

@@ -1,6 +1,10 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { ProviderError } from "../core/agent/provider.ts";
+import { MODEL_LIMIT_RULES, type ModelLimits } from "../core/config/model-section.ts";
+import type { Expiry } from "./deadlines.ts";
+import { StreamEndedEarlyError, type StreamProgress } from "./openai-stream.ts";
 import { serverSaysRetry } from "./retry-policy.ts";
+import { OversizedEventError } from "./watched-fetch.ts";
 
 /** A failed attempt, as the retry loop sees it. */
 export interface Failure {
@@ -9,20 +13,23 @@ export interface Failure {
   readonly retryable: boolean;
   /** Response headers, for `retry-after`. */
   readonly headers?: Headers;
+  /** Not a provider failure but something nobody expected (a bug?): worth a log line. */
+  readonly unexpected?: unknown;
 }
 
 /** What the messages may say about where the provider is, and what they must never say. */
 export interface FailureContext {
   /** The base URL as shown to people: no credentials, no query. */
   readonly where: string;
-  readonly timeoutMs: number;
+  readonly limits: ModelLimits;
   /** Removes the API key from text that came from the server. */
   readonly redact: (text: string) => string;
 }
 
-/** Thrown by the stream reader when a stream ends without a finish reason. */
-export class StreamEndedEarlyError extends Error {
-  override readonly name = "StreamEndedEarlyError";
+/** What the attempt saw of the reply, for messages that name it. */
+export interface AttemptSeen {
+  readonly progress: StreamProgress;
+  readonly contentType?: string | undefined;
 }
 
 export const ABORTED_MESSAGE = "The request to the model was cancelled.";
@@ -31,40 +38,101 @@ export function abortedError(): ProviderError {
   return new ProviderError("aborted", ABORTED_MESSAGE);
 }
 
+const CHECK_BASE_URL =
+  "Check that OPENAI_BASE_URL points to an OpenAI-compatible API (it usually ends in /v1).";
+
 /**
- * Maps whatever an attempt threw to a {@link Failure}, or `undefined` for
- * errors that are not the provider's (a bug of ours), which the caller
- * rethrows as they are.
+ * What the person is told when one of the call's clocks ran out. A timeout is
+ * never retried: the person has already waited the whole timeout once.
  */
-export function classifyFailure(thrown: unknown, context: FailureContext): Failure | undefined {
+export function timeoutFailure(expiry: Expiry, context: FailureContext): Failure {
+  const { limits, where } = context;
+  const setting = (name: keyof ModelLimits) =>
+    `${MODEL_LIMIT_RULES[name].env} (model.${MODEL_LIMIT_RULES[name].key})`;
+  const message = {
+    first_byte: `The model did not start its reply within ${duration(limits.firstByteMs)}, so I stopped waiting. Please try again in a moment. If this keeps happening, the model server at ${where} is overloaded or down, or this model needs longer before it starts: raise ${setting("firstByteMs")}.`,
+    idle: `The model went quiet in the middle of its reply (nothing for ${duration(limits.idleMs)}), so I stopped waiting. Please try again. If this keeps happening, check the model server at ${where}, or raise ${setting("idleMs")}.`,
+    call: `The model took longer than ${duration(limits.callMs)} on one request, so I stopped it. Please try again, or ask for something smaller. (The limit is ${setting("callMs")}.)`,
+  }[expiry];
+  return { error: new ProviderError("timeout", message), retryable: false };
+}
+
+/**
+ * Maps whatever an attempt threw to a {@link Failure}. Anything unforeseen
+ * still becomes a clear answer (rule 11) instead of failing the turn, which
+ * would only be retried into the same error; `unexpected` carries it to the log.
+ */
+export function classifyFailure(
+  thrown: unknown,
+  context: FailureContext,
+  seen: AttemptSeen,
+): Failure {
   const { where } = context;
   if (thrown instanceof APIUserAbortError) return { error: abortedError(), retryable: false };
-  if (thrown instanceof APIConnectionTimeoutError) {
-    const seconds = context.timeoutMs / 1000;
-    return network(
-      `The model provider at ${where} did not answer within ${seconds} s. Check OPENAI_BASE_URL, or try again later.`,
-    );
-  }
+  // Our own clocks run out first; the SDK's timeout is only a backstop set past the budget.
+  if (thrown instanceof APIConnectionTimeoutError) return timeoutFailure("call", context);
   if (thrown instanceof APIConnectionError) {
     return network(`Could not reach the model provider at ${where}. Check OPENAI_BASE_URL.`);
   }
   if (thrown instanceof APIError) return classifyStatus(thrown, context);
-  if (thrown instanceof StreamEndedEarlyError || thrown instanceof TypeError) {
+  if (thrown instanceof StreamEndedEarlyError) return endedEarly(context, seen);
+  if (thrown instanceof OversizedEventError) {
+    return badResponse(
+      `The model provider at ${where} sent a single stream event of more than ${megabytes(thrown.maxBytes)}, so I stopped reading the reply. Please try again, or ask for something smaller.`,
+      false,
+    );
+  }
+  if (thrown instanceof TypeError) {
     // undici reports a connection that dies mid-body as `TypeError: terminated`.
     return network(
       `The connection to the model provider at ${where} broke in the middle of a reply. Try again.`,
     );
   }
   if (thrown instanceof SyntaxError) {
-    return {
-      error: new ProviderError(
-        "server",
-        `The model provider at ${where} sent a reply that is not valid JSON. Check that OPENAI_BASE_URL points to an OpenAI-compatible API.`,
-      ),
-      retryable: true,
-    };
+    return badResponse(
+      `The model provider at ${where} sent a reply that is not valid JSON. ${CHECK_BASE_URL}`,
+      true,
+    );
   }
-  return undefined;
+  const name = thrown instanceof Error ? thrown.name : typeof thrown;
+  return {
+    error: new ProviderError(
+      "server",
+      `Something went wrong while reading the model's reply (${context.redact(name)}), so I stopped. Please try again.`,
+    ),
+    retryable: false,
+    unexpected: thrown,
+  };
+}
+
+/** A stream that ended without a finish reason: what came before it says why. */
+function endedEarly(context: FailureContext, seen: AttemptSeen): Failure {
+  const { where } = context;
+  const { events, unreadable } = seen.progress;
+  if (events === 0) {
+    const type = seen.contentType?.split(";")[0]?.trim().toLowerCase();
+    if (type && type !== "text/event-stream") {
+      const what = type === "text/html" ? "a web page (text/html)" : `"${type}"`;
+      return badResponse(
+        `The model provider at ${where} answered with ${what} instead of a stream of chat completion chunks. ${CHECK_BASE_URL}`,
+        false,
+      );
+    }
+    return badResponse(
+      `The model provider at ${where} sent an empty reply. Please try again. If this keeps happening, ${CHECK_BASE_URL.charAt(0).toLowerCase()}${CHECK_BASE_URL.slice(1)}`,
+      true,
+    );
+  }
+  if (unreadable > 0) {
+    return badResponse(
+      `The model provider at ${where} sent a reply I could not read (${unreadable} of its ${events} stream events were not chat completion chunks). ${CHECK_BASE_URL}`,
+      true,
+    );
+  }
+  return badResponse(
+    `The model's reply stopped before it was finished (the server at ${where} ended the stream without saying it was done). Please try again.`,
+    true,
+  );
 }
 
 function classifyStatus(error: APIError, context: FailureContext): Failure {
@@ -114,12 +182,13 @@ function classifyStatus(error: APIError, context: FailureContext): Failure {
     );
     return { ...failure, retryable: retryOverride ?? true, headers };
   }
+  const page = webPageTitle(said);
+  const message =
+    page === undefined
+      ? `The model provider refused the request (HTTP ${status}): ${said}`
+      : `The model provider refused the request (HTTP ${status}) with a web page${page ? ` titled "${page}"` : ""} instead of an API error. ${CHECK_BASE_URL}`;
   return {
-    error: new ProviderError(
-      "bad_request",
-      `The model provider refused the request (HTTP ${status}): ${said}`,
-      status,
-    ),
+    error: new ProviderError("bad_request", message, status),
     retryable: retryOverride ?? false,
     headers,
   };
@@ -135,12 +204,45 @@ function providerMessage(error: APIError): string {
   return text.length > 500 ? `${text.slice(0, 500)}…` : text;
 }
 
+/**
+ * A proxy or a wrong path answers with an HTML page, which is no use in a
+ * chat: its title (possibly empty) when the text is one, else `undefined`.
+ */
+function webPageTitle(text: string): string | undefined {
+  if (!/^\s*<(!doctype html|html|head|body)\b/i.test(text)) return undefined;
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1];
+  return title?.replace(/\s+/g, " ").trim().slice(0, 80) ?? "";
+}
+
 function network(message: string): Failure {
   return { error: new ProviderError("network", message), retryable: true };
 }
 
 function server(message: string, status: number | undefined): Failure {
   return { error: new ProviderError("server", message, status), retryable: true };
+}
+
+function badResponse(message: string, retryable: boolean): Failure {
+  return { error: new ProviderError("bad_response", message), retryable };
+}
+
+/**
+ * A failure after part of the answer arrived keeps that part: the person may
+ * have watched it stream in, and the final answer replaces what they saw.
+ */
+export function keepingPartial(error: ProviderError, progress: StreamProgress): ProviderError {
+  if (progress.text.trim() === "") return error;
+  return new ProviderError(error.kind, `${progress.text}\n\n(${error.message})`, error.status);
+}
+
+function duration(ms: number): string {
+  if (ms < 1_000) return `${ms} ms`;
+  const seconds = ms / 1_000;
+  return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
+}
+
+function megabytes(bytes: number): string {
+  return `${Math.round((bytes / 1_048_576) * 10) / 10} MB`;
 }
 
 /** The base URL without credentials, query or fragment, for messages and logs. */

@@ -1,70 +1,151 @@
 import { randomUUID } from "node:crypto";
-import type OpenAI from "openai";
 import type { ToolCall, Usage } from "../core/agent/messages.ts";
 import { ZERO_USAGE } from "../core/agent/messages.ts";
-import type { ProviderResponse } from "../core/agent/provider.ts";
+import { ProviderError, type ProviderResponse } from "../core/agent/provider.ts";
 import type { LoggerPort } from "../core/availability/warnings.ts";
-import { abortedError, StreamEndedEarlyError } from "./openai-errors.ts";
+import type { ModelLimits } from "../core/config/model-section.ts";
+import { nestingProblem, oversizedArguments } from "./tool-call-limits.ts";
 
-/** Whether a person may already have seen part of this attempt's reply. */
+/** What one attempt's stream delivered so far, for the retry decision and for a failure's message. */
 export interface StreamProgress {
+  /** Whether a person may already have seen part of this attempt's reply. */
   textShown: boolean;
+  /** The answer text so far (within the cap), kept when the attempt fails. */
+  text: string;
+  /** Stream events read, and how many of them were not chat completion chunks. */
+  events: number;
+  unreadable: number;
 }
+
+export function freshProgress(): StreamProgress {
+  return { textShown: false, text: "", events: 0, unreadable: 0 };
+}
+
+/** Thrown when a stream ends without a finish reason; the progress says what came before. */
+export class StreamEndedEarlyError extends Error {
+  override readonly name = "StreamEndedEarlyError";
+}
+
+export type ReplyLimits = Pick<ModelLimits, "maxAnswerChars" | "maxToolCallChars" | "maxToolCalls">;
 
 interface ToolCallDraft {
   id: string;
   name: string;
   arguments: string;
+  /** Every argument character the model sent, including those past the cap. */
+  chars: number;
 }
+
+type Fields = Readonly<Record<string, unknown>>;
 
 /**
  * Reads a Chat Completions stream into one response: text deltas joined (and
  * handed to `onText` as they grow), tool calls assembled by their `index` from
  * an opening delta (id, name) and argument pieces, the finish reason, and the
  * usage chunk that `stream_options.include_usage` adds at the end.
+ *
+ * Every event is read as untrusted data: one that is not a chunk is counted
+ * and skipped, a field of the wrong type is ignored. What is kept is capped:
+ * an answer past `maxAnswerChars` is cut with a note and the rest of the
+ * stream is not read; a tool call's arguments past `maxToolCallChars` (or
+ * nested too deeply) are replaced by a note the model will read; a reply with
+ * more than `maxToolCalls` calls ends the turn with an answer saying so.
+ *
+ * The SDK ends the iteration quietly when its signal aborts, so the caller
+ * checks the signal afterwards.
  */
 export async function readCompletionStream(
-  chunks: AsyncIterable<OpenAI.ChatCompletionChunk>,
+  chunks: AsyncIterable<unknown>,
   options: {
     readonly onText?: ((textSoFar: string) => void) | undefined;
-    readonly signal?: AbortSignal | undefined;
     readonly progress: StreamProgress;
     readonly logger: LoggerPort;
+    readonly limits: ReplyLimits;
   },
 ): Promise<ProviderResponse> {
-  const { onText, signal, progress, logger } = options;
+  const { onText, progress, logger, limits } = options;
   let text = "";
   let refusal = "";
+  let cut = false;
+  let tooManyCalls = false;
   let finishReason: string | undefined;
   let usage: Usage = ZERO_USAGE;
   const drafts = new Map<number, ToolCallDraft>();
+  let lastIndex: number | undefined;
 
-  for await (const chunk of chunks) {
-    if (chunk.usage) usage = usageOf(chunk.usage);
-    const choice = chunk.choices.find((c) => c.index === 0);
+  read: for await (const value of chunks) {
+    progress.events++;
+    const chunk = fieldsOf(value);
+    if (!chunk || (!Array.isArray(chunk.choices) && chunk.usage === undefined)) {
+      progress.unreadable++;
+      continue;
+    }
+    usage = usageOf(chunk.usage) ?? usage;
+    const choice = firstChoice(chunk.choices);
     if (!choice) continue;
-    const { delta } = choice;
-    if (delta.content) {
-      text += delta.content;
+    const delta = fieldsOf(choice.delta) ?? {};
+    if (typeof delta.content === "string" && delta.content !== "") {
+      const room = limits.maxAnswerChars - text.length;
+      text += delta.content.slice(0, room);
+      progress.text = text;
       if (onText) {
         progress.textShown = true;
         showText(onText, text, logger);
       }
+      if (delta.content.length > room) {
+        // What follows is more of an answer nobody will read; stop downloading it.
+        cut = true;
+        break;
+      }
     }
-    if (delta.refusal) refusal += delta.refusal;
-    for (const piece of delta.tool_calls ?? []) {
-      const draft = drafts.get(piece.index) ?? { id: "", name: "", arguments: "" };
-      drafts.set(piece.index, draft);
+    if (typeof delta.refusal === "string") {
+      refusal += delta.refusal.slice(0, limits.maxAnswerChars - refusal.length);
+    }
+    for (const raw of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) {
+      const piece = fieldsOf(raw);
+      const fn = fieldsOf(piece?.function);
+      const id = typeof piece?.id === "string" ? piece.id : undefined;
+      const name = typeof fn?.name === "string" ? fn.name : undefined;
+      const args = typeof fn?.arguments === "string" ? fn.arguments : undefined;
+      // A piece that carries none of them adds nothing, and must not open a nameless call.
+      if (!piece || (id === undefined && name === undefined && args === undefined)) continue;
+      const index = indexOf(piece, drafts, lastIndex);
+      let draft = drafts.get(index);
+      if (!draft) {
+        if (drafts.size >= limits.maxToolCalls) {
+          tooManyCalls = true;
+          break read;
+        }
+        draft = { id: "", name: "", arguments: "", chars: 0 };
+        drafts.set(index, draft);
+      }
+      lastIndex = index;
       // Some servers repeat the id and name on every piece: first one wins.
-      if (piece.id && !draft.id) draft.id = piece.id;
-      if (piece.function?.name && !draft.name) draft.name = piece.function.name;
-      if (piece.function?.arguments) draft.arguments += piece.function.arguments;
+      if (id && !draft.id) draft.id = id;
+      if (name && !draft.name) draft.name = name;
+      if (args) {
+        draft.chars += args.length;
+        // Past the cap the pieces are only counted, so the note can say how big the call was.
+        if (draft.chars <= limits.maxToolCallChars) draft.arguments += args;
+      }
     }
-    if (choice.finish_reason) finishReason = choice.finish_reason;
+    if (typeof choice.finish_reason === "string") finishReason = choice.finish_reason;
   }
 
-  // The SDK ends the iteration quietly when the signal aborts mid-stream.
-  if (signal?.aborted) throw abortedError();
+  if (tooManyCalls) {
+    throw new ProviderError(
+      "bad_response",
+      `The model asked for more than ${limits.maxToolCalls} tool calls in one reply, so I ran none of them. Please try again, or ask for fewer things at once. (The limit is SWITCHYARD_MODEL_MAX_TOOL_CALLS.)`,
+    );
+  }
+  if (cut) {
+    return {
+      content: `${text}\n\n(This answer was cut here: it passed ${limits.maxAnswerChars} characters, the most one answer may have. Ask for the rest, or for a shorter answer.)`,
+      toolCalls: [],
+      finishReason: "length",
+      usage,
+    };
+  }
   if (finishReason === undefined) {
     throw new StreamEndedEarlyError("The stream ended before the model finished its reply.");
   }
@@ -73,27 +154,66 @@ export async function readCompletionStream(
     content: content === "" ? null : content,
     toolCalls: [...drafts.entries()]
       .sort(([a], [b]) => a - b)
-      .map(([, draft]) => toolCallOf(draft)),
+      .map(([, draft]) => toolCallOf(draft, limits)),
     finishReason,
     usage,
   };
 }
 
-function toolCallOf(draft: ToolCallDraft): ToolCall {
+function fieldsOf(value: unknown): Fields | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Fields)
+    : undefined;
+}
+
+/** Choice 0; a server that sends a single choice without an index means that one. */
+function firstChoice(choices: unknown): Fields | undefined {
+  if (!Array.isArray(choices)) return undefined;
+  const indexed = choices.find((c) => fieldsOf(c)?.index === 0);
+  if (indexed) return fieldsOf(indexed);
+  const only = choices.length === 1 ? fieldsOf(choices[0]) : undefined;
+  return only && only.index === undefined ? only : undefined;
+}
+
+/**
+ * A piece's call, by its `index`. Servers that leave the index out send a
+ * call's pieces in a row: a new id opens the next call, anything else
+ * continues the last one.
+ */
+function indexOf(
+  piece: Fields,
+  drafts: ReadonlyMap<number, ToolCallDraft>,
+  lastIndex: number | undefined,
+): number {
+  const { index, id } = piece;
+  if (typeof index === "number" && Number.isInteger(index) && index >= 0) return index;
+  if (lastIndex === undefined) return 0;
+  const opensNew = typeof id === "string" && id !== "" && drafts.get(lastIndex)?.id !== id;
+  return opensNew ? Math.max(...drafts.keys()) + 1 : lastIndex;
+}
+
+function toolCallOf(draft: ToolCallDraft, limits: ReplyLimits): ToolCall {
+  const args =
+    draft.chars > limits.maxToolCallChars
+      ? oversizedArguments(draft.chars, limits.maxToolCallChars)
+      : (nestingProblem(draft.arguments) ?? draft.arguments);
   return {
     // A tool call without an id could not be paired with its result (rule 6).
     id: draft.id || `call_${randomUUID().replaceAll("-", "").slice(0, 24)}`,
     type: "function",
     // A call without arguments streams none; "{}" is what it means and what servers accept back.
-    function: { name: draft.name, arguments: draft.arguments || "{}" },
+    function: { name: draft.name, arguments: args || "{}" },
   };
 }
 
-function usageOf(usage: OpenAI.CompletionUsage): Usage {
+function usageOf(value: unknown): Usage | undefined {
+  const usage = fieldsOf(value);
+  if (!usage) return undefined;
+  const count = (n: unknown) => (typeof n === "number" && Number.isFinite(n) && n >= 0 ? n : 0);
   return {
-    promptTokens: usage.prompt_tokens ?? 0,
-    completionTokens: usage.completion_tokens ?? 0,
-    cachedTokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
+    promptTokens: count(usage.prompt_tokens),
+    completionTokens: count(usage.completion_tokens),
+    cachedTokens: count(fieldsOf(usage.prompt_tokens_details)?.cached_tokens),
   };
 }
 

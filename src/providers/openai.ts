@@ -1,18 +1,23 @@
 import { setTimeout as delay } from "node:timers/promises";
-import OpenAI from "openai";
+import OpenAI, { type ClientOptions } from "openai";
 import type { Provider, ProviderRequest, ProviderResponse } from "../core/agent/provider.ts";
 import { ProviderError } from "../core/agent/provider.ts";
 import { type LoggerPort, silentLogger } from "../core/availability/warnings.ts";
+import { DEFAULT_MODEL_LIMITS, type ModelLimits } from "../core/config/model-section.ts";
+import { type AttemptTimers, CallBudget } from "./deadlines.ts";
 import {
   abortedError,
   classifyFailure,
   displayURL,
   type FailureContext,
+  keepingPartial,
   redactor,
+  timeoutFailure,
 } from "./openai-errors.ts";
 import { buildChatRequest, toolsParser } from "./openai-request.ts";
-import { readCompletionStream, type StreamProgress } from "./openai-stream.ts";
+import { freshProgress, readCompletionStream, type StreamProgress } from "./openai-stream.ts";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelayMs } from "./retry-policy.ts";
+import { type FetchWatch, watchedFetch } from "./watched-fetch.ts";
 
 export { UNCONFIGURED_MESSAGE, unconfiguredProvider } from "./unconfigured.ts";
 
@@ -26,18 +31,25 @@ export interface OpenAIProviderOptions {
   model: string;
   /** Retries of 429, 408, 5xx and connection failures, after the first attempt. Default 4. */
   maxRetries?: number;
-  /** How long to wait for the response to start (headers), per attempt. Default 120 s. */
+  /**
+   * Timeouts and reply caps; unset fields keep {@link DEFAULT_MODEL_LIMITS}.
+   * A function is asked at the start of every call, so a reloaded config file
+   * takes effect without a restart.
+   */
+  limits?: Partial<ModelLimits> | (() => Partial<ModelLimits>);
+  /** @deprecated The first-byte timeout: use `limits.firstByteMs`. */
   timeoutMs?: number;
   temperature?: number;
-  /** Hears about retries and odd tool bytes; never the API key. */
+  /** Hears about retries, odd tool bytes and what the SDK logs; never the API key. */
   logger?: LoggerPort;
   /** How to wait between retries; tests inject one that records the delays. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
-const DEFAULT_TIMEOUT_MS = 120_000;
 /** The SDK refuses to start without a key; local servers ignore it. */
 const NO_API_KEY = "no-api-key";
+/** The start of an error body that is kept: enough for any API error, not a 1 GB page. */
+const MAX_ERROR_BYTES = 64 * 1024;
 
 /**
  * A {@link Provider} for any OpenAI-compatible Chat Completions server, on the
@@ -46,11 +58,16 @@ const NO_API_KEY = "no-api-key";
  * no text has been shown yet, and turns every failure into a
  * {@link ProviderError} whose message a person in the chat can act on.
  *
+ * Every call is bounded in time: the reply must start within `firstByteMs`,
+ * may not go quiet for `idleMs` once started, and the call with all its
+ * retries ends within `callMs`. The turn's signal cancels it at once.
+ *
  * @example
  * const provider = createOpenAIProvider({
  *   apiKey: env.OPENAI_API_KEY,
  *   baseURL: env.OPENAI_BASE_URL,
  *   model: env.SWITCHYARD_MODEL,
+ *   limits: () => config.current.model,
  *   logger,
  * });
  * const reply = await provider.complete({
@@ -69,23 +86,27 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
     );
   }
   const baseURL = options.baseURL || OPENAI_BASE_URL;
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const logger = options.logger ?? silentLogger;
   const sleep = options.sleep ?? ((ms, signal) => delay(ms, undefined, { signal }));
   const policy: RetryPolicy = {
     ...DEFAULT_RETRY_POLICY,
     maxRetries: options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries,
   };
-  const context: FailureContext = {
-    where: displayURL(baseURL),
-    timeoutMs,
-    redact: redactor(options.apiKey),
+  const where = displayURL(baseURL);
+  const redact = redactor(options.apiKey);
+  const limitsNow = (): ModelLimits => {
+    const given = typeof options.limits === "function" ? options.limits() : options.limits;
+    return {
+      ...DEFAULT_MODEL_LIMITS,
+      ...(options.timeoutMs === undefined ? {} : { firstByteMs: options.timeoutMs }),
+      ...given,
+    };
   };
   const client = new OpenAI({
     apiKey: options.apiKey || NO_API_KEY,
     baseURL,
     maxRetries: 0,
-    timeout: timeoutMs,
+    logger: sdkLogger(logger, redact),
   });
   const settings = { model: options.model, temperature: options.temperature };
   const parseTools = toolsParser(logger);
@@ -93,44 +114,109 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
   const attempt = async (
     request: ProviderRequest,
     body: OpenAI.ChatCompletionCreateParamsStreaming,
+    limits: ModelLimits,
+    timers: AttemptTimers,
+    watch: FetchWatch,
     progress: StreamProgress,
+    budget: CallBudget,
   ): Promise<ProviderResponse> => {
-    const stream = await client.chat.completions.create(body, { signal: request.signal });
-    return readCompletionStream(stream, {
+    const signal = request.signal
+      ? AbortSignal.any([request.signal, timers.signal])
+      : timers.signal;
+    const stream = await client.withOptions({ fetch: watchedFetch(watch) }).chat.completions.create(
+      body,
+      // The SDK's own timeout only backs ours up: it stops at the headers, ours does not.
+      { signal, timeout: budget.remainingMs() + 1_000 },
+    );
+    const reply = await readCompletionStream(stream, {
       onText: request.onText,
-      signal: request.signal,
       progress,
       logger,
+      limits,
     });
+    if (request.signal?.aborted) throw abortedError();
+    return reply;
   };
 
   return {
     async complete(request) {
+      if (request.signal?.aborted) throw abortedError();
+      const limits = limitsNow();
+      const context: FailureContext = { where, limits, redact };
       const body = buildChatRequest(request, settings, parseTools(request.tools));
+      const budget = new CallBudget(limits.callMs);
       for (let tries = 1; ; tries++) {
-        const progress: StreamProgress = { textShown: false };
+        const progress = freshProgress();
+        const timers = budget.attempt(limits);
+        const watch: FetchWatch = {
+          heard: () => timers.heard(),
+          maxEventBytes: maxEventBytes(limits),
+          maxErrorBytes: MAX_ERROR_BYTES,
+        };
+        let failure: ReturnType<typeof classifyFailure>;
         try {
-          return await attempt(request, body, progress);
+          return await attempt(request, body, limits, timers, watch, progress, budget);
         } catch (thrown) {
-          if (thrown instanceof ProviderError) throw thrown;
           if (request.signal?.aborted) throw abortedError();
-          const failure = classifyFailure(thrown, context);
-          if (failure === undefined) throw thrown;
-          // Retrying after text was shown would show a second, different reply.
-          if (!failure.retryable || progress.textShown || tries > policy.maxRetries) {
-            throw failure.error;
-          }
-          const waitMs = retryDelayMs(tries, failure.headers, policy);
-          const { kind, status } = failure.error;
-          logger.warn(
-            `The model provider failed (${status ?? kind}); retrying in ${waitMs} ms, attempt ${tries + 1} of ${policy.maxRetries + 1}.`,
-            { kind, status, attempt: tries + 1, delayMs: waitMs, baseURL: context.where },
-          );
-          await pause(sleep, waitMs, request.signal);
+          // A finished reply whose stream then stalled was returned above; this one was not finished.
+          if (timers.expired)
+            throw keepingPartial(timeoutFailure(timers.expired, context).error, progress);
+          if (thrown instanceof ProviderError) throw keepingPartial(thrown, progress);
+          failure = classifyFailure(thrown, context, { progress, contentType: watch.contentType });
+        } finally {
+          timers.close();
         }
+        if (failure.unexpected !== undefined) {
+          logger.warn("Reading the model's reply failed unexpectedly; the person was told.", {
+            error: redact(String((failure.unexpected as Error)?.stack ?? failure.unexpected)),
+            baseURL: where,
+          });
+        }
+        // Retrying after text was shown would show a second, different reply.
+        if (!failure.retryable || progress.textShown || tries > policy.maxRetries) {
+          throw keepingPartial(failure.error, progress);
+        }
+        const waitMs = retryDelayMs(tries, failure.headers, policy);
+        const { kind, status } = failure.error;
+        // A retry that could not finish within the call's budget only makes the person wait longer.
+        if (waitMs >= budget.remainingMs()) {
+          logger.warn(
+            `The model provider failed (${status ?? kind}); not retrying: the wait of ${waitMs} ms would pass this call's budget of ${limits.callMs} ms.`,
+            { kind, status, attempt: tries, delayMs: waitMs, baseURL: where },
+          );
+          throw keepingPartial(failure.error, progress);
+        }
+        logger.warn(
+          `The model provider failed (${status ?? kind}); retrying in ${waitMs} ms, attempt ${tries + 1} of ${policy.maxRetries + 1}.`,
+          { kind, status, attempt: tries + 1, delayMs: waitMs, baseURL: where },
+        );
+        await pause(sleep, waitMs, request.signal);
       }
     },
   };
+}
+
+/**
+ * The longest stream event read: room for a whole capped answer or tool call
+ * in one event, even with every character escaped (`\u00e9` is six bytes).
+ */
+function maxEventBytes(limits: ModelLimits): number {
+  return 8 * Math.max(limits.maxAnswerChars, limits.maxToolCallChars) + 64 * 1024;
+}
+
+/**
+ * The SDK logs a stream event it cannot parse, whole, to the console. It goes
+ * to our logger instead, cut short: it is the model's output, and may be huge.
+ */
+function sdkLogger(
+  logger: LoggerPort,
+  redact: (text: string) => string,
+): NonNullable<ClientOptions["logger"]> {
+  const warn = (message: string, ...details: unknown[]) =>
+    logger.warn(`openai SDK: ${message}`, {
+      details: redact(details.map((d) => String(d)).join(" ")).slice(0, 300),
+    });
+  return { error: warn, warn, info: () => {}, debug: () => {} };
 }
 
 /** Waits, but gives up as soon as the request is cancelled, whatever `sleep` does. */

@@ -5,6 +5,13 @@
  * Replies are scripted per request; anything unscripted falls through to the
  * responder, whose default echoes the last user message.
  *
+ * A reply can also misbehave the way real servers do: never send headers
+ * (`neverAnswer`), stall after N chunks with or without keep-alive comments
+ * (`stallAfterChunks`, `keepAliveMs`), end without a finish reason
+ * (`omitFinishReason`), stream huge content or arguments in chosen piece sizes
+ * (`contentChunkChars`, `argumentsChunkChars`), or send any body verbatim
+ * (`body`: garbage events, an HTML page, nothing at all).
+ *
  * @example
  * const fake = await startFakeOpenAI({ apiKey: "sk-test" });
  * fake.script(
@@ -46,6 +53,26 @@ export interface ScriptedReply {
   chunkDelayMs?: number;
   /** Defaults to "tool_calls" when there are tool calls, else "stop". */
   finishReason?: OpenAI.ChatCompletion.Choice["finish_reason"];
+  /** Never sends the response headers: a server that took the request and hangs. */
+  neverAnswer?: boolean;
+  /** Streams this many chunks, then nothing more, holding the connection open: a stalled model. */
+  stallAfterChunks?: number;
+  /** While stalled, writes an SSE comment this often: a live server whose model is stuck. */
+  keepAliveMs?: number;
+  /** Ends the stream (with `[DONE]`) without the chunk that carries the finish reason. */
+  omitFinishReason?: boolean;
+  /** Characters per content delta; by default one word per delta. */
+  contentChunkChars?: number;
+  /** Characters per tool-call argument piece; default 8. */
+  argumentsChunkChars?: number;
+  /**
+   * Sent verbatim instead of a completion (garbage SSE, an HTML page, nothing
+   * at all), with `status` (default 200). An array is written piece by piece,
+   * `chunkDelayMs` apart.
+   */
+  body?: string | readonly string[];
+  /** The content-type of `body` or `errorBody`; default text/event-stream for a body. */
+  contentType?: string;
 }
 
 export interface RecordedRequest {
@@ -123,16 +150,18 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     const gone = new AbortController();
     res.on("close", () => gone.abort());
     const signal = AbortSignal.any([closing.signal, gone.signal]);
+    if (reply.neverAnswer) return void (await pause(Number.POSITIVE_INFINITY, signal));
     if (!(await pause(reply.delayMs, signal))) return;
 
     for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+    if (reply.body !== undefined) return sendRaw(res, reply, signal);
     if (reply.status !== undefined && reply.status >= 400) {
-      return sendError(res, reply.status, undefined, reply.errorBody);
+      return sendError(res, reply.status, undefined, reply.errorBody, reply.contentType);
     }
     const completion = buildCompletion(reply, recorded);
     if (recorded.body.stream === true) {
       const includeUsage = recorded.body.stream_options?.include_usage === true;
-      return streamCompletion(res, completion, includeUsage, reply.chunkDelayMs, signal);
+      return streamCompletion(res, toChunks(completion, includeUsage, reply), reply, signal);
     }
     return sendJson(res, reply.status ?? 200, completion);
   };
@@ -230,6 +259,7 @@ function buildCompletion(reply: ScriptedReply, request: RecordedRequest): OpenAI
 export function toChunks(
   completion: OpenAI.ChatCompletion,
   includeUsage: boolean,
+  shape: Pick<ScriptedReply, "contentChunkChars" | "argumentsChunkChars" | "omitFinishReason"> = {},
 ): OpenAI.ChatCompletionChunk[] {
   const choice = completion.choices[0];
   if (!choice) throw new Error("toChunks needs a completion with one choice");
@@ -237,15 +267,18 @@ export function toChunks(
   type Delta = OpenAI.ChatCompletionChunk.Choice.Delta;
 
   const deltas: Delta[] = [];
-  for (const piece of content?.match(/\S+\s*|\s+/g) ?? []) deltas.push({ content: piece });
+  const pieces = shape.contentChunkChars
+    ? slices(content ?? "", shape.contentChunkChars)
+    : (content?.match(/\S+\s*|\s+/g) ?? []);
+  for (const piece of pieces) deltas.push({ content: piece });
   toolCalls.forEach((call, index) => {
     if (call.type !== "function") return;
     const { name, arguments: args } = call.function;
     deltas.push({
       tool_calls: [{ index, id: call.id, type: "function", function: { name, arguments: "" } }],
     });
-    for (let at = 0; at < args.length; at += 8) {
-      deltas.push({ tool_calls: [{ index, function: { arguments: args.slice(at, at + 8) } }] });
+    for (const piece of slices(args, shape.argumentsChunkChars ?? 8)) {
+      deltas.push({ tool_calls: [{ index, function: { arguments: piece } }] });
     }
   });
   // Like OpenAI: a reply that starts with a tool call carries it in the role chunk.
@@ -266,30 +299,85 @@ export function toChunks(
   const chunks: OpenAI.ChatCompletionChunk[] = [
     chunkOf(opening, null),
     ...deltas.map((delta) => chunkOf(delta, null)),
-    chunkOf({}, choice.finish_reason),
+    ...(shape.omitFinishReason ? [] : [chunkOf({}, choice.finish_reason)]),
   ];
   if (includeUsage) chunks.push({ ...base, choices: [], usage: completion.usage ?? null });
   return chunks;
 }
 
+function slices(text: string, size: number): string[] {
+  const out: string[] = [];
+  for (let at = 0; at < text.length; at += size) out.push(text.slice(at, at + size));
+  return out;
+}
+
+const SSE_HEADERS = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-cache",
+  connection: "keep-alive",
+};
+
 async function streamCompletion(
   res: ServerResponse,
-  completion: OpenAI.ChatCompletion,
-  includeUsage: boolean,
-  chunkDelayMs: number | undefined,
+  chunks: readonly OpenAI.ChatCompletionChunk[],
+  reply: ScriptedReply,
   signal: AbortSignal,
 ): Promise<void> {
-  res.writeHead(200, {
-    "content-type": "text/event-stream; charset=utf-8",
-    "cache-control": "no-cache",
-    connection: "keep-alive",
-  });
-  for (const chunk of toChunks(completion, includeUsage)) {
-    if (res.destroyed) return;
-    res.write(`data: ${JSON.stringify(chunk)}\n\n`);
-    if (!(await pause(chunkDelayMs, signal))) return;
+  res.writeHead(200, SSE_HEADERS);
+  for (const [sent, chunk] of chunks.entries()) {
+    if (sent === reply.stallAfterChunks) return stall(res, reply.keepAliveMs, signal);
+    if (!(await write(res, `data: ${JSON.stringify(chunk)}\n\n`, signal))) return;
+    if (!(await pause(reply.chunkDelayMs, signal))) return;
+  }
+  // Stalling after every chunk is a server that never ends the stream it has finished.
+  if (reply.stallAfterChunks !== undefined && reply.stallAfterChunks >= chunks.length) {
+    return stall(res, reply.keepAliveMs, signal);
   }
   res.end("data: [DONE]\n\n");
+}
+
+/** Holds the response open without a byte of data until the client or the server gives up. */
+async function stall(
+  res: ServerResponse,
+  keepAliveMs: number | undefined,
+  signal: AbortSignal,
+): Promise<void> {
+  if (!keepAliveMs) return void (await pause(Number.POSITIVE_INFINITY, signal));
+  while (await pause(keepAliveMs, signal)) {
+    if (!(await write(res, ": keep-alive\n\n", signal))) return;
+  }
+}
+
+async function sendRaw(res: ServerResponse, reply: ScriptedReply, signal: AbortSignal) {
+  res.writeHead(reply.status ?? 200, {
+    ...SSE_HEADERS,
+    "content-type": reply.contentType ?? SSE_HEADERS["content-type"],
+  });
+  const pieces = typeof reply.body === "string" ? [reply.body] : (reply.body ?? []);
+  for (const piece of pieces) {
+    if (!(await write(res, piece, signal))) return;
+    if (!(await pause(reply.chunkDelayMs, signal))) return;
+  }
+  res.end();
+}
+
+/** Writes with backpressure, so a huge reply streams instead of piling up in memory. */
+async function write(res: ServerResponse, text: string, signal: AbortSignal): Promise<boolean> {
+  if (res.destroyed || signal.aborted) return false;
+  if (res.write(text)) return true;
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => {
+      res.off("drain", onDrain);
+      res.off("close", onClose);
+      signal.removeEventListener("abort", onClose);
+      resolve(ok);
+    };
+    const onDrain = () => done(true);
+    const onClose = () => done(false);
+    res.on("drain", onDrain);
+    res.on("close", onClose);
+    signal.addEventListener("abort", onClose, { once: true });
+  });
 }
 
 const ERROR_KINDS: Record<number, { type: string; code: string | null; message: string }> = {
@@ -319,10 +407,14 @@ function sendError(
   status: number,
   override: { message?: string } = {},
   body?: unknown,
+  contentType?: string,
 ): void {
   if (body !== undefined) {
     res.statusCode = status;
-    res.setHeader("content-type", typeof body === "string" ? "text/plain" : "application/json");
+    res.setHeader(
+      "content-type",
+      contentType ?? (typeof body === "string" ? "text/plain" : "application/json"),
+    );
     res.end(typeof body === "string" ? body : JSON.stringify(body));
     return;
   }
@@ -347,10 +439,14 @@ function isAuthorized(req: IncomingMessage, apiKey: string | undefined): boolean
   return apiKey === undefined || req.headers.authorization === `Bearer ${apiKey}`;
 }
 
-/** Resolves true after `ms`, or false as soon as `signal` aborts. */
+/** Resolves true after `ms` (never, for infinity), or false as soon as `signal` aborts. */
 async function pause(ms: number | undefined, signal: AbortSignal): Promise<boolean> {
   if (signal.aborted) return false;
   if (!ms) return true;
+  if (ms === Number.POSITIVE_INFINITY) {
+    await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+    return false;
+  }
   try {
     await sleep(ms, undefined, { signal });
     return true;

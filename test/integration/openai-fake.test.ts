@@ -246,6 +246,71 @@ describe("fake OpenAI server", () => {
     ).rejects.toBeInstanceOf(OpenAI.APIConnectionTimeoutError);
   });
 
+  it("stalls after the scripted number of chunks, holding the stream open", async () => {
+    fake.script({ content: "one two three four", stallAfterChunks: 3 });
+    const controller = new AbortController();
+    const stream = await client.chat.completions.create(
+      { model: "gpt-test", messages: ask("hi"), stream: true },
+      { signal: controller.signal },
+    );
+
+    const texts: string[] = [];
+    for await (const chunk of stream) {
+      texts.push(chunk.choices[0]?.delta.content ?? "");
+      if (texts.length === 3) setTimeout(() => controller.abort(), 100);
+    }
+    expect(texts).toEqual(["", "one ", "two "]);
+  });
+
+  it("never sends headers for neverAnswer, until the client gives up", async () => {
+    fake.script({ neverAnswer: true });
+    const impatient = new OpenAI({
+      apiKey: API_KEY,
+      baseURL: fake.url,
+      maxRetries: 0,
+      timeout: 200,
+    });
+    await expect(
+      impatient.chat.completions.create({ model: "gpt-test", messages: ask("hi") }),
+    ).rejects.toBeInstanceOf(OpenAI.APIConnectionTimeoutError);
+  });
+
+  it("streams content and arguments in pieces of the scripted size, optionally without a finish reason", async () => {
+    fake.script({
+      content: "abcdefghij",
+      contentChunkChars: 4,
+      toolCalls: [{ id: "c", name: "get_weather", arguments: '{"city":"Rome"}' }],
+      argumentsChunkChars: 5,
+      omitFinishReason: true,
+    });
+    const stream = await client.chat.completions.create({
+      model: "gpt-test",
+      messages: ask("hi"),
+      stream: true,
+    });
+
+    const chunks: OpenAI.ChatCompletionChunk[] = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    const deltas = chunks.map((chunk) => chunk.choices[0]?.delta);
+    expect(deltas.map((d) => d?.content).filter(Boolean)).toEqual(["abcd", "efgh", "ij"]);
+    const pieces = deltas.flatMap((d) => d?.tool_calls ?? []).map((t) => t.function?.arguments);
+    expect(pieces).toEqual(["", '{"cit', 'y":"R', 'ome"}']);
+    expect(chunks.every((chunk) => chunk.choices[0]?.finish_reason === null)).toBe(true);
+  });
+
+  it("sends a raw body verbatim, with its status and content type", async () => {
+    fake.script({ status: 200, contentType: "text/html", body: ["<html>", "</html>"] });
+    const response = await fetch(`${fake.url}/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${API_KEY}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "gpt-test", messages: ask("hi"), stream: true }),
+    });
+
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/html");
+    expect(await response.text()).toBe("<html></html>");
+  });
+
   it("closes promptly while a delayed reply is pending", async () => {
     fake.script({ delayMs: 60_000, content: "never" });
     const pending = client.chat.completions

@@ -481,13 +481,14 @@ describe("createOpenAIProvider", () => {
       );
     });
 
-    it("maps a server that never answers to kind network once the timeout passes", async () => {
+    it("maps a server that never answers to kind timeout once the deprecated timeoutMs passes", async () => {
       fake.script({ delayMs: 5_000, content: "too late" });
 
-      const error = await failureOf(provider({ timeoutMs: 200, maxRetries: 0 }).complete(ask()));
+      const error = await failureOf(provider({ timeoutMs: 200 }).complete(ask()));
 
-      expect(error.kind).toBe("network");
-      expect(error.message).toMatch(/did not answer within 0.2 s/);
+      expect(error.kind).toBe("timeout");
+      expect(error.message).toMatch(/did not start its reply within 200 ms/);
+      expect(fake.requests).toHaveLength(1);
     });
   });
 

@@ -6,6 +6,7 @@ import {
   DEFAULT_DISCORD,
   DEFAULT_MCP,
   DEFAULT_MEMORY,
+  DEFAULT_MODEL_LIMITS,
   DEFAULT_REMINDERS,
   DEFAULT_TELEGRAM,
   DEFAULT_WEB,
@@ -79,6 +80,7 @@ describe("parseConfig", () => {
       reminders: DEFAULT_REMINDERS,
       web: DEFAULT_WEB,
       mcp: DEFAULT_MCP,
+      model: DEFAULT_MODEL_LIMITS,
     });
   });
 
@@ -157,16 +159,16 @@ describe("parseConfig", () => {
 
   it("reports unknown top-level sections as warnings, not errors", () => {
     const logger = recordingLogger();
-    const text = "voice:\n  token: x\ntools:\n  web_search: on\nmodel: gpt\n";
+    const text = "voice:\n  token: x\ntools:\n  web_search: on\nllm: gpt\n";
     const config = parseConfig(text, FILE, logger);
     expect(config.tools).toEqual({ web_search: true });
     expect(logger.messages).toEqual([
-      'switchyard.yaml:1: unknown section "voice" is ignored. Known sections: agent, discord, mcp, memory, permissions, reminders, skill_folders, skills, slack, telegram, tools, toolsets, web.',
-      'switchyard.yaml:5: unknown section "model" is ignored. Known sections: agent, discord, mcp, memory, permissions, reminders, skill_folders, skills, slack, telegram, tools, toolsets, web.',
+      'switchyard.yaml:1: unknown section "voice" is ignored. Known sections: agent, discord, mcp, memory, model, permissions, reminders, skill_folders, skills, slack, telegram, tools, toolsets, web.',
+      'switchyard.yaml:5: unknown section "llm" is ignored. Known sections: agent, discord, mcp, memory, model, permissions, reminders, skill_folders, skills, slack, telegram, tools, toolsets, web.',
     ]);
     expect(readConfig(text, FILE).warnings.map((w) => [w.key, w.line])).toEqual([
       ["voice", 1],
-      ["model", 5],
+      ["llm", 5],
     ]);
   });
 

@@ -32,20 +32,36 @@ export interface Provider {
 }
 
 /**
- * A provider failure the loop reports to the person in plain words. `retryable`
- * failures were already retried by the provider before it gave up.
+ * Why a model call failed:
+ *
+ * - `timeout`: the reply did not start, went quiet mid-stream, or the call ran
+ *   past its budget. Never retried: the person has waited long enough.
+ * - `bad_response`: the server answered with something that is not a usable
+ *   reply (garbage events, an empty body, a web page, a stream that stopped
+ *   before it was finished, more tool calls than allowed).
+ * - `aborted`: the turn's signal (a lost lease, `/stop`) cancelled it.
+ */
+export type ProviderErrorKind =
+  | "unconfigured"
+  | "auth"
+  | "rate_limit"
+  | "server"
+  | "bad_request"
+  | "network"
+  | "timeout"
+  | "bad_response"
+  | "aborted";
+
+/**
+ * A provider failure the loop reports to the person in plain words: the
+ * message is the turn's answer, so it says what happened and what to do.
+ * Failures worth retrying were already retried by the provider before it gave
+ * up; the turn itself is never retried for one.
  */
 export class ProviderError extends Error {
   override readonly name = "ProviderError";
   constructor(
-    readonly kind:
-      | "unconfigured"
-      | "auth"
-      | "rate_limit"
-      | "server"
-      | "bad_request"
-      | "network"
-      | "aborted",
+    readonly kind: ProviderErrorKind,
     message: string,
     readonly status?: number,
   ) {

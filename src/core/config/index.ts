@@ -15,6 +15,13 @@ export {
 } from "./load.ts";
 export { DEFAULT_MCP, type McpConfig, type McpServerConfig } from "./mcp-section.ts";
 export { DEFAULT_MEMORY, type MemoryConfig } from "./memory-section.ts";
+export {
+  checkModelLimit,
+  DEFAULT_MODEL_LIMITS,
+  MODEL_LIMIT_NAMES,
+  MODEL_LIMIT_RULES,
+  type ModelLimits,
+} from "./model-section.ts";
 export { DEFAULT_PERMISSIONS, type PermissionsConfig } from "./permissions-section.ts";
 export { DEFAULT_REMINDERS, type RemindersConfig } from "./reminders-section.ts";
 export { EMPTY_CONFIG, SECTIONS, type SwitchyardConfig } from "./schema.ts";

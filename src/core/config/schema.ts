@@ -6,6 +6,7 @@ import { describeValue } from "./errors.ts";
 import { flag } from "./flag.ts";
 import { DEFAULT_MCP, type McpConfig, mcpSection } from "./mcp-section.ts";
 import { DEFAULT_MEMORY, type MemoryConfig, memorySection } from "./memory-section.ts";
+import { DEFAULT_MODEL_LIMITS, type ModelLimits, modelSection } from "./model-section.ts";
 import { isName, isToolId, NAME_RULE } from "./names.ts";
 import {
   DEFAULT_PERMISSIONS,
@@ -60,6 +61,8 @@ export interface SwitchyardConfig {
   readonly web: WebConfig;
   /** MCP servers, each a tool family `mcp:<server>`, and their timeouts. */
   readonly mcp: McpConfig;
+  /** How long the bot waits for the model and how much of a reply it keeps. */
+  readonly model: ModelLimits;
 }
 
 /** The sections this version reads; any other top-level key is reported and ignored. */
@@ -77,6 +80,7 @@ export const SECTIONS = [
   "reminders",
   "web",
   "mcp",
+  "model",
 ] as const;
 
 export const EMPTY_CONFIG: SwitchyardConfig = Object.freeze({
@@ -93,6 +97,7 @@ export const EMPTY_CONFIG: SwitchyardConfig = Object.freeze({
   reminders: DEFAULT_REMINDERS,
   web: DEFAULT_WEB,
   mcp: DEFAULT_MCP,
+  model: DEFAULT_MODEL_LIMITS,
 });
 
 const MODE_CHOICES = "full, default, minimal (alias pi), discover (alias omp)";
@@ -175,7 +180,7 @@ const section = <T extends z.ZodType>(schema: T) => z.preprocess((value) => valu
 
 /**
  * The whole file. Unknown top-level keys pass through here (later versions add
- * sections such as `slack:` or `model:`); the loader reports them as warnings.
+ * sections); the loader reports them as warnings.
  */
 export const configSchema = z
   .looseObject(
@@ -193,6 +198,7 @@ export const configSchema = z
       reminders: section(remindersSection),
       web: section(webSection),
       mcp: section(mcpSection),
+      model: section(modelSection),
     },
     {
       error: (iss) =>
@@ -224,5 +230,6 @@ export const configSchema = z
         reminders: config.reminders,
         web: config.web,
         mcp: config.mcp,
+        model: config.model,
       }),
   );

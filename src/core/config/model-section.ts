@@ -1,0 +1,155 @@
+import { z } from "zod";
+import { describeValue } from "./errors.ts";
+
+/**
+ * How long the bot waits for the model, and how much of one reply it keeps.
+ * Each key has an environment twin that wins when both are set (see
+ * {@link MODEL_LIMIT_ENV}); the model's name and address stay in the
+ * environment (`SWITCHYARD_MODEL`, `OPENAI_BASE_URL`).
+ *
+ * ```yaml
+ * model:
+ *   first_byte_ms: 60000       # the reply must start within this (raise it for models that think first)
+ *   idle_ms: 30000             # a reply that goes quiet this long mid-stream is given up
+ *   call_ms: 300000            # one model request, its retries included, never takes longer
+ *   max_answer_chars: 40000    # a longer answer is cut, with a note saying so
+ *   max_tool_call_chars: 100000  # a tool call with longer arguments is not run; the model is told
+ *   max_tool_calls: 32         # a reply asking for more calls at once runs none of them
+ * ```
+ */
+export interface ModelLimits {
+  /** From sending the request to the first byte of the reply's body, per attempt. */
+  readonly firstByteMs: number;
+  /** The longest silence allowed once the reply has started. */
+  readonly idleMs: number;
+  /** One model call from start to end, every retry and backoff included. */
+  readonly callMs: number;
+  readonly maxAnswerChars: number;
+  /** The arguments of one tool call, in characters. */
+  readonly maxToolCallChars: number;
+  /** Tool calls in one reply. */
+  readonly maxToolCalls: number;
+}
+
+/**
+ * Why these numbers: a healthy model starts streaming within seconds and
+ * never pauses for half a minute once it has started, so 60 s and 30 s only
+ * ever cut off a server that is stuck. Five minutes per call leaves room for a
+ * long answer from a slow local model (2,000 tokens at 10 tokens/s is 200 s).
+ * 40,000 characters is what one Slack message holds and more than most models
+ * write unasked; no sensible tool call needs 100,000 characters of arguments
+ * (they are sent back to the model on every later step), nor 32 calls at once.
+ */
+export const DEFAULT_MODEL_LIMITS: ModelLimits = Object.freeze({
+  firstByteMs: 60_000,
+  idleMs: 30_000,
+  callMs: 300_000,
+  maxAnswerChars: 40_000,
+  maxToolCallChars: 100_000,
+  maxToolCalls: 32,
+});
+
+interface LimitRule {
+  /** The key in the config file's `model:` section. */
+  readonly key: string;
+  /** The environment variable that overrides it. */
+  readonly env: string;
+  readonly unit: "milliseconds" | "characters" | "tool calls";
+  readonly min: number;
+  readonly max: number;
+}
+
+const HOUR_MS = 3_600_000;
+
+/** One home for each limit's names and bounds: the config schema and the environment reader both use it. */
+export const MODEL_LIMIT_RULES: Readonly<Record<keyof ModelLimits, LimitRule>> = Object.freeze({
+  firstByteMs: {
+    key: "first_byte_ms",
+    env: "SWITCHYARD_MODEL_FIRST_BYTE_MS",
+    unit: "milliseconds",
+    min: 100,
+    max: HOUR_MS,
+  },
+  idleMs: {
+    key: "idle_ms",
+    env: "SWITCHYARD_MODEL_IDLE_MS",
+    unit: "milliseconds",
+    min: 100,
+    max: HOUR_MS,
+  },
+  callMs: {
+    key: "call_ms",
+    env: "SWITCHYARD_MODEL_CALL_MS",
+    unit: "milliseconds",
+    min: 100,
+    max: HOUR_MS,
+  },
+  maxAnswerChars: {
+    key: "max_answer_chars",
+    env: "SWITCHYARD_MODEL_MAX_ANSWER_CHARS",
+    unit: "characters",
+    min: 1_000,
+    max: 1_000_000,
+  },
+  maxToolCallChars: {
+    key: "max_tool_call_chars",
+    env: "SWITCHYARD_MODEL_MAX_TOOL_CALL_CHARS",
+    unit: "characters",
+    min: 1_000,
+    max: 5_000_000,
+  },
+  maxToolCalls: {
+    key: "max_tool_calls",
+    env: "SWITCHYARD_MODEL_MAX_TOOL_CALLS",
+    unit: "tool calls",
+    min: 1,
+    max: 1_000,
+  },
+});
+
+export const MODEL_LIMIT_NAMES = Object.keys(MODEL_LIMIT_RULES) as (keyof ModelLimits)[];
+
+/** Whether `value` is a valid setting for `name`; the message says what is wanted when it is not. */
+export function checkModelLimit(name: keyof ModelLimits, value: number): string | undefined {
+  const rule = MODEL_LIMIT_RULES[name];
+  if (Number.isInteger(value) && value >= rule.min && value <= rule.max) return undefined;
+  return `must be a whole number of ${rule.unit} from ${rule.min} to ${rule.max}, e.g. ${DEFAULT_MODEL_LIMITS[name]}`;
+}
+
+const limit = (name: keyof ModelLimits) =>
+  z
+    .number({
+      error: (iss) =>
+        `expected a whole number of ${MODEL_LIMIT_RULES[name].unit}, found ${describeValue(iss.input)}.`,
+    })
+    .superRefine((value, ctx) => {
+      const problem = checkModelLimit(name, value);
+      if (problem) ctx.addIssue({ code: "custom", message: `${value} ${problem}.` });
+    })
+    .optional();
+
+const KEYS = MODEL_LIMIT_NAMES.map((name) => `${MODEL_LIMIT_RULES[name].key}:`).join(", ");
+
+/** The `model:` section; empty or absent, it is {@link DEFAULT_MODEL_LIMITS}. */
+export const modelSection = z
+  .strictObject(
+    Object.fromEntries(MODEL_LIMIT_NAMES.map((name) => [MODEL_LIMIT_RULES[name].key, limit(name)])),
+    {
+      error: (iss) =>
+        iss.code === "unrecognized_keys"
+          ? `unknown key ${JSON.stringify(iss.keys[0])}. The model section takes ${KEYS}. (The model's name and address are SWITCHYARD_MODEL and OPENAI_BASE_URL in the environment.)`
+          : `expected a map, found ${describeValue(iss.input)}. Put ${KEYS} under model:.`,
+    },
+  )
+  .transform(
+    (section): ModelLimits =>
+      Object.freeze(
+        Object.fromEntries(
+          MODEL_LIMIT_NAMES.map((name) => [
+            name,
+            (section[MODEL_LIMIT_RULES[name].key] as number | undefined) ??
+              DEFAULT_MODEL_LIMITS[name],
+          ]),
+        ) as unknown as ModelLimits,
+      ),
+  );
