@@ -14,7 +14,7 @@ import { ReminderWorker } from "./tools/reminders/index.ts";
 import type { SkillSources } from "./workers/contract.ts";
 import { Inbox } from "./workers/inbox.ts";
 import { ConversationQueue } from "./workers/queue.ts";
-import type { TurnObserver } from "./workers/turn.ts";
+import type { TurnObserver } from "./workers/turn-environment.ts";
 import { TurnWorker } from "./workers/turn-worker.ts";
 
 export interface SwitchyardOptions {

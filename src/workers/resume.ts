@@ -4,6 +4,9 @@ import { type ConversationAddress, conversationKey } from "../core/agent/inbound
 import type { ChatMessage } from "../core/agent/messages.ts";
 import type { KeyScheme } from "../store/keys.ts";
 import { LuaScript } from "../store/lua.ts";
+import { deliver, targetOf } from "./delivery.ts";
+import { StreamState } from "./stream-state.ts";
+import type { TurnEnvironment, TurnStart } from "./turn-environment.ts";
 
 /**
  * A turn picked up again this many times without moving on is given up, so
@@ -67,4 +70,45 @@ export function giveUpText(turn: readonly ChatMessage[], streamed: string | unde
 /** The fields a give-up is logged with. */
 export function giveUpFields(address: ConversationAddress, checkpoint: Checkpoint) {
   return { conversation: conversationKey(address), turnId: checkpoint.turnId };
+}
+
+/**
+ * Ends a turn that kept failing without moving on: says what it can (the
+ * answer, if only delivery was left; the streamed partial, finished with a
+ * note; else an apology), and lets the conversation move on even when that
+ * last word cannot be delivered either.
+ */
+export async function giveUp(env: TurnEnvironment, address: ConversationAddress, start: TurnStart) {
+  const { checkpoint, pending, history } = start;
+  const fields = giveUpFields(address, checkpoint);
+  env.logger.warn("giving up on a turn that failed repeatedly", fields);
+  const stream = await new StreamState(env.inbox.redis, env.store.keys).read(
+    address,
+    checkpoint.turnId,
+  );
+  const { from } = env.store.history.split(address, history, checkpoint.historyStart);
+  const text = giveUpText(from, stream.text);
+  try {
+    await deliver(env, address, checkpoint, pending, text, {
+      streamRef: stream.ref,
+      resumed: true,
+    });
+  } catch (error) {
+    env.logger.warn("a turn given up could not deliver its answer; sending the apology alone", {
+      ...fields,
+      error: (error as Error)?.message,
+    });
+    const outbound = env.outbounds[address.platform];
+    await outbound
+      ?.post(targetOf(address, pending.at(-1)), GAVE_UP, {
+        idempotencyKey: `${checkpoint.turnId}-gave-up`,
+        mayExist: true,
+      })
+      .catch((again: unknown) =>
+        env.logger.warn("a turn given up could not say so; the conversation moves on", {
+          ...fields,
+          error: (again as Error)?.message,
+        }),
+      );
+  }
 }

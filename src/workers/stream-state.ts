@@ -1,6 +1,10 @@
 import type { Redis } from "ioredis";
+import type { DeliveryTarget } from "../channels/outbound.ts";
 import type { ConversationAddress } from "../core/agent/inbound.ts";
 import type { KeyScheme } from "../store/keys.ts";
+import { partKey } from "./delivery.ts";
+import { StreamingReply } from "./streaming.ts";
+import type { TurnEnvironment } from "./turn-environment.ts";
 
 /** What a turn's streamed message was, as far as a crash let it be recorded. */
 export interface StreamRecord {
@@ -45,4 +49,42 @@ export class StreamState {
   #key(address: ConversationAddress, turnId: string): string {
     return `${this.keys.conversationTag(address)}:stream:${turnId}`;
   }
+}
+
+/** A turn's live stream, if its channel streams: the reply to feed, and the message it may already have. */
+export interface TurnStream {
+  readonly streamer: StreamingReply | undefined;
+  /** The streamed message a crashed run of this turn left, if its post was recorded. */
+  readonly ref: string | undefined;
+}
+
+/**
+ * Opens the stream of a turn's answer on a channel that edits messages. A
+ * resumed turn goes on editing the message its crashed run streamed into, at
+ * whatever step it stopped, and its first post looks the key up before
+ * posting, for a post that reached the platform unrecorded.
+ */
+export async function openTurnStream(
+  env: Pick<TurnEnvironment, "inbox" | "store" | "outbounds" | "streamEditMs">,
+  address: ConversationAddress,
+  turnId: string,
+  target: DeliveryTarget,
+  resumed: boolean,
+): Promise<TurnStream> {
+  const streams = new StreamState(env.inbox.redis, env.store.keys);
+  const stored = resumed ? await streams.read(address, turnId) : {};
+  const outbound = env.outbounds[address.platform];
+  if (!outbound?.canEdit || !env.streamEditMs) return { streamer: undefined, ref: stored.ref };
+  const streamer = new StreamingReply({
+    outbound,
+    target,
+    // The streamed message is the answer's first part, under that part's key.
+    idempotencyKey: partKey(turnId, 0),
+    intervalMs: env.streamEditMs,
+    ref: stored.ref,
+    mayExist: resumed,
+    onPosted: (ref, text) => streams.posted(address, turnId, ref, text),
+    onShown: (text) => streams.shown(address, turnId, text),
+  });
+  return { streamer, ref: stored.ref };
 }

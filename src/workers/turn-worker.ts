@@ -5,7 +5,8 @@ import { conversationKey } from "../core/agent/inbound.ts";
 import { RepeatedWarnings } from "../observability/repeated-warnings.ts";
 import { TURN_QUEUE, type TurnJob } from "./queue.ts";
 import { takeSnapshot } from "./snapshot.ts";
-import { drainConversation, LostLeaseError, type TurnEnvironment } from "./turn.ts";
+import { drainConversation } from "./turn.ts";
+import { LostLeaseError, type TurnEnvironment } from "./turn-environment.ts";
 
 export interface TurnWorkerOptions {
   readonly connection: Redis;

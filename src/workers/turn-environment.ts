@@ -1,0 +1,53 @@
+import type { Outbounds } from "../channels/outbound.ts";
+import type { Checkpoint } from "../core/agent/checkpoint.ts";
+import type { ConversationAddress, InboundMessage } from "../core/agent/inbound.ts";
+import type { ToolOutcome, TurnResult } from "../core/agent/loop.ts";
+import type { Provider } from "../core/agent/provider.ts";
+import type { LoggerPort } from "../core/availability/warnings.ts";
+import type { TurnContract } from "../core/loading/freeze.ts";
+import type { HistoryReading } from "../store/index.ts";
+import type { ContractSources, ConversationState } from "./contract.ts";
+import type { Inbox } from "./inbox.ts";
+
+/** Everything a turn needs from the process around it. */
+export interface TurnEnvironment extends ContractSources {
+  readonly inbox: Inbox;
+  readonly provider: Provider;
+  readonly outbounds: Outbounds;
+  readonly persona: string;
+  readonly maxSteps: number;
+  readonly toolTimeoutMs: number;
+  readonly history: { readonly maxTokens: number; readonly keepLast: number };
+  /** Stream answers by editing the posted message at most this often (ms); 0 or unset: no streaming. */
+  readonly streamEditMs?: number;
+  readonly logger: LoggerPort;
+  readonly observe?: TurnObserver;
+}
+
+/** Hooks for metrics; every one optional. */
+export interface TurnObserver {
+  turn?(info: {
+    address: ConversationAddress;
+    result: TurnResult | undefined;
+    outcome: string;
+    ms: number;
+    contractChanged: boolean;
+  }): void;
+  toolCall?(tool: string, outcome: ToolOutcome, ms: number): void;
+}
+
+/** The lease was lost to another worker: stop without writing or delivering anything more. */
+export class LostLeaseError extends Error {
+  override readonly name = "LostLeaseError";
+}
+
+/** Where a turn starts from: its checkpoint and what the turn boundary read. */
+export interface TurnStart {
+  readonly checkpoint: Checkpoint;
+  readonly pending: readonly InboundMessage[];
+  readonly history: HistoryReading;
+  readonly state: ConversationState;
+  /** Frozen when the turn began in this run; absent for a resumed turn, which freezes anew. */
+  readonly contract?: TurnContract | undefined;
+  readonly contractChanged?: boolean;
+}

@@ -1,0 +1,65 @@
+import type { Checkpoint } from "../core/agent/checkpoint.ts";
+import type { ConversationAddress } from "../core/agent/inbound.ts";
+import type { TurnInput } from "../core/agent/loop.ts";
+import { LostLeaseError, type TurnEnvironment } from "./turn-environment.ts";
+
+/**
+ * The writes that move a turn's checkpoint forward, for the agent loop:
+ * the calls of a step with effects, stored before they run, and each step's
+ * messages with the next checkpoint, in one guarded script. A write that
+ * finds the turn taken over (or the lease lost) stops the turn.
+ */
+export class TurnSteps {
+  #checkpoint: Checkpoint;
+
+  constructor(
+    private readonly env: TurnEnvironment,
+    private readonly address: ConversationAddress,
+    checkpoint: Checkpoint,
+    private readonly signal: AbortSignal,
+  ) {
+    this.#checkpoint = checkpoint;
+  }
+
+  /** The checkpoint as last written. */
+  get checkpoint(): Checkpoint {
+    return this.#checkpoint;
+  }
+
+  readonly recordCalls: NonNullable<TurnInput["recordCalls"]> = async (step, message) => {
+    this.#checkLease();
+    const current = this.#checkpoint;
+    const next: Checkpoint = { ...current, calling: { step, message } };
+    const expected = { turnId: current.turnId, step: current.step };
+    if (!(await this.env.store.turns.writeCheckpoint(this.address, next, expected))) {
+      throw new LostLeaseError("another worker took the turn over");
+    }
+    this.#checkpoint = next;
+  };
+
+  readonly commit: TurnInput["commit"] = async (step) => {
+    this.#checkLease();
+    const current = this.#checkpoint;
+    const newLoads = step.loaded.filter((id) => !current.loaded.includes(id));
+    // The step's calls are in history now; the record of them is done with.
+    const { calling: _done, ...rest } = current;
+    const next: Checkpoint = {
+      ...rest,
+      step: step.step + 1,
+      loaded: step.loaded,
+      contractHash: step.contractHash,
+    };
+    if (!(await this.env.store.turns.commitStep(this.address, step.messages, next))) {
+      throw new LostLeaseError("another worker took the turn over");
+    }
+    this.#checkpoint = next;
+    // Discovery loads stay mounted for the rest of the conversation.
+    if (newLoads.length > 0) {
+      await this.env.store.intent.apply(this.address, { kind: "mount", ids: newLoads });
+    }
+  };
+
+  #checkLease(): void {
+    if (this.signal.aborted) throw new LostLeaseError("lease lost");
+  }
+}
