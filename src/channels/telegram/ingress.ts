@@ -29,7 +29,7 @@ export interface TelegramIngressDeps extends TelegramCommandDeps {
 /**
  * The bot's middleware, behind the update dedupe: a message for the bot is
  * answered on the spot when it is a command, else put on the queue (a
- * failed enqueue throws, so the update is delivered again); a press on a
+ * failed enqueue throws, so the update is tried again); a press on a
  * list's keyboard switches and edits the list in place.
  */
 export function telegramIngress(deps: TelegramIngressDeps): Composer<Context> {
@@ -39,10 +39,15 @@ export function telegramIngress(deps: TelegramIngressDeps): Composer<Context> {
   return composer;
 }
 
+/** Whether a message is the bot's to answer (see {@link isForBot}), with this bot's own commands. */
+export function isMessageForBot(message: Message, deps: TelegramIngressDeps): boolean {
+  const chat = String(message.chat.id);
+  return isForBot(message, deps.bot, (name) => isOwnCommand(name, deps, chat));
+}
+
 async function takeMessage(message: Message, deps: TelegramIngressDeps): Promise<void> {
   const { bot, runtime } = deps;
-  const chat = String(message.chat.id);
-  if (!isForBot(message, bot, (name) => isOwnCommand(name, deps, chat))) return;
+  if (!isMessageForBot(message, deps)) return;
   const inbound = normalizeTelegramMessage(message, {
     bot,
     conversation: deps.settings().conversation,
