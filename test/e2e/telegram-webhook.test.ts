@@ -1,8 +1,10 @@
 import type { Update } from "grammy/types";
 import { afterEach, describe, expect, it } from "vitest";
+import { SKIPPED_MESSAGE_REPLY } from "../../src/channels/telegram/skipped-update.ts";
 import { type OpsServer, startOpsServer } from "../../src/observability/http.ts";
 import { Metrics } from "../../src/observability/metrics.ts";
 import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-api.ts";
+import { startRefusingRedis } from "../fakes/telegram-refusing-redis.ts";
 import { ALICE, startTelegram, type TelegramSetup } from "../fakes/telegram-setup.ts";
 import { until } from "../support/channels.ts";
 
@@ -20,7 +22,7 @@ afterEach(async () => {
 });
 
 /** The bot in webhook mode, its route on the process's HTTP server. */
-async function startWebhook(): Promise<TelegramSetup & { ops: OpsServer }> {
+async function startWebhook(redisUrl?: string): Promise<TelegramSetup & { ops: OpsServer }> {
   ops = await startOpsServer({
     port: 0,
     host: "127.0.0.1",
@@ -33,6 +35,7 @@ async function startWebhook(): Promise<TelegramSetup & { ops: OpsServer }> {
       webhookSecret: SECRET,
     },
     runtime: { http: ops },
+    ...(redisUrl ? { redisUrl } : {}),
   });
   return { ...setup, ops };
 }
@@ -117,5 +120,86 @@ describe("the Telegram channel by webhook", () => {
     expect(await postUpdate(hook, update)).toBe(200);
     await answered(telegram, 1);
     expect(await postUpdate({ ...hook, secretToken: "wrong" }, update)).toBe(401);
+  });
+
+  it("answers 500 while Redis refuses writes, so Telegram delivers the update again, and takes it once Redis is back", async () => {
+    const redis = await startRefusingRedis();
+    try {
+      const { telegram, pipe } = await startWebhook(redis.url);
+      pipe.fake.script({ content: "after the outage" });
+      await redis.refuseWrites();
+      const update = telegram.userSends({ chat: ALICE.id, from: ALICE, text: "are you there?" });
+      const tries = () => telegram.deliveries.filter((d) => d.updateId === update.update_id);
+      await until(() => (tries().length >= 3 ? true : undefined));
+      expect(tries().every((d) => d.status === 500)).toBe(true);
+      expect(telegram.botMessages(ALICE.id)).toHaveLength(0);
+      await redis.acceptWrites();
+      await answered(telegram, 1);
+      expect(telegram.botMessages(ALICE.id)[0]?.text).toBe("after the outage");
+      expect(tries().at(-1)?.status).toBe(200);
+      expect(tries().filter((d) => d.status === 200)).toHaveLength(1);
+      await setup?.channel.stop();
+      await setup?.pipe.close();
+      await setup?.telegram.close();
+      setup = undefined;
+    } finally {
+      await redis.stop();
+    }
+  }, 30_000);
+
+  it("answers an update that fails for another reason 200 after one clear reply, so Telegram does not deliver it forever", async () => {
+    const { telegram, pipe, channel } = await startWebhook();
+    // Entities that are not a list: nothing in the bot can read this message.
+    const poison = telegram.userSends({
+      chat: ALICE.id,
+      from: ALICE,
+      text: "unreadable",
+      extra: { entities: 42 as never },
+    });
+    await answered(telegram, 1);
+    const [reply] = telegram.botMessages(ALICE.id);
+    expect(reply?.text).toBe(SKIPPED_MESSAGE_REPLY);
+    expect(reply?.reply_to_message?.message_id).toBe(poison.message?.message_id);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(telegram.deliveries.filter((d) => d.updateId === poison.update_id)).toMatchObject([
+      { status: 200 },
+    ]);
+    expect(channel.skippedUpdates).toBe(1);
+    // Delivered again anyway (Telegram lost the 200): no second reply.
+    expect(await telegram.postToWebhook(poison, SECRET)).toBe(200);
+    pipe.fake.script({ content: "still here" });
+    telegram.userSends({ chat: ALICE.id, from: ALICE, text: "and this one?" });
+    await answered(telegram, 2);
+    expect(telegram.botMessages(ALICE.id).map((m) => m.text)).toEqual([
+      SKIPPED_MESSAGE_REPLY,
+      "still here",
+    ]);
+    expect(channel.skippedUpdates).toBe(1);
+  });
+
+  it("answers a body that is not JSON 400 and one that holds no update 200, and goes on serving", async () => {
+    const { telegram, pipe, ops } = await startWebhook();
+    const post = (body: string) =>
+      fetch(`http://127.0.0.1:${ops.port}/telegram/updates`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": SECRET },
+        body,
+      }).then((r) => r.status);
+    expect(await post("{not json")).toBe(400);
+    for (const body of [
+      "null",
+      "[]",
+      '"text"',
+      "42",
+      "{}",
+      '{"update_id":"7"}',
+      '{"update_id":-1}',
+    ]) {
+      expect(await post(body)).toBe(200);
+    }
+    pipe.fake.script({ content: "fine" });
+    telegram.userSends({ chat: ALICE.id, from: ALICE, text: "hello" });
+    await answered(telegram, 1);
+    expect(telegram.botMessages(ALICE.id)[0]?.text).toBe("fine");
   });
 });

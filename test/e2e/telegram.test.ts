@@ -1,5 +1,6 @@
 import type { Update } from "grammy/types";
 import { afterEach, describe, expect, it } from "vitest";
+import { SKIPPED_MESSAGE_REPLY } from "../../src/channels/telegram/skipped-update.ts";
 import {
   ADA,
   ALICE,
@@ -173,6 +174,40 @@ describe("the Telegram channel on a real grammY bot, by long polling", () => {
     expect(telegram.botMessages(ALICE.id)).toHaveLength(1);
     expect(message.edits ?? 0).toBeGreaterThan(0);
     expect(message.entities).toEqual([{ type: "bold", offset: 0, length: 7 }]);
+  });
+});
+
+describe("an update nothing can read", () => {
+  it("gets one reply saying so, is skipped and counted, and the chat goes on; in a group, only when it was for the bot", async () => {
+    const { telegram, pipe, channel, warnings } = await start();
+    const unreadable = { entities: 42 as never };
+    const private1 = telegram.userSends({
+      chat: ALICE.id,
+      from: ALICE,
+      text: "x",
+      extra: unreadable,
+    });
+    pipe.fake.script({ content: "next one fine" });
+    telegram.userSends({ chat: ALICE.id, from: ALICE, text: "and now?" });
+    await until(() => (telegram.botMessages(ALICE.id).length === 2 ? true : undefined));
+    const [sorry, next] = telegram.botMessages(ALICE.id);
+    expect(sorry?.text).toBe(SKIPPED_MESSAGE_REPLY);
+    expect(sorry?.reply_to_message?.message_id).toBe(private1.message?.message_id);
+    expect(next?.text).toBe("next one fine");
+    // In a group: one that cannot even be read for whom it is stays silent; one for the bot is told.
+    telegram.userSends({ chat: TEAM, from: BOB, text: "chatter", extra: unreadable });
+    telegram.userSends({
+      chat: TEAM,
+      from: BOB,
+      text: `@${BOT.username} look`,
+      extra: { photo: 42 as never },
+    });
+    await until(() => (telegram.botMessages(TEAM).length === 1 ? true : undefined));
+    await settle();
+    expect(telegram.botMessages(TEAM).map((m) => m.text)).toEqual([SKIPPED_MESSAGE_REPLY]);
+    expect(channel.skippedUpdates).toBe(3);
+    expect(warnings.filter((w) => w.includes("it is skipped"))).toHaveLength(3);
+    expect(telegram.pending).toHaveLength(0);
   });
 });
 

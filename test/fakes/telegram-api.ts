@@ -78,6 +78,12 @@ export interface FakeTelegram {
     replyTo?: number;
     extra?: Partial<Message>;
   }): Update;
+  /**
+   * Delivers an update exactly as given (a fixture), keeping its
+   * `update_id`; its message is stored (so the bot can reply to it) and its
+   * callback query can be answered.
+   */
+  sendUpdate(update: Update): Update;
   /** A person presses an inline keyboard button of the bot's message. */
   pressButton(input: { from: User; message: Message; data: string }): Update;
   redeliver(update: Update): void;
@@ -216,6 +222,16 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     addChat: (chat) => book.addChat(chat),
     createTopic: (chat, name, by) => book.createTopic(chat, name, by),
     userSends: (input) => queue.push({ message: book.userMessage(input) } as Update),
+    sendUpdate: (update) => {
+      const body = update as unknown as Record<string, { chat?: { id?: unknown }; id?: unknown }>;
+      const message = body.message;
+      if (typeof message?.chat?.id === "number" && book.chats.has(message.chat.id)) {
+        book.store(message as unknown as StoredMessage);
+      }
+      const query = body.callback_query;
+      if (typeof query?.id === "string") queries.set(query.id, { answered: false });
+      return queue.inject(update);
+    },
     pressButton: ({ from, message, data }) => {
       const id = String(nextQuery++);
       queries.set(id, { answered: false });

@@ -40,6 +40,10 @@ export async function startTelegram(
     telegram?: FakeTelegram;
     pipe?: Pipeline;
     tools?: AnyTool[];
+    /** The pipeline's Redis (queue, state, the channel's ledger), when not the shared test Redis. */
+    redisUrl?: string;
+    /** The pipeline's key prefix, when a test must write under it before the channel starts. */
+    prefix?: string;
   } = {},
 ): Promise<TelegramSetup> {
   const telegram = options.telegram ?? (await startFakeTelegram());
@@ -64,6 +68,8 @@ export async function startTelegram(
       outbounds: { telegram: channel.outbound },
       streamEditMs: options.streamEditMs ?? 0,
       ...(options.skills ? { skills: options.skills } : {}),
+      ...(options.redisUrl ? { redisUrl: options.redisUrl } : {}),
+      ...(options.prefix ? { prefix: options.prefix } : {}),
     }));
   await pipe.app.worker?.worker.waitUntilReady();
   const warnings: string[] = [];

@@ -55,6 +55,22 @@ export class UpdateQueue {
   }
 
   /**
+   * Adds an update exactly as given (a recorded payload, an odd shape),
+   * keeping its `update_id`; later updates get higher ids, as Telegram's
+   * grow. The update need not be valid: it is what a test replays.
+   */
+  inject(update: Update): Update {
+    const id = (update as { update_id?: unknown }).update_id;
+    if (typeof id === "number" && Number.isSafeInteger(id) && id >= this.#nextId) {
+      this.#nextId = id + 1;
+    }
+    this.pending.push(update);
+    this.#waiter?.wake("update");
+    void this.#deliver();
+    return update;
+  }
+
+  /**
    * Telegram's at-least-once delivery: the update comes again, as when the
    * confirming `getUpdates` or the webhook's 200 was lost. Polled, it is
    * unconfirmed again (a poller that kept its offset will not ask for it);

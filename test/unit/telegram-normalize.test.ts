@@ -230,6 +230,24 @@ describe("normalizeTelegramMessage", () => {
     );
   });
 
+  it("keeps what the queue can carry: a name cut to 256 characters, the time of a message without a date", () => {
+    const options = { bot: BOT, conversation: "topic", now: () => 1_234_000 } as const;
+    const long = message({ text: "hi", from: { ...ALICE, first_name: "A".repeat(300) } });
+    expect(normalizeTelegramMessage(long, options)?.userName).toHaveLength(256);
+    const undated = message({ text: "hi", date: undefined as unknown as number });
+    expect(normalizeTelegramMessage(undated, options)?.time).toBe(1_234_000);
+    expect(normalizeTelegramMessage(message({ text: "hi" }), options)?.time).toBe(
+      1_700_000_000_000,
+    );
+  });
+
+  it("has nothing to answer in a message without an id: no reply could name it, no redelivery match it", () => {
+    const anonymous = message({ text: "hi", message_id: undefined as unknown as number });
+    expect(
+      normalizeTelegramMessage(anonymous, { bot: BOT, conversation: "topic" }),
+    ).toBeUndefined();
+  });
+
   it("never throws on a message of any shape", () => {
     const entity = fc.record({
       type: fc.constantFrom("mention", "bot_command", "text_mention", "bold"),

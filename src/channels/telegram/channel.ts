@@ -1,4 +1,5 @@
 import { type Api, Bot, BotError } from "grammy";
+import type { Update } from "grammy/types";
 import type { Redis } from "ioredis";
 import type { LoggerPort } from "../../core/availability/warnings.ts";
 import { DEFAULT_TELEGRAM, type TelegramConfig } from "../../core/config/telegram-section.ts";
@@ -11,14 +12,16 @@ import {
   trimRoot,
 } from "./api.ts";
 import { TelegramDirectory } from "./directory.ts";
-import { telegramIngress } from "./ingress.ts";
+import { isMessageForBot, type TelegramIngressDeps, telegramIngress } from "./ingress.ts";
 import { CommandMenu } from "./menu.ts";
 import type { TelegramBotIdentity } from "./normalize.ts";
 import { TelegramOutbound } from "./outbound.ts";
 import { UpdatePoller } from "./polling.ts";
 import { SentLedger } from "./sent-ledger.ts";
 import { resolveTelegramMode, type TelegramMode, TelegramSettingsError } from "./settings.ts";
-import { dedupeUpdates, UpdateLedger } from "./update-ledger.ts";
+import { tellSkipped } from "./skipped-update.ts";
+import { isTransientUpdateFailure } from "./update-failure.ts";
+import { takeUpdatesOnce, UpdateLedger } from "./update-ledger.ts";
 import { UpdateOffset } from "./update-offset.ts";
 import { serveTelegramWebhook, type TelegramWebhook } from "./webhook.ts";
 
@@ -38,6 +41,10 @@ export interface TelegramChannelOptions {
   readonly settings?: () => TelegramConfig;
   /** How long one `getUpdates` waits, in seconds (default 30). */
   readonly pollTimeoutSeconds?: number;
+  /** The first pause before an update held by a failure (Redis away) is tried again; it doubles (default 1 s). */
+  readonly retryMs?: number;
+  /** The longest pause between two tries of a held update (default 15 s). */
+  readonly maxRetryMs?: number;
 }
 
 const ALLOWED_UPDATES = ["message", "callback_query"] as const;
@@ -49,7 +56,10 @@ const ALLOWED_UPDATES = ["message", "callback_query"] as const;
  * buttons that switch tools and skills in place; the command menu follows
  * each chat's skills. Updates arrive by long polling (the default; the
  * offset is kept in Redis, so a restart loses and replays nothing) or by
- * webhook; either way each update id is taken once.
+ * webhook; either way each update id is taken once. An update that fails
+ * because Redis or the queue is away is tried again until it is taken; one
+ * that fails for any other reason is skipped after one clear reply, logged
+ * and counted ({@link skippedUpdates}).
  *
  * A worker process builds the channel for its outbound only: the token is
  * all it needs, see {@link useOutboundOnly}.
@@ -61,6 +71,7 @@ export class TelegramChannel implements Channel {
   #bot: Bot | undefined;
   #poller: UpdatePoller | undefined;
   #webhook: TelegramWebhook | undefined;
+  #skipped = 0;
 
   constructor(private readonly options: TelegramChannelOptions) {
     this.outbound = new TelegramOutbound(() => this.api, options.token);
@@ -69,6 +80,11 @@ export class TelegramChannel implements Channel {
   /** The Bot API client, every transformer installed. */
   get api(): Api {
     return this.#client().api;
+  }
+
+  /** Updates skipped since the process started: they failed for a reason other than Redis or the queue being away. */
+  get skippedUpdates(): number {
+    return this.#skipped;
   }
 
   /** The port the webhook listens on, once started in webhook mode. */
@@ -95,26 +111,36 @@ export class TelegramChannel implements Channel {
     const identity: TelegramBotIdentity = { id: bot.botInfo.id, username: bot.botInfo.username };
     const base = `${prefix}:telegram:${identity.id}`;
     const menu = new CommandMenu(() => this.api, runtime.sources);
+    const ingress: TelegramIngressDeps = {
+      runtime,
+      menu,
+      botName: bot.botInfo.first_name,
+      api: () => this.api,
+      bot: identity,
+      admins: new ChatAdmins(() => this.api),
+      settings: () => this.#settings(),
+      describe: (error) => this.#describe(error),
+    };
+    const skip = (update: Update, error: unknown) => this.#skip(update, error, ingress);
     bot.use(
-      dedupeUpdates(new UpdateLedger(runtime.redis, base)),
-      telegramIngress({
-        runtime,
-        menu,
-        botName: bot.botInfo.first_name,
-        api: () => this.api,
-        bot: identity,
-        admins: new ChatAdmins(() => this.api),
-        settings: () => this.#settings(),
+      takeUpdatesOnce(new UpdateLedger(runtime.redis, base), {
+        isTransient: isTransientUpdateFailure,
+        skip: (ctx, error) => skip(ctx.update, error),
+        logger: runtime.logger,
         describe: (error) => this.#describe(error),
       }),
+      telegramIngress(ingress),
     );
     await menu.refresh().catch((error: unknown) =>
       runtime.logger.warn("the Telegram command menu could not be set", {
         error: this.#describe(error),
       }),
     );
-    if (mode.kind === "webhook") await this.#serveWebhook(bot, mode, runtime);
-    else await this.#startPolling(bot, new UpdateOffset(runtime.redis, `${base}:offset`), runtime);
+    if (mode.kind === "webhook") await this.#serveWebhook(bot, mode, runtime, skip);
+    else {
+      const offset = new UpdateOffset(runtime.redis, `${base}:offset`);
+      await this.#startPolling(bot, offset, runtime, skip);
+    }
   }
 
   async stop(): Promise<void> {
@@ -131,9 +157,12 @@ export class TelegramChannel implements Channel {
     bot: Bot,
     mode: Extract<TelegramMode, { kind: "webhook" }>,
     runtime: ChannelRuntime,
+    skip: (update: Update, error: unknown) => Promise<void>,
   ): Promise<void> {
     this.#webhook = await serveTelegramWebhook({
-      bot,
+      take: (update) => takeUpdate(bot, update),
+      isTransient: isTransientUpdateFailure,
+      skip,
       path: new URL(mode.url).pathname,
       secret: mode.secret,
       ...(runtime.http ? { http: runtime.http } : {}),
@@ -148,27 +177,50 @@ export class TelegramChannel implements Channel {
     });
   }
 
-  async #startPolling(bot: Bot, offset: UpdateOffset, runtime: ChannelRuntime): Promise<void> {
+  async #startPolling(
+    bot: Bot,
+    offset: UpdateOffset,
+    runtime: ChannelRuntime,
+    skip: (update: Update, error: unknown) => Promise<void>,
+  ): Promise<void> {
     // Telegram refuses getUpdates while a webhook is set; keep the updates it holds.
     await bot.api.deleteWebhook({ drop_pending_updates: false });
+    const { pollTimeoutSeconds, retryMs, maxRetryMs } = this.options;
     this.#poller = new UpdatePoller({
       api: bot.api,
       offset,
-      take: async (update) => {
-        try {
-          await bot.handleUpdate(update);
-        } catch (error) {
-          throw unwrap(error);
-        }
-      },
+      take: (update) => takeUpdate(bot, update),
+      isTransient: isTransientUpdateFailure,
+      skip,
       allowedUpdates: ALLOWED_UPDATES,
-      ...(this.options.pollTimeoutSeconds !== undefined
-        ? { timeoutSeconds: this.options.pollTimeoutSeconds }
-        : {}),
+      ...(pollTimeoutSeconds !== undefined ? { timeoutSeconds: pollTimeoutSeconds } : {}),
+      ...(retryMs !== undefined ? { retryMs } : {}),
+      ...(maxRetryMs !== undefined ? { maxRetryMs } : {}),
       logger: runtime.logger,
       describe: (error) => this.#describe(error),
     });
     this.#poller.start();
+  }
+
+  /**
+   * An update that failed for a reason trying again would not fix: the
+   * person hears of it once where there is someone to tell, it is logged
+   * and counted, and taking goes on.
+   */
+  async #skip(update: Update, error: unknown, ingress: TelegramIngressDeps): Promise<void> {
+    this.#skipped++;
+    const notice = await tellSkipped(this.api, update, (message) =>
+      isMessageForBot(message, ingress),
+    );
+    ingress.runtime.logger.warn(
+      `Telegram update ${update.update_id} could not be handled; it is skipped, not tried again`,
+      {
+        kind: updateKind(update),
+        told: notice,
+        error: this.#describe(unwrap(error)),
+        skipped: this.#skipped,
+      },
+    );
   }
 
   #client(): Bot {
@@ -189,6 +241,20 @@ export class TelegramChannel implements Channel {
   #describe(error: unknown): string {
     return describeTelegramError(error, this.options.token);
   }
+}
+
+/** Runs the bot's middleware on one update, throwing the middleware's own error. */
+async function takeUpdate(bot: Bot, update: Update): Promise<void> {
+  try {
+    await bot.handleUpdate(update);
+  } catch (error) {
+    throw unwrap(error);
+  }
+}
+
+/** What an update carries (`message`, `callback_query`, ...), for a log line. */
+function updateKind(update: Update): string {
+  return Object.keys(update as object).find((key) => key !== "update_id") ?? "nothing";
 }
 
 /** grammY wraps a middleware's error in a BotError; the cause is what matters. */

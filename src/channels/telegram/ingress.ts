@@ -1,10 +1,12 @@
 import { type Api, Composer, type Context } from "grammy";
 import type { Message } from "grammy/types";
+import { isTooLong, tooLongReply } from "../../core/agent/inbound.ts";
 import type { TelegramConfig } from "../../core/config/telegram-section.ts";
 import type { ChatAdmins } from "./admins.ts";
 import { isTelegramError } from "./api.ts";
 import { decodePress } from "./callback-data.ts";
 import { answerChatCommand, answerPress, type TelegramCommandDeps } from "./commands.ts";
+import { escapeHtml } from "./format.ts";
 import { RESERVED_COMMANDS, skillCommandName } from "./menu.ts";
 import {
   isForBot,
@@ -14,6 +16,7 @@ import {
   telegramAddress,
 } from "./normalize.ts";
 import { sendReply } from "./replies.ts";
+import { isTransientUpdateFailure } from "./update-failure.ts";
 
 /** What taking updates needs besides the command UI. */
 export interface TelegramIngressDeps extends TelegramCommandDeps {
@@ -28,9 +31,9 @@ export interface TelegramIngressDeps extends TelegramCommandDeps {
 
 /**
  * The bot's middleware, behind the update dedupe: a message for the bot is
- * answered on the spot when it is a command, else put on the queue (a
- * failed enqueue throws, so the update is delivered again); a press on a
- * list's keyboard switches and edits the list in place.
+ * answered on the spot when it is a command or too long to read, else put
+ * on the queue (a failed enqueue throws, so the update is tried again); a
+ * press on a list's keyboard switches and edits the list in place.
  */
 export function telegramIngress(deps: TelegramIngressDeps): Composer<Context> {
   const composer = new Composer<Context>();
@@ -39,15 +42,33 @@ export function telegramIngress(deps: TelegramIngressDeps): Composer<Context> {
   return composer;
 }
 
+/** Whether a message is the bot's to answer (see {@link isForBot}), with this bot's own commands. */
+export function isMessageForBot(message: Message, deps: TelegramIngressDeps): boolean {
+  const chat = String(message.chat.id);
+  return isForBot(message, deps.bot, (name) => isOwnCommand(name, deps, chat));
+}
+
 async function takeMessage(message: Message, deps: TelegramIngressDeps): Promise<void> {
   const { bot, runtime } = deps;
-  const chat = String(message.chat.id);
-  if (!isForBot(message, bot, (name) => isOwnCommand(name, deps, chat))) return;
+  if (!isMessageForBot(message, deps)) return;
   const inbound = normalizeTelegramMessage(message, {
     bot,
     conversation: deps.settings().conversation,
   });
   if (!inbound) return;
+  // Not queued: the person hears why, once (the update ledger keeps a redelivery from answering
+  // again). Telegram away is tried again like Redis away; a refusal (the bot was blocked) is not.
+  if (isTooLong(inbound.text)) {
+    await sendReply(deps.api(), message, escapeHtml(tooLongReply(inbound.text.length))).catch(
+      (error: unknown) => {
+        if (isTransientUpdateFailure(error)) throw error;
+        runtime.logger.warn("the answer to a Telegram message over the length limit was refused", {
+          error: deps.describe(error),
+        });
+      },
+    );
+    return;
+  }
   // Read from the text without the bot's mention: "@bot /tools" is a command too.
   const typed = leadingCommand(inbound.text, []);
   const ours =

@@ -11,7 +11,12 @@ export interface TelegramNormalizeOptions {
   readonly bot: TelegramBotIdentity;
   /** `topic`: each forum topic is its own conversation; `chat`: the whole chat is one. */
   readonly conversation: "topic" | "chat";
+  /** The time for a message without a date (Telegram always sends one; a replayed payload may not). */
+  readonly now?: () => number;
 }
+
+/** The longest name the queue carries: Telegram's are at most 64 (a person) or 128 (a chat) characters. */
+const NAME_LIMIT = 256;
 
 /**
  * Whether a message is the bot's to answer. Private chats always are; in
@@ -45,7 +50,7 @@ export function isForBot(
 /**
  * A Telegram message as a channel-neutral one, or undefined when there is
  * nothing to answer (a service message, an automatic forward from a linked
- * channel, a bare mention). workspace and channel are the chat; the
+ * channel, a bare mention, no message id to reply to). workspace and channel are the chat; the
  * conversation is the chat, or `<chat>:<topic>` for a forum topic when
  * topics are conversations. The event id is the chat and the message id, so
  * a redelivered update (the same message) makes no second turn.
@@ -56,6 +61,7 @@ export function normalizeTelegramMessage(
 ): InboundMessage | undefined {
   if (message.is_automatic_forward || (message.from?.is_bot && !message.sender_chat))
     return undefined;
+  if (typeof message.message_id !== "number") return undefined;
   const { text, entities } = textOf(message);
   const plain = withoutBotMentions(text, entities, options.bot);
   const attachments = attachmentsOf(message);
@@ -74,12 +80,12 @@ export function normalizeTelegramMessage(
     ...telegramAddress(message.chat.id, topic, options.conversation),
     ...(topic !== undefined ? { thread: String(topic) } : {}),
     user: String(user.id),
-    ...(userName ? { userName } : {}),
+    ...(userName ? { userName: userName.slice(0, NAME_LIMIT) } : {}),
     text: plain,
     attachments,
     eventId: `${chat}:${message.message_id}`,
     messageRef: String(message.message_id),
-    time: message.date * 1000,
+    time: Number.isFinite(message.date) ? message.date * 1000 : (options.now ?? Date.now)(),
   };
 }
 

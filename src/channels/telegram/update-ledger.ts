@@ -1,4 +1,5 @@
 import type { Context } from "grammy";
+import type { LoggerPort } from "../../core/availability/warnings.ts";
 import { type EventClaim, EventLedger } from "../event-ledger.ts";
 
 /** What a delivery of an update found; see {@link EventClaim}. */
@@ -40,24 +41,49 @@ export class UpdateLedger {
   }
 }
 
+export interface TakeOnceOptions {
+  /** Whether a failure passes (Redis, the queue): the claim is let go and the update tried again. */
+  readonly isTransient: (error: unknown) => boolean;
+  /** Any other failure: tell the person, log and count; the update then counts as taken. Must not throw. */
+  readonly skip: (ctx: Context, error: unknown) => Promise<void>;
+  readonly logger: LoggerPort;
+  readonly describe: (error: unknown) => string;
+}
+
 /**
  * The bot's first middleware: each update id is taken once. A redelivery of
  * an update that was taken does nothing; one that arrives while it is being
- * taken fails (Telegram delivers it again later); a failure lets go of the
- * claim, so the redelivery is taken.
+ * taken fails with {@link UpdateInFlightError} (Telegram delivers it again
+ * later). A failure that passes lets go of the claim and is thrown, so the
+ * update is tried again; any other failure is handed to `skip` (one clear
+ * reply) and the update is recorded as taken, so no redelivery answers it
+ * a second time.
  */
-export function dedupeUpdates(ledger: UpdateLedger) {
+export function takeUpdatesOnce(ledger: UpdateLedger, options: TakeOnceOptions) {
+  // Claims this process holds but could not let go of (Redis refused the DEL):
+  // nobody else is taking those, so a try of ours may take them again at once.
+  const stranded = new Set<number>();
   return async (ctx: Context, next: () => Promise<void>): Promise<void> => {
     const id = ctx.update.update_id;
     const claim = await ledger.claim(id);
     if (claim === "done") return;
-    if (claim === "taking") throw new UpdateInFlightError(id);
+    if (claim === "taking" && !stranded.delete(id)) throw new UpdateInFlightError(id);
     try {
       await next();
     } catch (error) {
-      await ledger.release(id).catch(() => {});
-      throw error;
+      if (options.isTransient(error)) {
+        await ledger.release(id).catch(() => stranded.add(id));
+        throw error;
+      }
+      await options.skip(ctx, error);
     }
-    await ledger.done(id);
+    // Taken (queued, answered or skipped): not recording it costs only a second
+    // look should Telegram deliver it again within the claim's minute, which it
+    // does not once the poll's offset or the webhook's 200 confirmed it.
+    await ledger.done(id).catch((error: unknown) =>
+      options.logger.warn(`Telegram update ${id} was taken but could not be recorded as taken`, {
+        error: options.describe(error),
+      }),
+    );
   };
 }
