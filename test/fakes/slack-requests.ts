@@ -53,7 +53,15 @@ export function signSlackRequest(
 export interface EventOptions extends SigningOptions {
   /** Slack's id for this delivery; retries repeat it. Defaults to a fresh one. */
   eventId?: string;
+  /**
+   * The envelope's `team_id` (and `context_team_id`). In a Slack Connect
+   * channel it can be the sender's team rather than the installation's.
+   */
   teamId?: string;
+  /** `authorizations[0].team_id`: the team the app is installed in. Defaults to `teamId`. */
+  installedTeamId?: string;
+  /** `is_ext_shared_channel`: the event comes from a Slack Connect channel. */
+  extShared?: boolean;
   appId?: string;
   /** The bot user the event is authorized for. */
   botUserId?: string;
@@ -72,8 +80,22 @@ export function sendEvent(
   event: Record<string, unknown>,
   options: EventOptions = {},
 ): Promise<SlackRequestResult> {
+  const headers: Record<string, string> = {};
+  if (options.retryNum !== undefined) {
+    headers["x-slack-retry-num"] = String(options.retryNum);
+    headers["x-slack-retry-reason"] = options.retryReason ?? "http_timeout";
+  }
+  const body = JSON.stringify(eventEnvelope(event, options));
+  return sendSigned(url, secret, body, "application/json", options, headers);
+}
+
+/** The `event_callback` envelope Slack wraps an event in, over HTTP and over Socket Mode alike. */
+export function eventEnvelope(
+  event: Record<string, unknown>,
+  options: Omit<EventOptions, keyof SigningOptions> = {},
+): Record<string, unknown> {
   const teamId = options.teamId ?? FAKE_SLACK.teamId;
-  const envelope = {
+  return {
     token: VERIFICATION_TOKEN,
     team_id: teamId,
     context_team_id: teamId,
@@ -86,21 +108,15 @@ export function sendEvent(
     authorizations: [
       {
         enterprise_id: null,
-        team_id: teamId,
+        team_id: options.installedTeamId ?? teamId,
         user_id: options.botUserId ?? FAKE_SLACK.botUserId,
         is_bot: true,
         is_enterprise_install: false,
       },
     ],
-    is_ext_shared_channel: false,
+    is_ext_shared_channel: options.extShared ?? false,
     event_context: `4-${randomBytes(12).toString("base64url")}`,
   };
-  const headers: Record<string, string> = {};
-  if (options.retryNum !== undefined) {
-    headers["x-slack-retry-num"] = String(options.retryNum);
-    headers["x-slack-retry-reason"] = options.retryReason ?? "http_timeout";
-  }
-  return postSigned(url, secret, JSON.stringify(envelope), "application/json", options, headers);
 }
 
 let userTs = 1_690_000_000_000_000;
@@ -119,6 +135,8 @@ export interface MessageEventInput {
   teamId?: string;
   /** "channel" (default), "im", "group" or "mpim"; only for `message` events. */
   channelType?: string;
+  /** `user_team`: the sender's team, set by Slack in Slack Connect channels. */
+  userTeam?: string;
 }
 
 /** An `app_mention` event as Slack sends it; `text` should contain `<@BOT_USER_ID>`. */
@@ -139,6 +157,7 @@ function messageFields(input: MessageEventInput): Record<string, unknown> {
     ts,
     client_msg_id: randomBytes(16).toString("hex"),
     team: input.teamId ?? FAKE_SLACK.teamId,
+    ...(input.userTeam ? { user_team: input.userTeam, source_team: input.userTeam } : {}),
     channel: input.channel ?? "C0GENERAL",
     event_ts: ts,
     ...(input.threadTs ? { thread_ts: input.threadTs } : {}),
@@ -202,7 +221,10 @@ export interface BlockActionInput {
   userId?: string;
   userName?: string;
   channelId?: string;
+  /** The payload's `team.id`; in a Slack Connect channel, the clicking user's team. */
   teamId?: string;
+  /** `user.team_id`; defaults to `teamId`. */
+  userTeamId?: string;
   appId?: string;
   /** The ts of the bot message holding the control. */
   messageTs: string;
@@ -223,6 +245,12 @@ export function sendBlockAction(
   input: BlockActionInput,
   signing: SigningOptions = {},
 ): Promise<SlackRequestResult> {
+  const payload = blockActionPayload(input);
+  return postForm(url, secret, new URLSearchParams({ payload: JSON.stringify(payload) }), signing);
+}
+
+/** A `block_actions` payload as Slack sends it, over HTTP (in `payload=`) and Socket Mode alike. */
+export function blockActionPayload(input: BlockActionInput): Record<string, unknown> {
   const teamId = input.teamId ?? FAKE_SLACK.teamId;
   const channelId = input.channelId ?? "C0GENERAL";
   const userId = input.userId ?? "U0HUMAN";
@@ -244,13 +272,13 @@ export function sendBlockAction(
         text: { type: "plain_text", text: input.value ?? "", emoji: true },
         value: input.value,
       };
-  const payload = {
+  return {
     type: "block_actions",
     user: {
       id: userId,
       username: input.userName ?? "human",
       name: input.userName ?? "human",
-      team_id: teamId,
+      team_id: input.userTeamId ?? teamId,
     },
     api_app_id: input.appId ?? FAKE_SLACK.appId,
     token: VERIFICATION_TOKEN,
@@ -272,7 +300,8 @@ export function sendBlockAction(
       user: FAKE_SLACK.botUserId,
       bot_id: FAKE_SLACK.botId,
       app_id: FAKE_SLACK.appId,
-      team: teamId,
+      // The bot posted the message, so it carries the bot's own team.
+      team: FAKE_SLACK.teamId,
       ts: input.messageTs,
       text: input.messageText ?? "",
       blocks: input.messageBlocks ?? [],
@@ -289,7 +318,6 @@ export function sendBlockAction(
       },
     ],
   };
-  return postForm(url, secret, new URLSearchParams({ payload: JSON.stringify(payload) }), signing);
 }
 
 /** Posts the `url_verification` handshake Slack sends when the request URL is set. */
@@ -300,7 +328,7 @@ export function sendUrlVerification(
   signing: SigningOptions = {},
 ): Promise<SlackRequestResult> {
   const body = JSON.stringify({ token: VERIFICATION_TOKEN, challenge, type: "url_verification" });
-  return postSigned(url, secret, body, "application/json", signing);
+  return sendSigned(url, secret, body, "application/json", signing);
 }
 
 function postForm(
@@ -311,10 +339,11 @@ function postForm(
 ): Promise<SlackRequestResult> {
   // Exactly this content type, no charset: Slack sends it so, and Bolt's
   // HTTPReceiver compares it with === before parsing the form.
-  return postSigned(url, secret, form.toString(), "application/x-www-form-urlencoded", signing);
+  return sendSigned(url, secret, form.toString(), "application/x-www-form-urlencoded", signing);
 }
 
-async function postSigned(
+/** Posts any raw body signed as Slack signs it, e.g. a stored fixture or a fuzzed payload. */
+export async function sendSigned(
   url: string,
   secret: string,
   body: string,

@@ -27,7 +27,7 @@ import type { IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type WebSocket, WebSocketServer } from "ws";
 import type { FakeSlackApi, RecordedCall, SlackResult } from "./slack-api.ts";
-import type { SlashCommandInput } from "./slack-requests.ts";
+import { type EventOptions, eventEnvelope, type SlashCommandInput } from "./slack-requests.ts";
 import type { FakeSlackIdentity } from "./slack-workspace.ts";
 
 const OPEN = "apps.connections.open";
@@ -57,15 +57,18 @@ export interface EnvelopeOptions {
   retryAttempt?: number;
   /** Defaults to "timeout" on a redelivery, "" otherwise. */
   retryReason?: string;
+  /**
+   * Which open connection gets the envelope, in the order they connected
+   * (0 is the first); defaults to the newest. Slack spreads envelopes over an
+   * app's connections, one per ingress process.
+   */
+  connection?: number;
 }
 
-export interface SocketEventOptions extends EnvelopeOptions {
-  /** Slack's id for the event; redeliveries repeat it. Defaults to a fresh one. */
-  eventId?: string;
-  teamId?: string;
-  /** Unix seconds; defaults to now. */
-  eventTime?: number;
-}
+/** The envelope's fields (event id, teams, Slack Connect) as over HTTP; see slack-requests.ts. */
+export interface SocketEventOptions
+  extends EnvelopeOptions,
+    Pick<EventOptions, "eventId" | "teamId" | "installedTeamId" | "extShared" | "eventTime"> {}
 
 export type EnvelopeType = "events_api" | "slash_commands" | "interactive";
 
@@ -82,6 +85,8 @@ export interface FakeSocketMode {
   sendSlashCommand(input?: SlashCommandInput, options?: EnvelopeOptions): Promise<SocketModeAck>;
   /** Sends any envelope, e.g. an `interactive` block_actions payload, and waits for its ack. */
   send(type: EnvelopeType, payload: unknown, options?: EnvelopeOptions): Promise<SocketModeAck>;
+  /** Sends a raw text frame as it is (a fuzzed or broken envelope); waits for nothing. */
+  sendText(text: string, connection?: number): void;
   close(): Promise<void>;
 }
 
@@ -150,8 +155,11 @@ export async function startFakeSocketMode(
   };
   answerAppTokenCalls(slackApi, OPEN, openConnection);
 
+  const socketAt = (connection: number | undefined) =>
+    connection === undefined ? sockets.at(-1) : sockets[connection];
+
   const send = (type: EnvelopeType, payload: unknown, options: EnvelopeOptions = {}) => {
-    const ws = sockets.at(-1);
+    const ws = socketAt(options.connection);
     if (!ws) {
       return Promise.reject(
         new Error("No Socket Mode app is connected: start the SlackChannel with `appToken` first."),
@@ -199,6 +207,11 @@ export async function startFakeSocketMode(
     },
     acks,
     send,
+    sendText: (text, connection) => {
+      const ws = socketAt(connection);
+      if (!ws) throw new Error(`No Socket Mode connection ${connection ?? "(newest)"} is open.`);
+      ws.send(text);
+    },
     sendEvent: (event, options = {}) =>
       send("events_api", eventCallback(event, options, slackApi.identity), options),
     sendSlashCommand: (input = {}, options = {}) =>
@@ -253,29 +266,12 @@ function eventCallback(
   options: SocketEventOptions,
   identity: FakeSlackIdentity,
 ): Record<string, unknown> {
-  const teamId = options.teamId ?? identity.teamId;
-  return {
-    token: "fake-verification-token",
-    team_id: teamId,
-    context_team_id: teamId,
-    context_enterprise_id: null,
-    api_app_id: identity.appId,
-    event: { event_ts: event.ts, ...event },
-    type: "event_callback",
-    event_id: options.eventId ?? `Ev${randomBytes(5).toString("hex").toUpperCase()}`,
-    event_time: options.eventTime ?? Math.floor(Date.now() / 1000),
-    authorizations: [
-      {
-        enterprise_id: null,
-        team_id: teamId,
-        user_id: identity.botUserId,
-        is_bot: true,
-        is_enterprise_install: false,
-      },
-    ],
-    is_ext_shared_channel: false,
-    event_context: `4-${randomBytes(12).toString("base64url")}`,
-  };
+  return eventEnvelope(event, {
+    ...options,
+    teamId: options.teamId ?? identity.teamId,
+    appId: identity.appId,
+    botUserId: identity.botUserId,
+  });
 }
 
 /** A slash command's fields: over HTTP a form, over the socket the same names as JSON strings. */

@@ -35,6 +35,8 @@ export interface FakeSlackUser {
   is_bot?: boolean;
   deleted?: boolean;
   tz?: string;
+  /** The user's own team: another one for a Slack Connect guest. Defaults to the fake's team. */
+  team_id?: string;
 }
 
 /** A message as the fake stores it: the wire message plus the channel it is in. */
@@ -320,9 +322,10 @@ export class FakeSlackWorkspace {
     if (!user) return undefined;
     const name = user.name ?? id.toLowerCase();
     const realName = user.real_name ?? name;
+    const team = user.team_id ?? this.identity.teamId;
     return {
       id,
-      team_id: this.identity.teamId,
+      team_id: team,
       name,
       deleted: user.deleted ?? false,
       real_name: realName,
@@ -340,7 +343,7 @@ export class FakeSlackWorkspace {
         real_name_normalized: realName,
         display_name: user.display_name ?? name,
         display_name_normalized: user.display_name ?? name,
-        team: this.identity.teamId,
+        team,
         ...(isBot ? { bot_id: this.identity.botId, api_app_id: this.identity.appId } : {}),
       },
     };

@@ -1,0 +1,125 @@
+import { SlackChannel } from "../../src/channels/slack/channel.ts";
+import type { SlackConfig } from "../../src/core/config/index.ts";
+import { loadSkills } from "../../src/skills/loader.ts";
+import {
+  FAKE_SLACK,
+  type FakeSlackApi,
+  type FakeSlackUser,
+  startFakeSlackApi,
+} from "../fakes/slack-api.ts";
+import { type FakeSocketMode, startFakeSocketMode } from "../fakes/slack-socket.ts";
+import { channelRuntime } from "./channels.ts";
+import { bigTool, lookupTool, type Pipeline, startPipeline } from "./pipeline.ts";
+
+export const SLACK_SECRET = "test-signing-secret";
+export const SLACK_APP_TOKEN = "xapp-1-A0FAKEAPP-1700000000-0a1b2c3d4e5f";
+
+/** A warning a channel logged through its runtime's logger. */
+export interface LoggedWarning {
+  readonly message: string;
+  readonly fields?: Record<string, unknown>;
+}
+
+/**
+ * One pipeline (Redis, the turn worker, the fake model) with one or more
+ * Slack ingress processes in front of it, each a real SlackChannel against
+ * the fake Web API: over HTTP (each its own Events API port) or Socket Mode
+ * (each its own connection to one fake socket endpoint).
+ */
+export interface SlackHarness {
+  readonly pipe: Pipeline;
+  readonly slack: FakeSlackApi;
+  readonly socket: FakeSocketMode | undefined;
+  readonly channels: readonly SlackChannel[];
+  /** Each HTTP channel's `/slack/events` URL, in the order of `channels`. */
+  readonly events: readonly string[];
+  readonly warnings: LoggedWarning[];
+  close(): Promise<void>;
+}
+
+export interface SlackHarnessOptions {
+  readonly mode?: "http" | "socket";
+  /** How many ingress processes (channels) share the pipeline. */
+  readonly ingress?: number;
+  readonly users?: Record<string, FakeSlackUser>;
+  readonly settings?: () => SlackConfig;
+}
+
+export const SLACK_USERS: Record<string, FakeSlackUser> = {
+  U0HUMAN: { name: "human", real_name: "Hugo Human" },
+  U0ADMIN: { name: "admin", real_name: "Ada Admin", is_admin: true },
+};
+
+export async function startSlackHarness(options: SlackHarnessOptions = {}): Promise<SlackHarness> {
+  const mode = options.mode ?? "http";
+  const tools = [lookupTool, bigTool];
+  const slack = await startFakeSlackApi({ users: options.users ?? SLACK_USERS });
+  const socket =
+    mode === "socket"
+      ? await startFakeSocketMode(slack, { appToken: SLACK_APP_TOKEN, ackTimeoutMs: 3_000 })
+      : undefined;
+  const skills = await loadSkills({ global: [], workspaces: {} });
+  const channels = Array.from(
+    { length: options.ingress ?? 1 },
+    () =>
+      new SlackChannel({
+        botToken: FAKE_SLACK.botToken,
+        ...(mode === "socket"
+          ? { appToken: SLACK_APP_TOKEN }
+          : { signingSecret: SLACK_SECRET, port: 0, host: "127.0.0.1" }),
+        apiUrl: slack.url,
+        botId: FAKE_SLACK.botId,
+        botUserId: FAKE_SLACK.botUserId,
+        teamId: FAKE_SLACK.teamId,
+        retries: 0,
+        ...(options.settings ? { settings: options.settings } : {}),
+      }),
+  );
+  const [first] = channels;
+  const pipe = await startPipeline({
+    tools,
+    outbounds: { slack: (first as SlackChannel).outbound },
+    skills,
+  });
+  await pipe.app.worker?.worker.waitUntilReady();
+  const warnings: LoggedWarning[] = [];
+  const logger = {
+    warn: (message: string, fields?: Record<string, unknown>) => {
+      warnings.push({ message, ...(fields ? { fields } : {}) });
+    },
+  };
+  for (const channel of channels) {
+    await channel.start(channelRuntime(pipe, tools, { skills, logger }));
+  }
+  return {
+    pipe,
+    slack,
+    socket,
+    channels,
+    events: channels.map((c) => `http://127.0.0.1:${c.port}/slack/events`),
+    warnings,
+    async close() {
+      for (const channel of channels) await channel.stop();
+      await socket?.close();
+      await pipe.close();
+      await slack.close();
+    },
+  };
+}
+
+/** What people see in a thread: the bot's messages in order, each as last edited. */
+export function visibleIn(slack: FakeSlackApi, thread: string): string[] {
+  return slack.messages.filter((m) => m.thread_ts === thread && m.bot_id).map((m) => m.text);
+}
+
+/** What the bot posted in a channel outside threads (a flat DM). */
+export function visibleFlat(slack: FakeSlackApi, channel: string): string[] {
+  return slack.messages
+    .filter((m) => m.channel === channel && !m.thread_ts && m.bot_id)
+    .map((m) => m.text);
+}
+
+/** Lets anything still in flight land, so a test can assert that nothing more happened. */
+export function settle(ms = 500): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
