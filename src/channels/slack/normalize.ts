@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { Attachment, InboundMessage } from "../../core/agent/inbound.ts";
 
 /** One conversation per thread (default) or per channel. */
@@ -14,6 +15,7 @@ export interface SlackMessageEvent {
   readonly text?: string;
   readonly ts?: string;
   readonly thread_ts?: string;
+  /** The sender's team (in a Slack Connect channel, not the installation's). */
   readonly team?: string;
   readonly files?: readonly {
     id: string;
@@ -23,7 +25,43 @@ export interface SlackMessageEvent {
   }[];
 }
 
+// Each field on its own: a field of the wrong type is dropped, never the whole event.
+const optional = z.string().optional().catch(undefined);
+const fileSchema = z.object({
+  id: z.string(),
+  name: optional,
+  mimetype: optional,
+  size: z.number().finite().optional().catch(undefined),
+});
+const eventSchema = z.object({
+  type: z.string(),
+  subtype: optional,
+  channel: optional,
+  channel_type: optional,
+  user: optional,
+  bot_id: optional,
+  text: optional,
+  ts: optional,
+  thread_ts: optional,
+  team: optional,
+  files: z
+    .array(z.unknown())
+    .transform((files) => files.flatMap((f) => fileSchema.safeParse(f).data ?? []))
+    .optional()
+    .catch(undefined),
+});
+
+/** An event's fields as Switchyard reads them, whatever else it holds; undefined for a non-object. */
+export function readMessageEvent(event: unknown): SlackMessageEvent | undefined {
+  const parsed = eventSchema.safeParse(event);
+  if (!parsed.success) return undefined;
+  return Object.fromEntries(
+    Object.entries(parsed.data).filter(([, value]) => value !== undefined),
+  ) as unknown as SlackMessageEvent;
+}
+
 export interface NormalizeOptions {
+  /** The team the app is installed in (see payload.ts `installationTeam`): the workspace. */
   readonly teamId: string;
   readonly botUserId: string;
   readonly session: SessionScope;
@@ -31,19 +69,12 @@ export interface NormalizeOptions {
   readonly names?: ReadonlyMap<string, string>;
 }
 
-/** Subtypes that are edits, deletions and channel notices, not something a person said. */
-const IGNORED_SUBTYPES = new Set([
-  "message_changed",
-  "message_deleted",
-  "message_replied",
-  "channel_join",
-  "channel_leave",
-  "channel_topic",
-  "channel_purpose",
-  "channel_name",
-  "bot_add",
-  "bot_remove",
-]);
+/**
+ * The subtypes that are someone saying something; every other subtype is
+ * an edit, a deletion, a notice (joins, renames, canvas mentions, huddles)
+ * or something Slack adds later, and is not answered.
+ */
+const SAID_SUBTYPES = new Set(["file_share", "thread_broadcast", "me_message", "bot_message"]);
 
 /**
  * A Slack event as a channel-neutral message, or undefined when it is not
@@ -56,7 +87,7 @@ export function normalizeSlackEvent(
   event: SlackMessageEvent,
   options: NormalizeOptions,
 ): InboundMessage | undefined {
-  if (event.subtype && IGNORED_SUBTYPES.has(event.subtype)) return undefined;
+  if (event.subtype !== undefined && !SAID_SUBTYPES.has(event.subtype)) return undefined;
   const channel = event.channel;
   const ts = event.ts;
   const user = event.user ?? event.bot_id;
@@ -76,7 +107,8 @@ export function normalizeSlackEvent(
   const perChannel = options.session === "channel" || flatDm;
   return {
     platform: "slack",
-    workspace: event.team ?? options.teamId,
+    // The installation's team, never the sender's: one shared Slack Connect thread is one conversation.
+    workspace: options.teamId,
     channel,
     conversation: perChannel ? channel : `${channel}:${thread}`,
     ...(flatDm ? {} : { thread }),
