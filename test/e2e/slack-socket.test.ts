@@ -120,14 +120,6 @@ describe("the Slack channel in Socket Mode", () => {
     );
   });
 
-  it("does not ack an event it could not queue, so Slack delivers it again", async () => {
-    const { socket, pipe } = await start();
-    // The queue refuses a message over 100,000 characters: the event must stay unacked.
-    const huge = appMentionEvent({ text: `<@${FAKE_SLACK.botUserId}> ${"x".repeat(100_001)}` });
-    await expect(socket.sendEvent(huge, { envelopeId: "env-huge" })).rejects.toThrow(/No ack for/);
-    expect(pipe.fake.requests).toHaveLength(0);
-  });
-
   it("refuses a bot token given as the app token, naming the variable", async () => {
     await expect(start({ appToken: FAKE_SLACK.botToken })).rejects.toThrow(
       /SLACK_APP_TOKEN must be an app-level token/,

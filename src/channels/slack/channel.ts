@@ -1,13 +1,25 @@
-import { App, HTTPReceiver, LogLevel } from "@slack/bolt";
+import { App, LogLevel, type Receiver } from "@slack/bolt";
 import { WebClient } from "@slack/web-api";
-import type { Actor, CommandPolicy } from "../../core/commands/index.ts";
+import { isTooLong, tooLongReply } from "../../core/agent/inbound.ts";
+import type { CommandPolicy } from "../../core/commands/index.ts";
 import { DEFAULT_SLACK, type SlackConfig } from "../../core/config/index.ts";
+import { InboundMessageError } from "../../workers/queue.ts";
 import type { Channel, ChannelRuntime } from "../channel.ts";
 import { routeChatText } from "../chat-commands.ts";
-import { registerSlackCommands } from "./commands.ts";
+import { EventLedger } from "../event-ledger.ts";
+import { registerSlackCommands, SLACK_COMMANDS } from "./commands.ts";
 import { SlackDirectory } from "./directory.ts";
-import { normalizeSlackEvent, type SessionScope, type SlackMessageEvent } from "./normalize.ts";
+import { asTakeError, describe, SlackEventInFlightError } from "./errors.ts";
+import {
+  normalizeSlackEvent,
+  readMessageEvent,
+  type SessionScope,
+  type SlackMessageEvent,
+} from "./normalize.ts";
 import { SlackOutbound } from "./outbound.ts";
+import { installationTeam, messageEventId } from "./payload.ts";
+import { SlackPeople } from "./people.ts";
+import { slackHttpReceiver, slackSocketReceiver } from "./receiver.ts";
 
 export interface SlackChannelOptions {
   readonly botToken: string;
@@ -30,70 +42,20 @@ export interface SlackChannelOptions {
   readonly retries?: number;
 }
 
-interface SocketEventArgs {
-  body?: { type?: string };
-  ack: (response?: unknown) => Promise<void>;
-  retry_num?: number;
-  retry_reason?: string;
-}
-
-interface SocketModeInternals {
-  client: {
-    listeners(event: string): ((args: SocketEventArgs) => Promise<void>)[];
-    removeAllListeners(event: string): void;
-    on(event: string, listener: (args: SocketEventArgs) => Promise<void>): void;
-    disconnect?: () => Promise<void>;
-  };
-  app?: { processEvent(event: unknown): Promise<void> };
-}
-
-function socketClientOf(app: App | undefined): SocketModeInternals["client"] | undefined {
-  return (app as unknown as { receiver?: Partial<SocketModeInternals> } | undefined)?.receiver
-    ?.client;
-}
-
-/**
- * In Socket Mode, Bolt acks every event before its listeners run, so a
- * message that could not be queued (Redis down) would be lost: Slack only
- * redelivers what was not acked. This holds an event's ack until the
- * listeners have finished, as processBeforeResponse does over HTTP; commands
- * and clicks keep Bolt's own handling (their ack carries the reply).
- */
-function holdEventAcks(app: App, runtime: ChannelRuntime): void {
-  const receiver = (app as unknown as { receiver: SocketModeInternals }).receiver;
-  const [bolts] = receiver.client.listeners("slack_event");
-  if (!bolts) return;
-  receiver.client.removeAllListeners("slack_event");
-  receiver.client.on("slack_event", async (args) => {
-    if (args.body?.type !== "event_callback") return bolts(args);
-    try {
-      await receiver.app?.processEvent({
-        body: args.body,
-        ack: async () => {},
-        retryNum: args.retry_num,
-        retryReason: args.retry_reason,
-        customProperties: {},
-      });
-      await args.ack();
-    } catch (error) {
-      runtime.logger.warn("a Slack event could not be taken; Slack will deliver it again", {
-        error: (error as Error)?.message,
-      });
-    }
-  });
-}
-
-/** How long a user's admin flag from users.info is trusted. */
-const USER_CACHE_MS = 5 * 60_000;
 /** How long the bot remembers it is part of a thread. */
 const THREAD_TTL_S = 30 * 24 * 3600;
+/** At most this many people mentioned in one message are looked up by name. */
+const MAX_NAMED = 50;
 
 /**
  * Slack through `@slack/bolt`: mentions, DMs and replies in threads the bot
- * is in become messages on the queue (before Slack gets its ack, so a failed
- * enqueue is retried by Slack, and retries dedupe on the message's ts);
- * `/tools`, `/skills` and their `!` forms in threads are answered on the
- * spot; the Block Kit buttons switch tools and update the message in place.
+ * is in become messages on the queue (before Slack gets its ack, so a
+ * failed enqueue is retried by Slack); `/tools`, `/skills` and their `!`
+ * forms in threads are answered on the spot; the Block Kit buttons switch
+ * tools and update the message in place. Every message, command and click
+ * is taken once, by its own id in the {@link EventLedger}, however often
+ * Slack (or a second ingress process) delivers it; receiver.ts answers
+ * every other payload.
  */
 export class SlackChannel implements Channel {
   readonly platform = "slack";
@@ -101,11 +63,12 @@ export class SlackChannel implements Channel {
   readonly directory: SlackDirectory;
   readonly client: WebClient;
   #app: App | undefined;
+  #ledger: EventLedger | undefined;
   #port: number | undefined;
   #botUserId: string;
   #botId: string;
   #teamId: string;
-  readonly #users = new Map<string, { admin: boolean; name: string | undefined; at: number }>();
+  readonly #people: SlackPeople;
 
   constructor(private readonly options: SlackChannelOptions) {
     this.client = new WebClient(options.botToken, {
@@ -118,6 +81,7 @@ export class SlackChannel implements Channel {
     this.#botUserId = options.botUserId ?? "";
     this.#botId = options.botId ?? "";
     this.#teamId = options.teamId ?? "";
+    this.#people = new SlackPeople(this.client, () => this.#teamId);
   }
 
   /** The port the Events API receiver listens on, once started. */
@@ -133,42 +97,45 @@ export class SlackChannel implements Channel {
       this.#botId = (auth.bot_id as string | undefined) ?? "";
       this.#teamId = (auth.team_id as string | undefined) ?? this.#teamId;
     }
+    const prefix = runtime.sources.store.keys.prefix;
+    this.#ledger = new EventLedger(
+      runtime.redis,
+      `${prefix}:slack:${this.#teamId || this.#botUserId}`,
+    );
     const clientOptions = {
       ...(o.apiUrl ? { slackApiUrl: o.apiUrl } : {}),
       retryConfig: { retries: o.retries ?? 10 },
     };
-    const common = {
-      token: o.botToken,
-      botId: this.#botId,
-      botUserId: this.#botUserId,
-      clientOptions,
-      logLevel: LogLevel.ERROR,
-      ignoreSelf: true,
-    };
+    const ingress = { logger: runtime.logger, commands: SLACK_COMMANDS };
+    let receiver: Receiver;
     if (o.appToken) {
       if (!o.appToken.startsWith("xapp-")) {
         throw new Error(
           "SLACK_APP_TOKEN must be an app-level token (xapp-…) with connections:write; a bot token (xoxb-…) goes in SLACK_BOT_TOKEN.",
         );
       }
-      this.#app = new App({ ...common, socketMode: true, appToken: o.appToken });
-      holdEventAcks(this.#app, runtime);
+      receiver = slackSocketReceiver({ ...ingress, appToken: o.appToken, clientOptions });
     } else {
       if (!o.signingSecret) {
         throw new Error(
           "The Slack channel needs SLACK_SIGNING_SECRET for the Events API, or SLACK_APP_TOKEN for Socket Mode.",
         );
       }
-      // processBeforeResponse: the ack goes out after the handler, so a message is
-      // on the queue before Slack hears it arrived; handlers only enqueue, well within 3 s.
-      const receiver = new HTTPReceiver({
-        signingSecret: o.signingSecret,
-        endpoints: "/slack/events",
-        processBeforeResponse: true,
-        logLevel: LogLevel.ERROR,
-      });
-      this.#app = new App({ ...common, receiver });
+      receiver = slackHttpReceiver({ ...ingress, signingSecret: o.signingSecret });
     }
+    this.#app = new App({
+      token: o.botToken,
+      botId: this.#botId,
+      botUserId: this.#botUserId,
+      clientOptions,
+      logLevel: LogLevel.ERROR,
+      ignoreSelf: true,
+      receiver,
+    });
+    // Listener errors come back to the receiver, which logs them once (and answers 503 where due).
+    this.#app.error(async (error) => {
+      throw error;
+    });
     this.#register(this.#app, runtime);
     const server = (await this.#app.start({ port: o.port ?? 3000, host: o.host ?? "0.0.0.0" })) as
       | { address(): { port: number } | string | null }
@@ -181,25 +148,34 @@ export class SlackChannel implements Channel {
     const app = this.#app;
     this.#app = undefined;
     await app?.stop();
-    // Bolt's Socket Mode stop does not wait for the socket to close; wait for it here.
-    await socketClientOf(app)?.disconnect?.();
   }
 
   #register(app: App, runtime: ChannelRuntime): void {
+    // Anything a listener cannot do leaves the event to Slack to deliver again (errors.ts).
     app.event("app_mention", async ({ event, body }) => {
-      const e = event as unknown as SlackMessageEvent;
-      await this.#rememberThread(runtime, e);
-      await this.#take(runtime, e, (body as { team_id?: string }).team_id);
+      const e = readMessageEvent(event);
+      if (!e) return;
+      try {
+        await this.#rememberThread(runtime, e);
+        await this.#take(runtime, e, body);
+      } catch (error) {
+        throw asTakeError(error);
+      }
     });
     app.message(async ({ message, body }) => {
-      const e = message as unknown as SlackMessageEvent;
-      if (!(await this.#shouldAnswer(runtime, e))) return;
-      await this.#take(runtime, e, (body as { team_id?: string }).team_id);
+      const e = readMessageEvent(message);
+      if (!e) return;
+      try {
+        if (await this.#shouldAnswer(runtime, e)) await this.#take(runtime, e, body);
+      } catch (error) {
+        throw asTakeError(error);
+      }
     });
     registerSlackCommands(app, {
       runtime,
-      actor: (userId) => this.#actor(userId),
+      actor: (userId) => this.#people.actor(userId),
       teamId: () => this.#teamId,
+      ledger: () => this.#ledgerOrThrow(),
     });
   }
 
@@ -213,40 +189,83 @@ export class SlackChannel implements Channel {
     return this.#inThread(runtime, e.channel, e.thread_ts);
   }
 
-  async #take(
+  /**
+   * Takes one message once: a retry, the app_mention twin of a message
+   * event and a delivery to a second ingress process find it taken. One
+   * over the text limit gets {@link tooLongReply}; a typed command is
+   * answered in place; anything else goes on the queue.
+   */
+  async #take(runtime: ChannelRuntime, e: SlackMessageEvent, body: unknown): Promise<void> {
+    const options = {
+      teamId: installationTeam(body, this.#teamId),
+      botUserId: this.#botUserId,
+      session: this.#sessionOf(e.channel),
+    };
+    const probe = normalizeSlackEvent(e, options);
+    if (!probe) return;
+    const id = messageEventId(probe.channel, probe.messageRef ?? probe.eventId);
+    const ledger = this.#ledgerOrThrow();
+    const claim = await ledger.claim(id);
+    if (claim === "done") return;
+    if (claim === "taking") throw new SlackEventInFlightError(id);
+    try {
+      await this.#handle(runtime, e, options, isTooLong(probe.text) ? probe : undefined);
+    } catch (error) {
+      if (!(error instanceof InboundMessageError)) {
+        await ledger.release(id).catch(() => {});
+        throw asTakeError(error, id);
+      }
+      // The queue refused a field Slack never sends so (an id over 512 characters): no retry helps.
+      runtime.logger.warn("dropped a Slack message the queue refused", { error: describe(error) });
+    }
+    await ledger.done(id);
+  }
+
+  async #handle(
     runtime: ChannelRuntime,
     e: SlackMessageEvent,
-    teamId: string | undefined,
+    options: Parameters<typeof normalizeSlackEvent>[1],
+    tooLong: ReturnType<typeof normalizeSlackEvent>,
   ): Promise<void> {
-    // Names for the sender and everyone mentioned, so the model reads "@Ada", not "<@U0123>".
-    const ids = new Set([...(e.text ?? "").matchAll(/<@([A-Z0-9]+)/g)].map((m) => m[1] as string));
-    if (e.user) ids.add(e.user);
+    // Names for the sender and those mentioned, so the model reads "@Ada", not "<@U0123>".
+    const names = tooLong ? new Map<string, string>() : await this.#namesIn(e);
+    const message = tooLong ?? normalizeSlackEvent(e, { ...options, names });
+    if (!message) return;
+    const reply = (text: string) =>
+      this.client.chat.postMessage({
+        channel: message.channel,
+        ...(message.thread ? { thread_ts: message.thread } : {}),
+        text,
+      });
+    if (isTooLong(message.text)) return void (await reply(tooLongReply(message.text.length)));
+    const actor = await this.#people.actor(message.user);
+    const outcome = await routeChatText(message.text, message, actor, chatContext(runtime));
+    if (outcome.kind === "reply") return void (await reply(outcome.text));
+    // A skill's instructions can carry a request near the limit over it.
+    if (isTooLong(outcome.text)) return void (await reply(tooLongReply(outcome.text.length)));
+    await runtime.queue.enqueue({ ...message, text: outcome.text });
+  }
+
+  async #namesIn(e: SlackMessageEvent): Promise<Map<string, string>> {
+    const ids = new Set<string>(e.user ? [e.user] : []);
+    for (const m of (e.text ?? "").matchAll(/<@([A-Z0-9]+)/g)) {
+      if (ids.size >= MAX_NAMED) break;
+      ids.add(m[1] as string);
+    }
     ids.delete(this.#botUserId);
     const names = new Map<string, string>();
     await Promise.all(
       [...ids].map(async (id) => {
-        const name = (await this.#user(id)).name;
+        const name = await this.#people.name(id);
         if (name) names.set(id, name);
       }),
     );
-    const message = normalizeSlackEvent(e, {
-      teamId: teamId ?? this.#teamId,
-      botUserId: this.#botUserId,
-      session: this.#sessionOf(e.channel),
-      names,
-    });
-    if (!message) return;
-    const actor = await this.#actor(message.user);
-    const outcome = await routeChatText(message.text, message, actor, chatContext(runtime));
-    if (outcome.kind === "reply") {
-      await this.client.chat.postMessage({
-        channel: message.channel,
-        ...(message.thread ? { thread_ts: message.thread } : {}),
-        text: outcome.text,
-      });
-      return;
-    }
-    await runtime.queue.enqueue({ ...message, text: outcome.text });
+    return names;
+  }
+
+  #ledgerOrThrow(): EventLedger {
+    if (this.#ledger) return this.#ledger;
+    throw new Error("The Slack channel takes events only once started: call start(runtime) first.");
   }
 
   async #rememberThread(runtime: ChannelRuntime, e: SlackMessageEvent): Promise<void> {
@@ -280,39 +299,12 @@ export class SlackChannel implements Channel {
     const settings = this.#settings();
     return (channel && settings.channels[channel]?.session) || settings.session;
   }
-
-  /** The person, and whether Slack says they administer the workspace (users.info, cached). */
-  async #actor(userId: string): Promise<Actor> {
-    return { id: `slack:${userId}`, isPlatformAdmin: (await this.#user(userId)).admin };
-  }
-
-  async #user(userId: string): Promise<{ admin: boolean; name: string | undefined }> {
-    const cached = this.#users.get(userId);
-    if (cached && Date.now() - cached.at < USER_CACHE_MS) return cached;
-    let entry = { admin: false, name: undefined as string | undefined, at: Date.now() };
-    try {
-      const { user } = await this.client.users.info({ user: userId });
-      entry = {
-        admin: Boolean(user?.is_admin || user?.is_owner || user?.is_primary_owner),
-        name: user?.profile?.display_name || user?.real_name || user?.name || undefined,
-        at: Date.now(),
-      };
-    } catch {
-      // An unknown user is no admin and keeps their id.
-    }
-    this.#users.set(userId, entry);
-    return entry;
-  }
-}
-
-function policyOf(runtime: ChannelRuntime): CommandPolicy {
-  return runtime.permissions();
 }
 
 function chatContext(runtime: ChannelRuntime) {
   return {
     sources: runtime.sources,
-    policy: policyOf(runtime),
+    policy: runtime.permissions() as CommandPolicy,
     ...(runtime.skills ? { skills: runtime.skills } : {}),
   };
 }

@@ -1,7 +1,9 @@
 import type { App } from "@slack/bolt";
-import type { ConversationAddress } from "../../core/agent/inbound.ts";
+import { z } from "zod";
+import { type ConversationAddress, isTooLong, tooLongReply } from "../../core/agent/inbound.ts";
 import type { Actor, CommandPolicy } from "../../core/commands/index.ts";
 import type { ChannelRuntime } from "../channel.ts";
+import type { EventLedger } from "../event-ledger.ts";
 import { handleSkillsCommand } from "../skills-command.ts";
 import { handleToolsCommand } from "../tools-command.ts";
 import {
@@ -18,12 +20,17 @@ import {
   TOOLS_ACTION,
   toolsBlocks,
 } from "./blocks.ts";
+import { describe } from "./errors.ts";
+import { actionEventId, commandEventId, installationTeam } from "./payload.ts";
 
 /** What the command UI needs from the channel: who someone is, and where the bot lives. */
 export interface SlackCommandDeps {
   readonly runtime: ChannelRuntime;
   readonly actor: (userId: string) => Promise<Actor>;
+  /** The bot's own team (`auth.test`), the installation when a payload does not name it. */
   readonly teamId: () => string;
+  /** Which commands and clicks were taken, so a redelivered one runs once. */
+  readonly ledger: () => EventLedger;
 }
 
 /**
@@ -95,70 +102,135 @@ const SKILLS: ListCommand<SkillsAction> = {
   toggle: ({ command: { verb, name, scope } }) => `/skills ${verb} ${name} ${scope}`,
 };
 
+const LISTS = [TOOLS, SKILLS] as const;
+
+/** The slash commands this app answers. */
+export const SLACK_COMMANDS: readonly string[] = LISTS.map((list) => list.command);
+
 /** Registers `/tools` and `/skills`, their buttons and selects. */
 export function registerSlackCommands(app: App, deps: SlackCommandDeps): void {
-  register(app, deps, TOOLS);
-  register(app, deps, SKILLS);
+  for (const list of LISTS) register(app, deps, list as ListCommand<ToolsAction | SkillsAction>);
 }
+
+const id = z.string().min(1).max(256);
+const commandSchema = z.object({
+  user_id: id,
+  channel_id: id,
+  text: z.string().optional().catch(undefined),
+});
+const clickSchema = z.object({
+  user: z.object({ id }),
+  channel: z.object({ id }).optional().catch(undefined),
+  container: z.object({ channel_id: id }).optional().catch(undefined),
+  actions: z
+    .array(
+      z.object({
+        action_id: z.string(),
+        value: z.string().optional().catch(undefined),
+        selected_option: z.object({ value: z.string() }).optional().catch(undefined),
+      }),
+    )
+    .min(1),
+});
 
 function register<Action extends ToolsAction | SkillsAction>(
   app: App,
   deps: SlackCommandDeps,
   list: ListCommand<Action>,
 ): void {
-  app.command(list.command, async ({ command: c, ack }) => {
-    // Slash commands come from a channel, never a thread: the channel is the conversation.
-    const where = address(c.team_id, c.channel_id);
-    const result = await list.run(
-      `${list.command} ${c.text ?? ""}`.trim(),
-      where,
-      await deps.actor(c.user_id),
-      deps,
-    );
-    await ack(
-      result.list
-        ? { response_type: "ephemeral", ...result.list(list.defaultScope) }
-        : { response_type: "ephemeral", text: result.text },
-    );
+  app.command(list.command, async ({ body, ack }) => {
+    const c = commandSchema.safeParse(body);
+    if (!c.success) return ack(ephemeral(`${list.command} arrived without a user or a channel.`));
+    let answered = false;
+    const answer = async (reply: Record<string, unknown>) => {
+      answered = true;
+      await ack(reply);
+    };
+    const run = async () => {
+      const line = `${list.command} ${c.data.text ?? ""}`.trim();
+      if (isTooLong(line)) return answer(ephemeral(tooLongReply(line.length)));
+      // Slash commands come from a channel, never a thread: the channel is the conversation.
+      const where = address(installationTeam(body, deps.teamId()), c.data.channel_id);
+      const result = await list.run(line, where, await deps.actor(c.data.user_id), deps);
+      await answer(
+        result.list
+          ? { response_type: "ephemeral", ...result.list(list.defaultScope) }
+          : ephemeral(result.text),
+      );
+    };
+    const eventId = commandEventId(body);
+    try {
+      // A delivery of a command taken before answers nothing: its person saw the first answer.
+      if (!eventId) await run();
+      else if (!(await deps.ledger().take(eventId, run))) await ack();
+    } catch (error) {
+      deps.runtime.logger.warn("a Slack slash command failed", {
+        command: list.command,
+        error: describe(error),
+      });
+      if (!answered) {
+        await ack(
+          ephemeral(
+            `${list.command} could not run just now (${describe(error)}). Try again in a moment.`,
+          ),
+        );
+      }
+    }
   });
 
-  app.action(list.actions, async ({ action, body, ack, respond }) => {
+  app.action(list.actions, async ({ body, ack, respond }) => {
     await ack();
-    const a = action as { action_id: string; value?: string; selected_option?: { value: string } };
-    const parsed = list.parse(a.action_id, a.value ?? a.selected_option?.value ?? "");
-    if (!parsed.ok) {
-      await respond({
-        response_type: "ephemeral",
-        replace_original: false,
-        text: parsed.error.message,
-      });
-      return;
+    // What the person sees beside the message; a response_url that fails costs only this note.
+    const tell = async (text: string) => {
+      await respond?.({ response_type: "ephemeral", replace_original: false, text }).catch(
+        (error: unknown) => {
+          deps.runtime.logger.warn("could not answer a Slack click", { error: describe(error) });
+        },
+      );
+    };
+    const b = clickSchema.safeParse(body);
+    const [a] = b.data?.actions ?? [];
+    const channel = b.data?.channel?.id ?? b.data?.container?.channel_id;
+    if (!b.success || !a || !channel) {
+      return tell("That click arrived incomplete. Run the command again for a fresh message.");
     }
-    const b = body as { user: { id: string }; team?: { id: string }; channel?: { id: string } };
-    const where = address(b.team?.id ?? deps.teamId(), b.channel?.id ?? "");
-    const actor = await deps.actor(b.user.id);
+    const parsed = list.parse(a.action_id, a.value ?? a.selected_option?.value ?? "");
+    if (!parsed.ok) return tell(parsed.error.message);
     const click = parsed.action;
-    const scope = click.kind === "toggle" ? click.command.scope : click.scope;
-    const note =
-      click.kind === "toggle"
-        ? (
-            await list.run(
-              list.toggle(click as Extract<Action, { kind: "toggle" }>),
-              where,
-              actor,
-              deps,
-            )
-          ).text
-        : "";
-    const shown = await list.run(list.command, where, actor, deps);
-    if (!shown.list) return;
-    const blocks = shown.list(scope, click.page);
-    await respond({
-      replace_original: true,
-      text: blocks.text,
-      blocks: withNote(blocks.blocks, note),
-    });
+    const where = address(installationTeam(body, deps.teamId()), channel);
+    const apply = async () => {
+      const actor = await deps.actor(b.data.user.id);
+      const scope = click.kind === "toggle" ? click.command.scope : click.scope;
+      const toggle =
+        click.kind === "toggle"
+          ? list.toggle(click as Extract<Action, { kind: "toggle" }>)
+          : undefined;
+      const note = toggle ? (await list.run(toggle, where, actor, deps)).text : "";
+      const shown = await list.run(list.command, where, actor, deps);
+      if (!shown.list) return;
+      const blocks = shown.list(scope, click.page);
+      await respond?.({
+        replace_original: true,
+        text: blocks.text,
+        blocks: withNote(blocks.blocks, note),
+      });
+    };
+    const eventId = actionEventId(body);
+    try {
+      // A click taken before (Slack's redelivery, a second ingress process) changes nothing again.
+      if (eventId) await deps.ledger().take(eventId, apply);
+      else await apply();
+    } catch (error) {
+      deps.runtime.logger.warn("a Slack button click failed", { error: describe(error) });
+      await tell(
+        `That click could not be applied just now (${describe(error)}). Try again in a moment.`,
+      );
+    }
   });
+}
+
+function ephemeral(text: string): Record<string, unknown> {
+  return { response_type: "ephemeral", text };
 }
 
 function address(team: string, channel: string): ConversationAddress {
