@@ -2,12 +2,11 @@ import {
   Client,
   Events,
   GatewayIntentBits,
+  type Guild,
   type Message,
-  MessageFlags,
   Options,
   Partials,
   PermissionFlagsBits,
-  Routes,
 } from "discord.js";
 import { isTooLong, tooLongReply } from "../../core/agent/inbound.ts";
 import type { Actor } from "../../core/commands/index.ts";
@@ -20,10 +19,15 @@ import {
 import type { Channel, ChannelRuntime } from "../channel.ts";
 import { routeChatText } from "../chat-commands.ts";
 import { EventLedger } from "../event-ledger.ts";
-import { type RegistrationOptions, registerCommands, registerInGuild } from "./commands.ts";
+import {
+  type RegistrationOptions,
+  registerCommands,
+  registerInGuild,
+  registerInGuildOnce,
+} from "./commands.ts";
 import { DiscordDirectory } from "./directory.ts";
 import { guardPacketHandling, type PacketFailure } from "./gateway-guard.ts";
-import { routeInteraction } from "./interaction-router.ts";
+import { answerUnreadable, routeInteraction } from "./interaction-router.ts";
 import { type DiscordMessageLike, normalizeDiscordMessage } from "./normalize.ts";
 import { DiscordOutbound } from "./outbound.ts";
 
@@ -50,9 +54,6 @@ export type DiscordFailureStage = "gateway" | "interaction" | "message";
 /** How long the bot remembers it is part of a thread. */
 const THREAD_TTL_S = 30 * 24 * 3600;
 const INTERACTION_DEADLINE_MS = 20_000;
-/** Said to an interaction discord.js could not read, answered from its raw id and token. */
-const UNREADABLE =
-  "Discord sent me this interaction in a shape I could not read, so nothing was done. Try again; if it keeps happening, the bot's logs say why.";
 
 /**
  * Discord through discord.js's gateway: direct messages, mentions, replies to
@@ -144,14 +145,19 @@ export class DiscordChannel implements Channel {
     const registration = this.#registration(runtime);
     await registerCommands(this.client, registration);
     if (registration.scope === "guild") {
-      this.client.on(Events.GuildCreate, (guild) => {
-        registerInGuild(this.client, registration, guild.id).catch((error: unknown) =>
-          runtime.logger.warn("the commands could not be registered in a new guild", {
-            guild: guild.id,
-            error: (error as Error)?.message,
-          }),
+      const register = (guild: Guild, once: boolean) =>
+        (once ? registerInGuildOnce : registerInGuild)(this.client, registration, guild.id).catch(
+          (error: unknown) =>
+            runtime.logger.warn("the commands could not be registered in a new guild", {
+              guild: guild.id,
+              error: (error as Error)?.message,
+            }),
         );
+      // A guild joined while it is unavailable (an outage) is registered when it becomes available.
+      this.client.on(Events.GuildCreate, (guild) => {
+        if (guild.available) void register(guild, false);
       });
+      this.client.on(Events.GuildAvailable, (guild) => void register(guild, true));
     }
   }
 
@@ -259,26 +265,14 @@ export class DiscordChannel implements Channel {
       failure.error,
       { event: failure.event, sequence: failure.packet.s ?? null },
     );
-    const d = failure.packet.d as Record<string, unknown> | null | undefined;
-    if (failure.event !== "INTERACTION_CREATE" || typeof d?.id !== "string") return;
-    const { id, token, type } = d;
-    if (typeof token !== "string" || !this.#runtime) return;
-    // 4 answers with a message; an autocompletion (type 4) can only be answered with choices (8).
-    const body =
-      type === 4
-        ? { type: 8, data: { choices: [] } }
-        : { type: 4, data: { content: UNREADABLE, flags: MessageFlags.Ephemeral } };
-    this.#take(`interaction:${id}`, async () => {
-      await this.client.rest.post(Routes.interactionCallback(id, token), { body, auth: false });
-    }).catch((error: unknown) =>
-      this.#failed(
-        "interaction",
-        "an unreadable Discord interaction could not be answered",
-        error,
-        {
-          interaction: id,
-        },
-      ),
+    if (failure.event !== "INTERACTION_CREATE" || !this.#runtime) return;
+    answerUnreadable(this.client, failure.packet.d, (id, work) => this.#take(id, work)).catch(
+      (error: unknown) =>
+        this.#failed(
+          "interaction",
+          "an unreadable Discord interaction could not be answered",
+          error,
+        ),
     );
   }
 

@@ -83,16 +83,26 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 /**
  * Fills in, in place, what discord.js 14 requires of an INTERACTION_CREATE
  * and Discord's older or minimal payloads leave out: `entitlements` (added
- * in 2023), `authorizing_integration_owners` (2024), and the partial
- * `channel` object beside `channel_id` (2022; discord.js reads the channel
- * id from it only). The channel's type is the cached channel's, else a
- * guild text channel or a DM by whether a guild is named.
+ * in 2023), `authorizing_integration_owners` (2024), the partial `channel`
+ * object beside `channel_id` (2022; discord.js reads the channel id from it
+ * only), and a command's `data.type`, which Discord documents as defaulting
+ * to 1 (a slash command) and older payloads omit (discord.js drops the
+ * interaction without it). The channel's type is the cached channel's, else
+ * a guild text channel or a DM by whether a guild is named. Without
+ * `application_id` (the docs' examples) the reply would go to
+ * `/webhooks/undefined/…`; an interaction on the bot's gateway session is for
+ * the bot's application.
  */
 export function repairPacket(packet: GatewayPacket, client: Client): void {
   if (packet.t !== "INTERACTION_CREATE" || !isObject(packet.d)) return;
   const d = packet.d;
   if (!Array.isArray(d.entitlements)) d.entitlements = [];
   if (!isObject(d.authorizing_integration_owners)) d.authorizing_integration_owners = {};
+  if (typeof d.application_id !== "string" && client.application) {
+    d.application_id = client.application.id;
+  }
+  const command = d.type === 2 || d.type === 4;
+  if (command && isObject(d.data) && d.data.type === undefined) d.data.type = 1;
   if (!isObject(d.channel) && typeof d.channel_id === "string") {
     const guildId = typeof d.guild_id === "string" ? d.guild_id : undefined;
     const cached = client.channels.cache.get(d.channel_id);

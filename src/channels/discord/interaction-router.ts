@@ -1,8 +1,10 @@
 import {
   type AutocompleteInteraction,
+  type Client,
   type Interaction,
   MessageFlags,
   type RepliableInteraction,
+  Routes,
 } from "discord.js";
 import type { ChannelRuntime } from "../channel.ts";
 import type { EventLedger } from "../event-ledger.ts";
@@ -155,4 +157,31 @@ async function autocomplete(i: AutocompleteInteraction, ctx: InteractionContext)
     clearTimeout(timer);
   }
   if (!i.responded) await i.respond([]);
+}
+
+/** Said to an interaction discord.js could not read. */
+const UNREADABLE =
+  "Discord sent me this interaction in a shape I could not read, so nothing was done. Try again; if it keeps happening, the bot's logs say why.";
+
+/**
+ * Answers an INTERACTION_CREATE that discord.js could not turn into an
+ * interaction (see gateway-guard.ts) straight from its raw id and token, so
+ * the person is not left with "the application did not respond". An
+ * autocompletion (type 4) can only be answered with choices: none.
+ */
+export async function answerUnreadable(
+  client: Client,
+  raw: unknown,
+  take: InteractionContext["ledger"]["take"],
+): Promise<void> {
+  const d = raw as Record<string, unknown> | null | undefined;
+  const { id, token, type } = d ?? {};
+  if (typeof id !== "string" || typeof token !== "string") return;
+  const body =
+    type === 4
+      ? { type: 8, data: { choices: [] } }
+      : { type: 4, data: { content: UNREADABLE, flags: MessageFlags.Ephemeral } };
+  await take(`interaction:${id}`, async () => {
+    await client.rest.post(Routes.interactionCallback(id, token), { body, auth: false });
+  });
 }
