@@ -205,7 +205,10 @@ export interface ShownMessage {
 /** What the interaction's reply was edited to (the deferred reply or the clicked message). */
 export const shown = (discord: FakeDiscord, token: string): ShownMessage | undefined =>
   discord.calls.find(
-    (c) => c.method === "PATCH" && c.status === 200 && c.path.includes(`/${token}/messages/`),
+    (c) =>
+      c.method === "PATCH" &&
+      c.status === 200 &&
+      decodeURIComponent(c.path).includes(`/${token}/messages/`),
   )?.body as ShownMessage | undefined;
 
 /** Every custom id in a message, row by row. */
@@ -214,7 +217,9 @@ export const customIds = (message: ShownMessage): string[][] =>
 
 /** The interaction callback the bot sent (type 8 carries autocomplete choices). */
 export const callbackOf = (discord: FakeDiscord, token: string) =>
-  discord.calls.find((c) => c.method === "POST" && c.path.includes(`/${token}/callback`))?.body as
+  discord.calls.find(
+    (c) => c.method === "POST" && decodeURIComponent(c.path).includes(`/${token}/callback`),
+  )?.body as
     | { type: number; data?: { choices?: { name: string; value: string }[]; content?: string } }
     | undefined;
 
@@ -248,7 +253,7 @@ function ephemeralBotMessage() {
 
 /** A gateway event stored under test/fixtures/discord/ (see its README for where each comes from). */
 export interface GatewayFixture {
-  readonly source: string;
+  readonly modeledOn: string;
   readonly t: string;
   // biome-ignore lint/suspicious/noExplicitAny: payloads as Discord sends them, edited field by field
   readonly d: any;
