@@ -13,6 +13,7 @@ import { Host } from "../host.ts";
 import { type OpsServer, startOpsServer } from "../observability/http.ts";
 import { createLogger, loggerPort, registerSecret } from "../observability/logger.ts";
 import { Metrics } from "../observability/metrics.ts";
+import { installProcessGuard } from "../observability/process-guard.ts";
 import { connectRedis } from "../runtime/redis.ts";
 import { watchSkills } from "../skills/loader.ts";
 import { Inbox } from "../workers/inbox.ts";
@@ -97,6 +98,14 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
     liveConfig ? liveConfig.current : EMPTY_CONFIG,
   );
   const logger = createLogger({ destination: process.stderr, env });
+  const metrics = new Metrics();
+  // From here on, an error a library throws asynchronously is logged and counted, not the end (process-guard.ts).
+  installProcessGuard({ logger, count: (kind) => metrics.countProcessError(kind) });
+  for (const channel of channels) {
+    if (channel instanceof DiscordChannel) {
+      channel.countFailuresWith((stage) => metrics.countChannelError("discord", stage));
+    }
+  }
   const port = loggerPort(logger);
   const config = new LiveConfig(configPath(values.config, env), port);
   liveConfig = config;
@@ -130,7 +139,6 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
     void host.reload(next);
   });
 
-  const metrics = new Metrics();
   const app = await startSwitchyard({
     redisUrl: redis.url,
     prefix,

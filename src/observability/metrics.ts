@@ -1,5 +1,6 @@
 import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
 import type { ToolOutcome, TurnResult } from "../core/agent/loop.ts";
+import type { ProcessErrorKind } from "./process-guard.ts";
 
 /** How a turn ended: the loop's stop reason, or "error" when the turn threw. */
 export type TurnOutcome = TurnResult["stop"] | "error";
@@ -116,6 +117,19 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly #processErrors = new Counter({
+    name: "switchyard_process_errors_total",
+    help: "Errors nobody caught that reached the process (uncaught exceptions, unhandled rejections); the process guard logged and survived each.",
+    labelNames: ["kind"] as const,
+    registers: [this.registry],
+  });
+  readonly #channelErrors = new Counter({
+    name: "switchyard_channel_errors_total",
+    help: "Failures a channel survived: a platform event it could not handle, an interaction or message that failed.",
+    labelNames: ["platform", "stage"] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }
@@ -164,5 +178,18 @@ export class Metrics {
    */
   countContractChange(): void {
     this.#contractChanges.inc();
+  }
+
+  /** An error the process guard survived (see process-guard.ts). */
+  countProcessError(kind: ProcessErrorKind): void {
+    this.#processErrors.inc({ kind });
+  }
+
+  /**
+   * A failure a channel survived. `platform` and `stage` are the channel's
+   * own constants (e.g. "discord", "gateway"), never platform data.
+   */
+  countChannelError(platform: string, stage: string): void {
+    this.#channelErrors.inc({ platform, stage });
   }
 }

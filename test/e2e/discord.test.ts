@@ -2,6 +2,7 @@ import { once } from "node:events";
 import { Events } from "discord.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { DiscordChannel } from "../../src/channels/discord/channel.ts";
+import { INBOUND_TEXT_LIMIT, tooLongReply } from "../../src/core/agent/inbound.ts";
 import { DEFAULT_DISCORD, type DiscordConfig } from "../../src/core/config/discord-section.ts";
 import { FAKE_DISCORD, startFakeDiscord } from "../fakes/discord-api.ts";
 import { until } from "../support/channels.ts";
@@ -163,6 +164,36 @@ describe("a message Discord delivers twice", () => {
       botPosts(discord, DM_CHANNEL).filter((m) => m.content.includes("tools available")),
     ).toHaveLength(1);
     expect(pipe.fake.requests).toHaveLength(2);
+  });
+});
+
+describe("a message over the inbound limit", () => {
+  it("is answered once with how long it was, never queued, also when replayed", async () => {
+    const { pipe, discord } = await start();
+    pipe.fake.script({ content: "a normal answer" });
+    const text = "x".repeat(INBOUND_TEXT_LIMIT + 1);
+    const long = discord.messageCreate({
+      channelId: FAKE_DISCORD.channelId,
+      authorId: HUMAN,
+      content: mention(text),
+    });
+    discord.dispatch("MESSAGE_CREATE", long);
+    // Handled after both: once it is answered, the long one and its replay were handled too.
+    discord.messageCreate({
+      channelId: FAKE_DISCORD.channelId,
+      authorId: HUMAN,
+      content: mention("short"),
+    });
+    await until(() =>
+      botPosts(discord, FAKE_DISCORD.channelId).some((m) => m.content === "a normal answer")
+        ? true
+        : undefined,
+    );
+    const replies = botPosts(discord, FAKE_DISCORD.channelId).filter(
+      (m) => m.message_reference?.message_id === long.id,
+    );
+    expect(replies.map((m) => m.content)).toEqual([tooLongReply(text.length)]);
+    expect(pipe.fake.requests.map((r) => r.body.messages.at(-1).content)).toEqual(["short"]);
   });
 });
 

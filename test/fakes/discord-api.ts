@@ -147,6 +147,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     guildOf,
     guilds,
     rateLimits: [] as FakeRateLimit[],
+    acknowledged: new Set<string>(),
     defaultChannelId: () => guilds[0]?.channels[0]?.id ?? "0",
     onCall: (call: RecordedDiscordCall) => answered.emit("call", call),
   };

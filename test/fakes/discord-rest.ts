@@ -50,6 +50,8 @@ export interface DiscordRestState {
   defaultChannelId(): string;
   onCall(call: RecordedDiscordCall): void;
   rateLimits: FakeRateLimit[];
+  /** Interactions already given their initial response: Discord refuses a second (40060). */
+  acknowledged: Set<string>;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies as discord.js sends them, read field by field
@@ -198,15 +200,6 @@ const ROUTES: [string, RegExp, Route][] = [
     /^\/applications\/(\d+)\/commands$/,
     ([appId], call, state) => overwriteCommands(state, appId as string, call.body, undefined),
   ],
-  // Without `with_response`, Discord answers an interaction callback with an empty 204.
-  [
-    "POST",
-    /^\/interactions\/(\d+)\/([^/]+)\/callback$/,
-    ([interactionId], call) =>
-      call.query.with_response === "true"
-        ? ok({ interaction: { id: interactionId, type: 2 }, resource: { type: call.body?.type } })
-        : noContent,
-  ],
 ];
 
 export function createDiscordRest(state: DiscordRestState) {
@@ -237,8 +230,14 @@ export function createDiscordRest(state: DiscordRestState) {
  */
 function webhook(call: RecordedDiscordCall, state: DiscordRestState): Reply | undefined {
   // The interaction callback is authorized by the interaction's token too, not the bot's.
+  // Without `with_response`, Discord answers it with an empty 204.
   const callback = /^\/interactions\/(\d+)\/([^/]+)\/callback$/.exec(call.path);
   if (callback && call.method === "POST") {
+    // An interaction takes one initial response; Discord refuses any further one.
+    if (state.acknowledged.has(callback[1] as string)) {
+      return apiError(400, 40060, "Interaction has already been acknowledged.");
+    }
+    state.acknowledged.add(callback[1] as string);
     return call.query.with_response === "true"
       ? ok({ interaction: { id: callback[1], type: 2 }, resource: { type: call.body?.type } })
       : noContent;

@@ -1,4 +1,6 @@
+import { readdirSync, readFileSync } from "node:fs";
 import type { SwitchyardOptions } from "../../src/app.ts";
+import type { ChannelRuntime } from "../../src/channels/channel.ts";
 import { DiscordChannel, type DiscordChannelOptions } from "../../src/channels/discord/channel.ts";
 import type { AnyTool } from "../../src/core/tools/tool.ts";
 import type { SkillLibrary } from "../../src/skills/loader.ts";
@@ -23,6 +25,10 @@ export interface DiscordSetup {
   readonly channel: DiscordChannel;
   /** What the channel logged as warnings, "message {fields}". */
   readonly warnings: string[];
+  /** The stage of every failure the channel survived and counted, in order. */
+  readonly failures: string[];
+  /** What the channel was started with: a second ingress process starts with the same. */
+  readonly runtime: ChannelRuntime;
   close(): Promise<void>;
 }
 
@@ -38,6 +44,8 @@ export interface DiscordSetupOptions {
   readonly pipeline?: Partial<SwitchyardOptions>;
   /** Collects the channel's warnings here too (they outlive a start that fails). */
   readonly warnings?: string[];
+  /** Changes what the channel's ingress gets, e.g. a store on a Redis that never answers. */
+  readonly runtime?: (runtime: ChannelRuntime) => ChannelRuntime;
 }
 
 /**
@@ -63,11 +71,22 @@ export async function startDiscordBot(options: DiscordSetupOptions = {}): Promis
   });
   await pipe.app.worker?.worker.waitUntilReady();
   const warnings = options.warnings ?? [];
+  const failures: string[] = [];
+  channel.countFailuresWith((stage) => failures.push(stage));
+  const base = channelRuntime(pipe, tools, {
+    ...(options.skills ? { skills: options.skills } : {}),
+    logger: {
+      warn: (message, fields) => warnings.push(`${message} ${JSON.stringify(fields)}`),
+    },
+  });
+  const runtime = options.runtime ? options.runtime(base) : base;
   const setup: DiscordSetup = {
     pipe,
     discord,
     channel,
     warnings,
+    failures,
+    runtime,
     async close() {
       await channel.stop();
       await pipe.close();
@@ -75,14 +94,7 @@ export async function startDiscordBot(options: DiscordSetupOptions = {}): Promis
     },
   };
   try {
-    await channel.start(
-      channelRuntime(pipe, tools, {
-        ...(options.skills ? { skills: options.skills } : {}),
-        logger: {
-          warn: (message, fields) => warnings.push(`${message} ${JSON.stringify(fields)}`),
-        },
-      }),
-    );
+    await channel.start(runtime);
   } catch (error) {
     await setup.close();
     throw error;
@@ -97,8 +109,8 @@ export const botPosts = (discord: FakeDiscord, channelId: string): DiscordMessag
   );
 
 export interface InteractionInput {
-  /** 2 a slash command, 3 a component click, 4 an autocomplete request. */
-  readonly type: 2 | 3 | 4;
+  /** 2 a slash command, 3 a component click, 4 an autocomplete request, 5 a modal submit. */
+  readonly type: 2 | 3 | 4 | 5;
   readonly data: Record<string, unknown>;
   /** The member's permissions bitfield; "0" is a plain member. */
   readonly permissions?: string;
@@ -108,9 +120,16 @@ let interactions = 0;
 
 /** Dispatches an INTERACTION_CREATE as Discord sends it; returns the interaction's token. */
 export function interact(discord: FakeDiscord, input: InteractionInput): string {
+  const payload = interactionPayload(input);
+  discord.dispatch("INTERACTION_CREATE", payload);
+  return payload.token;
+}
+
+/** An INTERACTION_CREATE's payload as Discord sends it today, with a fresh id and token. */
+export function interactionPayload(input: InteractionInput) {
   interactions += 1;
   const token = `itoken-${interactions}-${Math.random().toString(36).slice(2)}`;
-  discord.dispatch("INTERACTION_CREATE", {
+  return {
     id: `14${String(Date.now()).slice(-13)}${String(interactions).padStart(4, "0")}`.slice(0, 19),
     application_id: FAKE_DISCORD.applicationId,
     type: input.type,
@@ -136,8 +155,7 @@ export function interact(discord: FakeDiscord, input: InteractionInput): string 
     context: 0,
     ...(input.type === 3 ? { message: ephemeralBotMessage() } : {}),
     data: input.data,
-  });
-  return token;
+  };
 }
 
 /** A slash command: `/tools off lookup channel` is `slash("tools", "off", { tool: "lookup", scope: "channel" })`. */
@@ -187,7 +205,10 @@ export interface ShownMessage {
 /** What the interaction's reply was edited to (the deferred reply or the clicked message). */
 export const shown = (discord: FakeDiscord, token: string): ShownMessage | undefined =>
   discord.calls.find(
-    (c) => c.method === "PATCH" && c.status === 200 && c.path.includes(`/${token}/messages/`),
+    (c) =>
+      c.method === "PATCH" &&
+      c.status === 200 &&
+      decodeURIComponent(c.path).includes(`/${token}/messages/`),
   )?.body as ShownMessage | undefined;
 
 /** Every custom id in a message, row by row. */
@@ -196,7 +217,9 @@ export const customIds = (message: ShownMessage): string[][] =>
 
 /** The interaction callback the bot sent (type 8 carries autocomplete choices). */
 export const callbackOf = (discord: FakeDiscord, token: string) =>
-  discord.calls.find((c) => c.method === "POST" && c.path.includes(`/${token}/callback`))?.body as
+  discord.calls.find(
+    (c) => c.method === "POST" && decodeURIComponent(c.path).includes(`/${token}/callback`),
+  )?.body as
     | { type: number; data?: { choices?: { name: string; value: string }[]; content?: string } }
     | undefined;
 
@@ -227,3 +250,24 @@ function ephemeralBotMessage() {
     components: [],
   };
 }
+
+/** A gateway event stored under test/fixtures/discord/ (see its README for where each comes from). */
+export interface GatewayFixture {
+  readonly modeledOn: string;
+  readonly t: string;
+  // biome-ignore lint/suspicious/noExplicitAny: payloads as Discord sends them, edited field by field
+  readonly d: any;
+}
+
+const FIXTURES = new URL("../fixtures/discord/", import.meta.url);
+
+/** A fresh copy of a stored payload, so a test may edit it. */
+export function fixture(name: string): GatewayFixture {
+  return JSON.parse(readFileSync(new URL(`${name}.json`, FIXTURES), "utf8")) as GatewayFixture;
+}
+
+/** Every stored payload's name. */
+export const fixtureNames = (): string[] =>
+  readdirSync(FIXTURES)
+    .filter((f) => f.endsWith(".json"))
+    .map((f) => f.slice(0, -".json".length));

@@ -2,11 +2,13 @@ import {
   Client,
   Events,
   GatewayIntentBits,
+  type Guild,
   type Message,
   Options,
   Partials,
   PermissionFlagsBits,
 } from "discord.js";
+import { isTooLong, tooLongReply } from "../../core/agent/inbound.ts";
 import type { Actor } from "../../core/commands/index.ts";
 import {
   DEFAULT_DISCORD,
@@ -16,10 +18,16 @@ import {
 } from "../../core/config/discord-section.ts";
 import type { Channel, ChannelRuntime } from "../channel.ts";
 import { routeChatText } from "../chat-commands.ts";
-import { type RegistrationOptions, registerCommands, registerInGuild } from "./commands.ts";
-import { isListClick } from "./custom-id.ts";
+import { EventLedger } from "../event-ledger.ts";
+import {
+  type RegistrationOptions,
+  registerCommands,
+  registerInGuild,
+  registerInGuildOnce,
+} from "./commands.ts";
 import { DiscordDirectory } from "./directory.ts";
-import { answerAutocomplete, answerCommand, answerListClick } from "./interactions.ts";
+import { guardPacketHandling, type PacketFailure } from "./gateway-guard.ts";
+import { answerUnreadable, routeInteraction } from "./interaction-router.ts";
 import { type DiscordMessageLike, normalizeDiscordMessage } from "./normalize.ts";
 import { DiscordOutbound } from "./outbound.ts";
 
@@ -33,12 +41,19 @@ export interface DiscordChannelOptions {
   readonly commands?: DiscordCommandScope;
   /** DISCORD_APPLICATION_ID: registers the commands for it instead of the one the client logs in as. */
   readonly applicationId?: string;
+  /**
+   * How long `/tools` or `/skills` may take before the person gets an error
+   * instead of "thinking…" (default 20 s; Discord keeps the answer open 15 min).
+   */
+  readonly interactionDeadlineMs?: number;
 }
+
+/** Where in the channel a failure it survived happened: the label of its counter. */
+export type DiscordFailureStage = "gateway" | "interaction" | "message";
 
 /** How long the bot remembers it is part of a thread. */
 const THREAD_TTL_S = 30 * 24 * 3600;
-/** How long a message id is remembered: a RESUME replays minutes, not days. */
-const SEEN_TTL_S = 24 * 3600;
+const INTERACTION_DEADLINE_MS = 20_000;
 
 /**
  * Discord through discord.js's gateway: direct messages, mentions, replies to
@@ -47,9 +62,13 @@ const SEEN_TTL_S = 24 * 3600;
  * spot; `/tools` and `/skills` are application commands with components.
  *
  * The client keeps no message cache: the bot never reads old messages, and a
- * replayed MESSAGE_CREATE (after RESUME, or seen by two ingress processes)
- * is stopped by the channel's own dedupe on the message id in Redis, which
- * also covers commands answered on the spot.
+ * replayed MESSAGE_CREATE or INTERACTION_CREATE (after RESUME, or seen by two
+ * ingress processes) is stopped by the {@link EventLedger} on its id in
+ * Redis, which also covers commands answered on the spot.
+ *
+ * No payload ends the process: an event discord.js cannot parse is dropped
+ * (an interaction among them still gets an answer), and every failure the
+ * channel survives is logged and counted (`countFailuresWith`).
  */
 export class DiscordChannel implements Channel {
   readonly platform = "discord";
@@ -74,6 +93,16 @@ export class DiscordChannel implements Channel {
     });
     this.outbound = new DiscordOutbound(this.client);
     this.directory = new DiscordDirectory(this.client);
+    guardPacketHandling(this.client, (failure) => this.#packetFailed(failure));
+  }
+
+  #runtime: ChannelRuntime | undefined;
+  #ledger: EventLedger | undefined;
+  #count: (stage: DiscordFailureStage) => void = () => {};
+
+  /** Counts every failure the channel survives, e.g. into `switchyard_channel_errors_total`. */
+  countFailuresWith(count: (stage: DiscordFailureStage) => void): void {
+    this.#count = count;
   }
 
   /** For a worker process: posts through REST with the token, no gateway session. */
@@ -92,23 +121,23 @@ export class DiscordChannel implements Channel {
   }
 
   async start(runtime: ChannelRuntime): Promise<void> {
+    this.#runtime = runtime;
+    const context = {
+      runtime,
+      ledger: { take: (id: string, work: () => Promise<void>) => this.#take(id, work) },
+      deadlineMs: this.options.interactionDeadlineMs ?? INTERACTION_DEADLINE_MS,
+      report: (error: unknown, fields: Record<string, unknown>) =>
+        this.#failed("interaction", "a Discord interaction failed", error, fields),
+    };
     this.client.on(Events.InteractionCreate, (interaction) => {
-      const work = interaction.isChatInputCommand()
-        ? answerCommand(interaction, runtime)
-        : interaction.isAutocomplete()
-          ? answerAutocomplete(interaction, runtime)
-          : (interaction.isButton() || interaction.isStringSelectMenu()) &&
-              isListClick(interaction.customId)
-            ? answerListClick(interaction, runtime)
-            : Promise.resolve();
-      work.catch((error: unknown) =>
-        runtime.logger.warn("a Discord interaction failed", { error: (error as Error)?.message }),
+      routeInteraction(interaction, context).catch((error: unknown) =>
+        context.report(error, { interaction: interaction.id }),
       );
     });
     this.client.on(Events.MessageCreate, (message) => {
-      this.#take(runtime, message).catch((error: unknown) =>
-        runtime.logger.warn("a Discord message could not be taken", {
-          error: (error as Error)?.message,
+      this.#takeMessage(runtime, message).catch((error: unknown) =>
+        this.#failed("message", "a Discord message could not be taken", error, {
+          message: message.id,
         }),
       );
     });
@@ -116,14 +145,19 @@ export class DiscordChannel implements Channel {
     const registration = this.#registration(runtime);
     await registerCommands(this.client, registration);
     if (registration.scope === "guild") {
-      this.client.on(Events.GuildCreate, (guild) => {
-        registerInGuild(this.client, registration, guild.id).catch((error: unknown) =>
-          runtime.logger.warn("the commands could not be registered in a new guild", {
-            guild: guild.id,
-            error: (error as Error)?.message,
-          }),
+      const register = (guild: Guild, once: boolean) =>
+        (once ? registerInGuildOnce : registerInGuild)(this.client, registration, guild.id).catch(
+          (error: unknown) =>
+            runtime.logger.warn("the commands could not be registered in a new guild", {
+              guild: guild.id,
+              error: (error as Error)?.message,
+            }),
         );
+      // A guild joined while it is unavailable (an outage) is registered when it becomes available.
+      this.client.on(Events.GuildCreate, (guild) => {
+        if (guild.available) void register(guild, false);
       });
+      this.client.on(Events.GuildAvailable, (guild) => void register(guild, true));
     }
   }
 
@@ -150,9 +184,17 @@ export class DiscordChannel implements Channel {
     };
   }
 
-  async #take(runtime: ChannelRuntime, message: Message): Promise<void> {
+  /**
+   * A message meant for the bot, once: the first delivery wins the ledger's
+   * claim on `message:<id>`; a replay (RESUME, a second ingress process)
+   * finds it taken. The queue dedupes turns on the id too, but a command
+   * answered on the spot, or a message answered as too long, never reaches it.
+   */
+  async #takeMessage(runtime: ChannelRuntime, message: Message): Promise<void> {
     const botId = this.client.user?.id ?? "";
     if (message.author.id === botId) return;
+    // Joins, pins, boosts, "started a thread": Discord's notices, not anyone talking.
+    if (message.system) return;
     if (message.author.bot && !this.#settings().answerBots) return;
     if (!(await this.#forMe(runtime, message, botId))) return;
     const inbound = normalizeDiscordMessage(message as unknown as DiscordMessageLike, {
@@ -160,43 +202,78 @@ export class DiscordChannel implements Channel {
       conversation: this.#conversationOf(message),
     });
     if (!inbound) return;
-    if (!(await this.#claim(runtime, message.id))) return;
-    try {
+    await this.#take(`message:${message.id}`, async () => {
       if (message.channel.isThread()) await this.#rememberThread(runtime, message.channelId);
+      if (isTooLong(inbound.text)) {
+        await this.#reply(message, tooLongReply(inbound.text.length));
+        return;
+      }
       const outcome = await routeChatText(inbound.text, inbound, this.#actor(message), {
         sources: runtime.sources,
         policy: runtime.permissions(),
         ...(runtime.skills ? { skills: runtime.skills } : {}),
       });
       if (outcome.kind === "reply") {
-        await message.reply({
-          content: outcome.text.slice(0, 2_000),
-          allowedMentions: { parse: [] },
-        });
+        await this.#reply(message, outcome.text);
         return;
       }
       await runtime.queue.enqueue({ ...inbound, text: outcome.text });
-    } catch (error) {
-      // Not taken after all: a later delivery of the same message may try again.
-      await runtime.redis.del(this.#seenKey(runtime, message.id)).catch(() => {});
-      throw error;
-    }
+    });
+  }
+
+  async #reply(message: Message, text: string): Promise<void> {
+    await message.reply({ content: text.slice(0, 2_000), allowedMentions: { parse: [] } });
   }
 
   /**
-   * The first delivery of a message wins; a replay (RESUME, a second ingress
-   * process) finds the id taken. The queue dedupes turns on the id too, but
-   * a command answered on the spot never reaches it.
+   * The bot's events in the ledger, under its own user id: two bots sharing
+   * a Redis prefix both see a message that mentions them both.
    */
-  async #claim(runtime: ChannelRuntime, messageId: string): Promise<boolean> {
-    const set = await runtime.redis.set(
-      this.#seenKey(runtime, messageId),
-      "1",
-      "EX",
-      SEEN_TTL_S,
-      "NX",
+  async #take(id: string, work: () => Promise<void>): Promise<boolean> {
+    const runtime = this.#runtime;
+    if (!runtime) throw new Error("the Discord channel took an event before start()");
+    this.#ledger ??= new EventLedger(
+      runtime.redis,
+      `${runtime.sources.store.keys.prefix}:discord:${this.client.user?.id ?? "bot"}`,
     );
-    return set === "OK";
+    return this.#ledger.take(id, work);
+  }
+
+  /** Logs and counts a failure the channel survived. */
+  #failed(
+    stage: DiscordFailureStage,
+    message: string,
+    error: unknown,
+    fields: Record<string, unknown> = {},
+  ): void {
+    this.#count(stage);
+    this.#runtime?.logger.warn(message, {
+      ...fields,
+      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+    });
+  }
+
+  /**
+   * discord.js could not handle a gateway event. It is dropped; an
+   * interaction among them is still answered, from its raw id and token, so
+   * the person is not left with "the application did not respond".
+   */
+  #packetFailed(failure: PacketFailure): void {
+    this.#failed(
+      "gateway",
+      `discord.js could not handle a ${failure.event} event; it was dropped`,
+      failure.error,
+      { event: failure.event, sequence: failure.packet.s ?? null },
+    );
+    if (failure.event !== "INTERACTION_CREATE" || !this.#runtime) return;
+    answerUnreadable(this.client, failure.packet.d, (id, work) => this.#take(id, work)).catch(
+      (error: unknown) =>
+        this.#failed(
+          "interaction",
+          "an unreadable Discord interaction could not be answered",
+          error,
+        ),
+    );
   }
 
   /** DMs, mentions, replies to the bot, and threads it is part of. */
@@ -230,10 +307,6 @@ export class DiscordChannel implements Channel {
 
   #threadKey(runtime: ChannelRuntime, threadId: string): string {
     return `${runtime.sources.store.keys.prefix}:discord:thread:${threadId}`;
-  }
-
-  #seenKey(runtime: ChannelRuntime, messageId: string): string {
-    return `${runtime.sources.store.keys.prefix}:discord:seen:${messageId}`;
   }
 
   /** Manage Server makes a platform admin. */

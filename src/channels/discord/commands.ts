@@ -166,6 +166,20 @@ export async function registerInGuild(
 }
 
 /**
+ * Guild scope, for a guild that was unavailable and is back: registers only
+ * where no earlier start did, so a Discord outage ending for many guilds at
+ * once does not re-register in each.
+ */
+export async function registerInGuildOnce(
+  client: Client,
+  options: RegistrationOptions,
+  guild: string,
+): Promise<void> {
+  if ((await options.redis.sismember(registrationKeys(options).guilds, guild)) === 1) return;
+  await registerInGuild(client, options, guild);
+}
+
+/**
  * Removes a guild's copies after a switch to global. A guild the bot has
  * left refuses (its copies went with the bot) and is forgotten; any other
  * failure is tried again at the next start.

@@ -31,8 +31,18 @@ type AnyInteraction =
 
 const MESSAGE_MAX = 2_000;
 
+/** An interaction that names no channel: there is no conversation to act on. */
+export class DiscordInteractionError extends Error {
+  override readonly name = "DiscordInteractionError";
+}
+
 function whereOf(i: AnyInteraction): ConversationAddress {
-  const channel = i.channelId ?? "";
+  const channel = i.channelId;
+  if (!channel) {
+    throw new DiscordInteractionError(
+      `Interaction ${i.id} names no channel (neither channel nor channel_id), so /${"commandName" in i ? i.commandName : "tools"} has no conversation to act on.`,
+    );
+  }
   return { platform: "discord", workspace: i.guildId ?? "dm", channel, conversation: channel };
 }
 
@@ -44,10 +54,14 @@ function actorOf(i: AnyInteraction): Actor {
   };
 }
 
-/** The typed command a slash command stands for, in the channel-neutral grammar. */
+/**
+ * The typed command a slash command stands for, in the channel-neutral
+ * grammar. Without a subcommand (an old registration, or a client that sends
+ * the bare command) it is the bare command: the list.
+ */
 export function commandText(i: ChatInputCommandInteraction): string {
-  const sub = i.options.getSubcommand();
-  const words = [`/${i.commandName}`, sub];
+  const sub = i.options.getSubcommand(false);
+  const words = [`/${i.commandName}`, ...(sub ? [sub] : [])];
   for (const name of ["tool", "skill", "mode", "scope"]) {
     const value = i.options.getString(name);
     if (value) words.push(value);
@@ -98,6 +112,7 @@ async function run(
 /**
  * Answers a slash command within Discord's 3 s: the reply is ephemeral, for
  * the person who asked; a list comes with its select, scope and page controls.
+ * The router (interaction-router.ts) answers instead if this throws or hangs.
  */
 export async function answerCommand(
   i: ChatInputCommandInteraction,
@@ -195,7 +210,7 @@ export async function answerAutocomplete(
       await readConversationState(runtime.sources, where),
     );
     // Switching off offers only what is on; `on` and `why` offer every skill, disabled ones too.
-    const sub = i.options.getSubcommand();
+    const sub = i.options.getSubcommand(false);
     names = (sub === "off" ? skills.enabled : skills.skills.map((s) => s.skill)).map((s) => s.name);
   }
   const choices: ApplicationCommandOptionChoiceData<string>[] = names

@@ -1,6 +1,20 @@
 import type { InboundMessage } from "../../core/agent/inbound.ts";
 import type { DiscordConversation } from "../../core/config/discord-section.ts";
 
+type AttachmentLike = {
+  id: string;
+  name: string;
+  contentType: string | null;
+  size: number;
+  url: string;
+};
+
+/** A forwarded message as the forward carries it: a snapshot of its text and files. */
+export interface DiscordSnapshotLike {
+  readonly content: string;
+  readonly attachments: ReadonlyMap<string, AttachmentLike>;
+}
+
 /** The parts of a discord.js Message that Switchyard reads. */
 export interface DiscordMessageLike {
   readonly id: string;
@@ -11,11 +25,10 @@ export interface DiscordMessageLike {
   readonly author: { readonly id: string; readonly username: string; readonly bot: boolean };
   readonly member?: { readonly displayName?: string } | null;
   readonly channel: { isThread(): boolean; readonly parentId?: string | null };
-  readonly attachments: ReadonlyMap<
-    string,
-    { id: string; name: string; contentType: string | null; size: number; url: string }
-  >;
+  readonly attachments: ReadonlyMap<string, AttachmentLike>;
   readonly mentions: { readonly users: ReadonlyMap<string, { readonly username: string }> };
+  /** The messages a forward carries (`message_snapshots`); a forward's own content is empty. */
+  readonly messageSnapshots?: ReadonlyMap<string, DiscordSnapshotLike>;
 }
 
 export interface DiscordNormalizeOptions {
@@ -27,14 +40,25 @@ export interface DiscordNormalizeOptions {
 /**
  * A Discord message as a channel-neutral one. workspace = guild ("dm" for
  * direct messages); a thread is its own conversation; the message id is the
- * event id, so a gateway replay after RESUME makes no second turn.
+ * event id, so a gateway replay after RESUME makes no second turn. A
+ * forwarded message reads as what it forwards, under "Forwarded message:".
  */
 export function normalizeDiscordMessage(
   message: DiscordMessageLike,
   options: DiscordNormalizeOptions,
 ): InboundMessage | undefined {
-  const text = plainText(message, options.botUserId);
-  if (text === "" && message.attachments.size === 0) return undefined;
+  const snapshots = [...(message.messageSnapshots?.values() ?? [])];
+  const text = [
+    plainText(message, options.botUserId),
+    ...snapshots
+      .map((s) => s.content.trim())
+      .filter(Boolean)
+      .map((t) => `Forwarded message:\n${t}`),
+  ]
+    .filter(Boolean)
+    .join("\n\n");
+  const files = [message, ...snapshots].flatMap((m) => [...m.attachments.values()]);
+  if (text === "" && files.length === 0) return undefined;
   const inThread = message.channel.isThread();
   const parent = inThread ? (message.channel.parentId ?? message.channelId) : message.channelId;
   return {
@@ -46,7 +70,7 @@ export function normalizeDiscordMessage(
     user: message.author.id,
     userName: message.member?.displayName ?? message.author.username,
     text,
-    attachments: [...message.attachments.values()].map((a) => ({
+    attachments: files.map((a) => ({
       name: a.name,
       ...(a.contentType ? { mimeType: a.contentType } : {}),
       size: a.size,
