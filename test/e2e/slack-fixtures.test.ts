@@ -14,11 +14,11 @@ import {
 } from "../support/slack-harness.ts";
 
 /**
- * Slack's own payloads (test/fixtures/slack, from Slack's docs and SDK test
- * suites), replayed signed through the real receivers the channel starts,
- * against the fake Web API: each is answered 2xx and does what its
- * `effect` says, once, however often it arrives; and no body at all ends
- * the process or gets a 5xx.
+ * Payloads in the shapes of Slack's docs and SDK test suites
+ * (test/fixtures/slack, values our own), replayed signed through the real
+ * receivers the channel starts, against the fake Web API: each is answered
+ * 2xx and does what its `effect` says, once, however often it arrives; and
+ * no body at all ends the process or gets a 5xx.
  */
 const events = slackFixtures("events");
 const commands = slackFixtures("commands");

@@ -1,6 +1,7 @@
 /**
  * The stored Slack payloads under test/fixtures/slack (see its README): one
- * file each, with where it came from and what Switchyard must do with it.
+ * file each, with the published payload its shape is modeled on and what
+ * Switchyard must do with it.
  *
  * @example
  * for (const f of slackFixtures("events")) {
@@ -25,7 +26,10 @@ export type FixtureEffect =
 
 export interface SlackFixture {
   readonly name: string;
-  readonly source: string;
+  /** The published payload whose shape this one has (repository, commit, path, or docs page). */
+  readonly modeledOn: string;
+  /** What about the shape matters; the values are this project's own. */
+  readonly note: string;
   readonly effect: FixtureEffect;
   /** The bot user the payload was addressed to, replaced by the fake's in {@link adopt}. */
   readonly bot?: string;

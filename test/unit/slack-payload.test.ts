@@ -45,8 +45,8 @@ describe("the installation's team", () => {
 
   it("is a view's app_installed_team_id, not the guest's team", () => {
     const connect = interactive.find((f) => f.name.endsWith("view-submission-slack-connect"));
-    expect(connect?.payload.team.id).toBe("T-other-side");
-    expect(installationTeam(connect?.payload, OWN)).toBe("T-installed-workspace");
+    expect(connect?.payload.team.id).toBe("T0GUESTSIDE");
+    expect(installationTeam(connect?.payload, OWN)).toBe("T0HOSTSIDE");
   });
 
   it("is the payload's team only when the bot's own team is unknown", () => {
@@ -102,7 +102,7 @@ describe("payload kinds and ids", () => {
     const [legacy, hello] = ["docs-weather-legacy", "hello-world"].map((n) =>
       formFields(commands.find((f) => f.name === `commands/${n}`)?.form as string),
     );
-    expect(commandEventId(hello)).toBe("command:111.111.xxx");
+    expect(commandEventId(hello)).toBe("command:7318211847.5517.2d9f4b7e0c1a");
     expect(commandEventId(legacy)).toBeUndefined();
   });
 
@@ -142,7 +142,7 @@ describe("payload kinds and ids", () => {
 });
 
 describe("reading a message event", () => {
-  const options = { teamId: OWN, botUserId: "W111", session: "thread" as const };
+  const options = { teamId: OWN, botUserId: "W0LW4BKQ2", session: "thread" as const };
 
   it("puts every stored message in the installation's workspace, never the sender's team", () => {
     for (const f of events) {
