@@ -1,5 +1,5 @@
 /**
- * Real and odd Telegram payloads (test/fixtures/telegram, see its README)
+ * Telegram payloads in real and odd shapes (test/fixtures/telegram, see its README)
  * replayed through the real long-polling loop and the real webhook against
  * the fake Bot API: nothing crashes, taking goes on, and each update is
  * answered once, queued once (one turn), or left alone, as it should be.
