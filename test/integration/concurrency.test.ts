@@ -71,7 +71,7 @@ describe("many conversations on many worker processes", () => {
     workers.push(
       ...(await Promise.all(Array.from({ length: WORKERS }, () => startWorkerProcess(env)))),
     );
-  }, 60_000);
+  }, 180_000);
 
   afterAll(async () => {
     await Promise.all(workers.map((w) => w.stop()));

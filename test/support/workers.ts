@@ -39,8 +39,8 @@ export async function startWorkerProcess(env: Record<string, string>): Promise<W
   );
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new Error(`worker did not start in 30 s:\n${logs}`)),
-      30_000,
+      () => reject(new Error(`worker did not start in 90 s:\n${logs}`)),
+      90_000,
     );
     const check = () => {
       if (logs.includes("worker started")) {
