@@ -3,10 +3,20 @@ import { z } from "zod";
 import type { SkillResolution } from "../skills/resolve.ts";
 import { canonicalJson } from "./canonical-json.ts";
 import { ToolDefinitionError } from "./errors.ts";
-import type { KeyPolicy } from "./unknown-keys.ts";
 
 /** A JSON Schema object, as it goes on the wire in a function tool's `parameters`. */
 export type JsonSchema = { readonly [key: string]: unknown };
+
+/**
+ * How a tool's schema treats keys it does not list. `closed`: every object
+ * with `properties` takes only those, unless it says otherwise
+ * (`additionalProperties: {}` from `z.looseObject`, a schema from
+ * `.catchall` or `z.record`): a zod tool's arguments. `declared`: only
+ * objects with `additionalProperties: false` (or `unevaluatedProperties:
+ * false`) refuse other keys: a JSON Schema tool's, such as an MCP server's,
+ * whose schema that allows extra keys must keep allowing them.
+ */
+export type KeyPolicy = "closed" | "declared";
 
 /**
  * What a tool sees when it runs. The shell fills it in; tools never reach for

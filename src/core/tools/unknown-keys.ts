@@ -1,15 +1,4 @@
-import type { JsonSchema } from "./tool.ts";
-
-/**
- * How a tool's schema treats keys it does not list. `closed`: every object
- * with `properties` takes only those, unless it says otherwise
- * (`additionalProperties: {}` from `z.looseObject`, a schema from
- * `.catchall` or `z.record`): a zod tool's arguments. `declared`: only
- * objects with `additionalProperties: false` (or `unevaluatedProperties:
- * false`) refuse other keys: a JSON Schema tool's, such as an MCP server's,
- * whose schema that allows extra keys must keep allowing them.
- */
-export type KeyPolicy = "closed" | "declared";
+import type { JsonSchema, KeyPolicy } from "./tool.ts";
 
 /** A key the schema does not take, where it is, and what the schema takes there. */
 export interface UnknownKey {
