@@ -1,5 +1,6 @@
 import type { ToolRun } from "../core/agent/loop.ts";
 import type { ToolCall } from "../core/agent/messages.ts";
+import { checkArguments } from "../core/tools/arguments.ts";
 import type { AnyTool, ToolContext } from "../core/tools/tool.ts";
 
 export interface ToolRunnerOptions {
@@ -10,7 +11,8 @@ export interface ToolRunnerOptions {
 }
 
 /**
- * Runs one tool call: validates the arguments against the tool's schema,
+ * Runs one tool call: checks the arguments against the tool's schema
+ * (unknown keys included, see {@link checkArguments}),
  * enforces the timeout (the tool's signal aborts, and the call is answered
  * either way), and turns every failure into a result the model can read
  * (rule 7: the loop never crashes on a tool).
@@ -22,20 +24,8 @@ export async function runTool(
   context: Omit<ToolContext, "signal">,
   options: ToolRunnerOptions,
 ): Promise<ToolRun> {
-  const parsed = tool.parameters.safeParse(args);
-  if (!parsed.success) {
-    const issues = parsed.error.issues
-      .slice(0, 5)
-      .map(
-        (issue: { path: PropertyKey[]; message: string }) =>
-          `${issue.path.join(".") || "(arguments)"}: ${issue.message}`,
-      )
-      .join("; ");
-    return {
-      outcome: "invalid_args",
-      output: `Invalid arguments for ${tool.id}: ${issues}. Fix them and call it again.`,
-    };
-  }
+  const parsed = checkArguments(tool, args);
+  if (!parsed.ok) return { outcome: "invalid_args", output: parsed.problem };
   const timeoutMs = tool.timeoutMs ?? options.timeoutMs;
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
@@ -50,7 +40,7 @@ export async function runTool(
   });
   const execution = (async (): Promise<ToolRun> => {
     try {
-      const output = await tool.execute(parsed.data, { ...context, signal: controller.signal });
+      const output = await tool.execute(parsed.args, { ...context, signal: controller.signal });
       return { outcome: "ok", output: cap(String(output), options.maxOutputChars ?? 50_000) };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);

@@ -154,6 +154,34 @@ describe("canonicalJson", () => {
   it("refuses a value with no JSON form", () => {
     expect(() => canonicalJson(undefined)).toThrow(TypeError);
   });
+
+  it("refuses a value nested 100,000 deep with a message that says so, not a bare stack overflow", () => {
+    const deep = JSON.parse(`${'{"a":'.repeat(100_000)}1${"}".repeat(100_000)}`);
+    expect(() => canonicalJson(deep)).toThrow(
+      new TypeError(
+        "canonicalJson: the value nests too deep to serialize (thousands of levels); cap its depth before serializing it",
+      ),
+    );
+  });
+});
+
+describe("defineJsonSchemaTool and defineTool", () => {
+  it("say which argument keys their schema refuses", () => {
+    const zodTool = defineTool({
+      id: "z",
+      description: "A zod tool.",
+      parameters: z.object({}),
+      execute: () => "",
+    });
+    const jsonTool = defineJsonSchemaTool({
+      id: "j",
+      description: "A JSON Schema tool.",
+      inputSchema: { type: "object" },
+      execute: () => "",
+    });
+    expect(zodTool.keyPolicy).toBe("closed");
+    expect(jsonTool.keyPolicy).toBe("declared");
+  });
 });
 
 describe("ToolRegistry", () => {

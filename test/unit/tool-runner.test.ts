@@ -99,4 +99,38 @@ describe("running one tool call", () => {
     const run = await runTool(tool, {}, call, context, { timeoutMs: 1_000, maxOutputChars: 100 });
     expect(run.output).toBe(`${"x".repeat(100)}\n[… 20 more characters cut]`);
   });
+
+  it("answers a schema whose validation throws with invalid_args, never a throw out of the runner", async () => {
+    const tool = defineTool({
+      id: "fragile",
+      description: "Has a refinement with a bug.",
+      parameters: z.object({
+        name: z.string().refine(() => {
+          throw new TypeError("cannot read properties of undefined");
+        }),
+      }),
+      execute: () => "ran",
+    });
+    expect(await runTool(tool, { name: "x" }, call, context, { timeoutMs: 1_000 })).toEqual({
+      outcome: "invalid_args",
+      output:
+        "Invalid arguments for fragile: its arguments could not be checked (cannot read properties of undefined). Call it again with simpler arguments.",
+    });
+  });
+
+  it("answers arguments that are not an object with invalid_args", async () => {
+    const tool = defineTool({
+      id: "greet",
+      description: "Greets someone.",
+      parameters: z.object({ name: z.string() }),
+      execute: () => "",
+    });
+    for (const args of [null, [1], "Ada", 7]) {
+      const run = await runTool(tool, args, call, context, { timeoutMs: 1_000 });
+      expect(run.outcome).toBe("invalid_args");
+      expect(run.output).toMatch(
+        /^The arguments for greet must be a JSON object of named arguments/,
+      );
+    }
+  });
 });

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   BUILTIN_TOOLSETS,
@@ -141,5 +142,76 @@ describe("expandToolset", () => {
       "mcp__github__merge_pr",
       "web_search",
     ]);
+  });
+});
+
+describe("include graphs", () => {
+  const names = ["a", "b", "c", "d", "e"] as const;
+  /** Random includes between a few toolsets, each naming a tool of its own. */
+  const graphs = fc.dictionary(
+    fc.constantFrom(...names),
+    fc.uniqueArray(fc.constantFrom(...names), { maxLength: 3 }),
+  );
+  const defsOf = (graph: Record<string, string[]>) =>
+    Object.fromEntries(
+      Object.entries(graph).map(([name, includes]) => [
+        name,
+        { tools: [`t_${name}`], includes: includes.filter((i) => Object.hasOwn(graph, i)) },
+      ]),
+    );
+  /** Whether `from` reaches `to` by one or more includes: the plain, slow definition. */
+  const reaches = (defs: Record<string, { includes: string[] }>, from: string, to: string) => {
+    const seen = new Set<string>();
+    const pending = [...(defs[from]?.includes ?? [])];
+    for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
+      if (name === to) return true;
+      if (seen.has(name)) continue;
+      seen.add(name);
+      pending.push(...(defs[name]?.includes ?? []));
+    }
+    return false;
+  };
+
+  it("refuses exactly the graphs with a cycle, naming an include that closes one", () => {
+    fc.assert(
+      fc.property(graphs, (graph) => {
+        const defs = defsOf(graph);
+        const cyclic = Object.keys(defs).some((name) => reaches(defs, name, name));
+        let error: ToolsetError | undefined;
+        try {
+          defineToolsets(defs);
+        } catch (thrown) {
+          error = thrown as ToolsetError;
+        }
+        expect(error !== undefined).toBe(cyclic);
+        if (error === undefined) return;
+        const [name, include] = error.culprit;
+        const included = defs[name ?? ""]?.includes[include ?? -1];
+        expect(included).toBeDefined();
+        expect(included === name || reaches(defs, included ?? "", name ?? "")).toBe(true);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("expands a toolset to the tools of everything it reaches", () => {
+    fc.assert(
+      fc.property(
+        graphs.filter((graph) => {
+          const defs = defsOf(graph);
+          return !Object.keys(defs).some((name) => reaches(defs, name, name));
+        }),
+        fc.constantFrom(...names),
+        (graph, start) => {
+          const defs = defsOf(graph);
+          fc.pre(Object.hasOwn(defs, start));
+          const tools = names.map((name) => tool(`t_${name}`));
+          const { ids } = expandToolset(defineToolsets(defs), start, tools);
+          const expected = names.filter((name) => name === start || reaches(defs, start, name));
+          expect([...ids]).toEqual(expected.map((name) => `t_${name}`));
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });

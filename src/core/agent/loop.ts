@@ -1,6 +1,7 @@
 import { runToolSearch } from "../loading/discovery.ts";
 import { TOOL_SEARCH_ID } from "../loading/discovery-tool.ts";
 import { appendLoaded, type TurnContract } from "../loading/freeze.ts";
+import { parseToolArguments } from "../tools/arguments.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import type { AnyTool } from "../tools/tool.ts";
 import {
@@ -209,16 +210,12 @@ async function answerCall(
     report("tombstone");
     return { output: tombstone.text, load: [] };
   }
-  let args: unknown;
-  try {
-    args = call.function.arguments.trim() === "" ? {} : JSON.parse(call.function.arguments);
-  } catch {
+  const reading = parseToolArguments(name, call.function.arguments);
+  if (!reading.ok) {
     report("invalid_args");
-    return {
-      output: `The arguments for ${name} were not valid JSON (${truncate(call.function.arguments, 200)}). Call it again with a JSON object.`,
-      load: [],
-    };
+    return { output: reading.problem, load: [] };
   }
+  const args = reading.args;
   if (name === TOOL_SEARCH_ID) {
     const outcome = runToolSearch(contract, input.registry, args);
     report("discovery");
@@ -233,10 +230,6 @@ async function answerCall(
   const run = await input.runTool(tool, args, call);
   report(run.outcome);
   return { output: run.output, load: [] };
-}
-
-function truncate(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}…`;
 }
 
 /** Whether any of these calls would run a tool that has effects outside the conversation. */

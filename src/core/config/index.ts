@@ -25,6 +25,7 @@ export {
 export { DEFAULT_PERMISSIONS, type PermissionsConfig } from "./permissions-section.ts";
 export { DEFAULT_REMINDERS, type RemindersConfig } from "./reminders-section.ts";
 export { EMPTY_CONFIG, SECTIONS, type SwitchyardConfig } from "./schema.ts";
+export { configTooLarge, MAX_CONFIG_BYTES } from "./size.ts";
 export { NO_SKILL_FOLDERS, type SkillFolders } from "./skill-folders-section.ts";
 export { DEFAULT_SLACK, type SlackConfig } from "./slack-section.ts";
 export { DEFAULT_TELEGRAM, type TelegramConfig } from "./telegram-section.ts";

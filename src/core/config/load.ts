@@ -1,9 +1,11 @@
 import { type Document, isAlias, LineCounter, parseDocument, visit, type YAMLError } from "yaml";
 import { type LoggerPort, silentLogger } from "../availability/warnings.ts";
+import { firstDuplicateKey } from "./duplicate-keys.ts";
 import { ConfigError, type ConfigWarning, renderKeyPath, where } from "./errors.ts";
-import { lineOf } from "./locate.ts";
+import { LineIndex } from "./locate.ts";
 import { problemsOf } from "./problems.ts";
 import { configSchema, EMPTY_CONFIG, SECTIONS, type SwitchyardConfig } from "./schema.ts";
+import { configTooLarge, MAX_CONFIG_BYTES } from "./size.ts";
 
 export interface ConfigReading {
   readonly config: SwitchyardConfig;
@@ -14,14 +16,21 @@ export interface ConfigReading {
 /**
  * Reads a config file's text. `file` is only used in messages. Throws
  * {@link ConfigError} and nothing else for any text that is not a usable
- * config; an empty file is {@link EMPTY_CONFIG}.
+ * config; an empty file is {@link EMPTY_CONFIG}. Text over
+ * {@link MAX_CONFIG_BYTES} is refused before it is parsed.
  */
 export function readConfig(text: string, file: string): ConfigReading {
+  const bytes = Buffer.byteLength(text, "utf8");
+  if (bytes > MAX_CONFIG_BYTES) throw configTooLarge(file, bytes);
   checkNesting(text, file);
   const counter = new LineCounter();
   // logLevel "error": yaml would otherwise print warnings to the process itself.
-  const doc = parseDocument(text, { lineCounter: counter, logLevel: "error" });
+  // uniqueKeys off: yaml's own check is quadratic in a map's size; firstDuplicateKey is not.
+  const doc = parseDocument(text, { lineCounter: counter, logLevel: "error", uniqueKeys: false });
   const syntax = doc.errors[0];
+  const duplicate = firstDuplicateKey(doc);
+  if (duplicate !== undefined && (syntax === undefined || duplicate < syntax.pos[0]))
+    throw duplicateKeyError(counter.linePos(duplicate).line, file);
   if (syntax !== undefined) throw syntaxError(syntax, file);
   const warnings = doc.warnings.map((warning) => yamlWarning(warning, file));
 
@@ -40,11 +49,12 @@ export function readConfig(text: string, file: string): ConfigReading {
   }
   if (raw === null || raw === undefined) return { config: EMPTY_CONFIG, warnings };
 
+  const lines = new LineIndex(doc, counter);
   const parsed = configSchema.safeParse(raw, { reportInput: true });
   if (!parsed.success) {
     const located = parsed.error.issues
       .flatMap((issue) => problemsOf(issue))
-      .map((p) => ({ ...p, line: lineOf(doc, counter, p.path) }));
+      .map((p) => ({ ...p, line: lines.lineOf(p.path) }));
     // The first problem in the file: a person fixes them top to bottom.
     located.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity));
     const first = located[0];
@@ -55,7 +65,7 @@ export function readConfig(text: string, file: string): ConfigReading {
 
   for (const key of Object.keys(raw as object)) {
     if ((SECTIONS as readonly string[]).includes(key)) continue;
-    const line = lineOf(doc, counter, [key]);
+    const line = lines.lineOf([key]);
     warnings.push({
       file,
       key,
@@ -179,6 +189,10 @@ const SYNTAX_PROBLEMS: Readonly<Record<string, string>> = {
     'the file holds more than one YAML document. Remove the extra "---" and what follows it.',
   TAB_AS_INDENT: "tabs are not allowed as indentation. Indent with spaces.",
 };
+
+function duplicateKeyError(line: number, file: string): ConfigError {
+  return new ConfigError(file, "", line, `YAML syntax error: ${SYNTAX_PROBLEMS.DUPLICATE_KEY}`);
+}
 
 function syntaxError(error: YAMLError, file: string): ConfigError {
   const problem =

@@ -1,10 +1,5 @@
 import { z } from "zod";
-import {
-  BUILTIN_TOOLSETS,
-  defineToolsets,
-  type ToolsetDef,
-  ToolsetError,
-} from "../tools/toolsets.ts";
+import { defineToolsets, type ToolsetDef, ToolsetError } from "../tools/toolsets.ts";
 import { describeValue } from "./errors.ts";
 import { isName, isToolsetEntry, NAME_RULE } from "./names.ts";
 
@@ -59,8 +54,7 @@ const toolset = z
 /**
  * Named presets, merged over the built-ins by {@link defineToolsets}, which
  * also rejects a redefined `full`, unknown includes and cycles. Its message
- * says what is wrong; {@link culpritOf} finds where, so the error can name
- * the line.
+ * says what is wrong and its culprit where, so the error can name the line.
  */
 export const toolsetsSection = z
   .record(z.string(), toolset, {
@@ -83,34 +77,14 @@ export const toolsetsSection = z
       return defineToolsets(defs);
     } catch (error) {
       if (!(error instanceof ToolsetError)) throw error;
-      ctx.addIssue({ code: "custom", path: culpritOf(defs), message: error.message });
+      ctx.addIssue({ code: "custom", path: culpritOf(error), message: error.message });
       return z.NEVER;
     }
   });
 
-/** The key that {@link defineToolsets} objected to, checked in the order it checks. */
-function culpritOf(defs: Readonly<Record<string, ToolsetDef>>): (string | number)[] {
-  if (Object.hasOwn(defs, "full")) return ["full"];
-  const all: Readonly<Record<string, ToolsetDef>> = { ...BUILTIN_TOOLSETS, ...defs };
-  for (const [name, def] of Object.entries(all)) {
-    const unknown = def.includes.findIndex((included) => !Object.hasOwn(all, included));
-    if (unknown >= 0) return [name, "includes", unknown];
-  }
-  for (const [name, def] of Object.entries(all)) {
-    const back = def.includes.findIndex((included) => reaches(all, included, name));
-    if (back >= 0) return [name, "includes", back];
-  }
-  return [];
-}
-
-function reaches(all: Readonly<Record<string, ToolsetDef>>, from: string, to: string): boolean {
-  const seen = new Set<string>();
-  const pending = [from];
-  for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
-    if (name === to) return true;
-    if (seen.has(name)) continue;
-    seen.add(name);
-    pending.push(...(all[name]?.includes ?? []));
-  }
-  return false;
+/** The key {@link defineToolsets} objected to, as a path under `toolsets:`. */
+function culpritOf(error: ToolsetError): (string | number)[] {
+  const [name, include] = error.culprit;
+  if (name === undefined) return [];
+  return include === undefined ? [name] : [name, "includes", include];
 }

@@ -8,6 +8,17 @@ import { ToolDefinitionError } from "./errors.ts";
 export type JsonSchema = { readonly [key: string]: unknown };
 
 /**
+ * How a tool's schema treats keys it does not list. `closed`: every object
+ * with `properties` takes only those, unless it says otherwise
+ * (`additionalProperties: {}` from `z.looseObject`, a schema from
+ * `.catchall` or `z.record`): a zod tool's arguments. `declared`: only
+ * objects with `additionalProperties: false` (or `unevaluatedProperties:
+ * false`) refuse other keys: a JSON Schema tool's, such as an MCP server's,
+ * whose schema that allows extra keys must keep allowing them.
+ */
+export type KeyPolicy = "closed" | "declared";
+
+/**
  * What a tool sees when it runs. The shell fills it in; tools never reach for
  * globals, so a tool can be tested with a hand-made context.
  */
@@ -71,6 +82,12 @@ export interface Tool<P extends z.ZodType = z.ZodType> extends Readonly<ToolSpec
   readonly wire: string;
   /** A digest of `wire`, so a contract hash covers the bytes without rehashing them every turn. */
   readonly digest: string;
+  /**
+   * Which argument keys the schema refuses: a zod tool every key it does not
+   * list, at every level (`closed`); a JSON Schema tool only where its schema
+   * says `additionalProperties: false` (`declared`).
+   */
+  readonly keyPolicy: KeyPolicy;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds tools of every argument type.
@@ -122,12 +139,20 @@ export function defineTool<P extends z.ZodType>(spec: ToolSpec<P>): Tool<P> {
   }
   const jsonSchema = toJsonSchema(spec.id, spec.parameters);
   const wire = wireOf(spec.id, spec.description, jsonSchema);
-  return Object.freeze({ ...spec, jsonSchema, wire, digest: digestOf(wire) });
+  return Object.freeze({
+    ...spec,
+    jsonSchema,
+    wire,
+    digest: digestOf(wire),
+    keyPolicy: "closed" as const,
+  });
 }
 
 /**
  * A tool whose parameters arrive as JSON Schema (an MCP server's `inputSchema`).
- * Arguments are passed through unvalidated: the server validates its own.
+ * Arguments are checked only for keys the schema refuses
+ * (`additionalProperties: false`), so a misspelt key gets a correctable
+ * answer instead of a call with defaults; the server validates the rest.
  */
 export function defineJsonSchemaTool(
   spec: Omit<ToolSpec<JsonSchemaArgs>, "parameters"> & { inputSchema: JsonSchema },
@@ -135,7 +160,13 @@ export function defineJsonSchemaTool(
   const { inputSchema, ...rest } = spec;
   const tool = defineTool({ ...rest, parameters: jsonSchemaArgs });
   const wire = wireOf(spec.id, spec.description, inputSchema);
-  return Object.freeze({ ...tool, jsonSchema: inputSchema, wire, digest: digestOf(wire) });
+  return Object.freeze({
+    ...tool,
+    jsonSchema: inputSchema,
+    wire,
+    digest: digestOf(wire),
+    keyPolicy: "declared" as const,
+  });
 }
 
 const jsonSchemaArgs = z.record(z.string(), z.unknown());
