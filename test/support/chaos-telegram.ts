@@ -1,0 +1,97 @@
+import type { User } from "grammy/types";
+import type { ConversationAddress } from "../../src/core/agent/inbound.ts";
+import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-api.ts";
+import type { KillMoment } from "./chaos-fleet.ts";
+import { hasTag } from "./chaos-model.ts";
+import type { ChaosPlatform } from "./chaos-scenario.ts";
+import { isPartial } from "./chaos-slack.ts";
+
+const WRITES = new Set(["sendMessage", "editMessageText"]);
+
+/**
+ * How many answers Telegram may show twice in one run of a kill loop. The
+ * Bot API takes no idempotency key and cannot list a chat's messages, so a
+ * worker killed after Telegram took its sendMessage but before the answer
+ * came back cannot learn the message exists: the turn that resumes sends it
+ * again. That window is one Bot API round trip per post; the README's
+ * Telegram section names it. Anything past this is a bug.
+ */
+export const TELEGRAM_DOUBLES_ALLOWED = 1;
+
+export interface TelegramChaos extends ChaosPlatform {
+  readonly fake: FakeTelegram;
+  /** The person who writes in conversation `c`, in a private chat of their own. */
+  person(conversation: number): User;
+  close(): Promise<void>;
+}
+
+/**
+ * Telegram for the chaos scenarios: the fake Bot API with a round trip per
+ * call (long polls aside), and one private chat per conversation.
+ */
+export async function telegramChaos(delayMs: number, fake?: FakeTelegram): Promise<TelegramChaos> {
+  const telegram = fake ?? (await startFakeTelegram({ roundTripMs: delayMs }));
+  const person = (c: number): User => ({
+    id: 6_000 + c,
+    is_bot: false,
+    first_name: `Person ${c}`,
+    username: `person_${c}`,
+  });
+  const opened = new Set<number>();
+  const addressOf = (chat: number): ConversationAddress => ({
+    platform: "telegram",
+    workspace: String(chat),
+    channel: String(chat),
+    conversation: String(chat),
+  });
+
+  return {
+    name: "telegram",
+    fake: telegram,
+    delayMs,
+    person,
+    env: () => ({ TELEGRAM_BOT_TOKEN: telegram.token, TELEGRAM_API_ROOT: telegram.apiRoot }),
+    async send(conversation, tag) {
+      const from = person(conversation);
+      if (!opened.has(conversation)) {
+        telegram.addChat({ id: from.id, type: "private", title: from.first_name });
+        opened.add(conversation);
+      }
+      telegram.userSends({ chat: from.id, from, text: tag });
+    },
+    address: (conversation) =>
+      opened.has(conversation) ? addressOf(person(conversation).id) : undefined,
+    shown: (conversation) => telegram.botMessages(person(conversation).id).map((m) => m.text ?? ""),
+    moments: () => ({
+      // A streamed message shows part of the answer and nothing for its chat is on its way.
+      "while streaming": () => {
+        const writing = new Set(
+          telegram
+            .inFlight()
+            .filter((c) => WRITES.has(c.method))
+            .map((c) => Number(c.params.chat_id)),
+        );
+        for (const c of opened) {
+          const chat = person(c).id;
+          if (writing.has(chat)) continue;
+          const partial = telegram.botMessages(chat).find((m) => isPartial(m.text ?? ""));
+          if (partial) return { address: addressOf(chat), kind: "while streaming" };
+        }
+        return undefined;
+      },
+      // Telegram has carried out a send or edit of an answer; its caller has not heard back yet.
+      "post in flight": (): KillMoment | undefined => {
+        for (const call of telegram.inFlight()) {
+          if (!WRITES.has(call.method) || call.appliedAt === undefined) continue;
+          if (!hasTag(String(call.params.text ?? ""))) continue;
+          return { address: addressOf(Number(call.params.chat_id)), kind: "post in flight" };
+        }
+        return undefined;
+      },
+    }),
+    busy: () => telegram.inFlight().some((c) => WRITES.has(c.method)),
+    orphanedPosts: () =>
+      telegram.calls.filter((c) => c.method === "sendMessage" && c.clientGone).length,
+    close: () => (fake ? Promise.resolve() : telegram.close()),
+  };
+}
