@@ -87,7 +87,8 @@ export class ChaosScenario {
   model!: FakeOpenAI;
   fleet!: WorkerFleet;
   ingress: SwitchyardProcess[] = [];
-  #sent: string[][] = [];
+  /** What was sent, by conversation number. */
+  readonly #sent = new Map<number, string[]>();
 
   constructor(
     readonly platform: ChaosPlatform,
@@ -95,6 +96,8 @@ export class ChaosScenario {
   ) {
     this.random = scenarioRandom(options.name);
     this.redis = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
+    // A Redis fault scenario restarts the server under this connection; it reconnects.
+    this.redis.on("error", () => {});
   }
 
   env(): Record<string, string> {
@@ -122,41 +125,55 @@ export class ChaosScenario {
     this.ingress.push(ingress);
   }
 
-  /** How many conversations, and each one's tags in sending order. */
-  plan(): string[][] {
+  /**
+   * How many conversations, and each one's tags in sending order: `messages`
+   * of them, numbered from `first` (a later phase of a run takes new ones).
+   */
+  plan(messages = this.options.messages, first = 0): Map<number, string[]> {
     const per = this.options.perConversation ?? 4;
-    const count = Math.max(1, Math.floor(this.options.messages / per));
-    return Array.from({ length: count }, (_, c) => {
-      const n = c === count - 1 ? this.options.messages - per * (count - 1) : per;
-      return Array.from({ length: n }, (_, i) => tagOf(c, i + 1));
-    });
+    const count = Math.max(1, Math.floor(messages / per));
+    return new Map(
+      Array.from({ length: count }, (_, i) => {
+        const n = i === count - 1 ? messages - per * (count - 1) : per;
+        const c = first + i;
+        return [c, Array.from({ length: n }, (_, k) => tagOf(c, k + 1))] as const;
+      }),
+    );
   }
 
   /** Sends every conversation's messages, the conversations side by side, with random gaps. */
-  async sendAll(plan: readonly string[][]): Promise<void> {
-    const [min, max] = this.options.gapMs ?? [150, 1_500];
-    this.#sent = plan.map(() => []);
+  async sendAll(
+    plan: ReadonlyMap<number, readonly string[]>,
+    [min, max] = this.options.gapMs ?? [150, 1_500],
+  ): Promise<void> {
     await Promise.all(
-      plan.map(async (tags, c) => {
+      [...plan].map(async ([c, tags]) => {
+        const sent: string[] = [];
+        this.#sent.set(c, sent);
         for (const [i, tag] of tags.entries()) {
           await sleep(this.random.between(i === 0 ? 0 : min, i === 0 ? 400 : max));
           await this.platform.send(c, tag, i === 0);
-          this.#sent[c]?.push(tag);
+          sent.push(tag);
         }
       }),
     );
   }
 
-  counts(): LedgerCounts {
+  /** The ledger of the conversations given (default: all of them). */
+  counts(conversations: Iterable<number> = this.#sent.keys()): LedgerCounts {
     return countLedger(
-      this.#sent.map((sent, c) => ({ id: `c${c}`, sent, shown: this.platform.shown(c) })),
+      [...conversations].map((c) => ({
+        id: `c${c}`,
+        sent: this.#sent.get(c) ?? [],
+        shown: this.platform.shown(c),
+      })),
     );
   }
 
   /** Every conversation at rest in Redis: nothing waiting, no turn in progress, no lease. */
   async idle(): Promise<boolean> {
     const inbox = new Inbox(this.redis, new KeyScheme(this.prefix));
-    for (const [c] of this.#sent.entries()) {
+    for (const c of this.#sent.keys()) {
       const address = this.platform.address(c);
       if (address && !(await inbox.idle(address))) return false;
     }
@@ -164,9 +181,10 @@ export class ChaosScenario {
   }
 
   /** Waits until every message has its answer and nothing moves, then a quiet spell for late doubles. */
-  async settle(): Promise<void> {
+  async settle(conversations?: Iterable<number>): Promise<void> {
+    const which = conversations ? [...conversations] : undefined;
     await waitFor(
-      async () => this.counts().lost === 0 && !this.platform.busy() && (await this.idle()),
+      async () => this.counts(which).lost === 0 && !this.platform.busy() && (await this.idle()),
       this.options.settleMs ?? 30_000,
     );
     await sleep(2_500);
@@ -190,7 +208,7 @@ export class ChaosScenario {
       ...(this.options.killGapMs ? { gapMs: this.options.killGapMs } : {}),
       ...(this.options.lookMs ? { lookMs: this.options.lookMs } : {}),
       conversations: () =>
-        plan.flatMap((_, c) => {
+        [...plan.keys()].flatMap((c) => {
           const address = this.platform.address(c);
           return address ? [address] : [];
         }),
@@ -198,14 +216,24 @@ export class ChaosScenario {
     });
     await sent;
     await this.settle();
-    const counts = this.counts();
+    return this.report(this.options.name);
+  }
+
+  /** Counts (the conversations given, default all), prints the scenario's one line and returns it. */
+  report(
+    name: string,
+    conversations?: Iterable<number>,
+    notes: Record<string, string | number> = {},
+  ): ScenarioResult {
+    const counts = this.counts(conversations);
     const kinds = this.fleet.kills.map((k) => k.kind);
     const byKind = [...new Set(kinds)].map((k) => `${kinds.filter((x) => x === k).length} ${k}`);
     const orphans = this.platform.orphanedPosts();
-    const line = summaryLine(this.options.name, counts, {
+    const line = summaryLine(name, counts, {
       "platform delay": `${this.platform.delayMs} ms`,
       kills: `${kinds.length}${byKind.length > 0 ? ` [${byKind.join(", ")}]` : ""}`,
       "posts whose worker died in flight": orphans,
+      ...notes,
       seed: CHAOS.seed,
     });
     console.log(line);
