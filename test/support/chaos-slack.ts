@@ -37,7 +37,15 @@ export interface SlackChaos extends ChaosPlatform {
  * delivered as Slack delivers them: signed, and retried with
  * X-Slack-Retry-Num when the app does not answer 200.
  */
-export async function slackChaos(delayMs: number): Promise<SlackChaos> {
+export async function slackChaos(
+  delayMs: number,
+  {
+    replays = 0,
+  }: {
+    /** Slack's redeliveries of every event: X-Slack-Retry-Num 1..replays, the first alongside the original. */
+    replays?: number;
+  } = {},
+): Promise<SlackChaos> {
   const fake = await startFakeSlackApi({ roundTripMs: delayMs });
   const port = await freePort();
   const eventsUrl = `http://127.0.0.1:${port}/slack/events`;
@@ -73,7 +81,11 @@ export async function slackChaos(delayMs: number): Promise<SlackChaos> {
         ? appMentionEvent({ text: `<@${FAKE_SLACK.botUserId}> ${tag}`, channel: CHANNEL })
         : messageEvent({ text: tag, channel: CHANNEL, ...(thread ? { threadTs: thread } : {}) });
       if (first) threads.set(conversation, event.ts as string);
-      await deliverEvent(eventsUrl, event);
+      if (replays === 0) return void (await deliverEvent(eventsUrl, event));
+      await replayEvent(eventsUrl, event, replays);
+      // Slack also sends a `message` event for every mention; it must make no second turn.
+      if (first)
+        await replayEvent(eventsUrl, { ...event, type: "message", channel_type: "channel" }, 0);
     },
     address: (conversation) => {
       const thread = threads.get(conversation);
@@ -142,4 +154,25 @@ export async function deliverEvent(
     await sleep(1_000);
   }
   return status;
+}
+
+/**
+ * Delivers one event `1 + replays` times with one event id, as Slack does
+ * when the ack was slow or lost: the first redelivery (X-Slack-Retry-Num 1)
+ * races the original, the others follow it. Returns the statuses.
+ */
+export async function replayEvent(
+  url: string,
+  event: Record<string, unknown>,
+  replays: number,
+): Promise<number[]> {
+  const eventId = `Ev${Math.random().toString(36).slice(2, 12).toUpperCase()}`;
+  const send = (retryNum?: number) =>
+    sendEvent(url, SLACK_SECRET, event, { eventId, ...(retryNum ? { retryNum } : {}) }).then(
+      (r) => r.status,
+      () => 0,
+    );
+  const statuses = await Promise.all([send(), ...(replays > 0 ? [send(1)] : [])]);
+  for (let retry = 2; retry <= replays; retry++) statuses.push(await send(retry));
+  return statuses;
 }

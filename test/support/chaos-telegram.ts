@@ -29,8 +29,19 @@ export interface TelegramChaos extends ChaosPlatform {
  * Telegram for the chaos scenarios: the fake Bot API with a round trip per
  * call (long polls aside), and one private chat per conversation.
  */
-export async function telegramChaos(delayMs: number, fake?: FakeTelegram): Promise<TelegramChaos> {
-  const telegram = fake ?? (await startFakeTelegram({ roundTripMs: delayMs }));
+export async function telegramChaos(
+  delayMs: number,
+  {
+    webhook,
+    replays = 0,
+  }: {
+    /** Take updates by webhook on this port, with this secret, instead of long polling. */
+    webhook?: { port: number; secret: string };
+    /** With a webhook: every update is posted again this many times, alongside Telegram's own delivery. */
+    replays?: number;
+  } = {},
+): Promise<TelegramChaos> {
+  const telegram = await startFakeTelegram({ roundTripMs: delayMs });
   const person = (c: number): User => ({
     id: 6_000 + c,
     is_bot: false,
@@ -50,14 +61,29 @@ export async function telegramChaos(delayMs: number, fake?: FakeTelegram): Promi
     fake: telegram,
     delayMs,
     person,
-    env: () => ({ TELEGRAM_BOT_TOKEN: telegram.token, TELEGRAM_API_ROOT: telegram.apiRoot }),
+    env: () => ({
+      TELEGRAM_BOT_TOKEN: telegram.token,
+      TELEGRAM_API_ROOT: telegram.apiRoot,
+      ...(webhook
+        ? {
+            SWITCHYARD_HTTP_PORT: String(webhook.port),
+            TELEGRAM_WEBHOOK_URL: `http://127.0.0.1:${webhook.port}/telegram`,
+            TELEGRAM_WEBHOOK_SECRET: webhook.secret,
+          }
+        : {}),
+    }),
     async send(conversation, tag) {
       const from = person(conversation);
       if (!opened.has(conversation)) {
         telegram.addChat({ id: from.id, type: "private", title: from.first_name });
         opened.add(conversation);
       }
-      telegram.userSends({ chat: from.id, from, text: tag });
+      const update = telegram.userSends({ chat: from.id, from, text: tag });
+      if (webhook && replays > 0) {
+        await Promise.all(
+          Array.from({ length: replays }, () => telegram.postToWebhook(update, webhook.secret)),
+        );
+      }
     },
     address: (conversation) =>
       opened.has(conversation) ? addressOf(person(conversation).id) : undefined,
@@ -92,6 +118,6 @@ export async function telegramChaos(delayMs: number, fake?: FakeTelegram): Promi
     busy: () => telegram.inFlight().some((c) => WRITES.has(c.method)),
     orphanedPosts: () =>
       telegram.calls.filter((c) => c.method === "sendMessage" && c.clientGone).length,
-    close: () => (fake ? Promise.resolve() : telegram.close()),
+    close: () => telegram.close(),
   };
 }
