@@ -1,7 +1,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { InlineKeyboardMarkup } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FAKE_DISCORD } from "../fakes/discord-api.ts";
 import { sendBlockAction, sendSlashCommand } from "../fakes/slack-requests.ts";
+import { DISCORD_PERSON, type DiscordChaos, discordChaos } from "../support/chaos-discord.ts";
 import { CHAOS } from "../support/chaos-knobs.ts";
 import { CLEAN_VERDICT, verdict } from "../support/chaos-ledger.ts";
 import { hasTag } from "../support/chaos-model.ts";
@@ -17,9 +19,13 @@ const DELIVERIES = 4;
 const QUIET_MS = 3_000;
 const MESSAGES = Math.min(CHAOS.messages, 8);
 
-function commandLine(name: string, answers: Record<string, number>): string {
+function commandLine(
+  name: string,
+  answers: Record<string, number>,
+  delayMs = CHAOS.platformDelayMs,
+): string {
   const parts = Object.entries(answers).map(([what, n]) => `${what} answered ${n}×`);
-  const line = `chaos ${name}: each delivered ${DELIVERIES} times; ${parts.join(", ")} (platform delay ${CHAOS.platformDelayMs} ms, seed ${CHAOS.seed})`;
+  const line = `chaos ${name}: each delivered ${DELIVERIES} times; ${parts.join(", ")} (platform delay ${delayMs} ms, seed ${CHAOS.seed})`;
   console.log(line);
   return line;
 }
@@ -227,5 +233,55 @@ describe("Telegram's webhook retries and replayed updates", () => {
       posts: 0,
       toasts: 1,
     });
+  }, 60_000);
+});
+
+describe("Discord's gateway replays", () => {
+  let discord: DiscordChaos;
+  let scenario: ChaosScenario;
+  beforeAll(async () => {
+    discord = await discordChaos({ replays: DELIVERIES - 1 });
+    scenario = new ChaosScenario(discord, {
+      name: "discord-replays",
+      redisUrl: REDIS_URL,
+      messages: MESSAGES,
+      workers: 2,
+      maxKills: 0,
+    });
+    await scenario.start();
+  }, 120_000);
+  afterAll(async () => {
+    await scenario?.close();
+    await discord?.close();
+  });
+
+  it("answers each message once though every MESSAGE_CREATE is dispatched four times", async () => {
+    const { counts, line } = await scenario.run();
+    expect(counts.sent).toBe(MESSAGES);
+    expect(verdict(counts), `${line}\n${counts.details.join("\n")}`).toEqual(CLEAN_VERDICT);
+  }, 120_000);
+
+  it("answers a typed !tools mention once though its MESSAGE_CREATE is dispatched four times", async () => {
+    const channel = scenario.platform.address(0)?.channel;
+    if (!channel) throw new Error("the first test opens conversation 0");
+    const untagged = () => discord.shown(0).filter((text) => !hasTag(text)).length;
+    const before = untagged();
+    const typed = discord.fake.messageCreate({
+      channelId: channel,
+      authorId: DISCORD_PERSON,
+      content: `<@${FAKE_DISCORD.botUserId}> !tools`,
+    });
+    for (let i = 1; i < DELIVERIES; i++) {
+      discord.fake.messageCreate({
+        channelId: channel,
+        authorId: DISCORD_PERSON,
+        content: `<@${FAKE_DISCORD.botUserId}> !tools`,
+        id: typed.id,
+      });
+    }
+    await sleep(QUIET_MS);
+    const answers = untagged() - before;
+    const line = commandLine("discord-command-replays", { "!tools": answers }, 0);
+    expect(answers, line).toBe(1);
   }, 60_000);
 });

@@ -7,6 +7,9 @@ import { ChaosScenario } from "../support/chaos-scenario.ts";
 import { isPartial, type SlackChaos, slackChaos } from "../support/chaos-slack.ts";
 import { REDIS_URL } from "../support/redis.ts";
 
+/** The round trip of the give-up scenario: its kills land inside an edit's round trip. */
+const GIVEUP_DELAY_MS = 400;
+
 let scenario: ChaosScenario | undefined;
 let slack: SlackChaos | undefined;
 afterEach(async () => {
@@ -34,7 +37,8 @@ describe("Slack under a kill -9 loop", () => {
 
 describe("a turn killed again and again after its answer was delivered", () => {
   it("never posts the give-up apology next to the answer", async () => {
-    slack = await slackChaos(CHAOS.platformDelayMs);
+    // A slow Slack holds each redelivery of the answer long enough to kill its worker inside it.
+    slack = await slackChaos(Math.max(CHAOS.platformDelayMs, GIVEUP_DELAY_MS));
     const fake = slack.fake;
     const platform = slack;
     const killed = new Set<unknown>();
@@ -48,7 +52,7 @@ describe("a turn killed again and again after its answer was delivered", () => {
       maxHitsPerConversation: RESUMES_BEFORE_GIVING_UP + 1,
       killAfterAnswers: true,
       killGapMs: [50, 150],
-      lookMs: 15_000,
+      lookMs: 12_000,
       moments: {
         // The turn's whole answer is on Slack (a post or edit carried out) and the worker
         // that sent it has not heard back: it cannot have finished the turn. Each resumed run

@@ -122,7 +122,7 @@ export interface KillLoopOptions {
   readonly gapMs?: readonly [number, number];
   /** How long to look for one kind of moment before trying the next. */
   readonly lookMs?: number;
-  /** How long the whole loop may run (default 60 s): a run with no such moments still ends. */
+  /** How long the whole loop may run (default 45 s): a run with no such moments still ends. */
   readonly totalMs?: number;
 }
 
@@ -135,7 +135,7 @@ export async function runKillLoop(options: KillLoopOptions): Promise<void> {
   const kinds = Object.keys(options.moments);
   const [minGap, maxGap] = options.gapMs ?? [700, 1_800];
   let turn = 0;
-  const end = Date.now() + (options.totalMs ?? 60_000);
+  const end = Date.now() + (options.totalMs ?? 45_000);
   while (options.fleet.kills.length < options.maxKills && !options.done() && Date.now() < end) {
     const kind = kinds[turn++ % kinds.length] as string;
     const find = options.moments[kind] as () => KillMoment | undefined;

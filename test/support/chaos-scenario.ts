@@ -185,7 +185,7 @@ export class ChaosScenario {
     const which = conversations ? [...conversations] : undefined;
     await waitFor(
       async () => this.counts(which).lost === 0 && !this.platform.busy() && (await this.idle()),
-      this.options.settleMs ?? 30_000,
+      this.options.settleMs ?? 20_000,
     );
     await sleep(2_500);
   }
