@@ -63,6 +63,8 @@ export interface RecordedCall {
   appliedAt?: number;
   /** The caller was gone (its process killed) before the answer reached it: it never learned the outcome. */
   clientGone?: boolean;
+  /** `Date.now()` when the fake answered. */
+  answeredAt?: number;
 }
 
 /** A POST to a `response_url` the fake handed out (Bolt's `respond()`). */
@@ -223,6 +225,7 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
     if (gone || res.destroyed) call.clientGone = true;
     else sendJson(res, reply.status ?? 200, reply.body);
     call.status = reply.status ?? 200;
+    call.answeredAt = Date.now();
     call.response = reply.body as SlackResult;
     answered.emit("call", call);
   };

@@ -57,6 +57,8 @@ export interface RecordedTelegramCall {
   appliedAt?: number;
   /** The caller was gone (its process killed) before the answer reached it: it never learned the outcome. */
   clientGone?: boolean;
+  /** `Date.now()` when the fake answered. */
+  answeredAt?: number;
 }
 
 export interface FakeTelegramOptions {
@@ -199,11 +201,13 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
       const result = await run(params, gone.signal);
       await back();
       call.status = 200;
+      call.answeredAt = Date.now();
       send(res, 200, { ok: true, result });
     } catch (error) {
       if (!(error instanceof BotApiError)) throw error;
       if (call.appliedAt === undefined) await back();
       call.status = error.code;
+      call.answeredAt = Date.now();
       call.description = error.description;
       send(res, error.code, {
         ok: false,

@@ -111,7 +111,7 @@ export function summaryLine(
  * count at once: nothing lost, order kept, no apology next to an answer,
  * and no message shown twice or left stuck partway beyond `allowance` (0
  * but for Telegram, whose unavoidable double is a stuck copy of the start
- * of the answer: see TELEGRAM_DOUBLES_ALLOWED).
+ * of the answer: see TELEGRAM_DOUBLES_PER_WINDOW_KILL).
  */
 export function verdict(counts: LedgerCounts, allowance = 0) {
   return {

@@ -32,6 +32,8 @@ export interface ChaosPlatform {
   busy(): boolean;
   /** Posts the platform carried out whose caller was killed before it heard back. */
   orphanedPosts(): number;
+  /** Kills that landed inside a post's window: after the platform took it, before its id could be recorded. */
+  killsInSendWindow?(kills: readonly { at: number; conversation: string }[]): number;
   readonly delayMs: number;
 }
 
@@ -66,6 +68,8 @@ export interface ScenarioResult {
   readonly line: string;
   readonly kills: readonly { kind: string }[];
   readonly orphans: number;
+  /** See {@link ChaosPlatform.killsInSendWindow}; 0 where the platform does not say. */
+  readonly inWindow: number;
 }
 
 /** The intervals a worker reads, short so a killed worker's turn is taken over in about two seconds. */
@@ -229,15 +233,17 @@ export class ChaosScenario {
     const kinds = this.fleet.kills.map((k) => k.kind);
     const byKind = [...new Set(kinds)].map((k) => `${kinds.filter((x) => x === k).length} ${k}`);
     const orphans = this.platform.orphanedPosts();
+    const inWindow = this.platform.killsInSendWindow?.(this.fleet.kills) ?? 0;
     const line = summaryLine(name, counts, {
       "platform delay": `${this.platform.delayMs} ms`,
       kills: `${kinds.length}${byKind.length > 0 ? ` [${byKind.join(", ")}]` : ""}`,
       "posts whose worker died in flight": orphans,
+      ...(this.platform.killsInSendWindow ? { "kills inside a send's window": inWindow } : {}),
       ...notes,
       seed: CHAOS.seed,
     });
     console.log(line);
-    return { counts, line, kills: this.fleet.kills, orphans };
+    return { counts, line, kills: this.fleet.kills, orphans, inWindow };
   }
 
   async close(): Promise<void> {

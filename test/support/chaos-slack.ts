@@ -10,6 +10,8 @@ import { freePort } from "./switchyard-process.ts";
 export const SLACK_SECRET = "chaos-signing-secret";
 const CHANNEL = "C0CHAOS";
 const POSTS = new Set(["chat.postMessage", "chat.startStream"]);
+/** A streamed message counts as between edits once nothing was written to its thread for this long. */
+const QUIET_MS = 100;
 const WRITES = new Set([
   "chat.postMessage",
   "chat.update",
@@ -98,10 +100,11 @@ export async function slackChaos(
     moments: () => ({
       // A streamed message shows part of the answer and nothing for its thread is on its way.
       "while streaming": () => {
+        // Written to lately or still being written to: inside a post's window, not between edits.
+        const now = Date.now();
         const writing = new Set(
-          fake
-            .inFlight()
-            .filter((c) => WRITES.has(c.method))
+          fake.calls
+            .filter((c) => WRITES.has(c.method) && (c.answeredAt ?? now) > now - QUIET_MS)
             .map((c) => threadOfCall(c.args)),
         );
         for (const thread of threads.values()) {
