@@ -15,7 +15,8 @@ export class WorkerFleet {
   readonly workers: SwitchyardProcess[] = [];
   /** Every worker that ever ran, killed ones included, for their logs. */
   readonly everyone: SwitchyardProcess[] = [];
-  readonly kills: { at: number; kind: string; conversation: string }[] = [];
+  /** Each kill: when, why, the conversation it was aimed at and every one whose turn it interrupted. */
+  readonly kills: { at: number; kind: string; conversation: string; held: string[] }[] = [];
   readonly #starting = new Set<Promise<unknown>>();
   /** How many kills interrupted each conversation's turn. */
   readonly #hits = new Map<string, number>();
@@ -69,7 +70,7 @@ export class WorkerFleet {
     victim.child.kill("SIGKILL");
     for (const c of held) this.#hits.set(c, (this.#hits.get(c) ?? 0) + 1);
     this.workers.splice(this.workers.indexOf(victim), 1);
-    this.kills.push({ at: Date.now(), kind, conversation: address.conversation });
+    this.kills.push({ at: Date.now(), kind, conversation: address.conversation, held });
     const adding = this.#add().catch(() => {});
     this.#starting.add(adding);
     void adding.finally(() => this.#starting.delete(adding));

@@ -33,7 +33,7 @@ export interface ChaosPlatform {
   /** Posts the platform carried out whose caller was killed before it heard back. */
   orphanedPosts(): number;
   /** Kills that landed inside a post's window: after the platform took it, before its id could be recorded. */
-  killsInSendWindow?(kills: readonly { at: number; conversation: string }[]): number;
+  killsInSendWindow?(kills: readonly { at: number; held: readonly string[] }[]): number;
   readonly delayMs: number;
 }
 

@@ -122,17 +122,20 @@ export async function telegramChaos(
       },
     }),
     busy: () => telegram.inFlight().some((c) => WRITES.has(c.method)),
+    // Per kill, every conversation whose turn it interrupted with a send inside its window.
     killsInSendWindow: (kills) =>
-      kills.filter((kill) =>
-        telegram.calls.some(
-          (c) =>
-            c.method === "sendMessage" &&
-            String(c.params.chat_id) === kill.conversation &&
-            c.appliedAt !== undefined &&
-            c.appliedAt <= kill.at &&
-            kill.at <= (c.answeredAt ?? Number.POSITIVE_INFINITY) + TELEGRAM_RECORD_GRACE_MS,
-        ),
-      ).length,
+      kills
+        .flatMap((kill) => kill.held.map((conversation) => ({ at: kill.at, conversation })))
+        .filter((kill) =>
+          telegram.calls.some(
+            (c) =>
+              c.method === "sendMessage" &&
+              String(c.params.chat_id) === kill.conversation &&
+              c.appliedAt !== undefined &&
+              c.appliedAt <= kill.at &&
+              kill.at <= (c.answeredAt ?? Number.POSITIVE_INFINITY) + TELEGRAM_RECORD_GRACE_MS,
+          ),
+        ).length,
     orphanedPosts: () =>
       telegram.calls.filter((c) => c.method === "sendMessage" && c.clientGone).length,
     close: () => telegram.close(),
