@@ -11,7 +11,8 @@ const WRITES = new Set(["sendMessage", "editMessageText"]);
 /**
  * Telegram's documented window. The Bot API takes no idempotency key and
  * cannot list a chat's messages, so a worker killed after Telegram took its
- * sendMessage and before it recorded the message id cannot learn the
+ * sendMessage (Telegram carries out a request whose sender died on the
+ * way) and before it recorded the message id cannot learn the
  * message exists: the run that resumes the turn sends it again, and the
  * first copy stays as it was (a stuck start of the answer). Each kill inside
  * that window may leave at most this many extra messages; a double with no
@@ -131,8 +132,7 @@ export async function telegramChaos(
             (c) =>
               c.method === "sendMessage" &&
               String(c.params.chat_id) === kill.conversation &&
-              c.appliedAt !== undefined &&
-              c.appliedAt <= kill.at &&
+              c.at <= kill.at &&
               kill.at <= (c.answeredAt ?? Number.POSITIVE_INFINITY) + TELEGRAM_RECORD_GRACE_MS,
           ),
         ).length,
