@@ -59,6 +59,12 @@ export interface RecordedCall {
   /** Set once the fake has answered. */
   status?: number;
   response?: SlackResult;
+  /** `Date.now()` when the fake carried the call out (with a round trip, half way through it). */
+  appliedAt?: number;
+  /** The caller was gone (its process killed) before the answer reached it: it never learned the outcome. */
+  clientGone?: boolean;
+  /** `Date.now()` when the fake answered. */
+  answeredAt?: number;
 }
 
 /** A POST to a `response_url` the fake handed out (Bolt's `respond()`). */
@@ -99,6 +105,13 @@ export interface FakeSlackApiOptions extends Partial<FakeSlackIdentity> {
   /** The seconds part of the first message timestamp. Defaults to 1700000000. */
   startTs?: number;
   users?: Record<string, FakeSlackUser>;
+  /**
+   * A platform round trip per Web API call, in ms (default 0). Slack carries
+   * the call out half way through it and answers at the end, as over a real
+   * network: a caller killed in the second half never hears that its message
+   * was posted. Chaos tests kill workers inside this window.
+   */
+  roundTripMs?: number;
 }
 
 export interface WaitForCallOptions {
@@ -155,6 +168,10 @@ export interface FakeSlackApi {
   }): FakeSlackFile;
   /** A fresh `response_url` on this fake for a slash command or block action. */
   responseUrl(target?: ResponseTarget): string;
+  /** Web API calls that arrived and are not answered yet (held by the round trip). */
+  inFlight(): RecordedCall[];
+  /** Changes the round trip for calls from now on. */
+  setRoundTrip(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -162,7 +179,8 @@ export interface FakeSlackApi {
 const JSON_ARGS = ["blocks", "attachments", "metadata"];
 
 export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Promise<FakeSlackApi> {
-  const { startTs = 1_700_000_000, users = {}, ...overrides } = options;
+  const { startTs = 1_700_000_000, users = {}, roundTripMs = 0, ...overrides } = options;
+  let roundTrip = roundTripMs;
   const identity: FakeSlackIdentity = { ...FAKE_SLACK, ...overrides };
   const workspace = new FakeSlackWorkspace(identity, startTs);
   for (const [id, user] of Object.entries(users)) workspace.users.set(id, user);
@@ -191,12 +209,23 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
       contentType,
     };
     calls.push(call);
+    let gone = false;
+    res.on("close", () => {
+      gone ||= !res.writableEnded;
+    });
 
+    // The request travels to Slack, which carries it out even if the caller dies meanwhile.
+    const trip = roundTrip;
+    if (!(await pause(Math.floor(trip / 2), closing.signal))) return;
     const reply = await replyTo(call);
+    call.appliedAt = Date.now();
     if (!(await pause(reply.delayMs, closing.signal))) return;
+    if (!(await pause(trip - Math.floor(trip / 2), closing.signal))) return;
     for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
-    sendJson(res, reply.status ?? 200, reply.body);
+    if (gone || res.destroyed) call.clientGone = true;
+    else sendJson(res, reply.status ?? 200, reply.body);
     call.status = reply.status ?? 200;
+    call.answeredAt = Date.now();
     call.response = reply.body as SlackResult;
     answered.emit("call", call);
   };
@@ -338,6 +367,10 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
       const id = randomBytes(8).toString("hex");
       responseTargets.set(id, target);
       return `${origin}/response/${id}`;
+    },
+    inFlight: () => calls.filter((call) => call.status === undefined),
+    setRoundTrip: (ms) => {
+      roundTrip = ms;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -236,6 +236,8 @@ export interface BlockActionInput {
   /** Pass `fake.responseUrl({ channel, messageTs })` to record `respond()`. */
   responseUrl?: string;
   triggerId?: string;
+  /** The action's `action_ts`; defaults to now. Pass the same one (and trigger id) to replay a click. */
+  actionTs?: string;
 }
 
 /** Posts a `block_actions` interaction: form-encoded, the JSON in `payload`. */
@@ -314,7 +316,7 @@ export function blockActionPayload(input: BlockActionInput): Record<string, unkn
         action_id: input.actionId,
         block_id: blockId,
         ...action,
-        action_ts: `${(Date.now() / 1000).toFixed(6)}`,
+        action_ts: input.actionTs ?? `${(Date.now() / 1000).toFixed(6)}`,
       },
     ],
   };

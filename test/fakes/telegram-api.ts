@@ -20,6 +20,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { BotCommand, Message, Update, User } from "grammy/types";
 import { ChatBook, type FakeChat, type Params, type StoredMessage } from "./telegram-chats.ts";
 import {
@@ -52,6 +53,23 @@ export interface RecordedTelegramCall {
   /** The HTTP status answered: 200, or the error code. */
   status?: number;
   description?: string;
+  /** `Date.now()` when the fake carried the call out (with a round trip, half way through it). */
+  appliedAt?: number;
+  /** The caller was gone (its process killed) before the answer reached it: it never learned the outcome. */
+  clientGone?: boolean;
+  /** `Date.now()` when the fake answered. */
+  answeredAt?: number;
+}
+
+export interface FakeTelegramOptions {
+  /**
+   * A Bot API round trip per call, in ms (default 0). Telegram carries the
+   * call out half way through it and answers at the end, as over a real
+   * network: a caller killed in the second half never hears that its message
+   * was sent. `getUpdates` pays only the way back, so a parked poll still
+   * wakes at once. Chaos tests kill workers inside this window.
+   */
+  roundTripMs?: number;
 }
 
 export interface FakeTelegram {
@@ -93,10 +111,15 @@ export interface FakeTelegram {
   commandsFor(scope?: { type: string; chat_id?: number | string }): BotCommand[];
   /** The next call of `method` fails like this (a 429 with retry_after, a 500...). */
   failNext(method: string, error: { code: number; description: string; retryAfter?: number }): void;
+  /** Calls that arrived and are not answered yet (held by the round trip), long polls aside. */
+  inFlight(): RecordedTelegramCall[];
+  /** Changes the round trip for calls from now on. */
+  setRoundTrip(ms: number): void;
   close(): Promise<void>;
 }
 
-export async function startFakeTelegram(): Promise<FakeTelegram> {
+export async function startFakeTelegram(options: FakeTelegramOptions = {}): Promise<FakeTelegram> {
+  let roundTrip = options.roundTripMs ?? 0;
   const book = new ChatBook(FAKE_TELEGRAM.bot);
   const queue = new UpdateQueue();
   const calls: RecordedTelegramCall[] = [];
@@ -166,6 +189,15 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     calls.push(call);
     const gone = new AbortController();
     res.on("close", () => gone.abort());
+    // The request travels to Telegram, which carries it out even if the caller dies meanwhile.
+    const trip = roundTrip;
+    const there = method === "getUpdates" ? 0 : Math.floor(trip / 2);
+    if (there > 0) await sleep(there);
+    const back = async () => {
+      call.appliedAt = Date.now();
+      if (trip - there > 0) await sleep(trip - there);
+      if (gone.signal.aborted) call.clientGone = true;
+    };
     try {
       if (token !== FAKE_TELEGRAM.token) throw new BotApiError(401, "Unauthorized");
       const failure = failures.get(method)?.shift();
@@ -173,11 +205,15 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
       const run = methods[method];
       if (!run) throw new BotApiError(404, "Not Found: method not found");
       const result = await run(params, gone.signal);
+      await back();
       call.status = 200;
+      call.answeredAt = Date.now();
       send(res, 200, { ok: true, result });
     } catch (error) {
       if (!(error instanceof BotApiError)) throw error;
+      if (call.appliedAt === undefined) await back();
       call.status = error.code;
+      call.answeredAt = Date.now();
       call.description = error.description;
       send(res, error.code, {
         ok: false,
@@ -272,6 +308,10 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
         ),
       );
       failures.set(method, list);
+    },
+    inFlight: () => calls.filter((c) => c.status === undefined && c.method !== "getUpdates"),
+    setRoundTrip: (ms) => {
+      roundTrip = ms;
     },
     close: () =>
       new Promise<void>((resolve) => {
