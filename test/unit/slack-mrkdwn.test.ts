@@ -5,14 +5,14 @@ import { splitForSlack, toMrkdwn } from "../../src/channels/slack/mrkdwn.ts";
 const ZWSP = "\u200B";
 /** Slack's link and mention syntax, written independently of the code under test. */
 const SLACK_TOKEN = /<(?:[@#][A-Z0-9]+|(?:https?|mailto):[^\s<>|]+)(?:\|[^<>\n]*)?>/g;
-/** Quote markers at a line's start, after indentation, a bullet or a checkbox. */
-const QUOTE_PREFIX = /^(?:[ ]*(?:(?:[•◦▪]|\d+\.)[ ]+(?:\[[ x]\][ ]+)?)?>(?: |$))+/;
+/** A quote marker: Slack reads one only at the very start of a line. */
+const QUOTE_PREFIX = /^>(?: |$)/;
 
 const decodeEntities = (s: string) =>
   s.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
 
 /** Characters CommonMark itself changes (NUL, CR) and the private-use ones the converter reserves. */
-const verbatim = (s: string) => !/[\0\r\uE000-\uE004]/.test(s);
+const verbatim = (s: string) => !/[\0\r\uE000-\uE005]/.test(s);
 
 /** Markdown pieces, including the awkward ones; none starts an HTML block that never ends. */
 const FRAGMENTS = [
@@ -122,6 +122,17 @@ describe("toMrkdwn", () => {
 
   it("quotes block quotes line by line", () => {
     expect(toMrkdwn("> one\n> two\n\nafter")).toBe("> one\n> two\n\nafter");
+  });
+
+  it("escapes a quote's > where Slack shows it as text: in a list item, in a quote", () => {
+    // The counterexample fast-check found (seed -1049006621).
+    expect(toMrkdwn("1. - > ")).toBe("1. ◦ &gt;");
+    expect(toMrkdwn("- > quoted\n\n  > more")).toBe("• &gt; quoted\n\n  &gt; more");
+    expect(toMrkdwn("[^1]: > noted")).toBe("[1] &gt; noted");
+  });
+
+  it("flattens a quote inside a quote, which Slack cannot nest", () => {
+    expect(toMrkdwn("> outer\n> > inner")).toBe("> outer\n>\n> inner");
   });
 
   it("escapes &, < and > as Slack requires", () => {

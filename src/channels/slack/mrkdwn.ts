@@ -11,11 +11,14 @@ import { splitMessage } from "../split.ts";
  * - `[text](url)` becomes `<url|text>`; only http, https and mailto links stay
  *   links, anything else (`javascript:`, relative paths) keeps just its text.
  * - Lists get "• " bullets ("◦ ", "▪ " when nested); tables become aligned
- *   text in a code block, since Slack has no tables.
+ *   text in a code block, since Slack has no tables. Quotes in quotes are
+ *   flattened: Slack cannot nest them.
  * - `&`, `<` and `>` are escaped everywhere, as Slack requires, except in the
  *   Slack syntax the model may write itself: `<@U123>`, `<#C123|general>`,
- *   `<https://…|label>`. Special mentions (`<!here>`, `<!channel>`) are
- *   escaped on purpose: a model's answer must not page a whole channel.
+ *   `<https://…|label>`, and a quote's `>` at the start of a line (Slack
+ *   quotes only there: a quote in a list item or a quote shows its `>` as
+ *   text). Special mentions (`<!here>`, `<!channel>`) are escaped on
+ *   purpose: a model's answer must not page a whole channel.
  * - Code spans and code blocks are not converted, and read exactly as
  *   written. They are escaped too: Slack parses `<…>` even inside code
  *   (`map<string,string>` shows as "mapstringstring") and decodes the three
@@ -40,10 +43,13 @@ export function toMrkdwn(markdown: string): string {
     return `${TOKEN_OPEN}${tokens.length - 1}${TOKEN_CLOSE}`;
   });
   const { tree, definitions } = parseMarkdown(source);
-  const ctx: Context = { definitions, tokens, code: [], depth: 0 };
-  const out = blocks(tree.children, ctx, "\n\n");
+  const ctx: Context = { definitions, tokens, code: [], depth: 0, inQuote: false };
+  const out = blocks(tree.children, ctx, "\n\n").replace(QUOTE_AT_LINE_START, "$1>");
   // Code goes back last, so indenting list items and quoting never touch it.
-  return out.replace(CODE_SLOT, (_, index: string) => ctx.code[Number(index)] ?? "").trimEnd();
+  return out
+    .replaceAll(QUOTE, "&gt;")
+    .replace(CODE_SLOT, (_, index: string) => ctx.code[Number(index)] ?? "")
+    .trimEnd();
 }
 
 /** Escapes the three characters Slack reads as control characters. */
@@ -122,6 +128,8 @@ interface Context {
   readonly code: string[];
   /** How deep in lists: picks the bullet. */
   readonly depth: number;
+  /** Inside a quote, which Slack cannot nest. */
+  readonly inQuote: boolean;
 }
 
 interface Inline {
@@ -138,7 +146,10 @@ const TOKEN_CLOSE = "\uE003";
 const TOKEN_SLOT = /\uE002(\d+)\uE003/g;
 /** Stands for a space inside a token while splitting, so no cut falls there. */
 const TOKEN_SPACE = "\uE004";
-const SENTINELS = /[\uE000-\uE004]/g;
+/** A quote's marker, raw only where Slack reads it: at the start of a line. */
+const QUOTE = "\uE005";
+const QUOTE_AT_LINE_START = /(^|\n)\uE005/g;
+const SENTINELS = /[\uE000-\uE005]/g;
 
 /** Slack syntax the model may write itself: user and channel mentions, links. */
 const SLACK_TOKEN = /<(?:[@#][A-Z0-9]+|(?:https?|mailto):[^\s<>|`]+)(?:\|[^<>\n`]*)?>/g;
@@ -166,9 +177,11 @@ function block(node: RootContent, ctx: Context): string {
     case "thematicBreak":
       return RULE;
     case "blockquote":
-      return blocks(node.children, ctx, "\n\n")
+      // Slack has one level of quote: a quote in a quote is flattened into it.
+      if (ctx.inQuote) return blocks(node.children, ctx, "\n\n");
+      return blocks(node.children, { ...ctx, inQuote: true }, "\n\n")
         .split("\n")
-        .map((line) => (line === "" ? ">" : `> ${line}`))
+        .map((line) => (line === "" ? QUOTE : `${QUOTE} ${line}`))
         .join("\n");
     case "list":
       return list(node, ctx);
