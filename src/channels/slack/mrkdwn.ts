@@ -1,5 +1,11 @@
 import type { Definition, List, Nodes, PhrasingContent, RootContent, Table } from "mdast";
-import { layoutList, layoutTable, parseMarkdown } from "../markdown-layout.ts";
+import {
+  layoutList,
+  layoutTable,
+  parseMarkdown,
+  plainText,
+  renderOrPlain,
+} from "../markdown-layout.ts";
 import { splitMessage } from "../split.ts";
 
 /**
@@ -19,6 +25,9 @@ import { splitMessage } from "../split.ts";
  *   quotes only there: a quote in a list item or a quote shows its `>` as
  *   text). Special mentions (`<!here>`, `<!channel>`) are escaped on
  *   purpose: a model's answer must not page a whole channel.
+ * - It never throws: markdown nested past what a chat shows is flattened
+ *   (see parseMarkdown), and should rendering fail anyway, the answer goes
+ *   as escaped plain text.
  * - Code spans and code blocks are not converted, and read exactly as
  *   written. They are escaped too: Slack parses `<…>` even inside code
  *   (`map<string,string>` shows as "mapstringstring") and decodes the three
@@ -35,6 +44,10 @@ import { splitMessage } from "../split.ts";
  * // "*Result*\n\n*Done*, see <https://github.com/o/r/pull/1|the PR>."
  */
 export function toMrkdwn(markdown: string): string {
+  return renderOrPlain(markdown, render, escapeMrkdwn);
+}
+
+function render(markdown: string): string {
   // Slack tokens are set aside before parsing: markdown reads `<https://x|a b>`
   // as text around a bare link, and `<https://x|label>` as a link to "x|label".
   const tokens: string[] = [];
@@ -223,11 +236,7 @@ function tableText(table: Table, ctx: Context): string {
 
 /** A node's text without formatting, tokens restored, unescaped. */
 function plain(node: Nodes, ctx: Context): string {
-  if (node.type === "break") return " ";
-  if ("value" in node) return restore(node.value, ctx).replace(/\n/g, " ");
-  if ("children" in node) return node.children.map((child) => plain(child, ctx)).join("");
-  if (node.type === "image" || node.type === "imageReference") return restore(node.alt ?? "", ctx);
-  return "";
+  return restore(plainText(node), ctx).replace(/\n/g, " ");
 }
 
 function phrasing(nodes: readonly PhrasingContent[], ctx: Context, inline: Inline): string {
