@@ -100,12 +100,17 @@ export function renderOrPlain(
   render: (markdown: string) => string,
   plain: (text: string) => string,
 ): string {
-  const text = markdown.replace(LONE_SURROGATE, "\uFFFD");
+  const text = toWellFormed(markdown);
   try {
     return render(text);
   } catch {
     return plain(text).trimEnd();
   }
+}
+
+/** Text with each lone surrogate (half an emoji, from a cut) as U+FFFD: valid Unicode, which platforms require. */
+export function toWellFormed(text: string): string {
+  return text.replace(LONE_SURROGATE, "\uFFFD");
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;

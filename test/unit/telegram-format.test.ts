@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { escapeHtml, toTelegramHtml } from "../../src/channels/telegram/format.ts";
 import { splitTelegramHtml, visibleLength } from "../../src/channels/telegram/html-split.ts";
+import { renderParts } from "../../src/channels/telegram/outbound.ts";
 import { deepMarkdown } from "../fakes/deep-markdown.ts";
 import { parseTelegramHtml } from "../fakes/telegram-html.ts";
 import { markdownArb } from "../fakes/telegram-markdown.ts";
@@ -128,6 +129,11 @@ describe("toTelegramHtml", () => {
 });
 
 describe("escapeHtml", () => {
+  it("sends half an emoji as U+FFFD, even when an answer goes unconverted", () => {
+    expect(escapeHtml("```\uDE00 <")).toBe("```\uFFFD &lt;");
+    expect(renderParts("```\uDE00")).toEqual(["```\uFFFD"]);
+  });
+
   it("makes any text show as written", () => {
     fc.assert(
       fc.property(fc.string({ unit: "grapheme", maxLength: 60 }), (text) => {

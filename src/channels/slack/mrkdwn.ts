@@ -5,6 +5,7 @@ import {
   parseMarkdown,
   plainText,
   renderOrPlain,
+  toWellFormed,
 } from "../markdown-layout.ts";
 import { splitMessage } from "../split.ts";
 
@@ -65,9 +66,11 @@ function render(markdown: string): string {
     .trimEnd();
 }
 
-/** Escapes the three characters Slack reads as control characters. */
+/** Escapes the three characters Slack reads as control characters, and makes lone surrogates U+FFFD. */
 export function escapeMrkdwn(text: string): string {
-  return text.replace(/[&<>]/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : "&gt;"));
+  return toWellFormed(text).replace(/[&<>]/g, (c) =>
+    c === "&" ? "&amp;" : c === "<" ? "&lt;" : "&gt;",
+  );
 }
 
 export interface SlackSplitOptions {

@@ -5,6 +5,7 @@ import {
   parseMarkdown,
   plainText,
   renderOrPlain,
+  toWellFormed,
 } from "../markdown-layout.ts";
 
 /**
@@ -54,9 +55,15 @@ function render(markdown: string): string {
   return out.replace(CODE_SLOT, (_, index: string) => ctx.code[Number(index)] ?? "").trimEnd();
 }
 
-/** Escapes text for Telegram HTML: the three characters it reads as markup. */
+/**
+ * Escapes text for Telegram HTML: the three characters it reads as markup,
+ * and lone surrogates (as U+FFFD), since Telegram refuses text that is not
+ * UTF-8.
+ */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>]/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : "&gt;"));
+  return toWellFormed(text).replace(/[&<>]/g, (c) =>
+    c === "&" ? "&amp;" : c === "<" ? "&lt;" : "&gt;",
+  );
 }
 
 /** Escapes an attribute value (a link's address), quotes included. */
