@@ -3,6 +3,7 @@
  * measured in the same run. Exits non-zero when a target is missed.
  */
 import { benchFreeze, benchModeTokens } from "./core.ts";
+import { benchFormat } from "./format.ts";
 import { benchPipeline } from "./pipeline.ts";
 import { benchRealTokens } from "./real-registry.ts";
 
@@ -15,6 +16,7 @@ if (!only || only === "tokens") {
   results.push(await benchRealTokens(print));
 }
 if (!only || only === "pipeline") results.push(await benchPipeline(print));
+if (!only || only === "format") results.push(benchFormat(print));
 if (results.some((ok) => !ok)) {
   print("\nA target was missed.");
   process.exitCode = 1;

@@ -2,6 +2,7 @@ import type { Definition, List, ListItem, Nodes, Root } from "mdast";
 import { fromMarkdown } from "mdast-util-from-markdown";
 import { gfmFromMarkdown } from "mdast-util-gfm";
 import { gfm } from "micromark-extension-gfm";
+import { boundNesting } from "./markdown-nesting.ts";
 
 /**
  * What every channel's markdown renderer shares: the parse (CommonMark with
@@ -13,21 +14,106 @@ import { gfm } from "micromark-extension-gfm";
 /** Bullets by nesting depth; deeper lists keep the last. */
 const BULLETS = ["•", "◦", "▪"] as const;
 
-/** The model's markdown as a tree, with its link definitions by identifier (the first wins). */
+/**
+ * The model's markdown as a tree, with its link definitions by identifier
+ * (the first wins). Nesting is bounded twice, so the renderers may recurse:
+ * quotes and lists before parsing ({@link boundNesting}), and what is left
+ * (emphasis in emphasis) in the tree, whose nodes past {@link MAX_TREE_DEPTH}
+ * hold their text as plain text.
+ */
 export function parseMarkdown(source: string): {
   tree: Root;
   definitions: Map<string, Definition>;
 } {
-  const tree = fromMarkdown(source, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
+  const tree = fromMarkdown(boundNesting(source), {
+    extensions: [gfm()],
+    mdastExtensions: [gfmFromMarkdown()],
+  });
   const definitions = new Map<string, Definition>();
-  collectDefinitions(tree, definitions);
+  const pending: [Nodes, number][] = [[tree, 0]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [node, depth] = next;
+    if (node.type === "definition" && !definitions.has(node.identifier)) {
+      definitions.set(node.identifier, node);
+    }
+    if (!("children" in node)) continue;
+    if (depth >= MAX_TREE_DEPTH) {
+      flatten(node);
+      continue;
+    }
+    // Last child first, so definitions are met in document order.
+    for (let i = node.children.length - 1; i >= 0; i--) {
+      pending.push([node.children[i] as Nodes, depth + 1]);
+    }
+  }
   return { tree, definitions };
 }
 
-function collectDefinitions(node: Nodes, into: Map<string, Definition>): void {
-  if (node.type === "definition" && !into.has(node.identifier)) into.set(node.identifier, node);
-  if ("children" in node) for (const child of node.children) collectDefinitions(child, into);
+/** How deep the tree may go: 16 nested lists are 32 levels, and inline nesting past the rest shows nothing more. */
+export const MAX_TREE_DEPTH = 64;
+
+/** A node's text without formatting, a line break as a space; walked without recursion, so any depth is safe. */
+export function plainText(node: Nodes): string {
+  let out = "";
+  const pending: Nodes[] = [node];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (next.type === "break") out += " ";
+    else if ("value" in next) out += next.value.replace(/\n/g, " ");
+    else if ("children" in next) {
+      for (let i = next.children.length - 1; i >= 0; i--) pending.push(next.children[i] as Nodes);
+    } else if (next.type === "image" || next.type === "imageReference") out += next.alt ?? "";
+  }
+  return out;
 }
+
+/** Replaces a node's descendants by their plain text, in a child its type allows. */
+function flatten(node: Extract<Nodes, { children: unknown }>): void {
+  const text = { type: "text", value: plainText(node) } as const;
+  const paragraph = { type: "paragraph", children: [text] } as const;
+  const item = { type: "listItem", spread: false, children: [paragraph] } as const;
+  const cell = { type: "tableCell", children: [text] } as const;
+  const child =
+    node.type === "list"
+      ? item
+      : node.type === "table"
+        ? { type: "tableRow", children: [cell] }
+        : node.type === "tableRow"
+          ? cell
+          : node.type === "root" ||
+              node.type === "blockquote" ||
+              node.type === "listItem" ||
+              node.type === "footnoteDefinition"
+            ? paragraph
+            : text;
+  (node as { children: unknown[] }).children = [child];
+}
+
+/**
+ * Renders the model's markdown, or, should the renderer throw on input
+ * nobody foresaw, shows it as plain text (escaped by `plain`): an answer
+ * formatted worse is better than an answer that never arrives. Lone
+ * surrogates (a cut in the middle of an emoji) become U+FFFD first, since
+ * no platform accepts text that is not valid Unicode.
+ */
+export function renderOrPlain(
+  markdown: string,
+  render: (markdown: string) => string,
+  plain: (text: string) => string,
+): string {
+  const text = toWellFormed(markdown);
+  try {
+    return render(text);
+  } catch {
+    return plain(text).trimEnd();
+  }
+}
+
+/** Text with each lone surrogate (half an emoji, from a cut) as U+FFFD: valid Unicode, which platforms require. */
+export function toWellFormed(text: string): string {
+  return text.replace(LONE_SURROGATE, "\uFFFD");
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /**
  * A list as lines: numbered or bulleted by depth, task boxes as the platform

@@ -1,18 +1,30 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { splitForSlack, toMrkdwn } from "../../src/channels/slack/mrkdwn.ts";
+import { deepMarkdown } from "../fakes/deep-markdown.ts";
 
 const ZWSP = "\u200B";
 /** Slack's link and mention syntax, written independently of the code under test. */
 const SLACK_TOKEN = /<(?:[@#][A-Z0-9]+|(?:https?|mailto):[^\s<>|]+)(?:\|[^<>\n]*)?>/g;
-/** Quote markers at a line's start, after indentation, a bullet or a checkbox. */
-const QUOTE_PREFIX = /^(?:[ ]*(?:(?:[•◦▪]|\d+\.)[ ]+(?:\[[ x]\][ ]+)?)?>(?: |$))+/;
+/** A quote marker: Slack reads one only at the very start of a line. */
+const QUOTE_PREFIX = /^>(?: |$)/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Every < and > outside Slack's link syntax and a line's quote marker is escaped; every & starts an entity. */
+function expectEscaped(mrkdwn: string): void {
+  const bare = mrkdwn
+    .replace(SLACK_TOKEN, "")
+    .split("\n")
+    .map((line) => line.replace(QUOTE_PREFIX, ""));
+  for (const line of bare) expect(line).not.toMatch(/[<>]/);
+  expect(mrkdwn).not.toMatch(/&(?!amp;|lt;|gt;)/);
+}
 
 const decodeEntities = (s: string) =>
   s.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
 
 /** Characters CommonMark itself changes (NUL, CR) and the private-use ones the converter reserves. */
-const verbatim = (s: string) => !/[\0\r\uE000-\uE004]/.test(s);
+const verbatim = (s: string) => !/[\0\r\uE000-\uE005]/.test(s);
 
 /** Markdown pieces, including the awkward ones; none starts an HTML block that never ends. */
 const FRAGMENTS = [
@@ -124,6 +136,32 @@ describe("toMrkdwn", () => {
     expect(toMrkdwn("> one\n> two\n\nafter")).toBe("> one\n> two\n\nafter");
   });
 
+  it("escapes a quote's > where Slack shows it as text: in a list item, in a quote", () => {
+    // The counterexample fast-check found (seed -1049006621).
+    expect(toMrkdwn("1. - > ")).toBe("1. ◦ &gt;");
+    expect(toMrkdwn("- > quoted\n\n  > more")).toBe("• &gt; quoted\n\n  &gt; more");
+    expect(toMrkdwn("[^1]: > noted")).toBe("[1] &gt; noted");
+  });
+
+  it("flattens a quote inside a quote, which Slack cannot nest", () => {
+    expect(toMrkdwn("> outer\n> > inner")).toBe("> outer\n>\n> inner");
+  });
+
+  it("answers markdown nested 2,000 quotes deep with the quoted text", () => {
+    expect(toMrkdwn(`${"> ".repeat(2000)}deep text`)).toBe("> deep text");
+    expect(toMrkdwn(`${"- ".repeat(2000)}deep text`)).toBe(`• ◦ ▪${" ▪".repeat(13)} deep text`);
+  });
+
+  it("lays out a list nested 400 levels deep with every item, indented no more than 16 levels", () => {
+    const list = Array.from({ length: 400 }, (_, i) => `${"  ".repeat(i)}- item ${i}`).join("\n");
+    const lines = toMrkdwn(list).split("\n");
+    expect(lines).toHaveLength(400);
+    lines.forEach((line, i) => {
+      expect(line.trim()).toBe(`${i === 0 ? "•" : i === 1 ? "◦" : "▪"} item ${i}`);
+      expect(line.length - line.trimStart().length).toBeLessThanOrEqual(2 * 15);
+    });
+  });
+
   it("escapes &, < and > as Slack requires", () => {
     expect(toMrkdwn("a < b && c > d <b>bold</b>")).toBe(
       "a &lt; b &amp;&amp; c &gt; d &lt;b&gt;bold&lt;/b&gt;",
@@ -218,6 +256,20 @@ describe("toMrkdwn", () => {
         expect(toMrkdwn(markdown)).not.toMatch(/&(?!amp;|lt;|gt;)/);
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it("property: never throws, however deep or broken the markdown, and escapes what it returns", () => {
+    fc.assert(
+      fc.property(deepMarkdown, (markdown) => {
+        const mrkdwn = toMrkdwn(markdown);
+        expectEscaped(mrkdwn);
+        expect(mrkdwn).not.toMatch(LONE_SURROGATE);
+        for (const chunk of splitForSlack(mrkdwn)) {
+          for (const section of chunk.sections) expect(section.length).toBeLessThanOrEqual(3000);
+        }
+      }),
+      { numRuns: 100 },
     );
   });
 });

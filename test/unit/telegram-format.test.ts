@@ -1,8 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { escapeHtml, toTelegramHtml } from "../../src/channels/telegram/format.ts";
+import { splitTelegramHtml, visibleLength } from "../../src/channels/telegram/html-split.ts";
+import { renderParts } from "../../src/channels/telegram/outbound.ts";
+import { deepMarkdown } from "../fakes/deep-markdown.ts";
 import { parseTelegramHtml } from "../fakes/telegram-html.ts";
 import { markdownArb } from "../fakes/telegram-markdown.ts";
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 describe("toTelegramHtml", () => {
   it("renders the model's usual markdown as Telegram's tags", () => {
@@ -37,6 +42,42 @@ describe("toTelegramHtml", () => {
 
   it("flattens a quote inside a quote, which Telegram cannot nest", () => {
     expect(toTelegramHtml("> outer\n> > inner")).toBe("<blockquote>outer\n\ninner</blockquote>");
+  });
+
+  it("answers markdown nested 2,000 quotes or list items deep with its text", () => {
+    expect(toTelegramHtml(`${"> ".repeat(2000)}deep text`)).toBe(
+      "<blockquote>deep text</blockquote>",
+    );
+    expect(toTelegramHtml(`${"1. ".repeat(2000)}deep text`)).toBe(`${"1. ".repeat(16)}deep text`);
+  });
+
+  it("lays out a list nested 400 levels deep with every item, indented no more than 16 levels", () => {
+    const list = Array.from({ length: 400 }, (_, i) => `${"  ".repeat(i)}- item ${i}`).join("\n");
+    const html = toTelegramHtml(list);
+    const lines = parseTelegramHtml(html).text.split("\n");
+    expect(lines).toHaveLength(400);
+    lines.forEach((line, i) => {
+      expect(line.trim()).toBe(`${i === 0 ? "•" : i === 1 ? "◦" : "▪"} item ${i}`);
+      expect(line.length - line.trimStart().length).toBeLessThanOrEqual(2 * 15);
+    });
+  });
+
+  it("turns a lone surrogate (half an emoji) into U+FFFD, since Telegram refuses text that is not UTF-8", () => {
+    expect(toTelegramHtml("cut \uD83D here")).toBe("cut \uFFFD here");
+  });
+
+  it("property: never throws, however deep or broken the markdown, and every part is HTML Telegram takes", () => {
+    fc.assert(
+      fc.property(deepMarkdown, (markdown) => {
+        const html = toTelegramHtml(markdown);
+        expect(html).not.toMatch(LONE_SURROGATE);
+        for (const part of splitTelegramHtml(html, 4096)) {
+          expect(() => parseTelegramHtml(part, { trim: false })).not.toThrow();
+          expect(visibleLength(part)).toBeLessThanOrEqual(4096);
+        }
+      }),
+      { numRuns: 100 },
+    );
   });
 
   it("lines a table up in a <pre> block when that keeps it no longer than its markdown", () => {
@@ -88,6 +129,11 @@ describe("toTelegramHtml", () => {
 });
 
 describe("escapeHtml", () => {
+  it("sends half an emoji as U+FFFD, even when an answer goes unconverted", () => {
+    expect(escapeHtml("```\uDE00 <")).toBe("```\uFFFD &lt;");
+    expect(renderParts("```\uDE00")).toEqual(["```\uFFFD"]);
+  });
+
   it("makes any text show as written", () => {
     fc.assert(
       fc.property(fc.string({ unit: "grapheme", maxLength: 60 }), (text) => {

@@ -1,5 +1,12 @@
 import type { Definition, List, Nodes, PhrasingContent, RootContent, Table } from "mdast";
-import { layoutList, layoutTable, parseMarkdown } from "../markdown-layout.ts";
+import {
+  layoutList,
+  layoutTable,
+  parseMarkdown,
+  plainText,
+  renderOrPlain,
+  toWellFormed,
+} from "../markdown-layout.ts";
 import { splitMessage } from "../split.ts";
 
 /**
@@ -11,11 +18,17 @@ import { splitMessage } from "../split.ts";
  * - `[text](url)` becomes `<url|text>`; only http, https and mailto links stay
  *   links, anything else (`javascript:`, relative paths) keeps just its text.
  * - Lists get "• " bullets ("◦ ", "▪ " when nested); tables become aligned
- *   text in a code block, since Slack has no tables.
+ *   text in a code block, since Slack has no tables. Quotes in quotes are
+ *   flattened: Slack cannot nest them.
  * - `&`, `<` and `>` are escaped everywhere, as Slack requires, except in the
  *   Slack syntax the model may write itself: `<@U123>`, `<#C123|general>`,
- *   `<https://…|label>`. Special mentions (`<!here>`, `<!channel>`) are
- *   escaped on purpose: a model's answer must not page a whole channel.
+ *   `<https://…|label>`, and a quote's `>` at the start of a line (Slack
+ *   quotes only there: a quote in a list item or a quote shows its `>` as
+ *   text). Special mentions (`<!here>`, `<!channel>`) are escaped on
+ *   purpose: a model's answer must not page a whole channel.
+ * - It never throws: markdown nested past what a chat shows is flattened
+ *   (see parseMarkdown), and should rendering fail anyway, the answer goes
+ *   as escaped plain text.
  * - Code spans and code blocks are not converted, and read exactly as
  *   written. They are escaped too: Slack parses `<…>` even inside code
  *   (`map<string,string>` shows as "mapstringstring") and decodes the three
@@ -32,6 +45,10 @@ import { splitMessage } from "../split.ts";
  * // "*Result*\n\n*Done*, see <https://github.com/o/r/pull/1|the PR>."
  */
 export function toMrkdwn(markdown: string): string {
+  return renderOrPlain(markdown, render, escapeMrkdwn);
+}
+
+function render(markdown: string): string {
   // Slack tokens are set aside before parsing: markdown reads `<https://x|a b>`
   // as text around a bare link, and `<https://x|label>` as a link to "x|label".
   const tokens: string[] = [];
@@ -40,15 +57,20 @@ export function toMrkdwn(markdown: string): string {
     return `${TOKEN_OPEN}${tokens.length - 1}${TOKEN_CLOSE}`;
   });
   const { tree, definitions } = parseMarkdown(source);
-  const ctx: Context = { definitions, tokens, code: [], depth: 0 };
-  const out = blocks(tree.children, ctx, "\n\n");
+  const ctx: Context = { definitions, tokens, code: [], depth: 0, inQuote: false };
+  const out = blocks(tree.children, ctx, "\n\n").replace(QUOTE_AT_LINE_START, "$1>");
   // Code goes back last, so indenting list items and quoting never touch it.
-  return out.replace(CODE_SLOT, (_, index: string) => ctx.code[Number(index)] ?? "").trimEnd();
+  return out
+    .replaceAll(QUOTE, "&gt;")
+    .replace(CODE_SLOT, (_, index: string) => ctx.code[Number(index)] ?? "")
+    .trimEnd();
 }
 
-/** Escapes the three characters Slack reads as control characters. */
+/** Escapes the three characters Slack reads as control characters, and makes lone surrogates U+FFFD. */
 export function escapeMrkdwn(text: string): string {
-  return text.replace(/[&<>]/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : "&gt;"));
+  return toWellFormed(text).replace(/[&<>]/g, (c) =>
+    c === "&" ? "&amp;" : c === "<" ? "&lt;" : "&gt;",
+  );
 }
 
 export interface SlackSplitOptions {
@@ -122,6 +144,8 @@ interface Context {
   readonly code: string[];
   /** How deep in lists: picks the bullet. */
   readonly depth: number;
+  /** Inside a quote, which Slack cannot nest. */
+  readonly inQuote: boolean;
 }
 
 interface Inline {
@@ -138,7 +162,10 @@ const TOKEN_CLOSE = "\uE003";
 const TOKEN_SLOT = /\uE002(\d+)\uE003/g;
 /** Stands for a space inside a token while splitting, so no cut falls there. */
 const TOKEN_SPACE = "\uE004";
-const SENTINELS = /[\uE000-\uE004]/g;
+/** A quote's marker, raw only where Slack reads it: at the start of a line. */
+const QUOTE = "\uE005";
+const QUOTE_AT_LINE_START = /(^|\n)\uE005/g;
+const SENTINELS = /[\uE000-\uE005]/g;
 
 /** Slack syntax the model may write itself: user and channel mentions, links. */
 const SLACK_TOKEN = /<(?:[@#][A-Z0-9]+|(?:https?|mailto):[^\s<>|`]+)(?:\|[^<>\n`]*)?>/g;
@@ -166,9 +193,11 @@ function block(node: RootContent, ctx: Context): string {
     case "thematicBreak":
       return RULE;
     case "blockquote":
-      return blocks(node.children, ctx, "\n\n")
+      // Slack has one level of quote: a quote in a quote is flattened into it.
+      if (ctx.inQuote) return blocks(node.children, ctx, "\n\n");
+      return blocks(node.children, { ...ctx, inQuote: true }, "\n\n")
         .split("\n")
-        .map((line) => (line === "" ? ">" : `> ${line}`))
+        .map((line) => (line === "" ? QUOTE : `${QUOTE} ${line}`))
         .join("\n");
     case "list":
       return list(node, ctx);
@@ -210,11 +239,7 @@ function tableText(table: Table, ctx: Context): string {
 
 /** A node's text without formatting, tokens restored, unescaped. */
 function plain(node: Nodes, ctx: Context): string {
-  if (node.type === "break") return " ";
-  if ("value" in node) return restore(node.value, ctx).replace(/\n/g, " ");
-  if ("children" in node) return node.children.map((child) => plain(child, ctx)).join("");
-  if (node.type === "image" || node.type === "imageReference") return restore(node.alt ?? "", ctx);
-  return "";
+  return restore(plainText(node), ctx).replace(/\n/g, " ");
 }
 
 function phrasing(nodes: readonly PhrasingContent[], ctx: Context, inline: Inline): string {

@@ -1,5 +1,12 @@
-import type { Definition, List, Nodes, PhrasingContent, RootContent, Table } from "mdast";
-import { layoutList, layoutTable, parseMarkdown } from "../markdown-layout.ts";
+import type { Definition, List, PhrasingContent, RootContent, Table } from "mdast";
+import {
+  layoutList,
+  layoutTable,
+  parseMarkdown,
+  plainText,
+  renderOrPlain,
+  toWellFormed,
+} from "../markdown-layout.ts";
 
 /**
  * Converts the model's markdown (CommonMark with GitHub's extensions) to the
@@ -19,6 +26,9 @@ import { layoutList, layoutTable, parseMarkdown } from "../markdown-layout.ts";
  *   text in a `<pre>` block, since Telegram has no tables.
  * - `&`, `<` and `>` are escaped everywhere, raw HTML the model writes
  *   included: it shows as written, it never becomes markup.
+ * - It never throws: markdown nested past what a chat shows is flattened
+ *   (see parseMarkdown), and should rendering fail anyway, the answer goes
+ *   as escaped plain text.
  *
  * Why not an npm converter: the ones for Telegram target MarkdownV2 or emit
  * tags Telegram refuses. This uses the parser remark uses (micromark with
@@ -29,6 +39,10 @@ import { layoutList, layoutTable, parseMarkdown } from "../markdown-layout.ts";
  * // '<b>Result</b>\n\n<b>Done</b>, see <a href="https://github.com/o/r/pull/1">the PR</a> &amp; <code>a&lt;b</code>.'
  */
 export function toTelegramHtml(markdown: string): string {
+  return renderOrPlain(markdown, render, escapeHtml);
+}
+
+function render(markdown: string): string {
   const source = markdown.replace(SENTINELS, "");
   const { tree, definitions } = parseMarkdown(source);
   const ctx: Context = { definitions, code: [], depth: 0, inQuote: false };
@@ -41,9 +55,15 @@ export function toTelegramHtml(markdown: string): string {
   return out.replace(CODE_SLOT, (_, index: string) => ctx.code[Number(index)] ?? "").trimEnd();
 }
 
-/** Escapes text for Telegram HTML: the three characters it reads as markup. */
+/**
+ * Escapes text for Telegram HTML: the three characters it reads as markup,
+ * and lone surrogates (as U+FFFD), since Telegram refuses text that is not
+ * UTF-8.
+ */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>]/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : "&gt;"));
+  return toWellFormed(text).replace(/[&<>]/g, (c) =>
+    c === "&" ? "&amp;" : c === "<" ? "&lt;" : "&gt;",
+  );
 }
 
 /** Escapes an attribute value (a link's address), quotes included. */
@@ -141,21 +161,12 @@ function codeBlock(value: string, lang: string | undefined, ctx: Context): strin
  * separated.
  */
 function tableText(table: Table): string {
-  const rows = table.children.map((row) => row.children.map((cell) => plain(cell).trim()));
+  const rows = table.children.map((row) => row.children.map((cell) => plainText(cell).trim()));
   const padded = layoutTable(rows);
   const start = table.position?.start.offset;
   const end = table.position?.end.offset;
   const budget = start !== undefined && end !== undefined ? end - start : Number.POSITIVE_INFINITY;
   return padded.length <= budget ? padded : rows.map((row) => row.join(" | ")).join("\n");
-}
-
-/** A node's text without formatting, unescaped (the caller escapes). */
-function plain(node: Nodes): string {
-  if (node.type === "break") return " ";
-  if ("value" in node) return node.value.replace(/\n/g, " ");
-  if ("children" in node) return node.children.map((child) => plain(child)).join("");
-  if (node.type === "image" || node.type === "imageReference") return node.alt ?? "";
-  return "";
 }
 
 const TAG: Partial<Record<PhrasingContent["type"], string>> = {
@@ -203,12 +214,12 @@ function inlineNode(node: PhrasingContent, ctx: Context, inline: Inline): string
     case "link": {
       if (inline.inLink) return phrasing(node.children, ctx, inline);
       const label = phrasing(node.children, ctx, { ...inline, inLink: true });
-      return link(node.url, label, plain(node));
+      return link(node.url, label, plainText(node));
     }
     case "linkReference": {
       const label = phrasing(node.children, ctx, { ...inline, inLink: true });
       const definition = ctx.definitions.get(node.identifier);
-      return definition && !inline.inLink ? link(definition.url, label, plain(node)) : label;
+      return definition && !inline.inLink ? link(definition.url, label, plainText(node)) : label;
     }
     case "image":
     case "imageReference": {

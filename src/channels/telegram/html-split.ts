@@ -65,8 +65,9 @@ interface Tag {
   readonly open: string;
 }
 
+// A tag's attributes stop at a "<" too: else every "<" that never closes rescans to the end (quadratic).
 const TOKEN =
-  /<(\/?)([A-Za-z][A-Za-z0-9-]*)(?:\s[^>]*)?>|&(#\d{1,7}|#x[0-9A-Fa-f]{1,6}|[A-Za-z]{2,8});/g;
+  /<(\/?)([A-Za-z][A-Za-z0-9-]*)(?:\s[^<>]*)?>|&(#\d{1,7}|#x[0-9A-Fa-f]{1,6}|[A-Za-z]{2,8});/g;
 
 function atomize(html: string): Atom[] {
   const atoms: Atom[] = [];
@@ -155,7 +156,9 @@ function stackAfter(
     const atom = atoms[i] as Atom;
     if (!atom.tag) continue;
     if (atom.tag.closing) {
-      const at = stack.map((t) => t.name).lastIndexOf(atom.tag.name);
+      // From the top: a closing tag almost always closes the innermost one.
+      let at = stack.length - 1;
+      while (at >= 0 && stack[at]?.name !== atom.tag.name) at--;
       if (at >= 0) stack.splice(at, 1);
     } else {
       stack.push({ name: atom.tag.name, open: atom.text });
