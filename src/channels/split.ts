@@ -81,9 +81,19 @@ function bestCut(text: string, budget: number): number {
     const at = window.lastIndexOf(boundary);
     if (at > budget / 2) return at + boundary.length;
   }
-  // A hard cut: never between the two halves of a surrogate pair (an emoji).
+  return hardCut(text, budget);
+}
+
+/** Where to cut `text` to at most `budget` units: never between the two halves of a surrogate pair (an emoji). */
+function hardCut(text: string, budget: number): number {
+  if (text.length <= budget) return text.length;
   const high = text.charCodeAt(budget - 1);
   return high >= 0xd800 && high <= 0xdbff ? budget - 1 : budget;
+}
+
+/** The first `max` UTF-16 units of `text` or fewer, never half an emoji. */
+export function clip(text: string, max: number): string {
+  return text.slice(0, hardCut(text, Math.max(0, max)));
 }
 
 /** The fence still open after `chunk`, given the one open before it. */

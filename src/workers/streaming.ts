@@ -1,4 +1,5 @@
 import type { DeliveryTarget, Outbound } from "../channels/outbound.ts";
+import { clip } from "../channels/split.ts";
 
 export interface StreamingReplyOptions {
   readonly outbound: Outbound;
@@ -54,7 +55,7 @@ export class StreamingReply {
   update(text: string): void {
     const max = this.#o.outbound.maxLength;
     if (this.#closed || text.trim() === "") return;
-    this.#latest = text.length > max ? `${text.slice(0, max - 1)}…` : text;
+    this.#latest = text.length > max ? `${clip(text, max - 1)}…` : text;
     if (this.#timer) return;
     const wait = this.#lastSent + this.#o.intervalMs - this.#now();
     if (wait <= 0) this.#send();

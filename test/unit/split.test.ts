@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { splitMessage } from "../../src/channels/split.ts";
+import { clip, splitMessage } from "../../src/channels/split.ts";
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -130,5 +130,21 @@ describe("splitting long answers", () => {
 
   it("refuses a limit too small to hold a fence", () => {
     expect(() => splitMessage("x", 10)).toThrow(/at least 32/);
+  });
+});
+
+describe("clip", () => {
+  it("never ends in half an emoji, and keeps what fits", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme" }), fc.integer({ min: 0, max: 50 }), (text, max) => {
+        const cut = clip(text, max);
+        expect(cut.length).toBeLessThanOrEqual(max);
+        expect(text.startsWith(cut)).toBe(true);
+        const last = cut.charCodeAt(cut.length - 1);
+        expect(last >= 0xd800 && last <= 0xdbff).toBe(false);
+        expect(cut.length).toBeGreaterThanOrEqual(Math.min(text.length, max) - 1);
+      }),
+    );
+    expect(clip("ab😀", 3)).toBe("ab");
   });
 });

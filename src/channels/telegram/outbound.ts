@@ -1,6 +1,7 @@
 import type { Api } from "grammy";
 import type { LoggerPort } from "../../core/availability/warnings.ts";
 import type { DeliveryTarget, Outbound } from "../outbound.ts";
+import { clip } from "../split.ts";
 import { describeTelegramError, isTelegramError } from "./api.ts";
 import { ChatPacer } from "./chat-pacer.ts";
 import { escapeHtml, toTelegramHtml } from "./format.ts";
@@ -214,5 +215,5 @@ export function renderParts(markdown: string): string[] {
 /** The visible text of a part, within the limit, for when its HTML was refused. */
 function plainFallback(html: string, markdown: string): string {
   const text = visibleText(html);
-  return (/\S/.test(text) ? text : markdown).slice(0, TELEGRAM_TEXT_LIMIT);
+  return clip(/\S/.test(text) ? text : markdown, TELEGRAM_TEXT_LIMIT);
 }
