@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { DelayedError, type Job, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { conversationKey } from "../core/agent/inbound.ts";
+import { isTransientFailure } from "../core/transient-failure.ts";
 import { RepeatedWarnings } from "../observability/repeated-warnings.ts";
 import { TURN_QUEUE, type TurnJob } from "./queue.ts";
 import { takeSnapshot } from "./snapshot.ts";
@@ -35,12 +36,16 @@ export class TurnWorker {
   // The pid is in every lease token, so an operator (or a test) can tell which process holds a conversation.
   readonly #instance = `${process.pid}.${randomUUID().slice(0, 4)}`;
   readonly #leaseMs: number;
+  /** How soon a job whose turn was cut short by Redis (or a lost lease) looks again. */
+  readonly #retryMs: number;
+  readonly #warnings: RepeatedWarnings;
 
   constructor(
     private readonly env: TurnEnvironment,
     private readonly options: TurnWorkerOptions,
   ) {
     this.#leaseMs = options.leaseMs ?? 30_000;
+    this.#retryMs = Math.min(1_000, Math.max(100, Math.floor(this.#leaseMs / 3)));
     this.worker = new Worker<TurnJob>(
       options.queueName ?? TURN_QUEUE,
       (job, token) => this.#process(job, token),
@@ -56,9 +61,9 @@ export class TurnWorker {
       },
     );
     // While Redis refuses writes BullMQ emits this thousands of times a second: log it with backoff.
-    const warnings = new RepeatedWarnings(env.logger);
+    this.#warnings = new RepeatedWarnings(env.logger);
     this.worker.on("error", (error) =>
-      warnings.warn("worker error", { error: (error as Error).message }),
+      this.#warnings.warn("worker error", { error: (error as Error).message }),
     );
   }
 
@@ -106,10 +111,26 @@ export class TurnWorker {
       return "drained";
     } catch (error) {
       if (error instanceof LostLeaseError) {
-        this.env.logger.warn("lost a conversation's lease mid-turn; another worker has it", {
+        // Usually another worker has the conversation; but a lease can also run out while
+        // Redis was away (killed, restarted, paused), with nobody holding it after. Look
+        // again shortly: busy if someone has it, else this job takes it and resumes.
+        this.#warnings.warn("lost a conversation's lease mid-turn; looking at it again shortly", {
           conversation: conversationKey(address),
         });
-        return "lost";
+        await job.moveToDelayed(Date.now() + this.#retryMs, token);
+        throw new DelayedError();
+      }
+      if (isTransientFailure(error)) {
+        // Redis refusing or away: not the turn's fault, so it costs none of the job's attempts.
+        this.#warnings.warn(
+          "a turn could not reach Redis; it resumes from its checkpoint shortly",
+          {
+            conversation: conversationKey(address),
+            error: (error as Error)?.message,
+          },
+        );
+        await job.moveToDelayed(Date.now() + this.#retryMs, token);
+        throw new DelayedError();
       }
       // The job is retried (and the turn resumed from its checkpoint); count the failure.
       this.env.logger.warn("a turn failed; its job will be retried", {

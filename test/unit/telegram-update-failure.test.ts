@@ -4,7 +4,7 @@ import { ReplyError } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { isTransientUpdateFailure } from "../../src/channels/telegram/update-failure.ts";
 import { UpdateInFlightError } from "../../src/channels/telegram/update-ledger.ts";
-import { isTransientFailure } from "../../src/channels/transient-failure.ts";
+import { isTransientFailure } from "../../src/core/transient-failure.ts";
 import { InboundMessageError } from "../../src/workers/queue.ts";
 
 const reply = (message: string) => new ReplyError(message) as Error;

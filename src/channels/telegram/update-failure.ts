@@ -1,5 +1,5 @@
 import { GrammyError, HttpError } from "grammy";
-import { isTransientFailure } from "../transient-failure.ts";
+import { isTransientFailure } from "../../core/transient-failure.ts";
 import { UpdateInFlightError } from "./update-ledger.ts";
 
 /**
