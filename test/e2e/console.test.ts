@@ -85,6 +85,23 @@ describe("switchyard start with the console channel", () => {
     expect(stderr).not.toContain("sk-test-secret-value");
   }, 60_000);
 
+  it("answers a line over the inbound limit with the limit, sends it to nobody, and goes on", async () => {
+    fake = await startFakeOpenAI();
+    fake.script({ content: "Short one answered." });
+    const prefix = uniquePrefix("console");
+    prefixes.push(prefix);
+    const { code, stdout } = await runStart(`${"x".repeat(100_001)}\nshort one\n`, {
+      SWITCHYARD_PREFIX: prefix,
+      OPENAI_BASE_URL: fake.url,
+      OPENAI_API_KEY: "test",
+      SWITCHYARD_MODEL: "fake-model",
+    });
+    expect(code).toBe(0);
+    expect(stdout).toContain("That message is 100,001 characters long; I read at most 100,000.");
+    expect(stdout).toContain("Short one answered.");
+    expect(fake.requests).toHaveLength(1);
+  });
+
   it("starts without a model and answers with the variables to set", async () => {
     const prefix = uniquePrefix("console");
     prefixes.push(prefix);

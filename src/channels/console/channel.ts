@@ -2,7 +2,12 @@ import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import type { Redis } from "ioredis";
-import { type ConversationAddress, conversationKey } from "../../core/agent/inbound.ts";
+import {
+  type ConversationAddress,
+  conversationKey,
+  isTooLong,
+  tooLongReply,
+} from "../../core/agent/inbound.ts";
 import type { CommandPolicy } from "../../core/commands/index.ts";
 import type { ContractSources } from "../../workers/contract.ts";
 import type { Inbox } from "../../workers/inbox.ts";
@@ -68,6 +73,10 @@ export async function runConsole(options: ConsoleOptions): Promise<void> {
   for await (const raw of lines) {
     const line = raw.trim();
     if (line === "") continue;
+    if (isTooLong(line)) {
+      options.print(`${tooLongReply(line.length)}\n`);
+      continue;
+    }
     const outcome = await routeChatText(line, address, actor, {
       sources: options.sources,
       policy,
