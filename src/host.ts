@@ -1,12 +1,12 @@
 import type { Queue } from "bullmq";
 import { Redis } from "ioredis";
-import type { ConversationDirectory } from "./channels/directory.ts";
-import type { Outbound } from "./channels/outbound.ts";
 import type { Capabilities } from "./core/availability/capabilities.ts";
-import type { LoggerPort } from "./core/availability/warnings.ts";
 import type { SwitchyardConfig } from "./core/config/index.ts";
+import type { LoggerPort } from "./core/logger.ts";
 import { defineSkillTool } from "./core/skills/index.ts";
 import { ToolRegistry } from "./core/tools/registry.ts";
+import type { ConversationDirectory } from "./ports/directory.ts";
+import type { Outbound } from "./ports/outbound.ts";
 import { builtinTools } from "./tools/index.ts";
 import { McpHub } from "./tools/mcp/index.ts";
 import { memoryTools } from "./tools/memory/index.ts";

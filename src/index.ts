@@ -15,7 +15,6 @@
  * });
  */
 export { type Switchyard, type SwitchyardOptions, startSwitchyard } from "./app.ts";
-export type { DeliveryTarget, Outbound } from "./channels/outbound.ts";
 export type { Checkpoint } from "./core/agent/checkpoint.ts";
 export type { Attachment, ConversationAddress, InboundMessage } from "./core/agent/inbound.ts";
 export type { ChatMessage, ToolCall, Usage } from "./core/agent/messages.ts";
@@ -43,4 +42,5 @@ export {
   type ToolContext,
 } from "./core/tools/tool.ts";
 export { defineToolsets, type ToolsetDef } from "./core/tools/toolsets.ts";
+export type { DeliveryTarget, Outbound } from "./ports/outbound.ts";
 export { createOpenAIProvider } from "./providers/openai.ts";

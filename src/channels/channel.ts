@@ -1,11 +1,11 @@
 import type { Redis } from "ioredis";
-import type { LoggerPort } from "../core/availability/warnings.ts";
+import type { ContractSources } from "../conversation/contract.ts";
 import type { PermissionsConfig } from "../core/config/index.ts";
+import type { LoggerPort } from "../core/logger.ts";
 import type { OpsServer } from "../observability/http.ts";
-import type { ContractSources } from "../workers/contract.ts";
-import type { ConversationQueue } from "../workers/queue.ts";
-import type { ConversationDirectory } from "./directory.ts";
-import type { Outbound } from "./outbound.ts";
+import type { ConversationDirectory } from "../ports/directory.ts";
+import type { Enqueue } from "../ports/enqueue.ts";
+import type { Outbound } from "../ports/outbound.ts";
 import type { ReloadableSkills } from "./skills-command.ts";
 
 /**
@@ -13,7 +13,7 @@ import type { ReloadableSkills } from "./skills-command.ts";
  * to answer commands, and an HTTP server to mount webhook routes on.
  */
 export interface ChannelRuntime {
-  readonly queue: ConversationQueue;
+  readonly queue: Enqueue;
   /** For the channel's own small state (which threads the bot is in), under the store's key scheme. */
   readonly redis: Redis;
   /** For `/tools` and `/skills`: the conversation's contract and skills as a turn would see them. */

@@ -1,6 +1,6 @@
+import type { ContractSources } from "../conversation/contract.ts";
 import type { ConversationAddress } from "../core/agent/inbound.ts";
 import type { Actor, CommandPolicy } from "../core/commands/index.ts";
-import type { ContractSources } from "../workers/contract.ts";
 import { handleSkillsCommand, planSkillCommand, type ReloadableSkills } from "./skills-command.ts";
 import { handleToolsCommand } from "./tools-command.ts";
 

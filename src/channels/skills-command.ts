@@ -1,3 +1,8 @@
+import {
+  type ContractSources,
+  readConversationState,
+  resolveConversationSkills,
+} from "../conversation/contract.ts";
 import type { ConversationAddress } from "../core/agent/inbound.ts";
 import type { Actor, CommandPolicy } from "../core/commands/index.ts";
 import {
@@ -9,11 +14,6 @@ import {
   type SkillResolution,
   type SkillsPlan,
 } from "../core/skills/index.ts";
-import {
-  type ContractSources,
-  readConversationState,
-  resolveConversationSkills,
-} from "../workers/contract.ts";
 
 /** A skill library that can be re-read on request (`/skills reload`). */
 export interface ReloadableSkills {

@@ -1,3 +1,4 @@
+import { type ContractSources, freezeConversation } from "../conversation/contract.ts";
 import type { ConversationAddress } from "../core/agent/inbound.ts";
 import {
   type Actor,
@@ -7,7 +8,6 @@ import {
   renderText,
   type ToolsPlan,
 } from "../core/commands/index.ts";
-import { type ContractSources, freezeConversation } from "../workers/contract.ts";
 
 export interface ToolsCommandResult {
   readonly plan: ToolsPlan;

@@ -8,7 +8,6 @@ import {
   unwatchFile,
   watchFile,
 } from "node:fs";
-import type { LoggerPort } from "../core/availability/warnings.ts";
 import {
   ConfigError,
   configTooLarge,
@@ -18,6 +17,7 @@ import {
   reloadConfig,
   type SwitchyardConfig,
 } from "../core/config/index.ts";
+import type { LoggerPort } from "../core/logger.ts";
 
 export class ConfigFileError extends Error {
   override readonly name = "ConfigFileError";

@@ -1,7 +1,7 @@
 import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { WarnOnce } from "../core/availability/warnings.ts";
 import { EMPTY_CONFIG, parseConfig } from "../core/config/index.ts";
+import { WarnOnce } from "../core/logger.ts";
 import {
   describeShadowing,
   resolveSkills,

@@ -6,9 +6,9 @@ import { runConsole } from "../channels/console/channel.ts";
 import { DiscordChannel } from "../channels/discord/channel.ts";
 import { TelegramChannel } from "../channels/telegram/channel.ts";
 import { runtimeLayer } from "../core/availability/runtime-spec.ts";
-import { WarnOnce } from "../core/availability/warnings.ts";
 import { EMPTY_CONFIG } from "../core/config/index.ts";
 import { parseLoadMode } from "../core/loading/modes.ts";
+import { WarnOnce } from "../core/logger.ts";
 import { Host } from "../host.ts";
 import { type OpsServer, startOpsServer } from "../observability/http.ts";
 import { createLogger, loggerPort, registerSecret } from "../observability/logger.ts";
@@ -247,7 +247,7 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
       input: process.stdin,
       print: (text) => process.stdout.write(text),
       queue: app.queue,
-      inbox: new Inbox(app.redis, app.store.keys),
+      idle: (address) => new Inbox(app.redis, app.store.keys).idle(address),
       outbox: app.outbox,
       reader,
       skillLibrary: skills,

@@ -3,7 +3,6 @@ import { parseArgs } from "node:util";
 import { type Capabilities, capabilityStatus } from "../core/availability/capabilities.ts";
 import { EMPTY_INTENT } from "../core/availability/intent.ts";
 import { runtimeLayer } from "../core/availability/runtime-spec.ts";
-import { WarnOnce } from "../core/availability/warnings.ts";
 import {
   EMPTY_CONFIG,
   globalLayer,
@@ -13,6 +12,7 @@ import {
 import { freezeTurn } from "../core/loading/freeze.ts";
 import { parseLoadMode } from "../core/loading/modes.ts";
 import { type ContractReport, reportContract } from "../core/loading/report.ts";
+import { WarnOnce } from "../core/logger.ts";
 import { ToolRegistry } from "../core/tools/registry.ts";
 import { Host } from "../host.ts";
 import { configPath } from "./config-file.ts";

@@ -1,5 +1,5 @@
 import { type DestinationStream, type Logger, pino } from "pino";
-import type { LoggerPort } from "../core/availability/warnings.ts";
+import type { LoggerPort } from "../core/logger.ts";
 import { REDACTED, registeredSecrets, SecretSet, secretsFromEnv } from "./secrets.ts";
 
 export { REDACTED, redactSecrets, registerSecret } from "./secrets.ts";

@@ -1,4 +1,4 @@
-import type { LoggerPort } from "../core/availability/warnings.ts";
+import type { LoggerPort } from "../core/logger.ts";
 
 export interface RepeatedWarningsOptions {
   /** The quiet time after the first line of a subject; it doubles with each line up to `maxQuietMs`. */

@@ -1,6 +1,6 @@
 import type OpenAI from "openai";
 import type { ProviderRequest } from "../core/agent/provider.ts";
-import type { LoggerPort } from "../core/availability/warnings.ts";
+import type { LoggerPort } from "../core/logger.ts";
 
 export interface RequestSettings {
   readonly model: string;

@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { ToolCall, Usage } from "../core/agent/messages.ts";
 import { ZERO_USAGE } from "../core/agent/messages.ts";
 import { ProviderError, type ProviderResponse } from "../core/agent/provider.ts";
-import type { LoggerPort } from "../core/availability/warnings.ts";
 import type { ModelLimits } from "../core/config/model-section.ts";
+import type { LoggerPort } from "../core/logger.ts";
 import { nestingProblem, oversizedArguments } from "./tool-call-limits.ts";
 
 /** What one attempt's stream delivered so far, for the retry decision and for a failure's message. */

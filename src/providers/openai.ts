@@ -2,8 +2,8 @@ import { setTimeout as delay } from "node:timers/promises";
 import OpenAI, { type ClientOptions } from "openai";
 import type { Provider, ProviderRequest, ProviderResponse } from "../core/agent/provider.ts";
 import { ProviderError } from "../core/agent/provider.ts";
-import { type LoggerPort, silentLogger } from "../core/availability/warnings.ts";
 import { DEFAULT_MODEL_LIMITS, type ModelLimits } from "../core/config/model-section.ts";
+import { type LoggerPort, silentLogger } from "../core/logger.ts";
 import { type AttemptTimers, CallBudget } from "./deadlines.ts";
 import {
   abortedError,

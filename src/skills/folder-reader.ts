@@ -1,7 +1,7 @@
 import type { Dirent } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
-import type { LoggerPort } from "../core/availability/warnings.ts";
+import type { LoggerPort } from "../core/logger.ts";
 import {
   BUILTIN_ORIGIN,
   parseSkillFile,

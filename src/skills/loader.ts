@@ -2,8 +2,8 @@ import { type FSWatcher, watch } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type LoggerPort, silentLogger } from "../core/availability/warnings.ts";
 import type { SkillFolders } from "../core/config/index.ts";
+import { type LoggerPort, silentLogger } from "../core/logger.ts";
 import type { SkillSource, SkillSourceKind } from "../core/skills/index.ts";
 import { type Folder, SkillFolderReader, sourceId } from "./folder-reader.ts";
 

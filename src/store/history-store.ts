@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import type { ConversationAddress } from "../core/agent/inbound.ts";
 import type { ChatMessage } from "../core/agent/messages.ts";
-import { type LoggerPort, silentLogger, WarnOnce } from "../core/availability/warnings.ts";
+import { type LoggerPort, silentLogger, WarnOnce } from "../core/logger.ts";
 import { StoreInputError } from "./errors.ts";
 import { type CompactionLimits, planCompaction } from "./history-groups.ts";
 import type { KeyScheme } from "./keys.ts";

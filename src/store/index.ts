@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { type LoggerPort, silentLogger } from "../core/availability/warnings.ts";
+import { type LoggerPort, silentLogger } from "../core/logger.ts";
 import { HistoryStore } from "./history-store.ts";
 import { IntentStore } from "./intent-store.ts";
 import { DEFAULT_PREFIX, KeyScheme } from "./keys.ts";

@@ -7,7 +7,7 @@ import {
   type IntentChange,
   type IntentReading,
 } from "../core/availability/intent.ts";
-import { type LoggerPort, silentLogger, WarnOnce } from "../core/availability/warnings.ts";
+import { type LoggerPort, silentLogger, WarnOnce } from "../core/logger.ts";
 import { readHash } from "./hash-read.ts";
 import {
   checkIntentChange,

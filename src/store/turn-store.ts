@@ -2,7 +2,7 @@ import type { Redis } from "ioredis";
 import type { Checkpoint } from "../core/agent/checkpoint.ts";
 import type { ConversationAddress } from "../core/agent/inbound.ts";
 import type { ChatMessage } from "../core/agent/messages.ts";
-import { type LoggerPort, silentLogger, WarnOnce } from "../core/availability/warnings.ts";
+import { type LoggerPort, silentLogger, WarnOnce } from "../core/logger.ts";
 import { decodeCheckpoint, encodeCheckpoint } from "./checkpoint-json.ts";
 import { StoreInputError } from "./errors.ts";
 import type { KeyScheme } from "./keys.ts";

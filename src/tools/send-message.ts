@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from "node:crypto";
 import { z } from "zod";
-import type { ConversationDirectory } from "../channels/directory.ts";
-import type { Outbound } from "../channels/outbound.ts";
 import { type AnyTool, defineTool, type ToolContext } from "../core/tools/tool.ts";
+import type { ConversationDirectory } from "../ports/directory.ts";
+import type { Outbound } from "../ports/outbound.ts";
 
 /**
  * Where `send_message` posts: the outbound and directory of each platform.

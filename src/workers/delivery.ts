@@ -1,7 +1,7 @@
-import type { DeliveryTarget } from "../channels/outbound.ts";
-import { splitMessage } from "../channels/split.ts";
 import type { Checkpoint } from "../core/agent/checkpoint.ts";
 import type { ConversationAddress, InboundMessage } from "../core/agent/inbound.ts";
+import { splitMessage } from "../core/delivery/split.ts";
+import type { DeliveryTarget } from "../ports/outbound.ts";
 import type { TurnEnvironment } from "./turn-environment.ts";
 
 /** Where a turn's answer goes: the conversation, in the thread of the last message, replying to it. */

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { Queue } from "bullmq";
 import { z } from "zod";
 import { conversationKey, INBOUND_TEXT_LIMIT, type InboundMessage } from "../core/agent/inbound.ts";
+import { type Enqueue, InboundMessageError } from "../ports/enqueue.ts";
 import type { Inbox } from "./inbox.ts";
 
 export const TURN_QUEUE = "switchyard-turns";
@@ -35,17 +36,13 @@ const inboundSchema = z.object({
   time: z.number().finite(),
 });
 
-export class InboundMessageError extends Error {
-  override readonly name = "InboundMessageError";
-}
-
 /**
  * The producer side: puts a message into its conversation's inbox (deduped by
  * event id) and adds a job that makes sure some worker looks at that inbox.
  * The job is added even for a duplicate: if the first delivery crashed between
  * the inbox and the job, the platform's retry still gets the job made.
  */
-export class ConversationQueue {
+export class ConversationQueue implements Enqueue {
   readonly queue: Queue<TurnJob>;
 
   /** Jobs go out on the inbox's own connection: {@link enqueue}'s ordering relies on it. */

@@ -1,8 +1,8 @@
+import type { ConversationState } from "../conversation/contract.ts";
 import type { Checkpoint } from "../core/agent/checkpoint.ts";
 import type { ConversationAddress, InboundMessage } from "../core/agent/inbound.ts";
 import type { HistoryReading, Store } from "../store/index.ts";
 import { LuaScript } from "../store/lua.ts";
-import type { ConversationState } from "./contract.ts";
 import type { Inbox } from "./inbox.ts";
 
 /**

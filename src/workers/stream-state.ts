@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
-import type { DeliveryTarget } from "../channels/outbound.ts";
 import type { ConversationAddress } from "../core/agent/inbound.ts";
+import type { DeliveryTarget } from "../ports/outbound.ts";
 import type { KeyScheme } from "../store/keys.ts";
 import { partKey } from "./delivery.ts";
 import { StreamingReply } from "./streaming.ts";

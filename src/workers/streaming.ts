@@ -1,5 +1,5 @@
-import type { DeliveryTarget, Outbound } from "../channels/outbound.ts";
-import { clip } from "../channels/split.ts";
+import { clip } from "../core/delivery/split.ts";
+import type { DeliveryTarget, Outbound } from "../ports/outbound.ts";
 
 export interface StreamingReplyOptions {
   readonly outbound: Outbound;

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
+import { freezeState } from "../conversation/contract.ts";
 import type { Checkpoint } from "../core/agent/checkpoint.ts";
 import type { ConversationAddress, InboundMessage } from "../core/agent/inbound.ts";
 import type { ChatMessage } from "../core/agent/messages.ts";
 import type { TurnContract } from "../core/loading/freeze.ts";
 import type { HistoryReading } from "../store/index.ts";
 import { encodeMessage } from "../store/message-json.ts";
-import { freezeState } from "./contract.ts";
 import type { Snapshot } from "./snapshot.ts";
 import { LostLeaseError, type TurnEnvironment } from "./turn-environment.ts";
 

@@ -1,12 +1,12 @@
-import type { Outbounds } from "../channels/outbound.ts";
+import type { ContractSources, ConversationState } from "../conversation/contract.ts";
 import type { Checkpoint } from "../core/agent/checkpoint.ts";
 import type { ConversationAddress, InboundMessage } from "../core/agent/inbound.ts";
 import type { ToolOutcome, TurnResult } from "../core/agent/loop.ts";
 import type { Provider } from "../core/agent/provider.ts";
-import type { LoggerPort } from "../core/availability/warnings.ts";
 import type { TurnContract } from "../core/loading/freeze.ts";
+import type { LoggerPort } from "../core/logger.ts";
+import type { Outbounds } from "../ports/outbound.ts";
 import type { HistoryReading } from "../store/index.ts";
-import type { ContractSources, ConversationState } from "./contract.ts";
 import type { Inbox } from "./inbox.ts";
 
 /** Everything a turn needs from the process around it. */

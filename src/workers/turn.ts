@@ -1,9 +1,9 @@
+import { freezeState, resolveConversationSkills } from "../conversation/contract.ts";
 import { type ConversationAddress, conversationKey } from "../core/agent/inbound.ts";
 import { runTurn, type TurnResult } from "../core/agent/loop.ts";
 import { buildSystemPrompt } from "../core/agent/prompt.ts";
 import type { TurnContract } from "../core/loading/freeze.ts";
 import { skillsBlock } from "../core/skills/index.ts";
-import { freezeState, resolveConversationSkills } from "./contract.ts";
 import { deliver, keepTyping, targetOf } from "./delivery.ts";
 import { countStalledResume, giveUp, MAX_STALLED_RESUMES } from "./resume.ts";
 import { type Snapshot, takeSnapshot } from "./snapshot.ts";

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { ChatMessage } from "../../src/core/agent/messages.ts";
 import { ProviderError, type ProviderRequest } from "../../src/core/agent/provider.ts";
-import type { LoggerPort } from "../../src/core/availability/warnings.ts";
+import type { LoggerPort } from "../../src/core/logger.ts";
 import { defineTool } from "../../src/core/tools/tool.ts";
 import {
   createOpenAIProvider,

@@ -2,13 +2,13 @@ import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { RedisOutbox } from "../../src/channels/console/outbox.ts";
-import type { DeliveryTarget, Outbound } from "../../src/channels/outbound.ts";
 import { conversationKey } from "../../src/core/agent/inbound.ts";
 import {
   DEFAULT_REMINDERS,
   type RemindersConfig,
 } from "../../src/core/config/reminders-section.ts";
 import type { AnyTool, ToolContext } from "../../src/core/tools/tool.ts";
+import type { DeliveryTarget, Outbound } from "../../src/ports/outbound.ts";
 import {
   REMINDER_QUEUE,
   type Reminder,

@@ -2,8 +2,8 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { LoggerPort } from "../../src/core/availability/warnings.ts";
 import type { SkillFolders } from "../../src/core/config/index.ts";
+import type { LoggerPort } from "../../src/core/logger.ts";
 import { findSkill, resolveSkills } from "../../src/core/skills/index.ts";
 import {
   BUILTIN_SKILLS_DIR,

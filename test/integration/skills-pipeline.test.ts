@@ -2,8 +2,8 @@ import { PassThrough } from "node:stream";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { CONSOLE_ADDRESS, runConsole } from "../../src/channels/console/channel.ts";
-import { WarnOnce } from "../../src/core/availability/warnings.ts";
 import { EMPTY_CONFIG } from "../../src/core/config/index.ts";
+import { WarnOnce } from "../../src/core/logger.ts";
 import { defineSkillTool } from "../../src/core/skills/index.ts";
 import { ToolRegistry } from "../../src/core/tools/registry.ts";
 import { loadSkills, type SkillLibrary } from "../../src/skills/loader.ts";
@@ -38,7 +38,7 @@ async function consoleSession(
       printed += text;
     },
     queue: p.app.queue,
-    inbox: new Inbox(p.app.redis, p.app.store.keys),
+    idle: (address) => new Inbox(p.app.redis, p.app.store.keys).idle(address),
     outbox: p.app.outbox,
     reader,
     skillLibrary: skills,

@@ -7,7 +7,7 @@ import {
   type Intent,
   type IntentChange,
 } from "../../src/core/availability/intent.ts";
-import type { LoggerPort } from "../../src/core/availability/warnings.ts";
+import type { LoggerPort } from "../../src/core/logger.ts";
 import { createStore, StoreInputError } from "../../src/store/index.ts";
 import { type IntentOp, intentOpsArb } from "../support/arbitraries.ts";
 import { connectRedis, useTestRedis } from "../support/redis.ts";

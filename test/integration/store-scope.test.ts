@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { LoggerPort } from "../../src/core/availability/warnings.ts";
+import type { LoggerPort } from "../../src/core/logger.ts";
 import { createStore, StoreInputError } from "../../src/store/index.ts";
 import { connectRedis, useTestRedis } from "../support/redis.ts";
 

@@ -13,9 +13,9 @@ import {
   setWebSearch,
 } from "../../src/core/availability/intent.ts";
 import type { ScopeLayer, ScopeStack } from "../../src/core/availability/scopes.ts";
-import { WarnOnce } from "../../src/core/availability/warnings.ts";
 import { freezeTurn, type TurnContract } from "../../src/core/loading/freeze.ts";
 import { LOAD_MODES, type LoadMode } from "../../src/core/loading/modes.ts";
+import { WarnOnce } from "../../src/core/logger.ts";
 import { ToolRegistry } from "../../src/core/tools/registry.ts";
 import type { AnyTool } from "../../src/core/tools/tool.ts";
 import { BUILTIN_TOOLSETS, defineToolsets, type Toolsets } from "../../src/core/tools/toolsets.ts";

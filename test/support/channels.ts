@@ -1,7 +1,7 @@
 import type { ChannelRuntime } from "../../src/channels/channel.ts";
-import type { LoggerPort } from "../../src/core/availability/warnings.ts";
-import { WarnOnce } from "../../src/core/availability/warnings.ts";
 import { EMPTY_CONFIG } from "../../src/core/config/index.ts";
+import type { LoggerPort } from "../../src/core/logger.ts";
+import { WarnOnce } from "../../src/core/logger.ts";
 import { ToolRegistry } from "../../src/core/tools/registry.ts";
 import type { AnyTool } from "../../src/core/tools/tool.ts";
 import type { SkillLibrary } from "../../src/skills/loader.ts";

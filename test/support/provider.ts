@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import { ProviderError, type ProviderRequest } from "../../src/core/agent/provider.ts";
-import type { LoggerPort } from "../../src/core/availability/warnings.ts";
+import type { LoggerPort } from "../../src/core/logger.ts";
 import { createOpenAIProvider, type OpenAIProviderOptions } from "../../src/providers/openai.ts";
 import type { FakeOpenAI } from "../fakes/openai-server.ts";
 

@@ -1,4 +1,4 @@
-import type { DeliveryTarget, Outbound } from "../../src/channels/outbound.ts";
+import type { DeliveryTarget, Outbound } from "../../src/ports/outbound.ts";
 
 export interface OutboundCall {
   readonly kind: "post" | "edit" | "typing";

@@ -1,6 +1,5 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { LoggerPort } from "../../src/core/availability/warnings.ts";
 import {
   ConfigError,
   DEFAULT_DISCORD,
@@ -17,6 +16,7 @@ import {
   reloadConfig,
   type SwitchyardConfig,
 } from "../../src/core/config/index.ts";
+import type { LoggerPort } from "../../src/core/logger.ts";
 import { BUILTIN_TOOLSETS } from "../../src/core/tools/toolsets.ts";
 
 const FILE = "switchyard.yaml";

@@ -8,10 +8,10 @@ import {
   SWITCH_VALUES,
   writeIntent,
 } from "../../src/core/availability/intent.ts";
-import { WarnOnce } from "../../src/core/availability/warnings.ts";
 import { runToolSearch } from "../../src/core/loading/discovery.ts";
 import { freezeTurn } from "../../src/core/loading/freeze.ts";
 import { LOAD_MODES } from "../../src/core/loading/modes.ts";
+import { WarnOnce } from "../../src/core/logger.ts";
 import { ToolRegistry } from "../../src/core/tools/registry.ts";
 import {
   applyOp,

@@ -19,7 +19,7 @@ import {
   type ToolState,
 } from "../../src/core/availability/resolve.ts";
 import type { ScopeStack } from "../../src/core/availability/scopes.ts";
-import { WarnOnce } from "../../src/core/availability/warnings.ts";
+import { WarnOnce } from "../../src/core/logger.ts";
 import type { ToolRegistry } from "../../src/core/tools/registry.ts";
 import { defineToolsets } from "../../src/core/tools/toolsets.ts";
 import { mcpTool, recordingLogger, registryOf, tool } from "../support/tools.ts";

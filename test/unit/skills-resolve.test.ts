@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type LoggerPort, WarnOnce } from "../../src/core/availability/warnings.ts";
+import { type LoggerPort, WarnOnce } from "../../src/core/logger.ts";
 import {
   describeShadowing,
   disabledMessage,

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { isTransientUpdateFailure } from "../../src/channels/telegram/update-failure.ts";
 import { UpdateInFlightError } from "../../src/channels/telegram/update-ledger.ts";
 import { isTransientFailure } from "../../src/core/transient-failure.ts";
-import { InboundMessageError } from "../../src/workers/queue.ts";
+import { InboundMessageError } from "../../src/ports/enqueue.ts";
 
 const reply = (message: string) => new ReplyError(message) as Error;
 const telegram = (code: number, description: string) =>

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import type { Redis } from "ioredis";
+import type { ContractSources } from "../../conversation/contract.ts";
 import {
   type ConversationAddress,
   conversationKey,
@@ -9,9 +10,7 @@ import {
   tooLongReply,
 } from "../../core/agent/inbound.ts";
 import type { CommandPolicy } from "../../core/commands/index.ts";
-import type { ContractSources } from "../../workers/contract.ts";
-import type { Inbox } from "../../workers/inbox.ts";
-import type { ConversationQueue } from "../../workers/queue.ts";
+import type { Enqueue, IsIdle } from "../../ports/enqueue.ts";
 import { routeChatText } from "../chat-commands.ts";
 import type { ReloadableSkills } from "../skills-command.ts";
 import type { RedisOutbox } from "./outbox.ts";
@@ -29,8 +28,9 @@ export const CONSOLE_USER = "console-user";
 export interface ConsoleOptions {
   readonly input: Readable;
   readonly print: (text: string) => void;
-  readonly queue: ConversationQueue;
-  readonly inbox: Inbox;
+  readonly queue: Enqueue;
+  /** Whether the conversation is at rest, to wait for its answers at the end of input. */
+  readonly idle: IsIdle;
   readonly outbox: RedisOutbox;
   /** A connection of its own for the blocking stream reads. */
   readonly reader: Redis;
@@ -98,7 +98,7 @@ export async function runConsole(options: ConsoleOptions): Promise<void> {
   }
 
   // End of input: let the queued turns finish and their answers print.
-  while (!(await options.inbox.idle(address))) await sleep(100);
+  while (!(await options.idle(address))) await sleep(100);
   reading = false;
   await tail;
   await drain(1);

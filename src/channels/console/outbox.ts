@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import type { ConversationAddress } from "../../core/agent/inbound.ts";
+import type { DeliveryTarget, Outbound } from "../../ports/outbound.ts";
 import { LuaScript } from "../../store/lua.ts";
-import type { DeliveryTarget, Outbound } from "../outbound.ts";
 
 /**
  * The console channel's outbound: answers go into a Redis stream that the

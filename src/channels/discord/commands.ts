@@ -1,7 +1,7 @@
 import { type Client, Routes, SlashCommandBuilder } from "discord.js";
 import type { Redis } from "ioredis";
-import type { LoggerPort } from "../../core/availability/warnings.ts";
 import type { DiscordCommandScope } from "../../core/config/discord-section.ts";
+import type { LoggerPort } from "../../core/logger.ts";
 
 const SCOPES = ["conversation", "channel", "workspace", "global"] as const;
 const MODES = ["full", "default", "minimal", "discover", "follow"] as const;

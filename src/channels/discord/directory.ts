@@ -1,5 +1,9 @@
 import { type Client, PermissionFlagsBits, Routes } from "discord.js";
-import type { ConversationDirectory, DirectoryEntry, PostPermission } from "../directory.ts";
+import type {
+  ConversationDirectory,
+  DirectoryEntry,
+  PostPermission,
+} from "../../ports/directory.ts";
 
 /** Text (0) and announcement (5) channels take messages; voice, stage and categories are not offered. */
 const POSTABLE_TYPES = new Set([0, 5]);

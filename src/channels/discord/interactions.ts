@@ -7,9 +7,9 @@ import {
   PermissionFlagsBits,
   type StringSelectMenuInteraction,
 } from "discord.js";
+import { readConversationState, resolveConversationSkills } from "../../conversation/contract.ts";
 import type { ConversationAddress } from "../../core/agent/inbound.ts";
 import type { Actor } from "../../core/commands/index.ts";
-import { readConversationState, resolveConversationSkills } from "../../workers/contract.ts";
 import type { ChannelRuntime } from "../channel.ts";
 import { handleSkillsCommand } from "../skills-command.ts";
 import { handleToolsCommand } from "../tools-command.ts";

@@ -1,5 +1,5 @@
 import { type Client, Routes } from "discord.js";
-import type { DeliveryTarget, Outbound } from "../outbound.ts";
+import type { DeliveryTarget, Outbound } from "../../ports/outbound.ts";
 
 /** Discord refuses messages over 2,000 characters. */
 const MESSAGE_LIMIT = 2_000;

@@ -3,7 +3,7 @@ import { WebClient } from "@slack/web-api";
 import { isTooLong, tooLongReply } from "../../core/agent/inbound.ts";
 import type { CommandPolicy } from "../../core/commands/index.ts";
 import { DEFAULT_SLACK, type SlackConfig } from "../../core/config/index.ts";
-import { InboundMessageError } from "../../workers/queue.ts";
+import { InboundMessageError } from "../../ports/enqueue.ts";
 import type { Channel, ChannelRuntime } from "../channel.ts";
 import { routeChatText } from "../chat-commands.ts";
 import { EventLedger } from "../event-ledger.ts";

@@ -1,5 +1,9 @@
 import type { WebClient } from "@slack/web-api";
-import type { ConversationDirectory, DirectoryEntry, PostPermission } from "../directory.ts";
+import type {
+  ConversationDirectory,
+  DirectoryEntry,
+  PostPermission,
+} from "../../ports/directory.ts";
 
 /** Slack channel ids: public C…, private G…; people type them bare or as `<#C0123|name>`. */
 const CHANNEL_ID = /^[CG][A-Z0-9]{2,}$/;

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { HTTPModuleFunctions, type HTTPReceiver, isValidSlackRequest } from "@slack/bolt";
-import type { LoggerPort } from "../../core/availability/warnings.ts";
+import type { LoggerPort } from "../../core/logger.ts";
 
 /** Where Slack posts events, commands and interactions. */
 export const EVENTS_PATH = "/slack/events";

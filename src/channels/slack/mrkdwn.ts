@@ -1,4 +1,5 @@
 import type { Definition, List, Nodes, PhrasingContent, RootContent, Table } from "mdast";
+import { splitMessage } from "../../core/delivery/split.ts";
 import {
   layoutList,
   layoutTable,
@@ -7,7 +8,6 @@ import {
   renderOrPlain,
   toWellFormed,
 } from "../markdown-layout.ts";
-import { splitMessage } from "../split.ts";
 
 /**
  * Converts the model's markdown (CommonMark with GitHub's extensions) to

@@ -1,5 +1,5 @@
 import { WebAPIPlatformError, type WebClient } from "@slack/web-api";
-import type { DeliveryTarget, Outbound } from "../outbound.ts";
+import type { DeliveryTarget, Outbound } from "../../ports/outbound.ts";
 import { toMrkdwn } from "./mrkdwn.ts";
 
 /** Slack shows about 4,000 characters of a message before "Show more"; mrkdwn conversion adds a little. */

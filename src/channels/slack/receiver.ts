@@ -6,7 +6,7 @@ import {
   type ReceiverEvent,
   SocketModeReceiver,
 } from "@slack/bolt";
-import type { LoggerPort } from "../../core/availability/warnings.ts";
+import type { LoggerPort } from "../../core/logger.ts";
 import { describe, isRetryable } from "./errors.ts";
 import { EVENTS_PATH, screenRequests } from "./http-screen.ts";
 import { fieldsOf, payloadKind, type SlackPayloadKind, unhandledAck } from "./payload.ts";

@@ -1,5 +1,5 @@
 import type { SocketModeReceiver } from "@slack/bolt";
-import type { LoggerPort } from "../../core/availability/warnings.ts";
+import type { LoggerPort } from "../../core/logger.ts";
 import { describe } from "./errors.ts";
 import { fieldsOf } from "./payload.ts";
 

@@ -1,8 +1,8 @@
 import { type Api, Bot, BotError } from "grammy";
 import type { Update } from "grammy/types";
 import type { Redis } from "ioredis";
-import type { LoggerPort } from "../../core/availability/warnings.ts";
 import { DEFAULT_TELEGRAM, type TelegramConfig } from "../../core/config/telegram-section.ts";
+import type { LoggerPort } from "../../core/logger.ts";
 import type { Channel, ChannelRuntime } from "../channel.ts";
 import { ChatAdmins } from "./admins.ts";
 import {

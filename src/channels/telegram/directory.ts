@@ -1,6 +1,10 @@
 import type { Api } from "grammy";
 import type { ChatMember } from "grammy/types";
-import type { ConversationDirectory, DirectoryEntry, PostPermission } from "../directory.ts";
+import type {
+  ConversationDirectory,
+  DirectoryEntry,
+  PostPermission,
+} from "../../ports/directory.ts";
 
 const CHAT_ID = /^-?\d{1,20}$/;
 const USERNAME = /^@?([A-Za-z][A-Za-z0-9_]{3,31})$/;

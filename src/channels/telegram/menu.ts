@@ -1,12 +1,12 @@
 import type { Api } from "grammy";
 import type { BotCommand } from "grammy/types";
-import type { ConversationAddress } from "../../core/agent/inbound.ts";
-import type { Skill, SkillResolution } from "../../core/skills/index.ts";
 import {
   type ContractSources,
   readConversationState,
   resolveConversationSkills,
-} from "../../workers/contract.ts";
+} from "../../conversation/contract.ts";
+import type { ConversationAddress } from "../../core/agent/inbound.ts";
+import type { Skill, SkillResolution } from "../../core/skills/index.ts";
 
 /** The commands every chat has, before the skills. */
 export const BASE_COMMANDS: readonly BotCommand[] = Object.freeze([

@@ -1,7 +1,7 @@
 import type { Api } from "grammy";
-import type { LoggerPort } from "../../core/availability/warnings.ts";
-import type { DeliveryTarget, Outbound } from "../outbound.ts";
-import { clip } from "../split.ts";
+import { clip } from "../../core/delivery/split.ts";
+import type { LoggerPort } from "../../core/logger.ts";
+import type { DeliveryTarget, Outbound } from "../../ports/outbound.ts";
 import { describeTelegramError, isTelegramError } from "./api.ts";
 import { ChatPacer } from "./chat-pacer.ts";
 import { escapeHtml, toTelegramHtml } from "./format.ts";

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Api } from "grammy";
 import type { Update } from "grammy/types";
-import type { LoggerPort } from "../../core/availability/warnings.ts";
+import type { LoggerPort } from "../../core/logger.ts";
 import { isTelegramError } from "./api.ts";
 import { ChatLanes, chatLane } from "./chat-lanes.ts";
 import type { UpdateOffset } from "./update-offset.ts";

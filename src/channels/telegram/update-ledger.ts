@@ -1,5 +1,5 @@
 import type { Context } from "grammy";
-import type { LoggerPort } from "../../core/availability/warnings.ts";
+import type { LoggerPort } from "../../core/logger.ts";
 import { type EventClaim, EventLedger } from "../event-ledger.ts";
 
 /** What a delivery of an update found; see {@link EventClaim}. */

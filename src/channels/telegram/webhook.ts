@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Update } from "grammy/types";
-import type { LoggerPort } from "../../core/availability/warnings.ts";
+import type { LoggerPort } from "../../core/logger.ts";
 import type { OpsServer, RouteHandler } from "../../observability/http.ts";
 import { UpdateInFlightError } from "./update-ledger.ts";
 import { isUpdateId } from "./update-window.ts";

@@ -1,4 +1,11 @@
-import type { AnyTool } from "../tools/tool.ts";
+/** What a tool's id may be: 1 to 64 of `A-Z a-z 0-9 _ -`, the characters every provider accepts. */
+export const TOOL_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** What decides a tool's keys: its id and family (a structural type, so this file needs no tool). */
+export interface Keyed {
+  readonly id: string;
+  readonly family?: string | undefined;
+}
 
 /** The master key: every tool. */
 export const ALL_KEY = "all";
@@ -10,7 +17,7 @@ export const MCP_KEY = "mcp";
  * `mcp` for any MCP family, then `all`. Within one scope the most specific key
  * that scope mentions decides.
  */
-export function keysOf(tool: AnyTool): string[] {
+export function keysOf(tool: Keyed): string[] {
   const keys = [tool.id];
   if (tool.family) {
     keys.push(tool.family);

@@ -1,4 +1,5 @@
 import { DEFAULT_ESSENTIAL, type LoadMode } from "../loading/modes.ts";
+import { WarnOnce } from "../logger.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import type { AnyTool } from "../tools/tool.ts";
 import { BUILTIN_TOOLSETS, expandToolset, type Toolsets } from "../tools/toolsets.ts";
@@ -6,7 +7,6 @@ import { type Capabilities, capabilityStatus } from "./capabilities.ts";
 import type { Intent } from "./intent.ts";
 import { ALL_KEY, isStructuralKey, keysOf } from "./keys.ts";
 import type { ScopeLayer, ScopeName, ScopeStack } from "./scopes.ts";
-import { WarnOnce } from "./warnings.ts";
 
 /** Who decided a tool's state. */
 export type Decider =

@@ -1,5 +1,5 @@
 import { type Document, isAlias, LineCounter, parseDocument, visit, type YAMLError } from "yaml";
-import { type LoggerPort, silentLogger } from "../availability/warnings.ts";
+import { type LoggerPort, silentLogger } from "../logger.ts";
 import { firstDuplicateKey } from "./duplicate-keys.ts";
 import { ConfigError, type ConfigWarning, renderKeyPath, where } from "./errors.ts";
 import { LineIndex } from "./locate.ts";

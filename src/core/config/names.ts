@@ -1,5 +1,4 @@
-import { isWellFormedKey } from "../availability/keys.ts";
-import { TOOL_ID_PATTERN } from "../tools/tool.ts";
+import { isWellFormedKey, TOOL_ID_PATTERN } from "../availability/keys.ts";
 
 /** Toolset and skill names: what people type after `/tools use` or `/skills`. */
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;

@@ -1,4 +1,4 @@
-import { WarnOnce } from "../availability/warnings.ts";
+import { WarnOnce } from "../logger.ts";
 import { describeSkillSource, SKILL_SOURCES, type Skill, type SkillSource } from "./skill.ts";
 
 /**

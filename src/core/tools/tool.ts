@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import { TOOL_ID_PATTERN } from "../availability/keys.ts";
 import type { SkillResolution } from "../skills/resolve.ts";
 import { canonicalJson } from "./canonical-json.ts";
 import { ToolDefinitionError } from "./errors.ts";
@@ -93,7 +94,7 @@ export interface Tool<P extends z.ZodType = z.ZodType> extends Readonly<ToolSpec
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds tools of every argument type.
 export type AnyTool = Tool<any>;
 
-export const TOOL_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+export { TOOL_ID_PATTERN };
 export const FAMILY_PATTERN = /^[a-z][a-z0-9_-]*(:[A-Za-z0-9_.-]+)?$/;
 
 /** Availability keys with meaning of their own, which no tool may take as its id. */

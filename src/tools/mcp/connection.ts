@@ -1,8 +1,8 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import type { LoggerPort } from "../../core/availability/warnings.ts";
 import type { McpConfig, McpServerConfig } from "../../core/config/mcp-section.ts";
+import type { LoggerPort } from "../../core/logger.ts";
 import type { ToolRegistry } from "../../core/tools/registry.ts";
 import type { ToolOutput } from "../../core/tools/tool.ts";
 import { backoffDelay } from "./backoff.ts";

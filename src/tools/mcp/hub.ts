@@ -1,7 +1,7 @@
 import packageJson from "../../../package.json" with { type: "json" };
 import type { Capabilities } from "../../core/availability/capabilities.ts";
-import { silentLogger } from "../../core/availability/warnings.ts";
 import type { McpConfig } from "../../core/config/mcp-section.ts";
+import { silentLogger } from "../../core/logger.ts";
 import { canonicalJson } from "../../core/tools/canonical-json.ts";
 import { compareIds, type ToolRegistry } from "../../core/tools/registry.ts";
 import {

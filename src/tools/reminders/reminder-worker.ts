@@ -1,8 +1,8 @@
 import { type Job, UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
-import type { Outbounds } from "../../channels/outbound.ts";
-import { type LoggerPort, silentLogger } from "../../core/availability/warnings.ts";
+import { type LoggerPort, silentLogger } from "../../core/logger.ts";
 import { RepeatedWarnings } from "../../observability/repeated-warnings.ts";
+import type { Outbounds } from "../../ports/outbound.ts";
 import { KeyScheme } from "../../store/keys.ts";
 import { ReminderDataError } from "./errors.ts";
 import { decodeReminder, type Reminder, reminderMessage, targetOf } from "./reminder.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { DeliveryTarget } from "../../channels/outbound.ts";
+import type { DeliveryTarget } from "../../ports/outbound.ts";
 import type { WorkspaceRef } from "../../store/keys.ts";
 import { ReminderDataError } from "./errors.ts";
 

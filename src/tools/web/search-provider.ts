@@ -1,32 +1,11 @@
 import type { CapabilityStatus } from "../../core/availability/capabilities.ts";
 import { DEFAULT_KEY_ENV, type WebSearchConfig } from "../../core/config/web-section.ts";
 import { braveProvider } from "./brave.ts";
+import type { SearchProvider } from "./search-types.ts";
 import { searxngProvider } from "./searxng.ts";
 import { tavilyProvider } from "./tavily.ts";
 
-/** One hit, as every provider's answer is reduced to. */
-export interface SearchResult {
-  readonly title: string;
-  readonly url: string;
-  readonly snippet: string;
-}
-
-export interface SearchRequest {
-  readonly query: string;
-  readonly maxResults: number;
-  readonly signal: AbortSignal;
-}
-
-/**
- * A search service behind one small interface, so `web_search` never knows
- * which one it asks. Failures throw `WebSearchError` with a message naming
- * the provider and what to do.
- */
-export interface SearchProvider {
-  /** The service's name as people know it ("SearxNG", "Brave Search"). */
-  readonly label: string;
-  search(request: SearchRequest): Promise<readonly SearchResult[]>;
-}
+export type { SearchProvider, SearchRequest, SearchResult } from "./search-types.ts";
 
 export type Environment = Readonly<Record<string, string | undefined>>;
 

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { SearchResult } from "./search-provider.ts";
+import type { SearchResult } from "./search-types.ts";
 
 /**
  * The hits of an answer that have the expected shape. One odd entry (no url,

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { searchJson } from "./search-http.ts";
-import type { SearchProvider, SearchResult } from "./search-provider.ts";
 import { baseWithSlash, resultsOf } from "./search-results.ts";
+import type { SearchProvider, SearchResult } from "./search-types.ts";
 
 const LABEL = "SearxNG";
 
