@@ -45,3 +45,34 @@ export class RedisSpawnError extends Error {
     );
   }
 }
+
+/** The settings that choose a Redis contradict each other or cannot be read. */
+export class RedisTopologyError extends Error {
+  override readonly name = "RedisTopologyError";
+}
+
+/**
+ * A single-node URL reaches a node of a Redis Cluster: commands for keys on
+ * other nodes would fail with MOVED, so this stops startup instead.
+ */
+export class RedisClusterModeError extends Error {
+  override readonly name = "RedisClusterModeError";
+  constructor(
+    /** Where the node was reached, password masked. */
+    readonly where: string,
+    /** What configured a single Redis (`REDIS_URL`, `redis.url`); undefined: nothing did (the local default). */
+    readonly setting: string | undefined,
+  ) {
+    const configured = setting
+      ? `${setting} configures a single Redis`
+      : "no Redis is configured, so it was used as a single Redis";
+    super(
+      `${where} is a node of a Redis Cluster, but ${configured}: every key stored on another node would fail with MOVED. Set REDIS_CLUSTER_NODES=host:port,host:port (or cluster: [host:port, ...] under redis: in the config file) to the cluster's nodes${setting ? `, and unset ${setting}` : ""}.`,
+    );
+  }
+}
+
+/** Cluster nodes were configured, but what answered is not a healthy cluster. */
+export class RedisClusterStateError extends Error {
+  override readonly name = "RedisClusterStateError";
+}
