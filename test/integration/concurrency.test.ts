@@ -1,4 +1,4 @@
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OutboxEntry } from "../../src/channels/console/outbox.ts";
 import { RedisOutbox } from "../../src/channels/console/outbox.ts";
@@ -11,7 +11,7 @@ import { KeyScheme } from "../../src/store/keys.ts";
 import { Inbox } from "../../src/workers/inbox.ts";
 import { ConversationQueue } from "../../src/workers/queue.ts";
 import { type FakeOpenAI, type RecordedRequest, startFakeOpenAI } from "../fakes/openai-server.ts";
-import { deleteKeysUnder, REDIS_URL, uniquePrefix } from "../support/redis.ts";
+import { connectRedis, deleteKeysUnder, uniquePrefix } from "../support/redis.ts";
 import { startWorkerProcess, type WorkerProcess } from "../support/workers.ts";
 
 /** The fake model acknowledges exactly the person's messages it has not answered yet. */
@@ -57,7 +57,7 @@ describe("many conversations on many worker processes", () => {
 
   beforeAll(async () => {
     fake = await startFakeOpenAI({ responder: acknowledge });
-    redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+    redis = connectRedis({ maxRetriesPerRequest: null });
     const keys = new KeyScheme(prefix);
     queue = new ConversationQueue(new Inbox(redis, keys), { prefix });
     outbox = new RedisOutbox(redis, prefix, conversationKey);
