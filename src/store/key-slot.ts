@@ -57,8 +57,9 @@ export function slotSpreadTag(base: string, index: number, parts: number): strin
   if (known !== undefined) return known;
   const width = SLOT_COUNT / parts;
   const centre = Math.floor((index + 0.5) * width);
-  // A quarter of the stretch around its middle: a few dozen tries at most for any sensible count.
-  const reach = Math.max(1, Math.floor(width / 8));
+  // A sixteenth of the stretch around its middle: close enough that a tag stays on the
+  // master holding the middle of its stretch, and about 16 * parts tries to find one.
+  const reach = Math.max(1, Math.floor(width / 32));
   for (let n = 0; ; n++) {
     const tag = `${base}:${n}`;
     const slot = keySlot(tag);
