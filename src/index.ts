@@ -44,3 +44,11 @@ export {
 } from "./core/tools/tool.ts";
 export { defineToolsets, type ToolsetDef } from "./core/tools/toolsets.ts";
 export { createOpenAIProvider } from "./providers/openai.ts";
+export {
+  type ConnectionRole,
+  connectRedis,
+  describeTopology,
+  RedisFactory,
+  type RedisTopology,
+  topologyFrom,
+} from "./runtime/redis.ts";

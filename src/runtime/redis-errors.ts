@@ -6,16 +6,20 @@
 export const INSTALL_HINT =
   "Install it (Debian/Ubuntu: sudo apt-get install redis-server; macOS: brew install redis) or set REDIS_URL=redis://host:6379.";
 
-/** An explicit URL (REDIS_URL) did not answer PING. */
+/** A configured Redis (REDIS_URL, a cluster, Sentinel) did not answer the startup check. */
 export class RedisUnavailableError extends Error {
   override readonly name = "RedisUnavailableError";
   constructor(
-    /** The URL with its password masked. */
+    /** The URL with its password masked, or the topology's description. */
     readonly url: string,
     readonly reason: string,
+    /** The variable that configured it. */
+    readonly setting: "REDIS_URL" | "REDIS_CLUSTER_NODES" | "REDIS_SENTINELS" = "REDIS_URL",
   ) {
     super(
-      `No Redis answered at ${url}: ${reason}. Check that Redis is running there and that REDIS_URL is right, or unset REDIS_URL to use (or start) a local redis-server.`,
+      setting === "REDIS_URL"
+        ? `No Redis answered at ${url}: ${reason}. Check that Redis is running there and that REDIS_URL is right, or unset REDIS_URL to use (or start) a local redis-server.`
+        : `No usable Redis at ${url}: ${reason}. Check that Redis is running there and that ${setting} (or the redis: section of the config file) is right.`,
     );
   }
 }

@@ -134,6 +134,12 @@ async function openChecked(
     topology.kind === "single"
       ? maskRedisUrl(topology.url ?? LOCAL_REDIS_URL)
       : describeTopology(topology);
+  const variable =
+    topology.kind === "cluster"
+      ? "REDIS_CLUSTER_NODES"
+      : topology.kind === "sentinel"
+        ? "REDIS_SENTINELS"
+        : "REDIS_URL";
   try {
     try {
       await withTimeout(
@@ -145,14 +151,14 @@ async function openChecked(
       const cause = (lastError ?? (error as Error)).message;
       const why =
         topology.kind === "cluster" ? await diagnoseClusterSeeds(topology, timeoutMs) : undefined;
-      throw new RedisUnavailableError(where, why ?? cause);
+      throw new RedisUnavailableError(where, why ?? cause, variable);
     }
     const check = await checkRedis(redis, topology, { timeoutMs, setting }).catch(
       (error: unknown) => {
         if (error instanceof RedisClusterModeError || error instanceof RedisClusterStateError) {
           throw error;
         }
-        throw new RedisUnavailableError(where, (lastError ?? (error as Error)).message);
+        throw new RedisUnavailableError(where, (lastError ?? (error as Error)).message, variable);
       },
     );
     return { redis, check };

@@ -92,17 +92,18 @@ export class ConversationQueue {
     // On a cluster the inbox and the shard's queue live on different nodes, and
     // one connection orders commands per node only.
     this.#ordered = !inbox.redis.isCluster;
+    if (inbox.redis.isCluster && (options.waitForReplicas ?? 0) > 0) {
+      // WAIT counts one node's replicas; an enqueue on a cluster writes to two nodes.
+      throw new ReplicationTimeoutError(
+        "waitForReplicas cannot be used on a Redis Cluster: WAIT counts the replicas of one node, and an enqueue writes to two. Leave it at 0 on a cluster.",
+      );
+    }
     this.#layouts = new ShardLayouts(inbox.redis, keys);
     this.#refresh = setInterval(() => {
       this.#registered = this.#layouts.register(this.#shards);
       this.#registered.catch(() => {});
     }, LAYOUT_REFRESH_MS);
     this.#refresh.unref();
-  }
-
-  /** The queue of shard 0, for callers of the single queue of before. */
-  get queue(): Queue<TurnJob> {
-    return this.queues[0] as Queue<TurnJob>;
   }
 
   /** Returns whether the message was new (false: a duplicate event, answered once already). */

@@ -91,7 +91,7 @@ describe("the startup check", () => {
     await expect(attempt).rejects.toBeInstanceOf(RedisUnavailableError);
     await expect(attempt).rejects.toThrow(
       new RegExp(
-        `the cluster node 127\\.0\\.0\\.1:${clusterNode.port} reports cluster_state:fail with 0 of 16384 slots assigned\\. Create or fix the cluster`,
+        `^No usable Redis at Redis Cluster via 127\\.0\\.0\\.1:${clusterNode.port}: the cluster node 127\\.0\\.0\\.1:${clusterNode.port} reports cluster_state:fail with 0 of 16384 slots assigned\\. Create or fix the cluster .*Check that Redis is running there and that REDIS_CLUSTER_NODES \\(or the redis: section of the config file\\) is right\\.$`,
       ),
     );
   });
