@@ -76,7 +76,9 @@ export class ConversationQueue {
   readonly #layouts: ShardLayouts;
   readonly #refresh: NodeJS.Timeout;
   readonly #ordered: boolean;
-  #registered: Promise<void> | undefined;
+  #registering: Promise<void> | undefined;
+  /** Set once the shard count is on record: later enqueues skip even the await. */
+  #onRecord = false;
 
   /** Jobs go out on the inbox's own connection: {@link enqueue}'s ordering relies on it. */
   constructor(
@@ -100,8 +102,7 @@ export class ConversationQueue {
     }
     this.#layouts = new ShardLayouts(inbox.redis, keys);
     this.#refresh = setInterval(() => {
-      this.#registered = this.#layouts.register(this.#shards);
-      this.#registered.catch(() => {});
+      this.#layouts.register(this.#shards).catch(() => {});
     }, LAYOUT_REFRESH_MS);
     this.#refresh.unref();
   }
@@ -117,13 +118,7 @@ export class ConversationQueue {
     }
     // Workers drain the queues of shard counts they do not run, so the count
     // must be on record before the first job of it exists.
-    if (this.#registered === undefined) {
-      this.#registered = this.#layouts.register(this.#shards);
-      this.#registered.catch(() => {
-        this.#registered = undefined;
-      });
-    }
-    await this.#registered;
+    if (!this.#onRecord) await this.#register();
     const key = conversationKey(message);
     const queue = this.queues[shardOf(key, this.#shards)] as Queue<TurnJob>;
     // The push must reach Redis before the job can: a job that finds the inbox
@@ -155,6 +150,20 @@ export class ConversationQueue {
     const [fresh] = await Promise.all([pushed, added]);
     await this.#replicated();
     return { fresh };
+  }
+
+  /** Records the shard count once; a failure is the enqueue's, and the next one tries again. */
+  #register(): Promise<void> {
+    this.#registering ??= this.#layouts.register(this.#shards).then(
+      () => {
+        this.#onRecord = true;
+      },
+      (error: unknown) => {
+        this.#registering = undefined;
+        throw error;
+      },
+    );
+    return this.#registering;
   }
 
   /** `WAIT` covers every write this connection made before it: the push and the job. */
