@@ -28,7 +28,7 @@ export default defineConfig({
         test: {
           name: "cluster",
           include: [
-            "test/integration/{pipeline,crash,crash-effects,crash-streaming,resume-count,shutdown,outbound,model-limits-pipeline}.test.ts",
+            "test/integration/{pipeline,shards,crash,crash-effects,crash-streaming,resume-count,shutdown,outbound,model-limits-pipeline}.test.ts",
             "test/integration/{reminders,reminders-pipeline,memory-tools,skills-pipeline}.test.ts",
             "test/integration/store-{intent,scope,history,turn,keys}.test.ts",
             "test/e2e/{slack,discord,telegram,console}.test.ts",
