@@ -1,4 +1,4 @@
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { RedisOutbox } from "./channels/console/outbox.ts";
 import type { SkillSources } from "./conversation/contract.ts";
 import { conversationKey } from "./core/agent/inbound.ts";
@@ -10,6 +10,7 @@ import { EMPTY_CONFIG, type SwitchyardConfig } from "./core/config/index.ts";
 import { type LoggerPort, silentLogger, WarnOnce } from "./core/logger.ts";
 import type { ToolRegistry } from "./core/tools/registry.ts";
 import type { Outbound } from "./ports/outbound.ts";
+import { RedisFactory } from "./runtime/redis-factory.ts";
 import { createStore, type Store } from "./store/index.ts";
 import { ReminderWorker } from "./tools/reminders/index.ts";
 import { Inbox } from "./workers/inbox.ts";
@@ -18,9 +19,21 @@ import type { TurnObserver } from "./workers/turn-environment.ts";
 import { TurnWorker } from "./workers/turn-worker.ts";
 
 export interface SwitchyardOptions {
-  readonly redisUrl: string;
+  /** Builds every connection: one Redis, a cluster or Sentinel (from `connectRedis`). */
+  readonly redis?: RedisFactory;
+  /** A single Redis, when there is no `redis` factory. */
+  readonly redisUrl?: string;
   /** Every Redis key starts with it; default "sy". */
   readonly prefix?: string;
+  /** The conversation queue's shard count (1 by default); every process of a deployment uses the same. */
+  readonly shards?: number;
+  /** The shards this process's worker consumes; all by default. */
+  readonly consumeShards?: readonly number[];
+  /** An enqueue returns once this many replicas have it (Redis `WAIT`); 0 by default. */
+  readonly waitForReplicas?: number;
+  readonly waitTimeoutMs?: number;
+  /** How often the worker looks for queues of other shard counts to drain (15 s by default). */
+  readonly drainIntervalMs?: number;
   readonly registry: ToolRegistry;
   readonly capabilities?: () => Capabilities;
   readonly config?: () => SwitchyardConfig;
@@ -61,26 +74,36 @@ export interface Switchyard {
 export async function startSwitchyard(options: SwitchyardOptions): Promise<Switchyard> {
   const prefix = options.prefix ?? "sy";
   const logger = options.logger ?? silentLogger;
-  const connect = () => new Redis(options.redisUrl, { maxRetriesPerRequest: null });
+  const factory =
+    options.redis ?? (options.redisUrl ? RedisFactory.single(options.redisUrl) : undefined);
+  if (factory === undefined) {
+    throw new TypeError(
+      "startSwitchyard needs a Redis: pass redis (a RedisFactory, e.g. from connectRedis) or redisUrl.",
+    );
+  }
+  const shards = options.shards ?? 1;
   // State reads and writes of many conversations go out together: one socket write per tick, not per command.
-  const stateConnection = () =>
-    new Redis(options.redisUrl, { maxRetriesPerRequest: null, enableAutoPipelining: true });
-  const redis = stateConnection();
+  const redis = factory.create("state");
   const store = createStore(redis, { prefix, logger });
   const inbox = new Inbox(redis, store.keys);
   // The queue has a connection of its own: BullMQ defines some fifty scripts on
   // the connection it is given, and an auto-pipelined connection copies every
   // defined script into each batch it sends (a quarter of a turn's CPU when
   // they shared one).
-  const queueConnection = connect();
-  const queue = new ConversationQueue(new Inbox(queueConnection, store.keys), { prefix });
+  const queueConnection = factory.create("queue");
+  const queue = new ConversationQueue(new Inbox(queueConnection, store.keys), {
+    prefix,
+    shards,
+    ...(options.waitForReplicas !== undefined ? { waitForReplicas: options.waitForReplicas } : {}),
+    ...(options.waitTimeoutMs !== undefined ? { waitTimeoutMs: options.waitTimeoutMs } : {}),
+  });
   const outbox = new RedisOutbox(redis, prefix, conversationKey);
   let worker: TurnWorker | undefined;
   let workerConnection: Redis | undefined;
   let reminders: ReminderWorker | undefined;
   let remindersConnection: Redis | undefined;
   if (options.worker !== false) {
-    workerConnection = connect();
+    workerConnection = factory.create("worker");
     worker = new TurnWorker(
       {
         store,
@@ -104,6 +127,9 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       {
         connection: workerConnection,
         prefix,
+        shards,
+        ...(options.consumeShards ? { consume: options.consumeShards } : {}),
+        ...(options.drainIntervalMs ? { drainIntervalMs: options.drainIntervalMs } : {}),
         ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
         ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
         ...(options.lockDurationMs !== undefined ? { lockDurationMs: options.lockDurationMs } : {}),
@@ -115,7 +141,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     );
     worker.start();
     // Reminders set by the tools fire here, through the same outbounds as answers.
-    remindersConnection = connect();
+    remindersConnection = factory.create("reminders");
     reminders = new ReminderWorker({
       connection: remindersConnection,
       redis,
@@ -134,7 +160,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     ...(reminders ? { reminders } : {}),
     async close() {
       // Closing connections BullMQ is still opening leaves their commands rejected unhandled.
-      await worker?.worker.waitUntilReady().catch(() => {});
+      await worker?.waitUntilReady().catch(() => {});
       await reminders?.worker.waitUntilReady().catch(() => {});
       await Promise.all([worker?.close(), reminders?.close()]);
       await queue.close();

@@ -25,7 +25,12 @@ export interface HostOptions {
    * (`switchyard tools`, which only lists) those tools are defined but never
    * connect.
    */
-  readonly redis?: { readonly url: string; readonly prefix: string };
+  readonly redis?: {
+    readonly url?: string;
+    readonly prefix: string;
+    /** Builds the connection instead of `url` (a cluster or Sentinel); it must connect lazily. */
+    readonly connect?: () => Redis;
+  };
   /** The config file's folder: a relative MCP `cwd:` is read from there. */
   readonly baseDir?: string;
   readonly logger?: LoggerPort & {
@@ -54,10 +59,12 @@ export class Host {
     const { config, env } = options;
     const prefix = options.redis?.prefix ?? "sy";
     // Nothing connects until a memory or reminder tool runs: listing tools needs no Redis.
-    this.#redis = new Redis(options.redis?.url ?? "redis://127.0.0.1:6379", {
-      lazyConnect: true,
-      maxRetriesPerRequest: null,
-    });
+    this.#redis =
+      options.redis?.connect?.() ??
+      new Redis(options.redis?.url ?? "redis://127.0.0.1:6379", {
+        lazyConnect: true,
+        maxRetriesPerRequest: null,
+      });
     const skill = defineSkillTool((ctx) => ctx.skills ?? NO_SKILLS);
     this.registry = new ToolRegistry([
       ...builtinTools(),

@@ -44,3 +44,11 @@ export {
 export { defineToolsets, type ToolsetDef } from "./core/tools/toolsets.ts";
 export type { DeliveryTarget, Outbound } from "./ports/outbound.ts";
 export { createOpenAIProvider } from "./providers/openai.ts";
+export {
+  type ConnectionRole,
+  connectRedis,
+  describeTopology,
+  RedisFactory,
+  type RedisTopology,
+  topologyFrom,
+} from "./runtime/redis.ts";

@@ -1,6 +1,5 @@
 import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { Redis } from "ioredis";
 import { startSwitchyard } from "../app.ts";
 import { runConsole } from "../channels/console/channel.ts";
 import { DiscordChannel } from "../channels/discord/channel.ts";
@@ -25,6 +24,7 @@ import {
   providerFromEnv,
   StartOptionError,
 } from "./platforms.ts";
+import { queueFromEnv, queueSettings } from "./queue-settings.ts";
 
 export { StartOptionError } from "./platforms.ts";
 
@@ -43,6 +43,11 @@ Options:
 
 Environment:
   REDIS_URL                   Redis (default: 127.0.0.1:6379, else a local redis-server is started)
+  REDIS_CLUSTER_NODES         A Redis Cluster instead: host:port,host:port (seed nodes)
+  REDIS_SENTINELS, REDIS_SENTINEL_NAME   Sentinel instead: host:port,host:port and the master group
+  REDIS_USERNAME, REDIS_PASSWORD, REDIS_SENTINEL_PASSWORD, REDIS_TLS   For the cluster or Sentinel nodes
+  SWITCHYARD_QUEUE_SHARDS     Conversation queue shards (default 1; on a cluster, one per master)
+  SWITCHYARD_QUEUE_CONSUME    The shards this process works on, e.g. 0,1 or 0-3 (default: all)
   OPENAI_API_KEY, OPENAI_BASE_URL, SWITCHYARD_MODEL   The model (any OpenAI-compatible server)
   SWITCHYARD_MODEL_FIRST_BYTE_MS, _IDLE_MS, _CALL_MS   Model timeouts (default 60000, 30000, 300000)
   SWITCHYARD_METRICS_PORT     Prometheus /metrics, /healthz, /readyz (default 9464; 0 = off)
@@ -93,6 +98,7 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
     ...numberFromEnv(env, "SWITCHYARD_TOOL_TIMEOUT_MS", "toolTimeoutMs"),
   };
   const metricsPort = portFromEnv(env, "SWITCHYARD_METRICS_PORT", 9464);
+  const queueEnv = queueFromEnv(env);
   let liveConfig: LiveConfig | undefined;
   const channels = platformChannels(env, portFromEnv(env, "SWITCHYARD_HTTP_PORT", 3000), () =>
     liveConfig ? liveConfig.current : EMPTY_CONFIG,
@@ -110,12 +116,19 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
   const config = new LiveConfig(configPath(values.config, env), port);
   liveConfig = config;
   const provider = providerFromEnv(env, port, () => config.current.model);
-  const redis = await connectRedis({ dataDir: ".switchyard", logger, env });
+  const redis = await connectRedis({
+    dataDir: ".switchyard",
+    logger,
+    env,
+    config: config.current.redis,
+  });
+  const queue = queueSettings(queueEnv, config.current.queue, redis.check);
+  logger.info({ shards: queue.shards, consume: queue.consume ?? "all" }, "conversation queue");
   const prefix = env.SWITCHYARD_PREFIX ?? "sy";
   const host = new Host({
     env,
     config: config.current,
-    redis: { url: redis.url, prefix },
+    redis: { prefix, connect: () => redis.factory.create("tools") },
     ...(config.file ? { baseDir: dirname(resolve(config.file)) } : {}),
     logger: {
       info: (message, fields) => logger.info({ ...fields }, message),
@@ -140,8 +153,12 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
   });
 
   const app = await startSwitchyard({
-    redisUrl: redis.url,
+    redis: redis.factory,
     prefix,
+    shards: queue.shards,
+    ...(queue.consume ? { consumeShards: queue.consume } : {}),
+    waitForReplicas: queue.waitForReplicas,
+    waitTimeoutMs: queue.waitTimeoutMs,
     registry,
     capabilities,
     config: () => config.current,
@@ -241,7 +258,7 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
     logger.info(role === "worker" ? "worker started; waiting for turns" : "channels started");
     await new Promise<void>(() => {});
   }
-  const reader = new Redis(redis.url, { maxRetriesPerRequest: null });
+  const reader = redis.factory.create("reader");
   try {
     await runConsole({
       input: process.stdin,

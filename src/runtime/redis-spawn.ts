@@ -15,6 +15,15 @@ export interface SpawnRedisOptions {
   readonly binary?: string;
   /** How long redis-server may take to answer PING (loading a big AOF takes a while). */
   readonly startTimeoutMs?: number;
+  /**
+   * Keep the data on disk (snapshot every minute with a change, plus the
+   * append-only file); true by default. Throwaway nodes (a test cluster) turn it off.
+   */
+  readonly persist?: boolean;
+  /** A config file, read first; Sentinel needs one it can rewrite. */
+  readonly configFile?: string;
+  /** More `--name value` arguments, after the defaults, e.g. `["--cluster-enabled", "yes"]`. */
+  readonly args?: readonly string[];
 }
 
 export interface SpawnedRedis {
@@ -24,13 +33,16 @@ export interface SpawnedRedis {
   readonly dataDir: string;
   /** Shuts redis-server down cleanly (SIGTERM: it fsyncs the AOF and saves), SIGKILL if it hangs. */
   stop(): Promise<void>;
+  /** Kills redis-server at once (SIGKILL), as a crashed machine would: nothing is saved. */
+  kill(): Promise<void>;
 }
 
 const OUTPUT_LINES = 20;
 const STOP_GRACE_MS = 10_000;
 const PORT_ATTEMPTS = 3;
 
-async function freePort(): Promise<number> {
+/** A TCP port free on 127.0.0.1 right now (another process may take it before it is used). */
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((done, fail) => {
     server.once("error", fail);
@@ -76,15 +88,18 @@ export async function spawnRedis(options: SpawnRedisOptions): Promise<SpawnedRed
 async function start(options: SpawnRedisOptions & { port: number }): Promise<SpawnedRedis> {
   const binary = options.binary ?? "redis-server";
   const { dataDir, port } = options;
+  const persist = options.persist ?? true;
   const child = spawn(
     binary,
     [
+      options.configFile ? [options.configFile] : [],
       ["--port", String(port)],
       ["--bind", "127.0.0.1"],
       ["--dir", dataDir],
-      ["--save", "60", "1"],
-      ["--appendonly", "yes"],
+      persist ? ["--save", "60", "1"] : ["--save", ""],
+      ["--appendonly", persist ? "yes" : "no"],
       ["--daemonize", "no"],
+      options.args ?? [],
     ].flat(),
     { stdio: ["ignore", "pipe", "pipe"] },
   );
@@ -156,6 +171,11 @@ async function start(options: SpawnRedisOptions & { port: number }): Promise<Spa
     stop: () => {
       stopping ??= stop();
       return stopping;
+    },
+    kill: async () => {
+      if (!exit) child.kill("SIGKILL");
+      await exited;
+      process.off("exit", killOnExit);
     },
   };
 }

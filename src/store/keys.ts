@@ -1,5 +1,6 @@
 import { type ConversationAddress, conversationKey } from "../core/agent/inbound.ts";
 import { StoreInputError } from "./errors.ts";
+import { slotSpreadTag } from "./key-slot.ts";
 
 /** The prefix every Switchyard key starts with unless configured otherwise. */
 export const DEFAULT_PREFIX = "sy";
@@ -52,6 +53,7 @@ export interface ConversationKeys {
  * keys.conversation(address).intent; // "sy:{conv:slack:T1:C1:1700000000.1}:intent"
  * `${keys.conversationTag(address)}:inbox`; // a worker's key in the same slot
  * keys.scope("channel", address); // "sy:{ws:slack:T1}:channel:C1:scope"
+ * keys.turnQueuePrefix(0, 4); // "sy:{q:turns:0of4:5}": BullMQ's prefix for shard 0 of 4
  */
 export class KeyScheme {
   readonly prefix: string;
@@ -94,13 +96,63 @@ export class KeyScheme {
     }
     return `${tag}:channel:${encodeURIComponent(channel)}:scope`;
   }
+
+  /**
+   * BullMQ's prefix for shard `shard` of `shards` of the conversation queue.
+   * BullMQ's scripts touch several keys of one queue at once, so all of them
+   * must share a slot: the prefix carries the hash tag. Each shard's tag sits
+   * at a different stretch of the slot space (see `slotSpreadTag`), so on a
+   * cluster the shards land on different masters. The shard count is part of
+   * the tag: queues of another count are other queues, drained, never mixed.
+   * This layout is read by every process of a deployment: never change it.
+   */
+  turnQueuePrefix(shard: number, shards: number): string {
+    if (!Number.isInteger(shards) || shards < 1 || !Number.isInteger(shard) || shard < 0) {
+      throw new StoreInputError(`There is no queue shard ${shard} of ${shards}.`);
+    }
+    if (shard >= shards) {
+      throw new StoreInputError(
+        `Shard ${shard} does not exist with ${shards} shards: shards are numbered 0 to ${shards - 1}.`,
+      );
+    }
+    return `${this.prefix}:{${slotSpreadTag(`q:turns:${shard}of${shards}`, shard, shards)}}`;
+  }
+
+  /** BullMQ's prefix for the reminder queue: one queue, one slot of its own. */
+  reminderQueuePrefix(): string {
+    return `${this.prefix}:{q:reminders}`;
+  }
+
+  /**
+   * The HASH of the shard counts in use (count -> when a process last said it
+   * uses it), so workers can find and drain the queues of a count no longer
+   * configured.
+   */
+  queueLayouts(): string {
+    return `${this.prefix}:{q:layouts}`;
+  }
+
+  /**
+   * BullMQ's prefix before queues were sharded and hash-tagged, `<prefix>:bull`.
+   * Its keys span slots, so it exists only on a single Redis or Sentinel;
+   * read only to drain what a deployment queued before upgrading.
+   */
+  legacyQueuePrefix(): string {
+    return `${this.prefix}:bull`;
+  }
 }
 
-/** A prefix with a brace would move the hash tag and split a conversation across slots. */
+/**
+ * Redis hashes a key by its first `{...}`: a brace in the prefix would become
+ * the hash tag of every key, putting all of them in one slot (one master of
+ * a cluster) or splitting a conversation's keys from each other. Switchyard
+ * places the tags itself, so the same prefix works on one Redis and on a
+ * cluster.
+ */
 function checkPrefix(prefix: string): string {
   if (prefix.length === 0 || /[{}\s]/.test(prefix)) {
     throw new StoreInputError(
-      `Key prefix ${JSON.stringify(prefix)} cannot be used: it must be non-empty, without braces or spaces (for example "sy" or "sy-staging").`,
+      `Key prefix ${JSON.stringify(prefix)} cannot be used: it must be non-empty, without braces or spaces (for example "sy" or "sy-staging"). Do not add a {hash tag} for a Redis Cluster: Switchyard tags its keys itself, a conversation's in one slot and each queue shard in its own.`,
     );
   }
   return prefix;

@@ -4,7 +4,10 @@ import type { Redis } from "ioredis";
 import { conversationKey } from "../core/agent/inbound.ts";
 import { isTransientFailure } from "../core/transient-failure.ts";
 import { RepeatedWarnings } from "../observability/repeated-warnings.ts";
-import { TURN_QUEUE, type TurnJob } from "./queue.ts";
+import { KeyScheme } from "../store/keys.ts";
+import type { TurnJob } from "./queue.ts";
+import { ShardDrainer } from "./shard-drain.ts";
+import { shardQueues, TURN_QUEUE } from "./shards.ts";
 import { takeSnapshot } from "./snapshot.ts";
 import { drainConversation } from "./turn.ts";
 import { LostLeaseError, type TurnEnvironment } from "./turn-environment.ts";
@@ -13,7 +16,15 @@ export interface TurnWorkerOptions {
   readonly connection: Redis;
   readonly prefix?: string;
   readonly queueName?: string;
-  /** Conversations this process works on at once. */
+  /** The conversation queue's shard count; 1 by default. Producers must use the same. */
+  readonly shards?: number;
+  /** The shards this process consumes; all by default. */
+  readonly consume?: readonly number[];
+  /** Whether to drain the queue from before sharding (`<prefix>:bull`); by default unless on a cluster, where it cannot exist. */
+  readonly drainLegacy?: boolean;
+  /** How often queues of other shard counts are looked at and drained. */
+  readonly drainIntervalMs?: number;
+  /** Conversations this process works on at once, over all its shards. */
   readonly concurrency?: number;
   /** How long a conversation's lease lasts without a heartbeat. */
   readonly leaseMs?: number;
@@ -32,7 +43,9 @@ export interface TurnWorkerOptions {
  * turn from its checkpoint.
  */
 export class TurnWorker {
-  readonly worker: Worker<TurnJob>;
+  /** One BullMQ worker per consumed shard. */
+  readonly workers: readonly Worker<TurnJob>[];
+  readonly drainer: ShardDrainer;
   // The pid is in every lease token, so an operator (or a test) can tell which process holds a conversation.
   readonly #instance = `${process.pid}.${randomUUID().slice(0, 4)}`;
   readonly #leaseMs: number;
@@ -46,34 +59,70 @@ export class TurnWorker {
   ) {
     this.#leaseMs = options.leaseMs ?? 30_000;
     this.#retryMs = Math.min(1_000, Math.max(100, Math.floor(this.#leaseMs / 3)));
-    this.worker = new Worker<TurnJob>(
-      options.queueName ?? TURN_QUEUE,
-      (job, token) => this.#process(job, token),
-      {
-        connection: options.connection,
-        prefix: `${options.prefix ?? "sy"}:bull`,
-        concurrency: options.concurrency ?? 8,
-        lockDuration: options.lockDurationMs ?? 30_000,
-        stalledInterval: options.stalledIntervalMs ?? 30_000,
-        // A stalled job is the only thing that resumes a crashed worker's turn; never give up on it.
-        maxStalledCount: 1_000,
-        autorun: false,
-      },
+    const keys = new KeyScheme(options.prefix ?? "sy");
+    const shards = options.shards ?? 1;
+    const queues = shardQueues(keys, shards, options.consume);
+    // A process's concurrency is shared by its shards; a conversation's shard is a
+    // uniform hash, so each shard sees about the same share of the work.
+    const perShard = Math.max(1, Math.ceil((options.concurrency ?? 8) / queues.length));
+    const workerOptions = {
+      concurrency: perShard,
+      lockDuration: options.lockDurationMs ?? 30_000,
+      stalledInterval: options.stalledIntervalMs ?? 30_000,
+      // A stalled job is the only thing that resumes a crashed worker's turn; never give up on it.
+      maxStalledCount: 1_000,
+    };
+    const processor = (job: Job<TurnJob>, token: string | undefined) => this.#process(job, token);
+    this.workers = queues.map(
+      ({ prefix }) =>
+        new Worker<TurnJob>(options.queueName ?? TURN_QUEUE, processor, {
+          ...workerOptions,
+          connection: options.connection,
+          prefix,
+          autorun: false,
+        }),
     );
     // While Redis refuses writes BullMQ emits this thousands of times a second: log it with backoff.
     this.#warnings = new RepeatedWarnings(env.logger);
-    this.worker.on("error", (error) =>
-      this.#warnings.warn("worker error", { error: (error as Error).message }),
-    );
+    for (const worker of this.workers) {
+      worker.on("error", (error) =>
+        this.#warnings.warn("worker error", { error: (error as Error).message }),
+      );
+    }
+    this.drainer = new ShardDrainer({
+      connection: options.connection,
+      keys,
+      shards,
+      legacy: options.drainLegacy ?? !options.connection.isCluster,
+      processor,
+      workerOptions,
+      logger: env.logger,
+      ...(options.queueName ? { queueName: options.queueName } : {}),
+      ...(options.drainIntervalMs ? { intervalMs: options.drainIntervalMs } : {}),
+    });
   }
 
   start(): void {
-    void this.worker.run();
+    for (const worker of this.workers) void worker.run();
+    this.drainer.start();
+  }
+
+  /** Resolves once every shard's worker is connected. */
+  async waitUntilReady(): Promise<void> {
+    await Promise.all(this.workers.map((worker) => worker.waitUntilReady()));
+  }
+
+  /**
+   * The shard workers as one, for callers that waited on the single worker
+   * of before (`app.worker.worker.waitUntilReady()`).
+   */
+  get worker(): { waitUntilReady(): Promise<void> } {
+    return this;
   }
 
   /** Stops taking jobs and waits for the turns in progress to finish (SIGTERM). */
   async close(): Promise<void> {
-    await this.worker.close();
+    await Promise.all([...this.workers.map((worker) => worker.close()), this.drainer.close()]);
   }
 
   async #process(job: Job<TurnJob>, token: string | undefined): Promise<string> {

@@ -2,7 +2,13 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
-import { connectRedis, deleteKeysUnder, REDIS_URL, uniquePrefix } from "../support/redis.ts";
+import {
+  connectRedis,
+  deleteKeysUnder,
+  envWithoutRedis,
+  redisEnv,
+  uniquePrefix,
+} from "../support/redis.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/switchyard.js", import.meta.url));
 
@@ -10,7 +16,7 @@ const BIN = fileURLToPath(new URL("../../bin/switchyard.js", import.meta.url));
 function runStart(input: string, env: Record<string, string>, args: string[] = []) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
     const child = spawn(process.execPath, [BIN, "start", ...args], {
-      env: { ...process.env, REDIS_URL, SWITCHYARD_METRICS_PORT: "0", ...env },
+      env: { ...envWithoutRedis(), ...redisEnv(), SWITCHYARD_METRICS_PORT: "0", ...env },
       stdio: ["pipe", "pipe", "pipe"],
     });
     let stdout = "";

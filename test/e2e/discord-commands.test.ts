@@ -19,7 +19,7 @@ import {
   startDiscordBot,
 } from "../support/discord.ts";
 import { bigTool, lookupTool } from "../support/pipeline.ts";
-import { deleteKeysUnder, REDIS_URL, uniquePrefix } from "../support/redis.ts";
+import { connectRedis, deleteKeysUnder, uniquePrefix } from "../support/redis.ts";
 
 const running: DiscordSetup[] = [];
 const fakes: FakeDiscord[] = [];
@@ -111,8 +111,7 @@ describe("Discord application commands", () => {
       ]);
       expect(commandPuts(discord, GUILD_COMMANDS)).toEqual([["tools", "skills"], []]);
     } finally {
-      const { Redis } = await import("ioredis");
-      const redis = new Redis(REDIS_URL);
+      const redis = connectRedis({});
       await deleteKeysUnder(redis, prefix);
       redis.disconnect();
     }

@@ -1,11 +1,10 @@
 import { createServer } from "node:net";
-import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { KeyScheme } from "../../src/store/keys.ts";
 import { Inbox } from "../../src/workers/inbox.ts";
 import { ConversationQueue } from "../../src/workers/queue.ts";
 import { startFakeOpenAI } from "../fakes/openai-server.ts";
-import { deleteKeysUnder, REDIS_URL, uniquePrefix } from "../support/redis.ts";
+import { connectRedis, deleteKeysUnder, uniquePrefix } from "../support/redis.ts";
 import { startWorkerProcess, type WorkerProcess } from "../support/workers.ts";
 
 async function freePort(): Promise<number> {
@@ -19,7 +18,7 @@ async function freePort(): Promise<number> {
 
 describe("a worker's metrics and health endpoints", () => {
   const prefix = uniquePrefix("metrics");
-  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+  const redis = connectRedis({ maxRetriesPerRequest: null });
   let worker: WorkerProcess | undefined;
 
   afterAll(async () => {

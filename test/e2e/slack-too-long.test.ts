@@ -44,7 +44,7 @@ describe("Slack input over the text limit", () => {
     await settle();
     expect(visibleIn(h.slack, thread)).toEqual([tooLongReply(LENGTH)]);
     expect(h.pipe.fake.requests).toHaveLength(0);
-    expect(await h.pipe.app.queue.queue.getJobCounts()).toMatchObject({
+    expect(await h.pipe.app.queue.queues[0]?.getJobCounts()).toMatchObject({
       waiting: 0,
       active: 0,
     });

@@ -58,7 +58,7 @@ describe("a Telegram message over the inbound limit", () => {
     await settle();
     expect(telegram.botMessages(ALICE.id)).toHaveLength(1);
     expect(pipe.fake.requests).toHaveLength(0);
-    expect(await pipe.app.queue.queue.getJobCounts()).toMatchObject({ waiting: 0, active: 0 });
+    expect(await pipe.app.queue.queues[0]?.getJobCounts()).toMatchObject({ waiting: 0, active: 0 });
   });
 
   it("counts a caption as text: a photo with a caption over the limit gets the same answer", async () => {

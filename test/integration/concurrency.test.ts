@@ -1,4 +1,4 @@
-import { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OutboxEntry } from "../../src/channels/console/outbox.ts";
 import { RedisOutbox } from "../../src/channels/console/outbox.ts";
@@ -11,7 +11,7 @@ import { KeyScheme } from "../../src/store/keys.ts";
 import { Inbox } from "../../src/workers/inbox.ts";
 import { ConversationQueue } from "../../src/workers/queue.ts";
 import { type FakeOpenAI, type RecordedRequest, startFakeOpenAI } from "../fakes/openai-server.ts";
-import { deleteKeysUnder, REDIS_URL, uniquePrefix } from "../support/redis.ts";
+import { connectRedis, deleteKeysUnder, uniquePrefix } from "../support/redis.ts";
 import { startWorkerProcess, type WorkerProcess } from "../support/workers.ts";
 
 /** The fake model acknowledges exactly the person's messages it has not answered yet. */
@@ -25,27 +25,54 @@ function acknowledge(request: RecordedRequest) {
   };
 }
 
-/** The pids in the lease tokens held right now (`<job>|<pid>.<n>|<n>`). */
+/** The pids in the lease tokens held right now (`<job>|<pid>.<n>|<n>`), on every master of a cluster. */
 async function leaseHolders(redis: Redis, prefix: string): Promise<string[]> {
+  const nodes = redis.isCluster ? (redis as unknown as Cluster).nodes("master") : [redis];
   const tokens: string[] = [];
-  let cursor = "0";
-  do {
-    const [next, keys] = await redis.scan(
-      cursor,
-      "MATCH",
-      `${prefix}:{conv:*}:lease`,
-      "COUNT",
-      1000,
-    );
-    cursor = next;
-    if (keys.length > 0) tokens.push(...((await redis.mget(...keys)).filter(Boolean) as string[]));
-  } while (cursor !== "0");
+  for (const node of nodes) {
+    let cursor = "0";
+    do {
+      const [next, keys] = await node.scan(
+        cursor,
+        "MATCH",
+        `${prefix}:{conv:*}:lease`,
+        "COUNT",
+        1000,
+      );
+      cursor = next;
+      // One GET per key: on a cluster the leases are in different slots.
+      for (const token of await Promise.all(keys.map((key) => node.get(key)))) {
+        if (token) tokens.push(token);
+      }
+    } while (cursor !== "0");
+  }
   return tokens;
+}
+
+/** Commands that are the cluster's upkeep or the test's own probing, not the queue's work. */
+const UPKEEP =
+  /^cmdstat_(cluster|info|ping|client|command|config|hello|readonly|select|auth|scan|get)$/;
+
+/** Each master's count of commands run so far (INFO commandstats, no MONITOR), by address. */
+async function commandsPerMaster(redis: Redis): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  if (!redis.isCluster) return counts;
+  for (const node of (redis as unknown as Cluster).nodes("master")) {
+    const info = await node.info("commandstats");
+    let total = 0;
+    for (const [, name, calls] of info.matchAll(/^(cmdstat_[a-z|_-]+):calls=(\d+)/gm)) {
+      if (!UPKEEP.test(name as string)) total += Number(calls);
+    }
+    counts.set(`${node.options.host}:${node.options.port}`, total);
+  }
+  return counts;
 }
 
 const CONVERSATIONS = 50;
 const MESSAGES = 20;
 const WORKERS = 4;
+/** On a 3-master cluster, 4 shards put the queue on every master; on one Redis it tests sharding itself. */
+const SHARDS = 4;
 
 describe("many conversations on many worker processes", () => {
   let fake: FakeOpenAI;
@@ -57,9 +84,9 @@ describe("many conversations on many worker processes", () => {
 
   beforeAll(async () => {
     fake = await startFakeOpenAI({ responder: acknowledge });
-    redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+    redis = connectRedis({ maxRetriesPerRequest: null });
     const keys = new KeyScheme(prefix);
-    queue = new ConversationQueue(new Inbox(redis, keys), { prefix });
+    queue = new ConversationQueue(new Inbox(redis, keys), { prefix, shards: SHARDS });
     outbox = new RedisOutbox(redis, prefix, conversationKey);
     const env = {
       SWITCHYARD_PREFIX: prefix,
@@ -67,6 +94,7 @@ describe("many conversations on many worker processes", () => {
       OPENAI_API_KEY: "test",
       SWITCHYARD_MODEL: "fake-model",
       SWITCHYARD_CONCURRENCY: "16",
+      SWITCHYARD_QUEUE_SHARDS: String(SHARDS),
     };
     workers.push(
       ...(await Promise.all(Array.from({ length: WORKERS }, () => startWorkerProcess(env)))),
@@ -96,6 +124,7 @@ describe("many conversations on many worker processes", () => {
       eventId: `${address.conversation}-e${i}`,
       time: Date.now(),
     });
+    const before = await commandsPerMaster(redis);
     // Every conversation at once; within one, messages in arrival order, and every
     // fifth event delivered a second time, as a platform retry would.
     await Promise.all(
@@ -144,5 +173,15 @@ describe("many conversations on many worker processes", () => {
     // Turns were spread over the worker processes, not all run by one.
     expect(holders.size).toBeGreaterThan(1);
     for (const pid of holders) expect(workers.map((w) => String(w.pid))).toContain(pid);
+    // On a cluster, the work was spread over the masters: no master ran most of it.
+    const after = await commandsPerMaster(redis);
+    const served = [...after].map(
+      ([node, calls]) => [node, calls - (before.get(node) ?? 0)] as const,
+    );
+    const total = served.reduce((sum, [, calls]) => sum + calls, 0);
+    for (const [node, calls] of served) {
+      expect(calls / total, `${node} ran ${calls} of ${total} commands`).toBeLessThanOrEqual(0.6);
+      expect(calls, `${node} ran none of the work`).toBeGreaterThan(0);
+    }
   }, 180_000);
 });

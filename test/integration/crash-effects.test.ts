@@ -3,7 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ConversationAddress } from "../../src/core/agent/inbound.ts";
 import { createStore } from "../../src/store/index.ts";
@@ -11,7 +11,7 @@ import { reminderQueue } from "../../src/tools/reminders/index.ts";
 import { Inbox } from "../../src/workers/inbox.ts";
 import { ConversationQueue } from "../../src/workers/queue.ts";
 import { type FakeOpenAI, type RecordedRequest, startFakeOpenAI } from "../fakes/openai-server.ts";
-import { deleteKeysUnder, REDIS_URL, uniquePrefix } from "../support/redis.ts";
+import { connectRedis, deleteKeysUnder, uniquePrefix } from "../support/redis.ts";
 import {
   firstPosts,
   killLeaseHolder,
@@ -79,7 +79,7 @@ describe("a worker killed while a tool with effects runs", () => {
         };
       },
     });
-    redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+    redis = connectRedis({ maxRetriesPerRequest: null });
     const env = {
       SWITCHYARD_PREFIX: prefix,
       SWITCHYARD_CONFIG: config,

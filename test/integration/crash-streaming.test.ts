@@ -1,4 +1,4 @@
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import type { InboundMessage } from "../../src/core/agent/inbound.ts";
 import { createStore } from "../../src/store/index.ts";
@@ -9,7 +9,7 @@ import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
 import { until } from "../support/channels.ts";
 import { startLatencyProxy } from "../support/latency-proxy.ts";
-import { deleteKeysUnder, REDIS_URL, uniquePrefix } from "../support/redis.ts";
+import { connectRedis, deleteKeysUnder, uniquePrefix } from "../support/redis.ts";
 import { killLeaseHolder, startWorkerProcess, type WorkerProcess } from "../support/workers.ts";
 
 const ANSWER =
@@ -47,7 +47,7 @@ async function start(
   const proxy = fromSlack
     ? await startLatencyProxy({ target: slack.origin, fromFake: fromSlack })
     : undefined;
-  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+  const redis = connectRedis({ maxRetriesPerRequest: null });
   const prefix = uniquePrefix("crashstream");
   const env = {
     SWITCHYARD_PREFIX: prefix,

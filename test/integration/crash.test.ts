@@ -1,11 +1,11 @@
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ConversationAddress } from "../../src/core/agent/inbound.ts";
 import { createStore } from "../../src/store/index.ts";
 import { Inbox } from "../../src/workers/inbox.ts";
 import { ConversationQueue } from "../../src/workers/queue.ts";
 import { type FakeOpenAI, type RecordedRequest, startFakeOpenAI } from "../fakes/openai-server.ts";
-import { deleteKeysUnder, REDIS_URL, uniquePrefix } from "../support/redis.ts";
+import { connectRedis, deleteKeysUnder, uniquePrefix } from "../support/redis.ts";
 import {
   firstPosts,
   killLeaseHolder,
@@ -44,7 +44,7 @@ describe("a worker killed mid-turn", () => {
           : { content: "It is time." };
       },
     });
-    redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+    redis = connectRedis({ maxRetriesPerRequest: null });
     const env = {
       SWITCHYARD_PREFIX: prefix,
       OPENAI_BASE_URL: fake.url,

@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type Switchyard, startSwitchyard } from "../../src/app.ts";
@@ -9,7 +8,7 @@ import { ToolRegistry } from "../../src/core/tools/registry.ts";
 import { defineTool } from "../../src/core/tools/tool.ts";
 import { createOpenAIProvider } from "../../src/providers/openai.ts";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
-import { deleteKeysUnder, REDIS_URL, uniquePrefix } from "../support/redis.ts";
+import { connectRedis, deleteKeysUnder, testRedisFactory, uniquePrefix } from "../support/redis.ts";
 
 const NEVER = 600_000;
 
@@ -39,7 +38,7 @@ async function startBot(limits: Partial<ModelLimits>): Promise<Bot> {
   const prefix = uniquePrefix("model-limits");
   const outcomes: string[] = [];
   const app = await startSwitchyard({
-    redisUrl: REDIS_URL,
+    redis: testRedisFactory(),
     prefix,
     registry: new ToolRegistry([writeNote]),
     provider: createOpenAIProvider({ apiKey: "test", baseURL: fake.url, model: "m", limits }),
@@ -81,7 +80,7 @@ async function startBot(limits: Partial<ModelLimits>): Promise<Bot> {
     close: async () => {
       await app.close();
       await fake.close();
-      const redis = new Redis(REDIS_URL);
+      const redis = connectRedis({});
       await deleteKeysUnder(redis, prefix);
       redis.disconnect();
     },

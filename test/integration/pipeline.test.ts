@@ -238,7 +238,7 @@ describe("the agent loop at run time", () => {
   it("keeps a long turn's lease alive, so a second worker never runs the same conversation at once", async () => {
     pipe = await startPipeline();
     const second = await (await import("../../src/app.ts")).startSwitchyard({
-      redisUrl: (await import("../support/redis.ts")).REDIS_URL,
+      redis: (await import("../support/redis.ts")).testRedisFactory(),
       prefix: pipe.prefix,
       registry: new (await import("../../src/core/tools/registry.ts")).ToolRegistry([]),
       provider: (await import("../../src/providers/openai.ts")).createOpenAIProvider({

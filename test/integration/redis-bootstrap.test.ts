@@ -112,7 +112,7 @@ describe("connectRedis", () => {
     expect(await readdir(dataDir)).toContain("appendonlydir");
     expect(lines.join("\n")).toContain("starting redis-server");
 
-    const { url } = connection;
+    const url = connection.url as string;
     await connection.stop();
     connection = undefined;
     const probe = createRedisConnection(url, { lazyConnect: true, retryStrategy: () => null });

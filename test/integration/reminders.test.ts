@@ -1,5 +1,4 @@
 import { Queue } from "bullmq";
-import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { RedisOutbox } from "../../src/channels/console/outbox.ts";
 import { conversationKey } from "../../src/core/agent/inbound.ts";
@@ -9,6 +8,8 @@ import {
 } from "../../src/core/config/reminders-section.ts";
 import type { AnyTool, ToolContext } from "../../src/core/tools/tool.ts";
 import type { DeliveryTarget, Outbound } from "../../src/ports/outbound.ts";
+import { keySlot } from "../../src/store/key-slot.ts";
+import { KeyScheme } from "../../src/store/keys.ts";
 import {
   REMINDER_QUEUE,
   type Reminder,
@@ -16,8 +17,9 @@ import {
   reminderQueue,
   reminderTools,
 } from "../../src/tools/reminders/index.ts";
+import { moveLegacyReminders } from "../../src/tools/reminders/legacy-queue.ts";
 import { runTool } from "../../src/workers/tool-runner.ts";
-import { REDIS_URL, useTestRedis } from "../support/redis.ts";
+import { connectRedis, keysUnder, TOPOLOGY, useTestRedis } from "../support/redis.ts";
 
 const db = useTestRedis("reminders");
 
@@ -77,7 +79,7 @@ function setup(options: { now?: () => number; defaults?: Partial<RemindersConfig
     (await runTool(tool, args, call, ctx, { timeoutMs: 5_000 })).output;
   /** A worker as a worker process runs one, on a BullMQ connection of its own. */
   const startWorker = (outbounds: Record<string, Outbound> = { console: outbox }) => {
-    const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+    const connection = connectRedis({ maxRetriesPerRequest: null });
     const worker = new ReminderWorker({
       connection,
       redis: db.redis,
@@ -287,11 +289,70 @@ describe("reminders through BullMQ delayed jobs", () => {
     expect(await r.outbox.read("0", 1)).toEqual([]);
   });
 
-  it("keeps its queue under the same BullMQ prefix as the conversation queue", async () => {
+  it("keeps its queue in one hash slot of its own, so it runs on a Redis Cluster", async () => {
     const r = setup();
     await r.set({ text: "x", in: "1h" });
-    const direct = new Queue(REMINDER_QUEUE, { connection: db.redis, prefix: `${db.prefix}:bull` });
+    const prefix = new KeyScheme(db.prefix).reminderQueuePrefix();
+    const direct = new Queue(REMINDER_QUEUE, { connection: db.redis, prefix });
     closers.push(() => direct.close());
     expect(await direct.getJobState("r1")).toBe("delayed");
+    const bullKeys = (await keysUnder(db.redis, db.prefix)).filter((key) => key.startsWith(prefix));
+    expect(bullKeys.length).toBeGreaterThan(1);
+    expect(new Set(bullKeys.map(keySlot)).size).toBe(1);
+  });
+
+  it("moves reminders an earlier version queued under <prefix>:bull and fires them when due (a cluster never had that queue)", async () => {
+    if (TOPOLOGY === "cluster") {
+      // The old prefix's keys span slots, so no deployment can have it on a cluster: nothing is tried.
+      const warnings: string[] = [];
+      const moved = await moveLegacyReminders(db.redis, db.prefix, {
+        warn: (message) => void warnings.push(message),
+      });
+      expect([moved, warnings]).toEqual([0, []]);
+      return;
+    }
+    const r = setup();
+    const now = Date.now();
+    const reminder = (id: string, text: string, dueAt: number): Reminder => ({
+      id,
+      platform: "console",
+      workspace: "local",
+      channel: "terminal",
+      conversation: "main",
+      user: "console-user",
+      text,
+      dueAt,
+      timeZone: "UTC",
+      createdAt: now,
+    });
+    // What the version before hash-tagged queues left behind: delayed jobs under <prefix>:bull.
+    const old = new Queue<Reminder>(REMINDER_QUEUE, {
+      connection: db.redis,
+      prefix: `${db.prefix}:bull`,
+    });
+    closers.push(() => old.close());
+    const soon = reminder("r1", "stand up", now + 1_000);
+    const later = reminder("r2", "renew the domain", now + 30 * 24 * 3_600_000);
+    for (const item of [soon, later]) {
+      await old.add("reminder", item, {
+        jobId: item.id,
+        delay: item.dueAt - now,
+        attempts: 8,
+      });
+    }
+    r.startWorker();
+    await until(async () => (await r.outbox.read("0", 5)).length > 0, "the moved reminder fired");
+    expect((await r.outbox.read("0", 5)).map((e) => e.text)).toEqual([
+      "⏰ Reminder for console-user: stand up",
+    ]);
+    // The far one waits in the new queue, due when it was due, and the old queue is empty.
+    const moved = await r.queue.getJob("r2");
+    expect(await r.queue.getJobState("r2")).toBe("delayed");
+    expect((moved?.timestamp ?? 0) + (moved?.delay ?? 0)).toBeGreaterThanOrEqual(
+      later.dueAt - 5_000,
+    );
+    expect((moved?.timestamp ?? 0) + (moved?.delay ?? 0)).toBeLessThanOrEqual(later.dueAt + 5_000);
+    expect(moved?.opts.attempts).toBe(8);
+    expect(await old.getJobCounts("delayed", "wait")).toEqual({ delayed: 0, wait: 0 });
   });
 });

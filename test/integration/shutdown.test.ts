@@ -1,4 +1,3 @@
-import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { RedisOutbox } from "../../src/channels/console/outbox.ts";
 import { type ConversationAddress, conversationKey } from "../../src/core/agent/inbound.ts";
@@ -6,7 +5,7 @@ import { KeyScheme } from "../../src/store/keys.ts";
 import { Inbox } from "../../src/workers/inbox.ts";
 import { ConversationQueue } from "../../src/workers/queue.ts";
 import { startFakeOpenAI } from "../fakes/openai-server.ts";
-import { deleteKeysUnder, REDIS_URL, uniquePrefix } from "../support/redis.ts";
+import { connectRedis, deleteKeysUnder, uniquePrefix } from "../support/redis.ts";
 import { startWorkerProcess, type WorkerProcess } from "../support/workers.ts";
 
 const at = (conversation: string): ConversationAddress => ({
@@ -18,7 +17,7 @@ const at = (conversation: string): ConversationAddress => ({
 
 describe("SIGTERM", () => {
   const prefix = uniquePrefix("term");
-  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+  const redis = connectRedis({ maxRetriesPerRequest: null });
   const workers: WorkerProcess[] = [];
 
   afterAll(async () => {

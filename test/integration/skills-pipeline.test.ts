@@ -1,5 +1,4 @@
 import { PassThrough } from "node:stream";
-import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { CONSOLE_ADDRESS, runConsole } from "../../src/channels/console/channel.ts";
 import { EMPTY_CONFIG } from "../../src/core/config/index.ts";
@@ -9,7 +8,7 @@ import { ToolRegistry } from "../../src/core/tools/registry.ts";
 import { loadSkills, type SkillLibrary } from "../../src/skills/loader.ts";
 import { Inbox } from "../../src/workers/inbox.ts";
 import { lookupTool, type Pipeline, startPipeline } from "../support/pipeline.ts";
-import { REDIS_URL } from "../support/redis.ts";
+import { connectRedis } from "../support/redis.ts";
 
 const NO_SKILLS = { skills: [], enabled: [], layers: [] };
 const skillTool = defineSkillTool((ctx) => ctx.skills ?? NO_SKILLS);
@@ -31,7 +30,7 @@ async function consoleSession(
 ): Promise<string> {
   const input = new PassThrough();
   let printed = "";
-  const reader = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+  const reader = connectRedis({ maxRetriesPerRequest: null });
   const done = runConsole({
     input,
     print: (text) => {

@@ -3,13 +3,24 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnRedis } from "../../src/runtime/redis.ts";
 import { pingOnce } from "../../src/runtime/redis-probe.ts";
+import { startLocalCluster } from "./redis-cluster.ts";
 
 /**
  * The tests need a real Redis. Use REDIS_URL, else the one at 127.0.0.1:6379;
  * if neither answers, start a throwaway redis-server for this run, so
  * `npm test` works on a machine where Redis is installed but not running.
+ *
+ * With REDIS_TOPOLOGY=cluster, a throwaway 3-master Redis Cluster is started
+ * instead and named in REDIS_CLUSTER_NODES (REDIS_URL is unset, so nothing
+ * reaches a single Redis by accident); it is stopped after the run.
  */
 export default async function setup(): Promise<() => Promise<void>> {
+  if (process.env.REDIS_TOPOLOGY === "cluster") {
+    const cluster = await startLocalCluster();
+    delete process.env.REDIS_URL;
+    process.env.REDIS_CLUSTER_NODES = cluster.nodes.join(",");
+    return () => cluster.stop();
+  }
   const url = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
   if ((await pingOnce(url, 1_000)).ok) {
     process.env.REDIS_URL = url;

@@ -8,7 +8,7 @@ import { ToolRegistry } from "../../src/core/tools/registry.ts";
 import { type AnyTool, defineTool } from "../../src/core/tools/tool.ts";
 import { createOpenAIProvider } from "../../src/providers/openai.ts";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
-import { deleteKeysUnder, REDIS_URL, uniquePrefix } from "./redis.ts";
+import { connectRedis, deleteKeysUnder, testRedisFactory, uniquePrefix } from "./redis.ts";
 
 /** A tool whose result says what it was asked, so tests can see it ran. */
 export const lookupTool = defineTool({
@@ -42,7 +42,7 @@ export async function startPipeline(
   const fake = await startFakeOpenAI();
   const prefix = uniquePrefix("pipe");
   const app = await startSwitchyard({
-    redisUrl: REDIS_URL,
+    redis: testRedisFactory(),
     prefix,
     registry: new ToolRegistry(options.tools ?? [lookupTool, bigTool]),
     provider: createOpenAIProvider({ apiKey: "test", baseURL: fake.url, model: "fake-model" }),
@@ -97,8 +97,7 @@ async function waitForPosts(
 }
 
 async function cleanup(redis: Redis, prefix: string): Promise<void> {
-  const { Redis: RedisClient } = await import("ioredis");
-  const fresh = new RedisClient(REDIS_URL);
+  const fresh = connectRedis();
   try {
     await deleteKeysUnder(fresh, prefix);
   } finally {

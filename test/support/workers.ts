@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import type { Redis } from "ioredis";
 import { type OutboxEntry, RedisOutbox } from "../../src/channels/console/outbox.ts";
 import { conversationKey } from "../../src/core/agent/inbound.ts";
-import { REDIS_URL } from "./redis.ts";
+import { envWithoutRedis, redisEnv } from "./redis.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/switchyard.js", import.meta.url));
 
@@ -19,11 +19,15 @@ export interface WorkerProcess {
  * Starts `switchyard start --role worker` as a separate process, as an
  * operator would on another machine, and resolves once it takes work.
  */
-export async function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
+export async function startWorkerProcess(
+  env: Record<string, string>,
+  /** The variables that choose its Redis; the topology under test by default. */
+  redis: Record<string, string> = redisEnv(),
+): Promise<WorkerProcess> {
   const child = spawn(process.execPath, [BIN, "start", "--role", "worker"], {
     env: {
-      ...process.env,
-      REDIS_URL,
+      ...envWithoutRedis(),
+      ...redis,
       SWITCHYARD_METRICS_PORT: "0",
       LOG_LEVEL: "info",
       ...env,

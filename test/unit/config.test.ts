@@ -6,6 +6,8 @@ import {
   DEFAULT_MCP,
   DEFAULT_MEMORY,
   DEFAULT_MODEL_LIMITS,
+  DEFAULT_QUEUE,
+  DEFAULT_REDIS,
   DEFAULT_REMINDERS,
   DEFAULT_TELEGRAM,
   DEFAULT_WEB,
@@ -81,6 +83,8 @@ describe("parseConfig", () => {
       web: DEFAULT_WEB,
       mcp: DEFAULT_MCP,
       model: DEFAULT_MODEL_LIMITS,
+      redis: DEFAULT_REDIS,
+      queue: DEFAULT_QUEUE,
     });
   });
 
@@ -163,8 +167,8 @@ describe("parseConfig", () => {
     const config = parseConfig(text, FILE, logger);
     expect(config.tools).toEqual({ web_search: true });
     expect(logger.messages).toEqual([
-      'switchyard.yaml:1: unknown section "voice" is ignored. Known sections: agent, discord, mcp, memory, model, permissions, reminders, skill_folders, skills, slack, telegram, tools, toolsets, web.',
-      'switchyard.yaml:5: unknown section "llm" is ignored. Known sections: agent, discord, mcp, memory, model, permissions, reminders, skill_folders, skills, slack, telegram, tools, toolsets, web.',
+      'switchyard.yaml:1: unknown section "voice" is ignored. Known sections: agent, discord, mcp, memory, model, permissions, queue, redis, reminders, skill_folders, skills, slack, telegram, tools, toolsets, web.',
+      'switchyard.yaml:5: unknown section "llm" is ignored. Known sections: agent, discord, mcp, memory, model, permissions, queue, redis, reminders, skill_folders, skills, slack, telegram, tools, toolsets, web.',
     ]);
     expect(readConfig(text, FILE).warnings.map((w) => [w.key, w.line])).toEqual([
       ["voice", 1],

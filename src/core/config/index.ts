@@ -23,6 +23,15 @@ export {
   type ModelLimits,
 } from "./model-section.ts";
 export { DEFAULT_PERMISSIONS, type PermissionsConfig } from "./permissions-section.ts";
+export { DEFAULT_QUEUE, MAX_SHARDS, type QueueConfig } from "./queue-section.ts";
+export {
+  formatRedisAddress,
+  parseRedisAddress,
+  parseRedisAddressList,
+  type RedisAddress,
+  RedisAddressError,
+} from "./redis-address.ts";
+export { DEFAULT_REDIS, type RedisConfig } from "./redis-section.ts";
 export { DEFAULT_REMINDERS, type RemindersConfig } from "./reminders-section.ts";
 export { EMPTY_CONFIG, SECTIONS, type SwitchyardConfig } from "./schema.ts";
 export { configTooLarge, MAX_CONFIG_BYTES } from "./size.ts";

@@ -13,6 +13,8 @@ import {
   type PermissionsConfig,
   permissionsSection,
 } from "./permissions-section.ts";
+import { DEFAULT_QUEUE, type QueueConfig, queueSection } from "./queue-section.ts";
+import { DEFAULT_REDIS, type RedisConfig, redisSection } from "./redis-section.ts";
 import { DEFAULT_REMINDERS, type RemindersConfig, remindersSection } from "./reminders-section.ts";
 import {
   NO_SKILL_FOLDERS,
@@ -63,6 +65,10 @@ export interface SwitchyardConfig {
   readonly mcp: McpConfig;
   /** How long the bot waits for the model and how much of a reply it keeps. */
   readonly model: ModelLimits;
+  /** Which Redis: one node, a cluster or Sentinel (the environment wins). Read at start. */
+  readonly redis: RedisConfig;
+  /** The conversation queue's shards and acknowledgement. Read at start. */
+  readonly queue: QueueConfig;
 }
 
 /** The sections this version reads; any other top-level key is reported and ignored. */
@@ -81,6 +87,8 @@ export const SECTIONS = [
   "web",
   "mcp",
   "model",
+  "redis",
+  "queue",
 ] as const;
 
 export const EMPTY_CONFIG: SwitchyardConfig = Object.freeze({
@@ -98,6 +106,8 @@ export const EMPTY_CONFIG: SwitchyardConfig = Object.freeze({
   web: DEFAULT_WEB,
   mcp: DEFAULT_MCP,
   model: DEFAULT_MODEL_LIMITS,
+  redis: DEFAULT_REDIS,
+  queue: DEFAULT_QUEUE,
 });
 
 const MODE_CHOICES = "full, default, minimal (alias pi), discover (alias omp)";
@@ -199,6 +209,8 @@ export const configSchema = z
       web: section(webSection),
       mcp: section(mcpSection),
       model: section(modelSection),
+      redis: section(redisSection),
+      queue: section(queueSection),
     },
     {
       error: (iss) =>
@@ -231,5 +243,7 @@ export const configSchema = z
         web: config.web,
         mcp: config.mcp,
         model: config.model,
+        redis: config.redis,
+        queue: config.queue,
       }),
   );

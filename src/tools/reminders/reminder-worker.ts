@@ -5,6 +5,7 @@ import { RepeatedWarnings } from "../../observability/repeated-warnings.ts";
 import type { Outbounds } from "../../ports/outbound.ts";
 import { KeyScheme } from "../../store/keys.ts";
 import { ReminderDataError } from "./errors.ts";
+import { moveLegacyReminders } from "./legacy-queue.ts";
 import { decodeReminder, type Reminder, reminderMessage, targetOf } from "./reminder.ts";
 import { ReminderIndex } from "./reminder-index.ts";
 import { REMINDER_QUEUE } from "./schedule.ts";
@@ -41,15 +42,21 @@ export class ReminderWorker {
   readonly #index: ReminderIndex;
   readonly #outbounds: Outbounds;
   readonly #logger: LoggerPort;
+  readonly #connection: Redis;
+  readonly #prefix: string;
+  /** Resolves once reminders queued by a version before hash-tagged queues are in the new queue. */
+  moved: Promise<number> = Promise.resolve(0);
 
   constructor(options: ReminderWorkerOptions) {
     const prefix = new KeyScheme(options.prefix ?? "sy").prefix;
+    this.#connection = options.connection;
+    this.#prefix = prefix;
     this.#index = new ReminderIndex(options.redis, prefix);
     this.#outbounds = options.outbounds;
     this.#logger = options.logger ?? silentLogger;
     this.worker = new Worker<Reminder>(REMINDER_QUEUE, (job) => this.#fire(job), {
       connection: options.connection,
-      prefix: `${prefix}:bull`,
+      prefix: new KeyScheme(prefix).reminderQueuePrefix(),
       concurrency: options.concurrency ?? 4,
       // A worker that died mid-post leaves the job stalled; take it over rather than drop it.
       maxStalledCount: 5,
@@ -64,11 +71,12 @@ export class ReminderWorker {
 
   start(): void {
     void this.worker.run();
+    this.moved = moveLegacyReminders(this.#connection, this.#prefix, this.#logger);
   }
 
   /** Stops taking reminders and waits for the posts in progress. Pending ones stay in Redis. */
   async close(): Promise<void> {
-    await this.worker.close();
+    await Promise.all([this.worker.close(), this.moved]);
   }
 
   async #fire(job: Job<Reminder>): Promise<string> {

@@ -23,7 +23,7 @@ return id
 /** A resumed turn repeats its calls within minutes; a week is far beyond that. */
 const CALL_MEMORY_MS = 7 * 24 * 60 * 60 * 1000;
 
-/** The BullMQ queue of reminders, beside the conversation queue under `<prefix>:bull`. */
+/** The BullMQ queue of reminders, under a hash-tagged prefix of its own (`<prefix>:{q:reminders}`). */
 export const REMINDER_QUEUE = "switchyard-reminders";
 
 /** How often a failing delivery is tried again, and the first wait (it doubles each time). */
@@ -42,7 +42,7 @@ export const DEFAULT_RETRY: ReminderRetry = Object.freeze({ attempts: 8, backoff
 export function reminderQueue(connection: Redis, prefix = "sy"): Queue<Reminder> {
   return new Queue<Reminder>(REMINDER_QUEUE, {
     connection,
-    prefix: `${new KeyScheme(prefix).prefix}:bull`,
+    prefix: new KeyScheme(prefix).reminderQueuePrefix(),
   });
 }
 
