@@ -37,7 +37,8 @@ function modules(dir: string): string[] {
   });
 }
 
-const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
+const IMPORT =
+  /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
 
 /** Every module's relative imports inside src/, type-only ones included (a cycle of types is a cycle). */
 function graph(): Map<string, string[]> {
@@ -135,7 +136,14 @@ describe("the layers of src/", () => {
   it("would see a cycle and an upward import if there were one", () => {
     const a = join(SRC, "core/a.ts");
     const b = join(SRC, "core/b.ts");
-    expect(cycles(new Map([[a, [b]], [b, [a]]]))).toEqual([["core/a.ts", "core/b.ts"]]);
+    expect(
+      cycles(
+        new Map([
+          [a, [b]],
+          [b, [a]],
+        ]),
+      ),
+    ).toEqual([["core/a.ts", "core/b.ts"]]);
     expect(LAYERS[layerOf(join(SRC, "core/x.ts"))]).toBeLessThan(
       LAYERS[layerOf(join(SRC, "channels/y.ts"))] as number,
     );
