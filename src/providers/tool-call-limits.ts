@@ -1,26 +1,24 @@
-/**
- * What a tool call carries instead of arguments it may not have. The text is
- * deliberately not JSON: the loop answers the call with "the arguments were
- * not valid JSON (<this text>)", so the model reads why its call did not run
- * and the tool never sees the arguments. History keeps this short text, not
- * megabytes that would be sent back on every later step.
- */
+import { MAX_ARGUMENT_DEPTH, withheldArguments } from "../core/tools/arguments.ts";
 
 /**
- * Deeper than any tool schema nests. The code that walks arguments after the
- * loop parses them (schema validation, `JSON.stringify` in MCP clients)
- * recurses, and overflows the stack some thousands of levels down.
+ * What a tool call carries instead of arguments it may not have: a marker the
+ * loop recognises (see `withheldArguments`), so the model reads why its call
+ * did not run, the tool never sees the arguments, and history keeps a short
+ * marker, not megabytes that would be sent back on every later step.
  */
-export const MAX_ARGUMENT_DEPTH = 64;
-
 export function oversizedArguments(chars: number, maxChars: number): string {
-  return `arguments not used: ${chars} characters, more than the ${maxChars} one tool call may have. Send less in one call`;
+  return withheldArguments({ kind: "size", chars, maxChars });
 }
 
-/** The replacement for arguments nested too deeply, or `undefined` when they are fine. */
+/**
+ * The replacement for arguments nested too deeply, or `undefined` when they
+ * are fine. The code that walks arguments after the loop parses them (schema
+ * validation, `JSON.stringify` in MCP clients) recurses, and overflows the
+ * stack some thousands of levels down; the loop refuses the same depth.
+ */
 export function nestingProblem(args: string): string | undefined {
   return nestedDeeperThan(args, MAX_ARGUMENT_DEPTH)
-    ? `arguments not used: nested more than ${MAX_ARGUMENT_DEPTH} levels deep. Send flatter JSON`
+    ? withheldArguments({ kind: "depth" })
     : undefined;
 }
 

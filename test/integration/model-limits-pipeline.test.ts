@@ -150,7 +150,7 @@ describe("enormous tool calls, through the agent loop", () => {
     const second = bot.fake.requests[1]?.body.messages as { role: string; content?: string }[];
     const results = second.filter((m) => m.role === "tool").map((m) => m.content);
     expect(results[0]).toBe(
-      `The arguments for write_note were not valid JSON (arguments not used: ${big.length} characters, more than the 100000 one tool call may have. Send less in one call). Call it again with a JSON object.`,
+      `The arguments for write_note were not used: ${big.length} characters, more than the 100000 one tool call may have. Call it again with only the values it needs; send long content in smaller parts.`,
     );
     expect(results[1]).toBe("written");
     // What goes back to the model is the short note, not the megabytes.

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ProviderError } from "../../src/core/agent/provider.ts";
 import { DEFAULT_MODEL_LIMITS } from "../../src/core/config/index.ts";
+import { withheldArguments } from "../../src/core/tools/arguments.ts";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { API_KEY, ask, failureOf, type Harness, harness } from "../support/provider.ts";
 
@@ -176,7 +177,11 @@ describe("model responses that are malformed, enormous or nested", () => {
           type: "function",
           function: {
             name: "write_note",
-            arguments: `arguments not used: ${big.length} characters, more than the ${DEFAULT_MODEL_LIMITS.maxToolCallChars} one tool call may have. Send less in one call`,
+            arguments: withheldArguments({
+              kind: "size",
+              chars: big.length,
+              maxChars: DEFAULT_MODEL_LIMITS.maxToolCallChars,
+            }),
           },
         },
         {
@@ -233,9 +238,7 @@ describe("model responses that are malformed, enormous or nested", () => {
 
       const reply = await h.provider().complete(ask());
 
-      expect(reply.toolCalls[0]?.function.arguments).toBe(
-        "arguments not used: nested more than 64 levels deep. Send flatter JSON",
-      );
+      expect(reply.toolCalls[0]?.function.arguments).toBe(withheldArguments({ kind: "depth" }));
     });
 
     it("passes arguments through that nest as deep as a real schema does", async () => {

@@ -16,6 +16,33 @@ export const MAX_ARGUMENT_BYTES = 1024 * 1024;
  */
 export const MAX_ARGUMENT_DEPTH = 64;
 
+/**
+ * What a provider puts in a tool call in place of arguments it would not
+ * keep while the reply streamed in: too many characters, or too deep. The
+ * loop answers the call with the same words as for arguments it refused
+ * itself, and history keeps this short marker, not the megabytes.
+ */
+export type WithheldArguments =
+  | { readonly kind: "size"; readonly chars: number; readonly maxChars: number }
+  | { readonly kind: "depth" };
+
+const WITHHELD = "\u0000withheld:";
+
+export function withheldArguments(why: WithheldArguments): string {
+  return why.kind === "size" ? `${WITHHELD}size:${why.chars}:${why.maxChars}` : `${WITHHELD}depth`;
+}
+
+function withheldProblem(tool: string, text: string): string | undefined {
+  if (!text.startsWith(WITHHELD)) return undefined;
+  const [kind, chars, maxChars] = text.slice(WITHHELD.length).split(":");
+  if (kind === "depth") return deepProblem(tool);
+  return `The arguments for ${tool} were not used: ${chars} characters, more than the ${maxChars} one tool call may have. Call it again with only the values it needs; send long content in smaller parts.`;
+}
+
+function deepProblem(tool: string): string {
+  return `The arguments for ${tool} nest deeper than ${MAX_ARGUMENT_DEPTH} levels, the limit. Call it again with flatter arguments, as its parameters describe them.`;
+}
+
 /** Arguments as the model sent them, read; or why they cannot be, worded for the model. */
 export type ArgumentsReading =
   | { readonly ok: true; readonly args: Readonly<Record<string, unknown>> }
@@ -37,6 +64,8 @@ export function parseToolArguments(tool: string, text: string): ArgumentsReading
       `The arguments for ${tool} are ${bytes} bytes of JSON; the limit is ${MAX_ARGUMENT_BYTES} bytes (1 MiB). Call it again with only the values it needs; send long content in smaller parts.`,
     );
   }
+  const withheld = withheldProblem(tool, text);
+  if (withheld) return refuse(withheld);
   if (text.trim() === "") return { ok: true, args: {} };
   let value: unknown;
   try {
@@ -57,11 +86,7 @@ export function objectArguments(tool: string, value: unknown): ArgumentsReading 
       `The arguments for ${tool} must be a JSON object of named arguments, e.g. {"name": "value"}, not ${kindOf(value)}. Call it again with an object.`,
     );
   }
-  if (deeperThan(value, MAX_ARGUMENT_DEPTH)) {
-    return refuse(
-      `The arguments for ${tool} nest deeper than ${MAX_ARGUMENT_DEPTH} levels, the limit. Call it again with flatter arguments, as its parameters describe them.`,
-    );
-  }
+  if (deeperThan(value, MAX_ARGUMENT_DEPTH)) return refuse(deepProblem(tool));
   return { ok: true, args: value as Record<string, unknown> };
 }
 
