@@ -1,12 +1,13 @@
 import type { Redis } from "ioredis";
 import { RedisOutbox } from "./channels/console/outbox.ts";
 import type { SkillSources } from "./conversation/contract.ts";
-import { conversationKey } from "./core/agent/inbound.ts";
+import { type ConversationAddress, conversationKey } from "./core/agent/inbound.ts";
 import { DEFAULT_PERSONA } from "./core/agent/prompt.ts";
 import type { Provider } from "./core/agent/provider.ts";
+import type { QueueBehaviour } from "./core/agent/queue-mode.ts";
 import type { Capabilities } from "./core/availability/capabilities.ts";
 import type { ScopeLayer } from "./core/availability/scopes.ts";
-import { EMPTY_CONFIG, type SwitchyardConfig } from "./core/config/index.ts";
+import { EMPTY_CONFIG, queueBehaviourFor, type SwitchyardConfig } from "./core/config/index.ts";
 import { type LoggerPort, silentLogger, WarnOnce } from "./core/logger.ts";
 import type { ToolRegistry } from "./core/tools/registry.ts";
 import type { Outbound } from "./ports/outbound.ts";
@@ -16,6 +17,7 @@ import { ReminderWorker } from "./tools/reminders/index.ts";
 import { Inbox } from "./workers/inbox.ts";
 import { ConversationQueue } from "./workers/queue.ts";
 import type { TurnObserver } from "./workers/turn-environment.ts";
+import { TurnSignals } from "./workers/turn-signals.ts";
 import { TurnWorker } from "./workers/turn-worker.ts";
 
 export interface SwitchyardOptions {
@@ -47,6 +49,8 @@ export interface SwitchyardOptions {
   readonly historyMaxTokens?: number;
   /** Stream answers by editing the posted message at most this often (ms), where the channel can edit. */
   readonly streamEditMs?: number;
+  /** How a conversation takes messages that arrive during a turn; default: the config's `queue:` section. */
+  readonly queueBehaviour?: (address: ConversationAddress) => QueueBehaviour;
   /** Run turns in this process (and post reminders when they come due). */
   readonly worker?: boolean;
   readonly concurrency?: number;
@@ -67,6 +71,8 @@ export interface Switchyard {
   readonly redis: Redis;
   readonly worker?: TurnWorker;
   readonly reminders?: ReminderWorker;
+  /** Stop and interrupt signals for running turns (`/stop`), from any process. */
+  readonly signals: TurnSignals;
   /** Stops taking work, lets running turns finish, and closes connections. */
   close(): Promise<void>;
 }
@@ -102,7 +108,11 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
   let workerConnection: Redis | undefined;
   let reminders: ReminderWorker | undefined;
   let remindersConnection: Redis | undefined;
+  // Stop and interrupt signals: any process may send one; a worker process listens.
+  const signalsConnection = options.worker !== false ? factory.create("signals") : undefined;
+  const signals = new TurnSignals(redis, signalsConnection, store.keys, logger);
   if (options.worker !== false) {
+    await signals.listen();
     workerConnection = factory.create("worker");
     worker = new TurnWorker(
       {
@@ -121,6 +131,10 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         toolTimeoutMs: options.toolTimeoutMs ?? 30_000,
         history: { maxTokens: options.historyMaxTokens ?? 60_000, keepLast: 4 },
         streamEditMs: options.streamEditMs ?? 1_000,
+        queueBehaviour:
+          options.queueBehaviour ??
+          ((address) => queueBehaviourFor((options.config?.() ?? EMPTY_CONFIG).queue, address)),
+        signals,
         logger,
         ...(options.observe ? { observe: options.observe } : {}),
       },
@@ -158,13 +172,16 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     redis,
     ...(worker ? { worker } : {}),
     ...(reminders ? { reminders } : {}),
+    signals,
     async close() {
       // Closing connections BullMQ is still opening leaves their commands rejected unhandled.
       await worker?.waitUntilReady().catch(() => {});
       await reminders?.worker.waitUntilReady().catch(() => {});
       await Promise.all([worker?.close(), reminders?.close()]);
       await queue.close();
+      await signals.close();
       await Promise.allSettled([
+        signalsConnection?.quit(),
         redis.quit(),
         queueConnection.quit(),
         workerConnection?.quit(),

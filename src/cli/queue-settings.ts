@@ -1,4 +1,11 @@
-import { MAX_SHARDS, type QueueConfig } from "../core/config/index.ts";
+import type { ConversationAddress } from "../core/agent/inbound.ts";
+import {
+  isQueueMode,
+  QUEUE_MODES,
+  type QueueBehaviour,
+  type QueueMode,
+} from "../core/agent/queue-mode.ts";
+import { MAX_SHARDS, type QueueConfig, queueBehaviourFor } from "../core/config/index.ts";
 import type { RedisCheck } from "../runtime/redis.ts";
 import { defaultShardCount } from "../workers/shards.ts";
 import { StartOptionError } from "./platforms.ts";
@@ -16,6 +23,10 @@ export interface QueueSettings {
 export interface QueueEnv {
   readonly shards?: number;
   readonly consume?: readonly number[];
+  /** `SWITCHYARD_QUEUE_MODE`: every conversation's mode, over the config (the runtime scope). */
+  readonly mode?: QueueMode;
+  /** `SWITCHYARD_QUEUE_DEBOUNCE_MS`: the quiet window, over the config. */
+  readonly debounceMs?: number;
 }
 
 /**
@@ -35,9 +46,27 @@ export function queueFromEnv(env: NodeJS.ProcessEnv): QueueEnv {
       );
     }
   }
+  const modeRaw = env.SWITCHYARD_QUEUE_MODE?.trim();
+  if (modeRaw && !isQueueMode(modeRaw)) {
+    throw new StartOptionError(
+      `SWITCHYARD_QUEUE_MODE must be one of ${QUEUE_MODES.join(", ")}, not "${modeRaw}".`,
+    );
+  }
+  const debounceRaw = env.SWITCHYARD_QUEUE_DEBOUNCE_MS?.trim();
+  const debounceMs = debounceRaw ? Number(debounceRaw) : undefined;
+  if (
+    debounceMs !== undefined &&
+    !(Number.isInteger(debounceMs) && debounceMs >= 0 && debounceMs <= 60_000)
+  ) {
+    throw new StartOptionError(
+      `SWITCHYARD_QUEUE_DEBOUNCE_MS must be a whole number of milliseconds from 0 to 60000, e.g. 800, not "${debounceRaw}".`,
+    );
+  }
   return {
     ...(shards !== undefined ? { shards } : {}),
     ...(consumeRaw ? { consume: shardList(consumeRaw) } : {}),
+    ...(modeRaw && isQueueMode(modeRaw) ? { mode: modeRaw } : {}),
+    ...(debounceMs !== undefined ? { debounceMs } : {}),
   };
 }
 
@@ -55,6 +84,24 @@ function shardList(raw: string): number[] {
     for (let shard = from; shard <= to; shard++) shards.add(shard);
   }
   return [...shards].sort((a, b) => a - b);
+}
+
+/**
+ * A conversation's queue behaviour: the environment's (the runtime scope)
+ * over the config's channel, workspace and global settings, read on every
+ * turn so a config reload applies.
+ */
+export function queueBehaviourOf(
+  fromEnv: QueueEnv,
+  config: () => QueueConfig,
+): (address: ConversationAddress) => QueueBehaviour {
+  return (address) => {
+    const configured = queueBehaviourFor(config(), address);
+    return {
+      mode: fromEnv.mode ?? configured.mode,
+      debounceMs: fromEnv.debounceMs ?? configured.debounceMs,
+    };
+  };
 }
 
 /**

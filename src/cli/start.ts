@@ -24,7 +24,7 @@ import {
   providerFromEnv,
   StartOptionError,
 } from "./platforms.ts";
-import { queueFromEnv, queueSettings } from "./queue-settings.ts";
+import { queueBehaviourOf, queueFromEnv, queueSettings } from "./queue-settings.ts";
 
 export { StartOptionError } from "./platforms.ts";
 
@@ -162,6 +162,7 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
     registry,
     capabilities,
     config: () => config.current,
+    queueBehaviour: queueBehaviourOf(queueEnv, () => config.current.queue),
     runtime,
     provider,
     skills,

@@ -17,6 +17,7 @@ import { describeTopology } from "./redis-topology.ts";
  * - `reader`: a client that blocks on `XREAD` (the console).
  * - `tools`: memory and reminder tools; connects on first use.
  * - `check`: the startup check's client, kept open to watch the link.
+ * - `signals`: subscribed to stop and interrupt signals for running turns.
  */
 export type ConnectionRole =
   | "check"
@@ -25,7 +26,8 @@ export type ConnectionRole =
   | "worker"
   | "reminders"
   | "reader"
-  | "tools";
+  | "tools"
+  | "signals";
 
 /**
  * Builds every Redis connection of a process from one topology: a single

@@ -177,6 +177,21 @@ export class TurnStore {
     return true;
   }
 
+  /**
+   * Adds messages to the turn in progress without ending its step (people's
+   * messages steered in at a step boundary), with the checkpoint that counts
+   * them, in one atomic script; refused (false) unless the stored checkpoint
+   * is this turn at this same step.
+   */
+  async appendToTurn(
+    address: ConversationAddress,
+    messages: readonly ChatMessage[],
+    checkpoint: Checkpoint,
+  ): Promise<boolean> {
+    const expected = { turnId: checkpoint.turnId, step: checkpoint.step };
+    return this.#guarded(address, checkpoint, expected, messages);
+  }
+
   /** Deletes the checkpoint; with `turnId`, only if it still belongs to that turn. */
   async clearCheckpoint(address: ConversationAddress, turnId?: string): Promise<boolean> {
     const key = this.#keys.conversation(address).checkpoint;

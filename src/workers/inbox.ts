@@ -85,7 +85,7 @@ export class Inbox {
     const result = await ENQUEUE.run(
       this.redis,
       [k.seen, k.inbox],
-      [message.eventId, now, this.dedupeMs, JSON.stringify(message)],
+      [message.eventId, now, this.dedupeMs, JSON.stringify({ ...message, receivedAt: now })],
     );
     return Number(result) > 0;
   }

@@ -8,6 +8,8 @@ export interface ToolRunnerOptions {
   readonly timeoutMs: number;
   /** The largest result handed back to the model; the rest is cut with a note. */
   readonly maxOutputChars?: number;
+  /** Aborted by `/stop`: the tool's signal aborts and the call is answered at once. */
+  readonly stop?: AbortSignal;
 }
 
 /**
@@ -38,6 +40,19 @@ export async function runTool(
       });
     }, timeoutMs);
   });
+  const stopped = new Promise<ToolRun>((resolve) => {
+    const stop = options.stop;
+    if (!stop) return;
+    const onStop = () => {
+      controller.abort(new Error("stopped"));
+      resolve({
+        outcome: "error",
+        output: `${tool.id} was stopped before it finished: the person asked to stop (/stop).`,
+      });
+    };
+    if (stop.aborted) onStop();
+    else stop.addEventListener("abort", onStop, { once: true });
+  });
   const execution = (async (): Promise<ToolRun> => {
     try {
       const output = await tool.execute(parsed.args, { ...context, signal: controller.signal });
@@ -48,7 +63,7 @@ export async function runTool(
     }
   })();
   try {
-    return await Promise.race([execution, timeout]);
+    return await Promise.race([execution, timeout, stopped]);
   } finally {
     clearTimeout(timer);
   }

@@ -3,11 +3,13 @@ import type { Checkpoint } from "../core/agent/checkpoint.ts";
 import type { ConversationAddress, InboundMessage } from "../core/agent/inbound.ts";
 import type { ToolOutcome, TurnResult } from "../core/agent/loop.ts";
 import type { Provider } from "../core/agent/provider.ts";
+import type { QueueBehaviour } from "../core/agent/queue-mode.ts";
 import type { TurnContract } from "../core/loading/freeze.ts";
 import type { LoggerPort } from "../core/logger.ts";
 import type { Outbounds } from "../ports/outbound.ts";
 import type { HistoryReading } from "../store/index.ts";
 import type { Inbox } from "./inbox.ts";
+import type { TurnSignals } from "./turn-signals.ts";
 
 /** Everything a turn needs from the process around it. */
 export interface TurnEnvironment extends ContractSources {
@@ -22,6 +24,10 @@ export interface TurnEnvironment extends ContractSources {
   readonly streamEditMs?: number;
   readonly logger: LoggerPort;
   readonly observe?: TurnObserver;
+  /** How the conversation takes messages that arrive during a turn; unset: collect, no quiet window. */
+  readonly queueBehaviour?: (address: ConversationAddress) => QueueBehaviour;
+  /** Stop and interrupt signals for running turns; unset: turns cannot be stopped. */
+  readonly signals?: TurnSignals;
 }
 
 /** Hooks for metrics; every one optional. */

@@ -1,7 +1,10 @@
 import type { Checkpoint } from "../core/agent/checkpoint.ts";
-import type { ConversationAddress } from "../core/agent/inbound.ts";
+import type { ConversationAddress, InboundMessage } from "../core/agent/inbound.ts";
 import type { TurnInput } from "../core/agent/loop.ts";
+import type { ChatMessage } from "../core/agent/messages.ts";
+import { userMessage } from "./turn-begin.ts";
 import { LostLeaseError, type TurnEnvironment } from "./turn-environment.ts";
+import type { TurnWatch } from "./turn-signals.ts";
 
 /**
  * The writes that move a turn's checkpoint forward, for the agent loop:
@@ -58,6 +61,32 @@ export class TurnSteps {
       await this.env.store.intent.apply(this.address, { kind: "mount", ids: newLoads });
     }
   };
+
+  /**
+   * At a step boundary in the `steer` mode: the messages that arrived since
+   * the turn took its own join it, stored with the checkpoint that counts
+   * them as consumed (a turn resumed after a crash has them once, in order).
+   * A stop or interrupt found there is handed to the turn's watch instead.
+   */
+  async steer(watch: TurnWatch | undefined): Promise<readonly ChatMessage[]> {
+    this.#checkLease();
+    const signals = this.env.signals;
+    if (!signals) return [];
+    const current = this.#checkpoint;
+    const found = await signals.boundary(this.address, current.turnId, current.inboxCount, true);
+    if (found.signal) {
+      watch?.abort(found.signal);
+      return [];
+    }
+    if (found.arrived.length === 0) return [];
+    const messages = found.arrived.map((raw) => userMessage(JSON.parse(raw) as InboundMessage));
+    const next: Checkpoint = { ...current, inboxCount: current.inboxCount + messages.length };
+    if (!(await this.env.store.turns.appendToTurn(this.address, messages, next))) {
+      throw new LostLeaseError("another worker took the turn over");
+    }
+    this.#checkpoint = next;
+    return messages;
+  }
 
   #checkLease(): void {
     if (this.signal.aborted) throw new LostLeaseError("lease lost");

@@ -141,6 +141,11 @@ export class TurnWorker {
         await job.moveToDelayed(Date.now() + Math.max(taken.ttlMs, 0) + 50, token);
         throw new DelayedError();
       }
+      // A message for a conversation that interrupts: the running turn ends at once, and the
+      // holder's next turn takes this message with the rest.
+      if (this.env.queueBehaviour?.(address).mode === "interrupt") {
+        await this.env.signals?.send(address, "interrupt");
+      }
       return "busy";
     }
     const controller = new AbortController();

@@ -2,16 +2,27 @@ import { freezeState, resolveConversationSkills } from "../conversation/contract
 import { type ConversationAddress, conversationKey } from "../core/agent/inbound.ts";
 import { runTurn, type TurnResult } from "../core/agent/loop.ts";
 import { buildSystemPrompt } from "../core/agent/prompt.ts";
+import { planTake, type QueueBehaviour } from "../core/agent/queue-mode.ts";
 import type { TurnContract } from "../core/loading/freeze.ts";
 import { skillsBlock } from "../core/skills/index.ts";
 import { deliver, keepTyping, targetOf } from "./delivery.ts";
 import { countStalledResume, giveUp, MAX_STALLED_RESUMES } from "./resume.ts";
 import { type Snapshot, takeSnapshot } from "./snapshot.ts";
-import { openTurnStream } from "./stream-state.ts";
+import { openTurnStream, StreamState } from "./stream-state.ts";
 import { runTool } from "./tool-runner.ts";
 import { beginTurn } from "./turn-begin.ts";
 import { LostLeaseError, type TurnEnvironment, type TurnStart } from "./turn-environment.ts";
+import type { TurnWatch } from "./turn-signals.ts";
 import { TurnSteps } from "./turn-steps.ts";
+
+/** Without a queue setting: every waiting message makes the next turn, at once. */
+const COLLECT_AT_ONCE: QueueBehaviour = { mode: "collect", debounceMs: 0 };
+
+/** What a turn ended as when a signal cut it short, as the partial answer shows it. */
+const CUT_SHORT = {
+  stop: "_(stopped)_",
+  interrupt: "_(interrupted)_",
+} as const;
 
 /**
  * Runs the conversation's turns while this worker holds its lease: resumes a
@@ -33,6 +44,7 @@ export async function drainConversation(
     // One registry per turn: a tool list that changes mid-turn applies at the next boundary.
     const turnEnv: TurnEnvironment = { ...env, registry: env.registry.snapshot() };
     let start: TurnStart;
+    let consumed: number;
     if (snap.checkpoint) {
       // A turn in progress: resumed after a crash, or given up when it keeps failing in place.
       const { checkpoint } = snap;
@@ -42,21 +54,42 @@ export async function drainConversation(
         (await countStalledResume(env.inbox.redis, keys, address, checkpoint)) > MAX_STALLED_RESUMES
       ) {
         await giveUp(env, address, start);
+        consumed = checkpoint.inboxCount;
       } else {
-        await runOneTurn(turnEnv, address, start, signal);
+        consumed = await runOneTurn(turnEnv, address, start, signal);
       }
     } else if (snap.pending.length === 0) {
       if ((await env.inbox.release(address, leaseToken)) <= 0) return;
       continue;
     } else {
+      const behaviour = env.queueBehaviour?.(address) ?? COLLECT_AT_ONCE;
+      const plan = planTake(snap.pending, behaviour, Date.now());
+      if ("waitMs" in plan) {
+        // The quiet window: more of a burst may be on its way; look again when it has passed.
+        await waitOrLose(plan.waitMs, signal);
+        continue;
+      }
+      const taken = { ...snap, pending: snap.pending.slice(0, plan.take) };
       const history = await env.store.history.compactRead(address, snap.history, env.history);
-      start = { ...snap, ...(await beginTurn(turnEnv, address, snap, history)) };
-      await runOneTurn(turnEnv, address, start, signal);
+      start = { ...taken, ...(await beginTurn(turnEnv, address, taken, history)) };
+      consumed = await runOneTurn(turnEnv, address, start, signal);
     }
-    const left = await env.inbox.finish(address, leaseToken, start.checkpoint.inboxCount);
+    const left = await env.inbox.finish(address, leaseToken, consumed);
     if (left === -1) throw new LostLeaseError("lease lost before the inbox was trimmed");
     if (left === 0) return;
   }
+}
+
+/** Waits, unless the lease is lost meanwhile. */
+async function waitOrLose(ms: number, signal: AbortSignal): Promise<void> {
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  if (signal.aborted) throw new LostLeaseError("lease lost");
 }
 
 async function readSnapshot(env: TurnEnvironment, address: ConversationAddress): Promise<Snapshot> {
@@ -65,13 +98,16 @@ async function readSnapshot(env: TurnEnvironment, address: ConversationAddress):
   return taken.snapshot;
 }
 
-/** One turn from its start (new or resumed) to the delivered answer. */
+/**
+ * One turn from its start (new or resumed) to the delivered answer; returns
+ * how many inbox messages it consumed (its own, and any steered in).
+ */
 async function runOneTurn(
   env: TurnEnvironment,
   address: ConversationAddress,
   start: TurnStart,
   signal: AbortSignal,
-): Promise<void> {
+): Promise<number> {
   const started = Date.now();
   const { checkpoint, pending } = start;
   const resumed = start.contract === undefined;
@@ -87,20 +123,31 @@ async function runOneTurn(
   const typing = outbound ? keepTyping(() => outbound.typing(target)) : undefined;
   const stream = await openTurnStream(env, address, checkpoint.turnId, target, resumed);
   const steps = new TurnSteps(env, address, checkpoint, signal);
+  const watch = env.signals?.watch(address, checkpoint.turnId);
   let result: TurnResult;
   let streamRef = stream.ref;
   try {
-    result = await askModel(env, address, start, contract, steps, signal, (text) =>
+    if (resumed && env.signals && watch) {
+      // A stop or interrupt may have come while no worker ran this turn.
+      const found = await env.signals.boundary(address, checkpoint.turnId, 0, false);
+      if (found.signal) watch.abort(found.signal);
+    }
+    result = await askModel(env, address, start, { contract, steps, signal, watch }, (text) =>
       stream.streamer?.update(text),
     );
   } finally {
     typing?.stop();
+    watch?.done();
     streamRef = (await stream.streamer?.close()) ?? streamRef;
   }
   // A turn whose lease was lost mid-way (its model call was aborted) delivers nothing:
   // the worker that took the conversation over answers instead.
   if (signal.aborted) throw new LostLeaseError("lease lost before delivery");
-  await deliver(env, address, steps.checkpoint, pending, result.answer, { streamRef, resumed });
+  if (result.stop === "interrupted") {
+    await markCutShort(env, address, steps, watch, { streamRef, resumed, pending });
+  } else {
+    await deliver(env, address, steps.checkpoint, pending, result.answer, { streamRef, resumed });
+  }
   env.observe?.turn?.({
     address,
     result,
@@ -108,6 +155,41 @@ async function runOneTurn(
     ms: Date.now() - started,
     contractChanged: start.contractChanged ?? false,
   });
+  return steps.checkpoint.inboxCount;
+}
+
+/**
+ * A turn a signal cut short shows it where it was showing its answer: the
+ * streamed partial is edited once to say so. A stopped turn with nothing
+ * shown says it stopped; an interrupted one says nothing, since the turn
+ * that follows answers.
+ */
+async function markCutShort(
+  env: TurnEnvironment,
+  address: ConversationAddress,
+  steps: TurnSteps,
+  watch: TurnWatch | undefined,
+  shown: { streamRef: string | undefined; resumed: boolean; pending: TurnStart["pending"] },
+): Promise<void> {
+  const kind = watch?.signal.reason === "stop" ? "stop" : "interrupt";
+  const { turnId } = steps.checkpoint;
+  const partial = shown.streamRef
+    ? (await new StreamState(env.inbox.redis, env.store.keys).read(address, turnId)).text
+    : undefined;
+  if (partial === undefined && kind === "interrupt") return;
+  const text = partial !== undefined ? `${partial}\n\n${CUT_SHORT[kind]}` : "Stopped.";
+  await deliver(env, address, steps.checkpoint, shown.pending, text, {
+    streamRef: shown.streamRef,
+    resumed: shown.resumed,
+  });
+}
+
+/** What the loop runs under: the frozen tools, the checkpoint's writes, the lease and the signals. */
+interface TurnRun {
+  readonly contract: TurnContract;
+  readonly steps: TurnSteps;
+  readonly signal: AbortSignal;
+  readonly watch: TurnWatch | undefined;
 }
 
 /** The agent loop over this turn's history, tools and checkpoint. */
@@ -115,9 +197,7 @@ function askModel(
   env: TurnEnvironment,
   address: ConversationAddress,
   start: TurnStart,
-  contract: TurnContract,
-  steps: TurnSteps,
-  signal: AbortSignal,
+  { contract, steps, signal, watch }: TurnRun,
   onText: (text: string) => void,
 ): Promise<TurnResult> {
   const { checkpoint, pending } = start;
@@ -125,6 +205,9 @@ function askModel(
   const skills = resolveConversationSkills(env, address, start.state);
   const last = pending.at(-1);
   const streaming = Boolean(env.outbounds[address.platform]?.canEdit && env.streamEditMs);
+  const steering = env.queueBehaviour?.(address).mode === "steer";
+  // Only /stop cuts a running tool short; an interrupt lets it finish and keeps its result.
+  const stop = watch ? stopOnly(watch.signal) : undefined;
   return runTurn({
     registry: env.registry,
     contract,
@@ -157,11 +240,24 @@ function askModel(
           skills,
           callKey: `${checkpoint.turnId}.${call.id}`,
         },
-        { timeoutMs: env.toolTimeoutMs },
+        { timeoutMs: env.toolTimeoutMs, ...(stop ? { stop } : {}) },
       ),
     onToolCall: (name, outcome, ms) => env.observe?.toolCall?.(name, outcome, ms),
     ...(streaming ? { onText } : {}),
     recordCalls: steps.recordCalls,
     commit: steps.commit,
+    ...(watch ? { interrupt: watch.signal } : {}),
+    ...(steering ? { steer: () => steps.steer(watch) } : {}),
   });
+}
+
+/** A signal that aborts only when `signal` aborts for a stop. */
+function stopOnly(signal: AbortSignal): AbortSignal {
+  const controller = new AbortController();
+  const relay = () => {
+    if (signal.reason === "stop") controller.abort("stop");
+  };
+  if (signal.aborted) relay();
+  else signal.addEventListener("abort", relay, { once: true });
+  return controller.signal;
 }

@@ -81,6 +81,8 @@ export interface RecordedRequest {
   body: any;
   headers: Record<string, string | string[] | undefined>;
   rawBody: string;
+  /** Set when the client closed the connection before the reply was complete (a cancelled request). */
+  closedEarly?: boolean;
 }
 
 export type Responder = (request: RecordedRequest) => ScriptedReply | Promise<ScriptedReply>;
@@ -138,6 +140,9 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     const rawBody = await readBody(req);
     const recorded: RecordedRequest = { body: parseJson(rawBody), headers: req.headers, rawBody };
     requests.push(recorded);
+    res.on("close", () => {
+      if (!res.writableFinished) recorded.closedEarly = true;
+    });
     if (!isAuthorized(req, options.apiKey)) return sendError(res, 401);
     if (recorded.body === undefined) {
       return sendError(res, 400, { message: "We could not parse the JSON body of your request." });

@@ -46,6 +46,8 @@ export async function startPipeline(
     prefix,
     registry: new ToolRegistry(options.tools ?? [lookupTool, bigTool]),
     provider: createOpenAIProvider({ apiKey: "test", baseURL: fake.url, model: "fake-model" }),
+    // Tests time their turns; the quiet window is tested on its own.
+    queueBehaviour: () => ({ mode: "collect", debounceMs: 0 }),
     leaseMs: 2_000,
     lockDurationMs: 2_000,
     stalledIntervalMs: 1_000,

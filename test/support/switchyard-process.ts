@@ -49,7 +49,14 @@ export async function startSwitchyardProcess(
   { readyTimeoutMs = 90_000 }: { readyTimeoutMs?: number } = {},
 ): Promise<SwitchyardProcess> {
   const child = spawn(process.execPath, [BIN, "start", "--role", role], {
-    env: { ...process.env, SWITCHYARD_METRICS_PORT: "0", LOG_LEVEL: "info", ...env },
+    env: {
+      ...process.env,
+      SWITCHYARD_METRICS_PORT: "0",
+      LOG_LEVEL: "info",
+      // Chaos runs time their kills; the quiet window is tested on its own.
+      SWITCHYARD_QUEUE_DEBOUNCE_MS: "0",
+      ...env,
+    },
     stdio: ["ignore", "ignore", "pipe"],
   });
   let logs = "";

@@ -29,6 +29,8 @@ export async function startWorkerProcess(
       ...envWithoutRedis(),
       ...redis,
       SWITCHYARD_METRICS_PORT: "0",
+      // Tests time their turns; the quiet window is tested on its own.
+      SWITCHYARD_QUEUE_DEBOUNCE_MS: "0",
       LOG_LEVEL: "info",
       ...env,
     },

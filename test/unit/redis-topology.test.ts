@@ -184,10 +184,9 @@ describe("the redis: and queue: sections", () => {
 
   it("read a queue section, deduplicating and sorting the shards consumed", () => {
     expect(config("queue:\n  shards: 4\n  consume: [3, 1, 3]\n").queue).toEqual({
+      ...DEFAULT_QUEUE,
       shards: 4,
       consume: [1, 3],
-      waitForReplicas: 0,
-      waitTimeoutMs: 1_000,
     });
     expect(config("").queue).toEqual(DEFAULT_QUEUE);
   });

@@ -33,6 +33,8 @@ export interface InboundMessage extends ConversationAddress {
   readonly messageRef?: string;
   /** Milliseconds since the epoch, as the platform stamped it. */
   readonly time: number;
+  /** When the inbox took it, on this side's clock (set by the queue; the quiet window reads it). */
+  readonly receivedAt?: number;
 }
 
 /** One string per conversation, the same on every machine. */

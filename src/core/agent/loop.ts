@@ -58,6 +58,20 @@ export interface TurnInput {
   readonly recordCalls?: (step: number, assistant: AssistantMessage) => Promise<void>;
   /** Calls a crashed run of this turn stored for its next step: they run again as they were. */
   readonly calling?: AssistantMessage;
+  /**
+   * Called at each step boundary (a step's tool results are stored, the next
+   * model request not yet sent): the messages people sent meanwhile, already
+   * stored as this turn's (the `steer` queue mode), to append in order. Only
+   * messages are added, never tools, so the next request shares the prefix.
+   */
+  readonly steer?: () => Promise<readonly ChatMessage[]>;
+  /**
+   * Aborted when the turn must end early (`/stop`, or a new message in the
+   * `interrupt` queue mode): the model request in flight is cancelled, a
+   * step whose tools run still gets its results stored, and the turn ends at
+   * that boundary with `stop: "interrupted"`.
+   */
+  readonly interrupt?: AbortSignal;
   readonly onText?: (textSoFar: string) => void;
   readonly onToolCall?: (name: string, outcome: ToolOutcome, ms: number) => void;
   /** The clock, for model and tool timings: the core reads no clock it is not handed. */
@@ -68,7 +82,7 @@ export interface TurnInput {
 export interface TurnResult {
   /** What the person is told. */
   readonly answer: string;
-  readonly stop: "answer" | "step_limit" | "provider_error";
+  readonly stop: "answer" | "step_limit" | "provider_error" | "interrupted";
   readonly steps: number;
   readonly usage: Usage;
   /** Provider time in ms, so the shell can tell framework overhead from model time. */
@@ -113,7 +127,11 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
   }
 
   let recorded = input.calling?.tool_calls?.length ? input.calling : undefined;
+  // Calls stored before a crash still run (their effects may be half done); after them, the turn ends.
+  const interrupted = () => input.interrupt?.aborted === true && !recorded;
+  const signal = anySignal(input.signal, input.interrupt);
   while (step < input.maxSteps) {
+    if (interrupted()) return result("", "interrupted");
     let response: { content: string | null; toolCalls: readonly ToolCall[] };
     if (recorded) {
       // A crashed run stored these calls before running them: run the same ones, not new ones.
@@ -126,13 +144,15 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
           tools: contract.tools,
           messages: [...input.history, ...turn],
           cacheKey: input.cacheKey,
-          ...(input.signal ? { signal: input.signal } : {}),
+          ...(signal ? { signal } : {}),
           ...(input.onText ? { onText: input.onText } : {}),
         });
         usage = addUsage(usage, completion.usage);
         response = completion;
       } catch (error) {
         modelMs += now() - started;
+        // The request was cancelled to end the turn: that is not the model failing.
+        if (interrupted() && !input.signal?.aborted) return result("", "interrupted");
         if (error instanceof ProviderError) return result(error.message, "provider_error", error);
         throw error;
       }
@@ -182,6 +202,7 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
       loaded,
       contractHash: contract.hash,
     });
+    if (input.steer && !interrupted()) turn.push(...(await input.steer()));
   }
 
   const answer: ChatMessage = {
@@ -193,6 +214,15 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
   step++;
   await input.commit({ step, messages: [answer], loaded, contractHash: contract.hash });
   return result(answer.content ?? "", "step_limit");
+}
+
+/** One signal aborted when either is; undefined when neither is given. */
+function anySignal(
+  a: AbortSignal | undefined,
+  b: AbortSignal | undefined,
+): AbortSignal | undefined {
+  if (!a || !b) return a ?? b;
+  return AbortSignal.any([a, b]);
 }
 
 async function answerCall(

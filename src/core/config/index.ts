@@ -23,7 +23,12 @@ export {
   type ModelLimits,
 } from "./model-section.ts";
 export { DEFAULT_PERMISSIONS, type PermissionsConfig } from "./permissions-section.ts";
-export { DEFAULT_QUEUE, MAX_SHARDS, type QueueConfig } from "./queue-section.ts";
+export {
+  DEFAULT_QUEUE,
+  MAX_SHARDS,
+  type QueueConfig,
+  queueBehaviourFor,
+} from "./queue-section.ts";
 export {
   formatRedisAddress,
   parseRedisAddress,

@@ -1,4 +1,11 @@
 import { z } from "zod";
+import type { ConversationAddress } from "../agent/inbound.ts";
+import {
+  DEFAULT_QUEUE_BEHAVIOUR,
+  QUEUE_MODES,
+  type QueueBehaviour,
+  type QueueMode,
+} from "../agent/queue-mode.ts";
 import { describeValue } from "./errors.ts";
 
 /**
@@ -10,12 +17,17 @@ import { describeValue } from "./errors.ts";
  *   consume: [0, 1]       # the shards this process's workers take (default: all)
  *   wait_for_replicas: 1  # an enqueue returns once this many replicas have it (Sentinel, replicas)
  *   wait_timeout_ms: 1000 # how long it waits for them before the enqueue fails
+ *   mode: collect         # what a message during a turn does: collect, steer, followup, interrupt
+ *   debounce_ms: 800      # the quiet window before a turn starts
+ *   workspaces: { "slack:T0123": steer }       # a workspace's mode (platform:workspace id)
+ *   channels: { "telegram:-1001234": followup } # a channel's, deepest wins (platform:channel id)
  * ```
  *
  * A conversation's shard is a stable hash of its key, so its messages always
  * go to one queue; order and one turn at a time hold on any shard count.
  * Changing `shards` on a running deployment loses nothing: workers drain the
- * queues of the old count. Both keys apply at the next start.
+ * queues of the old count. Both keys apply at the next start; the mode and
+ * the quiet window apply from the next turn after a reload.
  */
 export interface QueueConfig {
   /** Undefined: chosen from the topology at start (1, or the cluster's master count). */
@@ -24,6 +36,11 @@ export interface QueueConfig {
   readonly consume?: readonly number[];
   readonly waitForReplicas: number;
   readonly waitTimeoutMs: number;
+  readonly mode: QueueMode;
+  readonly debounceMs: number;
+  /** Modes by `platform:workspace` and by `platform:channel`. */
+  readonly workspaces: Readonly<Record<string, QueueMode>>;
+  readonly channels: Readonly<Record<string, QueueMode>>;
 }
 
 /** Enough to spread any cluster Switchyard is likely to meet, few enough that each is a connection. */
@@ -32,7 +49,42 @@ export const MAX_SHARDS = 256;
 export const DEFAULT_QUEUE: QueueConfig = Object.freeze({
   waitForReplicas: 0,
   waitTimeoutMs: 1_000,
+  mode: DEFAULT_QUEUE_BEHAVIOUR.mode,
+  debounceMs: DEFAULT_QUEUE_BEHAVIOUR.debounceMs,
+  workspaces: Object.freeze({}),
+  channels: Object.freeze({}),
 });
+
+/**
+ * The queue mode of a conversation: its channel's, else its workspace's,
+ * else the config's; with the quiet window.
+ */
+export function queueBehaviourFor(
+  config: QueueConfig,
+  address: Pick<ConversationAddress, "platform" | "workspace" | "channel">,
+): QueueBehaviour {
+  const own = (map: Readonly<Record<string, QueueMode>>, key: string) =>
+    Object.hasOwn(map, key) ? map[key] : undefined;
+  const mode =
+    own(config.channels, `${address.platform}:${address.channel}`) ??
+    own(config.workspaces, `${address.platform}:${address.workspace}`) ??
+    config.mode;
+  return { mode, debounceMs: config.debounceMs };
+}
+
+const modeOf = z.enum(QUEUE_MODES, {
+  error: (iss) => `expected one of ${QUEUE_MODES.join(", ")}, found ${describeValue(iss.input)}.`,
+});
+const modes = (what: string) =>
+  z.record(
+    z.string().regex(/^[a-z][a-z0-9_-]*:.+$/, {
+      error: `a ${what} is written platform:id, e.g. "slack:T0123".`,
+    }),
+    modeOf,
+    {
+      error: (iss) => `expected a map of ${what}s to modes, found ${describeValue(iss.input)}.`,
+    },
+  );
 
 const whole = (what: string, min: number, max: number) =>
   z
@@ -58,12 +110,16 @@ export const queueSection = z
         .optional(),
       wait_for_replicas: whole("replicas", 0, 16).default(DEFAULT_QUEUE.waitForReplicas),
       wait_timeout_ms: whole("milliseconds", 1, 60_000).default(DEFAULT_QUEUE.waitTimeoutMs),
+      mode: modeOf.default(DEFAULT_QUEUE.mode),
+      debounce_ms: whole("milliseconds", 0, 60_000).default(DEFAULT_QUEUE.debounceMs),
+      workspaces: modes("workspace").default({}),
+      channels: modes("channel").default({}),
     },
     {
       error: (iss) =>
         iss.code === "unrecognized_keys"
-          ? `unknown key ${JSON.stringify(iss.keys[0])}. The queue section takes shards:, consume:, wait_for_replicas: and wait_timeout_ms:.`
-          : `expected a map, found ${describeValue(iss.input)}. Put shards:, consume:, wait_for_replicas: and wait_timeout_ms: under queue:.`,
+          ? `unknown key ${JSON.stringify(iss.keys[0])}. The queue section takes shards:, consume:, wait_for_replicas:, wait_timeout_ms:, mode:, debounce_ms:, workspaces: and channels:.`
+          : `expected a map, found ${describeValue(iss.input)}. Put shards:, consume:, wait_for_replicas:, wait_timeout_ms:, mode:, debounce_ms:, workspaces: and channels: under queue:.`,
     },
   )
   .superRefine((q, ctx) => {
@@ -86,5 +142,9 @@ export const queueSection = z
           : {}),
         waitForReplicas: q.wait_for_replicas,
         waitTimeoutMs: q.wait_timeout_ms,
+        mode: q.mode,
+        debounceMs: q.debounce_ms,
+        workspaces: Object.freeze({ ...q.workspaces }),
+        channels: Object.freeze({ ...q.channels }),
       }),
   );

@@ -1,0 +1,167 @@
+import type { Redis } from "ioredis";
+import { type ConversationAddress, conversationKey } from "../core/agent/inbound.ts";
+import type { LoggerPort } from "../core/logger.ts";
+import type { KeyScheme } from "../store/keys.ts";
+import { LuaScript } from "../store/lua.ts";
+
+/** What a signal asks of a running turn. */
+export type TurnSignalKind = "stop" | "interrupt";
+
+/** How long a signal waits for its turn to see it (a worker may be resuming it after a crash). */
+const SIGNAL_TTL_MS = 10 * 60_000;
+
+// KEYS: checkpoint, control, inbox. ARGV: kind, ttl, channel, conversation key.
+// Signals the turn in progress, if any: its id is read from the checkpoint, so a signal can
+// never reach a later turn. An interrupt is only for a message that turn has not consumed.
+// Returns the turn's id, or false when there is nothing to signal.
+const SIGNAL = new LuaScript(`
+local stored = redis.call('GET', KEYS[1])
+if not stored then return false end
+local ok, checkpoint = pcall(cjson.decode, stored)
+if not ok or type(checkpoint) ~= 'table' or type(checkpoint.turnId) ~= 'string' then return false end
+if ARGV[1] == 'interrupt' and redis.call('LLEN', KEYS[3]) <= (tonumber(checkpoint.inboxCount) or 0) then
+  return false
+end
+redis.call('SET', KEYS[2], checkpoint.turnId .. '|' .. ARGV[1], 'PX', ARGV[2])
+redis.call('PUBLISH', ARGV[3], ARGV[4] .. '|' .. checkpoint.turnId .. '|' .. ARGV[1])
+return checkpoint.turnId
+`);
+
+// KEYS: control, inbox. ARGV: turn id, first unconsumed inbox index, steer (1/0).
+// What a turn finds at a step boundary: the signal for it, if any, and (steering) the
+// messages that arrived since it took its own.
+const BOUNDARY = new LuaScript(`
+local control = redis.call('GET', KEYS[1])
+local signal = false
+if control then
+  local at = string.find(control, '|', 1, true)
+  if at and string.sub(control, 1, at - 1) == ARGV[1] then signal = string.sub(control, at + 1) end
+end
+local arrived = {}
+if ARGV[3] == '1' and not signal then arrived = redis.call('LRANGE', KEYS[2], ARGV[2], -1) end
+return {signal, arrived}
+`);
+
+/** A running turn's ear for signals. */
+export interface TurnWatch {
+  /** Aborted, with the signal's kind as its reason, when the turn is told to stop or is interrupted. */
+  readonly signal: AbortSignal;
+  /** Acts on a signal found another way (at a boundary, or stored for a resumed turn). */
+  abort(kind: TurnSignalKind): void;
+  done(): void;
+}
+
+/** What a turn sees at a step boundary. */
+export interface Boundary {
+  readonly signal: TurnSignalKind | undefined;
+  /** Raw inbox entries after the ones the turn consumed (only when steering). */
+  readonly arrived: readonly string[];
+}
+
+/**
+ * Stop and interrupt signals for running turns, across processes: the signal
+ * is written next to the conversation's keys (so a turn resumed after a crash
+ * still sees it) and published, so the worker running the turn, on any
+ * machine, cancels its model request at once instead of at its next step.
+ *
+ * @example
+ * const signals = new TurnSignals(redis, subscriber, keys);
+ * await signals.listen();
+ * await signals.send(address, "stop"); // false: nothing was running
+ */
+export class TurnSignals {
+  readonly #running = new Map<string, AbortController>();
+  readonly #addresses = new Map<string, ConversationAddress>();
+  readonly #channel: string;
+  #listening = false;
+
+  constructor(
+    private readonly redis: Redis,
+    /** A connection of its own: a subscribed connection takes no other commands. */
+    private readonly subscriber: Redis | undefined,
+    private readonly keys: KeyScheme,
+    private readonly logger?: LoggerPort,
+  ) {
+    this.#channel = `${keys.prefix}:turn-signals`;
+  }
+
+  /** Starts hearing signals published by any process. */
+  async listen(): Promise<void> {
+    if (this.#listening || !this.subscriber) return;
+    this.#listening = true;
+    this.subscriber.on("message", (channel: string, message: string) => {
+      if (channel !== this.#channel) return;
+      const [conversation, turnId, kind] = message.split("|");
+      this.#running.get(`${conversation}|${turnId}`)?.abort(kind);
+    });
+    // A signal published while the subscription was down is still in Redis: look for the turns running here.
+    this.subscriber.on("ready", () => {
+      for (const [key, controller] of this.#running) void this.#recheck(key, controller);
+    });
+    await this.subscriber.subscribe(this.#channel);
+  }
+
+  async #recheck(key: string, controller: AbortController): Promise<void> {
+    const at = key.lastIndexOf("|");
+    const watched = this.#addresses.get(key);
+    if (!watched || controller.signal.aborted) return;
+    const found = await this.boundary(watched, key.slice(at + 1), 0, false).catch(() => undefined);
+    if (found?.signal) controller.abort(found.signal);
+  }
+
+  async close(): Promise<void> {
+    if (!this.#listening || !this.subscriber) return;
+    this.#listening = false;
+    await this.subscriber.unsubscribe(this.#channel).catch(() => {});
+  }
+
+  /** Signals the conversation's running turn; false when no turn was running (or, to interrupt, none older than the waiting messages). */
+  async send(address: ConversationAddress, kind: TurnSignalKind): Promise<boolean> {
+    const tag = this.keys.conversationTag(address);
+    const turnId = await SIGNAL.run(
+      this.redis,
+      [this.keys.conversation(address).checkpoint, `${tag}:control`, `${tag}:inbox`],
+      [kind, SIGNAL_TTL_MS, this.#channel, conversationKey(address)],
+    );
+    return typeof turnId === "string";
+  }
+
+  /**
+   * Watches for signals to one turn while it runs: the returned signal aborts
+   * (with the kind as its reason) when one is published or found at a
+   * boundary. `done` stops watching.
+   */
+  watch(address: ConversationAddress, turnId: string): TurnWatch {
+    const key = `${conversationKey(address)}|${turnId}`;
+    const controller = new AbortController();
+    this.#running.set(key, controller);
+    this.#addresses.set(key, address);
+    return {
+      signal: controller.signal,
+      abort: (kind) => controller.abort(kind),
+      done: () => {
+        if (this.#running.get(key) !== controller) return;
+        this.#running.delete(key);
+        this.#addresses.delete(key);
+      },
+    };
+  }
+
+  /** Reads what a turn finds at a step boundary, in one round trip. */
+  async boundary(
+    address: ConversationAddress,
+    turnId: string,
+    consumed: number,
+    steering: boolean,
+  ): Promise<Boundary> {
+    const tag = this.keys.conversationTag(address);
+    const [signal, arrived] = (await BOUNDARY.run(
+      this.redis,
+      [`${tag}:control`, `${tag}:inbox`],
+      [turnId, consumed, steering ? 1 : 0],
+    )) as [string | null | false, string[]];
+    const kind = signal === "stop" || signal === "interrupt" ? signal : undefined;
+    if (signal && !kind) this.logger?.warn("an unknown turn signal was ignored", { signal });
+    return { signal: kind, arrived };
+  }
+}

@@ -1,0 +1,179 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { WebClient } from "@slack/web-api";
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { SlackOutbound } from "../../src/channels/slack/outbound.ts";
+import type { InboundMessage } from "../../src/core/agent/inbound.ts";
+import type { QueueMode } from "../../src/core/agent/queue-mode.ts";
+import { defineTool } from "../../src/core/tools/tool.ts";
+import type { RecordedRequest } from "../fakes/openai-server.ts";
+import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
+import { until } from "../support/channels.ts";
+import { type Pipeline, startPipeline } from "../support/pipeline.ts";
+
+let pipe: Pipeline | undefined;
+let slack: FakeSlackApi | undefined;
+afterEach(async () => {
+  await pipe?.close();
+  await slack?.close();
+  pipe = undefined;
+  slack = undefined;
+});
+
+/** A tool that takes its time, and says when it started. */
+function slowTool(ms: number) {
+  const started: number[] = [];
+  const tool = defineTool({
+    id: "query_db",
+    description: "Runs a query on the team database.",
+    parameters: z.object({ sql: z.string() }),
+    execute: async ({ sql }, ctx) => {
+      started.push(Date.now());
+      await sleep(ms, undefined, { signal: ctx.signal }).catch(() => {});
+      return `rows for ${sql}`;
+    },
+  });
+  return { tool, started };
+}
+
+const userTexts = (request: RecordedRequest | undefined) =>
+  ((request?.body.messages ?? []) as { role: string; content: string }[])
+    .filter((m) => m.role === "user")
+    .map((m) => m.content);
+
+function queueOf(mode: QueueMode, debounceMs = 0) {
+  return () => ({ mode, debounceMs });
+}
+
+describe("steer", () => {
+  it("hands a message that arrives during a tool to the next model request of the same turn, after the tool's result", async () => {
+    const { tool, started } = slowTool(1_500);
+    pipe = await startPipeline({ tools: [tool], queueBehaviour: queueOf("steer") });
+    pipe.fake.script(
+      { toolCalls: [{ id: "call_q", name: "query_db", arguments: { sql: "select 1" } }] },
+      { content: "Ran it on staging." },
+    );
+    await pipe.app.queue.enqueue(pipe.message("run the report"));
+    await until(() => (started.length === 1 ? true : undefined));
+    await pipe.app.queue.enqueue(pipe.message("wait, use the staging database"));
+
+    expect((await pipe.posts(1)).map((p) => p.text)).toEqual(["Ran it on staging."]);
+    await sleep(800);
+    expect((await pipe.posts(1)).length).toBe(1);
+    expect(pipe.fake.requests).toHaveLength(2);
+    const second = pipe.fake.requests[1]?.body.messages as { role: string; content: string }[];
+    const roles = second.map((m) => m.role);
+    // The call keeps its result, and the steered message comes right after it.
+    expect(roles.slice(-3)).toEqual(["assistant", "tool", "user"]);
+    expect(second.at(-1)?.content).toBe("wait, use the staging database");
+    // Only messages were added: the tools array is the same bytes as in the first request.
+    expect(JSON.stringify(pipe.fake.requests[1]?.body.tools)).toBe(
+      JSON.stringify(pipe.fake.requests[0]?.body.tools),
+    );
+  });
+});
+
+describe("followup", () => {
+  it("makes two quick messages two turns, answered in order", async () => {
+    pipe = await startPipeline({ queueBehaviour: queueOf("followup") });
+    pipe.fake.script({ content: "first answer", delayMs: 300 }, { content: "second answer" });
+    await pipe.app.queue.enqueue(pipe.message("one"));
+    await pipe.app.queue.enqueue(pipe.message("two"));
+    expect((await pipe.posts(2)).map((p) => p.text)).toEqual(["first answer", "second answer"]);
+    expect(userTexts(pipe.fake.requests[0])).toEqual(["one"]);
+    expect(userTexts(pipe.fake.requests[1])).toEqual(["one", "two"]);
+  });
+});
+
+describe("the quiet window", () => {
+  it("takes a burst of three quick lines as one turn", async () => {
+    pipe = await startPipeline({ queueBehaviour: queueOf("followup", 500) });
+    pipe.fake.script({ content: "one answer for all three" });
+    for (const line of ["so", "about the deploy", "is it done?"]) {
+      await pipe.app.queue.enqueue(pipe.message(line));
+      await sleep(100);
+    }
+    expect((await pipe.posts(1)).map((p) => p.text)).toEqual(["one answer for all three"]);
+    await sleep(800);
+    expect(pipe.fake.requests).toHaveLength(1);
+    expect(userTexts(pipe.fake.requests[0])).toEqual(["so", "about the deploy", "is it done?"]);
+  });
+});
+
+describe("interrupt", () => {
+  it("cancels the model request, marks the streamed partial once, and answers both messages in one new turn", async () => {
+    slack = await startFakeSlackApi();
+    const client = new WebClient(FAKE_SLACK.botToken, {
+      slackApiUrl: slack.url,
+      retryConfig: { retries: 0 },
+    });
+    const p = await startPipeline({
+      outbounds: { slack: new SlackOutbound(client) },
+      queueBehaviour: queueOf("interrupt"),
+      streamEditMs: 200,
+    });
+    pipe = p;
+    const fakeSlack = slack;
+    const long = Array.from({ length: 60 }, (_, i) => `word${i}`).join(" ");
+    p.fake.script({ content: long, chunkDelayMs: 150 }, { content: "Both answered." });
+    const thread = "1700000000.000100";
+    const where = (text: string, ts: string): InboundMessage => ({
+      ...p.message(text),
+      platform: "slack",
+      workspace: FAKE_SLACK.teamId,
+      channel: "C0GENERAL",
+      conversation: `C0GENERAL:${thread}`,
+      thread,
+      messageRef: ts,
+    });
+    const bot = () => fakeSlack.messages.filter((m) => m.bot_id).map((m) => m.text ?? "");
+    await pipe.app.queue.enqueue(where("tell me everything", thread));
+    await until(() => (bot().some((t) => t.startsWith("word0")) ? true : undefined));
+    await pipe.app.queue.enqueue(where("actually, just the summary", "1700000000.000200"));
+
+    await until(() => (bot().includes("Both answered.") ? true : undefined), 20_000);
+    await sleep(800);
+    const shown = bot();
+    expect(shown).toHaveLength(2);
+    expect(shown[0]).toMatch(/^word0.*\n\n_\(interrupted\)_$/s);
+    expect(shown[0]?.match(/interrupted/g)).toHaveLength(1);
+    expect(shown[1]).toBe("Both answered.");
+    expect(pipe.fake.requests[0]?.closedEarly).toBe(true);
+    expect(pipe.fake.requests).toHaveLength(2);
+    expect(userTexts(pipe.fake.requests[1])).toEqual([
+      "tell me everything",
+      "actually, just the summary",
+    ]);
+  }, 40_000);
+});
+
+describe("/stop", () => {
+  it("stops a turn running a 20 s tool within a second or so, says so, and the conversation goes on", async () => {
+    const { tool, started } = slowTool(20_000);
+    pipe = await startPipeline({ tools: [tool] });
+    pipe.fake.script({
+      toolCalls: [{ id: "call_q", name: "query_db", arguments: { sql: "select *" } }],
+    });
+    const first = pipe.message("run the big report");
+    // Nothing runs yet: a /stop says so.
+    expect(await pipe.app.signals.send(first, "stop")).toBe(false);
+    await pipe.app.queue.enqueue(first);
+    await until(() => (started.length === 1 ? true : undefined));
+    const asked = Date.now();
+    expect(await pipe.app.signals.send(first, "stop")).toBe(true);
+    const [stopped] = await pipe.posts(1);
+    expect(stopped?.text).toBe("Stopped.");
+    expect(Date.now() - asked).toBeLessThan(3_000);
+    expect(pipe.fake.requests).toHaveLength(1);
+
+    pipe.fake.script({ content: "Here is the small one." });
+    await pipe.app.queue.enqueue(pipe.message("just the small report then"));
+    expect((await pipe.posts(2)).map((p) => p.text)).toEqual([
+      "Stopped.",
+      "Here is the small one.",
+    ]);
+    // The stopped call kept a result, so history stays a valid exchange.
+    const history = pipe.fake.requests[1]?.body.messages as { role: string; content: string }[];
+    expect(history.find((m) => m.role === "tool")?.content).toMatch(/stopped before it finished/);
+  }, 40_000);
+});
