@@ -14,6 +14,7 @@ import { parseLoadMode } from "../core/loading/modes.ts";
 import { type ContractReport, reportContract } from "../core/loading/report.ts";
 import { WarnOnce } from "../core/logger.ts";
 import { ToolRegistry } from "../core/tools/registry.ts";
+import type { AnyTool } from "../core/tools/tool.ts";
 import { Host } from "../host.ts";
 import { configPath } from "./config-file.ts";
 
@@ -37,6 +38,38 @@ Options:
   --registry demo    Use the benchmark registry (65 realistic tools) instead of the bot's own
   --json             Print JSON instead of a table
   -h, --help         This help`;
+
+/** What `bench/demo-registry.ts` exports, as far as `--registry demo` needs it. */
+interface DemoRegistry {
+  demoTools(): AnyTool[];
+  DEMO_CAPABILITIES: Capabilities;
+}
+
+/** `--registry demo` in an installed package, where bench/ is not shipped. */
+export class DemoRegistryMissingError extends Error {
+  override readonly name = "DemoRegistryMissingError";
+}
+
+/**
+ * The benchmark registry lives in bench/, outside the package: the specifier is
+ * built at run time so the build leaves bench/ out of dist/, and in an installed
+ * package (or a built CLI without tsx) the option says so instead of crashing.
+ */
+async function loadDemoRegistry(): Promise<DemoRegistry> {
+  const url = new URL("../../bench/demo-registry.ts", import.meta.url);
+  try {
+    return (await import(url.href)) as DemoRegistry;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    // Missing (a package) or unloadable .ts (plain node, no tsx): anything else is a real bug.
+    if (code !== "ERR_MODULE_NOT_FOUND" && code !== "ERR_UNKNOWN_FILE_EXTENSION") throw error;
+    throw new DemoRegistryMissingError(
+      `--registry demo reads the benchmark registry from bench/demo-registry.ts, which only a ` +
+        `checkout of Switchyard has (run it there with ./bin/switchyard.js, through tsx); the ` +
+        `installed package ships without bench/. (${(error as Error).message})`,
+    );
+  }
+}
 
 export async function runToolsCommand(argv: string[], io: CliEnv): Promise<number> {
   const out = io.stdout ?? ((t: string) => process.stdout.write(t));
@@ -65,9 +98,9 @@ export async function runToolsCommand(argv: string[], io: CliEnv): Promise<numbe
   let capabilities: Parameters<typeof freezeTurn>[3];
   let servers: McpServerReport[] = [];
   if (values.registry === "demo") {
-    const { demoTools, DEMO_CAPABILITIES } = await import("../../bench/demo-registry.ts");
-    registry = new ToolRegistry(demoTools());
-    capabilities = DEMO_CAPABILITIES;
+    const demo = await loadDemoRegistry();
+    registry = new ToolRegistry(demo.demoTools());
+    capabilities = demo.DEMO_CAPABILITIES;
   } else if (values.registry === undefined) {
     // MCP servers are connected to list their tools, then closed again.
     const file = configPath(values.config, io.env as NodeJS.ProcessEnv);

@@ -190,9 +190,11 @@ const section = <T extends z.ZodType>(schema: T) => z.preprocess((value) => valu
 
 /**
  * The whole file. Unknown top-level keys pass through here (later versions add
- * sections); the loader reports them as warnings.
+ * sections); the loader reports them as warnings. Typed by its output: the
+ * inferred type of the raw sections (the tools map's `mcp` key beside its index
+ * signature) cannot be written in a .d.ts that compiles for a package's users.
  */
-export const configSchema = z
+export const configSchema: z.ZodType<SwitchyardConfig, unknown> = z
   .looseObject(
     {
       tools: section(toolsSection),

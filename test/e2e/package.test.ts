@@ -1,0 +1,253 @@
+import { execFile } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+/**
+ * The package as a stranger gets it: `npm pack` (which builds it through the
+ * `prepare` script), the tarball installed with npm into an empty folder, then
+ * used with plain node and type-checked by a consumer's strict compiler.
+ *
+ * Kept to under a minute of one core: the package's dependencies come from the
+ * npm cache the checkout's own install filled, and are fetched into the folder
+ * while the build runs, so installing the tarball itself only adds it; a build
+ * newer than its sources is packed as it is. Each step has a timeout of its own.
+ */
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const TSC = join(ROOT, "node_modules", "typescript", "bin", "tsc");
+const MANIFEST = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+  dependencies: Record<string, string>;
+};
+const NPM_QUIET = ["--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts"];
+const run = promisify(execFile);
+
+/** The environment without a TypeScript loader a developer's shell might carry. */
+function plainEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.NODE_OPTIONS;
+  return env;
+}
+
+interface PackResult {
+  filename: string;
+  files: { path: string }[];
+}
+
+let work: string;
+let consumer: string;
+let packed: PackResult;
+
+/** Every build input, with the folders (a deleted file changes its folder's time). */
+function newestInput(): number {
+  let newest = 0;
+  const visit = (path: string) => {
+    const stat = statSync(path);
+    newest = Math.max(newest, stat.mtimeMs);
+    if (stat.isDirectory()) for (const name of readdirSync(path)) visit(join(path, name));
+  };
+  for (const input of ["src", "package.json", "tsconfig.json", "tsconfig.build.json"]) {
+    visit(join(ROOT, input));
+  }
+  return newest;
+}
+
+/** The oldest file of dist/, or undefined when there is no complete build. */
+function oldestOutput(): number | undefined {
+  const dist = join(ROOT, "dist");
+  if (!existsSync(join(dist, "index.js")) || !existsSync(join(dist, "cli.js"))) return undefined;
+  let oldest = Number.POSITIVE_INFINITY;
+  for (const name of readdirSync(dist, { recursive: true, encoding: "utf8" })) {
+    const stat = statSync(join(dist, name));
+    if (stat.isFile()) oldest = Math.min(oldest, stat.mtimeMs);
+  }
+  return oldest;
+}
+
+/**
+ * `npm pack`, which builds through `prepare`, unless dist/ is newer than every
+ * input (CI's `npm ci` has just built it): then the build is not run twice.
+ */
+async function pack(): Promise<PackResult> {
+  const built = oldestOutput();
+  const fresh = built !== undefined && built > newestInput();
+  const args = [
+    "pack",
+    "--json",
+    "--pack-destination",
+    work,
+    ...(fresh ? ["--ignore-scripts"] : []),
+  ];
+  const { stdout } = await run("npm", args, {
+    cwd: ROOT,
+    env: plainEnv(),
+    timeout: 180_000,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  return (JSON.parse(stdout) as PackResult[])[0] as PackResult;
+}
+
+/** The package's dependencies at the versions it pins, not saved: the tarball's install claims them. */
+async function prefetchDependencies(): Promise<void> {
+  const specs = Object.entries(MANIFEST.dependencies).map(([name, range]) => `${name}@${range}`);
+  await run("npm", ["install", "--no-save", ...NPM_QUIET, ...specs], {
+    cwd: consumer,
+    env: plainEnv(),
+    timeout: 180_000,
+  });
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), "sy-package-"));
+  consumer = join(work, "consumer");
+  mkdirSync(consumer);
+  writeFileSync(
+    join(consumer, "package.json"),
+    `${JSON.stringify({ name: "consumer", private: true, type: "module" }, null, 2)}\n`,
+  );
+  [packed] = await Promise.all([pack(), prefetchDependencies()]);
+  // zod beside it, as a bot author who defines tools installs it.
+  await run(
+    "npm",
+    ["install", join(work, packed.filename), `zod@${MANIFEST.dependencies.zod}`, ...NPM_QUIET],
+    { cwd: consumer, env: plainEnv(), timeout: 120_000 },
+  );
+}, 400_000);
+
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe.concurrent("the npm package", () => {
+  it("ships dist/, bin/, the built-in skills, deploy/, README and LICENSE, and nothing else", () => {
+    const paths = packed.files.map((file) => file.path);
+    const allowed = /^(dist\/|bin\/|skills\/|deploy\/|README\.md$|LICENSE$|package\.json$)/;
+    expect(paths.filter((path) => !allowed.test(path))).toEqual([]);
+    expect(paths.filter((path) => /^(test|bench|\.ci|src)\//.test(path))).toEqual([]);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        "LICENSE",
+        "README.md",
+        "bin/switchyard.js",
+        "dist/index.js",
+        "dist/index.d.ts",
+        "dist/index.js.map",
+        "dist/cli.js",
+        "deploy/slack/manifest.yaml",
+        "skills/bot-guide/SKILL.md",
+        "skills/meeting-notes/SKILL.md",
+      ]),
+    );
+  });
+
+  it("loads on plain node with no TypeScript loader installed", async () => {
+    expect(existsSync(join(consumer, "node_modules", "tsx"))).toBe(false);
+    const { stdout } = await run(
+      process.execPath,
+      ["-e", "import('switchyard').then(m => console.log(typeof m.startSwitchyard))"],
+      { cwd: consumer, env: plainEnv(), timeout: 30_000 },
+    );
+    expect(stdout).toBe("function\n");
+  });
+
+  it("runs the installed switchyard command on plain node, built-in skills and tools included", async () => {
+    const bin = join(consumer, "node_modules", ".bin", "switchyard");
+    const opts = { cwd: consumer, env: plainEnv(), timeout: 60_000 };
+    const failure = (error: { code?: number; stderr?: string }) => error;
+    const [skills, tools, demo] = await Promise.all([
+      run(bin, ["skills"], opts),
+      // The tools command starts the MCP hub, which reads the package's own package.json.
+      run(bin, ["tools", "--json"], opts),
+      run(bin, ["tools", "--registry", "demo"], opts).catch(failure),
+    ]);
+    expect(skills.stdout).toMatch(/^2 of 2 skills available\n/);
+    expect(skills.stdout).toMatch(/bot-guide\s+on\s+built-in/);
+    expect((JSON.parse(tools.stdout) as { resident: string[] }).resident).toContain("current_time");
+    expect(demo).toMatchObject({ code: 2 });
+    expect((demo as { stderr: string }).stderr).toMatch(
+      /--registry demo reads the benchmark registry from bench\/demo-registry\.ts, which only a checkout/,
+    );
+  }, 90_000);
+
+  it("type-checks a consumer under tsc --strict, module NodeNext and skipLibCheck false", async () => {
+    writeFileSync(
+      join(consumer, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          target: "ES2022",
+          skipLibCheck: false,
+          noEmit: true,
+        },
+        include: ["bot.ts"],
+      }),
+    );
+    writeFileSync(join(consumer, "bot.ts"), CONSUMER_BOT);
+    const result = await run(process.execPath, [TSC, "-p", join(consumer, "tsconfig.json")], {
+      cwd: consumer,
+      env: plainEnv(),
+      timeout: 150_000,
+    }).catch((error: { stdout: string; code: number }) => error);
+    expect((result as { stdout: string }).stdout).toBe("");
+    expect(result).not.toHaveProperty("code");
+  }, 180_000);
+});
+
+/**
+ * A bot author's file: only the package and zod. The `@ts-expect-error` fails
+ * the check if the declarations ever degrade to `any`.
+ */
+const CONSUMER_BOT = `import {
+  createOpenAIProvider,
+  defineJsonSchemaTool,
+  defineTool,
+  parseConfig,
+  startSwitchyard,
+  type Switchyard,
+  type SwitchyardOptions,
+  ToolRegistry,
+} from "switchyard";
+import { z } from "zod";
+
+const weather = defineTool({
+  id: "weather",
+  description: "Current weather for a city.",
+  parameters: z.object({ city: z.string() }),
+  execute: async ({ city }) => \`Sunny in \${city.toUpperCase()}\`,
+});
+
+const echo = defineJsonSchemaTool({
+  id: "echo",
+  description: "Says it back.",
+  inputSchema: { type: "object", properties: { text: { type: "string" } } },
+  execute: (args) => JSON.stringify(args),
+});
+
+const options: SwitchyardOptions = {
+  redisUrl: "redis://127.0.0.1:6379",
+  registry: new ToolRegistry([weather, echo]),
+  provider: createOpenAIProvider({ model: "gpt-4o-mini" }),
+  config: () => parseConfig("tools:\\n  weather: on\\n", "switchyard.yaml"),
+};
+
+export async function main(): Promise<Switchyard> {
+  const bot = await startSwitchyard(options);
+  const ctx = { signal: AbortSignal.timeout(1_000), platform: "console", workspace: "local", channel: "terminal", conversation: "main", user: "me" };
+  // @ts-expect-error the declarations carry real types: weather takes a string city.
+  await weather.execute({ city: 1 }, ctx);
+  return bot;
+}
+`;
