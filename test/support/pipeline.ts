@@ -7,6 +7,7 @@ import type { InboundMessage } from "../../src/core/agent/inbound.ts";
 import { ToolRegistry } from "../../src/core/tools/registry.ts";
 import { type AnyTool, defineTool } from "../../src/core/tools/tool.ts";
 import { createOpenAIProvider } from "../../src/providers/openai.ts";
+import { RedisFactory } from "../../src/runtime/redis-factory.ts";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { connectRedis, deleteKeysUnder, testRedisFactory, uniquePrefix } from "./redis.ts";
 
@@ -42,7 +43,8 @@ export async function startPipeline(
   const fake = await startFakeOpenAI();
   const prefix = uniquePrefix("pipe");
   const app = await startSwitchyard({
-    redis: testRedisFactory(),
+    // A test's own Redis (one it breaks on purpose) when it names one; the topology under test otherwise.
+    redis: options.redisUrl ? RedisFactory.single(options.redisUrl) : testRedisFactory(),
     prefix,
     registry: new ToolRegistry(options.tools ?? [lookupTool, bigTool]),
     provider: createOpenAIProvider({ apiKey: "test", baseURL: fake.url, model: "fake-model" }),
