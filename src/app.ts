@@ -20,6 +20,9 @@ import type { TurnObserver } from "./workers/turn-environment.ts";
 import { TurnSignals } from "./workers/turn-signals.ts";
 import { TurnWorker } from "./workers/turn-worker.ts";
 
+/** How long one tool call may run when `toolTimeoutMs` is not given (`SWITCHYARD_TOOL_TIMEOUT_MS`). */
+export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
+
 export interface SwitchyardOptions {
   /** Builds every connection: one Redis, a cluster or Sentinel (from `connectRedis`). */
   readonly redis?: RedisFactory;
@@ -128,7 +131,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         outbounds: { console: outbox, ...options.outbounds },
         persona: options.persona ?? DEFAULT_PERSONA,
         maxSteps: options.maxSteps ?? 8,
-        toolTimeoutMs: options.toolTimeoutMs ?? 30_000,
+        toolTimeoutMs: options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
         history: { maxTokens: options.historyMaxTokens ?? 60_000, keepLast: 4 },
         streamEditMs: options.streamEditMs ?? 1_000,
         queueBehaviour:

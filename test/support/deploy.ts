@@ -1,0 +1,53 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { DEFAULT_TOOL_TIMEOUT_MS } from "../../src/app.ts";
+import { DEFAULT_MODEL_LIMITS } from "../../src/core/config/index.ts";
+
+/** The repository root, for reading deploy/ and the README. */
+export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+export function readRepoFile(path: string): string {
+  return readFileSync(join(ROOT, path), "utf8");
+}
+
+/**
+ * What a stopping worker's grace period must cover: the longest step of a
+ * turn, one model call's whole budget (retries included) and one tool call.
+ * A turn checkpoints after every step, so one cut off later resumes elsewhere.
+ */
+export const LONGEST_STEP_SECONDS = (DEFAULT_MODEL_LIMITS.callMs + DEFAULT_TOOL_TIMEOUT_MS) / 1000;
+
+/** Every variable the README's "Environment" table names, in its first column. */
+export function readmeEnvironmentNames(): string[] {
+  const readme = readRepoFile("README.md");
+  const start = readme.indexOf("\n### Environment\n");
+  if (start < 0) throw new Error('README.md has no "### Environment" section');
+  const section = readme.slice(start + 1, readme.indexOf("\n#", start + 2));
+  const names = new Set<string>();
+  for (const line of section.split("\n")) {
+    const first = /^\|([^|]*)\|/.exec(line)?.[1] ?? "";
+    for (const match of first.matchAll(/`([A-Z][A-Z0-9_]*)`/g)) names.add(match[1] as string);
+  }
+  return [...names].sort();
+}
+
+/** `NAME=` and commented `# NAME=` lines of an env file: every variable it lists. */
+export function envFileNames(text: string): string[] {
+  const names = new Set<string>();
+  for (const line of text.split("\n")) {
+    const match = /^#?\s*([A-Z][A-Z0-9_]*)=/.exec(line.trim());
+    if (match) names.add(match[1] as string);
+  }
+  return [...names].sort();
+}
+
+/** Seconds of a duration like `6m`, `90s`, `1m30s` (compose's stop_grace_period). */
+export function durationSeconds(text: string): number {
+  const parts = [...text.matchAll(/(\d+)(h|m|s)/g)];
+  if (parts.length === 0 || parts.map((p) => p[0]).join("") !== text) {
+    throw new Error(`"${text}" is not a duration like 6m or 90s`);
+  }
+  const unit = { h: 3600, m: 60, s: 1 } as const;
+  return parts.reduce((sum, [, n, u]) => sum + Number(n) * unit[u as keyof typeof unit], 0);
+}
