@@ -193,6 +193,11 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
     },
   });
 
+  const stopWatchingWork = metrics.watchWork({
+    waiting: () => app.queue.waiting(),
+    inProgress: () => app.worker?.inProgress ?? 0,
+  });
+
   let ops: OpsServer | undefined;
   if (metricsPort > 0) {
     try {
@@ -216,6 +221,7 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
       config.close();
       skills.close();
       for (const channel of channels) await channel.stop();
+      stopWatchingWork();
       await app.close();
       await host.close();
       await ops?.close();

@@ -1,4 +1,4 @@
-import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { ToolOutcome, TurnResult } from "../core/agent/loop.ts";
 import type { ProcessErrorKind } from "./process-guard.ts";
 
@@ -22,6 +22,20 @@ export interface TokenCounts {
   readonly cached: number;
   readonly completion: number;
 }
+
+/**
+ * Where the work gauges come from: the conversation queue (shared by every
+ * process of a deployment) and this process's turn worker.
+ */
+export interface WorkSource {
+  /** Jobs queued and not yet taken, over every shard (one Redis round trip per shard). */
+  waiting(): Promise<number>;
+  /** Turns this process is running now; 0 in a process without a worker. */
+  inProgress(): number;
+}
+
+/** How often `watchWork` asks the queue; Prometheus scrapes every 15-60 s. */
+const WORK_POLL_MS = 5_000;
 
 /** Seconds, from a hot queue (milliseconds) to a backlog (minutes). */
 const WAIT_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
@@ -130,8 +144,60 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly #queueWaiting = new Gauge({
+    name: "switchyard_queue_waiting",
+    help: "Conversation jobs queued and not yet taken by a worker, over every shard (the deployment's backlog; every process reports the same).",
+    registers: [this.registry],
+  });
+  #work: WorkSource | undefined;
+  readonly #turnsInProgress = new Gauge({
+    name: "switchyard_turns_in_progress",
+    help: "Turns this process is running now.",
+    registers: [this.registry],
+    collect: () => {
+      if (this.#work) this.#turnsInProgress.set(this.#work.inProgress());
+    },
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  /**
+   * Feeds `switchyard_queue_waiting` (asked every few seconds, not on each
+   * scrape, so a slow Redis never stalls a scrape) and
+   * `switchyard_turns_in_progress` (read at each scrape). A failed look
+   * keeps the last value and is tried again; it never reaches the process.
+   * Returns the function that stops it.
+   *
+   * @example
+   * const stop = metrics.watchWork({ waiting: () => app.queue.waiting(), inProgress: () => app.worker?.inProgress ?? 0 });
+   * // ... on shutdown:
+   * stop();
+   */
+  watchWork(source: WorkSource, intervalMs = WORK_POLL_MS): () => void {
+    this.#work = source;
+    let looking = false;
+    const look = () => {
+      if (looking) return;
+      looking = true;
+      Promise.resolve()
+        .then(() => source.waiting())
+        .then(
+          (waiting) => this.#queueWaiting.set(waiting),
+          () => {},
+        )
+        .finally(() => {
+          looking = false;
+        });
+    };
+    look();
+    const timer = setInterval(look, intervalMs);
+    timer.unref();
+    return () => {
+      clearInterval(timer);
+      this.#work = undefined;
+    };
   }
 
   /** The `Content-Type` of `exposition()`. */

@@ -176,6 +176,19 @@ export class ConversationQueue implements Enqueue {
     }
   }
 
+  /**
+   * Jobs queued and not yet taken by a worker, over every shard: BullMQ's
+   * `wait` (and `prioritized`) lists. Delayed jobs are left out: they wait
+   * for a clock (a lease to expire, a retry's backoff), which more workers
+   * would not make pass sooner. What `switchyard_queue_waiting` reports.
+   */
+  async waiting(): Promise<number> {
+    const counts = await Promise.all(
+      this.queues.map((queue) => queue.getJobCounts("wait", "prioritized")),
+    );
+    return counts.reduce((sum, c) => sum + (c.wait ?? 0) + (c.prioritized ?? 0), 0);
+  }
+
   async close(): Promise<void> {
     clearInterval(this.#refresh);
     await Promise.all(this.queues.map((queue) => queue.close()));

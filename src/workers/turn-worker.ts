@@ -52,6 +52,7 @@ export class TurnWorker {
   /** How soon a job whose turn was cut short by Redis (or a lost lease) looks again. */
   readonly #retryMs: number;
   readonly #warnings: RepeatedWarnings;
+  #inProgress = 0;
 
   constructor(
     private readonly env: TurnEnvironment,
@@ -120,6 +121,11 @@ export class TurnWorker {
     return this;
   }
 
+  /** Conversations this process is running a turn of now (`switchyard_turns_in_progress`). */
+  get inProgress(): number {
+    return this.#inProgress;
+  }
+
   /** Stops taking jobs and waits for the turns in progress to finish (SIGTERM). */
   async close(): Promise<void> {
     await Promise.all([...this.workers.map((worker) => worker.close()), this.drainer.close()]);
@@ -160,6 +166,7 @@ export class TurnWorker {
       },
       Math.max(100, Math.floor(this.#leaseMs / 3)),
     );
+    this.#inProgress += 1;
     try {
       await drainConversation(this.env, address, lease, controller.signal, taken.snapshot);
       return "drained";
@@ -200,6 +207,7 @@ export class TurnWorker {
       });
       throw error;
     } finally {
+      this.#inProgress -= 1;
       clearInterval(heartbeat);
     }
   }

@@ -3,9 +3,33 @@ import { afterAll, describe, expect, it } from "vitest";
 import { KeyScheme } from "../../src/store/keys.ts";
 import { Inbox } from "../../src/workers/inbox.ts";
 import { ConversationQueue } from "../../src/workers/queue.ts";
-import { startFakeOpenAI } from "../fakes/openai-server.ts";
+import { echoResponder, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { connectRedis, deleteKeysUnder, uniquePrefix } from "../support/redis.ts";
 import { startWorkerProcess, type WorkerProcess } from "../support/workers.ts";
+
+const message = (conversation: string) => ({
+  platform: "console",
+  workspace: "local",
+  channel: "terminal",
+  conversation,
+  user: "u",
+  text: `hello from ${conversation}`,
+  attachments: [],
+  eventId: `e-${conversation}`,
+  time: Date.now(),
+});
+
+/** Scrapes /metrics until `pattern` shows up (the gauges are looked at every few seconds). */
+async function scrapeUntil(base: string, pattern: RegExp, ms = 20_000): Promise<string> {
+  const deadline = Date.now() + ms;
+  let text = "";
+  while (Date.now() < deadline) {
+    text = await (await fetch(`${base}/metrics`)).text();
+    if (pattern.test(text)) return text;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`/metrics never showed ${pattern} in ${ms} ms; last scrape:\n${text}`);
+}
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -74,4 +98,53 @@ describe("a worker's metrics and health endpoints", () => {
     expect(text).toMatch(/switchyard_queue_wait_seconds_count 1/);
     await fake.close();
   }, 60_000);
+
+  it("shows the turns in progress and the jobs waiting while a turn runs, and both back at 0 after", async () => {
+    let open: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const fake = await startFakeOpenAI({
+      responder: async (request) => {
+        await gate;
+        return echoResponder(request);
+      },
+    });
+    const gaugePrefix = uniquePrefix("gauges");
+    const port = await freePort();
+    const busy = await startWorkerProcess({
+      SWITCHYARD_PREFIX: gaugePrefix,
+      OPENAI_BASE_URL: fake.url,
+      OPENAI_API_KEY: "test",
+      SWITCHYARD_MODEL: "fake-model",
+      SWITCHYARD_METRICS_PORT: String(port),
+      SWITCHYARD_CONCURRENCY: "1",
+    });
+    const base = `http://127.0.0.1:${port}`;
+    const queue = new ConversationQueue(new Inbox(redis, new KeyScheme(gaugePrefix)), {
+      prefix: gaugePrefix,
+    });
+    try {
+      await scrapeUntil(base, /^switchyard_queue_waiting 0$/m);
+      await queue.enqueue(message("first"));
+      // The model holds the first turn; the one worker slot is taken, so the second job waits.
+      await scrapeUntil(base, /^switchyard_turns_in_progress 1$/m);
+      await queue.enqueue(message("second"));
+      await scrapeUntil(base, /^switchyard_queue_waiting 1$/m);
+      expect(await queue.waiting()).toBe(1);
+      open();
+      const after = await scrapeUntil(
+        base,
+        /^switchyard_turns_total\{outcome="answer"\} 2$[\s\S]*/m,
+      );
+      expect(after).toMatch(/^switchyard_turns_in_progress 0$/m);
+      await scrapeUntil(base, /^switchyard_queue_waiting 0$/m);
+    } finally {
+      open();
+      await queue.close();
+      await busy.stop();
+      await fake.close();
+      await deleteKeysUnder(redis, gaugePrefix);
+    }
+  }, 90_000);
 });

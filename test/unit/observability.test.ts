@@ -217,3 +217,61 @@ describe("startOpsServer", () => {
     expect((await get("/healthz")).status).toBe(200);
   });
 });
+
+describe("Metrics.watchWork", () => {
+  const gauge = async (metrics: Metrics, name: string) =>
+    new RegExp(`^${name} (\\S+)$`, "m").exec(await metrics.exposition())?.[1];
+
+  it("keeps the last waiting count through failed looks and takes the next good one", async () => {
+    const metrics = new Metrics();
+    const answers: (number | Error)[] = [3, new Error("Connection is closed."), 5];
+    let looks = 0;
+    const stop = metrics.watchWork(
+      {
+        waiting: async () => {
+          const answer = answers[Math.min(looks++, answers.length - 1)];
+          if (answer instanceof Error) throw answer;
+          return answer as number;
+        },
+        inProgress: () => 2,
+      },
+      10,
+    );
+    try {
+      await until(async () => (await gauge(metrics, "switchyard_queue_waiting")) === "3");
+      await until(() => looks >= 2);
+      expect(await gauge(metrics, "switchyard_queue_waiting")).toMatch(/^[35]$/);
+      await until(async () => (await gauge(metrics, "switchyard_queue_waiting")) === "5");
+      expect(await gauge(metrics, "switchyard_turns_in_progress")).toBe("2");
+    } finally {
+      stop();
+    }
+    const after = looks;
+    await new Promise((r) => setTimeout(r, 50));
+    expect(looks).toBe(after);
+  });
+
+  it("survives a source that throws instead of rejecting", async () => {
+    const metrics = new Metrics();
+    const stop = metrics.watchWork(
+      {
+        waiting: () => {
+          throw new Error("not connected");
+        },
+        inProgress: () => 0,
+      },
+      10,
+    );
+    await new Promise((r) => setTimeout(r, 40));
+    stop();
+    expect(await gauge(metrics, "switchyard_queue_waiting")).toBe("0");
+  });
+});
+
+async function until(condition: () => boolean | Promise<boolean>, ms = 5_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`condition not met in ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
