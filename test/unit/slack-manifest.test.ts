@@ -1,37 +1,91 @@
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import {
+  missingSlackScopes,
+  requiredSlackScopes,
+  SLACK_EVENTS,
+  SLACK_METHODS,
+} from "../../src/channels/slack/scopes.ts";
+import { ROOT, readRepoFile } from "../support/deploy.ts";
 
-const manifest = parse(
-  readFileSync(fileURLToPath(new URL("../../deploy/slack/manifest.yaml", import.meta.url)), "utf8"),
-);
+const http = parse(readRepoFile("deploy/slack/manifest.yaml"));
+const socket = parse(readRepoFile("deploy/slack/manifest.socket-mode.yaml"));
 
-describe("the Slack app manifest in deploy/", () => {
-  it("subscribes to every event and command the Slack channel handles, with the scopes they need", () => {
-    expect(manifest.settings.event_subscriptions.bot_events).toEqual(
-      expect.arrayContaining(["app_mention", "message.channels", "message.im"]),
-    );
-    expect(manifest.features.slash_commands.map((c: { command: string }) => c.command)).toEqual([
-      "/tools",
-      "/skills",
-    ]);
-    expect(manifest.oauth_config.scopes.bot).toEqual(
-      expect.arrayContaining([
-        "app_mentions:read",
-        "chat:write",
-        "commands",
-        "users:read",
-        "im:history",
-      ]),
-    );
-    expect(manifest.settings.interactivity.is_enabled).toBe(true);
+/** Every `client.<family>.<method>(` call in the Slack channel's source, e.g. "chat.postMessage". */
+function methodsTheCodeCalls(): string[] {
+  const dir = join(ROOT, "src/channels/slack");
+  const called = new Set<string>();
+  for (const file of readdirSync(dir).filter((name) => name.endsWith(".ts"))) {
+    const source = readFileSync(join(dir, file), "utf8");
+    for (const match of source.matchAll(
+      /client\.((?:[a-z]+\.)+[a-zA-Z]+)\s*(?:\(|\n\s*\.[a-zA-Z]+\()/g,
+    )) {
+      called.add(match[1] as string);
+    }
+    // A call split over lines: `client.assistant.threads\n .setStatus(`.
+    for (const match of source.matchAll(/client\.([a-z]+\.[a-z]+)\s*\n\s*\.([a-zA-Z]+)\(/g)) {
+      called.add(`${match[1]}.${match[2]}`);
+      called.delete(match[1] as string);
+    }
+  }
+  return [...called].sort();
+}
+
+describe("the Slack app manifests in deploy/slack", () => {
+  it("lists every Web API method the channel calls with its scopes", () => {
+    expect(methodsTheCodeCalls()).toEqual(Object.keys(SLACK_METHODS).sort());
+  });
+
+  it("ask for exactly the bot scopes the code needs, no more and no fewer", () => {
+    for (const manifest of [http, socket]) {
+      expect([...manifest.oauth_config.scopes.bot].sort()).toEqual(requiredSlackScopes());
+    }
+    // What the first manifest lacked: send_message failed with missing_scope without them.
+    expect(requiredSlackScopes()).toEqual(expect.arrayContaining(["channels:read", "groups:read"]));
+    expect(requiredSlackScopes()).not.toContain("reactions:write");
+    expect(requiredSlackScopes()).not.toContain("files:read");
+  });
+
+  it("subscribe to every event and command the Slack channel handles, and let people DM the bot", () => {
+    for (const manifest of [http, socket]) {
+      expect([...manifest.settings.event_subscriptions.bot_events].sort()).toEqual(
+        Object.keys(SLACK_EVENTS).sort(),
+      );
+      expect(manifest.features.slash_commands.map((c: { command: string }) => c.command)).toEqual([
+        "/tools",
+        "/skills",
+      ]);
+      expect(manifest.features.app_home).toMatchObject({
+        messages_tab_enabled: true,
+        messages_tab_read_only_enabled: false,
+      });
+      expect(manifest.settings.interactivity.is_enabled).toBe(true);
+    }
+  });
+
+  it("point the HTTP app at /slack/events, and the Socket Mode app at no URL", () => {
+    expect(http.settings.socket_mode_enabled).toBe(false);
     for (const url of [
-      manifest.settings.event_subscriptions.request_url,
-      manifest.settings.interactivity.request_url,
-      ...manifest.features.slash_commands.map((c: { url: string }) => c.url),
+      http.settings.event_subscriptions.request_url,
+      http.settings.interactivity.request_url,
+      ...http.features.slash_commands.map((c: { url: string }) => c.url),
     ]) {
       expect(new URL(url).pathname).toBe("/slack/events");
     }
+    expect(socket.settings.socket_mode_enabled).toBe(true);
+    expect(readRepoFile("deploy/slack/manifest.socket-mode.yaml")).not.toMatch(/url:/);
+  });
+
+  it("names, for a token without a scope, what the scope is needed for", () => {
+    const granted = requiredSlackScopes().filter((scope) => scope !== "channels:read");
+    expect(missingSlackScopes(granted)).toEqual([
+      {
+        scope: "channels:read",
+        for: ["conversations.info", "conversations.members", "users.conversations"],
+      },
+    ]);
+    expect(missingSlackScopes(requiredSlackScopes())).toEqual([]);
   });
 });
