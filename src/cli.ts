@@ -1,4 +1,5 @@
 import { readConfigText } from "./cli/config-file.ts";
+import { runDoctorCommand } from "./cli/doctor.ts";
 import { runSkillsCommand } from "./cli/skills.ts";
 import { runStartCommand } from "./cli/start.ts";
 import { runToolsCommand } from "./cli/tools.ts";
@@ -12,6 +13,8 @@ Commands:
            switchyard skills [--config FILE] [--workspace PLATFORM:ID] [--json]
   start    Run the bot. With no platform credentials: the console channel on stdin/stdout.
            switchyard start [--role all|ingress|worker] [--config FILE] [--tools SPEC] [--mode MODE]
+  doctor   Check a deployment: config, Redis, the model, each platform's token and scopes, MCP, web search.
+           switchyard doctor [--config FILE]
 
 Run "switchyard <command> --help" for a command's options.`;
 
@@ -29,6 +32,11 @@ async function main(argv: string[]): Promise<number> {
       return runSkillsCommand(rest, { env: process.env, readFile: readConfigText });
     case "tools":
       return runToolsCommand(rest, { env: process.env, readFile: readConfigText });
+    case "doctor":
+      return runDoctorCommand(rest, {
+        env: process.env,
+        print: (line) => process.stdout.write(`${line}\n`),
+      });
     case undefined:
     case "help":
     case "--help":

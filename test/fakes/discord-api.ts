@@ -54,6 +54,12 @@ export interface FakeDiscordOptions {
   applicationId?: string;
   botUserId?: string;
   botUsername?: string;
+  /**
+   * The application's flags in `GET /applications/@me`. Defaults to
+   * `GATEWAY_MESSAGE_CONTENT_LIMITED` (1 << 19): the Message Content intent
+   * switched on in the Developer Portal, as the bot needs it.
+   */
+  applicationFlags?: number;
   /** Defaults to one guild with one text channel (`FAKE_DISCORD.guildId`, `.channelId`). */
   guilds?: FakeDiscordGuild[];
   /** Names for user ids that appear as authors and mentions. */
@@ -137,6 +143,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   const restState = {
     token,
     applicationId,
+    applicationFlags: options.applicationFlags ?? 1 << 19,
     botUserId,
     users,
     calls,

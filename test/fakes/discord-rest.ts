@@ -35,6 +35,8 @@ export interface RecordedDiscordCall {
 export interface DiscordRestState {
   token: string;
   applicationId: string;
+  /** `flags` of `GET /applications/@me`: which privileged intents the portal has on. */
+  applicationFlags: number;
   botUserId: string;
   users: Map<string, FakeDiscordUser>;
   calls: RecordedDiscordCall[];
@@ -106,7 +108,12 @@ const ROUTES: [string, RegExp, Route][] = [
     "GET",
     /^\/applications\/@me$/,
     (_, __, state) =>
-      ok({ id: state.applicationId, name: botUser(state).username, flags: 0, bot: botUser(state) }),
+      ok({
+        id: state.applicationId,
+        name: botUser(state).username,
+        flags: state.applicationFlags,
+        bot: botUser(state),
+      }),
   ],
   [
     "POST",

@@ -1,0 +1,91 @@
+import { Api } from "grammy";
+import { trimRoot } from "../../channels/telegram/api.ts";
+import { telegramOptionsFromEnv } from "../../channels/telegram/env.ts";
+import { resolveTelegramMode } from "../../channels/telegram/settings.ts";
+import { type DoctorContext, type Finding, ok, problem, reasonOf, within } from "./finding.ts";
+
+/** A webhook URL without its path: the path may hold a secret. */
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return "(not a URL)";
+  }
+}
+
+/**
+ * The bot token is accepted (`getMe`), and the webhook Telegram has on
+ * record (`getWebhookInfo`) fits the configured mode: the configured URL for
+ * webhook mode, none for long polling.
+ */
+export async function checkTelegram(context: DoctorContext): Promise<Finding[]> {
+  const { env, config, timeoutMs } = context;
+  let token: string;
+  let apiRoot: string | undefined;
+  let wanted: string | undefined;
+  try {
+    const options = telegramOptionsFromEnv(env, () => config, 0);
+    if (!options) return [];
+    token = options.token;
+    const root = options.apiRoot ?? config.telegram.apiRoot;
+    apiRoot = root ? trimRoot(root) : undefined;
+    const mode = resolveTelegramMode(options, config.telegram);
+    wanted = mode.kind === "webhook" ? mode.url : undefined;
+  } catch (error) {
+    return [problem("telegram", reasonOf(error), "fix the variable or key it names")];
+  }
+  const api = new Api(token, apiRoot ? { apiRoot } : undefined);
+  let me: Awaited<ReturnType<Api["getMe"]>>;
+  try {
+    me = await within(timeoutMs, "Telegram's getMe", api.getMe());
+  } catch (error) {
+    const code = (error as { error_code?: number }).error_code;
+    return [
+      code === 401 || code === 404
+        ? problem(
+            "telegram",
+            `Telegram refuses the bot token (${code})`,
+            "copy the token @BotFather gave for this bot into TELEGRAM_BOT_TOKEN",
+          )
+        : problem(
+            "telegram",
+            `getMe failed: ${reasonOf(error)}`,
+            apiRoot
+              ? "check TELEGRAM_API_ROOT"
+              : "check that this machine reaches api.telegram.org",
+          ),
+    ];
+  }
+  const findings = [ok("telegram", `bot @${me.username} (${me.id})`)];
+  const info = await within(timeoutMs, "Telegram's getWebhookInfo", api.getWebhookInfo());
+  const registered = info.url ?? "";
+  if (wanted === undefined) {
+    findings.push(
+      registered === ""
+        ? ok("telegram", "long polling: no webhook registered")
+        : problem(
+            "telegram",
+            `a webhook at ${originOf(registered)} is registered, but TELEGRAM_WEBHOOK_URL is not set: the ingress deletes it to poll, and another deployment using it would stop receiving`,
+            "give each deployment a bot of its own, or set TELEGRAM_WEBHOOK_URL to run by webhook",
+          ),
+    );
+  } else if (registered === wanted) {
+    findings.push(ok("telegram", `webhook registered at ${originOf(wanted)}, as configured`));
+  } else if (registered === "") {
+    findings.push(
+      ok(
+        "telegram",
+        `webhook at ${originOf(wanted)} not registered yet: the ingress registers it when it starts`,
+      ),
+    );
+  } else {
+    findings.push(
+      problem(
+        "telegram",
+        `Telegram sends updates to ${originOf(registered)}, not the configured ${originOf(wanted)}`,
+        "start the ingress (it registers TELEGRAM_WEBHOOK_URL), and make sure no other deployment uses this bot",
+      ),
+    );
+  }
+  return findings;
+}
