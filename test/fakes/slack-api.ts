@@ -26,6 +26,7 @@ import { EventEmitter } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import { requiredSlackScopes } from "../../src/channels/slack/scopes.ts";
 import {
   FAKE_SLACK,
   type FakeSlackChannel,
@@ -112,6 +113,11 @@ export interface FakeSlackApiOptions extends Partial<FakeSlackIdentity> {
    * was posted. Chaos tests kill workers inside this window.
    */
   roundTripMs?: number;
+  /**
+   * The bot token's scopes, sent as Slack does in the `x-oauth-scopes` header
+   * of every answer to that token. Defaults to every scope the channel needs.
+   */
+  scopes?: readonly string[];
 }
 
 export interface WaitForCallOptions {
@@ -179,7 +185,13 @@ export interface FakeSlackApi {
 const JSON_ARGS = ["blocks", "attachments", "metadata"];
 
 export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Promise<FakeSlackApi> {
-  const { startTs = 1_700_000_000, users = {}, roundTripMs = 0, ...overrides } = options;
+  const {
+    startTs = 1_700_000_000,
+    users = {},
+    roundTripMs = 0,
+    scopes = requiredSlackScopes(),
+    ...overrides
+  } = options;
   let roundTrip = roundTripMs;
   const identity: FakeSlackIdentity = { ...FAKE_SLACK, ...overrides };
   const workspace = new FakeSlackWorkspace(identity, startTs);
@@ -221,6 +233,7 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
     call.appliedAt = Date.now();
     if (!(await pause(reply.delayMs, closing.signal))) return;
     if (!(await pause(trip - Math.floor(trip / 2), closing.signal))) return;
+    if (call.token === identity.botToken) res.setHeader("x-oauth-scopes", scopes.join(","));
     for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
     if (gone || res.destroyed) call.clientGone = true;
     else sendJson(res, reply.status ?? 200, reply.body);
