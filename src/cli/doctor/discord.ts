@@ -54,11 +54,23 @@ export async function checkDiscord(context: DoctorContext): Promise<Finding[]> {
     ];
   }
   const findings = [ok("discord", `bot ${me.username} (${me.id})`)];
-  const application = (await within(
-    timeoutMs,
-    "Discord's /applications/@me",
-    rest.get(Routes.currentApplication()),
-  )) as APIApplication;
+  let application: APIApplication;
+  try {
+    application = (await within(
+      timeoutMs,
+      "Discord's /applications/@me",
+      rest.get(Routes.currentApplication()),
+    )) as APIApplication;
+  } catch (error) {
+    findings.push(
+      problem(
+        "discord",
+        `/applications/@me failed: ${reasonOf(error)}`,
+        "run doctor again; if it persists, check DISCORD_API_URL",
+      ),
+    );
+    return findings;
+  }
   const flags = application.flags ?? 0;
   findings.push(
     (flags & MESSAGE_CONTENT) !== 0

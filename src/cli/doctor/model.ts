@@ -39,8 +39,9 @@ export async function checkModel(context: DoctorContext): Promise<Finding[]> {
     maxRetries: 0,
     timeout: timeoutMs,
   });
+  // Undefined when the server streamed an answer, else what went wrong (a timeout included).
   const ask = (features: readonly Feature[]) =>
-    within(timeoutMs, baseURL, probe(client, model, features));
+    within(timeoutMs, baseURL, probe(client, model, features)).catch((error: unknown) => error);
   const all = await ask(FEATURES);
   if (all === undefined) {
     return [ok("model", `${model} at ${baseURL} answers, and takes ${FEATURES.join(", ")}`)];

@@ -57,7 +57,19 @@ export async function checkTelegram(context: DoctorContext): Promise<Finding[]> 
     ];
   }
   const findings = [ok("telegram", `bot @${me.username} (${me.id})`)];
-  const info = await within(timeoutMs, "Telegram's getWebhookInfo", api.getWebhookInfo());
+  let info: Awaited<ReturnType<Api["getWebhookInfo"]>>;
+  try {
+    info = await within(timeoutMs, "Telegram's getWebhookInfo", api.getWebhookInfo());
+  } catch (error) {
+    findings.push(
+      problem(
+        "telegram",
+        `getWebhookInfo failed: ${reasonOf(error)}`,
+        "run doctor again; if it persists, check the Bot API server",
+      ),
+    );
+    return findings;
+  }
   const registered = info.url ?? "";
   if (wanted === undefined) {
     findings.push(
