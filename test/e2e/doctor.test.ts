@@ -12,6 +12,7 @@ import { type FakeDiscord, startFakeDiscord } from "../fakes/discord-api.ts";
 import { FAKE_MODEL_ID, type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { type FakeSearxng, startFakeSearxng } from "../fakes/searxng.ts";
 import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
+import { startFakeSocketMode } from "../fakes/slack-socket.ts";
 import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-api.ts";
 import { FIXTURE } from "../support/mcp.ts";
 import { redisEnv } from "../support/redis.ts";
@@ -176,6 +177,29 @@ describe("switchyard doctor, against the fake platforms, model and servers", () 
       );
     } finally {
       await lacking.close();
+    }
+  }, 60_000);
+
+  it("checks Socket Mode's app token: accepted, or refused with the fix", async () => {
+    const appToken = "xapp-1-A0FAKEAPP-1-doctorsecret";
+    const socket = await startFakeSocketMode(slack, { appToken });
+    try {
+      const socketEnv = { ...healthy, SLACK_SIGNING_SECRET: undefined, SLACK_APP_TOKEN: appToken };
+      const accepted = await doctor(socketEnv);
+      expect(line(accepted.lines, "slack")[1]).toBe(
+        "ok       slack    the app token opens a Socket Mode connection",
+      );
+      const refused = await doctor({
+        ...socketEnv,
+        SLACK_APP_TOKEN: "xapp-1-A0FAKEAPP-1-wrongsecret",
+      });
+      expect(refused.code).toBe(1);
+      expect(line(refused.lines, "slack")[1]).toMatch(
+        /^problem {2}slack {4}Slack refuses the app token \(invalid_auth\) Fix: create an app-level token with connections:write/,
+      );
+      expect(refused.lines.join("\n")).not.toContain("wrongsecret");
+    } finally {
+      await socket.close();
     }
   }, 60_000);
 

@@ -72,6 +72,7 @@ export async function checkSlack(context: DoctorContext): Promise<Finding[]> {
       `bot ${auth.user ?? "?"} (${auth.user_id ?? "?"}) in workspace ${auth.team ?? "?"} (${auth.team_id ?? "?"})`,
     ),
   );
+  if (env.SLACK_APP_TOKEN) findings.push(await checkAppToken(env, timeoutMs));
   const granted = auth.response_metadata?.scopes;
   if (granted === undefined) {
     findings.push(
@@ -94,4 +95,28 @@ export async function checkSlack(context: DoctorContext): Promise<Finding[]> {
         ),
   );
   return findings;
+}
+
+/**
+ * Socket Mode's app-level token opens a connection (`apps.connections.open`):
+ * the ticket it hands out is single-use and simply expires.
+ */
+async function checkAppToken(env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Finding> {
+  const client = new WebClient(env.SLACK_APP_TOKEN, {
+    ...(env.SLACK_API_URL ? { slackApiUrl: env.SLACK_API_URL } : {}),
+    retryConfig: { retries: 0 },
+    timeout: timeoutMs,
+    logger: quiet,
+  });
+  try {
+    await within(timeoutMs, "Slack's apps.connections.open", client.apps.connections.open());
+    return ok("slack", "the app token opens a Socket Mode connection");
+  } catch (error) {
+    const code = (error as { data?: { error?: string } }).data?.error;
+    return problem(
+      "slack",
+      `Slack refuses the app token (${code ?? reasonOf(error)})`,
+      "create an app-level token with connections:write (Basic Information -> App-Level Tokens) and put it in SLACK_APP_TOKEN; Socket Mode must be on",
+    );
+  }
 }
