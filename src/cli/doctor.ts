@@ -17,12 +17,11 @@ Checks what a deployment needs, one line each: ok, or the problem and how to
 fix it. The config file parses; Redis answers (version, standalone, cluster or
 Sentinel, the queue's wait lists); the model answers a tiny request and takes
 stream_options, prompt_cache_key and tools; each configured platform's token
-is accepted (Slack: and has every scope the bot uses, and the app token in
-Socket Mode; Telegram: the webhook
-Telegram has matches; Discord: the Message Content intent is on); each MCP
-server connects; the web search provider answers. Reads the same environment
-as start. Exit code 0 when every check passes, 1 otherwise. Tokens are never
-printed.
+is accepted (Slack: with every scope the bot uses, and the app token in Socket
+Mode; Telegram: the webhook Telegram has matches; Discord: the Message Content
+intent is on); each MCP server connects; the web search provider answers.
+Reads the same environment as start. Exit code 0 when every check passes, 1
+otherwise. Tokens are never printed.
 
 Options:
   --config FILE   The config file (default: $SWITCHYARD_CONFIG, else ./switchyard.yaml)
