@@ -1,4 +1,5 @@
 import { type ConversationAddress, conversationKey } from "../core/agent/inbound.ts";
+import type { SharedScope } from "../core/availability/scopes.ts";
 import { StoreInputError } from "./errors.ts";
 import { slotSpreadTag } from "./key-slot.ts";
 
@@ -9,7 +10,7 @@ export const DEFAULT_PREFIX = "sy";
  * The scopes stored in Redis besides the conversation's own. `global` here is
  * what owners changed from chat; it overlays the config file's global layer.
  */
-export type ScopeKind = "workspace" | "channel" | "global";
+export type ScopeKind = SharedScope;
 
 /** A workspace: a Slack team, a Discord guild, a Telegram chat. */
 export interface WorkspaceRef {
