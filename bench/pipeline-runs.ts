@@ -245,22 +245,21 @@ async function seedHistory(prefix: string, shape: RunShape): Promise<void> {
   if (shape.history === 0) return;
   const redis = new Redis(REDIS_URL);
   const history = new HistoryStore(redis, new KeyScheme(prefix));
-  const messages: ChatMessage[] = Array.from({ length: shape.history }, (_, n) =>
-    n % 2 === 0
-      ? {
-          role: "user",
-          content: `Earlier question ${n}: what does the deploy script do on Fridays?`,
-        }
-      : {
-          role: "assistant",
-          content: `Earlier answer ${n}: it waits for the release window first.`,
-        },
-  );
+  // Each conversation's own words, as in life: no two conversations store the same entry.
+  const messages = (i: number): ChatMessage[] =>
+    Array.from({ length: shape.history }, (_, n) =>
+      n % 2 === 0
+        ? { role: "user", content: `Question ${n} in conversation ${i}: what does the deploy do?` }
+        : {
+            role: "assistant",
+            content: `Answer ${n} in conversation ${i}: it waits for the window.`,
+          },
+    );
   try {
     for (let i = 0; i < shape.conversations; i += 100) {
       await Promise.all(
         Array.from({ length: Math.min(100, shape.conversations - i) }, (_, j) =>
-          history.append(addressOf(i + j), messages),
+          history.append(addressOf(i + j), messages(i + j)),
         ),
       );
     }
@@ -323,8 +322,18 @@ export async function startSwitchyardSide(
   };
 }
 
-export async function switchyardRun(prefix: string, shape: RunShape): Promise<SwitchyardRun> {
+/**
+ * Switchyard turns, one per conversation. `laterTurn`: each conversation has
+ * had a turn on this worker before the measured one, as a conversation's
+ * every turn but its first has.
+ */
+export async function switchyardRun(
+  prefix: string,
+  shape: RunShape,
+  laterTurn = false,
+): Promise<SwitchyardRun> {
   const side = await startSwitchyardSide(prefix, shape);
+  if (laterTurn) await side.sendAll(0, shape.conversations);
   const cost = await measuredRun(side, shape);
   return { ...cost, overhead: side.overhead };
 }

@@ -141,7 +141,11 @@ async function roundTrips(prefixes: string[]): Promise<PipelineFigures["roundTri
   }
 }
 
-/** CPU per turn as one thing changes from the base run; each row against the first of its group. */
+/**
+ * CPU per turn as one thing changes from the base run; each row against the
+ * first of its group. Measured on each conversation's second turn, the way
+ * most turns of a conversation run.
+ */
 async function scaling(prefixes: string[]): Promise<PipelineFigures["scaling"]> {
   const groups: { name: string; shapes: [string, RunShape][] }[] = [
     {
@@ -170,7 +174,7 @@ async function scaling(prefixes: string[]): Promise<PipelineFigures["scaling"]> 
     for (const [label, shape] of group.shapes) {
       const prefix = `sybench-scale-${runId()}`;
       prefixes.push(prefix);
-      const { cpuMicros } = await switchyardRun(prefix, shape);
+      const { cpuMicros } = await switchyardRun(prefix, shape, true);
       first ??= cpuMicros;
       rows.push({ label, cpuMicros, vsFirst: cpuMicros / first });
     }
@@ -303,7 +307,9 @@ function printFigures(print: (line: string) => void, f: PipelineFigures): void {
     `framework overhead    p50 ${fmt(f.switchyard.overheadP50Ms, 1)} ms   p99 ${fmt(f.switchyard.overheadP99Ms, 1)} ms  ${met("overheadP99Ms")}`,
   );
   print("");
-  print("CPU per turn as one thing changes (µs; against the first row of its group)");
+  print(
+    "CPU per turn as one thing changes (µs, a conversation's second turn; against the first row of its group)",
+  );
   for (const s of f.scaling) {
     const key = s.label.startsWith("history 200")
       ? "historyScaling"
