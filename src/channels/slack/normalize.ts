@@ -113,6 +113,8 @@ export function normalizeSlackEvent(
     conversation: perChannel ? channel : `${channel}:${thread}`,
     ...(flatDm ? {} : { thread }),
     user,
+    // A group DM (mpim) has several people in it: a group, like a channel.
+    kind: event.channel_type === "im" ? "dm" : "group",
     ...(options.names?.get(user) ? { userName: options.names.get(user) as string } : {}),
     text,
     attachments,

@@ -2,6 +2,7 @@ import { type Api, Composer, type Context } from "grammy";
 import type { Message } from "grammy/types";
 import { isTooLong, tooLongReply } from "../../core/agent/inbound.ts";
 import type { TelegramConfig } from "../../core/config/telegram-section.ts";
+import { passedGate, type RefusalAnswer } from "../gate-pass.ts";
 import type { ChatAdmins } from "./admins.ts";
 import { isTelegramError } from "./api.ts";
 import { decodePress } from "./callback-data.ts";
@@ -69,6 +70,8 @@ async function takeMessage(message: Message, deps: TelegramIngressDeps): Promise
     );
     return;
   }
+  const refused = refusalAnswer(message, deps);
+  if (!(await passedGate(await runtime.gate.admit(inbound), refused))) return;
   // Read from the text without the bot's mention: "@bot /tools" is a command too.
   const typed = leadingCommand(inbound.text, []);
   const ours =
@@ -90,7 +93,29 @@ async function takeMessage(message: Message, deps: TelegramIngressDeps): Promise
     );
     return;
   }
+  if (!(await passedGate(await runtime.gate.meter(inbound), refused))) return;
   await runtime.queue.enqueue({ ...inbound, text: outcome.text });
+}
+
+/**
+ * How a refusal is said in Telegram, and how the bot leaves a group it was
+ * not let into. Like a command's answer, one that cannot be sent (the bot
+ * was blocked or removed) does not hold up the updates after it.
+ */
+function refusalAnswer(message: Message, deps: TelegramIngressDeps): RefusalAnswer {
+  const warn = (what: string) => (error: unknown) =>
+    deps.runtime.logger.warn(what, { error: deps.describe(error) });
+  return {
+    say: (text) =>
+      sendReply(deps.api(), message, escapeHtml(text)).catch(
+        warn("a Telegram refusal could not be sent"),
+      ),
+    leave: () =>
+      deps
+        .api()
+        .leaveChat(message.chat.id)
+        .catch(warn("the bot could not leave a Telegram group it was not let into")),
+  };
 }
 
 /**
