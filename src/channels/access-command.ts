@@ -35,7 +35,7 @@ export async function handleAccessCommand(
     case "approve": {
       if (!owner)
         return "Only the bot's owners (permissions.owners in the config) can approve a pairing code.";
-      return approve(args.join(""), actor.id, now, deps.access);
+      return (await approve(args.join(""), actor.id, now, deps.access)).text;
     }
     case "list":
       if (!admin)
@@ -44,29 +44,43 @@ export async function handleAccessCommand(
     case "revoke": {
       if (!admin)
         return "Only the bot's owners and admins (permissions: in the config) can revoke access.";
-      return revoke(args[0] ?? "", deps);
+      return (await revoke(args[0] ?? "", deps)).text;
     }
     default:
       return ACCESS_USAGE;
   }
 }
 
-/** The approval as the shell and chat both say it. */
+/** What a change did, as the shell and chat both say it; `ok` is false when nothing changed. */
+export interface AccessChange {
+  readonly ok: boolean;
+  readonly text: string;
+}
+
 export async function approve(
   typed: string,
   by: string,
   now: number,
   access: AccessStore,
-): Promise<string> {
+): Promise<AccessChange> {
   const code = readPairingCode(typed);
   if (code === undefined) {
-    return `${JSON.stringify(typed)} is not a pairing code: codes are 8 letters and digits, e.g. /access approve K7QM2XPA.`;
+    return {
+      ok: false,
+      text: `${JSON.stringify(typed)} is not a pairing code: codes are 8 letters and digits, e.g. /access approve K7QM2XPA.`,
+    };
   }
   const request = await access.approve(code, by, now);
   if (!request) {
-    return `No live pairing code ${code}: it was used already, expired, or mistyped. Ask the person to write to the bot again for a new one.`;
+    return {
+      ok: false,
+      text: `No live pairing code ${code}: it was used already, expired, or mistyped. Ask the person to write to the bot again for a new one.`,
+    };
   }
-  return `Approved ${describePerson(request.user, request.name)}: their messages are answered from now on. Undo with /access revoke ${request.user}.`;
+  return {
+    ok: true,
+    text: `Approved ${describePerson(request.user, request.name)}: their messages are answered from now on. Undo with /access revoke ${request.user}.`,
+  };
 }
 
 export async function list(deps: AccessCommandDeps, now: number): Promise<string> {
@@ -88,17 +102,23 @@ export async function list(deps: AccessCommandDeps, now: number): Promise<string
   return lines.join("\n");
 }
 
-export async function revoke(user: string, deps: AccessCommandDeps): Promise<string> {
+export async function revoke(user: string, deps: AccessCommandDeps): Promise<AccessChange> {
   if (!/^[a-z][a-z0-9_-]*:[A-Za-z0-9._@-]{1,128}$/.test(user)) {
-    return `Name the person platform:user, e.g. /access revoke telegram:123456789 (see /access list).`;
+    return {
+      ok: false,
+      text: "Name the person platform:user, e.g. /access revoke telegram:123456789 (see /access list).",
+    };
   }
   if (await deps.access.revoke(user)) {
-    return `Revoked ${user}: they need a new pairing code to be answered again.`;
+    return { ok: true, text: `Revoked ${user}: they need a new pairing code to be answered again.` };
   }
   const inConfig = deps.config().access.allow.some((e) => formatAccessEntry(e) === user);
-  return inConfig
-    ? `${user} is allowed by the config file (access.allow), not by pairing: remove them there.`
-    : `${user} was not approved by pairing; nothing changed.`;
+  return {
+    ok: false,
+    text: inConfig
+      ? `${user} is allowed by the config file (access.allow), not by pairing: remove them there.`
+      : `${user} was not approved by pairing; nothing changed.`,
+  };
 }
 
 function describePerson(user: string, name: string | undefined): string {
