@@ -110,7 +110,10 @@ export async function revoke(user: string, deps: AccessCommandDeps): Promise<Acc
     };
   }
   if (await deps.access.revoke(user)) {
-    return { ok: true, text: `Revoked ${user}: they need a new pairing code to be answered again.` };
+    return {
+      ok: true,
+      text: `Revoked ${user}: they need a new pairing code to be answered again.`,
+    };
   }
   const inConfig = deps.config().access.allow.some((e) => formatAccessEntry(e) === user);
   return {

@@ -51,6 +51,9 @@ export function isMessageForBot(message: Message, deps: TelegramIngressDeps): bo
 
 async function takeMessage(message: Message, deps: TelegramIngressDeps): Promise<void> {
   const { bot, runtime } = deps;
+  if (message.new_chat_members?.some((member) => member.id === bot.id)) {
+    return joined(message, deps);
+  }
   if (!isMessageForBot(message, deps)) return;
   const inbound = normalizeTelegramMessage(message, {
     bot,
@@ -95,6 +98,25 @@ async function takeMessage(message: Message, deps: TelegramIngressDeps): Promise
   }
   if (!(await passedGate(await runtime.gate.meter(inbound), refused))) return;
   await runtime.queue.enqueue({ ...inbound, text: outcome.text });
+}
+
+/**
+ * The bot was added to a group: one not let in hears so once, and the bot
+ * leaves (or stays silent, as `access.on_refused_group` says), before
+ * anyone has asked it anything.
+ */
+async function joined(message: Message, deps: TelegramIngressDeps): Promise<void> {
+  const chat = String(message.chat.id);
+  const verdict = await deps.runtime.gate.admit({
+    ...telegramAddress(message.chat.id, undefined, "chat"),
+    user: String(message.from?.id ?? chat),
+    kind: "group",
+    text: "",
+    attachments: [],
+    eventId: `${chat}:${message.message_id}`,
+    time: message.date * 1000,
+  });
+  await passedGate(verdict, refusalAnswer(message, deps));
 }
 
 /**
