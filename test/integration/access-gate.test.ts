@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { IngressGate } from "../../src/access/gate.ts";
 import type { InboundMessage } from "../../src/core/agent/inbound.ts";
 import { parseConfig, type SwitchyardConfig } from "../../src/core/config/index.ts";
+import { Metrics } from "../../src/observability/metrics.ts";
 import { createStore, KeyScheme, pairingCodeHash, RateLimitStore } from "../../src/store/index.ts";
 import {
   connectRedis,
@@ -139,6 +140,22 @@ describe("the ingress gate", () => {
     });
     expect(await g.meter(message())).toEqual({ kind: "pass" });
     expect(await g.meter(message())).toMatchObject({ kind: "refused", reason: "limit_user" });
+  });
+
+  it("counts every refused message in switchyard_refused_total by reason", async () => {
+    const metrics = new Metrics();
+    const g = new IngressGate({
+      store: createStore(db.redis, { prefix: db.prefix }),
+      config: () => cfg("access:\n  dm: closed\nlimits:\n  user: 1/h\n"),
+      refused: (reason) => metrics.countRefused(reason),
+    });
+    await g.admit(message());
+    await g.admit(message());
+    await g.meter(message());
+    await g.meter(message());
+    const text = await metrics.exposition();
+    expect(text).toContain('switchyard_refused_total{reason="dm_closed"} 2');
+    expect(text).toContain('switchyard_refused_total{reason="limit_user"} 1');
   });
 
   it("refunds the narrower limits a wider one refused, so counts stay exact", async () => {
