@@ -52,6 +52,11 @@ export interface IngressGateOptions {
   readonly newCode?: () => string;
 }
 
+export interface AdmitOptions {
+  readonly trusted?: boolean;
+  readonly canLeave?: boolean;
+}
+
 const PASS: GateVerdict = Object.freeze({ kind: "pass" });
 
 /**
@@ -74,8 +79,12 @@ export class IngressGate {
     this.#newCode = options.newCode ?? newPairingCode;
   }
 
-  /** Who may talk here: the DM and group policies, the allow list, pairing. */
-  async admit(message: InboundMessage, options: { trusted?: boolean } = {}): Promise<GateVerdict> {
+  /**
+   * Who may talk here: the DM and group policies, the allow list, pairing.
+   * `trusted`: the channel vouches for the sender (the console's owner).
+   * `canLeave`: the channel can leave a group it was not let into (Telegram).
+   */
+  async admit(message: InboundMessage, options: AdmitOptions = {}): Promise<GateVerdict> {
     const config = this.options.config();
     const sender = `${message.platform}:${message.user}`;
     const { owners, admins } = config.permissions;
@@ -83,7 +92,7 @@ export class IngressGate {
     const policy = accessPolicyFor(config.access, message);
     const refusal =
       message.kind === "group"
-        ? this.#group(message, policy)
+        ? this.#group(message, policy, options.canLeave === true)
         : await this.#dm(message, policy, sender);
     if (refusal === "pair") {
       // The code is made only when the stranger is due an answer, so repeats cost no codes.
@@ -128,12 +137,12 @@ export class IngressGate {
     return PASS;
   }
 
-  #group(message: InboundMessage, policy: AccessPolicy): Refusal | undefined {
+  #group(message: InboundMessage, policy: AccessPolicy, canLeave: boolean): Refusal | undefined {
     if (policy.groups === "open") return undefined;
     // A group is let in as a place (its workspace or channel on the list); people entries are for DMs.
     const places = policy.allow.filter((entry) => entry.kind !== "user");
     if (policy.groups === "allowlist" && entriesMatch(places, message)) return undefined;
-    const leave = policy.onRefusedGroup === "leave";
+    const leave = canLeave && policy.onRefusedGroup === "leave";
     const silent = policy.onRefusedGroup === "silent";
     return policy.groups === "closed"
       ? { reason: "group_closed", text: groupClosed(leave), leave, silent }

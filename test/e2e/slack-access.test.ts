@@ -74,7 +74,9 @@ describe("who may talk to the Slack bot", () => {
       const texts = visibleIn(h.slack, mention.ts as string);
       return texts.length > 0 ? texts : undefined;
     });
-    expect(refusal).toContain("This group is not on this bot's allow list (slack:chat:C0GENERAL)");
+    expect(refusal).toBe(
+      "This group is not on this bot's allow list (slack:chat:C0GENERAL). Ask one of its owners to add it to access.allow.",
+    );
     const again = appMentionEvent({
       text: `<@${FAKE_SLACK.botUserId}> hello?`,
       channel: "C0GENERAL",

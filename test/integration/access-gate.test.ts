@@ -176,13 +176,17 @@ describe("the ingress gate", () => {
     expect(await g.admit(message({ kind: "group", workspace: "-5", channel: "-5" }))).toEqual({
       kind: "pass",
     });
-    expect(await g.admit(message({ kind: "group", workspace: "-6", channel: "-6" }))).toMatchObject(
-      {
-        kind: "refused",
-        reason: "group_allowlist",
-        leave: true,
-      },
-    );
+    const elsewhere = message({ kind: "group", workspace: "-6", channel: "-6" });
+    expect(await g.admit(elsewhere, { canLeave: true })).toMatchObject({
+      kind: "refused",
+      reason: "group_allowlist",
+      leave: true,
+    });
+    // A channel that cannot leave (Slack, Discord) neither leaves nor says it will.
+    const other = message({ kind: "group", workspace: "-7", channel: "-7", user: "43" });
+    const stays = await g.admit(other);
+    expect(stays).toMatchObject({ kind: "refused", leave: false });
+    expect(stays.kind === "refused" && stays.reply).not.toContain("leaving");
     expect(await g.admit(message())).toEqual({ kind: "pass" });
   });
 

@@ -74,7 +74,8 @@ async function takeMessage(message: Message, deps: TelegramIngressDeps): Promise
     return;
   }
   const refused = refusalAnswer(message, deps);
-  if (!(await passedGate(await runtime.gate.admit(inbound), refused))) return;
+  const admitted = await runtime.gate.admit(inbound, { canLeave: true });
+  if (!(await passedGate(admitted, refused))) return;
   // Read from the text without the bot's mention: "@bot /tools" is a command too.
   const typed = leadingCommand(inbound.text, []);
   const ours =
@@ -107,15 +108,18 @@ async function takeMessage(message: Message, deps: TelegramIngressDeps): Promise
  */
 async function joined(message: Message, deps: TelegramIngressDeps): Promise<void> {
   const chat = String(message.chat.id);
-  const verdict = await deps.runtime.gate.admit({
-    ...telegramAddress(message.chat.id, undefined, "chat"),
-    user: String(message.from?.id ?? chat),
-    kind: "group",
-    text: "",
-    attachments: [],
-    eventId: `${chat}:${message.message_id}`,
-    time: message.date * 1000,
-  });
+  const verdict = await deps.runtime.gate.admit(
+    {
+      ...telegramAddress(message.chat.id, undefined, "chat"),
+      user: String(message.from?.id ?? chat),
+      kind: "group",
+      text: "",
+      attachments: [],
+      eventId: `${chat}:${message.message_id}`,
+      time: message.date * 1000,
+    },
+    { canLeave: true },
+  );
   await passedGate(verdict, refusalAnswer(message, deps));
 }
 
