@@ -73,8 +73,12 @@ export function resetPhrase(resetMs: number, now: number): string {
 /** Rounded up, so "in 1 minute" never means "now". */
 export function duration(ms: number): string {
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
-  if (ms < 60_000) return plural(Math.max(1, Math.ceil(ms / 1000)), "second");
-  if (ms < 3_600_000) return plural(Math.ceil(ms / 60_000), "minute");
-  if (ms < 86_400_000) return plural(Math.ceil(ms / 3_600_000), "hour");
+  // Each unit until rounding up would reach the next: 59.5 s is "1 minute", not "60 seconds".
+  const seconds = Math.max(1, Math.ceil(ms / 1000));
+  if (seconds < 60) return plural(seconds, "second");
+  const minutes = Math.ceil(ms / 60_000);
+  if (minutes < 60) return plural(minutes, "minute");
+  const hours = Math.ceil(ms / 3_600_000);
+  if (hours < 24) return plural(hours, "hour");
   return plural(Math.ceil(ms / 86_400_000), "day");
 }

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { duration } from "../../src/access/refusals.ts";
 import {
   accessPolicyFor,
   ConfigError,
@@ -285,5 +286,23 @@ describe("the access: and limits: sections", () => {
     expect(limitsFor(config.limits, c1).user?.text).toBe("50/10m");
     expect(limitsFor(config.limits, c2).user).toBeUndefined();
     expect(limitsFor(config.limits, c2).workspace?.text).toBe("600/h");
+  });
+});
+
+describe("how long until a reset, in words", () => {
+  it("rounds up within a unit and never says 60 of one", () => {
+    expect(duration(500)).toBe("1 second");
+    expect(duration(59_500)).toBe("1 minute");
+    expect(duration(7 * 60_000 - 5_000)).toBe("7 minutes");
+    expect(duration(3_599_000)).toBe("1 hour");
+    expect(duration(86_399_000)).toBe("1 day");
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 40 * 86_400_000 }), (ms) => {
+        const [n, word] = duration(ms).split(" ") as [string, string];
+        const limit = { second: 60, minute: 60, hour: 24 }[word.replace(/s$/, "") as "second"];
+        if (limit !== undefined) expect(Number(n)).toBeLessThan(limit);
+        expect(Number(n)).toBeGreaterThanOrEqual(1);
+      }),
+    );
   });
 });
