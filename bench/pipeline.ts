@@ -1,228 +1,333 @@
+/**
+ * The pipeline bench: Switchyard turns against bare BullMQ jobs on the same
+ * Redis, warm, in interleaved rounds (order rotated), with a second baseline
+ * that makes a turn's durable writes in one script a side; then the Redis
+ * round trips on one turn's path, and how CPU per turn scales with history,
+ * registry size, conversations and concurrency.
+ */
 import { randomUUID } from "node:crypto";
-import { Queue, Worker } from "bullmq";
-import { Redis } from "ioredis";
-import { z } from "zod";
-import { startSwitchyard } from "../src/app.ts";
-import type { Provider, ProviderRequest, ProviderResponse } from "../src/core/agent/provider.ts";
-import { ToolRegistry } from "../src/core/tools/registry.ts";
-import { defineTool } from "../src/core/tools/tool.ts";
+import {
+  cleanup,
+  measuredRun,
+  REDIS_URL,
+  type RunCost,
+  type RunShape,
+  type Side,
+  type SwitchyardRun,
+  startBare,
+  startSwitchyardSide,
+  switchyardRun,
+} from "./pipeline-runs.ts";
+import { startRoundTripProxy } from "./round-trips.ts";
 
-const CONVERSATIONS = 1_000;
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
-const TURNS_TARGET = 0.5;
-const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+const BASE: RunShape = {
+  conversations: 1_000,
+  concurrency: Number(process.env.BENCH_CONCURRENCY ?? 16),
+  tools: 10,
+  history: 0,
+};
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const WARMUP_ROUNDS = 1;
+const SEQUENTIAL_TURNS = 30;
 
-/** A model that answers at once: one tool call, then the answer. */
-const instantProvider: Provider = {
-  async complete(request: ProviderRequest): Promise<ProviderResponse> {
-    const last = request.messages.at(-1);
-    const usage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
-    if (last?.role === "user") {
-      return {
-        content: null,
-        toolCalls: [
-          {
-            id: "call_1",
-            type: "function",
-            function: { name: "echo", arguments: '{"text":"hi"}' },
-          },
-        ],
-        finishReason: "tool_calls",
-        usage,
-      };
-    }
-    return { content: "done", toolCalls: [], finishReason: "stop", usage };
-  },
+/** The targets of issue 20, on medians over the rounds. */
+const TARGETS = {
+  ratio: 0.35,
+  turnsPerCpuSecond: 4_000,
+  commands: 45,
+  roundTrips: 6,
+  historyScaling: 1.3,
+  registryScaling: 1.3,
+  overheadP99Ms: 10,
 };
 
-const echo = defineTool({
-  id: "echo",
-  description: "Echoes its text.",
-  parameters: z.object({ text: z.string() }),
-  execute: ({ text }) => text,
-});
-
-/** What a run cost per message: this process's CPU, and the commands Redis ran. */
-interface RunCost {
-  perSecond: number;
-  cpuMicros: number;
-  commands: number;
+/** min / median / max of a figure over the rounds. */
+export interface Spread {
+  readonly min: number;
+  readonly median: number;
+  readonly max: number;
 }
 
-/** Redis's count of commands run (a script's own calls included), to tell what each side asks of it per message. */
-async function commandsProcessed(): Promise<number> {
-  const redis = new Redis(REDIS_URL);
-  const info = await redis.info("stats");
-  redis.disconnect();
-  return Number(/total_commands_processed:(\d+)/.exec(info)?.[1] ?? 0);
+export interface PipelineFigures {
+  readonly shape: RunShape;
+  readonly rounds: number;
+  readonly bare: { perSecond: Spread; cpuMicros: Spread; commands: Spread };
+  readonly durableFloor: { perSecond: Spread; cpuMicros: Spread; commands: Spread };
+  readonly switchyard: {
+    perSecond: Spread;
+    cpuMicros: Spread;
+    turnsPerCpuSecond: Spread;
+    commands: Spread;
+    overheadP50Ms: Spread;
+    overheadP99Ms: Spread;
+  };
+  readonly ratioToBare: Spread;
+  readonly ratioToDurableFloor: Spread;
+  readonly roundTrips: { bare: number; durableFloor: number; switchyard: number };
+  readonly scaling: readonly {
+    readonly label: string;
+    readonly cpuMicros: number;
+    readonly vsFirst: number;
+  }[];
+  readonly targets: Readonly<
+    Record<string, { readonly value: number; readonly target: string; readonly met: boolean }>
+  >;
 }
 
-/** Bare BullMQ on the same Redis: add -> process (nothing) -> complete, one job per message. */
-async function bareBullmq(prefix: string): Promise<RunCost> {
-  const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
-  const workerConnection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
-  const queue = new Queue("bare", { connection, prefix });
-  let done = 0;
-  let finished: () => void = () => {};
-  const allDone = new Promise<void>((resolve) => {
-    finished = resolve;
-  });
-  const worker = new Worker(
-    "bare",
-    async () => {
-      if (++done === CONVERSATIONS) finished();
-      return "ok";
-    },
-    { connection: workerConnection, prefix, concurrency: CONCURRENCY },
-  );
-  await worker.waitUntilReady();
-  const commandsBefore = await commandsProcessed();
-  const started = performance.now();
-  const cpu = process.cpuUsage();
-  await Promise.all(
-    Array.from({ length: CONVERSATIONS }, (_, i) =>
-      queue.add("job", { i }, { removeOnComplete: true, jobId: `b-${i}` }),
-    ),
-  );
-  await allDone;
-  const seconds = (performance.now() - started) / 1000;
-  const used = process.cpuUsage(cpu);
-  const commands = (await commandsProcessed()) - commandsBefore;
-  await worker.close();
-  await queue.obliterate({ force: true });
-  await queue.close();
-  connection.disconnect();
-  workerConnection.disconnect();
+function spread(values: readonly number[]): Spread {
+  const sorted = [...values].sort((a, b) => a - b);
   return {
-    perSecond: CONVERSATIONS / seconds,
-    cpuMicros: (used.user + used.system) / CONVERSATIONS,
-    commands: commands / CONVERSATIONS,
+    min: sorted[0] ?? Number.NaN,
+    median: sorted[Math.floor((sorted.length - 1) / 2)] ?? Number.NaN,
+    max: sorted.at(-1) ?? Number.NaN,
   };
 }
 
-interface SwitchyardRun {
-  turnsPerSecond: number;
-  cpuMicros: number;
-  commands: number;
-  queueWait: number[];
-  overhead: number[];
-}
-
-export async function switchyardTurns(prefix: string): Promise<SwitchyardRun> {
-  const queueWait: number[] = [];
-  const overhead: number[] = [];
-  const app = await startSwitchyard({
-    redisUrl: REDIS_URL,
-    prefix,
-    registry: new ToolRegistry([echo]),
-    provider: instantProvider,
-    concurrency: CONCURRENCY,
-    observe: {
-      queueWait: (ms) => queueWait.push(ms),
-      turn: ({ result, ms }) => overhead.push(ms - (result?.modelMs ?? 0) - (result?.toolMs ?? 0)),
-    },
-  });
-  await app.worker?.worker.waitUntilReady();
-  const commandsBefore = await commandsProcessed();
-  const started = performance.now();
-  const cpu = process.cpuUsage();
-  await Promise.all(
-    Array.from({ length: CONVERSATIONS }, (_, i) =>
-      app.queue.enqueue({
-        platform: "console",
-        workspace: "bench",
-        channel: "c",
-        conversation: `conv${i}`,
-        user: "u",
-        text: "hello",
-        attachments: [],
-        eventId: randomUUID(),
-        time: Date.now(),
-      }),
-    ),
-  );
-  while ((await app.redis.xlen(app.outbox.stream)) < CONVERSATIONS) {
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  const seconds = (performance.now() - started) / 1000;
-  const used = process.cpuUsage(cpu);
-  // Includes the bench's own XLEN polls above, about 0.1 per turn.
-  const commands = (await commandsProcessed()) - commandsBefore;
-  if (process.env.BENCH_VERBOSE) {
-    process.stderr.write(
-      `switchyard: ${seconds.toFixed(2)} s wall, ${((used.user + used.system) / 1e6).toFixed(2)} s cpu\n`,
-    );
-  }
-  await app.close();
-  return {
-    turnsPerSecond: CONVERSATIONS / seconds,
-    cpuMicros: (used.user + used.system) / CONVERSATIONS,
-    commands: commands / CONVERSATIONS,
-    queueWait,
-    overhead,
-  };
-}
-
-function percentile(values: number[], q: number): number {
+function percentile(values: readonly number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
 }
 
-async function cleanup(prefix: string): Promise<void> {
-  const redis = new Redis(REDIS_URL);
-  let cursor = "0";
-  do {
-    const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
-    cursor = next;
-    if (keys.length > 0) await redis.unlink(...keys);
-  } while (cursor !== "0");
-  redis.disconnect();
+const runId = () => randomUUID().slice(0, 8);
+
+/** One round of each side, in an order that rotates with the round. */
+async function round(
+  index: number,
+  prefixes: string[],
+): Promise<{ bare: RunCost; floor: RunCost; sy: SwitchyardRun }> {
+  const sides = ["bare", "floor", "sy"] as const;
+  const out: Partial<{ bare: RunCost; floor: RunCost; sy: SwitchyardRun }> = {};
+  for (let k = 0; k < sides.length; k++) {
+    const side = sides[(k + index) % sides.length] as (typeof sides)[number];
+    const prefix = `sybench-${side}-${runId()}`;
+    prefixes.push(prefix);
+    if (side === "sy") out.sy = await switchyardRun(prefix, BASE);
+    else out[side] = await measuredRun(await startBare(prefix, BASE, side === "floor"), BASE);
+  }
+  return out as { bare: RunCost; floor: RunCost; sy: SwitchyardRun };
 }
 
-/** Bare BullMQ jobs/s against Switchyard turns/s, same Redis, same run. Returns whether the target holds. */
-export async function benchPipeline(print: (line: string) => void): Promise<boolean> {
-  const run = randomUUID().slice(0, 8);
-  const barePrefix = `sybench-bare-${run}`;
-  const syPrefix = `sybench-sy-${run}`;
-  try {
-    // Interleave two rounds of each, so drift on a shared machine hits both sides.
-    const bare: RunCost[] = [];
-    const turns: SwitchyardRun[] = [];
-    for (let round = 0; round < 2; round++) {
-      bare.push(await bareBullmq(`${barePrefix}-${round}`));
-      turns.push(await switchyardTurns(`${syPrefix}-${round}`));
+/** Ordered round trips per message: one message at a time, through a proxy that counts them. */
+async function roundTrips(prefixes: string[]): Promise<PipelineFigures["roundTrips"]> {
+  const target = new URL(REDIS_URL);
+  const proxy = await startRoundTripProxy({
+    host: target.hostname,
+    port: Number(target.port || 6379),
+  });
+  const sequential: RunShape = { ...BASE, conversations: SEQUENTIAL_TURNS + 1 };
+  const count = async (side: Side): Promise<number> => {
+    try {
+      await side.sendAll(0, 1); // the first message loads scripts and warms the connections
+      proxy.reset();
+      for (let i = 1; i <= SEQUENTIAL_TURNS; i++) await side.sendAll(i, 1);
+      return proxy.count() / SEQUENTIAL_TURNS;
+    } finally {
+      await side.close();
     }
-    const fastest = bare.reduce((a, b) => (b.perSecond > a.perSecond ? b : a));
-    const bestBare = fastest.perSecond;
-    const best = turns.reduce((a, b) => (b.turnsPerSecond > a.turnsPerSecond ? b : a));
-    const ratio = best.turnsPerSecond / bestBare;
-    const ok = ratio >= TURNS_TARGET;
-    print("");
-    print(
-      `Pipeline: ${CONVERSATIONS} conversations, one tool call per turn, instant model, concurrency ${CONCURRENCY}`,
-    );
-    print(
-      `bare BullMQ          ${bestBare.toFixed(0).padStart(6)} jobs/s   (add -> process -> complete)`,
-    );
-    print(`Switchyard           ${best.turnsPerSecond.toFixed(0).padStart(6)} turns/s`);
-    print(
-      `ratio                ${(ratio * 100).toFixed(1)}%  (target >= ${TURNS_TARGET * 100}%: ${ok ? "met" : "MISSED"})`,
-    );
-    print(
-      `queue wait           p50 ${percentile(best.queueWait, 0.5).toFixed(1)} ms   p99 ${percentile(best.queueWait, 0.99).toFixed(1)} ms`,
-    );
-    print(
-      `framework overhead   p50 ${percentile(best.overhead, 0.5).toFixed(1)} ms   p99 ${percentile(best.overhead, 0.99).toFixed(1)} ms  per turn`,
-    );
-    // Where the time goes: the bench process's CPU and Redis's commands, per message.
-    print(
-      `cost per message     bare ${fastest.cpuMicros.toFixed(0)} µs CPU, ${fastest.commands.toFixed(1)} Redis commands;  Switchyard ${best.cpuMicros.toFixed(0)} µs CPU, ${best.commands.toFixed(1)} Redis commands (scripts' calls included)`,
-    );
-    return ok;
+  };
+  const prefix = (label: string) => {
+    const p = `sybench-rt-${label}-${runId()}`;
+    prefixes.push(p);
+    return p;
+  };
+  try {
+    return {
+      bare: await count(await startBare(prefix("bare"), sequential, false, proxy.url)),
+      durableFloor: await count(await startBare(prefix("floor"), sequential, true, proxy.url)),
+      switchyard: await count(await startSwitchyardSide(prefix("sy"), sequential, proxy.url)),
+    };
   } finally {
-    for (let round = 0; round < 2; round++) {
-      await cleanup(`${barePrefix}-${round}`);
-      await cleanup(`${syPrefix}-${round}`);
+    await proxy.close();
+  }
+}
+
+/**
+ * CPU per turn as one thing changes from the base run; each row against the
+ * first of its group. Measured on each conversation's second turn, the way
+ * most turns of a conversation run.
+ */
+async function scaling(prefixes: string[]): Promise<PipelineFigures["scaling"]> {
+  const groups: { name: string; shapes: [string, RunShape][] }[] = [
+    {
+      name: "history",
+      shapes: [1, 50, 200].map((n) => [`history ${n} messages`, { ...BASE, history: n }]),
+    },
+    {
+      name: "registry",
+      shapes: [10, 200].map((n) => [`registry ${n} tools`, { ...BASE, tools: n }]),
+    },
+    {
+      name: "conversations",
+      shapes: [1_000, 10_000].map((n) => [
+        `conversations ${n.toLocaleString("en-US")}`,
+        { ...BASE, conversations: n },
+      ]),
+    },
+    {
+      name: "concurrency",
+      shapes: [8, 64].map((n) => [`concurrency ${n}`, { ...BASE, concurrency: n }]),
+    },
+  ];
+  const rows: { label: string; cpuMicros: number; vsFirst: number }[] = [];
+  for (const group of groups) {
+    let first: number | undefined;
+    for (const [label, shape] of group.shapes) {
+      const prefix = `sybench-scale-${runId()}`;
+      prefixes.push(prefix);
+      const { cpuMicros } = await switchyardRun(prefix, shape, true);
+      first ??= cpuMicros;
+      rows.push({ label, cpuMicros, vsFirst: cpuMicros / first });
     }
   }
+  return rows;
+}
+
+const fmt = (s: Spread, digits = 0) =>
+  `${s.min.toFixed(digits)} / ${s.median.toFixed(digits)} / ${s.max.toFixed(digits)}`;
+
+/** Runs the whole pipeline bench; prints as it goes and returns the figures. */
+export async function measurePipeline(print: (line: string) => void): Promise<PipelineFigures> {
+  const prefixes: string[] = [];
+  try {
+    for (let w = 0; w < WARMUP_ROUNDS; w++) await round(w, prefixes);
+    const rounds: Awaited<ReturnType<typeof round>>[] = [];
+    for (let r = 0; r < ROUNDS; r++) rounds.push(await round(r, prefixes));
+    const of = <T>(pick: (r: (typeof rounds)[number]) => T) => rounds.map(pick);
+    const trips = await roundTrips(prefixes);
+    const scaled = await scaling(prefixes);
+    const figures: Omit<PipelineFigures, "targets"> = {
+      shape: BASE,
+      rounds: ROUNDS,
+      bare: {
+        perSecond: spread(of((r) => r.bare.perSecond)),
+        cpuMicros: spread(of((r) => r.bare.cpuMicros)),
+        commands: spread(of((r) => r.bare.commands)),
+      },
+      durableFloor: {
+        perSecond: spread(of((r) => r.floor.perSecond)),
+        cpuMicros: spread(of((r) => r.floor.cpuMicros)),
+        commands: spread(of((r) => r.floor.commands)),
+      },
+      switchyard: {
+        perSecond: spread(of((r) => r.sy.perSecond)),
+        cpuMicros: spread(of((r) => r.sy.cpuMicros)),
+        turnsPerCpuSecond: spread(of((r) => 1e6 / r.sy.cpuMicros)),
+        commands: spread(of((r) => r.sy.commands)),
+        overheadP50Ms: spread(of((r) => percentile(r.sy.overhead, 0.5))),
+        overheadP99Ms: spread(of((r) => percentile(r.sy.overhead, 0.99))),
+      },
+      ratioToBare: spread(of((r) => r.sy.perSecond / r.bare.perSecond)),
+      ratioToDurableFloor: spread(of((r) => r.sy.perSecond / r.floor.perSecond)),
+      roundTrips: trips,
+      scaling: scaled,
+    };
+    const row = (label: string) => scaled.find((s) => s.label === label)?.vsFirst ?? Number.NaN;
+    const targets = {
+      ratio: check(
+        figures.ratioToBare.median,
+        `>= ${TARGETS.ratio * 100}%`,
+        (v) => v >= TARGETS.ratio,
+      ),
+      turnsPerCpuSecond: check(
+        figures.switchyard.turnsPerCpuSecond.median,
+        `>= ${TARGETS.turnsPerCpuSecond}`,
+        (v) => v >= TARGETS.turnsPerCpuSecond,
+      ),
+      commands: check(
+        figures.switchyard.commands.median,
+        `<= ${TARGETS.commands}`,
+        (v) => v <= TARGETS.commands,
+      ),
+      roundTrips: check(
+        trips.switchyard,
+        `<= ${TARGETS.roundTrips}`,
+        (v) => v <= TARGETS.roundTrips,
+      ),
+      historyScaling: check(
+        row("history 200 messages"),
+        `<= ${TARGETS.historyScaling}x`,
+        (v) => v <= TARGETS.historyScaling,
+      ),
+      registryScaling: check(
+        row("registry 200 tools"),
+        `<= ${TARGETS.registryScaling}x`,
+        (v) => v <= TARGETS.registryScaling,
+      ),
+      overheadP99Ms: check(
+        figures.switchyard.overheadP99Ms.median,
+        `<= ${TARGETS.overheadP99Ms} ms`,
+        (v) => v <= TARGETS.overheadP99Ms,
+      ),
+    };
+    printFigures(print, { ...figures, targets });
+    return { ...figures, targets };
+  } finally {
+    for (const prefix of prefixes) await cleanup(prefix);
+  }
+}
+
+function check(value: number, target: string, ok: (v: number) => boolean) {
+  return { value, target, met: ok(value) };
+}
+
+function printFigures(print: (line: string) => void, f: PipelineFigures): void {
+  const met = (key: string) => {
+    const t = f.targets[key];
+    return t ? `(target ${t.target}: ${t.met ? "met" : "MISSED"})` : "";
+  };
+  print("");
+  print(
+    `Pipeline: ${f.shape.conversations} conversations, ${f.shape.tools} tools, one tool call per turn, instant model, concurrency ${f.shape.concurrency}`,
+  );
+  print(
+    `${WARMUP_ROUNDS} warm-up round discarded, then ${f.rounds} rounds, order rotated; min / median / max`,
+  );
+  print(`bare BullMQ            ${fmt(f.bare.perSecond)} jobs/s   (add -> process -> complete)`);
+  print(
+    `bare + durable writes  ${fmt(f.durableFloor.perSecond)} jobs/s   (the same, and a turn's writes in one script a side)`,
+  );
+  print(`Switchyard             ${fmt(f.switchyard.perSecond)} turns/s`);
+  const pct = (s: Spread) =>
+    `${(s.min * 100).toFixed(1)}% / ${(s.median * 100).toFixed(1)}% / ${(s.max * 100).toFixed(1)}%`;
+  print(`ratio to bare          ${pct(f.ratioToBare)}  ${met("ratio")}`);
+  print(`ratio to durable floor ${pct(f.ratioToDurableFloor)}`);
+  print(
+    `CPU per message        bare ${fmt(f.bare.cpuMicros)} µs; floor ${fmt(f.durableFloor.cpuMicros)} µs; Switchyard ${fmt(f.switchyard.cpuMicros)} µs`,
+  );
+  print(
+    `turns per CPU-second   ${fmt(f.switchyard.turnsPerCpuSecond)}  ${met("turnsPerCpuSecond")}`,
+  );
+  print(
+    `Redis commands/message bare ${fmt(f.bare.commands, 1)}; floor ${fmt(f.durableFloor.commands, 1)}; Switchyard ${fmt(f.switchyard.commands, 1)}  ${met("commands")}`,
+  );
+  print(
+    `round trips/message    bare ${f.roundTrips.bare.toFixed(1)}; floor ${f.roundTrips.durableFloor.toFixed(1)}; Switchyard ${f.roundTrips.switchyard.toFixed(1)}  ${met("roundTrips")}  (one at a time, ${SEQUENTIAL_TURNS} messages)`,
+  );
+  print(
+    `framework overhead    p50 ${fmt(f.switchyard.overheadP50Ms, 1)} ms   p99 ${fmt(f.switchyard.overheadP99Ms, 1)} ms  ${met("overheadP99Ms")}`,
+  );
+  print("");
+  print(
+    "CPU per turn as one thing changes (µs, a conversation's second turn; against the first row of its group)",
+  );
+  for (const s of f.scaling) {
+    const key = s.label.startsWith("history 200")
+      ? "historyScaling"
+      : s.label.startsWith("registry 200")
+        ? "registryScaling"
+        : "";
+    print(
+      `${s.label.padEnd(24)} ${s.cpuMicros.toFixed(0).padStart(6)} µs   ${s.vsFirst.toFixed(2)}x  ${key ? met(key) : ""}`,
+    );
+  }
+}
+
+/** The bench as `npm run bench` runs it: returns whether every target holds. */
+export async function benchPipeline(
+  print: (line: string) => void,
+  collect?: (figures: PipelineFigures) => void,
+): Promise<boolean> {
+  const figures = await measurePipeline(print);
+  collect?.(figures);
+  return Object.values(figures.targets).every((t) => t.met);
 }

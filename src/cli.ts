@@ -1,3 +1,4 @@
+import { runAccessCommand } from "./cli/access.ts";
 import { readConfigText } from "./cli/config-file.ts";
 import { runDoctorCommand } from "./cli/doctor.ts";
 import { runSkillsCommand } from "./cli/skills.ts";
@@ -11,6 +12,8 @@ Commands:
            switchyard tools [--config FILE] [--tools SPEC] [--mode MODE] [--registry demo] [--json]
   skills   List the skills the bot offers, what shadows what, and the skills block's token cost.
            switchyard skills [--config FILE] [--workspace PLATFORM:ID] [--json]
+  access   Approve a pairing code, list who may talk to the bot, revoke an approval.
+           switchyard access approve CODE | list | revoke PLATFORM:USER [--config FILE]
   start    Run the bot. With no platform credentials: the console channel on stdin/stdout.
            switchyard start [--role all|ingress|worker] [--config FILE] [--tools SPEC] [--mode MODE]
   doctor   Check a deployment: config, Redis, the model, each platform's token and scopes, MCP, web search.
@@ -30,6 +33,8 @@ async function main(argv: string[]): Promise<number> {
       return runStartCommand(rest, process.env);
     case "skills":
       return runSkillsCommand(rest, { env: process.env, readFile: readConfigText });
+    case "access":
+      return runAccessCommand(rest, { env: process.env, readFile: readConfigText });
     case "tools":
       return runToolsCommand(rest, { env: process.env, readFile: readConfigText });
     case "doctor":

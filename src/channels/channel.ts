@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import type { IngressGate } from "../access/gate.ts";
 import type { ContractSources } from "../conversation/contract.ts";
 import type { PermissionsConfig } from "../core/config/index.ts";
 import type { LoggerPort } from "../core/logger.ts";
@@ -21,6 +22,8 @@ export interface ChannelRuntime {
   /** Who may change which scope, as the config says now (it reloads). */
   readonly permissions: () => PermissionsConfig;
   readonly skills?: ReloadableSkills;
+  /** Who may talk to the bot and how much: every message passes it before it is queued. */
+  readonly gate: IngressGate;
   /** The process's HTTP server (`SWITCHYARD_HTTP_PORT`), for webhooks such as `/slack/events`. */
   readonly http?: OpsServer;
   readonly logger: LoggerPort;

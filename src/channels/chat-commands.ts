@@ -1,6 +1,7 @@
 import type { ContractSources } from "../conversation/contract.ts";
 import type { ConversationAddress } from "../core/agent/inbound.ts";
 import type { Actor, CommandPolicy } from "../core/commands/index.ts";
+import { handleAccessCommand } from "./access-command.ts";
 import { handleSkillsCommand, planSkillCommand, type ReloadableSkills } from "./skills-command.ts";
 import { handleToolsCommand } from "./tools-command.ts";
 
@@ -20,10 +21,11 @@ export interface ChatCommandContext {
 const TOOLS = /^[/!]tools(@\S+)?(\s|$)/i;
 const SKILLS = /^[/!]skills(@\S+)?(\s|$)/i;
 const SKILL = /^[/!]skill(@\S+)?(\s|$)/i;
+const ACCESS = /^[/!]access(@\S+)?(\s|$)/i;
 
 /**
- * Every channel's text commands in one place: `/tools`, `/skills` and
- * `/skill <name> [request]` (also with `!`, for where a platform keeps `/`
+ * Every channel's text commands in one place: `/tools`, `/skills`,
+ * `/access` and `/skill <name> [request]` (also with `!`, for where a platform keeps `/`
  * for itself, and with `@BotName` as group chats add it). Anything else is a
  * message for the model.
  */
@@ -48,6 +50,13 @@ export async function routeChatText(
       ctx.skills,
     );
     return { kind: "reply", text: reply.text };
+  }
+  if (ACCESS.test(line)) {
+    const text = await handleAccessCommand(line, actor, ctx.policy, {
+      access: ctx.sources.store.access,
+      config: ctx.sources.config,
+    });
+    return { kind: "reply", text };
   }
   if (SKILL.test(line)) {
     const plan = await planSkillCommand(line, where, ctx.sources);

@@ -1,4 +1,14 @@
-import type { Definition, List, ListItem, Nodes, Root } from "mdast";
+import type {
+  Code,
+  Definition,
+  List,
+  ListItem,
+  Nodes,
+  PhrasingContent,
+  Root,
+  RootContent,
+  Table,
+} from "mdast";
 import { fromMarkdown } from "mdast-util-from-markdown";
 import { gfmFromMarkdown } from "mdast-util-gfm";
 import { gfm } from "micromark-extension-gfm";
@@ -160,4 +170,85 @@ export function layoutTable(rows: readonly (readonly string[])[]): string {
       .join(" | ")
       .trimEnd();
   return [line(head), widths.map((w) => "-".repeat(w)).join(" | "), ...body.map(line)].join("\n");
+}
+
+/** The context every block renderer carries: list depth and whether it is inside a quote. */
+export interface BlockContext {
+  readonly depth: number;
+  readonly inQuote: boolean;
+}
+
+/**
+ * What a platform's renderer says about each kind of block; the walk over
+ * them ({@link renderBlocks}) is shared. Each returns "" to show nothing.
+ */
+export interface BlockSyntax<C extends BlockContext> {
+  readonly paragraph: (children: readonly PhrasingContent[], ctx: C) => string;
+  readonly heading: (children: readonly PhrasingContent[], ctx: C) => string;
+  /** A thematic break's line. */
+  readonly rule: string;
+  /** A quote around what its blocks rendered to (maybe nothing); quotes in quotes are flattened before it is called. */
+  readonly quote: (inner: string) => string;
+  /** What marks a task list item done or open. */
+  readonly boxes: { readonly checked: string; readonly unchecked: string };
+  readonly code: (node: Code, ctx: C) => string;
+  readonly table: (node: Table, ctx: C) => string;
+  /** Raw HTML the model wrote: shown as text, never markup. */
+  readonly html: (value: string, ctx: C) => string;
+  /** A footnote definition's label, escaped. */
+  readonly footnoteLabel: (label: string, ctx: C) => string;
+}
+
+/**
+ * Renders block nodes with a platform's syntax, joined by `separator`,
+ * leaving out blocks that render to nothing. Chat platforms nest neither
+ * quotes nor tables, so a quote in a quote is flattened into it, and
+ * definitions and front matter show nothing (links read their definitions).
+ */
+export function renderBlocks<C extends BlockContext>(
+  nodes: readonly RootContent[],
+  ctx: C,
+  separator: string,
+  syntax: BlockSyntax<C>,
+): string {
+  const walk = (children: readonly RootContent[], inner: C, sep: string): string =>
+    renderBlocks(children, inner, sep, syntax);
+  return nodes
+    .map((node): string => {
+      switch (node.type) {
+        case "paragraph":
+          return syntax.paragraph(node.children, ctx);
+        case "heading":
+          return syntax.heading(node.children, ctx);
+        case "thematicBreak":
+          return syntax.rule;
+        case "blockquote": {
+          if (ctx.inQuote) return walk(node.children, ctx, "\n\n");
+          return syntax.quote(walk(node.children, { ...ctx, inQuote: true }, "\n\n"));
+        }
+        case "list":
+          return layoutList(node, ctx, walk, syntax.boxes);
+        case "code":
+          return syntax.code(node, ctx);
+        case "table":
+          return syntax.table(node, ctx);
+        case "html":
+          return syntax.html(node.value, ctx);
+        case "footnoteDefinition":
+          return `[${syntax.footnoteLabel(node.label ?? node.identifier, ctx)}] ${walk(node.children, ctx, "\n")}`;
+        default:
+          return "";
+      }
+    })
+    .filter((text) => text !== "")
+    .join(separator);
+}
+
+/** Whether a link's address uses one of `protocols` (`"https:"`…); an unparsable address is not safe. */
+export function hasSafeProtocol(url: string, protocols: ReadonlySet<string>): boolean {
+  try {
+    return protocols.has(new URL(url).protocol);
+  } catch {
+    return false;
+  }
 }

@@ -1,5 +1,6 @@
 import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { IngressGate } from "../access/gate.ts";
 import { startSwitchyard } from "../app.ts";
 import { runConsole } from "../channels/console/channel.ts";
 import { DiscordChannel } from "../channels/discord/channel.ts";
@@ -241,6 +242,11 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
     runtime,
     warnings: new WarnOnce(port),
   };
+  const gate = new IngressGate({
+    store: app.store,
+    config: () => config.current,
+    refused: (reason) => metrics.countRefused(reason),
+  });
   if (role === "worker") {
     // Workers only post: Discord's REST needs the token, not a gateway session.
     for (const channel of channels) if (channel instanceof DiscordChannel) channel.useRestOnly();
@@ -256,6 +262,7 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
         sources,
         permissions: () => config.current.permissions,
         skills,
+        gate,
         logger: port,
       });
       logger.info({ platform: channel.platform }, "channel started");
@@ -276,6 +283,7 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
       reader,
       skillLibrary: skills,
       sources,
+      gate,
     });
   } finally {
     reader.disconnect();

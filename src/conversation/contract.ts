@@ -7,6 +7,7 @@ import { globalLayer, type SwitchyardConfig } from "../core/config/index.ts";
 import { appendLoaded, freezeTurn, type TurnContract } from "../core/loading/freeze.ts";
 import type { WarnOnce } from "../core/logger.ts";
 import { resolveSkills, type SkillResolution, type SkillSource } from "../core/skills/index.ts";
+import { canonicalJson } from "../core/tools/canonical-json.ts";
 import type { ToolRegistry } from "../core/tools/registry.ts";
 import type { Store } from "../store/index.ts";
 
@@ -64,6 +65,16 @@ export function freezeState(
   }
   const config = sources.config();
   const { workspace, channel, globalOverlay } = state.layers;
+  const capabilities = sources.capabilities();
+  const memo = frozenBy(sources);
+  const key = memoKey(sources, config, capabilities, state, loaded);
+  const known = memo.get(key);
+  if (known !== undefined) {
+    // Most recently used last.
+    memo.delete(key);
+    memo.set(key, known);
+    return known;
+  }
   const contract = freezeTurn(
     sources.registry,
     {
@@ -73,14 +84,70 @@ export function freezeState(
       runtime: sources.runtime,
     },
     intent,
-    sources.capabilities(),
+    capabilities,
     {
       toolsets: config.toolsets,
       ...(config.agent.essential ? { essential: config.agent.essential } : {}),
       warnings: sources.warnings,
     },
   );
-  return loaded.length > 0 ? appendLoaded(contract, sources.registry, loaded) : contract;
+  const result = loaded.length > 0 ? appendLoaded(contract, sources.registry, loaded) : contract;
+  memo.set(key, result);
+  if (memo.size > FROZEN_CONTRACTS) memo.delete(memo.keys().next().value as string);
+  return result;
+}
+
+/**
+ * Contracts remembered per process: freezing is a pure function of the
+ * registry (by its version), the config, the capabilities, the scope layers,
+ * the intent and the loaded tools, and most conversations share one state
+ * (nobody changed anything), so a turn rarely freezes anew. Bounded, least
+ * recently used first out.
+ */
+const FROZEN_CONTRACTS = 512;
+const memos = new WeakMap<ContractSources, Map<string, TurnContract>>();
+const identities = new WeakMap<object, number>();
+let nextIdentity = 0;
+
+function frozenBy(sources: ContractSources): Map<string, TurnContract> {
+  let memo = memos.get(sources);
+  if (memo === undefined) {
+    memo = new Map();
+    memos.set(sources, memo);
+  }
+  return memo;
+}
+
+/** A number for an object, the same as long as it lives: a config or a registry by identity. */
+function identity(value: object): number {
+  let id = identities.get(value);
+  if (id === undefined) {
+    id = nextIdentity++;
+    identities.set(value, id);
+  }
+  return id;
+}
+
+function memoKey(
+  sources: ContractSources,
+  config: SwitchyardConfig,
+  capabilities: Capabilities,
+  state: ConversationState,
+  loaded: readonly string[],
+): string {
+  const { workspace, channel, globalOverlay } = state.layers;
+  return canonicalJson([
+    identity(sources.registry),
+    sources.registry.version,
+    identity(config),
+    capabilities,
+    sources.runtime,
+    workspace,
+    channel,
+    globalOverlay,
+    state.intent.intent,
+    loaded,
+  ]);
 }
 
 /** The skills of a conversation's channel: discovered, shadowed and switched per scope. */

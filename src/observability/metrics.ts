@@ -158,6 +158,12 @@ export class Metrics {
       if (this.#work) this.#turnsInProgress.set(this.#work.inProgress());
     },
   });
+  readonly #refused = new Counter({
+    name: "switchyard_refused_total",
+    help: "Messages not queued because the access policy or a limit refused them, by reason.",
+    labelNames: ["reason"] as const,
+    registers: [this.registry],
+  });
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -249,6 +255,14 @@ export class Metrics {
   /** An error the process guard survived (see process-guard.ts). */
   countProcessError(kind: ProcessErrorKind): void {
     this.#processErrors.inc({ kind });
+  }
+
+  /**
+   * A message the gate refused. `reason` is the gate's own constant
+   * (`dm_pairing`, `limit_user`, ...), never platform data.
+   */
+  countRefused(reason: string): void {
+    this.#refused.inc({ reason });
   }
 
   /**

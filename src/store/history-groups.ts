@@ -1,6 +1,7 @@
 import type { ChatMessage } from "../core/agent/messages.ts";
 import { estimateTokens } from "../core/budget/estimate.ts";
-import { decodeMessage } from "./message-json.ts";
+import { boundedMemo } from "./bounded-memo.ts";
+import { DECODED_CHARS, decodeMessage } from "./message-json.ts";
 
 /**
  * A run of messages that must stay together or go together: a user message,
@@ -55,6 +56,9 @@ export interface CompactionPlan {
   readonly tokens: number;
 }
 
+/** A stored entry's estimated tokens, remembered like its decoding (see decodeMessage). */
+const entryTokens = boundedMemo(DECODED_CHARS, (entry: string) => estimateTokens(entry));
+
 /**
  * Which head of history to drop: the oldest whole groups, until the rest fits
  * in `maxTokens`, never one of the last `keepLast` groups nor tool calls still
@@ -62,7 +66,7 @@ export interface CompactionPlan {
  */
 export function planCompaction(raw: readonly string[], limits: CompactionLimits): CompactionPlan {
   const messages = raw.map(decodeMessage);
-  const costs = raw.map((entry) => estimateTokens(entry));
+  const costs = raw.map(entryTokens);
   let tokens = costs.reduce((sum, cost) => sum + cost, 0);
   if (tokens <= limits.maxTokens) return { drop: 0, droppedGroups: 0, tokens };
   const groups = groupMessages(messages);

@@ -1,24 +1,35 @@
 import type { Redis } from "ioredis";
 import { type LoggerPort, silentLogger } from "../core/logger.ts";
+import { AccessStore } from "./access-store.ts";
 import { HistoryStore } from "./history-store.ts";
 import { IntentStore } from "./intent-store.ts";
 import { DEFAULT_PREFIX, KeyScheme } from "./keys.ts";
+import { RateLimitStore } from "./rate-limit-store.ts";
 import { ScopeStore } from "./scope-store.ts";
 import { TurnStore } from "./turn-store.ts";
 
+export {
+  AccessStore,
+  type Approval,
+  type PairingRequest,
+  pairingCodeHash,
+} from "./access-store.ts";
 export { StoreInputError } from "./errors.ts";
 export { type CompactionLimits, groupMessages, type MessageGroup } from "./history-groups.ts";
 export { type CompactionResult, type HistoryReading, HistoryStore } from "./history-store.ts";
 export { IntentStore } from "./intent-store.ts";
 export {
+  type AccessKeys,
   type ChannelRef,
   type ConversationKeys,
   DEFAULT_PREFIX,
   KeyScheme,
+  type RateLimitRef,
   type ScopeKind,
   type ScopeRef,
   type WorkspaceRef,
 } from "./keys.ts";
+export { type RateCheck, RateLimitStore } from "./rate-limit-store.ts";
 export {
   type ScopeChange,
   ScopeStore,
@@ -41,6 +52,10 @@ export interface Store {
   readonly scopes: ScopeStore;
   readonly history: HistoryStore;
   readonly turns: TurnStore;
+  /** Pairing codes, approvals and refusal notices. */
+  readonly access: AccessStore;
+  /** Message counts of the rate limits. */
+  readonly limits: RateLimitStore;
 }
 
 /**
@@ -58,5 +73,7 @@ export function createStore(redis: Redis, options: StoreOptions = {}): Store {
     scopes: new ScopeStore(redis, keys, logger),
     history: new HistoryStore(redis, keys, logger),
     turns: new TurnStore(redis, keys, logger),
+    access: new AccessStore(redis, keys),
+    limits: new RateLimitStore(redis),
   };
 }

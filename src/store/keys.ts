@@ -1,4 +1,5 @@
 import { type ConversationAddress, conversationKey } from "../core/agent/inbound.ts";
+import type { SharedScope } from "../core/availability/scopes.ts";
 import { StoreInputError } from "./errors.ts";
 import { slotSpreadTag } from "./key-slot.ts";
 
@@ -9,7 +10,7 @@ export const DEFAULT_PREFIX = "sy";
  * The scopes stored in Redis besides the conversation's own. `global` here is
  * what owners changed from chat; it overlays the config file's global layer.
  */
-export type ScopeKind = "workspace" | "channel" | "global";
+export type ScopeKind = SharedScope;
 
 /** A workspace: a Slack team, a Discord guild, a Telegram chat. */
 export interface WorkspaceRef {
@@ -41,6 +42,26 @@ export interface ConversationKeys {
   /** STRING: the contract hash of the conversation's last turn. */
   readonly contract: string;
 }
+
+/** The keys of pairing and approvals; `user` is platform-qualified (`telegram:123`). */
+export interface AccessKeys {
+  /** STRING with the code's TTL: the requester (JSON), under the code's SHA-256. */
+  readonly code: (hash: string) => string;
+  /** STRING with the code's TTL: the SHA-256 of the requester's one live code. */
+  readonly codeOf: (user: string) => string;
+  /** ZSET: when the requester was last given codes, to limit how often. */
+  readonly requests: (user: string) => string;
+  /** HASH: user -> the pending request (JSON with its expiry), for `/access list`. */
+  readonly pending: string;
+  /** HASH: user -> who approved them and when (JSON). */
+  readonly approved: string;
+}
+
+/** Whose message count a rate limit keeps. */
+export type RateLimitRef =
+  | { readonly kind: "user"; readonly platform: string; readonly user: string }
+  | { readonly kind: "conversation"; readonly address: ConversationAddress }
+  | { readonly kind: "workspace"; readonly platform: string; readonly workspace: string };
 
 /**
  * Where everything lives in Redis. Keys are grouped by a Redis Cluster hash
@@ -116,6 +137,47 @@ export class KeyScheme {
       );
     }
     return `${this.prefix}:{${slotSpreadTag(`q:turns:${shard}of${shards}`, shard, shards)}}`;
+  }
+
+  /**
+   * Who was let in and who is waiting: pairing codes (by the SHA-256 of the
+   * code, never the code), the one live code of each requester, the pending
+   * requests and the approved people. One slot, so pairing and approving
+   * are single scripts; access changes are rare, so the slot stays cool.
+   */
+  access(): AccessKeys {
+    const tag = `${this.prefix}:{access}`;
+    return {
+      code: (hash) => `${tag}:pairing:code:${hash}`,
+      codeOf: (user) => `${tag}:pairing:by:${encodeURIComponent(user)}`,
+      requests: (user) => `${tag}:pairing:requests:${encodeURIComponent(user)}`,
+      pending: `${tag}:pairing:pending`,
+      approved: `${tag}:approved`,
+    };
+  }
+
+  /**
+   * The sliding-window ZSET of one rate limit: a person's in a slot of their
+   * own (`platform:user`), a conversation's in the conversation's slot, a
+   * workspace's in the workspace's. The window is part of the key, so two
+   * scopes with different windows never share a count.
+   */
+  rateLimit(limit: RateLimitRef, windowMs: number): string {
+    const suffix = `limit:${Math.trunc(windowMs)}`;
+    if (limit.kind === "user") return `${this.senderTag(limit.platform, limit.user)}:${suffix}`;
+    if (limit.kind === "conversation") return `${this.conversationTag(limit.address)}:${suffix}`;
+    const ws = [limit.platform, limit.workspace].map(encodeURIComponent).join(":");
+    return `${this.prefix}:{ws:${ws}}:${suffix}`;
+  }
+
+  /** STRING with a TTL: this person was told why a message of theirs was refused, for `reason`. */
+  refusalNotice(platform: string, user: string, reason: string): string {
+    return `${this.senderTag(platform, user)}:notice:${encodeURIComponent(reason)}`;
+  }
+
+  /** The start of one person's keys (`platform:user`), hash tag included. */
+  senderTag(platform: string, user: string): string {
+    return `${this.prefix}:{user:${[platform, user].map(encodeURIComponent).join(":")}}`;
   }
 
   /** BullMQ's prefix for the reminder queue: one queue, one slot of its own. */

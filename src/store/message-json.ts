@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ChatMessage } from "../core/agent/messages.ts";
 import { canonicalJson } from "../core/tools/canonical-json.ts";
+import { boundedMemo } from "./bounded-memo.ts";
 
 /**
  * A message as stored: canonical JSON (sorted keys), written once and never
@@ -27,8 +28,25 @@ const chatMessage = z.discriminatedUnion("role", [
   z.looseObject({ role: z.literal("tool"), tool_call_id: z.string(), content: z.unknown() }),
 ]);
 
-/** The stored message, exactly as parsed; undefined when the entry is not a chat message. */
-export function decodeMessage(raw: string): ChatMessage | undefined {
+/**
+ * How much stored JSON is remembered decoded, in characters: a turn reads
+ * its conversation's whole history, and each entry is written once and never
+ * changed, so turn after turn the same strings come back. 24 Mi characters
+ * (with the decoded objects, under about 100 MB) covers the recent
+ * conversations of a busy worker; past it the least recent are decoded again.
+ */
+export const DECODED_CHARS = 24 * 1024 * 1024;
+
+/**
+ * The stored message, exactly as parsed; undefined when the entry is not a
+ * chat message. The same entry gives the same (shared, never mutated) object.
+ */
+export const decodeMessage: (raw: string) => ChatMessage | undefined = boundedMemo(
+  DECODED_CHARS,
+  parseMessage,
+);
+
+function parseMessage(raw: string): ChatMessage | undefined {
   let value: unknown;
   try {
     value = JSON.parse(raw);

@@ -24,6 +24,7 @@ const inboundSchema = z.object({
   thread: part.optional(),
   user: part,
   userName: z.string().max(256).optional(),
+  kind: z.enum(["dm", "group"]).optional(),
   text: z.string().max(INBOUND_TEXT_LIMIT),
   attachments: z.array(
     z.object({

@@ -8,6 +8,7 @@ import { startFakeOpenAI } from "../fakes/openai-server.ts";
 import { until } from "../support/channels.ts";
 import { botPosts, callbackOf, fixture, HUMAN } from "../support/discord.ts";
 import { connectRedis, deleteKeysUnder, REDIS_URL, uniquePrefix } from "../support/redis.ts";
+import { OPEN_DMS_CONFIG } from "../support/switchyard-process.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/switchyard.js", import.meta.url));
 const DM_CHANNEL = "1300000000000000099";
@@ -60,6 +61,7 @@ async function run(answer: string): Promise<Running> {
       ...process.env,
       REDIS_URL,
       SWITCHYARD_PREFIX: prefix,
+      SWITCHYARD_CONFIG: OPEN_DMS_CONFIG,
       SWITCHYARD_METRICS_PORT: String(metricsPort),
       DISCORD_TOKEN: discord.token,
       DISCORD_API_URL: discord.apiUrl,

@@ -6,6 +6,7 @@ import { startFakeOpenAI } from "../fakes/openai-server.ts";
 import { FAKE_SLACK, startFakeSlackApi } from "../fakes/slack-api.ts";
 import { appMentionEvent, sendEvent } from "../fakes/slack-requests.ts";
 import { connectRedis, deleteKeysUnder, REDIS_URL, uniquePrefix } from "../support/redis.ts";
+import { OPEN_DMS_CONFIG } from "../support/switchyard-process.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/switchyard.js", import.meta.url));
 
@@ -48,6 +49,7 @@ describe("switchyard start with Slack credentials", () => {
         ...process.env,
         REDIS_URL,
         SWITCHYARD_PREFIX: prefix,
+        SWITCHYARD_CONFIG: OPEN_DMS_CONFIG,
         SWITCHYARD_METRICS_PORT: "0",
         SWITCHYARD_HTTP_PORT: String(port),
         SLACK_BOT_TOKEN: FAKE_SLACK.botToken,

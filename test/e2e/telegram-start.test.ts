@@ -6,6 +6,7 @@ import { startFakeOpenAI } from "../fakes/openai-server.ts";
 import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-api.ts";
 import { ALICE } from "../fakes/telegram-setup.ts";
 import { connectRedis, deleteKeysUnder, REDIS_URL, uniquePrefix } from "../support/redis.ts";
+import { OPEN_DMS_CONFIG } from "../support/switchyard-process.ts";
 
 const ANSWER = "Hi from the real process.";
 const BIN = fileURLToPath(new URL("../../bin/switchyard.js", import.meta.url));
@@ -46,6 +47,7 @@ async function run(telegram: FakeTelegram, env: Record<string, string>): Promise
       ...process.env,
       REDIS_URL,
       SWITCHYARD_PREFIX: prefix,
+      SWITCHYARD_CONFIG: OPEN_DMS_CONFIG,
       SWITCHYARD_METRICS_PORT: "0",
       TELEGRAM_BOT_TOKEN: telegram.token,
       TELEGRAM_API_ROOT: `${telegram.apiRoot}/`,

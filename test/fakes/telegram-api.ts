@@ -170,6 +170,8 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
       return true;
     },
     getChatMember: (p) => book.member(p),
+    // The bot leaves; the call is what a test reads (callsTo("leaveChat")).
+    leaveChat: () => true,
     getChat: (p) => book.getChat(p),
     setMyCommands: (p) => book.setCommands(p),
     getMyCommands: (p) => book.commandsOf(p.scope),

@@ -4,6 +4,7 @@ import {
   TelegramChannel,
   type TelegramChannelOptions,
 } from "../../src/channels/telegram/channel.ts";
+import type { SwitchyardConfig } from "../../src/core/config/index.ts";
 import type { AnyTool } from "../../src/core/tools/tool.ts";
 import type { SkillLibrary } from "../../src/skills/loader.ts";
 import { channelRuntime } from "../support/channels.ts";
@@ -44,6 +45,8 @@ export async function startTelegram(
     redisUrl?: string;
     /** The pipeline's key prefix, when a test must write under it before the channel starts. */
     prefix?: string;
+    /** The config the channel's ingress reads (access, limits, permissions); default: DMs open. */
+    config?: () => SwitchyardConfig;
   } = {},
 ): Promise<TelegramSetup> {
   const telegram = options.telegram ?? (await startFakeTelegram());
@@ -76,6 +79,7 @@ export async function startTelegram(
   const runtime: ChannelRuntime = {
     ...channelRuntime(pipe, options.tools ?? TOOLS, {
       ...(options.skills ? { skills: options.skills } : {}),
+      ...(options.config ? { config: options.config } : {}),
       logger: { warn: (message, fields) => warnings.push(`${message} ${JSON.stringify(fields)}`) },
     }),
     ...options.runtime,

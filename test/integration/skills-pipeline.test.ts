@@ -1,5 +1,6 @@
 import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
+import { IngressGate } from "../../src/access/gate.ts";
 import { CONSOLE_ADDRESS, runConsole } from "../../src/channels/console/channel.ts";
 import { EMPTY_CONFIG } from "../../src/core/config/index.ts";
 import { WarnOnce } from "../../src/core/logger.ts";
@@ -41,6 +42,7 @@ async function consoleSession(
     outbox: p.app.outbox,
     reader,
     skillLibrary: skills,
+    gate: new IngressGate({ store: p.app.store, config: () => EMPTY_CONFIG }),
     sources: {
       store: p.app.store,
       registry,

@@ -32,6 +32,30 @@ describe("key scheme", () => {
     );
   });
 
+  it("keeps pairing in one slot, and each rate limit in its owner's slot, whatever the ids hold", () => {
+    fc.assert(
+      fc.property(addressArb, part, (address, user) => {
+        const keys = new KeyScheme("sy");
+        const access = keys.access();
+        const pairing = [access.code("ab12"), access.codeOf(`telegram:${user}`), access.pending];
+        expect(
+          new Set([...pairing, access.approved, access.requests(user)].map(keySlot)).size,
+        ).toBe(1);
+        const conversation = keys.rateLimit({ kind: "conversation", address }, 60_000);
+        expect(keySlot(conversation)).toBe(keySlot(keys.conversation(address).intent));
+        const workspace = keys.rateLimit({ kind: "workspace", ...address }, 60_000);
+        expect(keySlot(workspace)).toBe(keySlot(keys.scope("workspace", address)));
+        const person = keys.rateLimit({ kind: "user", platform: address.platform, user }, 60_000);
+        const notice = keys.refusalNotice(address.platform, user, "limit_user");
+        expect(keySlot(person)).toBe(keySlot(notice));
+        for (const key of [conversation, workspace, person, notice]) {
+          expect(key.startsWith("sy:{")).toBe(true);
+          expect(key.slice(4).match(/\{/g)?.length ?? 0).toBe(0);
+        }
+      }),
+    );
+  });
+
   it("names keys under the prefix with the conversation key as hash tag", () => {
     const keys = new KeyScheme("sy");
     const address = { platform: "slack", workspace: "T1", channel: "C1", conversation: "17.5" };

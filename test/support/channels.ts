@@ -1,5 +1,6 @@
+import { IngressGate } from "../../src/access/gate.ts";
 import type { ChannelRuntime } from "../../src/channels/channel.ts";
-import { EMPTY_CONFIG } from "../../src/core/config/index.ts";
+import { EMPTY_CONFIG, type SwitchyardConfig } from "../../src/core/config/index.ts";
 import type { LoggerPort } from "../../src/core/logger.ts";
 import { WarnOnce } from "../../src/core/logger.ts";
 import { ToolRegistry } from "../../src/core/tools/registry.ts";
@@ -9,13 +10,21 @@ import type { Pipeline } from "./pipeline.ts";
 
 /**
  * What a channel's ingress gets in a test: the pipeline's queue and store, the
- * same tools its worker has, the empty config, and (optionally) skills.
+ * same tools its worker has, the empty config with DMs open (the product's
+ * default is pairing; the access tests pass their own config), and
+ * (optionally) skills.
  */
 export function channelRuntime(
   pipe: Pipeline,
   tools: AnyTool[],
-  options: { skills?: SkillLibrary; logger?: LoggerPort } = {},
+  options: {
+    skills?: SkillLibrary;
+    logger?: LoggerPort;
+    config?: () => SwitchyardConfig;
+    refused?: (reason: string) => void;
+  } = {},
 ): ChannelRuntime {
+  const config = options.config ?? (() => OPEN_DMS);
   return {
     queue: pipe.app.queue,
     redis: pipe.app.redis,
@@ -23,16 +32,27 @@ export function channelRuntime(
       store: pipe.app.store,
       registry: new ToolRegistry(tools),
       capabilities: () => ({}),
-      config: () => EMPTY_CONFIG,
+      config,
       runtime: {},
       warnings: new WarnOnce(),
       ...(options.skills ? { skills: options.skills } : {}),
     },
     ...(options.skills ? { skills: options.skills } : {}),
-    permissions: () => EMPTY_CONFIG.permissions,
+    permissions: () => config().permissions,
+    gate: new IngressGate({
+      store: pipe.app.store,
+      config,
+      ...(options.refused ? { refused: options.refused } : {}),
+    }),
     logger: options.logger ?? { warn: () => {} },
   };
 }
+
+/** The empty config, with every direct message answered: what the tests before access control assumed. */
+export const OPEN_DMS: SwitchyardConfig = Object.freeze({
+  ...EMPTY_CONFIG,
+  access: Object.freeze({ ...EMPTY_CONFIG.access, dm: "open" as const }),
+});
 
 /** Polls `probe` until it gives a value, or fails after `timeoutMs`. */
 export async function until<T>(probe: () => T | undefined, timeoutMs = 15_000): Promise<T> {

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import type { SwitchyardOptions } from "../../src/app.ts";
 import type { ChannelRuntime } from "../../src/channels/channel.ts";
 import { DiscordChannel, type DiscordChannelOptions } from "../../src/channels/discord/channel.ts";
+import type { SwitchyardConfig } from "../../src/core/config/index.ts";
 import type { AnyTool } from "../../src/core/tools/tool.ts";
 import type { SkillLibrary } from "../../src/skills/loader.ts";
 import {
@@ -44,6 +45,8 @@ export interface DiscordSetupOptions {
   readonly pipeline?: Partial<SwitchyardOptions>;
   /** Collects the channel's warnings here too (they outlive a start that fails). */
   readonly warnings?: string[];
+  /** The config the ingress reads (access, limits, permissions); default: DMs open. */
+  readonly config?: () => SwitchyardConfig;
   /** Changes what the channel's ingress gets, e.g. a store on a Redis that never answers. */
   readonly runtime?: (runtime: ChannelRuntime) => ChannelRuntime;
 }
@@ -75,6 +78,7 @@ export async function startDiscordBot(options: DiscordSetupOptions = {}): Promis
   channel.countFailuresWith((stage) => failures.push(stage));
   const base = channelRuntime(pipe, tools, {
     ...(options.skills ? { skills: options.skills } : {}),
+    ...(options.config ? { config: options.config } : {}),
     logger: {
       warn: (message, fields) => warnings.push(`${message} ${JSON.stringify(fields)}`),
     },

@@ -1,5 +1,5 @@
 import { SlackChannel } from "../../src/channels/slack/channel.ts";
-import type { SlackConfig } from "../../src/core/config/index.ts";
+import type { SlackConfig, SwitchyardConfig } from "../../src/core/config/index.ts";
 import { loadSkills } from "../../src/skills/loader.ts";
 import {
   FAKE_SLACK,
@@ -43,6 +43,8 @@ export interface SlackHarnessOptions {
   readonly ingress?: number;
   readonly users?: Record<string, FakeSlackUser>;
   readonly settings?: () => SlackConfig;
+  /** The config the ingress reads (access, limits, permissions); default: DMs open. */
+  readonly config?: () => SwitchyardConfig;
 }
 
 export const SLACK_USERS: Record<string, FakeSlackUser> = {
@@ -89,7 +91,13 @@ export async function startSlackHarness(options: SlackHarnessOptions = {}): Prom
     },
   };
   for (const channel of channels) {
-    await channel.start(channelRuntime(pipe, tools, { skills, logger }));
+    await channel.start(
+      channelRuntime(pipe, tools, {
+        skills,
+        logger,
+        ...(options.config ? { config: options.config } : {}),
+      }),
+    );
   }
   return {
     pipe,

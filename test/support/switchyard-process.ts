@@ -3,6 +3,14 @@ import { fileURLToPath } from "node:url";
 
 const BIN = fileURLToPath(new URL("../../bin/switchyard.js", import.meta.url));
 
+/**
+ * A config that answers anyone's direct messages, for tests of a whole
+ * process written before access control (the product's default is pairing).
+ */
+export const OPEN_DMS_CONFIG = fileURLToPath(
+  new URL("../fixtures/access/open-dms.yaml", import.meta.url),
+);
+
 export type Role = "all" | "ingress" | "worker";
 
 /** One line the process wrote to stderr (its pino logs), with when it arrived. */
@@ -55,6 +63,7 @@ export async function startSwitchyardProcess(
       LOG_LEVEL: "info",
       // Chaos runs time their kills; the quiet window is tested on its own.
       SWITCHYARD_QUEUE_DEBOUNCE_MS: "0",
+      SWITCHYARD_CONFIG: OPEN_DMS_CONFIG,
       ...env,
     },
     stdio: ["ignore", "ignore", "pipe"],

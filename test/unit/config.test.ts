@@ -2,7 +2,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   ConfigError,
+  DEFAULT_ACCESS,
   DEFAULT_DISCORD,
+  DEFAULT_LIMITS,
   DEFAULT_MCP,
   DEFAULT_MEMORY,
   DEFAULT_MODEL_LIMITS,
@@ -75,6 +77,8 @@ describe("parseConfig", () => {
         workspaces: { "slack:T0123": ["./skills-acme", "/srv/skills"] },
       },
       permissions: { owners: [], admins: [], conversation: "anyone" },
+      access: DEFAULT_ACCESS,
+      limits: DEFAULT_LIMITS,
       slack: { session: "thread", channels: {}, answerBots: false },
       discord: DEFAULT_DISCORD,
       telegram: DEFAULT_TELEGRAM,
@@ -167,8 +171,8 @@ describe("parseConfig", () => {
     const config = parseConfig(text, FILE, logger);
     expect(config.tools).toEqual({ web_search: true });
     expect(logger.messages).toEqual([
-      'switchyard.yaml:1: unknown section "voice" is ignored. Known sections: agent, discord, mcp, memory, model, permissions, queue, redis, reminders, skill_folders, skills, slack, telegram, tools, toolsets, web.',
-      'switchyard.yaml:5: unknown section "llm" is ignored. Known sections: agent, discord, mcp, memory, model, permissions, queue, redis, reminders, skill_folders, skills, slack, telegram, tools, toolsets, web.',
+      'switchyard.yaml:1: unknown section "voice" is ignored. Known sections: access, agent, discord, limits, mcp, memory, model, permissions, queue, redis, reminders, skill_folders, skills, slack, telegram, tools, toolsets, web.',
+      'switchyard.yaml:5: unknown section "llm" is ignored. Known sections: access, agent, discord, limits, mcp, memory, model, permissions, queue, redis, reminders, skill_folders, skills, slack, telegram, tools, toolsets, web.',
     ]);
     expect(readConfig(text, FILE).warnings.map((w) => [w.key, w.line])).toEqual([
       ["voice", 1],

@@ -20,6 +20,7 @@ const LAYERS: Record<string, number> = {
   skills: 2,
   runtime: 2,
   conversation: 3,
+  access: 3,
   workers: 4,
   tools: 4,
   channels: 5,

@@ -96,6 +96,7 @@ describe("normalizeTelegramMessage", () => {
       conversation: "7",
       user: "7",
       userName: "Alice Liddell",
+      kind: "dm",
       text: "hello",
       attachments: [],
       eventId: "7:10",

@@ -2,16 +2,19 @@ import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import type { Redis } from "ioredis";
+import type { IngressGate } from "../../access/gate.ts";
 import type { ContractSources } from "../../conversation/contract.ts";
 import {
   type ConversationAddress,
   conversationKey,
+  type InboundMessage,
   isTooLong,
   tooLongReply,
 } from "../../core/agent/inbound.ts";
 import type { CommandPolicy } from "../../core/commands/index.ts";
 import type { Enqueue, IsIdle } from "../../ports/enqueue.ts";
 import { routeChatText } from "../chat-commands.ts";
+import { passedGate } from "../gate-pass.ts";
 import type { ReloadableSkills } from "../skills-command.ts";
 import type { RedisOutbox } from "./outbox.ts";
 
@@ -35,6 +38,8 @@ export interface ConsoleOptions {
   /** A connection of its own for the blocking stream reads. */
   readonly reader: Redis;
   readonly sources: ContractSources;
+  /** The access policy and limits, as every channel's messages pass them. */
+  readonly gate: IngressGate;
   readonly policy?: CommandPolicy;
   /** For `/skills reload`. */
   readonly skillLibrary?: ReloadableSkills;
@@ -77,6 +82,20 @@ export async function runConsole(options: ConsoleOptions): Promise<void> {
       options.print(`${tooLongReply(line.length)}\n`);
       continue;
     }
+    const message: InboundMessage = {
+      ...address,
+      user: CONSOLE_USER,
+      userName: process.env.USER ?? "you",
+      kind: "dm",
+      text: line,
+      attachments: [],
+      eventId: randomUUID(),
+      time: Date.now(),
+    };
+    const refused = { say: async (text: string) => options.print(`${text}\n`) };
+    // The person at the terminal owns the bot: always let in, but the limits count them too.
+    if (!(await passedGate(await options.gate.admit(message, { trusted: true }), refused)))
+      continue;
     const outcome = await routeChatText(line, address, actor, {
       sources: options.sources,
       policy,
@@ -86,15 +105,8 @@ export async function runConsole(options: ConsoleOptions): Promise<void> {
       options.print(`${outcome.text}\n`);
       continue;
     }
-    await options.queue.enqueue({
-      ...address,
-      user: CONSOLE_USER,
-      userName: process.env.USER ?? "you",
-      text: outcome.text,
-      attachments: [],
-      eventId: randomUUID(),
-      time: Date.now(),
-    });
+    if (!(await passedGate(await options.gate.meter(message), refused))) continue;
+    await options.queue.enqueue({ ...message, text: outcome.text });
   }
 
   // End of input: let the queued turns finish and their answers print.

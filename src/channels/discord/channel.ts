@@ -19,6 +19,7 @@ import {
 import type { Channel, ChannelRuntime } from "../channel.ts";
 import { routeChatText } from "../chat-commands.ts";
 import { EventLedger } from "../event-ledger.ts";
+import { passedGate } from "../gate-pass.ts";
 import {
   type RegistrationOptions,
   registerCommands,
@@ -208,6 +209,8 @@ export class DiscordChannel implements Channel {
         await this.#reply(message, tooLongReply(inbound.text.length));
         return;
       }
+      const refused = { say: (text: string) => this.#reply(message, text) };
+      if (!(await passedGate(await runtime.gate.admit(inbound), refused))) return;
       const outcome = await routeChatText(inbound.text, inbound, this.#actor(message), {
         sources: runtime.sources,
         policy: runtime.permissions(),
@@ -217,6 +220,7 @@ export class DiscordChannel implements Channel {
         await this.#reply(message, outcome.text);
         return;
       }
+      if (!(await passedGate(await runtime.gate.meter(inbound), refused))) return;
       await runtime.queue.enqueue({ ...inbound, text: outcome.text });
     });
   }

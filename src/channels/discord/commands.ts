@@ -1,9 +1,9 @@
 import { type Client, Routes, SlashCommandBuilder } from "discord.js";
 import type { Redis } from "ioredis";
+import { CHAT_SCOPES } from "../../core/availability/scopes.ts";
 import type { DiscordCommandScope } from "../../core/config/discord-section.ts";
 import type { LoggerPort } from "../../core/logger.ts";
 
-const SCOPES = ["conversation", "channel", "workspace", "global"] as const;
 const MODES = ["full", "default", "minimal", "discover", "follow"] as const;
 
 type Option = import("discord.js").SlashCommandStringOption;
@@ -33,7 +33,7 @@ function scopeOption(o: Option): Option {
     .setDescription(
       "Where the change applies (default: this conversation for tools, channel for skills)",
     )
-    .addChoices(...SCOPES.map((s) => ({ name: s, value: s })));
+    .addChoices(...CHAT_SCOPES.map((s) => ({ name: s, value: s })));
 }
 
 /** `/tools` and `/skills` as application commands with subcommands, the channel-neutral grammar underneath. */

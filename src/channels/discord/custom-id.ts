@@ -1,4 +1,9 @@
 import { createHash } from "node:crypto";
+import {
+  type ButtonScope,
+  SKILL_BUTTON_SCOPES,
+  TOOL_BUTTON_SCOPES,
+} from "../../core/availability/scopes.ts";
 
 /**
  * The state of a `/tools` or `/skills` message lives in its components'
@@ -22,11 +27,11 @@ import { createHash } from "node:crypto";
 export type ListKind = "tools" | "skills";
 
 /** The scopes the buttons can act on; global is changed by typing the command. */
-export const UI_SCOPES = {
-  tools: ["conversation", "channel", "workspace"],
-  skills: ["channel", "workspace"],
-} as const satisfies Record<ListKind, readonly string[]>;
-export type UiScope = (typeof UI_SCOPES)[ListKind][number];
+export const UI_SCOPES: Readonly<Record<ListKind, readonly ButtonScope[]>> = {
+  tools: TOOL_BUTTON_SCOPES,
+  skills: SKILL_BUTTON_SCOPES,
+};
+export type UiScope = ButtonScope;
 
 /** Where a new list message's buttons act: the command's own default scope. */
 export const DEFAULT_UI_SCOPE: Readonly<Record<ListKind, UiScope>> = {

@@ -68,6 +68,7 @@ export function normalizeDiscordMessage(
     conversation: options.conversation === "channel" ? parent : message.channelId,
     ...(inThread ? { thread: message.channelId } : {}),
     user: message.author.id,
+    kind: message.guildId ? "group" : "dm",
     userName: message.member?.displayName ?? message.author.username,
     text,
     attachments: files.map((a) => ({

@@ -1,4 +1,10 @@
 import type { types } from "@slack/bolt";
+import {
+  type ButtonScope,
+  SKILL_BUTTON_SCOPES,
+  type SkillButtonScope,
+  TOOL_BUTTON_SCOPES,
+} from "../../core/availability/scopes.ts";
 import type { ListView, ToolItem } from "../../core/commands/view.ts";
 import type { SkillItem, SkillListView } from "../../core/skills/command-view.ts";
 import { isSkillName, sourceLabel } from "../../core/skills/skill.ts";
@@ -29,12 +35,12 @@ export interface BlockMessage {
   readonly blocks: types.KnownBlock[];
 }
 
-/** The scopes the `/tools` buttons can act on; global is changed by typing the command. */
-export const TOOLS_UI_SCOPES = ["conversation", "channel", "workspace"] as const;
-export type ToolsUiScope = (typeof TOOLS_UI_SCOPES)[number];
+/** The scopes the `/tools` buttons can act on (the one scope table's); global is changed by typing the command. */
+export const TOOLS_UI_SCOPES = TOOL_BUTTON_SCOPES;
+export type ToolsUiScope = ButtonScope;
 /** Skills are switched per channel or workspace (they have no conversation scope). */
-export const SKILLS_UI_SCOPES = ["channel", "workspace"] as const;
-export type SkillsUiScope = (typeof SKILLS_UI_SCOPES)[number];
+export const SKILLS_UI_SCOPES = SKILL_BUTTON_SCOPES;
+export type SkillsUiScope = SkillButtonScope;
 
 export interface ListBlocksOptions<Scope extends string> {
   /** The scope the buttons act on, shown selected. */
@@ -54,11 +60,7 @@ const PAGE_SIZE = 40;
 /** A section's text takes at most 3000 characters, a header's 150, a button's 75. */
 const SECTION_MAX = 3000;
 const HEADER_MAX = 150;
-const SCOPE_LABEL: Readonly<Record<ToolsUiScope, string>> = {
-  conversation: "This conversation",
-  channel: "This channel",
-  workspace: "This workspace",
-};
+const SCOPE_LABEL = (scope: ToolsUiScope): string => `This ${scope}`;
 
 /** "N of M tools available", each tool's state and a switch, the scope picker and pages. */
 export function toolsBlocks(
@@ -189,7 +191,7 @@ function scopePicker(
   page: number,
 ): types.SectionBlock {
   const option = (s: ToolsUiScope): types.PlainTextOption => ({
-    text: { type: "plain_text", text: SCOPE_LABEL[s] },
+    text: { type: "plain_text", text: SCOPE_LABEL(s) },
     value: `${s}|${page}`,
   });
   const block = section(`The buttons switch ${kind} for:`);

@@ -7,6 +7,7 @@ import { InboundMessageError } from "../../ports/enqueue.ts";
 import type { Channel, ChannelRuntime } from "../channel.ts";
 import { routeChatText } from "../chat-commands.ts";
 import { EventLedger } from "../event-ledger.ts";
+import { passedGate } from "../gate-pass.ts";
 import { registerSlackCommands, SLACK_COMMANDS } from "./commands.ts";
 import { SlackDirectory } from "./directory.ts";
 import { asTakeError, describe, SlackEventInFlightError } from "./errors.ts";
@@ -238,11 +239,14 @@ export class SlackChannel implements Channel {
         text,
       });
     if (isTooLong(message.text)) return void (await reply(tooLongReply(message.text.length)));
+    const refused = { say: reply };
+    if (!(await passedGate(await runtime.gate.admit(message), refused))) return;
     const actor = await this.#people.actor(message.user);
     const outcome = await routeChatText(message.text, message, actor, chatContext(runtime));
     if (outcome.kind === "reply") return void (await reply(outcome.text));
     // A skill's instructions can carry a request near the limit over it.
     if (isTooLong(outcome.text)) return void (await reply(tooLongReply(outcome.text.length)));
+    if (!(await passedGate(await runtime.gate.meter(message), refused))) return;
     await runtime.queue.enqueue({ ...message, text: outcome.text });
   }
 

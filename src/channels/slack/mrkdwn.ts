@@ -1,10 +1,12 @@
-import type { Definition, List, Nodes, PhrasingContent, RootContent, Table } from "mdast";
+import type { Definition, Nodes, PhrasingContent, RootContent, Table } from "mdast";
 import { splitMessage } from "../../core/delivery/split.ts";
 import {
-  layoutList,
+  type BlockSyntax,
+  hasSafeProtocol,
   layoutTable,
   parseMarkdown,
   plainText,
+  renderBlocks,
   renderOrPlain,
   toWellFormed,
 } from "../markdown-layout.ts";
@@ -176,50 +178,28 @@ const RULE = "──────────";
 const NO_STYLE: Inline = { inLink: false, open: new Set() };
 
 function blocks(nodes: readonly RootContent[], ctx: Context, separator: string): string {
-  return nodes
-    .map((node) => block(node, ctx))
-    .filter((text) => text !== "")
-    .join(separator);
+  return renderBlocks(nodes, ctx, separator, SYNTAX);
 }
 
-function block(node: RootContent, ctx: Context): string {
-  switch (node.type) {
-    case "paragraph":
-      return phrasing(node.children, ctx, NO_STYLE);
-    case "heading": {
-      const text = phrasing(node.children, ctx, { inLink: false, open: new Set(["*"]) });
-      return text === "" ? "" : `*${text}*`;
-    }
-    case "thematicBreak":
-      return RULE;
-    case "blockquote":
-      // Slack has one level of quote: a quote in a quote is flattened into it.
-      if (ctx.inQuote) return blocks(node.children, ctx, "\n\n");
-      return blocks(node.children, { ...ctx, inQuote: true }, "\n\n")
-        .split("\n")
-        .map((line) => (line === "" ? QUOTE : `${QUOTE} ${line}`))
-        .join("\n");
-    case "list":
-      return list(node, ctx);
-    case "code":
-      return codeBlock(restore(node.value, ctx), ctx);
-    case "table":
-      return codeBlock(tableText(node, ctx), ctx);
-    case "html":
-      return escapeMrkdwn(restore(node.value, ctx));
-    case "footnoteDefinition": {
-      const label = escapeMrkdwn(restore(node.label ?? node.identifier, ctx));
-      return `[${label}] ${blocks(node.children, ctx, "\n")}`;
-    }
-    default:
-      // Definitions are read through their references; front matter shows nothing.
-      return "";
-  }
-}
-
-function list(node: List, ctx: Context): string {
-  return layoutList(node, ctx, blocks, { checked: "[x] ", unchecked: "[ ] " });
-}
+const SYNTAX: BlockSyntax<Context> = {
+  paragraph: (children, ctx) => phrasing(children, ctx, NO_STYLE),
+  heading: (children, ctx) => {
+    const text = phrasing(children, ctx, { inLink: false, open: new Set(["*"]) });
+    return text === "" ? "" : `*${text}*`;
+  },
+  rule: RULE,
+  // Slack quotes only at the start of a line, one level deep.
+  quote: (inner) =>
+    inner
+      .split("\n")
+      .map((line) => (line === "" ? QUOTE : `${QUOTE} ${line}`))
+      .join("\n"),
+  boxes: { checked: "[x] ", unchecked: "[ ] " },
+  code: (node, ctx) => codeBlock(restore(node.value, ctx), ctx),
+  table: (node, ctx) => codeBlock(tableText(node, ctx), ctx),
+  html: (value, ctx) => escapeMrkdwn(restore(value, ctx)),
+  footnoteLabel: (label, ctx) => escapeMrkdwn(restore(label, ctx)),
+};
 
 /** A code block in a slot, so later indenting and quoting leave its lines alone. */
 function codeBlock(value: string, ctx: Context): string {
@@ -336,11 +316,7 @@ function link(rawUrl: string, label: string, labelText: string, ctx: Context): s
 }
 
 function isSafe(url: string): boolean {
-  try {
-    return SAFE_PROTOCOLS.has(new URL(url).protocol);
-  } catch {
-    return false;
-  }
+  return hasSafeProtocol(url, SAFE_PROTOCOLS);
 }
 
 /** Puts the tokens set aside before parsing back, as written. */

@@ -113,6 +113,7 @@ export function normalizeSlackEvent(
     conversation: perChannel ? channel : `${channel}:${thread}`,
     ...(flatDm ? {} : { thread }),
     user,
+    kind: isDirect(event, channel) ? "dm" : "group",
     ...(options.names?.get(user) ? { userName: options.names.get(user) as string } : {}),
     text,
     attachments,
@@ -145,4 +146,14 @@ export function plainText(
     .replace(/&gt;/g, ">")
     .replace(/&amp;/g, "&")
     .trim();
+}
+
+/**
+ * A direct message: Slack says `im`, or (an `app_mention` carries no
+ * channel type) the channel is a DM's, whose ids start with D. A group DM
+ * (`mpim`) has several people in it: a group, like a channel.
+ */
+function isDirect(event: SlackMessageEvent, channel: string): boolean {
+  if (event.channel_type !== undefined) return event.channel_type === "im";
+  return channel.startsWith("D");
 }

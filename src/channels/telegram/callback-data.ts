@@ -1,13 +1,20 @@
 import { createHash } from "node:crypto";
+import {
+  type ButtonScope,
+  SKILL_BUTTON_SCOPES,
+  scopeLetter,
+  scopeOfLetter,
+  TOOL_BUTTON_SCOPES,
+} from "../../core/availability/scopes.ts";
 
 /** The lists with buttons: `/tools` and `/skills`. */
 export type ListName = "tools" | "skills";
 
-/** The scopes buttons act on; global is changed by typing the command (owners only). */
-export const TOOLS_UI_SCOPES = ["conversation", "channel", "workspace"] as const;
+/** The scopes buttons act on (the one scope table's); global is changed by typing the command (owners only). */
+export const TOOLS_UI_SCOPES = TOOL_BUTTON_SCOPES;
 /** Skills have no conversation scope. */
-export const SKILLS_UI_SCOPES = ["channel", "workspace"] as const;
-export type UiScope = (typeof TOOLS_UI_SCOPES)[number];
+export const SKILLS_UI_SCOPES = SKILL_BUTTON_SCOPES;
+export type UiScope = ButtonScope;
 
 /** A press on a list message's keyboard, as data. */
 export type KeyboardPress =
@@ -34,11 +41,6 @@ export const CALLBACK_DATA_MAX = 64;
 export const MAX_PAGE = 9_999;
 
 const LIST_LETTER: Readonly<Record<ListName, string>> = { tools: "t", skills: "s" };
-const SCOPE_LETTER: Readonly<Record<UiScope, string>> = {
-  conversation: "c",
-  channel: "h",
-  workspace: "w",
-};
 /** `#` is in no tool id or skill name, so a hashed reference never reads as a name. */
 const HASHED = "#";
 
@@ -56,7 +58,7 @@ const HASHED = "#";
  */
 export function encodePress(press: KeyboardPress): string {
   const page = Math.min(MAX_PAGE, Math.max(0, Math.trunc(press.page)));
-  const head = [LIST_LETTER[press.list], "", SCOPE_LETTER[press.scope], String(page)];
+  const head = [LIST_LETTER[press.list], "", scopeLetter(press.scope), String(page)];
   if (press.kind === "view") {
     head[1] = "v";
     return head.join("|");
@@ -83,16 +85,15 @@ export function decodePress(data: string, ids: (list: ListName) => Iterable<stri
     ok: false,
     problem: `${problem} Send the command again for a fresh list.`,
   });
-  const [listLetter, verb, scopeLetter, pageText, ...rest] = data.split("|");
+  const [listLetter, verb, scopeLetterText, pageText, ...rest] = data.split("|");
   const list = (Object.keys(LIST_LETTER) as ListName[]).find((l) => LIST_LETTER[l] === listLetter);
-  const scope = (Object.keys(SCOPE_LETTER) as UiScope[]).find(
-    (s) => SCOPE_LETTER[s] === scopeLetter,
-  );
+  const named = scopeOfLetter(scopeLetterText);
+  const scope = TOOLS_UI_SCOPES.find((s) => s === named);
   if (list === undefined || scope === undefined || !/^\d{1,4}$/.test(pageText ?? "")) {
     return fail("This button is not one this bot made.");
   }
-  if (list === "skills" && scope === "conversation") {
-    return fail("Skills are switched per channel or workspace, not per conversation.");
+  if (list === "skills" && !SKILLS_UI_SCOPES.some((s) => s === scope)) {
+    return fail(`Skills are switched per ${SKILLS_UI_SCOPES.join(" or ")}, not per ${scope}.`);
   }
   const page = Number(pageText);
   if (verb === "v" && rest.length === 0)

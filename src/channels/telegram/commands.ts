@@ -1,6 +1,7 @@
 import type { InlineKeyboardMarkup } from "grammy/types";
 import type { ConversationAddress } from "../../core/agent/inbound.ts";
 import type { Actor } from "../../core/commands/index.ts";
+import { handleAccessCommand } from "../access-command.ts";
 import type { ChannelRuntime } from "../channel.ts";
 import { handleSkillsCommand, planSkillCommand } from "../skills-command.ts";
 import { handleToolsCommand } from "../tools-command.ts";
@@ -93,6 +94,13 @@ export async function answerChatCommand(
     }
     case "skill":
       return invokeSkill(command.text, where, deps);
+    case "access": {
+      const text = await handleAccessCommand(command.text, await actor(), runtime.permissions(), {
+        access: runtime.sources.store.access,
+        config: runtime.sources.config,
+      });
+      return { kind: "reply", html: escapeHtml(text) };
+    }
     default: {
       const skill = skillForCommand(await deps.menu.skillsOf(where.workspace), command.name);
       if (!skill) return { kind: "message", text };

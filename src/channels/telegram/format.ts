@@ -1,9 +1,11 @@
-import type { Definition, List, PhrasingContent, RootContent, Table } from "mdast";
+import type { Definition, PhrasingContent, RootContent, Table } from "mdast";
 import {
-  layoutList,
+  type BlockSyntax,
+  hasSafeProtocol,
   layoutTable,
   parseMarkdown,
   plainText,
+  renderBlocks,
   renderOrPlain,
   toWellFormed,
 } from "../markdown-layout.ts";
@@ -100,48 +102,24 @@ const RULE = "──────────";
 const NO_STYLE: Inline = { inLink: false, open: [] };
 
 function blocks(nodes: readonly RootContent[], ctx: Context, separator: string): string {
-  return nodes
-    .map((node) => block(node, ctx))
-    .filter((text) => text !== "")
-    .join(separator);
+  return renderBlocks(nodes, ctx, separator, SYNTAX);
 }
 
-function block(node: RootContent, ctx: Context): string {
-  switch (node.type) {
-    case "paragraph":
-      return phrasing(node.children, ctx, NO_STYLE);
-    case "heading": {
-      const text = phrasing(node.children, ctx, { inLink: false, open: ["b"] });
-      return text.trim() === "" ? "" : `<b>${text}</b>`;
-    }
-    case "thematicBreak":
-      return RULE;
-    case "blockquote": {
-      if (ctx.inQuote) return blocks(node.children, ctx, "\n\n");
-      const inner = blocks(node.children, { ...ctx, inQuote: true }, "\n\n");
-      return inner === "" ? "" : `<blockquote>${inner}</blockquote>`;
-    }
-    case "list":
-      return list(node, ctx);
-    case "code":
-      return node.value === "" ? "" : codeBlock(node.value, node.lang ?? undefined, ctx);
-    case "table":
-      return codeBlock(tableText(node), undefined, ctx);
-    case "html":
-      return escapeHtml(node.value);
-    case "footnoteDefinition": {
-      const label = escapeHtml(node.label ?? node.identifier);
-      return `[${label}] ${blocks(node.children, ctx, "\n")}`;
-    }
-    default:
-      // Definitions are read through their references; front matter shows nothing.
-      return "";
-  }
-}
-
-function list(node: List, ctx: Context): string {
-  return layoutList(node, ctx, blocks, { checked: "☑ ", unchecked: "☐ " });
-}
+const SYNTAX: BlockSyntax<Context> = {
+  paragraph: (children, ctx) => phrasing(children, ctx, NO_STYLE),
+  heading: (children, ctx) => {
+    const text = phrasing(children, ctx, { inLink: false, open: ["b"] });
+    return text.trim() === "" ? "" : `<b>${text}</b>`;
+  },
+  rule: RULE,
+  quote: (inner) => (inner === "" ? "" : `<blockquote>${inner}</blockquote>`),
+  boxes: { checked: "☑ ", unchecked: "☐ " },
+  code: (node, ctx) =>
+    node.value === "" ? "" : codeBlock(node.value, node.lang ?? undefined, ctx),
+  table: (node, ctx) => codeBlock(tableText(node), undefined, ctx),
+  html: (value) => escapeHtml(value),
+  footnoteLabel: (label) => escapeHtml(label),
+};
 
 /** A code block in a slot, so later indenting leaves its lines alone. */
 function codeBlock(value: string, lang: string | undefined, ctx: Context): string {
@@ -242,9 +220,5 @@ function link(url: string, label: string, labelText: string): string {
 }
 
 function isSafe(url: string): boolean {
-  try {
-    return SAFE_PROTOCOLS.has(new URL(url).protocol);
-  } catch {
-    return false;
-  }
+  return hasSafeProtocol(url, SAFE_PROTOCOLS);
 }

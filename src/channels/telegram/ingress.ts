@@ -2,6 +2,7 @@ import { type Api, Composer, type Context } from "grammy";
 import type { Message } from "grammy/types";
 import { isTooLong, tooLongReply } from "../../core/agent/inbound.ts";
 import type { TelegramConfig } from "../../core/config/telegram-section.ts";
+import { passedGate, type RefusalAnswer } from "../gate-pass.ts";
 import type { ChatAdmins } from "./admins.ts";
 import { isTelegramError } from "./api.ts";
 import { decodePress } from "./callback-data.ts";
@@ -50,6 +51,9 @@ export function isMessageForBot(message: Message, deps: TelegramIngressDeps): bo
 
 async function takeMessage(message: Message, deps: TelegramIngressDeps): Promise<void> {
   const { bot, runtime } = deps;
+  if (message.new_chat_members?.some((member) => member.id === bot.id)) {
+    return joined(message, deps);
+  }
   if (!isMessageForBot(message, deps)) return;
   const inbound = normalizeTelegramMessage(message, {
     bot,
@@ -69,6 +73,9 @@ async function takeMessage(message: Message, deps: TelegramIngressDeps): Promise
     );
     return;
   }
+  const refused = refusalAnswer(message, deps);
+  const admitted = await runtime.gate.admit(inbound, { canLeave: true });
+  if (!(await passedGate(admitted, refused))) return;
   // Read from the text without the bot's mention: "@bot /tools" is a command too.
   const typed = leadingCommand(inbound.text, []);
   const ours =
@@ -90,7 +97,51 @@ async function takeMessage(message: Message, deps: TelegramIngressDeps): Promise
     );
     return;
   }
+  if (!(await passedGate(await runtime.gate.meter(inbound), refused))) return;
   await runtime.queue.enqueue({ ...inbound, text: outcome.text });
+}
+
+/**
+ * The bot was added to a group: one not let in hears so once, and the bot
+ * leaves (or stays silent, as `access.on_refused_group` says), before
+ * anyone has asked it anything.
+ */
+async function joined(message: Message, deps: TelegramIngressDeps): Promise<void> {
+  const chat = String(message.chat.id);
+  const verdict = await deps.runtime.gate.admit(
+    {
+      ...telegramAddress(message.chat.id, undefined, "chat"),
+      user: String(message.from?.id ?? chat),
+      kind: "group",
+      text: "",
+      attachments: [],
+      eventId: `${chat}:${message.message_id}`,
+      time: message.date * 1000,
+    },
+    { canLeave: true },
+  );
+  await passedGate(verdict, refusalAnswer(message, deps));
+}
+
+/**
+ * How a refusal is said in Telegram, and how the bot leaves a group it was
+ * not let into. Like a command's answer, one that cannot be sent (the bot
+ * was blocked or removed) does not hold up the updates after it.
+ */
+function refusalAnswer(message: Message, deps: TelegramIngressDeps): RefusalAnswer {
+  const warn = (what: string) => (error: unknown) =>
+    deps.runtime.logger.warn(what, { error: deps.describe(error) });
+  return {
+    say: (text) =>
+      sendReply(deps.api(), message, escapeHtml(text)).catch(
+        warn("a Telegram refusal could not be sent"),
+      ),
+    leave: () =>
+      deps
+        .api()
+        .leaveChat(message.chat.id)
+        .catch(warn("the bot could not leave a Telegram group it was not let into")),
+  };
 }
 
 /**

@@ -18,6 +18,7 @@ export const BASE_COMMANDS: readonly BotCommand[] = Object.freeze([
 export const RESERVED_COMMANDS: ReadonlySet<string> = new Set([
   ...BASE_COMMANDS.map((c) => c.command),
   "start",
+  "access",
 ]);
 /** Telegram takes at most 100 commands per scope. */
 const MAX_COMMANDS = 100;

@@ -80,6 +80,7 @@ export function normalizeTelegramMessage(
     ...telegramAddress(message.chat.id, topic, options.conversation),
     ...(topic !== undefined ? { thread: String(topic) } : {}),
     user: String(user.id),
+    kind: message.chat.type === "private" ? "dm" : "group",
     ...(userName ? { userName: userName.slice(0, NAME_LIMIT) } : {}),
     text: plain,
     attachments,

@@ -25,6 +25,13 @@ export interface InboundMessage extends ConversationAddress {
   readonly thread?: string;
   readonly user: string;
   readonly userName?: string;
+  /**
+   * A direct message with the bot, or one in a group (a Slack channel, a
+   * Discord guild channel, a Telegram group), as the channel saw it; the
+   * access policy reads it. Absent reads as a direct message, the stricter
+   * of the two by default.
+   */
+  readonly kind?: "dm" | "group";
   readonly text: string;
   readonly attachments: readonly Attachment[];
   /** The platform's id for this event: the same event delivered twice has the same id. */

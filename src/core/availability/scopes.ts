@@ -1,12 +1,71 @@
 import type { LoadMode } from "../loading/modes.ts";
 
-/** Shallow to deep. Per key, the deepest scope that mentions it wins. */
-export const SCOPES = ["global", "workspace", "channel", "conversation", "runtime"] as const;
-export type ScopeName = (typeof SCOPES)[number];
+/**
+ * Every scope, shallow to deep: the one place the scope order is written.
+ * Per key, the deepest scope that mentions it wins. The resolver's layers,
+ * the chat grammar, skills' scopes, the permission rules and every
+ * platform's scope picker derive from this table; adding a scope is one
+ * entry here, the address field that names it, and its store key.
+ */
+export const SCOPE_TABLE = [
+  /** The config file, and what owners change from chat over it. */
+  { name: "global", fromChat: true, skills: true, buttons: false, letter: "g" },
+  /** A Slack team, a Discord guild, a Telegram chat. */
+  { name: "workspace", fromChat: true, skills: true, buttons: true, letter: "w" },
+  { name: "channel", fromChat: true, skills: true, buttons: true, letter: "h" },
+  /** A thread or a DM; skills have none: they are part of what a channel's bot knows. */
+  { name: "conversation", fromChat: true, skills: false, buttons: true, letter: "c" },
+  /** The process's `--tools` flag (else SWITCHYARD_TOOLS): never changed from chat. */
+  { name: "runtime", fromChat: false, skills: false, buttons: false, letter: "r" },
+] as const;
 
-/** The scopes a person can change from chat (runtime is a process flag, global the config file). */
-export const CHAT_SCOPES = ["conversation", "channel", "workspace", "global"] as const;
-export type ChatScope = (typeof CHAT_SCOPES)[number];
+type ScopeRow = (typeof SCOPE_TABLE)[number];
+export type ScopeName = ScopeRow["name"];
+
+/** Shallow to deep. */
+export const SCOPES: readonly ScopeName[] = SCOPE_TABLE.map((row) => row.name);
+
+/** The scopes a person can change from chat, deepest first (runtime is a process flag). */
+export type ChatScope = Extract<ScopeRow, { fromChat: true }>["name"];
+export const CHAT_SCOPES: readonly ChatScope[] = deepestFirst(
+  SCOPE_TABLE.filter((row): row is Extract<ScopeRow, { fromChat: true }> => row.fromChat),
+);
+
+/** The scopes that switch skills, shallow to deep. */
+export type SkillScope = Extract<ScopeRow, { skills: true }>["name"];
+export const SKILL_SCOPES: readonly SkillScope[] = SCOPE_TABLE.filter(
+  (row): row is Extract<ScopeRow, { skills: true }> => row.skills,
+).map((row) => row.name);
+
+/** The scopes a list message's buttons act on, deepest first; global is changed by typing the command (owners only). */
+export type ButtonScope = Extract<ScopeRow, { buttons: true }>["name"];
+export const TOOL_BUTTON_SCOPES: readonly ButtonScope[] = deepestFirst(
+  SCOPE_TABLE.filter((row): row is Extract<ScopeRow, { buttons: true }> => row.buttons),
+);
+/** The button scopes of `/skills`: those that also switch skills. */
+export type SkillButtonScope = ButtonScope & SkillScope;
+export const SKILL_BUTTON_SCOPES: readonly SkillButtonScope[] = TOOL_BUTTON_SCOPES.filter(
+  (scope): scope is SkillButtonScope => (SKILL_SCOPES as readonly string[]).includes(scope),
+);
+
+/** One letter a scope, for platforms whose button data is tight (Telegram's 64 bytes). */
+export function scopeLetter(scope: ScopeName): string {
+  return SCOPE_TABLE.find((row) => row.name === scope)?.letter ?? "";
+}
+
+/** The scope a letter of {@link scopeLetter} names, if any. */
+export function scopeOfLetter(letter: string | undefined): ScopeName | undefined {
+  return SCOPE_TABLE.find((row) => row.letter === letter)?.name;
+}
+
+/** How deep a scope is: 0 for global; a deeper scope has a larger depth. */
+export function scopeDepth(scope: ScopeName): number {
+  return SCOPES.indexOf(scope);
+}
+
+function deepestFirst<Name extends ScopeName>(rows: readonly { readonly name: Name }[]): Name[] {
+  return rows.map((row) => row.name).reverse();
+}
 
 /**
  * One layer of decisions. `keys` maps availability keys to on (`true`) or off:
@@ -19,12 +78,12 @@ export interface ScopeLayer {
 }
 
 /** Every scope but the conversation's, whose layer comes from its stored intent. */
-export interface ScopeStack {
-  readonly global?: ScopeLayer;
-  readonly workspace?: ScopeLayer;
-  readonly channel?: ScopeLayer;
-  readonly runtime?: ScopeLayer;
-}
+export type ScopeStack = {
+  readonly [S in Exclude<ScopeName, "conversation">]?: ScopeLayer;
+};
+
+/** The scopes stored as shared layers (the conversation's is its intent; runtime is a flag). */
+export type SharedScope = Exclude<ChatScope, "conversation">;
 
 export function isScopeName(value: string): value is ScopeName {
   return (SCOPES as readonly string[]).includes(value);

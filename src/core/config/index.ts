@@ -1,4 +1,19 @@
 export {
+  type AccessEntry,
+  type AccessEntryKind,
+  entriesMatch,
+  formatAccessEntry,
+  parseAccessEntry,
+} from "./access-entry.ts";
+export {
+  type AccessConfig,
+  type AccessPolicy,
+  accessPolicyFor,
+  DEFAULT_ACCESS,
+  type DmPolicy,
+  type GroupPolicy,
+} from "./access-section.ts";
+export {
   DEFAULT_DISCORD,
   type DiscordCommandScope,
   type DiscordConfig,
@@ -6,6 +21,13 @@ export {
 } from "./discord-section.ts";
 export { ConfigError, type ConfigWarning } from "./errors.ts";
 export { globalLayer } from "./layer.ts";
+export {
+  DEFAULT_LIMITS,
+  LIMIT_NAMES,
+  type LimitName,
+  type LimitsConfig,
+  limitsFor,
+} from "./limits-section.ts";
 export {
   type ConfigReading,
   type ConfigReload,
@@ -29,6 +51,7 @@ export {
   type QueueConfig,
   queueBehaviourFor,
 } from "./queue-section.ts";
+export { describeRate, parseRate, type Rate } from "./rate-spec.ts";
 export {
   formatRedisAddress,
   parseRedisAddress,

@@ -1,9 +1,11 @@
 import { z } from "zod";
 import { type LoadMode, parseLoadMode, UnknownModeError } from "../loading/modes.ts";
 import { defineToolsets, type Toolsets } from "../tools/toolsets.ts";
+import { type AccessConfig, accessSection, DEFAULT_ACCESS } from "./access-section.ts";
 import { DEFAULT_DISCORD, type DiscordConfig, discordSection } from "./discord-section.ts";
 import { describeValue } from "./errors.ts";
 import { flag } from "./flag.ts";
+import { DEFAULT_LIMITS, type LimitsConfig, limitsSection } from "./limits-section.ts";
 import { DEFAULT_MCP, type McpConfig, mcpSection } from "./mcp-section.ts";
 import { DEFAULT_MEMORY, type MemoryConfig, memorySection } from "./memory-section.ts";
 import { DEFAULT_MODEL_LIMITS, type ModelLimits, modelSection } from "./model-section.ts";
@@ -49,6 +51,10 @@ export interface SwitchyardConfig {
   readonly skillFolders: SkillFolders;
   /** Who may change which scope from chat. */
   readonly permissions: PermissionsConfig;
+  /** Who may talk to the bot at all: DM and group policies, the allow list. */
+  readonly access: AccessConfig;
+  /** How many messages the bot takes per person, conversation and workspace. */
+  readonly limits: LimitsConfig;
   /** The Slack channel's behaviour; its credentials stay in the environment. */
   readonly slack: SlackConfig;
   /** The Discord channel's behaviour; its token stays in the environment. */
@@ -79,6 +85,8 @@ export const SECTIONS = [
   "skills",
   "skill_folders",
   "permissions",
+  "access",
+  "limits",
   "slack",
   "discord",
   "telegram",
@@ -98,6 +106,8 @@ export const EMPTY_CONFIG: SwitchyardConfig = Object.freeze({
   skills: Object.freeze({}),
   skillFolders: NO_SKILL_FOLDERS,
   permissions: DEFAULT_PERMISSIONS,
+  access: DEFAULT_ACCESS,
+  limits: DEFAULT_LIMITS,
   slack: DEFAULT_SLACK,
   discord: DEFAULT_DISCORD,
   telegram: DEFAULT_TELEGRAM,
@@ -203,6 +213,8 @@ export const configSchema: z.ZodType<SwitchyardConfig, unknown> = z
       skills: section(skillsSection),
       skill_folders: section(skillFoldersSection),
       permissions: section(permissionsSection),
+      access: section(accessSection),
+      limits: section(limitsSection),
       slack: section(slackSection),
       discord: section(discordSection),
       telegram: section(telegramSection),
@@ -237,6 +249,8 @@ export const configSchema: z.ZodType<SwitchyardConfig, unknown> = z
         skills: Object.freeze(config.skills),
         skillFolders: config.skill_folders,
         permissions: config.permissions,
+        access: config.access,
+        limits: config.limits,
         slack: config.slack,
         discord: config.discord,
         telegram: config.telegram,

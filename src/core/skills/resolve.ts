@@ -1,12 +1,13 @@
+import { SKILL_SCOPES, type SkillScope } from "../availability/scopes.ts";
 import { WarnOnce } from "../logger.ts";
 import { describeSkillSource, SKILL_SOURCES, type Skill, type SkillSource } from "./skill.ts";
 
 /**
- * The scopes that switch skills, shallow to deep. Skills have no conversation
- * scope: they are part of what a channel's bot knows how to do.
+ * The scopes that switch skills, shallow to deep, from the one scope table.
+ * Skills have no conversation scope: they are part of what a channel's bot
+ * knows how to do.
  */
-export const SKILL_SCOPES = ["global", "workspace", "channel"] as const;
-export type SkillScope = (typeof SKILL_SCOPES)[number];
+export { SKILL_SCOPES, type SkillScope };
 
 /** Skill name -> on (`true`) or off. A skill no scope mentions is on. */
 export type SkillToggles = Readonly<Record<string, boolean>>;

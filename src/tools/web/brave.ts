@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { searchJson } from "./search-http.ts";
 import { baseWithSlash, keyHint, resultsOf } from "./search-results.ts";
-import type { SearchProvider, SearchResult } from "./search-types.ts";
+import type { KeyedSearchSettings, SearchProvider, SearchResult } from "./search-types.ts";
 
 const LABEL = "Brave Search";
 export const BRAVE_API = "https://api.search.brave.com";
@@ -21,13 +21,7 @@ const hit = z.object({
  * in `X-Subscription-Token`. `url` replaces https://api.search.brave.com
  * (a proxy, or a test server).
  */
-export function braveProvider(settings: {
-  apiKey: string;
-  timeoutMs: number;
-  url?: string;
-  /** The variable the key came from, named when the provider rejects it. */
-  keyEnv?: string;
-}): SearchProvider {
+export function braveProvider(settings: KeyedSearchSettings): SearchProvider {
   return {
     label: LABEL,
     async search({ query, maxResults, signal }): Promise<readonly SearchResult[]> {

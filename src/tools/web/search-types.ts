@@ -21,3 +21,13 @@ export interface SearchProvider {
   readonly label: string;
   search(request: SearchRequest): Promise<readonly SearchResult[]>;
 }
+
+/** What a keyed search API needs: Brave's and Tavily's providers take these. */
+export interface KeyedSearchSettings {
+  readonly apiKey: string;
+  readonly timeoutMs: number;
+  /** Replaces the service's own address (a proxy, or a test server). */
+  readonly url?: string;
+  /** The variable the key came from, named when the provider rejects it. */
+  readonly keyEnv?: string;
+}

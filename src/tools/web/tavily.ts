@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { searchJson } from "./search-http.ts";
 import { baseWithSlash, keyHint, resultsOf } from "./search-results.ts";
-import type { SearchProvider, SearchResult } from "./search-types.ts";
+import type { KeyedSearchSettings, SearchProvider, SearchResult } from "./search-types.ts";
 
 const LABEL = "Tavily";
 export const TAVILY_API = "https://api.tavily.com";
@@ -18,13 +18,7 @@ const hit = z.object({
  * bearer token. `url` replaces https://api.tavily.com (a proxy, or a test
  * server).
  */
-export function tavilyProvider(settings: {
-  apiKey: string;
-  timeoutMs: number;
-  url?: string;
-  /** The variable the key came from, named when the provider rejects it. */
-  keyEnv?: string;
-}): SearchProvider {
+export function tavilyProvider(settings: KeyedSearchSettings): SearchProvider {
   return {
     label: LABEL,
     async search({ query, maxResults, signal }): Promise<readonly SearchResult[]> {

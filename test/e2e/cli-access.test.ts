@@ -1,0 +1,74 @@
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { createStore } from "../../src/store/index.ts";
+import {
+  connectRedis,
+  deleteKeysUnder,
+  envWithoutRedis,
+  redisEnv,
+  uniquePrefix,
+} from "../support/redis.ts";
+
+const BIN = fileURLToPath(new URL("../../bin/switchyard.js", import.meta.url));
+
+/** Runs `switchyard access ...` on the shared Redis under `prefix`; never throws on an exit code. */
+function access(prefix: string, args: string[]) {
+  return new Promise<{ code: number; stdout: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, "access", ...args],
+      { env: { ...envWithoutRedis(), ...redisEnv(), SWITCHYARD_PREFIX: prefix } },
+      (error, stdout) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout }),
+    );
+  });
+}
+
+const prefixes: string[] = [];
+afterEach(async () => {
+  const redis = connectRedis();
+  for (const prefix of prefixes.splice(0)) await deleteKeysUnder(redis, prefix);
+  redis.disconnect();
+});
+
+describe("switchyard access", () => {
+  it("approves a pairing code once from a shell, lists the approval and revokes it", async () => {
+    const prefix = uniquePrefix("cli-access");
+    prefixes.push(prefix);
+    const redis = connectRedis();
+    const store = createStore(redis, { prefix });
+    await store.access.issue(
+      { user: "telegram:5001", name: "Alice" },
+      "K7QM2XPA",
+      600_000,
+      Date.now(),
+    );
+
+    const waiting = await access(prefix, ["list"]);
+    expect(waiting.code).toBe(0);
+    expect(waiting.stdout).toMatch(
+      /Waiting for approval:\n- Alice \(telegram:5001\), code expires in (9|10) minutes/,
+    );
+
+    const approved = await access(prefix, ["approve", "k7qm-2xpa"]);
+    expect(approved).toEqual({
+      code: 0,
+      stdout:
+        "Approved Alice (telegram:5001): their messages are answered from now on. Undo with /access revoke telegram:5001.\n",
+    });
+    expect(await store.access.isApproved("telegram:5001")).toBe(true);
+    const again = await access(prefix, ["approve", "K7QM2XPA"]);
+    expect(again.code).toBe(1);
+    expect(again.stdout).toContain("No live pairing code K7QM2XPA");
+
+    const listed = await access(prefix, ["list"]);
+    expect(listed.stdout).toMatch(
+      /Approved by pairing:\n- Alice \(telegram:5001\), by cli on \d{4}-\d\d-\d\d/,
+    );
+    expect((await access(prefix, ["revoke", "telegram:5001"])).code).toBe(0);
+    expect(await store.access.isApproved("telegram:5001")).toBe(false);
+    expect((await access(prefix, ["revoke", "telegram:5001"])).code).toBe(1);
+    expect((await access(prefix, ["promote", "x"])).code).toBe(2);
+    redis.disconnect();
+  }, 120_000);
+});

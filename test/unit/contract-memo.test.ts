@@ -1,0 +1,126 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  type ContractSources,
+  type ConversationState,
+  freezeState,
+} from "../../src/conversation/contract.ts";
+import type { Capabilities } from "../../src/core/availability/capabilities.ts";
+import { EMPTY_INTENT, type Intent, setKey } from "../../src/core/availability/intent.ts";
+import { overlayLayer, type ScopeLayer } from "../../src/core/availability/scopes.ts";
+import { EMPTY_CONFIG, globalLayer } from "../../src/core/config/index.ts";
+import { freezeTurn } from "../../src/core/loading/freeze.ts";
+import { WarnOnce } from "../../src/core/logger.ts";
+import type { Store } from "../../src/store/index.ts";
+import { registryOf, tool } from "../support/tools.ts";
+
+const address = { platform: "slack", workspace: "T1", channel: "C1", conversation: "C1" };
+
+/** What freezeState must always equal: a fresh freeze of the same inputs. */
+function fresh(sources: ContractSources, state: ConversationState) {
+  const config = sources.config();
+  return freezeTurn(
+    sources.registry,
+    {
+      global: overlayLayer(globalLayer(config), state.layers.globalOverlay),
+      workspace: state.layers.workspace,
+      channel: state.layers.channel,
+      runtime: sources.runtime,
+    },
+    state.intent.intent,
+    sources.capabilities(),
+    { toolsets: config.toolsets, warnings: sources.warnings },
+  );
+}
+
+type Step =
+  | { kind: "register"; n: number }
+  | { kind: "intent"; key: string; on: boolean }
+  | { kind: "channel"; key: string; on: boolean }
+  | { kind: "capability"; available: boolean };
+
+const keyArb = fc.constantFrom("current_time", "fetch_url", "web_search", "extra_1", "mcp", "all");
+const stepArb: fc.Arbitrary<Step> = fc.oneof(
+  fc.record({ kind: fc.constant("register" as const), n: fc.integer({ min: 1, max: 5 }) }),
+  fc.record({ kind: fc.constant("intent" as const), key: keyArb, on: fc.boolean() }),
+  fc.record({ kind: fc.constant("channel" as const), key: keyArb, on: fc.boolean() }),
+  fc.record({ kind: fc.constant("capability" as const), available: fc.boolean() }),
+);
+
+describe("freezeState's memory of contracts", () => {
+  it("never answers a stale contract: after any change, the same bytes as a fresh freeze", () => {
+    fc.assert(
+      fc.property(fc.array(stepArb, { maxLength: 30 }), (steps) => {
+        const registry = registryOf(
+          tool("current_time"),
+          tool("fetch_url"),
+          tool("web_search", { capability: "search_provider" }),
+        );
+        let capabilities: Capabilities = {};
+        let intent: Intent = EMPTY_INTENT;
+        let channel: ScopeLayer = {};
+        const sources: ContractSources = {
+          store: {} as Store,
+          registry,
+          capabilities: () => capabilities,
+          config: () => EMPTY_CONFIG,
+          runtime: {},
+          warnings: new WarnOnce(),
+        };
+        const state = (): ConversationState => ({
+          intent: { intent, problems: [] },
+          layers: {
+            workspace: {},
+            channel,
+            globalOverlay: {},
+            skills: {},
+          } as ConversationState["layers"],
+        });
+        for (const step of steps) {
+          if (step.kind === "register" && !registry.has(`extra_${step.n}`)) {
+            registry.register(tool(`extra_${step.n}`));
+          } else if (step.kind === "intent") {
+            intent = setKey(intent, step.key, step.on ? "on" : "off");
+          } else if (step.kind === "channel") {
+            channel = { keys: { ...channel.keys, [step.key]: step.on } };
+          } else if (step.kind === "capability") {
+            capabilities = {
+              search_provider: step.available
+                ? { available: true }
+                : { available: false, reason: "no search API key is configured" },
+            } as Capabilities;
+          }
+          const remembered = freezeState(sources, address, state());
+          const expected = fresh(sources, state());
+          expect(remembered.tools).toBe(expected.tools);
+          expect(remembered.catalog).toBe(expected.catalog);
+          expect(remembered.hash).toBe(expected.hash);
+          expect([...remembered.callable].sort()).toEqual([...expected.callable].sort());
+        }
+      }),
+    );
+  });
+
+  it("freezes once for conversations in the same state", () => {
+    const registry = registryOf(tool("current_time"), tool("fetch_url"));
+    const sources: ContractSources = {
+      store: {} as Store,
+      registry,
+      capabilities: () => ({}),
+      config: () => EMPTY_CONFIG,
+      runtime: {},
+      warnings: new WarnOnce(),
+    };
+    const state: ConversationState = {
+      intent: { intent: EMPTY_INTENT, problems: [] },
+      layers: {
+        workspace: {},
+        channel: {},
+        globalOverlay: {},
+        skills: {},
+      } as ConversationState["layers"],
+    };
+    const first = freezeState(sources, address, state);
+    expect(freezeState(sources, { ...address, conversation: "other" }, state)).toBe(first);
+  });
+});
