@@ -3,8 +3,11 @@ import { type LoggerPort, silentLogger } from "../core/logger.ts";
 import { HistoryStore } from "./history-store.ts";
 import { IntentStore } from "./intent-store.ts";
 import { DEFAULT_PREFIX, KeyScheme } from "./keys.ts";
+import { ResetStore } from "./reset-store.ts";
 import { ScopeStore } from "./scope-store.ts";
+import { SettingsStore } from "./settings-store.ts";
 import { TurnStore } from "./turn-store.ts";
+import { UsageStore } from "./usage-store.ts";
 
 export { StoreInputError } from "./errors.ts";
 export { type CompactionLimits, groupMessages, type MessageGroup } from "./history-groups.ts";
@@ -17,15 +20,25 @@ export {
   KeyScheme,
   type ScopeKind,
   type ScopeRef,
+  type UsageOwner,
   type WorkspaceRef,
 } from "./keys.ts";
+export { type ResetKind, ResetStore } from "./reset-store.ts";
 export {
   type ScopeChange,
   ScopeStore,
   type SkillToggles,
   type StoredStack,
 } from "./scope-store.ts";
+export {
+  type SettingName,
+  type SettingScope,
+  SettingsStore,
+  type StoredSettings,
+  settingOf,
+} from "./settings-store.ts";
 export { type CheckpointExpectation, TurnStore } from "./turn-store.ts";
+export { UsageStore, type UsageSubject } from "./usage-store.ts";
 
 export interface StoreOptions {
   /** Every key starts with `<prefix>:`; default "sy". */
@@ -41,6 +54,12 @@ export interface Store {
   readonly scopes: ScopeStore;
   readonly history: HistoryStore;
   readonly turns: TurnStore;
+  /** Token usage per conversation, person and workspace, per day and month. */
+  readonly usage: UsageStore;
+  /** `/model` and `/queue` choices per conversation and channel. */
+  readonly settings: SettingsStore;
+  /** `/new`, atomic against a turn in progress. */
+  readonly resets: ResetStore;
 }
 
 /**
@@ -58,5 +77,8 @@ export function createStore(redis: Redis, options: StoreOptions = {}): Store {
     scopes: new ScopeStore(redis, keys, logger),
     history: new HistoryStore(redis, keys, logger),
     turns: new TurnStore(redis, keys, logger),
+    usage: new UsageStore(redis, keys),
+    settings: new SettingsStore(redis, keys, logger),
+    resets: new ResetStore(redis, keys),
   };
 }
