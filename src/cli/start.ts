@@ -4,6 +4,7 @@ import { startSwitchyard } from "../app.ts";
 import { runConsole } from "../channels/console/channel.ts";
 import { DiscordChannel } from "../channels/discord/channel.ts";
 import { TelegramChannel } from "../channels/telegram/channel.ts";
+import type { ConversationAddress } from "../core/agent/inbound.ts";
 import { runtimeLayer } from "../core/availability/runtime-spec.ts";
 import { EMPTY_CONFIG } from "../core/config/index.ts";
 import { parseLoadMode } from "../core/loading/modes.ts";
@@ -116,6 +117,7 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
   const config = new LiveConfig(configPath(values.config, env), port);
   liveConfig = config;
   const provider = providerFromEnv(env, port, () => config.current.model);
+  const modelName = env.SWITCHYARD_MODEL ?? "gpt-4.1-mini";
   const redis = await connectRedis({
     dataDir: ".switchyard",
     logger,
@@ -165,6 +167,7 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
     queueBehaviour: queueBehaviourOf(queueEnv, () => config.current.queue),
     runtime,
     provider,
+    ...(modelName ? { model: modelName } : {}),
     skills,
     outbounds: Object.fromEntries(channels.map((c) => [c.platform, c.outbound])),
     worker: role !== "ingress",
@@ -234,7 +237,9 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
     config: () => config.current,
     runtime,
     warnings: new WarnOnce(port),
+    ...(modelName ? { model: modelName } : {}),
   };
+  const stopTurn = (address: ConversationAddress) => app.signals.send(address, "stop");
   if (role === "worker") {
     // Workers only post: Discord's REST needs the token, not a gateway session.
     for (const channel of channels) if (channel instanceof DiscordChannel) channel.useRestOnly();
@@ -251,6 +256,7 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
         permissions: () => config.current.permissions,
         skills,
         logger: port,
+        stopTurn,
       });
       logger.info({ platform: channel.platform }, "channel started");
     }
@@ -270,6 +276,7 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
       reader,
       skillLibrary: skills,
       sources,
+      stopTurn,
     });
   } finally {
     reader.disconnect();

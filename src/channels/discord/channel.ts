@@ -17,7 +17,7 @@ import {
   type DiscordConversation,
 } from "../../core/config/discord-section.ts";
 import type { Channel, ChannelRuntime } from "../channel.ts";
-import { routeChatText } from "../chat-commands.ts";
+import { chatContextOf, routeChatText } from "../chat-commands.ts";
 import { EventLedger } from "../event-ledger.ts";
 import {
   type RegistrationOptions,
@@ -208,11 +208,12 @@ export class DiscordChannel implements Channel {
         await this.#reply(message, tooLongReply(inbound.text.length));
         return;
       }
-      const outcome = await routeChatText(inbound.text, inbound, this.#actor(message), {
-        sources: runtime.sources,
-        policy: runtime.permissions(),
-        ...(runtime.skills ? { skills: runtime.skills } : {}),
-      });
+      const outcome = await routeChatText(
+        inbound.text,
+        inbound,
+        this.#actor(message),
+        chatContextOf(runtime),
+      );
       if (outcome.kind === "reply") {
         await this.#reply(message, outcome.text);
         return;

@@ -1,11 +1,10 @@
 import { App, LogLevel, type Receiver } from "@slack/bolt";
 import { WebClient } from "@slack/web-api";
 import { isTooLong, tooLongReply } from "../../core/agent/inbound.ts";
-import type { CommandPolicy } from "../../core/commands/index.ts";
 import { DEFAULT_SLACK, type SlackConfig } from "../../core/config/index.ts";
 import { InboundMessageError } from "../../ports/enqueue.ts";
 import type { Channel, ChannelRuntime } from "../channel.ts";
-import { routeChatText } from "../chat-commands.ts";
+import { chatContextOf, routeChatText } from "../chat-commands.ts";
 import { EventLedger } from "../event-ledger.ts";
 import { registerSlackCommands, SLACK_COMMANDS } from "./commands.ts";
 import { SlackDirectory } from "./directory.ts";
@@ -239,7 +238,7 @@ export class SlackChannel implements Channel {
       });
     if (isTooLong(message.text)) return void (await reply(tooLongReply(message.text.length)));
     const actor = await this.#people.actor(message.user);
-    const outcome = await routeChatText(message.text, message, actor, chatContext(runtime));
+    const outcome = await routeChatText(message.text, message, actor, chatContextOf(runtime));
     if (outcome.kind === "reply") return void (await reply(outcome.text));
     // A skill's instructions can carry a request near the limit over it.
     if (isTooLong(outcome.text)) return void (await reply(tooLongReply(outcome.text.length)));
@@ -299,12 +298,4 @@ export class SlackChannel implements Channel {
     const settings = this.#settings();
     return (channel && settings.channels[channel]?.session) || settings.session;
   }
-}
-
-function chatContext(runtime: ChannelRuntime) {
-  return {
-    sources: runtime.sources,
-    policy: runtime.permissions() as CommandPolicy,
-    ...(runtime.skills ? { skills: runtime.skills } : {}),
-  };
 }
