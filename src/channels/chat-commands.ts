@@ -77,11 +77,16 @@ export async function routeChatText(
     }
     outcome = await command.run({ line, args: typed.args, where, actor: who, ctx, commands });
   }
-  return outcome.kind === "message" ? admit(outcome, where, ctx) : outcome;
+  return outcome.kind === "message" ? admitMessage(outcome, where, ctx) : outcome;
 }
 
-/** The checks a message passes on its way to the queue: one place for every channel. */
-async function admit(
+/**
+ * The checks a message for the model passes on its way to the queue, one
+ * place for every channel: the refusal's text replaces it when one says no.
+ * Channels with their own command UI (Telegram's keyboards) call it for the
+ * messages they produce.
+ */
+export async function admitMessage(
   outcome: ChatTextOutcome,
   where: ChatLineOrigin,
   ctx: ChatCommandContext,

@@ -214,7 +214,19 @@ describe("/skills and the command menu in Telegram", () => {
     const menu = (scope?: { type: string; chat_id?: number }) =>
       telegram.commandsFor(scope).map((c) => c.command);
     await until(() => (menu().length > 0 ? true : undefined));
-    expect(menu()).toEqual(["tools", "skills", "skill", "bot_guide", "meeting_notes"]);
+    expect(menu()).toEqual([
+      "help",
+      "new",
+      "stop",
+      "usage",
+      "model",
+      "queue",
+      "tools",
+      "skills",
+      "skill",
+      "bot_guide",
+      "meeting_notes",
+    ]);
 
     pipe.fake.script({ content: "Decisions: none." });
     telegram.userSends({

@@ -2,6 +2,7 @@ import { type Client, Routes, SlashCommandBuilder } from "discord.js";
 import type { Redis } from "ioredis";
 import type { DiscordCommandScope } from "../../core/config/discord-section.ts";
 import type { LoggerPort } from "../../core/logger.ts";
+import { sharedCommandDefinitions } from "./shared-commands.ts";
 
 const SCOPES = ["conversation", "channel", "workspace", "global"] as const;
 const MODES = ["full", "default", "minimal", "discover", "follow"] as const;
@@ -96,7 +97,7 @@ export function commandDefinitions() {
         hint: skill,
       }),
     );
-  return [tools.toJSON(), skills.toJSON()];
+  return [tools.toJSON(), skills.toJSON(), ...sharedCommandDefinitions()];
 }
 
 /** Discord refused to register the commands; the message says what to check. */

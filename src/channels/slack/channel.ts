@@ -19,6 +19,7 @@ import { SlackOutbound } from "./outbound.ts";
 import { installationTeam, messageEventId } from "./payload.ts";
 import { SlackPeople } from "./people.ts";
 import { slackHttpReceiver, slackSocketReceiver } from "./receiver.ts";
+import { registerSharedSlackCommands, SLACK_SHARED_COMMANDS } from "./shared-commands.ts";
 
 export interface SlackChannelOptions {
   readonly botToken: string;
@@ -105,7 +106,10 @@ export class SlackChannel implements Channel {
       ...(o.apiUrl ? { slackApiUrl: o.apiUrl } : {}),
       retryConfig: { retries: o.retries ?? 10 },
     };
-    const ingress = { logger: runtime.logger, commands: SLACK_COMMANDS };
+    const ingress = {
+      logger: runtime.logger,
+      commands: [...SLACK_COMMANDS, ...SLACK_SHARED_COMMANDS],
+    };
     let receiver: Receiver;
     if (o.appToken) {
       if (!o.appToken.startsWith("xapp-")) {
@@ -170,12 +174,14 @@ export class SlackChannel implements Channel {
         throw asTakeError(error);
       }
     });
-    registerSlackCommands(app, {
+    const commandDeps = {
       runtime,
-      actor: (userId) => this.#people.actor(userId),
+      actor: (userId: string) => this.#people.actor(userId),
       teamId: () => this.#teamId,
       ledger: () => this.#ledgerOrThrow(),
-    });
+    };
+    registerSlackCommands(app, commandDeps);
+    registerSharedSlackCommands(app, commandDeps);
   }
 
   /** DMs, and messages in threads the bot is part of; mentions come as app_mention. */
