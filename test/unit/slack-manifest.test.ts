@@ -2,6 +2,8 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { SLACK_COMMANDS } from "../../src/channels/slack/commands.ts";
+import { SLACK_SHARED_COMMANDS } from "../../src/channels/slack/shared-commands.ts";
 
 const manifest = parse(
   readFileSync(fileURLToPath(new URL("../../deploy/slack/manifest.yaml", import.meta.url)), "utf8"),
@@ -12,10 +14,12 @@ describe("the Slack app manifest in deploy/", () => {
     expect(manifest.settings.event_subscriptions.bot_events).toEqual(
       expect.arrayContaining(["app_mention", "message.channels", "message.im"]),
     );
+    // Every command the channel registers is in the manifest, and nothing else.
     expect(manifest.features.slash_commands.map((c: { command: string }) => c.command)).toEqual([
-      "/tools",
-      "/skills",
+      ...SLACK_COMMANDS,
+      ...SLACK_SHARED_COMMANDS,
     ]);
+    expect(SLACK_SHARED_COMMANDS).toEqual(["/help", "/new", "/stop", "/usage", "/model", "/queue"]);
     expect(manifest.oauth_config.scopes.bot).toEqual(
       expect.arrayContaining([
         "app_mentions:read",
