@@ -1,10 +1,12 @@
 import type { ChannelRuntime } from "../../src/channels/channel.ts";
-import { EMPTY_CONFIG } from "../../src/core/config/index.ts";
+import { EMPTY_CONFIG, type SwitchyardConfig } from "../../src/core/config/index.ts";
 import type { LoggerPort } from "../../src/core/logger.ts";
 import { WarnOnce } from "../../src/core/logger.ts";
 import { ToolRegistry } from "../../src/core/tools/registry.ts";
 import type { AnyTool } from "../../src/core/tools/tool.ts";
+import type { StopTurn } from "../../src/ports/turn-control.ts";
 import type { SkillLibrary } from "../../src/skills/loader.ts";
+import { FAKE_MODEL_ID } from "../fakes/openai-server.ts";
 import type { Pipeline } from "./pipeline.ts";
 
 /**
@@ -14,8 +16,16 @@ import type { Pipeline } from "./pipeline.ts";
 export function channelRuntime(
   pipe: Pipeline,
   tools: AnyTool[],
-  options: { skills?: SkillLibrary; logger?: LoggerPort } = {},
+  options: {
+    skills?: SkillLibrary;
+    logger?: LoggerPort;
+    /** The config the worker reads too, when not the empty one. */
+    config?: () => SwitchyardConfig;
+    /** `/stop`'s port; default: the pipeline's own turn signals. */
+    stopTurn?: StopTurn;
+  } = {},
 ): ChannelRuntime {
+  const config = options.config ?? (() => EMPTY_CONFIG);
   return {
     queue: pipe.app.queue,
     redis: pipe.app.redis,
@@ -23,14 +33,16 @@ export function channelRuntime(
       store: pipe.app.store,
       registry: new ToolRegistry(tools),
       capabilities: () => ({}),
-      config: () => EMPTY_CONFIG,
+      config,
       runtime: {},
       warnings: new WarnOnce(),
+      model: FAKE_MODEL_ID,
       ...(options.skills ? { skills: options.skills } : {}),
     },
     ...(options.skills ? { skills: options.skills } : {}),
-    permissions: () => EMPTY_CONFIG.permissions,
+    permissions: () => config().permissions,
     logger: options.logger ?? { warn: () => {} },
+    stopTurn: options.stopTurn ?? ((address) => pipe.app.signals.send(address, "stop")),
   };
 }
 
