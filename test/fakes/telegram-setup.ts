@@ -4,7 +4,9 @@ import {
   TelegramChannel,
   type TelegramChannelOptions,
 } from "../../src/channels/telegram/channel.ts";
+import type { SwitchyardConfig } from "../../src/core/config/index.ts";
 import type { AnyTool } from "../../src/core/tools/tool.ts";
+import type { StopTurn } from "../../src/ports/turn-control.ts";
 import type { SkillLibrary } from "../../src/skills/loader.ts";
 import { channelRuntime } from "../support/channels.ts";
 import { bigTool, lookupTool, type Pipeline, startPipeline } from "../support/pipeline.ts";
@@ -44,6 +46,10 @@ export async function startTelegram(
     redisUrl?: string;
     /** The pipeline's key prefix, when a test must write under it before the channel starts. */
     prefix?: string;
+    /** The config both the worker and the channel read, when not the empty one. */
+    config?: () => SwitchyardConfig;
+    /** `/stop`'s port, when not the pipeline's own signals. */
+    stopTurn?: StopTurn;
   } = {},
 ): Promise<TelegramSetup> {
   const telegram = options.telegram ?? (await startFakeTelegram());
@@ -70,6 +76,7 @@ export async function startTelegram(
       ...(options.skills ? { skills: options.skills } : {}),
       ...(options.redisUrl ? { redisUrl: options.redisUrl } : {}),
       ...(options.prefix ? { prefix: options.prefix } : {}),
+      ...(options.config ? { config: options.config, model: "fake-model" } : {}),
     }));
   await pipe.app.worker?.worker.waitUntilReady();
   const warnings: string[] = [];
@@ -77,6 +84,8 @@ export async function startTelegram(
     ...channelRuntime(pipe, options.tools ?? TOOLS, {
       ...(options.skills ? { skills: options.skills } : {}),
       logger: { warn: (message, fields) => warnings.push(`${message} ${JSON.stringify(fields)}`) },
+      ...(options.config ? { config: options.config } : {}),
+      ...(options.stopTurn ? { stopTurn: options.stopTurn } : {}),
     }),
     ...options.runtime,
   };

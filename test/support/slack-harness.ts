@@ -1,5 +1,7 @@
 import { SlackChannel } from "../../src/channels/slack/channel.ts";
-import type { SlackConfig } from "../../src/core/config/index.ts";
+import type { SlackConfig, SwitchyardConfig } from "../../src/core/config/index.ts";
+import type { AnyTool } from "../../src/core/tools/tool.ts";
+import type { StopTurn } from "../../src/ports/turn-control.ts";
 import { loadSkills } from "../../src/skills/loader.ts";
 import {
   FAKE_SLACK,
@@ -43,6 +45,11 @@ export interface SlackHarnessOptions {
   readonly ingress?: number;
   readonly users?: Record<string, FakeSlackUser>;
   readonly settings?: () => SlackConfig;
+  /** The config both the worker and the channels read, when not the empty one. */
+  readonly config?: () => SwitchyardConfig;
+  readonly tools?: AnyTool[];
+  /** `/stop`'s port, when not the pipeline's own signals. */
+  readonly stopTurn?: StopTurn;
 }
 
 export const SLACK_USERS: Record<string, FakeSlackUser> = {
@@ -52,7 +59,7 @@ export const SLACK_USERS: Record<string, FakeSlackUser> = {
 
 export async function startSlackHarness(options: SlackHarnessOptions = {}): Promise<SlackHarness> {
   const mode = options.mode ?? "http";
-  const tools = [lookupTool, bigTool];
+  const tools = options.tools ?? [lookupTool, bigTool];
   const slack = await startFakeSlackApi({ users: options.users ?? SLACK_USERS });
   const socket =
     mode === "socket"
@@ -80,6 +87,7 @@ export async function startSlackHarness(options: SlackHarnessOptions = {}): Prom
     tools,
     outbounds: { slack: (first as SlackChannel).outbound },
     skills,
+    ...(options.config ? { config: options.config, model: "fake-model" } : {}),
   });
   await pipe.app.worker?.worker.waitUntilReady();
   const warnings: LoggedWarning[] = [];
@@ -89,7 +97,14 @@ export async function startSlackHarness(options: SlackHarnessOptions = {}): Prom
     },
   };
   for (const channel of channels) {
-    await channel.start(channelRuntime(pipe, tools, { skills, logger }));
+    await channel.start(
+      channelRuntime(pipe, tools, {
+        skills,
+        logger,
+        ...(options.config ? { config: options.config } : {}),
+        ...(options.stopTurn ? { stopTurn: options.stopTurn } : {}),
+      }),
+    );
   }
   return {
     pipe,
