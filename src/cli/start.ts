@@ -116,7 +116,12 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
   const port = loggerPort(logger);
   const config = new LiveConfig(configPath(values.config, env), port);
   liveConfig = config;
-  const provider = providerFromEnv(env, port, () => config.current.model);
+  const provider = providerFromEnv(
+    env,
+    port,
+    () => config.current.model,
+    () => config.current.models,
+  );
   const modelName = env.SWITCHYARD_MODEL ?? "gpt-4.1-mini";
   const redis = await connectRedis({
     dataDir: ".switchyard",

@@ -15,6 +15,8 @@ export interface ModelEntry {
   readonly name: string;
   /** Another OpenAI-compatible server for this model; unset: the bot's own (`OPENAI_BASE_URL`). */
   readonly baseURL?: string;
+  /** The environment variable holding that server's API key; unset: `OPENAI_API_KEY`. */
+  readonly apiKeyEnv?: string;
   readonly price?: ModelPrice;
   /** What the model can do beyond text, e.g. `{ vision: true }`. */
   readonly capabilities: Readonly<Record<string, boolean>>;
@@ -31,7 +33,8 @@ export interface ModelEntry {
  *     - name: gpt-4.1-mini
  *       price: { input: 0.40, cached: 0.10, output: 1.60 }   # per million tokens
  *     - name: gpt-4.1
- *       base_url: https://api.openai.com/v1                   # optional: another server
+ *       base_url: https://openrouter.ai/api/v1                # optional: another server,
+ *       api_key_env: OPENROUTER_API_KEY                       # and the variable with its key
  *       price: { input: 2.00, cached: 0.50, output: 8.00 }
  *       capabilities: { vision: true }
  *   workspaces: { "slack:T0123": gpt-4.1 }                    # platform:workspace id
@@ -112,6 +115,13 @@ const entry = z.strictObject(
           `expected an http(s) URL such as https://api.openai.com/v1, found ${describeValue(iss.input)}.`,
       })
       .optional(),
+    api_key_env: z
+      .string({ error: (iss) => `expected a variable name, found ${describeValue(iss.input)}.` })
+      .regex(/^[A-Z_][A-Z0-9_]{0,127}$/, {
+        error: (iss) =>
+          `${describeValue(iss.input)} is not an environment variable name: write it in capitals, e.g. OPENROUTER_API_KEY (the key itself stays in the environment).`,
+      })
+      .optional(),
     price: priceSection.optional(),
     capabilities: z
       .record(z.string(), z.boolean(), {
@@ -123,7 +133,7 @@ const entry = z.strictObject(
   {
     error: (iss) =>
       iss.code === "unrecognized_keys"
-        ? `unknown key ${JSON.stringify(iss.keys[0])}. A model takes name:, base_url:, price: and capabilities:.`
+        ? `unknown key ${JSON.stringify(iss.keys[0])}. A model takes name:, base_url:, api_key_env:, price: and capabilities:.`
         : `expected a model, e.g. { name: gpt-4.1-mini }, found ${describeValue(iss.input)}.`,
   },
 );
@@ -191,6 +201,7 @@ export const modelsSection = z
               Object.freeze({
                 name: m.name,
                 ...(m.base_url !== undefined ? { baseURL: m.base_url } : {}),
+                ...(m.api_key_env !== undefined ? { apiKeyEnv: m.api_key_env } : {}),
                 ...(m.price !== undefined
                   ? {
                       price: Object.freeze({
