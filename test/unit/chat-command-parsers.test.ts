@@ -6,6 +6,7 @@ import { parseSettingArgs } from "../../src/channels/commands/setting-args.ts";
 import { budgetRefusalText, spentBudget } from "../../src/core/budget/token-budget.ts";
 import { costMicros, formatWait, NO_USAGE, nextUtcMidnight } from "../../src/core/budget/usage.ts";
 import { ConfigError, parseConfig, parseTokenBudget } from "../../src/core/config/index.ts";
+import { firstRefusal } from "../../src/ports/admission.ts";
 
 const word = fc.stringMatching(/^[a-z][a-z0-9_-]{0,20}$/);
 
@@ -191,5 +192,27 @@ describe("token budgets", () => {
     const usage = { promptTokens: 1_200, cachedTokens: 1_000, completionTokens: 34 };
     expect(costMicros(usage, { input: 0.4, cached: 0.1, output: 1.6 })).toBe(234);
     expect(costMicros(usage, undefined)).toBe(0);
+  });
+});
+
+describe("firstRefusal", () => {
+  it("answers the first check that refuses, and runs none after it", async () => {
+    const ran: string[] = [];
+    const check = (name: string, refuse: boolean) => async () => {
+      ran.push(name);
+      return refuse ? { reason: name, text: `no (${name})` } : undefined;
+    };
+    const message = {
+      platform: "slack",
+      workspace: "T",
+      channel: "C",
+      conversation: "C",
+      user: "U",
+    };
+    expect(
+      await firstRefusal(check("a", false), check("b", true), check("c", true))(message),
+    ).toEqual({ reason: "b", text: "no (b)" });
+    expect(ran).toEqual(["a", "b"]);
+    expect(await firstRefusal(check("d", false))(message)).toBeUndefined();
   });
 });
