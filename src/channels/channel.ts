@@ -1,5 +1,7 @@
 import type { Redis } from "ioredis";
 import type { ContractSources } from "../conversation/contract.ts";
+import type { ConversationAddress } from "../core/agent/inbound.ts";
+import type { QueueBehaviour, QueueMode } from "../core/agent/queue-mode.ts";
 import type { PermissionsConfig } from "../core/config/index.ts";
 import type { LoggerPort } from "../core/logger.ts";
 import type { OpsServer } from "../observability/http.ts";
@@ -30,6 +32,8 @@ export interface ChannelRuntime {
   readonly stopTurn?: StopTurn;
   /** What a message for the model must pass before it is queued; default: the token budgets. */
   readonly admit?: AdmitCheck;
+  /** The worker's queue behaviour, so `/queue` shows what turns will do. */
+  readonly queueBehaviour?: (address: ConversationAddress, chosen?: QueueMode) => QueueBehaviour;
 }
 
 /**

@@ -42,6 +42,7 @@ export function chatContextOf(runtime: ChannelRuntime): ChatCommandContext {
     ...(runtime.skills ? { skills: runtime.skills } : {}),
     ...(runtime.stopTurn ? { stopTurn: runtime.stopTurn } : {}),
     ...(runtime.admit ? { admit: runtime.admit } : {}),
+    ...(runtime.queueBehaviour ? { queueBehaviour: runtime.queueBehaviour } : {}),
   };
 }
 

@@ -159,6 +159,7 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
     void host.reload(next);
   });
 
+  const queueBehaviour = queueBehaviourOf(queueEnv, () => config.current.queue);
   const app = await startSwitchyard({
     redis: redis.factory,
     prefix,
@@ -169,7 +170,7 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
     registry,
     capabilities,
     config: () => config.current,
-    queueBehaviour: queueBehaviourOf(queueEnv, () => config.current.queue),
+    queueBehaviour,
     runtime,
     provider,
     ...(modelName ? { model: modelName } : {}),
@@ -262,6 +263,7 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
         skills,
         logger: port,
         stopTurn,
+        queueBehaviour,
       });
       logger.info({ platform: channel.platform }, "channel started");
     }

@@ -11,6 +11,7 @@ import {
   helpListsWhatThePersonMayUse,
   modelSwitchesTheRequest,
   newForgetsHistory,
+  queueShowsAndSets,
   stopEndsARunningTurn,
   usageMatchesTheModel,
 } from "../support/command-scenarios.ts";
@@ -73,4 +74,6 @@ describe("chat commands in the console", () => {
   );
   it("/help lists the commands, the tools and the load mode", () =>
     helpListsWhatThePersonMayUse(startConsole, "/help", false));
+  it("/queue shows the mode and where it comes from; an admin sets it", () =>
+    queueShowsAndSets(startConsole, false));
 });

@@ -10,6 +10,7 @@ import {
   modelSwitchesTheRequest,
   newForgetsHistory,
   type Persona,
+  queueShowsAndSets,
   stopEndsARunningTurn,
   usageMatchesTheModel,
 } from "../support/command-scenarios.ts";
@@ -66,4 +67,6 @@ describe("chat commands in Telegram", () => {
     await helpListsWhatThePersonMayUse(startBot);
     await helpListsWhatThePersonMayUse(startBot, "/start");
   });
+  it("/queue shows the mode and where it comes from; an admin sets it", () =>
+    queueShowsAndSets(startBot));
 });

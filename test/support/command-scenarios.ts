@@ -275,3 +275,38 @@ async function turnsCounted(d: CommandDriver, who: Persona, turns: number): Prom
   }
   throw new Error(`the turns of ${JSON.stringify(address)} were not counted`);
 }
+
+/** `/queue`: shows the mode and where it comes from; an admin sets it, someone else is refused. */
+export async function queueShowsAndSets(start: StartDriver, withMember = true): Promise<void> {
+  const d = await start({ config: MODELS });
+  try {
+    await d.say("/queue", "admin");
+    await botSaid(
+      d,
+      /^Queue mode here: collect \(from the config\): messages sent while I work make my next turn\. Modes: collect, steer, followup, interrupt\.$/,
+      "admin",
+    );
+    await d.say("/queue steer channel", "admin");
+    await botSaid(
+      d,
+      /^Queue mode of this channel is now steer, from my next turn: messages sent while I work reach me before my next step\.$/,
+      "admin",
+    );
+    await d.say("/queue sideways", "admin");
+    await botSaid(
+      d,
+      /"sideways" is not a queue mode\. Use one of collect, steer, followup, interrupt, or default\./,
+      "admin",
+    );
+    await d.say("/queue", "admin");
+    await botSaid(d, /^Queue mode here: steer \(set for this channel\)/, "admin");
+    if (!withMember) return;
+    await d.say("/queue followup");
+    await botSaid(
+      d,
+      /Only workspace admins or the bot's configured admins can change the queue mode/,
+    );
+  } finally {
+    await d.close();
+  }
+}

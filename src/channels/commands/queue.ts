@@ -31,19 +31,21 @@ export const queueCommand: ChatCommand = {
     const store = ctx.sources.store.settings;
     if (parsed.kind === "show") {
       const stored = await store.read(where);
-      const chosen = settingOf(stored, "queue");
-      const mode = isQueueMode(chosen)
-        ? chosen
-        : queueBehaviourFor(ctx.sources.config().queue, where).mode;
+      const raw = settingOf(stored, "queue");
+      const chosen = isQueueMode(raw) ? raw : undefined;
+      const mode = chosen ?? queueBehaviourFor(ctx.sources.config().queue, where).mode;
+      const running = ctx.queueBehaviour?.(where, chosen).mode ?? mode;
       const from =
-        stored.conversation.queue !== undefined && isQueueMode(chosen)
-          ? "set for this conversation"
-          : isQueueMode(chosen)
-            ? "set for this channel"
-            : "from the config";
+        running !== mode
+          ? "set by SWITCHYARD_QUEUE_MODE for every conversation"
+          : chosen === undefined
+            ? "from the config"
+            : stored.conversation.queue === chosen
+              ? "set for this conversation"
+              : "set for this channel";
       return {
         kind: "reply",
-        text: `Queue mode here: ${mode} (${from}): ${MEANING[mode]}. Modes: ${QUEUE_MODES.join(", ")}.`,
+        text: `Queue mode here: ${running} (${from}): ${MEANING[running]}. Modes: ${QUEUE_MODES.join(", ")}.`,
       };
     }
     if (!mayUse(actor, "admins", ctx.policy)) return adminsOnly("change the queue mode");

@@ -1,5 +1,6 @@
 import type { ContractSources } from "../../conversation/contract.ts";
 import type { ConversationAddress } from "../../core/agent/inbound.ts";
+import type { QueueBehaviour, QueueMode } from "../../core/agent/queue-mode.ts";
 import type { Actor, CommandPolicy } from "../../core/commands/index.ts";
 import type { AdmitCheck } from "../../ports/admission.ts";
 import type { StopTurn } from "../../ports/turn-control.ts";
@@ -25,6 +26,8 @@ export interface ChatCommandContext {
   readonly admit?: AdmitCheck;
   /** The clock, for usage periods and budget resets; default `Date.now`. */
   readonly now?: () => number;
+  /** The worker's queue behaviour (the environment over a chat choice over the config), for `/queue`. */
+  readonly queueBehaviour?: (address: ConversationAddress, chosen?: QueueMode) => QueueBehaviour;
 }
 
 /** Who may use a command (or one of its forms): from least to most trusted. */
