@@ -4,7 +4,7 @@ import type { SkillSources } from "./conversation/contract.ts";
 import { type ConversationAddress, conversationKey } from "./core/agent/inbound.ts";
 import { DEFAULT_PERSONA } from "./core/agent/prompt.ts";
 import type { Provider } from "./core/agent/provider.ts";
-import type { QueueBehaviour } from "./core/agent/queue-mode.ts";
+import type { QueueBehaviour, QueueMode } from "./core/agent/queue-mode.ts";
 import type { Capabilities } from "./core/availability/capabilities.ts";
 import type { ScopeLayer } from "./core/availability/scopes.ts";
 import { EMPTY_CONFIG, queueBehaviourFor, type SwitchyardConfig } from "./core/config/index.ts";
@@ -52,8 +52,13 @@ export interface SwitchyardOptions {
   readonly historyMaxTokens?: number;
   /** Stream answers by editing the posted message at most this often (ms), where the channel can edit. */
   readonly streamEditMs?: number;
-  /** How a conversation takes messages that arrive during a turn; default: the config's `queue:` section. */
-  readonly queueBehaviour?: (address: ConversationAddress) => QueueBehaviour;
+  /**
+   * How a conversation takes messages that arrive during a turn, given the
+   * mode chosen in chat (`/queue`); default: that, else the config's `queue:` section.
+   */
+  readonly queueBehaviour?: (address: ConversationAddress, chosen?: QueueMode) => QueueBehaviour;
+  /** The provider's model name, for `/model` and for prices from the config's `models:` list. */
+  readonly model?: string;
   /** Run turns in this process (and post reminders when they come due). */
   readonly worker?: boolean;
   readonly concurrency?: number;
@@ -136,7 +141,14 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         streamEditMs: options.streamEditMs ?? 1_000,
         queueBehaviour:
           options.queueBehaviour ??
-          ((address) => queueBehaviourFor((options.config?.() ?? EMPTY_CONFIG).queue, address)),
+          ((address, chosen) => {
+            const configured = queueBehaviourFor(
+              (options.config?.() ?? EMPTY_CONFIG).queue,
+              address,
+            );
+            return chosen ? { ...configured, mode: chosen } : configured;
+          }),
+        ...(options.model ? { model: options.model } : {}),
         signals,
         logger,
         ...(options.observe ? { observe: options.observe } : {}),

@@ -15,6 +15,7 @@
  * });
  */
 export { type Switchyard, type SwitchyardOptions, startSwitchyard } from "./app.ts";
+export { tokenBudgetCheck } from "./channels/token-budget.ts";
 export type { Checkpoint } from "./core/agent/checkpoint.ts";
 export type { Attachment, ConversationAddress, InboundMessage } from "./core/agent/inbound.ts";
 export type { ChatMessage, ToolCall, Usage } from "./core/agent/messages.ts";
@@ -42,6 +43,12 @@ export {
   type ToolContext,
 } from "./core/tools/tool.ts";
 export { defineToolsets, type ToolsetDef } from "./core/tools/toolsets.ts";
+export {
+  type AdmitCheck,
+  firstRefusal,
+  type MessageSubject,
+  type Refusal,
+} from "./ports/admission.ts";
 export type { DeliveryTarget, Outbound } from "./ports/outbound.ts";
 export { createOpenAIProvider } from "./providers/openai.ts";
 export {

@@ -1,12 +1,16 @@
 import type { Redis } from "ioredis";
 import type { IngressGate } from "../access/gate.ts";
 import type { ContractSources } from "../conversation/contract.ts";
+import type { ConversationAddress } from "../core/agent/inbound.ts";
+import type { QueueBehaviour, QueueMode } from "../core/agent/queue-mode.ts";
 import type { PermissionsConfig } from "../core/config/index.ts";
 import type { LoggerPort } from "../core/logger.ts";
 import type { OpsServer } from "../observability/http.ts";
+import type { AdmitCheck } from "../ports/admission.ts";
 import type { ConversationDirectory } from "../ports/directory.ts";
 import type { Enqueue } from "../ports/enqueue.ts";
 import type { Outbound } from "../ports/outbound.ts";
+import type { StopTurn } from "../ports/turn-control.ts";
 import type { ReloadableSkills } from "./skills-command.ts";
 
 /**
@@ -27,6 +31,12 @@ export interface ChannelRuntime {
   /** The process's HTTP server (`SWITCHYARD_HTTP_PORT`), for webhooks such as `/slack/events`. */
   readonly http?: OpsServer;
   readonly logger: LoggerPort;
+  /** `/stop`: signals the conversation's running turn, on any worker. */
+  readonly stopTurn?: StopTurn;
+  /** What a message for the model must pass before it is queued; default: the token budgets. */
+  readonly admit?: AdmitCheck;
+  /** The worker's queue behaviour, so `/queue` shows what turns will do. */
+  readonly queueBehaviour?: (address: ConversationAddress, chosen?: QueueMode) => QueueBehaviour;
 }
 
 /**

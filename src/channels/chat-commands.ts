@@ -1,68 +1,101 @@
-import type { ContractSources } from "../conversation/contract.ts";
 import type { ConversationAddress } from "../core/agent/inbound.ts";
-import type { Actor, CommandPolicy } from "../core/commands/index.ts";
-import { handleAccessCommand } from "./access-command.ts";
-import { handleSkillsCommand, planSkillCommand, type ReloadableSkills } from "./skills-command.ts";
-import { handleToolsCommand } from "./tools-command.ts";
+import type { Actor } from "../core/commands/index.ts";
+import type { ChannelRuntime } from "./channel.ts";
+import { accessCommand } from "./commands/access.ts";
+import { helpCommand } from "./commands/help.ts";
+import { modelCommand } from "./commands/model.ts";
+import { newCommand } from "./commands/new.ts";
+import { queueCommand } from "./commands/queue.ts";
+import {
+  type ChatCommand,
+  type ChatCommandContext,
+  type ChatTextOutcome,
+  findCommand,
+  mayUse,
+  parseCommandLine,
+} from "./commands/registry.ts";
+import { skillCommand, skillsCommand } from "./commands/skills.ts";
+import { stopCommand } from "./commands/stop.ts";
+import { toolsCommand } from "./commands/tools.ts";
+import { usageCommand } from "./commands/usage.ts";
+import { tokenBudgetCheck } from "./token-budget.ts";
 
-/** What a line of chat turned out to be. */
-export type ChatTextOutcome =
-  /** A command, answered on the spot; nothing goes to the model. */
-  | { readonly kind: "reply"; readonly text: string }
-  /** A message for the model: the text as typed, or a skill's instructions with the request. */
-  | { readonly kind: "message"; readonly text: string };
+export type { ChatCommandContext, ChatTextOutcome } from "./commands/registry.ts";
 
-export interface ChatCommandContext {
-  readonly sources: ContractSources;
-  readonly policy: CommandPolicy;
-  readonly skills?: ReloadableSkills;
+/** Every channel's chat commands, in `/help`'s order. */
+export const CHAT_COMMANDS: readonly ChatCommand[] = Object.freeze([
+  helpCommand,
+  newCommand,
+  stopCommand,
+  usageCommand,
+  modelCommand,
+  queueCommand,
+  toolsCommand,
+  skillsCommand,
+  skillCommand,
+  accessCommand,
+]);
+
+/** The command context of a channel's runtime, as the config says now. */
+export function chatContextOf(runtime: ChannelRuntime): ChatCommandContext {
+  return {
+    sources: runtime.sources,
+    policy: runtime.permissions(),
+    ...(runtime.skills ? { skills: runtime.skills } : {}),
+    ...(runtime.stopTurn ? { stopTurn: runtime.stopTurn } : {}),
+    ...(runtime.admit ? { admit: runtime.admit } : {}),
+    ...(runtime.queueBehaviour ? { queueBehaviour: runtime.queueBehaviour } : {}),
+  };
 }
 
-const TOOLS = /^[/!]tools(@\S+)?(\s|$)/i;
-const SKILLS = /^[/!]skills(@\S+)?(\s|$)/i;
-const SKILL = /^[/!]skill(@\S+)?(\s|$)/i;
-const ACCESS = /^[/!]access(@\S+)?(\s|$)/i;
+/** Where a line was typed, and by whom (the inbound message is one). */
+export type ChatLineOrigin = ConversationAddress & { readonly user?: string };
 
 /**
- * Every channel's text commands in one place: `/tools`, `/skills`,
- * `/access` and `/skill <name> [request]` (also with `!`, for where a platform keeps `/`
- * for itself, and with `@BotName` as group chats add it). Anything else is a
- * message for the model.
+ * Every channel's text commands in one place: a line that starts with a
+ * registered command (`/new`, `!usage`, `/tools@BotName off x`) is answered
+ * by it; anything else is a message for the model, which must first pass
+ * the admission checks (the token budgets by default) or is answered with
+ * the refusal instead of being queued. A command the person may not use
+ * is answered as such, never sent to the model.
  */
 export async function routeChatText(
   text: string,
-  where: ConversationAddress,
-  actor: Actor,
+  where: ChatLineOrigin,
+  actor: Actor | (() => Promise<Actor>),
   ctx: ChatCommandContext,
+  commands: readonly ChatCommand[] = CHAT_COMMANDS,
 ): Promise<ChatTextOutcome> {
   const line = text.trim();
-  if (TOOLS.test(line)) {
-    const result = await handleToolsCommand(line, where, actor, ctx.policy, ctx.sources);
-    return { kind: "reply", text: result.text };
+  const typed = parseCommandLine(line);
+  const command = typed ? findCommand(commands, typed.name) : undefined;
+  let outcome: ChatTextOutcome = { kind: "message", text };
+  if (typed && command) {
+    const who = typeof actor === "function" ? await actor() : actor;
+    if (!mayUse(who, command.audience, ctx.policy)) {
+      return {
+        kind: "reply",
+        text: `/${command.name} is for the bot's ${command.audience}. /help lists what you can use here.`,
+      };
+    }
+    outcome = await command.run({ line, args: typed.args, where, actor: who, ctx, commands });
   }
-  if (SKILLS.test(line)) {
-    const reply = await handleSkillsCommand(
-      line,
-      where,
-      actor,
-      ctx.policy,
-      ctx.sources,
-      ctx.skills,
-    );
-    return { kind: "reply", text: reply.text };
-  }
-  if (ACCESS.test(line)) {
-    const text = await handleAccessCommand(line, actor, ctx.policy, {
-      access: ctx.sources.store.access,
-      config: ctx.sources.config,
-    });
-    return { kind: "reply", text };
-  }
-  if (SKILL.test(line)) {
-    const plan = await planSkillCommand(line, where, ctx.sources);
-    return plan.kind === "refused"
-      ? { kind: "reply", text: plan.reply }
-      : { kind: "message", text: plan.text };
-  }
-  return { kind: "message", text };
+  return outcome.kind === "message" ? admitMessage(outcome, where, ctx) : outcome;
+}
+
+/**
+ * The checks a message for the model passes on its way to the queue, one
+ * place for every channel: the refusal's text replaces it when one says no.
+ * Channels with their own command UI (Telegram's keyboards) call it for the
+ * messages they produce.
+ */
+export async function admitMessage(
+  outcome: ChatTextOutcome,
+  where: ChatLineOrigin,
+  ctx: ChatCommandContext,
+): Promise<ChatTextOutcome> {
+  if (where.user === undefined) return outcome;
+  const check = ctx.admit ?? tokenBudgetCheck(ctx.sources, ctx.now);
+  const refusal = await check({ ...where, user: where.user });
+  return refusal ? { kind: "reply", text: refusal.text } : outcome;
 }

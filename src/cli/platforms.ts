@@ -11,9 +11,11 @@ import {
   MODEL_LIMIT_NAMES,
   MODEL_LIMIT_RULES,
   type ModelLimits,
+  type ModelsConfig,
   type SwitchyardConfig,
 } from "../core/config/index.ts";
 import { type loggerPort, registerSecret } from "../observability/logger.ts";
+import { routeByModel } from "../providers/model-router.ts";
 import { createOpenAIProvider } from "../providers/openai.ts";
 import { unconfiguredProvider } from "../providers/unconfigured.ts";
 
@@ -82,22 +84,40 @@ export function platformChannels(
 /**
  * The model from the environment. Its timeouts and caps are the config
  * file's `model:` section (read on every call, so a reload applies), with any
- * `SWITCHYARD_MODEL_*` variable winning over its key.
+ * `SWITCHYARD_MODEL_*` variable winning over its key. With `models`, a
+ * request for a listed model with a `base_url` goes to that server, with the
+ * key from its `api_key_env` (default `OPENAI_API_KEY`).
  */
 export function providerFromEnv(
   env: NodeJS.ProcessEnv,
   logger: ReturnType<typeof loggerPort>,
   configured: () => ModelLimits = () => DEFAULT_MODEL_LIMITS,
+  models?: () => ModelsConfig,
 ): Provider {
   // Checked even without a model: a typo must fail now, not once a key is added.
   const overrides = modelLimitsFromEnv(env);
-  if (!env.OPENAI_API_KEY && !env.OPENAI_BASE_URL) return unconfiguredProvider();
-  return createOpenAIProvider({
-    ...(env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY } : {}),
-    ...(env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : {}),
-    model: env.SWITCHYARD_MODEL ?? "gpt-4.1-mini",
-    limits: () => ({ ...configured(), ...overrides }),
-    logger,
+  const limits = () => ({ ...configured(), ...overrides });
+  const own =
+    !env.OPENAI_API_KEY && !env.OPENAI_BASE_URL
+      ? unconfiguredProvider()
+      : createOpenAIProvider({
+          ...(env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY } : {}),
+          ...(env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : {}),
+          model: env.SWITCHYARD_MODEL ?? "gpt-4.1-mini",
+          limits,
+          logger,
+        });
+  if (!models) return own;
+  return routeByModel(own, models, (entry) => {
+    const apiKey = env[entry.apiKeyEnv ?? "OPENAI_API_KEY"];
+    if (apiKey) registerSecret(apiKey);
+    return createOpenAIProvider({
+      ...(apiKey ? { apiKey } : {}),
+      baseURL: entry.baseURL,
+      model: entry.name,
+      limits,
+      logger,
+    });
   });
 }
 

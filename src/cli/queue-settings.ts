@@ -88,17 +88,18 @@ function shardList(raw: string): number[] {
 
 /**
  * A conversation's queue behaviour: the environment's (the runtime scope)
- * over the config's channel, workspace and global settings, read on every
- * turn so a config reload applies.
+ * over the mode chosen in chat (`/queue`, stored in Redis), over the
+ * config's channel, workspace and global settings, read on every turn so a
+ * config reload applies.
  */
 export function queueBehaviourOf(
   fromEnv: QueueEnv,
   config: () => QueueConfig,
-): (address: ConversationAddress) => QueueBehaviour {
-  return (address) => {
+): (address: ConversationAddress, chosen?: QueueMode) => QueueBehaviour {
+  return (address, chosen) => {
     const configured = queueBehaviourFor(config(), address);
     return {
-      mode: fromEnv.mode ?? configured.mode,
+      mode: fromEnv.mode ?? chosen ?? configured.mode,
       debounceMs: fromEnv.debounceMs ?? configured.debounceMs,
     };
   };

@@ -5,6 +5,7 @@ import { startSwitchyard } from "../app.ts";
 import { runConsole } from "../channels/console/channel.ts";
 import { DiscordChannel } from "../channels/discord/channel.ts";
 import { TelegramChannel } from "../channels/telegram/channel.ts";
+import type { ConversationAddress } from "../core/agent/inbound.ts";
 import { runtimeLayer } from "../core/availability/runtime-spec.ts";
 import { EMPTY_CONFIG } from "../core/config/index.ts";
 import { parseLoadMode } from "../core/loading/modes.ts";
@@ -116,7 +117,13 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
   const port = loggerPort(logger);
   const config = new LiveConfig(configPath(values.config, env), port);
   liveConfig = config;
-  const provider = providerFromEnv(env, port, () => config.current.model);
+  const provider = providerFromEnv(
+    env,
+    port,
+    () => config.current.model,
+    () => config.current.models,
+  );
+  const modelName = env.SWITCHYARD_MODEL ?? "gpt-4.1-mini";
   const redis = await connectRedis({
     dataDir: ".switchyard",
     logger,
@@ -153,6 +160,7 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
     void host.reload(next);
   });
 
+  const queueBehaviour = queueBehaviourOf(queueEnv, () => config.current.queue);
   const app = await startSwitchyard({
     redis: redis.factory,
     prefix,
@@ -163,9 +171,10 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
     registry,
     capabilities,
     config: () => config.current,
-    queueBehaviour: queueBehaviourOf(queueEnv, () => config.current.queue),
+    queueBehaviour,
     runtime,
     provider,
+    ...(modelName ? { model: modelName } : {}),
     skills,
     outbounds: Object.fromEntries(channels.map((c) => [c.platform, c.outbound])),
     worker: role !== "ingress",
@@ -241,12 +250,14 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
     config: () => config.current,
     runtime,
     warnings: new WarnOnce(port),
+    ...(modelName ? { model: modelName } : {}),
   };
   const gate = new IngressGate({
     store: app.store,
     config: () => config.current,
     refused: (reason) => metrics.countRefused(reason),
   });
+  const stopTurn = (address: ConversationAddress) => app.signals.send(address, "stop");
   if (role === "worker") {
     // Workers only post: Discord's REST needs the token, not a gateway session.
     for (const channel of channels) if (channel instanceof DiscordChannel) channel.useRestOnly();
@@ -264,6 +275,8 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
         skills,
         gate,
         logger: port,
+        stopTurn,
+        queueBehaviour,
       });
       logger.info({ platform: channel.platform }, "channel started");
     }
@@ -284,6 +297,7 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
       skillLibrary: skills,
       sources,
       gate,
+      stopTurn,
     });
   } finally {
     reader.disconnect();

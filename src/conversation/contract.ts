@@ -26,6 +26,8 @@ export interface ContractSources {
   readonly config: () => SwitchyardConfig;
   readonly runtime: ScopeLayer;
   readonly warnings: WarnOnce;
+  /** The bot's own model (`SWITCHYARD_MODEL`), used where no other is chosen; for `/model` and prices. */
+  readonly model?: string;
 }
 
 /** What a conversation's contract is frozen from, as read from Redis in one go. */

@@ -18,7 +18,7 @@ export function buildChatRequest(
   tools: readonly OpenAI.ChatCompletionTool[],
 ): OpenAI.ChatCompletionCreateParamsStreaming {
   return {
-    model: settings.model,
+    model: request.model ?? settings.model,
     messages: [
       { role: "system", content: request.system },
       // Stored history is already in the wire shape; passing the objects through keeps their bytes.

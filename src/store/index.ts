@@ -5,8 +5,11 @@ import { HistoryStore } from "./history-store.ts";
 import { IntentStore } from "./intent-store.ts";
 import { DEFAULT_PREFIX, KeyScheme } from "./keys.ts";
 import { RateLimitStore } from "./rate-limit-store.ts";
+import { ResetStore } from "./reset-store.ts";
 import { ScopeStore } from "./scope-store.ts";
+import { SettingsStore } from "./settings-store.ts";
 import { TurnStore } from "./turn-store.ts";
+import { UsageStore } from "./usage-store.ts";
 
 export {
   AccessStore,
@@ -27,16 +30,26 @@ export {
   type RateLimitRef,
   type ScopeKind,
   type ScopeRef,
+  type UsageOwner,
   type WorkspaceRef,
 } from "./keys.ts";
 export { type RateCheck, RateLimitStore } from "./rate-limit-store.ts";
+export { type ResetKind, ResetStore } from "./reset-store.ts";
 export {
   type ScopeChange,
   ScopeStore,
   type SkillToggles,
   type StoredStack,
 } from "./scope-store.ts";
+export {
+  type SettingName,
+  type SettingScope,
+  SettingsStore,
+  type StoredSettings,
+  settingOf,
+} from "./settings-store.ts";
 export { type CheckpointExpectation, TurnStore } from "./turn-store.ts";
+export { UsageStore, type UsageSubject } from "./usage-store.ts";
 
 export interface StoreOptions {
   /** Every key starts with `<prefix>:`; default "sy". */
@@ -56,6 +69,12 @@ export interface Store {
   readonly access: AccessStore;
   /** Message counts of the rate limits. */
   readonly limits: RateLimitStore;
+  /** Token usage per conversation, person and workspace, per day and month. */
+  readonly usage: UsageStore;
+  /** `/model` and `/queue` choices per conversation and channel. */
+  readonly settings: SettingsStore;
+  /** `/new`, atomic against a turn in progress. */
+  readonly resets: ResetStore;
 }
 
 /**
@@ -75,5 +94,8 @@ export function createStore(redis: Redis, options: StoreOptions = {}): Store {
     turns: new TurnStore(redis, keys, logger),
     access: new AccessStore(redis, keys),
     limits: new RateLimitStore(redis),
+    usage: new UsageStore(redis, keys),
+    settings: new SettingsStore(redis, keys, logger),
+    resets: new ResetStore(redis, keys),
   };
 }

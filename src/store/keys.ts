@@ -41,6 +41,12 @@ export interface ConversationKeys {
   readonly checkpoint: string;
   /** STRING: the contract hash of the conversation's last turn. */
   readonly contract: string;
+  /** HASH: what people chose in chat for this conversation (`model`, `queue`). */
+  readonly settings: string;
+  /** STRING: a `/new` waiting for the next turn boundary (`history` or `all`). */
+  readonly reset: string;
+  /** STRING: the token of the worker holding the conversation (its lease). */
+  readonly lease: string;
 }
 
 /** The keys of pairing and approvals; `user` is platform-qualified (`telegram:123`). */
@@ -62,6 +68,12 @@ export type RateLimitRef =
   | { readonly kind: "user"; readonly platform: string; readonly user: string }
   | { readonly kind: "conversation"; readonly address: ConversationAddress }
   | { readonly kind: "workspace"; readonly platform: string; readonly workspace: string };
+/** Whose token usage a counter holds. */
+export type UsageOwner =
+  | { readonly kind: "conversation"; readonly address: ConversationAddress }
+  | { readonly kind: "workspace"; readonly ref: WorkspaceRef }
+  /** A person, by platform-qualified id (`slack:U0123`). */
+  | { readonly kind: "user"; readonly user: string };
 
 /**
  * Where everything lives in Redis. Keys are grouped by a Redis Cluster hash
@@ -96,7 +108,35 @@ export class KeyScheme {
       historyTrimmed: `${tag}:history:trimmed`,
       checkpoint: `${tag}:checkpoint`,
       contract: `${tag}:contract`,
+      settings: `${tag}:settings`,
+      reset: `${tag}:reset`,
+      lease: `${tag}:lease`,
     };
+  }
+
+  /**
+   * The HASH of token usage for one owner and one period (`d:2026-12-01`,
+   * `m:2026-12`): a conversation's counters share its slot, a workspace's
+   * its scopes' slot, a person's a slot of their own.
+   */
+  usage(owner: UsageOwner, period: string): string {
+    switch (owner.kind) {
+      case "conversation":
+        return `${this.conversationTag(owner.address)}:usage:${period}`;
+      case "workspace":
+        return `${this.#workspaceTag(owner.ref)}:usage:${period}`;
+      case "user":
+        return `${this.prefix}:{user:${encodeURIComponent(owner.user)}}:usage:${period}`;
+    }
+  }
+
+  /** The HASH of what admins chose in chat for a whole channel (`model`, `queue`). */
+  channelSettings(where: ChannelRef): string {
+    return `${this.#workspaceTag(where)}:channel:${encodeURIComponent(where.channel)}:settings`;
+  }
+
+  #workspaceTag(ref: WorkspaceRef): string {
+    return `${this.prefix}:{ws:${[ref.platform, ref.workspace].map(encodeURIComponent).join(":")}}`;
   }
 
   /**
@@ -106,8 +146,7 @@ export class KeyScheme {
    */
   scope<S extends ScopeKind>(kind: S, where: ScopeRef<S>): string {
     if (kind === "global") return `${this.prefix}:{scope:global}`;
-    const ref = where as WorkspaceRef;
-    const tag = `${this.prefix}:{ws:${[ref.platform, ref.workspace].map(encodeURIComponent).join(":")}}`;
+    const tag = this.#workspaceTag(where as WorkspaceRef);
     if (kind === "workspace") return `${tag}:scope`;
     const channel = (where as ChannelRef).channel;
     if (typeof channel !== "string") {

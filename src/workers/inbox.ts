@@ -71,11 +71,12 @@ export class Inbox {
 
   keysOf(address: ConversationAddress): InboxKeys {
     const tag = this.keys.conversationTag(address);
+    const keys = this.keys.conversation(address);
     return {
       inbox: `${tag}:inbox`,
       seen: `${tag}:seen`,
-      lease: `${tag}:lease`,
-      checkpoint: this.keys.conversation(address).checkpoint,
+      lease: keys.lease,
+      checkpoint: keys.checkpoint,
     };
   }
 

@@ -3,7 +3,7 @@ import type { Checkpoint } from "../core/agent/checkpoint.ts";
 import type { ConversationAddress, InboundMessage } from "../core/agent/inbound.ts";
 import type { ToolOutcome, TurnResult } from "../core/agent/loop.ts";
 import type { Provider } from "../core/agent/provider.ts";
-import type { QueueBehaviour } from "../core/agent/queue-mode.ts";
+import type { QueueBehaviour, QueueMode } from "../core/agent/queue-mode.ts";
 import type { TurnContract } from "../core/loading/freeze.ts";
 import type { LoggerPort } from "../core/logger.ts";
 import type { Outbounds } from "../ports/outbound.ts";
@@ -24,8 +24,11 @@ export interface TurnEnvironment extends ContractSources {
   readonly streamEditMs?: number;
   readonly logger: LoggerPort;
   readonly observe?: TurnObserver;
-  /** How the conversation takes messages that arrive during a turn; unset: collect, no quiet window. */
-  readonly queueBehaviour?: (address: ConversationAddress) => QueueBehaviour;
+  /**
+   * How the conversation takes messages that arrive during a turn, given the
+   * mode chosen in chat (`/queue`), if any; unset: collect, no quiet window.
+   */
+  readonly queueBehaviour?: (address: ConversationAddress, chosen?: QueueMode) => QueueBehaviour;
   /** Stop and interrupt signals for running turns; unset: turns cannot be stopped. */
   readonly signals?: TurnSignals;
 }

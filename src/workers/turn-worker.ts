@@ -10,6 +10,7 @@ import { ShardDrainer } from "./shard-drain.ts";
 import { shardQueues, TURN_QUEUE } from "./shards.ts";
 import { takeSnapshot } from "./snapshot.ts";
 import { drainConversation } from "./turn.ts";
+import { readTurnChoices } from "./turn-choices.ts";
 import { LostLeaseError, type TurnEnvironment } from "./turn-environment.ts";
 
 export interface TurnWorkerOptions {
@@ -149,7 +150,7 @@ export class TurnWorker {
       }
       // A message for a conversation that interrupts: the running turn ends at once, and the
       // holder's next turn takes this message with the rest.
-      if (this.env.queueBehaviour?.(address).mode === "interrupt") {
+      if ((await readTurnChoices(this.env, address)).behaviour.mode === "interrupt") {
         await this.env.signals?.send(address, "interrupt");
       }
       return "busy";

@@ -2,7 +2,8 @@ import { freezeState, resolveConversationSkills } from "../conversation/contract
 import { type ConversationAddress, conversationKey } from "../core/agent/inbound.ts";
 import { runTurn, type TurnResult } from "../core/agent/loop.ts";
 import { buildSystemPrompt } from "../core/agent/prompt.ts";
-import { planTake, type QueueBehaviour } from "../core/agent/queue-mode.ts";
+import { planTake } from "../core/agent/queue-mode.ts";
+import { costMicros } from "../core/budget/usage.ts";
 import type { TurnContract } from "../core/loading/freeze.ts";
 import { skillsBlock } from "../core/skills/index.ts";
 import { deliver, keepTyping, targetOf } from "./delivery.ts";
@@ -11,12 +12,10 @@ import { type Snapshot, takeSnapshot } from "./snapshot.ts";
 import { openTurnStream, StreamState } from "./stream-state.ts";
 import { runTool } from "./tool-runner.ts";
 import { beginTurn } from "./turn-begin.ts";
+import { readTurnChoices, type TurnChoices } from "./turn-choices.ts";
 import { LostLeaseError, type TurnEnvironment, type TurnStart } from "./turn-environment.ts";
 import type { TurnWatch } from "./turn-signals.ts";
 import { TurnSteps } from "./turn-steps.ts";
-
-/** Without a queue setting: every waiting message makes the next turn, at once. */
-const COLLECT_AT_ONCE: QueueBehaviour = { mode: "collect", debounceMs: 0 };
 
 /** What a turn ended as when a signal cut it short, as the partial answer shows it. */
 const CUT_SHORT = {
@@ -43,6 +42,8 @@ export async function drainConversation(
     next = undefined;
     // One registry per turn: a tool list that changes mid-turn applies at the next boundary.
     const turnEnv: TurnEnvironment = { ...env, registry: env.registry.snapshot() };
+    // `/queue` and `/model` apply at turn boundaries, like every change people make.
+    const choices = await readTurnChoices(env, address);
     let start: TurnStart;
     let consumed: number;
     if (snap.checkpoint) {
@@ -56,14 +57,13 @@ export async function drainConversation(
         await giveUp(env, address, start);
         consumed = checkpoint.inboxCount;
       } else {
-        consumed = await runOneTurn(turnEnv, address, start, signal);
+        consumed = await runOneTurn(turnEnv, address, start, signal, choices);
       }
     } else if (snap.pending.length === 0) {
       if ((await env.inbox.release(address, leaseToken)) <= 0) return;
       continue;
     } else {
-      const behaviour = env.queueBehaviour?.(address) ?? COLLECT_AT_ONCE;
-      const plan = planTake(snap.pending, behaviour, Date.now());
+      const plan = planTake(snap.pending, choices.behaviour, Date.now());
       if ("waitMs" in plan) {
         // The quiet window: more of a burst may be on its way; look again when it has passed.
         await waitOrLose(plan.waitMs, signal);
@@ -72,7 +72,7 @@ export async function drainConversation(
       const taken = { ...snap, pending: snap.pending.slice(0, plan.take) };
       const history = await env.store.history.compactRead(address, snap.history, env.history);
       start = { ...taken, ...(await beginTurn(turnEnv, address, taken, history)) };
-      consumed = await runOneTurn(turnEnv, address, start, signal);
+      consumed = await runOneTurn(turnEnv, address, start, signal, choices);
     }
     const left = await env.inbox.finish(address, leaseToken, consumed);
     if (left === -1) throw new LostLeaseError("lease lost before the inbox was trimmed");
@@ -107,6 +107,7 @@ async function runOneTurn(
   address: ConversationAddress,
   start: TurnStart,
   signal: AbortSignal,
+  choices: TurnChoices,
 ): Promise<number> {
   const started = Date.now();
   const { checkpoint, pending } = start;
@@ -132,8 +133,12 @@ async function runOneTurn(
       const found = await env.signals.boundary(address, checkpoint.turnId, 0, false);
       if (found.signal) watch.abort(found.signal);
     }
-    result = await askModel(env, address, start, { contract, steps, signal, watch }, (text) =>
-      stream.streamer?.update(text),
+    result = await askModel(
+      env,
+      address,
+      start,
+      { contract, steps, signal, watch, choices },
+      (text) => stream.streamer?.update(text),
     );
   } finally {
     typing?.stop();
@@ -148,6 +153,7 @@ async function runOneTurn(
   } else {
     await deliver(env, address, steps.checkpoint, pending, result.answer, { streamRef, resumed });
   }
+  await recordUsage(env, address, start, result, choices);
   env.observe?.turn?.({
     address,
     result,
@@ -184,12 +190,43 @@ async function markCutShort(
   });
 }
 
+/**
+ * Counts the turn's reported usage for `/usage` and the token budgets, once
+ * per turn. The answer is already out: a failure to count is logged, not
+ * made the person's problem.
+ */
+async function recordUsage(
+  env: TurnEnvironment,
+  address: ConversationAddress,
+  start: TurnStart,
+  result: TurnResult,
+  choices: TurnChoices,
+): Promise<void> {
+  const last = start.pending.at(-1);
+  const user = last?.user ? `${address.platform}:${last.user}` : undefined;
+  try {
+    await env.store.usage.record(
+      { address, user },
+      start.checkpoint.turnId,
+      result.usage,
+      costMicros(result.usage, choices.price),
+      Date.now(),
+    );
+  } catch (error) {
+    env.logger.warn("a turn's token usage could not be counted", {
+      conversation: conversationKey(address),
+      error: (error as Error)?.message,
+    });
+  }
+}
+
 /** What the loop runs under: the frozen tools, the checkpoint's writes, the lease and the signals. */
 interface TurnRun {
   readonly contract: TurnContract;
   readonly steps: TurnSteps;
   readonly signal: AbortSignal;
   readonly watch: TurnWatch | undefined;
+  readonly choices: TurnChoices;
 }
 
 /** The agent loop over this turn's history, tools and checkpoint. */
@@ -197,7 +234,7 @@ function askModel(
   env: TurnEnvironment,
   address: ConversationAddress,
   start: TurnStart,
-  { contract, steps, signal, watch }: TurnRun,
+  { contract, steps, signal, watch, choices }: TurnRun,
   onText: (text: string) => void,
 ): Promise<TurnResult> {
   const { checkpoint, pending } = start;
@@ -205,7 +242,7 @@ function askModel(
   const skills = resolveConversationSkills(env, address, start.state);
   const last = pending.at(-1);
   const streaming = Boolean(env.outbounds[address.platform]?.canEdit && env.streamEditMs);
-  const steering = env.queueBehaviour?.(address).mode === "steer";
+  const steering = choices.behaviour.mode === "steer";
   // Only /stop cuts a running tool short; an interrupt lets it finish and keeps its result.
   const stop = watch ? stopOnly(watch.signal) : undefined;
   return runTurn({
@@ -225,6 +262,7 @@ function askModel(
       : {}),
     provider: env.provider,
     cacheKey: conversationKey(address),
+    ...(choices.model !== undefined ? { model: choices.model } : {}),
     maxSteps: env.maxSteps,
     now: Date.now,
     signal,

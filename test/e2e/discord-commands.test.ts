@@ -49,10 +49,13 @@ const commandPuts = (discord: FakeDiscord, path: string) =>
 const GUILD_COMMANDS = `/applications/${FAKE_DISCORD.applicationId}/guilds/${FAKE_DISCORD.guildId}/commands`;
 const GLOBAL_COMMANDS = `/applications/${FAKE_DISCORD.applicationId}/commands`;
 
+/** Every application command the bot registers: /tools and /skills, then the commands every platform shares. */
+const ALL_COMMANDS = ["tools", "skills", "help", "new", "stop", "usage", "model", "queue"];
+
 describe("Discord application commands", () => {
-  it("registers /tools and /skills in the guild, refuses the channel scope without Manage Server, and applies it with", async () => {
+  it("registers its commands in the guild, refuses the channel scope without Manage Server, and applies it with", async () => {
     const { pipe, discord } = await start();
-    expect(commandPuts(discord, GUILD_COMMANDS)).toEqual([["tools", "skills"]]);
+    expect(commandPuts(discord, GUILD_COMMANDS)).toEqual([ALL_COMMANDS]);
 
     const refused = interact(discord, {
       type: 2,
@@ -96,20 +99,16 @@ describe("Discord application commands", () => {
     };
     try {
       await run("global");
-      expect(commandPuts(discord, GLOBAL_COMMANDS)).toEqual([["tools", "skills"]]);
+      expect(commandPuts(discord, GLOBAL_COMMANDS)).toEqual([ALL_COMMANDS]);
       expect(commandPuts(discord, GUILD_COMMANDS)).toEqual([]);
 
       await run("guild");
-      expect(commandPuts(discord, GUILD_COMMANDS)).toEqual([["tools", "skills"]]);
-      expect(commandPuts(discord, GLOBAL_COMMANDS)).toEqual([["tools", "skills"], []]);
+      expect(commandPuts(discord, GUILD_COMMANDS)).toEqual([ALL_COMMANDS]);
+      expect(commandPuts(discord, GLOBAL_COMMANDS)).toEqual([ALL_COMMANDS, []]);
 
       await run("global");
-      expect(commandPuts(discord, GLOBAL_COMMANDS)).toEqual([
-        ["tools", "skills"],
-        [],
-        ["tools", "skills"],
-      ]);
-      expect(commandPuts(discord, GUILD_COMMANDS)).toEqual([["tools", "skills"], []]);
+      expect(commandPuts(discord, GLOBAL_COMMANDS)).toEqual([ALL_COMMANDS, [], ALL_COMMANDS]);
+      expect(commandPuts(discord, GUILD_COMMANDS)).toEqual([ALL_COMMANDS, []]);
     } finally {
       const redis = connectRedis({});
       await deleteKeysUnder(redis, prefix);
@@ -131,12 +130,12 @@ describe("Discord application commands", () => {
       "PUT",
       new RegExp(`/applications/${FAKE_DISCORD.applicationId}/guilds/${joined.id}/commands$`),
     );
-    expect((put.body as { name: string }[]).map((c) => c.name)).toEqual(["tools", "skills"]);
+    expect((put.body as { name: string }[]).map((c) => c.name)).toEqual(ALL_COMMANDS);
   });
 
   it("uses DISCORD_APPLICATION_ID, and says so when it is not the token's application", async () => {
     const ok = await start({ channel: { applicationId: FAKE_DISCORD.applicationId } });
-    expect(commandPuts(ok.discord, GUILD_COMMANDS)).toEqual([["tools", "skills"]]);
+    expect(commandPuts(ok.discord, GUILD_COMMANDS)).toEqual([ALL_COMMANDS]);
     expect(ok.warnings).toEqual([]);
 
     const other = "1100000000000000999";

@@ -110,7 +110,7 @@ describe("every interaction the bot receives gets an answer", () => {
     const answer = await until(() => callbackOf(discord, token));
     expect(answer).toMatchObject({ type: 4, data: { flags: 64 } });
     expect(answer.data?.content).toBe(
-      "/weather is not one of my commands, so nothing was done. Mine are /tools and /skills.",
+      "/weather is not one of my commands, so nothing was done. Mine are /help, /tools and /skills; /help lists the rest.",
     );
   });
 

@@ -1,5 +1,6 @@
 import type { InlineKeyboardButton, Message } from "grammy/types";
 import { afterEach, describe, expect, it } from "vitest";
+import { BASE_COMMANDS } from "../../src/channels/telegram/menu.ts";
 import { loadSkills } from "../../src/skills/loader.ts";
 import type { StoredMessage } from "../fakes/telegram-api.ts";
 import {
@@ -214,7 +215,18 @@ describe("/skills and the command menu in Telegram", () => {
     const menu = (scope?: { type: string; chat_id?: number }) =>
       telegram.commandsFor(scope).map((c) => c.command);
     await until(() => (menu().length > 0 ? true : undefined));
-    expect(menu()).toEqual(["tools", "skills", "skill", "bot_guide", "meeting_notes"]);
+    expect(menu()).toEqual([...BASE_COMMANDS.map((c) => c.command), "bot_guide", "meeting_notes"]);
+    expect(BASE_COMMANDS.map((c) => c.command)).toEqual([
+      "help",
+      "new",
+      "stop",
+      "usage",
+      "model",
+      "queue",
+      "tools",
+      "skills",
+      "skill",
+    ]);
 
     pipe.fake.script({ content: "Decisions: none." });
     telegram.userSends({
@@ -230,9 +242,7 @@ describe("/skills and the command menu in Telegram", () => {
     await botSays(s, ALICE.id, /meeting-notes is now off/);
     await until(() => (menu({ type: "chat", chat_id: ALICE.id }).length > 0 ? true : undefined));
     expect(menu({ type: "chat", chat_id: ALICE.id })).toEqual([
-      "tools",
-      "skills",
-      "skill",
+      ...BASE_COMMANDS.map((c) => c.command),
       "bot_guide",
     ]);
     expect(menu()).toContain("meeting_notes");

@@ -6,6 +6,7 @@ import {
 } from "../../src/channels/telegram/channel.ts";
 import type { SwitchyardConfig } from "../../src/core/config/index.ts";
 import type { AnyTool } from "../../src/core/tools/tool.ts";
+import type { StopTurn } from "../../src/ports/turn-control.ts";
 import type { SkillLibrary } from "../../src/skills/loader.ts";
 import { channelRuntime } from "../support/channels.ts";
 import { bigTool, lookupTool, type Pipeline, startPipeline } from "../support/pipeline.ts";
@@ -45,8 +46,10 @@ export async function startTelegram(
     redisUrl?: string;
     /** The pipeline's key prefix, when a test must write under it before the channel starts. */
     prefix?: string;
-    /** The config the channel's ingress reads (access, limits, permissions); default: DMs open. */
+    /** The config both the worker and the channel's ingress read (access, limits, permissions, models); default: DMs open. */
     config?: () => SwitchyardConfig;
+    /** `/stop`'s port, when not the pipeline's own signals. */
+    stopTurn?: StopTurn;
   } = {},
 ): Promise<TelegramSetup> {
   const telegram = options.telegram ?? (await startFakeTelegram());
@@ -73,6 +76,7 @@ export async function startTelegram(
       ...(options.skills ? { skills: options.skills } : {}),
       ...(options.redisUrl ? { redisUrl: options.redisUrl } : {}),
       ...(options.prefix ? { prefix: options.prefix } : {}),
+      ...(options.config ? { config: options.config, model: "fake-model" } : {}),
     }));
   await pipe.app.worker?.worker.waitUntilReady();
   const warnings: string[] = [];
@@ -81,6 +85,7 @@ export async function startTelegram(
       ...(options.skills ? { skills: options.skills } : {}),
       ...(options.config ? { config: options.config } : {}),
       logger: { warn: (message, fields) => warnings.push(`${message} ${JSON.stringify(fields)}`) },
+      ...(options.stopTurn ? { stopTurn: options.stopTurn } : {}),
     }),
     ...options.runtime,
   };

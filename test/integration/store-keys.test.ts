@@ -65,7 +65,21 @@ describe("key scheme", () => {
       historyTrimmed: "sy:{conv:slack:T1:C1:17.5}:history:trimmed",
       checkpoint: "sy:{conv:slack:T1:C1:17.5}:checkpoint",
       contract: "sy:{conv:slack:T1:C1:17.5}:contract",
+      settings: "sy:{conv:slack:T1:C1:17.5}:settings",
+      reset: "sy:{conv:slack:T1:C1:17.5}:reset",
+      lease: "sy:{conv:slack:T1:C1:17.5}:lease",
     });
+    // Usage counters: a conversation's in its slot, a workspace's with its scopes, a person's alone.
+    expect(keys.usage({ kind: "conversation", address }, "d:2026-12-01")).toBe(
+      "sy:{conv:slack:T1:C1:17.5}:usage:d:2026-12-01",
+    );
+    expect(keys.usage({ kind: "workspace", ref: address }, "m:2026-12")).toBe(
+      "sy:{ws:slack:T1}:usage:m:2026-12",
+    );
+    expect(keys.usage({ kind: "user", user: "slack:U1" }, "m:2026-12")).toBe(
+      "sy:{user:slack%3AU1}:usage:m:2026-12",
+    );
+    expect(keys.channelSettings(address)).toBe("sy:{ws:slack:T1}:channel:C1:settings");
     expect(keys.scope("workspace", address)).toBe("sy:{ws:slack:T1}:scope");
     expect(keys.scope("channel", address)).toBe("sy:{ws:slack:T1}:channel:C1:scope");
     // A workspace's and its channels' scopes share a slot: a turn reads both in one script.

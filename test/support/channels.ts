@@ -5,7 +5,9 @@ import type { LoggerPort } from "../../src/core/logger.ts";
 import { WarnOnce } from "../../src/core/logger.ts";
 import { ToolRegistry } from "../../src/core/tools/registry.ts";
 import type { AnyTool } from "../../src/core/tools/tool.ts";
+import type { StopTurn } from "../../src/ports/turn-control.ts";
 import type { SkillLibrary } from "../../src/skills/loader.ts";
+import { FAKE_MODEL_ID } from "../fakes/openai-server.ts";
 import type { Pipeline } from "./pipeline.ts";
 
 /**
@@ -20,8 +22,11 @@ export function channelRuntime(
   options: {
     skills?: SkillLibrary;
     logger?: LoggerPort;
+    /** The config the worker reads too; default: the empty one with DMs open. */
     config?: () => SwitchyardConfig;
     refused?: (reason: string) => void;
+    /** `/stop`'s port; default: the pipeline's own turn signals. */
+    stopTurn?: StopTurn;
   } = {},
 ): ChannelRuntime {
   const config = options.config ?? (() => OPEN_DMS);
@@ -35,6 +40,7 @@ export function channelRuntime(
       config,
       runtime: {},
       warnings: new WarnOnce(),
+      model: FAKE_MODEL_ID,
       ...(options.skills ? { skills: options.skills } : {}),
     },
     ...(options.skills ? { skills: options.skills } : {}),
@@ -45,6 +51,7 @@ export function channelRuntime(
       ...(options.refused ? { refused: options.refused } : {}),
     }),
     logger: options.logger ?? { warn: () => {} },
+    stopTurn: options.stopTurn ?? ((address) => pipe.app.signals.send(address, "stop")),
   };
 }
 

@@ -1,5 +1,7 @@
 import { SlackChannel } from "../../src/channels/slack/channel.ts";
 import type { SlackConfig, SwitchyardConfig } from "../../src/core/config/index.ts";
+import type { AnyTool } from "../../src/core/tools/tool.ts";
+import type { StopTurn } from "../../src/ports/turn-control.ts";
 import { loadSkills } from "../../src/skills/loader.ts";
 import {
   FAKE_SLACK,
@@ -43,8 +45,11 @@ export interface SlackHarnessOptions {
   readonly ingress?: number;
   readonly users?: Record<string, FakeSlackUser>;
   readonly settings?: () => SlackConfig;
-  /** The config the ingress reads (access, limits, permissions); default: DMs open. */
+  /** The config both the worker and the ingress read (access, limits, permissions, models); default: DMs open. */
   readonly config?: () => SwitchyardConfig;
+  readonly tools?: AnyTool[];
+  /** `/stop`'s port, when not the pipeline's own signals. */
+  readonly stopTurn?: StopTurn;
 }
 
 export const SLACK_USERS: Record<string, FakeSlackUser> = {
@@ -54,7 +59,7 @@ export const SLACK_USERS: Record<string, FakeSlackUser> = {
 
 export async function startSlackHarness(options: SlackHarnessOptions = {}): Promise<SlackHarness> {
   const mode = options.mode ?? "http";
-  const tools = [lookupTool, bigTool];
+  const tools = options.tools ?? [lookupTool, bigTool];
   const slack = await startFakeSlackApi({ users: options.users ?? SLACK_USERS });
   const socket =
     mode === "socket"
@@ -82,6 +87,7 @@ export async function startSlackHarness(options: SlackHarnessOptions = {}): Prom
     tools,
     outbounds: { slack: (first as SlackChannel).outbound },
     skills,
+    ...(options.config ? { config: options.config, model: "fake-model" } : {}),
   });
   await pipe.app.worker?.worker.waitUntilReady();
   const warnings: LoggedWarning[] = [];
@@ -96,6 +102,7 @@ export async function startSlackHarness(options: SlackHarnessOptions = {}): Prom
         skills,
         logger,
         ...(options.config ? { config: options.config } : {}),
+        ...(options.stopTurn ? { stopTurn: options.stopTurn } : {}),
       }),
     );
   }

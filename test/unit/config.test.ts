@@ -3,11 +3,13 @@ import { describe, expect, it } from "vitest";
 import {
   ConfigError,
   DEFAULT_ACCESS,
+  DEFAULT_BUDGETS,
   DEFAULT_DISCORD,
   DEFAULT_LIMITS,
   DEFAULT_MCP,
   DEFAULT_MEMORY,
   DEFAULT_MODEL_LIMITS,
+  DEFAULT_MODELS,
   DEFAULT_QUEUE,
   DEFAULT_REDIS,
   DEFAULT_REMINDERS,
@@ -89,6 +91,8 @@ describe("parseConfig", () => {
       model: DEFAULT_MODEL_LIMITS,
       redis: DEFAULT_REDIS,
       queue: DEFAULT_QUEUE,
+      models: DEFAULT_MODELS,
+      budgets: DEFAULT_BUDGETS,
     });
   });
 
@@ -171,8 +175,8 @@ describe("parseConfig", () => {
     const config = parseConfig(text, FILE, logger);
     expect(config.tools).toEqual({ web_search: true });
     expect(logger.messages).toEqual([
-      'switchyard.yaml:1: unknown section "voice" is ignored. Known sections: access, agent, discord, limits, mcp, memory, model, permissions, queue, redis, reminders, skill_folders, skills, slack, telegram, tools, toolsets, web.',
-      'switchyard.yaml:5: unknown section "llm" is ignored. Known sections: access, agent, discord, limits, mcp, memory, model, permissions, queue, redis, reminders, skill_folders, skills, slack, telegram, tools, toolsets, web.',
+      'switchyard.yaml:1: unknown section "voice" is ignored. Known sections: access, agent, budgets, discord, limits, mcp, memory, model, models, permissions, queue, redis, reminders, skill_folders, skills, slack, telegram, tools, toolsets, web.',
+      'switchyard.yaml:5: unknown section "llm" is ignored. Known sections: access, agent, budgets, discord, limits, mcp, memory, model, models, permissions, queue, redis, reminders, skill_folders, skills, slack, telegram, tools, toolsets, web.',
     ]);
     expect(readConfig(text, FILE).warnings.map((w) => [w.key, w.line])).toEqual([
       ["voice", 1],

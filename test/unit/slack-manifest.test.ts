@@ -2,12 +2,14 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { SLACK_COMMANDS } from "../../src/channels/slack/commands.ts";
 import {
   missingSlackScopes,
   requiredSlackScopes,
   SLACK_EVENTS,
   SLACK_METHODS,
 } from "../../src/channels/slack/scopes.ts";
+import { SLACK_SHARED_COMMANDS } from "../../src/channels/slack/shared-commands.ts";
 import { ROOT, readRepoFile } from "../support/deploy.ts";
 
 const http = parse(readRepoFile("deploy/slack/manifest.yaml"));
@@ -53,9 +55,10 @@ describe("the Slack app manifests in deploy/slack", () => {
       expect([...manifest.settings.event_subscriptions.bot_events].sort()).toEqual(
         Object.keys(SLACK_EVENTS).sort(),
       );
+      // Every command the channel registers is in the manifest, and nothing else.
       expect(manifest.features.slash_commands.map((c: { command: string }) => c.command)).toEqual([
-        "/tools",
-        "/skills",
+        ...SLACK_COMMANDS,
+        ...SLACK_SHARED_COMMANDS,
       ]);
       expect(manifest.features.app_home).toMatchObject({
         messages_tab_enabled: true,

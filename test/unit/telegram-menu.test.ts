@@ -19,6 +19,15 @@ describe("the command menu", () => {
       { channel: { "bot-guide": false } },
     );
     expect(menuCommands(resolution)).toEqual([
+      { command: "help", description: "What I can do here, and who the admins are" },
+      {
+        command: "new",
+        description: "Start a fresh conversation (/new --all also forgets tool choices)",
+      },
+      { command: "stop", description: "Stop what I'm doing here" },
+      { command: "usage", description: "Tokens and turns used here today and this month" },
+      { command: "model", description: "The model I use here (admins can switch it)" },
+      { command: "queue", description: "How I take messages sent while I work" },
       { command: "tools", description: "See the bot's tools here and switch them on or off" },
       { command: "skills", description: "See the bot's skills here and switch them on or off" },
       { command: "skill", description: "Use a skill for one message: /skill <name> [request]" },

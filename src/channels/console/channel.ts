@@ -12,7 +12,9 @@ import {
   tooLongReply,
 } from "../../core/agent/inbound.ts";
 import type { CommandPolicy } from "../../core/commands/index.ts";
+import type { AdmitCheck } from "../../ports/admission.ts";
 import type { Enqueue, IsIdle } from "../../ports/enqueue.ts";
+import type { StopTurn } from "../../ports/turn-control.ts";
 import { routeChatText } from "../chat-commands.ts";
 import { passedGate } from "../gate-pass.ts";
 import type { ReloadableSkills } from "../skills-command.ts";
@@ -44,6 +46,10 @@ export interface ConsoleOptions {
   /** For `/skills reload`. */
   readonly skillLibrary?: ReloadableSkills;
   readonly address?: ConversationAddress;
+  /** For `/stop`. */
+  readonly stopTurn?: StopTurn;
+  /** What a message must pass before it is queued; default: the token budgets. */
+  readonly admit?: AdmitCheck;
 }
 
 /**
@@ -96,10 +102,12 @@ export async function runConsole(options: ConsoleOptions): Promise<void> {
     // The person at the terminal owns the bot: always let in, but the limits count them too.
     if (!(await passedGate(await options.gate.admit(message, { trusted: true }), refused)))
       continue;
-    const outcome = await routeChatText(line, address, actor, {
+    const outcome = await routeChatText(line, { ...address, user: CONSOLE_USER }, actor, {
       sources: options.sources,
       policy,
       ...(options.skillLibrary ? { skills: options.skillLibrary } : {}),
+      ...(options.stopTurn ? { stopTurn: options.stopTurn } : {}),
+      ...(options.admit ? { admit: options.admit } : {}),
     });
     if (outcome.kind === "reply") {
       options.print(`${outcome.text}\n`);

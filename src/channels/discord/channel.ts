@@ -17,7 +17,7 @@ import {
   type DiscordConversation,
 } from "../../core/config/discord-section.ts";
 import type { Channel, ChannelRuntime } from "../channel.ts";
-import { routeChatText } from "../chat-commands.ts";
+import { chatContextOf, routeChatText } from "../chat-commands.ts";
 import { EventLedger } from "../event-ledger.ts";
 import { passedGate } from "../gate-pass.ts";
 import {
@@ -211,11 +211,12 @@ export class DiscordChannel implements Channel {
       }
       const refused = { say: (text: string) => this.#reply(message, text) };
       if (!(await passedGate(await runtime.gate.admit(inbound), refused))) return;
-      const outcome = await routeChatText(inbound.text, inbound, this.#actor(message), {
-        sources: runtime.sources,
-        policy: runtime.permissions(),
-        ...(runtime.skills ? { skills: runtime.skills } : {}),
-      });
+      const outcome = await routeChatText(
+        inbound.text,
+        inbound,
+        this.#actor(message),
+        chatContextOf(runtime),
+      );
       if (outcome.kind === "reply") {
         await this.#reply(message, outcome.text);
         return;

@@ -3,6 +3,7 @@ import type { Redis } from "ioredis";
 import { CHAT_SCOPES } from "../../core/availability/scopes.ts";
 import type { DiscordCommandScope } from "../../core/config/discord-section.ts";
 import type { LoggerPort } from "../../core/logger.ts";
+import { sharedCommandDefinitions } from "./shared-commands.ts";
 
 const MODES = ["full", "default", "minimal", "discover", "follow"] as const;
 
@@ -96,7 +97,7 @@ export function commandDefinitions() {
         hint: skill,
       }),
     );
-  return [tools.toJSON(), skills.toJSON()];
+  return [tools.toJSON(), skills.toJSON(), ...sharedCommandDefinitions()];
 }
 
 /** Discord refused to register the commands; the message says what to check. */

@@ -10,9 +10,11 @@ import type { ChannelRuntime } from "../channel.ts";
 import type { EventLedger } from "../event-ledger.ts";
 import { isListClick } from "./custom-id.ts";
 import { answerAutocomplete, answerCommand, answerListClick } from "./interactions.ts";
+import { answerSharedCommand, SHARED_COMMAND_NAMES } from "./shared-commands.ts";
 
 /** The application commands the bot registers (commands.ts); any other name is not its own. */
 const OWN_COMMANDS: ReadonlySet<string> = new Set(["tools", "skills"]);
+const SHARED: ReadonlySet<string> = new Set(SHARED_COMMAND_NAMES);
 
 /** Discord drops an autocomplete answer after 3 s; give up a little before and offer nothing. */
 const AUTOCOMPLETE_DEADLINE_MS = 2_500;
@@ -57,10 +59,13 @@ async function answer(i: Interaction, ctx: InteractionContext): Promise<void> {
   if (i.isChatInputCommand() && OWN_COMMANDS.has(i.commandName)) {
     return finish(i, ctx, `/${i.commandName}`, answerCommand(i, runtime));
   }
+  if (i.isChatInputCommand() && SHARED.has(i.commandName)) {
+    return finish(i, ctx, `/${i.commandName}`, answerSharedCommand(i, runtime));
+  }
   if (i.isCommand()) {
     return replyAtOnce(
       i,
-      `${i.isChatInputCommand() ? `/${i.commandName}` : `"${i.commandName}"`} is not one of my commands, so nothing was done. Mine are /tools and /skills.`,
+      `${i.isChatInputCommand() ? `/${i.commandName}` : `"${i.commandName}"`} is not one of my commands, so nothing was done. Mine are /help, /tools and /skills; /help lists the rest.`,
     );
   }
   if ((i.isButton() || i.isStringSelectMenu()) && isListClick(i.customId)) {

@@ -36,7 +36,7 @@ export class DiscordInteractionError extends Error {
   override readonly name = "DiscordInteractionError";
 }
 
-function whereOf(i: AnyInteraction): ConversationAddress {
+export function whereOf(i: AnyInteraction): ConversationAddress {
   const channel = i.channelId;
   if (!channel) {
     throw new DiscordInteractionError(
@@ -47,7 +47,7 @@ function whereOf(i: AnyInteraction): ConversationAddress {
 }
 
 /** Manage Server makes a platform admin, as for messages. */
-function actorOf(i: AnyInteraction): Actor {
+export function actorOf(i: AnyInteraction): Actor {
   return {
     id: `discord:${i.user.id}`,
     isPlatformAdmin: Boolean(i.memberPermissions?.has(PermissionFlagsBits.ManageGuild)),

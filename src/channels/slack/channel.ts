@@ -1,11 +1,10 @@
 import { App, LogLevel, type Receiver } from "@slack/bolt";
 import { WebClient } from "@slack/web-api";
 import { isTooLong, tooLongReply } from "../../core/agent/inbound.ts";
-import type { CommandPolicy } from "../../core/commands/index.ts";
 import { DEFAULT_SLACK, type SlackConfig } from "../../core/config/index.ts";
 import { InboundMessageError } from "../../ports/enqueue.ts";
 import type { Channel, ChannelRuntime } from "../channel.ts";
-import { routeChatText } from "../chat-commands.ts";
+import { chatContextOf, routeChatText } from "../chat-commands.ts";
 import { EventLedger } from "../event-ledger.ts";
 import { passedGate } from "../gate-pass.ts";
 import { registerSlackCommands, SLACK_COMMANDS } from "./commands.ts";
@@ -21,6 +20,7 @@ import { SlackOutbound } from "./outbound.ts";
 import { installationTeam, messageEventId } from "./payload.ts";
 import { SlackPeople } from "./people.ts";
 import { slackHttpReceiver, slackSocketReceiver } from "./receiver.ts";
+import { registerSharedSlackCommands, SLACK_SHARED_COMMANDS } from "./shared-commands.ts";
 
 export interface SlackChannelOptions {
   readonly botToken: string;
@@ -107,7 +107,10 @@ export class SlackChannel implements Channel {
       ...(o.apiUrl ? { slackApiUrl: o.apiUrl } : {}),
       retryConfig: { retries: o.retries ?? 10 },
     };
-    const ingress = { logger: runtime.logger, commands: SLACK_COMMANDS };
+    const ingress = {
+      logger: runtime.logger,
+      commands: [...SLACK_COMMANDS, ...SLACK_SHARED_COMMANDS],
+    };
     let receiver: Receiver;
     if (o.appToken) {
       if (!o.appToken.startsWith("xapp-")) {
@@ -172,12 +175,14 @@ export class SlackChannel implements Channel {
         throw asTakeError(error);
       }
     });
-    registerSlackCommands(app, {
+    const commandDeps = {
       runtime,
-      actor: (userId) => this.#people.actor(userId),
+      actor: (userId: string) => this.#people.actor(userId),
       teamId: () => this.#teamId,
       ledger: () => this.#ledgerOrThrow(),
-    });
+    };
+    registerSlackCommands(app, commandDeps);
+    registerSharedSlackCommands(app, commandDeps);
   }
 
   /** DMs, and messages in threads the bot is part of; mentions come as app_mention. */
@@ -242,7 +247,7 @@ export class SlackChannel implements Channel {
     const refused = { say: reply };
     if (!(await passedGate(await runtime.gate.admit(message), refused))) return;
     const actor = await this.#people.actor(message.user);
-    const outcome = await routeChatText(message.text, message, actor, chatContext(runtime));
+    const outcome = await routeChatText(message.text, message, actor, chatContextOf(runtime));
     if (outcome.kind === "reply") return void (await reply(outcome.text));
     // A skill's instructions can carry a request near the limit over it.
     if (isTooLong(outcome.text)) return void (await reply(tooLongReply(outcome.text.length)));
@@ -303,12 +308,4 @@ export class SlackChannel implements Channel {
     const settings = this.#settings();
     return (channel && settings.channels[channel]?.session) || settings.session;
   }
-}
-
-function chatContext(runtime: ChannelRuntime) {
-  return {
-    sources: runtime.sources,
-    policy: runtime.permissions() as CommandPolicy,
-    ...(runtime.skills ? { skills: runtime.skills } : {}),
-  };
 }

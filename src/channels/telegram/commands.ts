@@ -3,6 +3,9 @@ import type { ConversationAddress } from "../../core/agent/inbound.ts";
 import type { Actor } from "../../core/commands/index.ts";
 import { handleAccessCommand } from "../access-command.ts";
 import type { ChannelRuntime } from "../channel.ts";
+import { admitMessage, CHAT_COMMANDS, chatContextOf, routeChatText } from "../chat-commands.ts";
+import { helpText } from "../commands/help.ts";
+import { findCommand } from "../commands/registry.ts";
 import { handleSkillsCommand, planSkillCommand } from "../skills-command.ts";
 import { handleToolsCommand } from "../tools-command.ts";
 import type { KeyboardPress } from "./callback-data.ts";
@@ -49,6 +52,20 @@ export type CommandOutcome =
 export async function answerChatCommand(
   command: TypedCommand | undefined,
   text: string,
+  where: ConversationAddress & { readonly user?: string },
+  actor: () => Promise<Actor>,
+  deps: TelegramCommandDeps,
+): Promise<CommandOutcome> {
+  const outcome = await answerTyped(command, text, where, actor, deps);
+  if (outcome.kind === "reply") return outcome;
+  // A message for the model passes the same checks as on every platform (the token budgets).
+  const admitted = await admitMessage(outcome, where, chatContextOf(deps.runtime));
+  return admitted.kind === "reply" ? { kind: "reply", html: escapeHtml(admitted.text) } : admitted;
+}
+
+async function answerTyped(
+  command: TypedCommand | undefined,
+  text: string,
   where: ConversationAddress,
   actor: () => Promise<Actor>,
   deps: TelegramCommandDeps,
@@ -56,8 +73,22 @@ export async function answerChatCommand(
   const { runtime } = deps;
   if (command === undefined) return { kind: "message", text };
   switch (command.name) {
-    case "start":
-      return { kind: "reply", html: escapeHtml(startText(deps.botName)) };
+    case "start": {
+      const help = await helpText({
+        line: command.text,
+        args: command.rest,
+        where,
+        actor: await actor(),
+        ctx: chatContextOf(runtime),
+        commands: CHAT_COMMANDS,
+      });
+      return {
+        kind: "reply",
+        html: escapeHtml(`${greeting(deps.botName)}
+
+${help}`),
+      };
+    }
     case "tools": {
       const result = await handleToolsCommand(
         command.text,
@@ -102,6 +133,11 @@ export async function answerChatCommand(
       return { kind: "reply", html: escapeHtml(text) };
     }
     default: {
+      if (findCommand(CHAT_COMMANDS, command.name)) {
+        // /new, /help, /usage, /model, /queue, /stop: the same commands as every platform's.
+        const shared = await routeChatText(command.text, where, actor, chatContextOf(runtime));
+        return shared.kind === "reply" ? { kind: "reply", html: escapeHtml(shared.text) } : shared;
+      }
       const skill = skillForCommand(await deps.menu.skillsOf(where.workspace), command.name);
       if (!skill) return { kind: "message", text };
       return invokeSkill(`/skill ${skill.name} ${command.rest}`, where, deps);
@@ -238,13 +274,8 @@ async function refreshMenus(
   }
 }
 
-function startText(botName: string): string {
-  return [
-    `Hi, I'm ${botName}. Write to me here, or mention me in a group, and I'll answer.`,
-    "",
-    "/tools shows the tools I have here and switches them on or off.",
-    "/skills shows my skills; /skill <name> uses one for a message.",
-  ].join("\n");
+function greeting(botName: string): string {
+  return `Hi, I'm ${botName}. Write to me here, or mention me in a group, and I'll answer.`;
 }
 
 function clip(text: string, max: number): string {

@@ -46,6 +46,8 @@ export interface TurnInput {
   readonly loaded: readonly string[];
   readonly provider: Provider;
   readonly cacheKey: string;
+  /** The model this conversation uses; unset: the provider's own. */
+  readonly model?: string;
   readonly maxSteps: number;
   /** Runs a callable tool: validates its arguments, enforces its timeout, turns errors into text. */
   readonly runTool: (tool: AnyTool, args: unknown, call: ToolCall) => Promise<ToolRun>;
@@ -144,6 +146,7 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
           tools: contract.tools,
           messages: [...input.history, ...turn],
           cacheKey: input.cacheKey,
+          ...(input.model !== undefined ? { model: input.model } : {}),
           ...(signal ? { signal } : {}),
           ...(input.onText ? { onText: input.onText } : {}),
         });

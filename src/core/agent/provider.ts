@@ -14,6 +14,8 @@ export interface ProviderRequest {
   readonly messages: readonly ChatMessage[];
   /** Routes requests of one conversation to the same prompt cache (`prompt_cache_key`). */
   readonly cacheKey: string;
+  /** The model to ask (`/model`, the config's choices); unset: the provider's own. */
+  readonly model?: string;
   readonly signal?: AbortSignal;
   /** Text as it streams in, for live edits; the final text is in the response. */
   readonly onText?: (textSoFar: string) => void;

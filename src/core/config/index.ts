@@ -14,6 +14,11 @@ export {
   type GroupPolicy,
 } from "./access-section.ts";
 export {
+  type BudgetsConfig,
+  DEFAULT_BUDGETS,
+  parseTokenBudget,
+} from "./budgets-section.ts";
+export {
   DEFAULT_DISCORD,
   type DiscordCommandScope,
   type DiscordConfig,
@@ -44,6 +49,14 @@ export {
   MODEL_LIMIT_RULES,
   type ModelLimits,
 } from "./model-section.ts";
+export {
+  DEFAULT_MODELS,
+  findModel,
+  type ModelEntry,
+  type ModelPrice,
+  type ModelsConfig,
+  modelFor,
+} from "./models-section.ts";
 export { DEFAULT_PERMISSIONS, type PermissionsConfig } from "./permissions-section.ts";
 export {
   DEFAULT_QUEUE,

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { type LoadMode, parseLoadMode, UnknownModeError } from "../loading/modes.ts";
 import { defineToolsets, type Toolsets } from "../tools/toolsets.ts";
 import { type AccessConfig, accessSection, DEFAULT_ACCESS } from "./access-section.ts";
+import { type BudgetsConfig, budgetsSection, DEFAULT_BUDGETS } from "./budgets-section.ts";
 import { DEFAULT_DISCORD, type DiscordConfig, discordSection } from "./discord-section.ts";
 import { describeValue } from "./errors.ts";
 import { flag } from "./flag.ts";
@@ -9,6 +10,7 @@ import { DEFAULT_LIMITS, type LimitsConfig, limitsSection } from "./limits-secti
 import { DEFAULT_MCP, type McpConfig, mcpSection } from "./mcp-section.ts";
 import { DEFAULT_MEMORY, type MemoryConfig, memorySection } from "./memory-section.ts";
 import { DEFAULT_MODEL_LIMITS, type ModelLimits, modelSection } from "./model-section.ts";
+import { DEFAULT_MODELS, type ModelsConfig, modelsSection } from "./models-section.ts";
 import { isName, isToolId, NAME_RULE } from "./names.ts";
 import {
   DEFAULT_PERMISSIONS,
@@ -75,6 +77,10 @@ export interface SwitchyardConfig {
   readonly redis: RedisConfig;
   /** The conversation queue's shards and acknowledgement. Read at start. */
   readonly queue: QueueConfig;
+  /** The models `/model` may switch to, their prices, and each workspace's and channel's. */
+  readonly models: ModelsConfig;
+  /** Daily token budgets per person and per workspace. */
+  readonly budgets: BudgetsConfig;
 }
 
 /** The sections this version reads; any other top-level key is reported and ignored. */
@@ -97,6 +103,8 @@ export const SECTIONS = [
   "model",
   "redis",
   "queue",
+  "models",
+  "budgets",
 ] as const;
 
 export const EMPTY_CONFIG: SwitchyardConfig = Object.freeze({
@@ -118,6 +126,8 @@ export const EMPTY_CONFIG: SwitchyardConfig = Object.freeze({
   model: DEFAULT_MODEL_LIMITS,
   redis: DEFAULT_REDIS,
   queue: DEFAULT_QUEUE,
+  models: DEFAULT_MODELS,
+  budgets: DEFAULT_BUDGETS,
 });
 
 const MODE_CHOICES = "full, default, minimal (alias pi), discover (alias omp)";
@@ -225,6 +235,8 @@ export const configSchema: z.ZodType<SwitchyardConfig, unknown> = z
       model: section(modelSection),
       redis: section(redisSection),
       queue: section(queueSection),
+      models: section(modelsSection),
+      budgets: section(budgetsSection),
     },
     {
       error: (iss) =>
@@ -261,5 +273,7 @@ export const configSchema: z.ZodType<SwitchyardConfig, unknown> = z
         model: config.model,
         redis: config.redis,
         queue: config.queue,
+        models: config.models,
+        budgets: config.budgets,
       }),
   );

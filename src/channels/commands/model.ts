@@ -1,0 +1,81 @@
+import { findModel, type ModelsConfig, modelFor } from "../../core/config/index.ts";
+import { adminsOnly, type ChatCommand, mayUse } from "./registry.ts";
+import { parseSettingArgs, scopeName } from "./setting-args.ts";
+
+const USAGE = "/model [<name>|default] [conversation|channel]";
+
+/** The config's models, as a list for replies: "gpt-4.1-mini, gpt-4.1 (vision)". */
+export function modelList(models: ModelsConfig): string {
+  return models.list
+    .map((m) => {
+      const can = Object.entries(m.capabilities)
+        .filter(([, on]) => on)
+        .map(([name]) => name);
+      return can.length > 0 ? `${m.name} (${can.join(", ")})` : m.name;
+    })
+    .join(", ");
+}
+
+/**
+ * `/model`: shows the model this conversation uses; admins switch this
+ * conversation or its channel to one of the config's `models:` list, from
+ * the next turn. A name not in the list is refused with the list.
+ */
+export const modelCommand: ChatCommand = {
+  name: "model",
+  audience: "anyone",
+  help: [
+    { usage: "/model", summary: "The model I use here.", audience: "anyone" },
+    {
+      usage: "/model <name> [channel]",
+      summary: "Switches it to one of the configured models, or back to default.",
+      audience: "admins",
+    },
+  ],
+  async run({ args, where, actor, ctx }) {
+    const parsed = parseSettingArgs(args, USAGE);
+    if (parsed.kind === "bad") return { kind: "reply", text: parsed.problem };
+    const models = ctx.sources.config().models;
+    const store = ctx.sources.store.settings;
+    if (parsed.kind === "show") {
+      const stored = await store.read(where);
+      const chosen = modelFor(models, where, [stored.conversation.model, stored.channel.model]);
+      const from =
+        chosen === undefined
+          ? "the bot's default"
+          : chosen === stored.conversation.model
+            ? "set for this conversation"
+            : chosen === stored.channel.model
+              ? "set for this channel"
+              : "from the config";
+      const name = chosen ?? ctx.sources.model ?? "the provider's default model";
+      const choices =
+        models.list.length > 0
+          ? ` Admins can switch to: ${modelList(models)}.`
+          : " No other models are configured (models.list in the config file).";
+      return { kind: "reply", text: `Model here: ${name} (${from}).${choices}` };
+    }
+    if (!mayUse(actor, "admins", ctx.policy)) return adminsOnly("switch the model");
+    if (parsed.value !== undefined && !findModel(models, parsed.value)) {
+      return {
+        kind: "reply",
+        text:
+          models.list.length === 0
+            ? `I can't switch to ${parsed.value.slice(0, 80)}: no models are listed in the config file (models.list), so this bot uses ${ctx.sources.model ?? "its default model"} only.`
+            : `${parsed.value.slice(0, 80)} is not one of the configured models. Choose one of: ${modelList(models)}.`,
+      };
+    }
+    await store.write(parsed.scope, where, "model", parsed.value);
+    return {
+      kind: "reply",
+      text:
+        parsed.value === undefined
+          ? `${capital(scopeName(parsed.scope))} uses the default model again from my next turn.`
+          : `${capital(scopeName(parsed.scope))} uses ${parsed.value} from my next turn.`,
+    };
+  },
+};
+
+function capital(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

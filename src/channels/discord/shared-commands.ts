@@ -1,0 +1,87 @@
+import {
+  type ChatInputCommandInteraction,
+  MessageFlags,
+  type RESTPostAPIChatInputApplicationCommandsJSONBody,
+  SlashCommandBuilder,
+} from "discord.js";
+import { QUEUE_MODES } from "../../core/agent/queue-mode.ts";
+import type { ChannelRuntime } from "../channel.ts";
+import { chatContextOf, routeChatText } from "../chat-commands.ts";
+import { actorOf, whereOf } from "./interactions.ts";
+
+/** The commands every platform shares, besides /tools and /skills, as application commands. */
+export const SHARED_COMMAND_NAMES: readonly string[] = Object.freeze([
+  "help",
+  "new",
+  "stop",
+  "usage",
+  "model",
+  "queue",
+]);
+
+const SCOPES = ["conversation", "channel"] as const;
+
+/** Their definitions: each option stands for a word of the typed command. */
+export function sharedCommandDefinitions(): RESTPostAPIChatInputApplicationCommandsJSONBody[] {
+  const scope = (o: import("discord.js").SlashCommandStringOption) =>
+    o
+      .setName("scope")
+      .setDescription("Where the change applies (default: this conversation)")
+      .addChoices(...SCOPES.map((s) => ({ name: s, value: s })));
+  return [
+    new SlashCommandBuilder()
+      .setName("help")
+      .setDescription("What I can do here, and who the admins are"),
+    new SlashCommandBuilder()
+      .setName("new")
+      .setDescription("Start a fresh conversation")
+      .addBooleanOption((o) =>
+        o.setName("all").setDescription("Also forget this conversation's tool choices"),
+      ),
+    new SlashCommandBuilder().setName("stop").setDescription("Stop what I'm doing here"),
+    new SlashCommandBuilder()
+      .setName("usage")
+      .setDescription("Tokens and turns used here today and this month"),
+    new SlashCommandBuilder()
+      .setName("model")
+      .setDescription("The model I use here; admins can switch it")
+      .addStringOption((o) => o.setName("name").setDescription("A configured model, or default"))
+      .addStringOption(scope),
+    new SlashCommandBuilder()
+      .setName("queue")
+      .setDescription("How I take messages sent while I work; admins can change it")
+      .addStringOption((o) =>
+        o
+          .setName("mode")
+          .setDescription("The queue mode")
+          .addChoices(...[...QUEUE_MODES, "default"].map((m) => ({ name: m, value: m }))),
+      )
+      .addStringOption(scope),
+  ].map((b) => b.toJSON());
+}
+
+/** The typed command an interaction stands for: `/model gpt-4.1 channel`, `/new --all`. */
+export function sharedCommandText(i: ChatInputCommandInteraction): string {
+  const words = [`/${i.commandName}`];
+  if (i.options.getBoolean("all")) words.push("--all");
+  for (const name of ["name", "mode", "scope"]) {
+    const value = i.options.getString(name);
+    if (value) words.push(value);
+  }
+  return words.join(" ");
+}
+
+/** Answers a shared command the way a typed one is answered, privately to the person. */
+export async function answerSharedCommand(
+  i: ChatInputCommandInteraction,
+  runtime: ChannelRuntime,
+): Promise<void> {
+  await i.deferReply({ flags: MessageFlags.Ephemeral });
+  const outcome = await routeChatText(
+    sharedCommandText(i),
+    { ...whereOf(i), user: i.user.id },
+    actorOf(i),
+    chatContextOf(runtime),
+  );
+  await i.editReply({ content: outcome.text.slice(0, 2_000) });
+}

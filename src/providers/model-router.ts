@@ -1,0 +1,34 @@
+import type { Provider } from "../core/agent/provider.ts";
+import { findModel, type ModelEntry, type ModelsConfig } from "../core/config/index.ts";
+
+/**
+ * One provider in front of several servers: a request whose `model` the
+ * config lists with a `base_url` goes to a provider for that server (made
+ * once per server and key, on first use); every other request goes to the
+ * bot's own. The config is read per request, so a reload applies at once.
+ *
+ * @example
+ * const provider = routeByModel(own, () => config.current.models, (entry) =>
+ *   createOpenAIProvider({ baseURL: entry.baseURL, apiKey: env[entry.apiKeyEnv ?? "OPENAI_API_KEY"], model: entry.name }),
+ * );
+ */
+export function routeByModel(
+  own: Provider,
+  models: () => ModelsConfig,
+  make: (entry: ModelEntry & { readonly baseURL: string }) => Provider,
+): Provider {
+  const made = new Map<string, Provider>();
+  return {
+    complete(request) {
+      const entry = request.model === undefined ? undefined : findModel(models(), request.model);
+      if (entry?.baseURL === undefined) return own.complete(request);
+      const key = `${entry.baseURL}|${entry.apiKeyEnv ?? ""}`;
+      let provider = made.get(key);
+      if (!provider) {
+        provider = make(entry as ModelEntry & { baseURL: string });
+        made.set(key, provider);
+      }
+      return provider.complete(request);
+    },
+  };
+}

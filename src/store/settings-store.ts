@@ -1,0 +1,82 @@
+import type { Redis } from "ioredis";
+import type { ConversationAddress } from "../core/agent/inbound.ts";
+import type { LoggerPort } from "../core/logger.ts";
+import { WarnOnce } from "../core/logger.ts";
+import type { KeyScheme } from "./keys.ts";
+
+/** What people may choose in chat besides tools and skills. */
+export type SettingName = "model" | "queue";
+
+/** Where a chat setting is stored: this conversation, or its whole channel. */
+export type SettingScope = "conversation" | "channel";
+
+/** The chat settings that reach a conversation: its own, and its channel's. */
+export interface StoredSettings {
+  readonly conversation: Readonly<Partial<Record<SettingName, string>>>;
+  readonly channel: Readonly<Partial<Record<SettingName, string>>>;
+}
+
+const NAMES: readonly SettingName[] = ["model", "queue"];
+
+/**
+ * Chat settings (`/model`, `/queue`) per conversation and per channel, as
+ * small hashes next to the intent and the scopes. Values are stored as
+ * typed; the readers (the worker, the commands) check them against the
+ * config, so a model dropped from the config is skipped, never sent.
+ */
+export class SettingsStore {
+  readonly #warnings: WarnOnce;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: KeyScheme,
+    logger: LoggerPort,
+  ) {
+    this.#warnings = new WarnOnce(logger);
+  }
+
+  async read(address: ConversationAddress): Promise<StoredSettings> {
+    const [conversation, channel] = await Promise.all([
+      this.#read(this.#key("conversation", address)),
+      this.#read(this.#key("channel", address)),
+    ]);
+    return { conversation, channel };
+  }
+
+  /** Sets (or, with undefined, clears) one setting of one scope. */
+  async write(
+    scope: SettingScope,
+    address: ConversationAddress,
+    name: SettingName,
+    value: string | undefined,
+  ): Promise<void> {
+    const key = this.#key(scope, address);
+    if (value === undefined) await this.redis.hdel(key, name);
+    else await this.redis.hset(key, name, value);
+  }
+
+  #key(scope: SettingScope, address: ConversationAddress): string {
+    return scope === "conversation"
+      ? this.keys.conversation(address).settings
+      : this.keys.channelSettings(address);
+  }
+
+  async #read(key: string): Promise<Partial<Record<SettingName, string>>> {
+    let hash: Record<string, string>;
+    try {
+      hash = await this.redis.hgetall(key);
+    } catch (error) {
+      if (!String((error as Error)?.message).startsWith("WRONGTYPE")) throw error;
+      this.#warnings.warn(key, `${key} is not a hash; its chat settings are ignored until fixed.`);
+      return {};
+    }
+    const settings: Partial<Record<SettingName, string>> = {};
+    for (const name of NAMES) if (hash[name] !== undefined) settings[name] = hash[name];
+    return settings;
+  }
+}
+
+/** A setting as it reaches the conversation: its own over its channel's. */
+export function settingOf(stored: StoredSettings, name: SettingName): string | undefined {
+  return stored.conversation[name] ?? stored.channel[name];
+}
