@@ -1,4 +1,4 @@
-import { readConfigText } from "./cli/config-file.ts";
+import { readConfigText } from "./bot/config-file.ts";
 import { runSkillsCommand } from "./cli/skills.ts";
 import { runStartCommand } from "./cli/start.ts";
 import { runToolsCommand } from "./cli/tools.ts";

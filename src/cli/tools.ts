@@ -1,5 +1,6 @@
 import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { configPath } from "../bot/config-file.ts";
 import { type Capabilities, capabilityStatus } from "../core/availability/capabilities.ts";
 import { EMPTY_INTENT } from "../core/availability/intent.ts";
 import { runtimeLayer } from "../core/availability/runtime-spec.ts";
@@ -16,7 +17,6 @@ import { WarnOnce } from "../core/logger.ts";
 import { ToolRegistry } from "../core/tools/registry.ts";
 import type { AnyTool } from "../core/tools/tool.ts";
 import { Host } from "../host.ts";
-import { configPath } from "./config-file.ts";
 
 export interface CliEnv {
   readonly env: Readonly<Record<string, string | undefined>>;

@@ -75,6 +75,7 @@ describe("parseConfig", () => {
         workspaces: { "slack:T0123": ["./skills-acme", "/srv/skills"] },
       },
       permissions: { owners: [], admins: [], conversation: "anyone" },
+      plugins: [],
       slack: { session: "thread", channels: {}, answerBots: false },
       discord: DEFAULT_DISCORD,
       telegram: DEFAULT_TELEGRAM,
@@ -167,8 +168,8 @@ describe("parseConfig", () => {
     const config = parseConfig(text, FILE, logger);
     expect(config.tools).toEqual({ web_search: true });
     expect(logger.messages).toEqual([
-      'switchyard.yaml:1: unknown section "voice" is ignored. Known sections: agent, discord, mcp, memory, model, permissions, queue, redis, reminders, skill_folders, skills, slack, telegram, tools, toolsets, web.',
-      'switchyard.yaml:5: unknown section "llm" is ignored. Known sections: agent, discord, mcp, memory, model, permissions, queue, redis, reminders, skill_folders, skills, slack, telegram, tools, toolsets, web.',
+      'switchyard.yaml:1: unknown section "voice" is ignored. Known sections: agent, discord, mcp, memory, model, permissions, plugins, queue, redis, reminders, skill_folders, skills, slack, telegram, tools, toolsets, web.',
+      'switchyard.yaml:5: unknown section "llm" is ignored. Known sections: agent, discord, mcp, memory, model, permissions, plugins, queue, redis, reminders, skill_folders, skills, slack, telegram, tools, toolsets, web.',
     ]);
     expect(readConfig(text, FILE).warnings.map((w) => [w.key, w.line])).toEqual([
       ["voice", 1],

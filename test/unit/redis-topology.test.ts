@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { Cluster, Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { StartOptionError } from "../../src/cli/platforms.ts";
-import { queueFromEnv, queueSettings } from "../../src/cli/queue-settings.ts";
+import { queueFromEnv, queueSettings } from "../../src/bot/queue-settings.ts";
 import {
   DEFAULT_QUEUE,
   formatRedisAddress,
