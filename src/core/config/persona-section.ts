@@ -85,16 +85,20 @@ const override = z
 /** `workspaces:` or `channels:` under `agent:`: `platform:id` to an override. */
 export const personaOverrides = (what: string) =>
   z
-    .record(
-      z.string().regex(/^[a-z][a-z0-9_-]*:.+$/, {
-        error: `a ${what} is written platform:id, e.g. "slack:T0123".`,
-      }),
-      override,
-      {
-        error: (iss) =>
-          `expected a map of ${what}s to { persona: ... }, found ${describeValue(iss.input)}.`,
-      },
-    )
+    .record(z.string(), override, {
+      error: (iss) =>
+        `expected a map of ${what}s to { persona: ... }, found ${describeValue(iss.input)}.`,
+    })
+    .superRefine((map, ctx) => {
+      for (const key of Object.keys(map)) {
+        if (/^[a-z][a-z0-9_-]*:.+$/.test(key)) continue;
+        ctx.addIssue({
+          code: "custom",
+          path: [key],
+          message: `${describeValue(key)} is not a ${what}. A ${what} is written platform:id, e.g. "slack:T0123".`,
+        });
+      }
+    })
     .transform((map) => {
       const choices: Record<string, PersonaChoice> = {};
       for (const [key, raw] of Object.entries(map)) {
