@@ -1,6 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ConfigError, parseConfig, personaChoiceFor } from "../../src/core/config/index.ts";
+import {
+  ConfigError,
+  type PersonaChoice,
+  type PersonaConfig,
+  parseConfig,
+  personaChoiceFor,
+} from "../../src/core/config/index.ts";
 
 const FILE = "switchyard.yaml";
 
@@ -50,13 +56,13 @@ describe("agent: persona", () => {
   });
 
   it("picks the channel's persona, else the workspace's, else the global one", () => {
-    const choice = fc.option(fc.constantFrom("global", "workspace", "channel"), { nil: undefined });
     fc.assert(
-      fc.property(fc.boolean(), fc.boolean(), fc.boolean(), choice, (g, w, c) => {
-        const config = {
+      fc.property(fc.boolean(), fc.boolean(), fc.boolean(), (g, w, c) => {
+        const none: Record<string, PersonaChoice> = {};
+        const config: PersonaConfig = {
           ...(g ? { persona: { text: "global" } } : {}),
-          workspaces: w ? { "slack:T1": { text: "workspace" } } : {},
-          channels: c ? { "slack:C1": { text: "channel" } } : {},
+          workspaces: w ? { "slack:T1": { text: "workspace" } } : none,
+          channels: c ? { "slack:C1": { text: "channel" } } : none,
         };
         const picked = personaChoiceFor(config, {
           platform: "slack",
