@@ -11,7 +11,7 @@ Commands:
   skills   List the skills the bot offers, what shadows what, and the skills block's token cost.
            switchyard skills [--config FILE] [--workspace PLATFORM:ID] [--json]
   start    Run the bot. With no platform credentials: the console channel on stdin/stdout.
-           switchyard start [--role all|ingress|worker] [--config FILE] [--tools SPEC] [--mode MODE]
+           switchyard start [--role all|ingress|worker] [--config FILE] [--tools SPEC] [--mode MODE] [--plugin FILE|PACKAGE]
 
 Run "switchyard <command> --help" for a command's options.`;
 
