@@ -30,10 +30,10 @@ export {
   type ConsoleChannelOptions,
   consoleChannel,
 } from "./channels/console/console-channel.ts";
-export { DiscordChannel, type DiscordChannelOptions } from "./channels/discord/channel.ts";
+export type { DiscordChannelOptions } from "./channels/discord/options.ts";
 export { discordChannel, slackChannel, telegramChannel } from "./channels/factories.ts";
-export { SlackChannel, type SlackChannelOptions } from "./channels/slack/channel.ts";
-export { TelegramChannel, type TelegramChannelOptions } from "./channels/telegram/channel.ts";
+export type { SlackChannelOptions } from "./channels/slack/options.ts";
+export type { TelegramChannelOptions } from "./channels/telegram/options.ts";
 export type { ContractSources, SkillSources } from "./conversation/contract.ts";
 export type { Checkpoint } from "./core/agent/checkpoint.ts";
 export type { Attachment, ConversationAddress, InboundMessage } from "./core/agent/inbound.ts";

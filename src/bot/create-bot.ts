@@ -1,11 +1,10 @@
 import { dirname, resolve } from "node:path";
 import { type Switchyard, startSwitchyard } from "../app.ts";
 import type { Channel } from "../channels/channel.ts";
-import { ConsoleChannel, consoleChannel } from "../channels/console/console-channel.ts";
+import { ConsoleChannel } from "../channels/console/console-channel.ts";
 import { DiscordChannel } from "../channels/discord/channel.ts";
-import { TelegramChannel } from "../channels/telegram/channel.ts";
 import { DEFAULT_PERSONA } from "../core/agent/prompt.ts";
-import { WarnOnce } from "../core/logger.ts";
+import type { Provider } from "../core/agent/provider.ts";
 import type { ToolRegistry } from "../core/tools/registry.ts";
 import { Host } from "../host.ts";
 import { type OpsServer, startOpsServer } from "../observability/http.ts";
@@ -14,6 +13,7 @@ import { Metrics } from "../observability/metrics.ts";
 import { installProcessGuard } from "../observability/process-guard.ts";
 import { connectRedis, type RedisConnection } from "../runtime/redis.ts";
 import { type SkillLibrary, watchSkills } from "../skills/loader.ts";
+import { channelsFor, startChannels } from "./bot-channels.ts";
 import { configSourceOf } from "./config-source.ts";
 import { StartOptionError } from "./errors.ts";
 import { turnObserver } from "./observe.ts";
@@ -21,7 +21,12 @@ import type { BotOptions, BotRole, ConfigSource } from "./options.ts";
 import { PersonaBook } from "./persona.ts";
 import { loadPlugins, type PluginSpec, type SwitchyardPlugin } from "./plugins.ts";
 import { providerFromEnv } from "./provider-env.ts";
-import { queueBehaviourOf, queueSettings } from "./queue-settings.ts";
+import {
+  type QueueEnv,
+  type QueueSettings,
+  queueBehaviourOf,
+  queueSettings,
+} from "./queue-settings.ts";
 
 /** A bot built by {@link createBot}: start it, stop it. */
 export interface Bot {
@@ -68,6 +73,19 @@ export interface Bot {
  */
 export function createBot(options: BotOptions = {}): Bot {
   return new SwitchyardBot(options);
+}
+
+/** What `#start` has ready when the pipeline starts. */
+interface AppParts {
+  readonly config: ConfigSource;
+  readonly redis: RedisConnection;
+  readonly queue: QueueSettings;
+  readonly queueEnv: QueueEnv;
+  readonly prefix: string;
+  readonly host: Host;
+  readonly skills: SkillLibrary;
+  readonly provider: Provider;
+  readonly personas: PersonaBook;
 }
 
 /** What has started, so `stop` closes exactly that. */
@@ -138,7 +156,7 @@ class SwitchyardBot implements Bot {
     });
     personas.read(config.current, { strict: true });
     const plugins = await loadPlugins(this.#pluginSpecs(config, baseDir));
-    const channels = this.#channelsWith(plugins);
+    const channels = channelsFor(options.channels, plugins, this.role);
     this.#running.channels = channels;
     for (const channel of channels) {
       if (channel instanceof DiscordChannel) {
@@ -178,6 +196,24 @@ class SwitchyardBot implements Bot {
       void skills.setFolders(next.skillFolders);
       void host.reload(next);
     });
+    await this.#startApp({
+      config,
+      redis,
+      queue,
+      queueEnv,
+      prefix,
+      host,
+      skills,
+      provider,
+      personas,
+    });
+  }
+
+  /** The pipeline (queue, worker, reminders), the ops server and the channels, over what `#start` prepared. */
+  async #startApp(parts: AppParts): Promise<void> {
+    const { config, redis, queue, queueEnv, prefix, host, skills, provider, personas } = parts;
+    const options = this.#options;
+    const channels = this.#running.channels;
     const app = await startSwitchyard({
       ...turnTuning(options),
       redis: redis.factory,
@@ -199,12 +235,22 @@ class SwitchyardBot implements Bot {
         channels.filter((c) => !(c instanceof ConsoleChannel)).map((c) => [c.platform, c.outbound]),
       ),
       worker: this.role !== "ingress",
-      logger: port,
-      observe: turnObserver(metrics),
+      logger: loggerPort(this.#logger),
+      observe: turnObserver(this.metrics),
     });
     this.#running.app = app;
     await this.#startOps(app);
-    await this.#startChannels(app, host, skills, config, prefix);
+    await startChannels({
+      channels,
+      role: this.role,
+      app,
+      host,
+      skills,
+      config,
+      runtime: options.runtime ?? {},
+      prefix,
+      logger: this.#logger,
+    });
   }
 
   #pluginSpecs(config: ConfigSource, baseDir: string): PluginSpec[] {
@@ -217,27 +263,6 @@ class SwitchyardBot implements Bot {
         from: "--plugin",
       })),
     ];
-  }
-
-  /** The channels given, the plugins', and the console when there are none (and turns are not all this process does). */
-  #channelsWith(plugins: readonly SwitchyardPlugin[]): Channel[] {
-    const channels = [
-      ...(this.#options.channels ?? []),
-      ...plugins.flatMap((plugin) => plugin.channels ?? []),
-    ];
-    if (this.#options.channels === undefined && channels.length === 0 && this.role !== "worker") {
-      channels.push(consoleChannel());
-    }
-    const seen = new Set<string>();
-    for (const channel of channels) {
-      if (seen.has(channel.platform)) {
-        throw new StartOptionError(
-          `Two channels are both "${channel.platform}". Each platform runs once per bot: remove one, or give your own channel a platform name of its own.`,
-        );
-      }
-      seen.add(channel.platform);
-    }
-    return channels;
   }
 
   async #startHost(
@@ -280,49 +305,6 @@ class SwitchyardBot implements Bot {
     } catch (error) {
       this.#logger.warn({ port, error: (error as Error).message }, "metrics server not started");
     }
-  }
-
-  async #startChannels(
-    app: Switchyard,
-    host: Host,
-    skills: SkillLibrary,
-    config: ConfigSource,
-    prefix: string,
-  ): Promise<void> {
-    const logger = this.#logger;
-    const port = loggerPort(logger);
-    const channels = this.#running.channels;
-    if (this.role === "worker") {
-      // Workers only post: Discord's REST needs the token, not a gateway session.
-      for (const channel of channels) if (channel instanceof DiscordChannel) channel.useRestOnly();
-      // Telegram's Bot API needs only the token; posts are remembered in Redis so a retry lands once.
-      for (const channel of channels) {
-        if (channel instanceof TelegramChannel) channel.useOutboundOnly(app.redis, prefix, port);
-      }
-      logger.info("worker started; waiting for turns");
-      return;
-    }
-    const sources = {
-      store: app.store,
-      skills,
-      registry: host.registry,
-      capabilities: host.capabilities,
-      config: () => config.current,
-      runtime: this.#options.runtime ?? {},
-      warnings: new WarnOnce(port),
-    };
-    for (const channel of channels) {
-      await channel.start({
-        queue: app.queue,
-        redis: app.redis,
-        sources,
-        permissions: () => config.current.permissions,
-        skills,
-        logger: port,
-      });
-      logger.info({ platform: channel.platform }, "channel started");
-    }
-    logger.info("channels started");
   }
 
   stop(): Promise<void> {

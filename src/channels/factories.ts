@@ -1,6 +1,16 @@
-import { DiscordChannel, type DiscordChannelOptions } from "./discord/channel.ts";
-import { SlackChannel, type SlackChannelOptions } from "./slack/channel.ts";
-import { TelegramChannel, type TelegramChannelOptions } from "./telegram/channel.ts";
+import type { Channel } from "./channel.ts";
+import { DiscordChannel } from "./discord/channel.ts";
+import type { DiscordChannelOptions } from "./discord/options.ts";
+import { SlackChannel } from "./slack/channel.ts";
+import type { SlackChannelOptions } from "./slack/options.ts";
+import { TelegramChannel } from "./telegram/channel.ts";
+import type { TelegramChannelOptions } from "./telegram/options.ts";
+
+/*
+ * The factories answer the Channel contract, not the classes: a bot's
+ * type-check then never reads the platform SDKs' own declarations (some of
+ * which need @types packages nobody should have to add by hand).
+ */
 
 /**
  * Slack through `@slack/bolt`: Socket Mode with an app token, else the
@@ -15,7 +25,7 @@ import { TelegramChannel, type TelegramChannelOptions } from "./telegram/channel
  * });
  * const bot = createBot({ channels: [slack] });
  */
-export function slackChannel(options: SlackChannelOptions): SlackChannel {
+export function slackChannel(options: SlackChannelOptions): Channel {
   return new SlackChannel(options);
 }
 
@@ -27,7 +37,7 @@ export function slackChannel(options: SlackChannelOptions): SlackChannel {
  * @example
  * const bot = createBot({ channels: [discordChannel({ token: process.env.DISCORD_TOKEN! })] });
  */
-export function discordChannel(options: DiscordChannelOptions): DiscordChannel {
+export function discordChannel(options: DiscordChannelOptions): Channel {
   return new DiscordChannel(options);
 }
 
@@ -38,6 +48,6 @@ export function discordChannel(options: DiscordChannelOptions): DiscordChannel {
  * @example
  * const bot = createBot({ channels: [telegramChannel({ token: process.env.TELEGRAM_BOT_TOKEN! })] });
  */
-export function telegramChannel(options: TelegramChannelOptions): TelegramChannel {
+export function telegramChannel(options: TelegramChannelOptions): Channel {
   return new TelegramChannel(options);
 }

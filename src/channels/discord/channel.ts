@@ -12,7 +12,6 @@ import { isTooLong, tooLongReply } from "../../core/agent/inbound.ts";
 import type { Actor } from "../../core/commands/index.ts";
 import {
   DEFAULT_DISCORD,
-  type DiscordCommandScope,
   type DiscordConfig,
   type DiscordConversation,
 } from "../../core/config/discord-section.ts";
@@ -29,24 +28,10 @@ import { DiscordDirectory } from "./directory.ts";
 import { guardPacketHandling, type PacketFailure } from "./gateway-guard.ts";
 import { answerUnreadable, routeInteraction } from "./interaction-router.ts";
 import { type DiscordMessageLike, normalizeDiscordMessage } from "./normalize.ts";
+import type { DiscordChannelOptions } from "./options.ts";
 import { DiscordOutbound } from "./outbound.ts";
 
-export interface DiscordChannelOptions {
-  readonly token: string;
-  /** The REST base, e.g. a proxy or a test's fake: `http://host/api`. */
-  readonly apiUrl?: string;
-  /** The config's `discord:` section, read on every message so a reload applies at once. */
-  readonly settings?: () => DiscordConfig;
-  /** Where the commands are registered, over the config's `commands:` (DISCORD_COMMANDS). */
-  readonly commands?: DiscordCommandScope;
-  /** DISCORD_APPLICATION_ID: registers the commands for it instead of the one the client logs in as. */
-  readonly applicationId?: string;
-  /**
-   * How long `/tools` or `/skills` may take before the person gets an error
-   * instead of "thinking…" (default 20 s; Discord keeps the answer open 15 min).
-   */
-  readonly interactionDeadlineMs?: number;
-}
+export type { DiscordChannelOptions } from "./options.ts";
 
 /** Where in the channel a failure it survived happened: the label of its counter. */
 export type DiscordFailureStage = "gateway" | "interaction" | "message";

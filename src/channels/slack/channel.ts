@@ -16,31 +16,13 @@ import {
   type SessionScope,
   type SlackMessageEvent,
 } from "./normalize.ts";
+import type { SlackChannelOptions } from "./options.ts";
 import { SlackOutbound } from "./outbound.ts";
 import { installationTeam, messageEventId } from "./payload.ts";
 import { SlackPeople } from "./people.ts";
 import { slackHttpReceiver, slackSocketReceiver } from "./receiver.ts";
 
-export interface SlackChannelOptions {
-  readonly botToken: string;
-  /** Events API over HTTP: requests are verified with it. */
-  readonly signingSecret?: string;
-  /** Socket Mode instead of HTTP when set. */
-  readonly appToken?: string;
-  /** The Web API base (GovSlack, a proxy, or a test's fake), ending in `/api/`. */
-  readonly apiUrl?: string;
-  /** Where the Events API receiver listens (`SWITCHYARD_HTTP_PORT`); events at /slack/events. */
-  readonly port?: number;
-  readonly host?: string;
-  /** The bot's ids; when both are given the app skips `auth.test` at start. */
-  readonly botId?: string;
-  readonly botUserId?: string;
-  readonly teamId?: string;
-  /** The config's `slack:` section, read on every event so a reload applies at once. */
-  readonly settings?: () => SlackConfig;
-  /** WebClient retries (rate limits are always waited out); tests use 0. */
-  readonly retries?: number;
-}
+export type { SlackChannelOptions } from "./options.ts";
 
 /** How long the bot remembers it is part of a thread. */
 const THREAD_TTL_S = 30 * 24 * 3600;
