@@ -129,10 +129,12 @@ function listOf<T>(
 function isTool(value: unknown): value is AnyTool {
   if (typeof value !== "object" || value === null) return false;
   const tool = value as Partial<AnyTool>;
+  // The wire bytes and digest are what defineTool adds: a hand-made object lacks them.
   return (
     typeof tool.id === "string" &&
-    typeof tool.description === "string" &&
-    typeof tool.execute === "function"
+    typeof tool.execute === "function" &&
+    typeof tool.wire === "string" &&
+    typeof tool.digest === "string"
   );
 }
 
