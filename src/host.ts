@@ -47,7 +47,13 @@ export interface HostOptions {
  * or those named in `builtins`), the bot's own tools, and every configured
  * MCP server as a family. Channels register their
  * outbound and directory with {@link Host.messaging} once they exist, which
- * is when `send_message` can reach them.
+ * is when `send_message` can reach them. `createBot` builds one; build it
+ * yourself only when you wire `startSwitchyard` by hand.
+ *
+ * @example
+ * const host = new Host({ env: process.env, config, tools: [weather], builtins: [builtins.currentTime] });
+ * await host.start(); // the MCP servers of config.mcp, each connected or failed once
+ * const app = await startSwitchyard({ registry: host.registry, capabilities: host.capabilities, provider, redisUrl });
  */
 export class Host {
   readonly registry: ToolRegistry;
