@@ -19,7 +19,7 @@ import { StartOptionError } from "./errors.ts";
 import { turnObserver } from "./observe.ts";
 import type { BotOptions, BotRole, ConfigSource } from "./options.ts";
 import { PersonaBook } from "./persona.ts";
-import { loadPlugins, type PluginSpec, type SwitchyardPlugin } from "./plugins.ts";
+import { loadPlugins, pluginSpecsFor, type SwitchyardPlugin } from "./plugins.ts";
 import { providerFromEnv } from "./provider-env.ts";
 import {
   type QueueEnv,
@@ -155,7 +155,9 @@ class SwitchyardBot implements Bot {
       logger: port,
     });
     personas.read(config.current, { strict: true });
-    const plugins = await loadPlugins(this.#pluginSpecs(config, baseDir));
+    const plugins = await loadPlugins(
+      pluginSpecsFor(config.current.plugins, config.file, options.plugins),
+    );
     const channels = channelsFor(options.channels, plugins, this.role);
     this.#running.channels = channels;
     for (const channel of channels) {
@@ -251,18 +253,6 @@ class SwitchyardBot implements Bot {
       prefix,
       logger: this.#logger,
     });
-  }
-
-  #pluginSpecs(config: ConfigSource, baseDir: string): PluginSpec[] {
-    const from = config.file ? `the config file ${config.file}` : "the config";
-    return [
-      ...config.current.plugins.map((spec) => ({ spec, baseDir, from })),
-      ...(this.#options.plugins ?? []).map((spec) => ({
-        spec,
-        baseDir: process.cwd(),
-        from: "--plugin",
-      })),
-    ];
   }
 
   async #startHost(

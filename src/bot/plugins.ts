@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import { isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Channel } from "../channels/channel.ts";
 import { isInlineSkill, type Skill } from "../core/skills/index.ts";
@@ -37,6 +37,24 @@ export interface PluginSpec {
   readonly baseDir: string;
   /** Where it was named, for messages: "the config file", "--plugin". */
   readonly from: string;
+}
+
+/**
+ * The plugins a process loads: the config's `plugins:` (read from the config
+ * file's folder), then the ones given on the command line (`--plugin`, read
+ * from the working folder).
+ */
+export function pluginSpecsFor(
+  configured: readonly string[],
+  file: string | undefined,
+  given: readonly string[] = [],
+): PluginSpec[] {
+  const baseDir = file ? dirname(resolve(file)) : process.cwd();
+  const from = file ? `the config file ${file}` : "the config";
+  return [
+    ...configured.map((spec) => ({ spec, baseDir, from })),
+    ...given.map((spec) => ({ spec, baseDir: process.cwd(), from: "--plugin" })),
+  ];
 }
 
 /** Types a plugin author writes, checked as they are. */

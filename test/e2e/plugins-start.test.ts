@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -93,6 +93,18 @@ describe("switchyard start with plugins", () => {
     } finally {
       await fake.close();
     }
+  }, 60_000);
+
+  it("shows the plugins' tools in switchyard tools, as the bot would have them", async () => {
+    const tools = await new Promise<string>((resolve, reject) => {
+      execFile(
+        process.execPath,
+        [BIN, "tools", "--config", join(dir, "conf", "switchyard.yaml"), "--json"],
+        { env: { ...envWithoutRedis(), ...redisEnv() }, timeout: 60_000 },
+        (error, stdout) => (error ? reject(error) : resolve(stdout)),
+      );
+    });
+    expect((JSON.parse(tools) as { resident: string[] }).resident).toContain("weather");
   }, 60_000);
 
   it("stops before starting anything when a --plugin exports nothing usable, naming the file and its exports", async () => {
