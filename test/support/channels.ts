@@ -1,5 +1,5 @@
 import type { ChannelRuntime } from "../../src/channels/channel.ts";
-import { EMPTY_CONFIG } from "../../src/core/config/index.ts";
+import { EMPTY_CONFIG, type SwitchyardConfig } from "../../src/core/config/index.ts";
 import type { LoggerPort } from "../../src/core/logger.ts";
 import { WarnOnce } from "../../src/core/logger.ts";
 import { ToolRegistry } from "../../src/core/tools/registry.ts";
@@ -14,7 +14,7 @@ import type { Pipeline } from "./pipeline.ts";
 export function channelRuntime(
   pipe: Pipeline,
   tools: AnyTool[],
-  options: { skills?: SkillLibrary; logger?: LoggerPort } = {},
+  options: { skills?: SkillLibrary; logger?: LoggerPort; config?: () => SwitchyardConfig } = {},
 ): ChannelRuntime {
   return {
     queue: pipe.app.queue,
@@ -23,7 +23,7 @@ export function channelRuntime(
       store: pipe.app.store,
       registry: new ToolRegistry(tools),
       capabilities: () => ({}),
-      config: () => EMPTY_CONFIG,
+      config: options.config ?? (() => EMPTY_CONFIG),
       runtime: {},
       warnings: new WarnOnce(),
       ...(options.skills ? { skills: options.skills } : {}),

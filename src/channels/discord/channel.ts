@@ -15,6 +15,7 @@ import {
   type DiscordConfig,
   type DiscordConversation,
 } from "../../core/config/discord-section.ts";
+import type { SwitchyardConfig } from "../../core/config/index.ts";
 import type { Channel, ChannelRuntime } from "../channel.ts";
 import { routeChatText } from "../chat-commands.ts";
 import { EventLedger } from "../event-ledger.ts";
@@ -56,6 +57,7 @@ const INTERACTION_DEADLINE_MS = 20_000;
  * channel survives is logged and counted (`countFailuresWith`).
  */
 export class DiscordChannel implements Channel {
+  #config: (() => SwitchyardConfig) | undefined;
   readonly platform = "discord";
   readonly client: Client;
   readonly outbound: DiscordOutbound;
@@ -106,6 +108,7 @@ export class DiscordChannel implements Channel {
   }
 
   async start(runtime: ChannelRuntime): Promise<void> {
+    this.#config = runtime.sources.config;
     this.#runtime = runtime;
     const context = {
       runtime,
@@ -274,7 +277,8 @@ export class DiscordChannel implements Channel {
   }
 
   #settings(): DiscordConfig {
-    return this.options.settings?.() ?? DEFAULT_DISCORD;
+    // Without settings of its own, the channel reads the bot's config (createBot's `config`).
+    return this.options.settings?.() ?? this.#config?.().discord ?? DEFAULT_DISCORD;
   }
 
   /** Thread or channel: the setting of the channel (a thread's parent), else the default. */

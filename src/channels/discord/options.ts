@@ -5,7 +5,7 @@ export interface DiscordChannelOptions {
   readonly token: string;
   /** The REST base, e.g. a proxy or a test's fake: `http://host/api`. */
   readonly apiUrl?: string;
-  /** The config's `discord:` section, read on every message so a reload applies at once. */
+  /** The config's `discord:` section, read on every message so a reload applies at once; default: the bot's config. */
   readonly settings?: () => DiscordConfig;
   /** Where the commands are registered, over the config's `commands:` (DISCORD_COMMANDS). */
   readonly commands?: DiscordCommandScope;

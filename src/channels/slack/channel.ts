@@ -2,6 +2,7 @@ import { App, LogLevel, type Receiver } from "@slack/bolt";
 import { WebClient } from "@slack/web-api";
 import { isTooLong, tooLongReply } from "../../core/agent/inbound.ts";
 import type { CommandPolicy } from "../../core/commands/index.ts";
+import type { SwitchyardConfig } from "../../core/config/index.ts";
 import { DEFAULT_SLACK, type SlackConfig } from "../../core/config/index.ts";
 import { InboundMessageError } from "../../ports/enqueue.ts";
 import type { Channel, ChannelRuntime } from "../channel.ts";
@@ -40,6 +41,7 @@ const MAX_NAMED = 50;
  * every other payload.
  */
 export class SlackChannel implements Channel {
+  #config: (() => SwitchyardConfig) | undefined;
   readonly platform = "slack";
   readonly outbound: SlackOutbound;
   readonly directory: SlackDirectory;
@@ -72,6 +74,7 @@ export class SlackChannel implements Channel {
   }
 
   async start(runtime: ChannelRuntime): Promise<void> {
+    this.#config = runtime.sources.config;
     const o = this.options;
     if (!this.#botUserId || !this.#botId) {
       const auth = await this.client.auth.test();
@@ -273,7 +276,8 @@ export class SlackChannel implements Channel {
   }
 
   #settings(): SlackConfig {
-    return this.options.settings?.() ?? DEFAULT_SLACK;
+    // Without settings of its own, the channel reads the bot's config (createBot's `config`).
+    return this.options.settings?.() ?? this.#config?.().slack ?? DEFAULT_SLACK;
   }
 
   /** One conversation per thread or per channel: the channel's own setting, else the default. */

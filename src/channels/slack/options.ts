@@ -16,7 +16,7 @@ export interface SlackChannelOptions {
   readonly botId?: string;
   readonly botUserId?: string;
   readonly teamId?: string;
-  /** The config's `slack:` section, read on every event so a reload applies at once. */
+  /** The config's `slack:` section, read on every event so a reload applies at once; default: the bot's config. */
   readonly settings?: () => SlackConfig;
   /** WebClient retries (rate limits are always waited out); tests use 0. */
   readonly retries?: number;

@@ -1,6 +1,7 @@
 import { type Api, Bot, BotError } from "grammy";
 import type { Update } from "grammy/types";
 import type { Redis } from "ioredis";
+import type { SwitchyardConfig } from "../../core/config/index.ts";
 import { DEFAULT_TELEGRAM, type TelegramConfig } from "../../core/config/telegram-section.ts";
 import type { LoggerPort } from "../../core/logger.ts";
 import type { Channel, ChannelRuntime } from "../channel.ts";
@@ -46,6 +47,7 @@ const ALLOWED_UPDATES = ["message", "callback_query"] as const;
  * all it needs, see {@link useOutboundOnly}.
  */
 export class TelegramChannel implements Channel {
+  #config: (() => SwitchyardConfig) | undefined;
   readonly platform = "telegram";
   readonly outbound: TelegramOutbound;
   readonly directory = new TelegramDirectory(() => this.api);
@@ -79,6 +81,7 @@ export class TelegramChannel implements Channel {
   }
 
   async start(runtime: ChannelRuntime): Promise<void> {
+    this.#config = runtime.sources.config;
     const prefix = runtime.sources.store.keys.prefix;
     this.useOutboundOnly(runtime.redis, prefix, runtime.logger);
     const mode = resolveTelegramMode(this.options, this.#settings());
@@ -216,7 +219,8 @@ export class TelegramChannel implements Channel {
   }
 
   #settings(): TelegramConfig {
-    return this.options.settings?.() ?? DEFAULT_TELEGRAM;
+    // Without settings of its own, the channel reads the bot's config (createBot's `config`).
+    return this.options.settings?.() ?? this.#config?.().telegram ?? DEFAULT_TELEGRAM;
   }
 
   #describe(error: unknown): string {

@@ -13,7 +13,7 @@ export interface TelegramChannelOptions {
   /** Where the webhook listens when the runtime has no HTTP server (`SWITCHYARD_HTTP_PORT`). */
   readonly port?: number;
   readonly host?: string;
-  /** The config's `telegram:` section, read when needed so a reload applies. */
+  /** The config's `telegram:` section, read when needed so a reload applies; default: the bot's config. */
   readonly settings?: () => TelegramConfig;
   /** How long one `getUpdates` waits, in seconds (default 30). */
   readonly pollTimeoutSeconds?: number;
