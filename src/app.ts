@@ -46,7 +46,8 @@ export interface SwitchyardOptions {
   readonly provider: Provider;
   /** The skill folders, read by the loader; without them the bot has no skills. */
   readonly skills?: SkillSources;
-  readonly persona?: string;
+  /** The persona (system prompt's first block): one for every conversation, or chosen per conversation. */
+  readonly persona?: string | ((address: ConversationAddress) => string);
   readonly maxSteps?: number;
   readonly toolTimeoutMs?: number;
   readonly historyMaxTokens?: number;
@@ -83,6 +84,14 @@ export interface Switchyard {
   readonly signals: TurnSignals;
   /** Stops taking work, lets running turns finish, and closes connections. */
   close(): Promise<void>;
+}
+
+function personaOf(
+  persona: SwitchyardOptions["persona"],
+): (address: ConversationAddress) => string {
+  if (typeof persona === "function") return persona;
+  const text = persona ?? DEFAULT_PERSONA;
+  return () => text;
 }
 
 export async function startSwitchyard(options: SwitchyardOptions): Promise<Switchyard> {
@@ -134,7 +143,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         ...(options.skills ? { skills: options.skills } : {}),
         provider: options.provider,
         outbounds: { console: outbox, ...options.outbounds },
-        persona: options.persona ?? DEFAULT_PERSONA,
+        persona: personaOf(options.persona),
         maxSteps: options.maxSteps ?? 8,
         toolTimeoutMs: options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
         history: { maxTokens: options.historyMaxTokens ?? 60_000, keepLast: 4 },

@@ -1,5 +1,5 @@
+import { readConfigText } from "./bot/config-file.ts";
 import { runAccessCommand } from "./cli/access.ts";
-import { readConfigText } from "./cli/config-file.ts";
 import { runDoctorCommand } from "./cli/doctor.ts";
 import { runSkillsCommand } from "./cli/skills.ts";
 import { runStartCommand } from "./cli/start.ts";
@@ -15,7 +15,7 @@ Commands:
   access   Approve a pairing code, list who may talk to the bot, revoke an approval.
            switchyard access approve CODE | list | revoke PLATFORM:USER [--config FILE]
   start    Run the bot. With no platform credentials: the console channel on stdin/stdout.
-           switchyard start [--role all|ingress|worker] [--config FILE] [--tools SPEC] [--mode MODE]
+           switchyard start [--role all|ingress|worker] [--config FILE] [--tools SPEC] [--mode MODE] [--plugin FILE|PACKAGE]
   doctor   Check a deployment: config, Redis, the model, each platform's token and scopes, MCP, web search.
            switchyard doctor [--config FILE]
 

@@ -3,18 +3,15 @@ import { Redis } from "ioredis";
 import type { Capabilities } from "./core/availability/capabilities.ts";
 import type { SwitchyardConfig } from "./core/config/index.ts";
 import type { LoggerPort } from "./core/logger.ts";
-import { defineSkillTool } from "./core/skills/index.ts";
 import { ToolRegistry } from "./core/tools/registry.ts";
+import type { AnyTool } from "./core/tools/tool.ts";
 import type { ConversationDirectory } from "./ports/directory.ts";
 import type { Outbound } from "./ports/outbound.ts";
-import { builtinTools } from "./tools/index.ts";
+import { ALL_BUILTINS, type BuiltinTools } from "./tools/builtins.ts";
 import { McpHub } from "./tools/mcp/index.ts";
-import { memoryTools } from "./tools/memory/index.ts";
-import { type Reminder, reminderQueue, reminderTools } from "./tools/reminders/index.ts";
-import { type MessagingPorts, sendMessageTool } from "./tools/send-message.ts";
-import { webCapabilities, webTools } from "./tools/web/index.ts";
-
-const NO_SKILLS = { skills: [], enabled: [], layers: [] };
+import { type Reminder, reminderQueue } from "./tools/reminders/index.ts";
+import type { MessagingPorts } from "./tools/send-message.ts";
+import { webCapabilities } from "./tools/web/index.ts";
 
 export interface HostOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -38,14 +35,25 @@ export interface HostOptions {
   };
   /** Told every secret filled in from the environment, so logs can redact it. */
   readonly onSecret?: (value: string) => void;
+  /** The built-in tools to include; all of them by default. */
+  readonly builtins?: readonly BuiltinTools[];
+  /** The bot's own tools, after the built-ins in the registry. */
+  readonly tools?: readonly AnyTool[];
 }
 
 /**
  * The tools and capabilities this process runs with: the built-ins
- * (`current_time`, the `skill` tool, web, memory, reminders, `send_message`)
- * and every configured MCP server as a family. Channels register their
+ * (`current_time`, the `skill` tool, web, memory, reminders, `send_message`,
+ * or those named in `builtins`), the bot's own tools, and every configured
+ * MCP server as a family. Channels register their
  * outbound and directory with {@link Host.messaging} once they exist, which
- * is when `send_message` can reach them.
+ * is when `send_message` can reach them. `createBot` builds one; build it
+ * yourself only when you wire `startSwitchyard` by hand.
+ *
+ * @example
+ * const host = new Host({ env: process.env, config, tools: [weather], builtins: [builtins.currentTime] });
+ * await host.start(); // the MCP servers of config.mcp, each connected or failed once
+ * const app = await startSwitchyard({ registry: host.registry, capabilities: host.capabilities, provider, redisUrl });
  */
 export class Host {
   readonly registry: ToolRegistry;
@@ -65,22 +73,20 @@ export class Host {
         lazyConnect: true,
         maxRetriesPerRequest: null,
       });
-    const skill = defineSkillTool((ctx) => ctx.skills ?? NO_SKILLS);
+    const context = {
+      config,
+      env,
+      redis: this.#redis,
+      prefix,
+      reminderQueue: () => {
+        this.#queue ??= reminderQueue(this.#redis, prefix);
+        return this.#queue;
+      },
+      messaging: this.messaging,
+    };
     this.registry = new ToolRegistry([
-      ...builtinTools(),
-      skill,
-      ...webTools(config.web, { env }),
-      ...memoryTools({ redis: this.#redis, prefix, limits: config.memory }),
-      ...reminderTools({
-        queue: () => {
-          this.#queue ??= reminderQueue(this.#redis, prefix);
-          return this.#queue;
-        },
-        redis: this.#redis,
-        prefix,
-        defaults: config.reminders,
-      }),
-      sendMessageTool(this.messaging),
+      ...(options.builtins ?? ALL_BUILTINS).flatMap((builtin) => builtin.build(context)),
+      ...(options.tools ?? []),
     ]);
     this.#static = webCapabilities(config.web, env);
     this.mcp = new McpHub(config.mcp, {

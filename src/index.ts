@@ -1,24 +1,45 @@
 /**
- * Switchyard's public API: define tools, run the pipeline, and the pure core
- * for those who embed it.
+ * Switchyard's public API: build a bot from parts with `createBot` (your
+ * tools, skills, persona, config and channels beside the built-ins), or
+ * embed the pipeline (`startSwitchyard`) and the pure core.
  *
  * @example
- * import { defineTool, startSwitchyard, ToolRegistry } from "switchyard";
+ * import { createBot, defineTool } from "switchyard";
  * import { z } from "zod";
  *
  * const weather = defineTool({
  *   id: "weather",
  *   description: "Current weather for a city.",
  *   parameters: z.object({ city: z.string() }),
- *   capability: "weather_api",
- *   execute: async ({ city }) => fetchWeather(city),
+ *   execute: async ({ city }) => `Sunny in ${city}`,
  * });
+ *
+ * // The console on stdin and stdout; pass channels: [slackChannel({...})] for Slack.
+ * const bot = createBot({ tools: [weather], persona: "You are Ada, a weather helper." });
+ * await bot.start();
  */
 export { type Switchyard, type SwitchyardOptions, startSwitchyard } from "./app.ts";
+export { LiveConfig } from "./bot/config-file.ts";
+export { type Bot, createBot } from "./bot/create-bot.ts";
+export { StartOptionError } from "./bot/errors.ts";
+export type { BotOptions, BotRole, ConfigSource, TurnTuning } from "./bot/options.ts";
+export { definePlugin, type SwitchyardPlugin } from "./bot/plugins.ts";
+export type { Channel, ChannelRuntime } from "./channels/channel.ts";
+export {
+  ConsoleChannel,
+  type ConsoleChannelOptions,
+  consoleChannel,
+} from "./channels/console/console-channel.ts";
+export type { DiscordChannelOptions } from "./channels/discord/options.ts";
+export { discordChannel, slackChannel, telegramChannel } from "./channels/factories.ts";
+export type { SlackChannelOptions } from "./channels/slack/options.ts";
+export type { TelegramChannelOptions } from "./channels/telegram/options.ts";
 export { tokenBudgetCheck } from "./channels/token-budget.ts";
+export type { ContractSources, SkillSources } from "./conversation/contract.ts";
 export type { Checkpoint } from "./core/agent/checkpoint.ts";
 export type { Attachment, ConversationAddress, InboundMessage } from "./core/agent/inbound.ts";
 export type { ChatMessage, ToolCall, Usage } from "./core/agent/messages.ts";
+export { DEFAULT_PERSONA } from "./core/agent/prompt.ts";
 export {
   type Provider,
   ProviderError,
@@ -31,9 +52,23 @@ export { EMPTY_INTENT, type Intent, type IntentChange } from "./core/availabilit
 export { explain, resolveAvailability } from "./core/availability/resolve.ts";
 export { parseRuntimeSpec, RuntimeSpecError } from "./core/availability/runtime-spec.ts";
 export type { ScopeLayer, ScopeName, ScopeStack } from "./core/availability/scopes.ts";
-export { ConfigError, parseConfig, type SwitchyardConfig } from "./core/config/index.ts";
+export {
+  ConfigError,
+  EMPTY_CONFIG,
+  type PersonaChoice,
+  type PersonaConfig,
+  parseConfig,
+  type SwitchyardConfig,
+} from "./core/config/index.ts";
 export { appendLoaded, freezeTurn, type TurnContract } from "./core/loading/freeze.ts";
 export { type LoadMode, parseLoadMode, UnknownModeError } from "./core/loading/modes.ts";
+export type { LoggerPort } from "./core/logger.ts";
+export {
+  defineSkill,
+  type Skill,
+  type SkillDefinition,
+  SkillDefinitionError,
+} from "./core/skills/index.ts";
 export { ToolRegistry } from "./core/tools/registry.ts";
 export {
   type AnyTool,
@@ -42,15 +77,29 @@ export {
   type Tool,
   type ToolContext,
 } from "./core/tools/tool.ts";
-export { defineToolsets, type ToolsetDef } from "./core/tools/toolsets.ts";
+export { defineToolsets, type ToolsetDef, type Toolsets } from "./core/tools/toolsets.ts";
+export { Host, type HostOptions } from "./host.ts";
+export {
+  createLogger,
+  type Logger,
+  type LoggerOptions,
+  loggerPort,
+} from "./observability/logger.ts";
+export { Metrics } from "./observability/metrics.ts";
 export {
   type AdmitCheck,
   firstRefusal,
   type MessageSubject,
   type Refusal,
 } from "./ports/admission.ts";
+export type { ConversationDirectory } from "./ports/directory.ts";
+export type { Enqueue } from "./ports/enqueue.ts";
 export type { DeliveryTarget, Outbound } from "./ports/outbound.ts";
-export { createOpenAIProvider } from "./providers/openai.ts";
+export {
+  createOpenAIProvider,
+  createOpenAIProvider as openAIProvider,
+  type OpenAIProviderOptions,
+} from "./providers/openai.ts";
 export {
   type ConnectionRole,
   connectRedis,
@@ -59,3 +108,16 @@ export {
   type RedisTopology,
   topologyFrom,
 } from "./runtime/redis.ts";
+export {
+  loadSkills,
+  SkillLibrary,
+  type SkillLibraryOptions,
+  watchSkills,
+} from "./skills/loader.ts";
+export {
+  ALL_BUILTINS,
+  type BuiltinContext,
+  type BuiltinTools,
+  builtins,
+} from "./tools/builtins.ts";
+export { McpHub, type McpHubOptions } from "./tools/mcp/index.ts";

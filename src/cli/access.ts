@@ -1,10 +1,10 @@
 import { parseArgs } from "node:util";
+import { configPath } from "../bot/config-file.ts";
 import { approve, list, revoke } from "../channels/access-command.ts";
 import { EMPTY_CONFIG, parseConfig } from "../core/config/index.ts";
 import { LOCAL_REDIS_URL, RedisFactory } from "../runtime/redis.ts";
 import { topologyFrom } from "../runtime/redis-topology.ts";
 import { createStore } from "../store/index.ts";
-import { configPath } from "./config-file.ts";
 import type { CliEnv } from "./tools.ts";
 
 const HELP = `Usage: switchyard access <approve CODE | list | revoke PLATFORM:USER> [options]

@@ -1,5 +1,6 @@
 import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { configPath } from "../bot/config-file.ts";
 import { EMPTY_CONFIG, parseConfig } from "../core/config/index.ts";
 import { WarnOnce } from "../core/logger.ts";
 import {
@@ -9,7 +10,6 @@ import {
   sourceLabel,
 } from "../core/skills/index.ts";
 import { loadSkills } from "../skills/loader.ts";
-import { configPath } from "./config-file.ts";
 import type { CliEnv } from "./tools.ts";
 
 const HELP = `Usage: switchyard skills [options]

@@ -1,24 +1,14 @@
-import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { IngressGate } from "../access/gate.ts";
-import { startSwitchyard } from "../app.ts";
-import { runConsole } from "../channels/console/channel.ts";
-import { DiscordChannel } from "../channels/discord/channel.ts";
-import { TelegramChannel } from "../channels/telegram/channel.ts";
-import type { ConversationAddress } from "../core/agent/inbound.ts";
+import { configPath, LiveConfig } from "../bot/config-file.ts";
+import { createBot } from "../bot/create-bot.ts";
+import { BOT_ROLES, type BotRole } from "../bot/options.ts";
+import { queueFromEnv } from "../bot/queue-settings.ts";
+import { ConsoleChannel } from "../channels/console/console-channel.ts";
 import { runtimeLayer } from "../core/availability/runtime-spec.ts";
 import { EMPTY_CONFIG } from "../core/config/index.ts";
 import { parseLoadMode } from "../core/loading/modes.ts";
-import { WarnOnce } from "../core/logger.ts";
-import { Host } from "../host.ts";
-import { type OpsServer, startOpsServer } from "../observability/http.ts";
-import { createLogger, loggerPort, registerSecret } from "../observability/logger.ts";
+import { createLogger, loggerPort } from "../observability/logger.ts";
 import { Metrics } from "../observability/metrics.ts";
-import { installProcessGuard } from "../observability/process-guard.ts";
-import { connectRedis } from "../runtime/redis.ts";
-import { watchSkills } from "../skills/loader.ts";
-import { Inbox } from "../workers/inbox.ts";
-import { configPath, LiveConfig } from "./config-file.ts";
 import {
   numberFromEnv,
   platformChannels,
@@ -26,7 +16,6 @@ import {
   providerFromEnv,
   StartOptionError,
 } from "./platforms.ts";
-import { queueBehaviourOf, queueFromEnv, queueSettings } from "./queue-settings.ts";
 
 export { StartOptionError } from "./platforms.ts";
 
@@ -41,6 +30,7 @@ Options:
   --config FILE               The config file (default: $SWITCHYARD_CONFIG, else ./switchyard.yaml)
   --tools SPEC                Runtime decisions, e.g. 'web_search=off' (default: $SWITCHYARD_TOOLS)
   --mode MODE                 Load mode: full, default, minimal (pi), discover (omp)
+  --plugin FILE|PACKAGE       Load tools, skills and channels from a module (repeatable)
   -h, --help                  This help
 
 Environment:
@@ -65,9 +55,11 @@ Environment:
   SWITCHYARD_PREFIX           Redis key prefix (default sy)
   LOG_LEVEL                   pino level (default info; logs go to stderr)`;
 
-const ROLES = ["all", "ingress", "worker"] as const;
-type Role = (typeof ROLES)[number];
-
+/**
+ * `switchyard start`: {@link createBot} fed from the flags, the environment
+ * and the config file. Every mistake in them fails here, before anything
+ * starts.
+ */
 export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const { values } = parseArgs({
     args: argv,
@@ -76,6 +68,7 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
       config: { type: "string" },
       tools: { type: "string" },
       mode: { type: "string" },
+      plugin: { type: "string", multiple: true },
       help: { type: "boolean", short: "h", default: false },
     },
     strict: true,
@@ -84,11 +77,10 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
     process.stdout.write(`${HELP}\n`);
     return 0;
   }
-  const role = values.role as Role;
-  if (!ROLES.includes(role)) {
+  const role = values.role as BotRole;
+  if (!BOT_ROLES.includes(role)) {
     throw new StartOptionError(`--role takes all, ingress or worker, not "${values.role}".`);
   }
-  // Everything that can be wrong with the flags fails here, before anything starts.
   const mode = values.mode === undefined ? undefined : parseLoadMode(values.mode);
   const runtime = runtimeLayer(values.tools, env.SWITCHYARD_TOOLS, mode);
   const tuning = {
@@ -100,208 +92,44 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
     ...numberFromEnv(env, "SWITCHYARD_TOOL_TIMEOUT_MS", "toolTimeoutMs"),
   };
   const metricsPort = portFromEnv(env, "SWITCHYARD_METRICS_PORT", 9464);
-  const queueEnv = queueFromEnv(env);
+  const queue = queueFromEnv(env);
   let liveConfig: LiveConfig | undefined;
   const channels = platformChannels(env, portFromEnv(env, "SWITCHYARD_HTTP_PORT", 3000), () =>
     liveConfig ? liveConfig.current : EMPTY_CONFIG,
   );
   const logger = createLogger({ destination: process.stderr, env });
-  const metrics = new Metrics();
-  // From here on, an error a library throws asynchronously is logged and counted, not the end (process-guard.ts).
-  installProcessGuard({ logger, count: (kind) => metrics.countProcessError(kind) });
-  for (const channel of channels) {
-    if (channel instanceof DiscordChannel) {
-      channel.countFailuresWith((stage) => metrics.countChannelError("discord", stage));
-    }
-  }
   const port = loggerPort(logger);
   const config = new LiveConfig(configPath(values.config, env), port);
   liveConfig = config;
-  const provider = providerFromEnv(
-    env,
-    port,
-    () => config.current.model,
-    () => config.current.models,
-  );
-  const modelName = env.SWITCHYARD_MODEL ?? "gpt-4.1-mini";
-  const redis = await connectRedis({
-    dataDir: ".switchyard",
-    logger,
-    env,
-    config: config.current.redis,
-  });
-  const queue = queueSettings(queueEnv, config.current.queue, redis.check);
-  logger.info({ shards: queue.shards, consume: queue.consume ?? "all" }, "conversation queue");
-  const prefix = env.SWITCHYARD_PREFIX ?? "sy";
-  const host = new Host({
-    env,
-    config: config.current,
-    redis: { prefix, connect: () => redis.factory.create("tools") },
-    ...(config.file ? { baseDir: dirname(resolve(config.file)) } : {}),
-    logger: {
-      info: (message, fields) => logger.info({ ...fields }, message),
-      warn: (message, fields) => logger.warn({ ...fields }, message),
-    },
-    onSecret: registerSecret,
-  });
-  // Every MCP server connected or failed once (each at most its connect timeout); none waits on another.
-  await host.start();
-  const { registry, capabilities } = host;
-  for (const channel of channels) {
-    host.messaging.add(channel.platform, channel.outbound, channel.directory);
-  }
-  const skills = await watchSkills(
-    config.current.skillFolders,
-    (library) => logger.info({ problems: library.problems() }, "skills re-read"),
-    { logger: port, ...(config.file ? { baseDir: dirname(resolve(config.file)) } : {}) },
-  );
-  config.watch((next) => {
-    void skills.setFolders(next.skillFolders);
-    void host.reload(next);
-  });
-
-  const queueBehaviour = queueBehaviourOf(queueEnv, () => config.current.queue);
-  const app = await startSwitchyard({
-    redis: redis.factory,
-    prefix,
-    shards: queue.shards,
-    ...(queue.consume ? { consumeShards: queue.consume } : {}),
-    waitForReplicas: queue.waitForReplicas,
-    waitTimeoutMs: queue.waitTimeoutMs,
-    registry,
-    capabilities,
-    config: () => config.current,
-    queueBehaviour,
-    runtime,
-    provider,
-    ...(modelName ? { model: modelName } : {}),
-    skills,
-    outbounds: Object.fromEntries(channels.map((c) => [c.platform, c.outbound])),
-    worker: role !== "ingress",
-    logger: port,
+  const bot = createBot({
     ...tuning,
-    observe: {
-      queueWait: (ms) => metrics.observeQueueWait(ms / 1000),
-      toolCall: (tool, outcome) => metrics.countToolCall(tool, outcome),
-      turn: ({ result, outcome, ms, contractChanged }) => {
-        metrics.observeTurn({
-          seconds: ms / 1000,
-          outcome: outcome as "answer",
-          steps: result?.steps ?? 0,
-          modelSeconds: (result?.modelMs ?? 0) / 1000,
-          toolSeconds: (result?.toolMs ?? 0) / 1000,
-        });
-        if (result) {
-          metrics.countTokens({
-            prompt: result.usage.promptTokens,
-            cached: result.usage.cachedTokens,
-            completion: result.usage.completionTokens,
-          });
-        }
-        if (contractChanged) metrics.countContractChange();
-      },
-    },
-  });
-
-  const stopWatchingWork = metrics.watchWork({
-    waiting: () => app.queue.waiting(),
-    inProgress: () => app.worker?.inProgress ?? 0,
-  });
-
-  let ops: OpsServer | undefined;
-  if (metricsPort > 0) {
-    try {
-      ops = await startOpsServer({
-        port: metricsPort,
-        metrics,
-        ready: () => app.redis.status === "ready",
-      });
-    } catch (error) {
-      logger.warn(
-        { port: metricsPort, error: (error as Error).message },
-        "metrics server not started",
-      );
-    }
-  }
-
-  let stopping: Promise<void> | undefined;
-  const shutdown = () => {
-    stopping ??= (async () => {
-      logger.info("stopping: finishing the turns in progress");
-      config.close();
-      skills.close();
-      for (const channel of channels) await channel.stop();
-      stopWatchingWork();
-      await app.close();
-      await host.close();
-      await ops?.close();
-      await redis.stop();
-    })();
-    return stopping;
-  };
-  process.once("SIGTERM", () => void shutdown().then(() => process.exit(0)));
-  process.once("SIGINT", () => void shutdown().then(() => process.exit(0)));
-
-  const sources = {
-    store: app.store,
-    skills,
-    registry,
-    capabilities,
-    config: () => config.current,
+    role,
+    config,
+    // With no platform set, the bot's default: the console on stdin and stdout.
+    ...(channels.length > 0 ? { channels } : {}),
+    plugins: values.plugin ?? [],
+    provider: providerFromEnv(
+      env,
+      port,
+      () => config.current.model,
+      () => config.current.models,
+    ),
     runtime,
-    warnings: new WarnOnce(port),
-    ...(modelName ? { model: modelName } : {}),
-  };
-  const gate = new IngressGate({
-    store: app.store,
-    config: () => config.current,
-    refused: (reason) => metrics.countRefused(reason),
+    queue,
+    env,
+    logger,
+    metrics: new Metrics(),
+    metricsPort,
   });
-  const stopTurn = (address: ConversationAddress) => app.signals.send(address, "stop");
-  if (role === "worker") {
-    // Workers only post: Discord's REST needs the token, not a gateway session.
-    for (const channel of channels) if (channel instanceof DiscordChannel) channel.useRestOnly();
-    // Telegram's Bot API needs only the token; posts are remembered in Redis so a retry lands once.
-    for (const channel of channels) {
-      if (channel instanceof TelegramChannel) channel.useOutboundOnly(app.redis, prefix, port);
-    }
-  } else {
-    for (const channel of channels) {
-      await channel.start({
-        queue: app.queue,
-        redis: app.redis,
-        sources,
-        permissions: () => config.current.permissions,
-        skills,
-        gate,
-        logger: port,
-        stopTurn,
-        queueBehaviour,
-      });
-      logger.info({ platform: channel.platform }, "channel started");
-    }
-  }
-  if (role === "worker" || channels.length > 0) {
-    logger.info(role === "worker" ? "worker started; waiting for turns" : "channels started");
-    await new Promise<void>(() => {});
-  }
-  const reader = redis.factory.create("reader");
+  process.once("SIGTERM", () => void bot.stop().then(() => process.exit(0)));
+  process.once("SIGINT", () => void bot.stop().then(() => process.exit(0)));
+  await bot.start();
+  const terminal = bot.channels.find((channel) => channel instanceof ConsoleChannel);
+  if (terminal === undefined) await new Promise<void>(() => {});
   try {
-    await runConsole({
-      input: process.stdin,
-      print: (text) => process.stdout.write(text),
-      queue: app.queue,
-      idle: (address) => new Inbox(app.redis, app.store.keys).idle(address),
-      outbox: app.outbox,
-      reader,
-      skillLibrary: skills,
-      sources,
-      gate,
-      stopTurn,
-    });
+    await terminal?.finished;
   } finally {
-    reader.disconnect();
-    await shutdown();
+    await bot.stop();
   }
   return 0;
 }

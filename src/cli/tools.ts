@@ -1,5 +1,7 @@
 import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { configPath } from "../bot/config-file.ts";
+import { loadPlugins, pluginSpecsFor } from "../bot/plugins.ts";
 import { type Capabilities, capabilityStatus } from "../core/availability/capabilities.ts";
 import { EMPTY_INTENT } from "../core/availability/intent.ts";
 import { runtimeLayer } from "../core/availability/runtime-spec.ts";
@@ -16,7 +18,6 @@ import { WarnOnce } from "../core/logger.ts";
 import { ToolRegistry } from "../core/tools/registry.ts";
 import type { AnyTool } from "../core/tools/tool.ts";
 import { Host } from "../host.ts";
-import { configPath } from "./config-file.ts";
 
 export interface CliEnv {
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -36,6 +37,7 @@ Options:
   --tools SPEC       Runtime decisions, e.g. 'web_search=off,mcp:github=on' (default: $SWITCHYARD_TOOLS)
   --mode MODE        Load mode: full, default, minimal (pi), discover (omp)
   --registry demo    Use the benchmark registry (65 realistic tools) instead of the bot's own
+  --plugin FILE|PACKAGE   Add a plugin's tools, as switchyard start does (repeatable; the config's plugins: load too)
   --json             Print JSON instead of a table
   -h, --help         This help`;
 
@@ -81,6 +83,7 @@ export async function runToolsCommand(argv: string[], io: CliEnv): Promise<numbe
       tools: { type: "string" },
       mode: { type: "string" },
       registry: { type: "string" },
+      plugin: { type: "string", multiple: true },
       json: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -104,9 +107,11 @@ export async function runToolsCommand(argv: string[], io: CliEnv): Promise<numbe
   } else if (values.registry === undefined) {
     // MCP servers are connected to list their tools, then closed again.
     const file = configPath(values.config, io.env as NodeJS.ProcessEnv);
+    const plugins = await loadPlugins(pluginSpecsFor(config.plugins, file, values.plugin));
     const host = new Host({
       env: io.env,
       config,
+      tools: plugins.flatMap((plugin) => plugin.tools ?? []),
       ...(file !== undefined ? { baseDir: dirname(resolve(file)) } : {}),
     });
     try {

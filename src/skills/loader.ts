@@ -4,7 +4,12 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { SkillFolders } from "../core/config/index.ts";
 import { type LoggerPort, silentLogger } from "../core/logger.ts";
-import type { SkillSource, SkillSourceKind } from "../core/skills/index.ts";
+import {
+  INLINE_ORIGIN,
+  type Skill,
+  type SkillSource,
+  type SkillSourceKind,
+} from "../core/skills/index.ts";
 import { type Folder, SkillFolderReader, sourceId } from "./folder-reader.ts";
 
 /** The skills shipped with the package: `skills/` at its root. */
@@ -20,6 +25,8 @@ export interface SkillLibraryOptions {
   readonly debounceMs?: number;
   /** How often a folder that cannot be watched is re-read. */
   readonly pollMs?: number;
+  /** Skills from code (`defineSkill`): after the built-ins, before the global folders. */
+  readonly inline?: readonly Skill[];
 }
 
 /** Where a workspace's skills are looked up: `slack:T0123`. */
@@ -77,10 +84,20 @@ export class SkillLibrary {
     const key = typeof workspace === "object" ? workspaceKey(workspace) : workspace;
     const folders = this.#folders.filter((f) => f.kind !== "workspace");
     if (key !== undefined) folders.push(...(this.#workspaces.get(key) ?? []));
-    return folders.flatMap((f) => {
+    const sources = folders.flatMap((f) => {
       const source = this.#read.get(sourceId(f));
       return source === undefined ? [] : [source];
     });
+    const inline = this.#options.inline ?? [];
+    if (inline.length > 0) {
+      const at = sources.findIndex((source) => source.kind !== "builtin");
+      sources.splice(at < 0 ? sources.length : at, 0, {
+        kind: "global",
+        origin: INLINE_ORIGIN,
+        skills: inline,
+      });
+    }
+    return sources;
   }
 
   /** The messages of the SKILL.md files and folders that cannot be read now. */
@@ -229,6 +246,10 @@ export class SkillLibrary {
 /**
  * Reads the skill folders once; call `reload()` or `watch()` on the result
  * to follow changes.
+ *
+ * @example
+ * const library = await loadSkills({ global: ["./skills"], workspaces: {} }, { inline: [triage] });
+ * library.sourcesFor({ platform: "slack", workspace: "T0123" }); // built-ins, inline, ./skills
  */
 export async function loadSkills(
   folders: SkillFolders,

@@ -16,7 +16,8 @@ export interface TurnEnvironment extends ContractSources {
   readonly inbox: Inbox;
   readonly provider: Provider;
   readonly outbounds: Outbounds;
-  readonly persona: string;
+  /** The persona block of a conversation's system prompt; the same bytes every turn until people change it. */
+  readonly persona: (address: ConversationAddress) => string;
   readonly maxSteps: number;
   readonly toolTimeoutMs: number;
   readonly history: { readonly maxTokens: number; readonly keepLast: number };

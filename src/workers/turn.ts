@@ -249,7 +249,7 @@ function askModel(
     registry: env.registry,
     contract,
     system: buildSystemPrompt({
-      persona: env.persona,
+      persona: env.persona(address),
       catalog: contract.catalog,
       blocks: [skillsBlock(skills.enabled)],
     }),

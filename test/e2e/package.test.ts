@@ -1,5 +1,6 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import {
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -14,6 +15,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RecordedRequest, startFakeOpenAI } from "../fakes/openai-server.ts";
+import { connectRedis, deleteKeysUnder, redisEnv, uniquePrefix } from "../support/redis.ts";
 
 /**
  * The package as a stranger gets it: `npm pack` (which builds it through the
@@ -24,6 +27,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
  * npm cache the checkout's own install filled, and are fetched into the folder
  * while the build runs, so installing the tarball itself only adds it; a build
  * newer than its sources is packed as it is. Each step has a timeout of its own.
+ *
+ * The bots in examples/ run from the same install: each is copied beside the
+ * installed package, the TypeScript ones are type-checked and the JavaScript
+ * one runs against the fake model.
  */
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const TSC = join(ROOT, "node_modules", "typescript", "bin", "tsc");
@@ -155,7 +162,7 @@ describe.concurrent("the npm package", () => {
     expect(existsSync(join(consumer, "node_modules", "tsx"))).toBe(false);
     const { stdout } = await run(
       process.execPath,
-      ["-e", "import('switchyard').then(m => console.log(typeof m.startSwitchyard))"],
+      ["-e", "import('switchyard').then(m => console.log(typeof m.createBot))"],
       { cwd: consumer, env: plainEnv(), timeout: 30_000 },
     );
     expect(stdout).toBe("function\n");
@@ -180,7 +187,10 @@ describe.concurrent("the npm package", () => {
     );
   }, 90_000);
 
-  it("type-checks a consumer under tsc --strict, module NodeNext and skipLibCheck false", async () => {
+  it("type-checks a consumer and the TypeScript examples under tsc --strict, module NodeNext and skipLibCheck false", async () => {
+    // One program for all three: the package's declarations are checked once, not three times.
+    example("ts-bot");
+    example("custom-channel");
     writeFileSync(
       join(consumer, "tsconfig.json"),
       JSON.stringify({
@@ -192,7 +202,7 @@ describe.concurrent("the npm package", () => {
           skipLibCheck: false,
           noEmit: true,
         },
-        include: ["bot.ts"],
+        include: ["bot.ts", "ts-bot/bot.ts", "custom-channel/bot.ts"],
       }),
     );
     writeFileSync(join(consumer, "bot.ts"), CONSUMER_BOT);
@@ -204,6 +214,85 @@ describe.concurrent("the npm package", () => {
     expect((result as { stdout: string }).stdout).toBe("");
     expect(result).not.toHaveProperty("code");
   }, 180_000);
+});
+
+const EXAMPLES = join(ROOT, "examples");
+
+/** An example copied beside the installed package, as a person would after `npm i switchyard`. */
+function example(name: string): string {
+  const manifest = JSON.parse(readFileSync(join(EXAMPLES, name, "package.json"), "utf8")) as {
+    dependencies: Record<string, string>;
+  };
+  expect(manifest.dependencies.switchyard).toBe("file:../..");
+  const tsconfig = join(EXAMPLES, name, "tsconfig.json");
+  if (existsSync(tsconfig)) {
+    // The settings the consumer check below runs under, so the example's own build agrees with it.
+    expect(JSON.parse(readFileSync(tsconfig, "utf8")).compilerOptions).toMatchObject({
+      strict: true,
+      module: "NodeNext",
+      moduleResolution: "NodeNext",
+      skipLibCheck: false,
+    });
+  }
+  const to = join(consumer, name);
+  cpSync(join(EXAMPLES, name), to, {
+    recursive: true,
+    filter: (path) => !/node_modules|dist$|package(-lock)?\.json$/.test(path),
+  });
+  return to;
+}
+
+/** The fake model: the first request calls the tool, the next answers with what the tool said. */
+function orderResponder(request: RecordedRequest) {
+  const messages: { role: string; content: string }[] = request.body.messages;
+  const result = messages.findLast((message) => message.role === "tool");
+  if (result === undefined) {
+    return { toolCalls: [{ name: "order_status", arguments: { order: "A-1042" } }] };
+  }
+  return { content: `Good news: ${result.content}` };
+}
+
+describe("the JavaScript example, installed from the tarball", () => {
+  it("runs the JavaScript bot on plain node: its tool is called and the answer carries its result", async () => {
+    const folder = example("js-bot");
+    const fake = await startFakeOpenAI({ responder: orderResponder });
+    const prefix = uniquePrefix("example");
+    try {
+      const child = spawn(process.execPath, [join(folder, "bot.js")], {
+        cwd: folder,
+        env: {
+          ...plainEnv(),
+          ...redisEnv(),
+          OPENAI_API_KEY: "test",
+          OPENAI_BASE_URL: fake.url,
+          SWITCHYARD_PREFIX: prefix,
+          LOG_LEVEL: "warn",
+        },
+        stdio: ["pipe", "pipe", "pipe"],
+      });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (chunk) => {
+        stdout += String(chunk);
+      });
+      child.stderr.on("data", (chunk) => {
+        stderr += String(chunk);
+      });
+      child.stdin.end("Where is my order A-1042?\n");
+      const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+      expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+      expect(stdout).toBe("Good news: Order A-1042 shipped on 2026-11-30 with Parcelforce.\n");
+      const tools = fake.requests[0]?.body.tools.map(
+        (t: { function: { name: string } }) => t.function.name,
+      );
+      expect(tools).toContain("order_status");
+    } finally {
+      await fake.close();
+      const redis = connectRedis();
+      await deleteKeysUnder(redis, prefix);
+      redis.disconnect();
+    }
+  }, 60_000);
 });
 
 /**

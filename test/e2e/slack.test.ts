@@ -1,6 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { SlackChannel } from "../../src/channels/slack/channel.ts";
-import { DEFAULT_SLACK, type SlackConfig } from "../../src/core/config/index.ts";
+import {
+  DEFAULT_SLACK,
+  EMPTY_CONFIG,
+  type SlackConfig,
+  type SwitchyardConfig,
+} from "../../src/core/config/index.ts";
 import { loadSkills } from "../../src/skills/loader.ts";
 import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
 import {
@@ -31,7 +36,10 @@ afterEach(async () => {
   setup = undefined;
 });
 
-async function start(settings?: () => SlackConfig): Promise<Setup> {
+async function start(
+  settings?: () => SlackConfig,
+  config?: () => SwitchyardConfig,
+): Promise<Setup> {
   const slack = await startFakeSlackApi({
     users: {
       U0HUMAN: { name: "human", real_name: "Hugo Human" },
@@ -52,7 +60,7 @@ async function start(settings?: () => SlackConfig): Promise<Setup> {
   });
   const skills = await loadSkills({ global: [], workspaces: {} });
   const pipe = await startPipeline({ tools, outbounds: { slack: channel.outbound }, skills });
-  await channel.start(channelRuntime(pipe, tools, { skills }));
+  await channel.start(channelRuntime(pipe, tools, { skills, ...(config ? { config } : {}) }));
   setup = { pipe, slack, channel, events: `http://127.0.0.1:${channel.port}/slack/events` };
   return setup;
 }
@@ -204,6 +212,32 @@ describe("Slack session scope", () => {
     const { pipe, slack, events } = await start(() => ({
       ...DEFAULT_SLACK,
       channels: { C0SHARED: { session: "channel" } },
+    }));
+    pipe.fake.script(
+      { content: "one" },
+      { content: "two" },
+      { content: "three" },
+      { content: "four" },
+    );
+    const ask = async (channel: string, text: string) => {
+      const mention = appMentionEvent({ channel, text: `<@${FAKE_SLACK.botUserId}> ${text}` });
+      await sendEvent(events, SECRET, mention);
+      await until(() => (visibleIn(slack, mention.ts as string).length ? true : undefined));
+    };
+    await ask("C0SHARED", "first");
+    await ask("C0SHARED", "second");
+    await ask("C0GENERAL", "third");
+    await ask("C0GENERAL", "fourth");
+    const users = (i: number) =>
+      pipe.fake.requests[i]?.body.messages.filter((m: { role: string }) => m.role === "user")
+        .length;
+    expect(users(1)).toBe(2); // the shared channel remembers the first mention
+    expect(users(3)).toBe(1); // a new thread elsewhere starts fresh
+  });
+  it("reads its settings from the bot's config when it is built without any", async () => {
+    const { pipe, slack, events } = await start(undefined, () => ({
+      ...EMPTY_CONFIG,
+      slack: { ...DEFAULT_SLACK, channels: { C0SHARED: { session: "channel" } } },
     }));
     pipe.fake.script(
       { content: "one" },

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import type { Cluster } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { queueSettings } from "../../src/cli/queue-settings.ts";
+import { queueSettings } from "../../src/bot/queue-settings.ts";
 import { DEFAULT_QUEUE } from "../../src/core/config/index.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { connectRedis, type RedisConnection } from "../../src/runtime/redis.ts";

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { LiveConfig, readConfigText } from "../../src/cli/config-file.ts";
+import { LiveConfig, readConfigText } from "../../src/bot/config-file.ts";
 import {
   ConfigError,
   MAX_CONFIG_BYTES,

@@ -81,6 +81,7 @@ describe("parseConfig", () => {
       permissions: { owners: [], admins: [], conversation: "anyone" },
       access: DEFAULT_ACCESS,
       limits: DEFAULT_LIMITS,
+      plugins: [],
       slack: { session: "thread", channels: {}, answerBots: false },
       discord: DEFAULT_DISCORD,
       telegram: DEFAULT_TELEGRAM,
@@ -175,8 +176,8 @@ describe("parseConfig", () => {
     const config = parseConfig(text, FILE, logger);
     expect(config.tools).toEqual({ web_search: true });
     expect(logger.messages).toEqual([
-      'switchyard.yaml:1: unknown section "voice" is ignored. Known sections: access, agent, budgets, discord, limits, mcp, memory, model, models, permissions, queue, redis, reminders, skill_folders, skills, slack, telegram, tools, toolsets, web.',
-      'switchyard.yaml:5: unknown section "llm" is ignored. Known sections: access, agent, budgets, discord, limits, mcp, memory, model, models, permissions, queue, redis, reminders, skill_folders, skills, slack, telegram, tools, toolsets, web.',
+      'switchyard.yaml:1: unknown section "voice" is ignored. Known sections: access, agent, budgets, discord, limits, mcp, memory, model, models, permissions, plugins, queue, redis, reminders, skill_folders, skills, slack, telegram, tools, toolsets, web.',
+      'switchyard.yaml:5: unknown section "llm" is ignored. Known sections: access, agent, budgets, discord, limits, mcp, memory, model, models, permissions, plugins, queue, redis, reminders, skill_folders, skills, slack, telegram, tools, toolsets, web.',
     ]);
     expect(readConfig(text, FILE).warnings.map((w) => [w.key, w.line])).toEqual([
       ["voice", 1],

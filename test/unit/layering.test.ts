@@ -26,8 +26,9 @@ const LAYERS: Record<string, number> = {
   channels: 5,
   app: 6,
   host: 6,
-  cli: 7,
-  index: 8,
+  bot: 7,
+  cli: 8,
+  index: 9,
 };
 
 function modules(dir: string): string[] {

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { queueBehaviourOf, queueFromEnv } from "../../src/cli/queue-settings.ts";
+import { queueBehaviourOf, queueFromEnv } from "../../src/bot/queue-settings.ts";
 import {
   planTake,
   QUEUE_MODES,

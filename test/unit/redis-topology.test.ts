@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { Cluster, Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
+import { queueFromEnv, queueSettings } from "../../src/bot/queue-settings.ts";
 import { StartOptionError } from "../../src/cli/platforms.ts";
-import { queueFromEnv, queueSettings } from "../../src/cli/queue-settings.ts";
 import {
   DEFAULT_QUEUE,
   formatRedisAddress,

@@ -12,10 +12,10 @@ import { isTooLong, tooLongReply } from "../../core/agent/inbound.ts";
 import type { Actor } from "../../core/commands/index.ts";
 import {
   DEFAULT_DISCORD,
-  type DiscordCommandScope,
   type DiscordConfig,
   type DiscordConversation,
 } from "../../core/config/discord-section.ts";
+import type { SwitchyardConfig } from "../../core/config/index.ts";
 import type { Channel, ChannelRuntime } from "../channel.ts";
 import { chatContextOf, routeChatText } from "../chat-commands.ts";
 import { EventLedger } from "../event-ledger.ts";
@@ -30,24 +30,10 @@ import { DiscordDirectory } from "./directory.ts";
 import { guardPacketHandling, type PacketFailure } from "./gateway-guard.ts";
 import { answerUnreadable, routeInteraction } from "./interaction-router.ts";
 import { type DiscordMessageLike, normalizeDiscordMessage } from "./normalize.ts";
+import type { DiscordChannelOptions } from "./options.ts";
 import { DiscordOutbound } from "./outbound.ts";
 
-export interface DiscordChannelOptions {
-  readonly token: string;
-  /** The REST base, e.g. a proxy or a test's fake: `http://host/api`. */
-  readonly apiUrl?: string;
-  /** The config's `discord:` section, read on every message so a reload applies at once. */
-  readonly settings?: () => DiscordConfig;
-  /** Where the commands are registered, over the config's `commands:` (DISCORD_COMMANDS). */
-  readonly commands?: DiscordCommandScope;
-  /** DISCORD_APPLICATION_ID: registers the commands for it instead of the one the client logs in as. */
-  readonly applicationId?: string;
-  /**
-   * How long `/tools` or `/skills` may take before the person gets an error
-   * instead of "thinking…" (default 20 s; Discord keeps the answer open 15 min).
-   */
-  readonly interactionDeadlineMs?: number;
-}
+export type { DiscordChannelOptions } from "./options.ts";
 
 /** Where in the channel a failure it survived happened: the label of its counter. */
 export type DiscordFailureStage = "gateway" | "interaction" | "message";
@@ -72,6 +58,7 @@ const INTERACTION_DEADLINE_MS = 20_000;
  * channel survives is logged and counted (`countFailuresWith`).
  */
 export class DiscordChannel implements Channel {
+  #config: (() => SwitchyardConfig) | undefined;
   readonly platform = "discord";
   readonly client: Client;
   readonly outbound: DiscordOutbound;
@@ -122,6 +109,7 @@ export class DiscordChannel implements Channel {
   }
 
   async start(runtime: ChannelRuntime): Promise<void> {
+    this.#config = runtime.sources.config;
     this.#runtime = runtime;
     const context = {
       runtime,
@@ -294,7 +282,8 @@ export class DiscordChannel implements Channel {
   }
 
   #settings(): DiscordConfig {
-    return this.options.settings?.() ?? DEFAULT_DISCORD;
+    // Without settings of its own, the channel reads the bot's config (createBot's `config`).
+    return this.options.settings?.() ?? this.#config?.().discord ?? DEFAULT_DISCORD;
   }
 
   /** Thread or channel: the setting of the channel (a thread's parent), else the default. */

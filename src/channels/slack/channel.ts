@@ -1,6 +1,8 @@
 import { App, LogLevel, type Receiver } from "@slack/bolt";
 import { WebClient } from "@slack/web-api";
 import { isTooLong, tooLongReply } from "../../core/agent/inbound.ts";
+import type { CommandPolicy } from "../../core/commands/index.ts";
+import type { SwitchyardConfig } from "../../core/config/index.ts";
 import { DEFAULT_SLACK, type SlackConfig } from "../../core/config/index.ts";
 import { InboundMessageError } from "../../ports/enqueue.ts";
 import type { Channel, ChannelRuntime } from "../channel.ts";
@@ -16,32 +18,14 @@ import {
   type SessionScope,
   type SlackMessageEvent,
 } from "./normalize.ts";
+import type { SlackChannelOptions } from "./options.ts";
 import { SlackOutbound } from "./outbound.ts";
 import { installationTeam, messageEventId } from "./payload.ts";
 import { SlackPeople } from "./people.ts";
 import { slackHttpReceiver, slackSocketReceiver } from "./receiver.ts";
 import { registerSharedSlackCommands, SLACK_SHARED_COMMANDS } from "./shared-commands.ts";
 
-export interface SlackChannelOptions {
-  readonly botToken: string;
-  /** Events API over HTTP: requests are verified with it. */
-  readonly signingSecret?: string;
-  /** Socket Mode instead of HTTP when set. */
-  readonly appToken?: string;
-  /** The Web API base (GovSlack, a proxy, or a test's fake), ending in `/api/`. */
-  readonly apiUrl?: string;
-  /** Where the Events API receiver listens (`SWITCHYARD_HTTP_PORT`); events at /slack/events. */
-  readonly port?: number;
-  readonly host?: string;
-  /** The bot's ids; when both are given the app skips `auth.test` at start. */
-  readonly botId?: string;
-  readonly botUserId?: string;
-  readonly teamId?: string;
-  /** The config's `slack:` section, read on every event so a reload applies at once. */
-  readonly settings?: () => SlackConfig;
-  /** WebClient retries (rate limits are always waited out); tests use 0. */
-  readonly retries?: number;
-}
+export type { SlackChannelOptions } from "./options.ts";
 
 /** How long the bot remembers it is part of a thread. */
 const THREAD_TTL_S = 30 * 24 * 3600;
@@ -59,6 +43,7 @@ const MAX_NAMED = 50;
  * every other payload.
  */
 export class SlackChannel implements Channel {
+  #config: (() => SwitchyardConfig) | undefined;
   readonly platform = "slack";
   readonly outbound: SlackOutbound;
   readonly directory: SlackDirectory;
@@ -91,6 +76,7 @@ export class SlackChannel implements Channel {
   }
 
   async start(runtime: ChannelRuntime): Promise<void> {
+    this.#config = runtime.sources.config;
     const o = this.options;
     if (!this.#botUserId || !this.#botId) {
       const auth = await this.client.auth.test();
@@ -300,7 +286,8 @@ export class SlackChannel implements Channel {
   }
 
   #settings(): SlackConfig {
-    return this.options.settings?.() ?? DEFAULT_SLACK;
+    // Without settings of its own, the channel reads the bot's config (createBot's `config`).
+    return this.options.settings?.() ?? this.#config?.().slack ?? DEFAULT_SLACK;
   }
 
   /** One conversation per thread or per channel: the channel's own setting, else the default. */

@@ -1,6 +1,7 @@
 import { type Api, Bot, BotError } from "grammy";
 import type { Update } from "grammy/types";
 import type { Redis } from "ioredis";
+import type { SwitchyardConfig } from "../../core/config/index.ts";
 import { DEFAULT_TELEGRAM, type TelegramConfig } from "../../core/config/telegram-section.ts";
 import type { LoggerPort } from "../../core/logger.ts";
 import type { Channel, ChannelRuntime } from "../channel.ts";
@@ -15,6 +16,7 @@ import { TelegramDirectory } from "./directory.ts";
 import { isMessageForBot, type TelegramIngressDeps, telegramIngress } from "./ingress.ts";
 import { CommandMenu } from "./menu.ts";
 import type { TelegramBotIdentity } from "./normalize.ts";
+import type { TelegramChannelOptions } from "./options.ts";
 import { TelegramOutbound } from "./outbound.ts";
 import { UpdatePoller } from "./polling.ts";
 import { SentLedger } from "./sent-ledger.ts";
@@ -25,27 +27,7 @@ import { takeUpdatesOnce, UpdateLedger } from "./update-ledger.ts";
 import { UpdateOffset } from "./update-offset.ts";
 import { serveTelegramWebhook, type TelegramWebhook } from "./webhook.ts";
 
-export interface TelegramChannelOptions {
-  /** From @BotFather: `123456:ABC…`. */
-  readonly token: string;
-  /** A local Bot API server or a test's fake (`TELEGRAM_API_ROOT`), without a trailing slash. */
-  readonly apiRoot?: string;
-  /** The public webhook URL (`TELEGRAM_WEBHOOK_URL`): webhook mode when set. */
-  readonly webhookUrl?: string;
-  /** `TELEGRAM_WEBHOOK_SECRET`: Telegram sends it with every update; a wrong one gets 401. */
-  readonly webhookSecret?: string;
-  /** Where the webhook listens when the runtime has no HTTP server (`SWITCHYARD_HTTP_PORT`). */
-  readonly port?: number;
-  readonly host?: string;
-  /** The config's `telegram:` section, read when needed so a reload applies. */
-  readonly settings?: () => TelegramConfig;
-  /** How long one `getUpdates` waits, in seconds (default 30). */
-  readonly pollTimeoutSeconds?: number;
-  /** The first pause before an update held by a failure (Redis away) is tried again; it doubles (default 1 s). */
-  readonly retryMs?: number;
-  /** The longest pause between two tries of a held update (default 15 s). */
-  readonly maxRetryMs?: number;
-}
+export type { TelegramChannelOptions } from "./options.ts";
 
 const ALLOWED_UPDATES = ["message", "callback_query"] as const;
 
@@ -65,6 +47,7 @@ const ALLOWED_UPDATES = ["message", "callback_query"] as const;
  * all it needs, see {@link useOutboundOnly}.
  */
 export class TelegramChannel implements Channel {
+  #config: (() => SwitchyardConfig) | undefined;
   readonly platform = "telegram";
   readonly outbound: TelegramOutbound;
   readonly directory = new TelegramDirectory(() => this.api);
@@ -98,6 +81,7 @@ export class TelegramChannel implements Channel {
   }
 
   async start(runtime: ChannelRuntime): Promise<void> {
+    this.#config = runtime.sources.config;
     const prefix = runtime.sources.store.keys.prefix;
     this.useOutboundOnly(runtime.redis, prefix, runtime.logger);
     const mode = resolveTelegramMode(this.options, this.#settings());
@@ -235,7 +219,8 @@ export class TelegramChannel implements Channel {
   }
 
   #settings(): TelegramConfig {
-    return this.options.settings?.() ?? DEFAULT_TELEGRAM;
+    // Without settings of its own, the channel reads the bot's config (createBot's `config`).
+    return this.options.settings?.() ?? this.#config?.().telegram ?? DEFAULT_TELEGRAM;
   }
 
   #describe(error: unknown): string {

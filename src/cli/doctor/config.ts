@@ -1,10 +1,10 @@
+import { readConfigText } from "../../bot/config-file.ts";
 import {
   ConfigError,
   EMPTY_CONFIG,
   readConfig,
   type SwitchyardConfig,
 } from "../../core/config/index.ts";
-import { readConfigText } from "../config-file.ts";
 import { type Finding, ok, problem, reasonOf } from "./finding.ts";
 
 /**

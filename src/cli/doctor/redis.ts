@@ -1,4 +1,5 @@
 import type { Cluster, Redis } from "ioredis";
+import { queueFromEnv, queueSettings } from "../../bot/queue-settings.ts";
 import {
   describeTopology,
   LOCAL_REDIS_URL,
@@ -10,7 +11,6 @@ import {
 import { checkRedis } from "../../runtime/redis-check.ts";
 import { KeyScheme } from "../../store/keys.ts";
 import { shardQueues, TURN_QUEUE } from "../../workers/shards.ts";
-import { queueFromEnv, queueSettings } from "../queue-settings.ts";
 import { type DoctorContext, type Finding, ok, problem, reasonOf, within } from "./finding.ts";
 
 const TOPOLOGY_WORDS = { single: "standalone", cluster: "cluster", sentinel: "Sentinel" } as const;

@@ -29,6 +29,24 @@ export interface ProviderResponse {
   readonly usage: Usage;
 }
 
+/**
+ * The model, behind one method: the agent loop never knows which it talks
+ * to. `openAIProvider` is one for any OpenAI-compatible server; write your
+ * own for anything else.
+ *
+ * @example
+ * const echo: Provider = {
+ *   async complete(request) {
+ *     const last = request.messages.at(-1);
+ *     return {
+ *       content: `You said: ${typeof last?.content === "string" ? last.content : ""}`,
+ *       toolCalls: [],
+ *       finishReason: "stop",
+ *       usage: { promptTokens: 0, cachedTokens: 0, completionTokens: 0 },
+ *     };
+ *   },
+ * };
+ */
 export interface Provider {
   complete(request: ProviderRequest): Promise<ProviderResponse>;
 }

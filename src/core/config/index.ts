@@ -59,6 +59,13 @@ export {
 } from "./models-section.ts";
 export { DEFAULT_PERMISSIONS, type PermissionsConfig } from "./permissions-section.ts";
 export {
+  MAX_PERSONA_BYTES,
+  type PersonaChoice,
+  type PersonaConfig,
+  personaChoiceFor,
+} from "./persona-section.ts";
+export { NO_PLUGINS, type PluginsConfig } from "./plugins-section.ts";
+export {
   DEFAULT_QUEUE,
   MAX_SHARDS,
   type QueueConfig,

@@ -17,6 +17,14 @@ import {
   type PermissionsConfig,
   permissionsSection,
 } from "./permissions-section.ts";
+import {
+  checkOneChoice,
+  type PersonaConfig,
+  personaChoice,
+  personaKeys,
+  personaOverrides,
+} from "./persona-section.ts";
+import { NO_PLUGINS, type PluginsConfig, pluginsSection } from "./plugins-section.ts";
 import { DEFAULT_QUEUE, type QueueConfig, queueSection } from "./queue-section.ts";
 import { DEFAULT_REDIS, type RedisConfig, redisSection } from "./redis-section.ts";
 import { DEFAULT_REMINDERS, type RemindersConfig, remindersSection } from "./reminders-section.ts";
@@ -40,7 +48,7 @@ export interface SwitchyardConfig {
   /** The global scope's key decisions: tool ids, `mcp:<server>`, `mcp`, `all`. */
   readonly tools: Readonly<Record<string, boolean>>;
   readonly toolsets: Toolsets;
-  readonly agent: {
+  readonly agent: PersonaConfig & {
     readonly mode?: LoadMode;
     /** The global scope's toolset; it names a key of `toolsets`. */
     readonly toolset?: string;
@@ -81,6 +89,8 @@ export interface SwitchyardConfig {
   readonly models: ModelsConfig;
   /** Daily token budgets per person and per workspace. */
   readonly budgets: BudgetsConfig;
+  /** Modules of tools, skills and channels to load, as written (files relative to the config file). Read at start. */
+  readonly plugins: PluginsConfig;
 }
 
 /** The sections this version reads; any other top-level key is reported and ignored. */
@@ -105,6 +115,7 @@ export const SECTIONS = [
   "queue",
   "models",
   "budgets",
+  "plugins",
 ] as const;
 
 export const EMPTY_CONFIG: SwitchyardConfig = Object.freeze({
@@ -128,6 +139,7 @@ export const EMPTY_CONFIG: SwitchyardConfig = Object.freeze({
   queue: DEFAULT_QUEUE,
   models: DEFAULT_MODELS,
   budgets: DEFAULT_BUDGETS,
+  plugins: NO_PLUGINS,
 });
 
 const MODE_CHOICES = "full, default, minimal (alias pi), discover (alias omp)";
@@ -147,34 +159,48 @@ const mode = z
     }
   });
 
-const agentSection = z.strictObject(
-  {
-    mode: mode.optional(),
-    toolset: z
-      .string({ error: (iss) => `expected a toolset name, found ${describeValue(iss.input)}.` })
-      .optional(),
-    essential: z
-      .array(
-        z
-          .string({ error: (iss) => `expected a tool id, found ${describeValue(iss.input)}.` })
-          .refine(isToolId, {
+const agentSection = z
+  .strictObject(
+    {
+      ...personaKeys,
+      workspaces: personaOverrides("workspace").optional(),
+      channels: personaOverrides("channel").optional(),
+      mode: mode.optional(),
+      toolset: z
+        .string({ error: (iss) => `expected a toolset name, found ${describeValue(iss.input)}.` })
+        .optional(),
+      essential: z
+        .array(
+          z
+            .string({ error: (iss) => `expected a tool id, found ${describeValue(iss.input)}.` })
+            .refine(isToolId, {
+              error: (iss) =>
+                `${describeValue(iss.input)} is not a tool id. Tool ids use letters, digits, "_" and "-", e.g. current_time.`,
+            }),
+          {
             error: (iss) =>
-              `${describeValue(iss.input)} is not a tool id. Tool ids use letters, digits, "_" and "-", e.g. current_time.`,
-          }),
-        {
-          error: (iss) =>
-            `expected a list of tool ids, e.g. [current_time, recall], found ${describeValue(iss.input)}.`,
-        },
-      )
-      .optional(),
-  },
-  {
-    error: (iss) =>
-      iss.code === "unrecognized_keys"
-        ? `unknown key ${JSON.stringify(iss.keys[0])}. The agent section takes mode:, toolset: and essential:.`
-        : `expected a map, found ${describeValue(iss.input)}. Put mode:, toolset: and essential: lines under agent:.`,
-  },
-);
+              `expected a list of tool ids, e.g. [current_time, recall], found ${describeValue(iss.input)}.`,
+          },
+        )
+        .optional(),
+    },
+    {
+      error: (iss) =>
+        iss.code === "unrecognized_keys"
+          ? `unknown key ${JSON.stringify(iss.keys[0])}. The agent section takes mode:, toolset:, essential:, persona:, persona_file:, workspaces: and channels:.`
+          : `expected a map, found ${describeValue(iss.input)}. Put mode:, toolset:, essential: and persona: lines under agent:.`,
+    },
+  )
+  .superRefine((raw, ctx) => checkOneChoice(raw, ctx, []))
+  .transform(({ persona, persona_file, workspaces, channels, ...rest }) => {
+    const choice = personaChoice({ persona, persona_file });
+    return {
+      ...rest,
+      ...(choice ? { persona: choice } : {}),
+      ...(workspaces ? { workspaces } : {}),
+      ...(channels ? { channels } : {}),
+    };
+  });
 
 const skillsSection = z
   .record(z.string(), flag, {
@@ -237,6 +263,7 @@ export const configSchema: z.ZodType<SwitchyardConfig, unknown> = z
       queue: section(queueSection),
       models: section(modelsSection),
       budgets: section(budgetsSection),
+      plugins: z.preprocess((value) => value ?? [], pluginsSection),
     },
     {
       error: (iss) =>
@@ -275,5 +302,6 @@ export const configSchema: z.ZodType<SwitchyardConfig, unknown> = z
         queue: config.queue,
         models: config.models,
         budgets: config.budgets,
+        plugins: config.plugins,
       }),
   );

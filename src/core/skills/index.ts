@@ -66,6 +66,13 @@ export {
   skillListView,
   skillWhyView,
 } from "./command-view.ts";
+export {
+  defineSkill,
+  INLINE_ORIGIN,
+  isInlineSkill,
+  type SkillDefinition,
+  SkillDefinitionError,
+} from "./define-skill.ts";
 export { planSkillInvocation, type SkillInvocationPlan } from "./invocation.ts";
 export { reloadReply } from "./reload-reply.ts";
 export {

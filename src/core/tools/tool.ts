@@ -154,6 +154,14 @@ export function defineTool<P extends z.ZodType>(spec: ToolSpec<P>): Tool<P> {
  * Arguments are checked only for keys the schema refuses
  * (`additionalProperties: false`), so a misspelt key gets a correctable
  * answer instead of a call with defaults; the server validates the rest.
+ *
+ * @example
+ * const echo = defineJsonSchemaTool({
+ *   id: "echo",
+ *   description: "Says the text back.",
+ *   inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+ *   execute: (args) => String(args.text),
+ * });
  */
 export function defineJsonSchemaTool(
   spec: Omit<ToolSpec<JsonSchemaArgs>, "parameters"> & { inputSchema: JsonSchema },

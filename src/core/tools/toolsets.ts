@@ -36,7 +36,17 @@ export class ToolsetError extends Error {
   }
 }
 
-/** Merges configured toolsets over the built-ins and checks names, includes and cycles. */
+/**
+ * Merges configured toolsets over the built-ins (`default`, `full`) and
+ * checks names, includes and cycles. A toolset names tool ids, families
+ * (`mcp:*`, `mcp:github`) and other toolsets; it is expanded against the live
+ * registry each turn, never stored expanded.
+ *
+ * @example
+ * const toolsets = defineToolsets({
+ *   research: { tools: ["web_search", "fetch_url"], includes: ["default"] },
+ * });
+ */
 export function defineToolsets(configured: Readonly<Record<string, ToolsetDef>> = {}): Toolsets {
   if (Object.hasOwn(configured, "full")) {
     throw new ToolsetError(

@@ -8,7 +8,7 @@ import {
 import { MAX_SHARDS, type QueueConfig, queueBehaviourFor } from "../core/config/index.ts";
 import type { RedisCheck } from "../runtime/redis.ts";
 import { defaultShardCount } from "../workers/shards.ts";
-import { StartOptionError } from "./platforms.ts";
+import { StartOptionError } from "./errors.ts";
 
 /** The conversation queue as this process runs it. */
 export interface QueueSettings {

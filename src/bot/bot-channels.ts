@@ -1,0 +1,113 @@
+import { IngressGate } from "../access/gate.ts";
+import type { Switchyard } from "../app.ts";
+import type { Channel } from "../channels/channel.ts";
+import { consoleChannel } from "../channels/console/console-channel.ts";
+import { DiscordChannel } from "../channels/discord/channel.ts";
+import { TelegramChannel } from "../channels/telegram/channel.ts";
+import type { ConversationAddress } from "../core/agent/inbound.ts";
+import type { QueueBehaviour, QueueMode } from "../core/agent/queue-mode.ts";
+import type { ScopeLayer } from "../core/availability/scopes.ts";
+import { WarnOnce } from "../core/logger.ts";
+import type { Host } from "../host.ts";
+import { type Logger, loggerPort } from "../observability/logger.ts";
+import type { Metrics } from "../observability/metrics.ts";
+import type { SkillLibrary } from "../skills/loader.ts";
+import { StartOptionError } from "./errors.ts";
+import type { BotRole, ConfigSource } from "./options.ts";
+import type { SwitchyardPlugin } from "./plugins.ts";
+
+/**
+ * The channels a bot runs: those given, then the plugins'. With none given
+ * and none from plugins, the console, unless the process only runs turns.
+ * Two channels of one platform are a {@link StartOptionError}: their
+ * outbounds would share one key.
+ */
+export function channelsFor(
+  given: readonly Channel[] | undefined,
+  plugins: readonly SwitchyardPlugin[],
+  role: BotRole,
+): Channel[] {
+  const channels = [...(given ?? []), ...plugins.flatMap((plugin) => plugin.channels ?? [])];
+  if (given === undefined && channels.length === 0 && role !== "worker") {
+    channels.push(consoleChannel());
+  }
+  const seen = new Set<string>();
+  for (const channel of channels) {
+    if (seen.has(channel.platform)) {
+      throw new StartOptionError(
+        `Two channels are both "${channel.platform}". Each platform runs once per bot: remove one, or give your own channel a platform name of its own.`,
+      );
+    }
+    seen.add(channel.platform);
+  }
+  return channels;
+}
+
+export interface ChannelStart {
+  readonly channels: readonly Channel[];
+  readonly role: BotRole;
+  readonly app: Switchyard;
+  readonly host: Host;
+  readonly skills: SkillLibrary;
+  readonly config: ConfigSource;
+  readonly runtime: ScopeLayer;
+  readonly prefix: string;
+  readonly logger: Logger;
+  /** The model the bot asks by default, for `/model` and `/usage`. */
+  readonly model: string;
+  /** The worker's queue behaviour, for `/queue`. */
+  readonly queueBehaviour: (address: ConversationAddress, chosen?: QueueMode) => QueueBehaviour;
+  /** Counts the messages the ingress gate refuses. */
+  readonly metrics: Metrics;
+}
+
+/**
+ * Starts each channel's ingress, in order; a worker starts none and only
+ * readies the outbounds that need it.
+ */
+export async function startChannels(parts: ChannelStart): Promise<void> {
+  const { channels, app, host, skills, config, logger } = parts;
+  const port = loggerPort(logger);
+  if (parts.role === "worker") {
+    // Workers only post: Discord's REST needs the token, not a gateway session.
+    for (const channel of channels) if (channel instanceof DiscordChannel) channel.useRestOnly();
+    // Telegram's Bot API needs only the token; posts are remembered in Redis so a retry lands once.
+    for (const channel of channels) {
+      if (channel instanceof TelegramChannel)
+        channel.useOutboundOnly(app.redis, parts.prefix, port);
+    }
+    logger.info("worker started; waiting for turns");
+    return;
+  }
+  const sources = {
+    store: app.store,
+    skills,
+    registry: host.registry,
+    capabilities: host.capabilities,
+    config: () => config.current,
+    runtime: parts.runtime,
+    warnings: new WarnOnce(port),
+    model: parts.model,
+  };
+  const gate = new IngressGate({
+    store: app.store,
+    config: () => config.current,
+    refused: (reason) => parts.metrics.countRefused(reason),
+  });
+  const stopTurn = (address: ConversationAddress) => app.signals.send(address, "stop");
+  for (const channel of channels) {
+    await channel.start({
+      queue: app.queue,
+      redis: app.redis,
+      sources,
+      permissions: () => config.current.permissions,
+      skills,
+      gate,
+      logger: port,
+      stopTurn,
+      queueBehaviour: parts.queueBehaviour,
+    });
+    logger.info({ platform: channel.platform }, "channel started");
+  }
+  logger.info("channels started");
+}

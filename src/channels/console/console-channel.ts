@@ -1,0 +1,125 @@
+import type { Readable } from "node:stream";
+import type { Redis } from "ioredis";
+import { type ConversationAddress, conversationKey } from "../../core/agent/inbound.ts";
+import type { CommandPolicy } from "../../core/commands/index.ts";
+import type { DeliveryTarget, Outbound } from "../../ports/outbound.ts";
+import { Inbox } from "../../workers/inbox.ts";
+import type { Channel, ChannelRuntime } from "../channel.ts";
+import { runConsole } from "./channel.ts";
+import { RedisOutbox } from "./outbox.ts";
+
+export interface ConsoleChannelOptions {
+  /** Where messages are typed; stdin by default. */
+  readonly input?: Readable;
+  /** Where answers go; stdout by default. */
+  readonly print?: (text: string) => void;
+  /** The conversation the terminal is; `console:local/terminal/main` by default. */
+  readonly address?: ConversationAddress;
+  /** Who may change which scope; the person at the terminal owns the bot by default. */
+  readonly policy?: CommandPolicy;
+}
+
+/**
+ * A local conversation on a stream, as a {@link Channel}: each line is a
+ * message, `/tools` and `/skills` lines are commands, answers print as
+ * workers deliver them. Answers travel through a Redis stream (the outbox),
+ * so the worker may be another process. At the end of input it waits for
+ * the conversation to come to rest; {@link ConsoleChannel.finished} says when.
+ *
+ * @example
+ * import { consoleChannel, createBot } from "switchyard";
+ *
+ * const terminal = consoleChannel();
+ * const bot = createBot({ channels: [terminal] });
+ * await bot.start();
+ * await terminal.finished; // end of input, every answer printed
+ * await bot.stop();
+ */
+export class ConsoleChannel implements Channel {
+  readonly platform = "console";
+  readonly outbound: Outbound;
+  readonly #options: ConsoleChannelOptions;
+  #outbox: RedisOutbox | undefined;
+  #reader: Redis | undefined;
+  readonly #finished = settled();
+
+  constructor(options: ConsoleChannelOptions = {}) {
+    this.#options = options;
+    const outbox = () => {
+      if (this.#outbox === undefined) {
+        throw new Error("The console channel posts once it has started: call bot.start() first.");
+      }
+      return this.#outbox;
+    };
+    this.outbound = {
+      maxLength: 40_000,
+      canEdit: false,
+      post: (target: DeliveryTarget, text: string, options: { idempotencyKey: string }) =>
+        outbox().post(target, text, options),
+      edit: (target: DeliveryTarget, ref: string, text: string) => outbox().edit(target, ref, text),
+      typing: async () => {},
+    };
+  }
+
+  /** Resolves once the input has ended and every answer to it has printed; rejects if reading fails. */
+  get finished(): Promise<void> {
+    return this.#finished.promise;
+  }
+
+  async start(runtime: ChannelRuntime): Promise<void> {
+    const keys = runtime.sources.store.keys;
+    const outbox = new RedisOutbox(runtime.redis, keys.prefix, conversationKey);
+    this.#outbox = outbox;
+    // Blocking stream reads need a connection of their own.
+    const reader = runtime.redis.duplicate({
+      connectionName: "switchyard:reader",
+      enableAutoPipelining: false,
+    });
+    this.#reader = reader;
+    const print = this.#options.print ?? ((text: string) => void process.stdout.write(text));
+    runConsole({
+      input: this.#options.input ?? process.stdin,
+      print,
+      queue: runtime.queue,
+      idle: (address) => new Inbox(runtime.redis, keys).idle(address),
+      outbox,
+      reader,
+      sources: runtime.sources,
+      gate: runtime.gate,
+      ...(runtime.stopTurn ? { stopTurn: runtime.stopTurn } : {}),
+      ...(runtime.skills ? { skillLibrary: runtime.skills } : {}),
+      ...(this.#options.policy ? { policy: this.#options.policy } : {}),
+      ...(this.#options.address ? { address: this.#options.address } : {}),
+    })
+      .finally(() => reader.disconnect())
+      .then(this.#finished.resolve, this.#finished.reject);
+  }
+
+  async stop(): Promise<void> {
+    this.#reader?.disconnect();
+  }
+}
+
+/** A promise with its resolve and reject (Node 20 has no `Promise.withResolvers`). */
+function settled() {
+  let resolve: () => void = () => {};
+  let reject: (error: unknown) => void = () => {};
+  const promise = new Promise<void>((yes, no) => {
+    resolve = yes;
+    reject = no;
+  });
+  // Nobody need wait for the console to finish; whoever does still sees the failure.
+  promise.catch(() => {});
+  return { promise, resolve, reject };
+}
+
+/**
+ * The console channel: a conversation on stdin and stdout (or the streams
+ * given), the channel `switchyard start` runs when no platform is set.
+ *
+ * @example
+ * const bot = createBot({ tools: [weather], channels: [consoleChannel()] });
+ */
+export function consoleChannel(options: ConsoleChannelOptions = {}): ConsoleChannel {
+  return new ConsoleChannel(options);
+}

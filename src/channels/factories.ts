@@ -1,0 +1,53 @@
+import type { Channel } from "./channel.ts";
+import { DiscordChannel } from "./discord/channel.ts";
+import type { DiscordChannelOptions } from "./discord/options.ts";
+import { SlackChannel } from "./slack/channel.ts";
+import type { SlackChannelOptions } from "./slack/options.ts";
+import { TelegramChannel } from "./telegram/channel.ts";
+import type { TelegramChannelOptions } from "./telegram/options.ts";
+
+/*
+ * The factories answer the Channel contract, not the classes: a bot's
+ * type-check then never reads the platform SDKs' own declarations (some of
+ * which need @types packages nobody should have to add by hand).
+ */
+
+/**
+ * Slack through `@slack/bolt`: Socket Mode with an app token, else the
+ * Events API over HTTP (verified with the signing secret) at `/slack/events`
+ * on `port`. Mentions, DMs and threads the bot is in become turns; `/tools`
+ * and `/skills` answer with buttons.
+ *
+ * @example
+ * const slack = slackChannel({
+ *   botToken: process.env.SLACK_BOT_TOKEN!,
+ *   appToken: process.env.SLACK_APP_TOKEN!, // Socket Mode: no public URL needed
+ * });
+ * const bot = createBot({ channels: [slack] });
+ */
+export function slackChannel(options: SlackChannelOptions): Channel {
+  return new SlackChannel(options);
+}
+
+/**
+ * Discord through discord.js's gateway: DMs, mentions, replies to the bot
+ * and threads it is in become turns; `/tools` and `/skills` are application
+ * commands, registered in each server (or globally with `commands: "global"`).
+ *
+ * @example
+ * const bot = createBot({ channels: [discordChannel({ token: process.env.DISCORD_TOKEN! })] });
+ */
+export function discordChannel(options: DiscordChannelOptions): Channel {
+  return new DiscordChannel(options);
+}
+
+/**
+ * Telegram through grammY: private chats, and mentions, replies and
+ * commands in groups, become turns; long polling unless `webhookUrl` is set.
+ *
+ * @example
+ * const bot = createBot({ channels: [telegramChannel({ token: process.env.TELEGRAM_BOT_TOKEN! })] });
+ */
+export function telegramChannel(options: TelegramChannelOptions): Channel {
+  return new TelegramChannel(options);
+}

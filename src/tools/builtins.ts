@@ -1,0 +1,107 @@
+import type { Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import type { SwitchyardConfig } from "../core/config/index.ts";
+import { defineSkillTool } from "../core/skills/index.ts";
+import type { AnyTool } from "../core/tools/tool.ts";
+import { currentTimeTool } from "./current-time.ts";
+import { memoryTools } from "./memory/index.ts";
+import { type Reminder, reminderTools } from "./reminders/index.ts";
+import { type MessagingPorts, sendMessageTool } from "./send-message.ts";
+import { webTools } from "./web/index.ts";
+
+const NO_SKILLS = { skills: [], enabled: [], layers: [] };
+
+/** What a built-in needs from the bot that runs it; the host hands it over at start. */
+export interface BuiltinContext {
+  readonly config: SwitchyardConfig;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Memory and reminders; connects on first use. */
+  readonly redis: Redis;
+  readonly prefix: string;
+  /** The reminder queue, made the first time a reminder is set. */
+  readonly reminderQueue: () => Queue<Reminder>;
+  /** The channels' outbounds and directories, for `send_message`. */
+  readonly messaging: MessagingPorts;
+}
+
+/**
+ * One of Switchyard's built-in tools, or a family of them that shares a
+ * store: a value a bot includes or leaves out. Built when the bot starts,
+ * because most need what only the running bot has (its Redis, its config,
+ * its channels).
+ *
+ * @example
+ * import { builtins, createBot } from "switchyard";
+ *
+ * // Only the clock and the web tools; no memory, reminders or send_message.
+ * const bot = createBot({ builtins: [builtins.currentTime, builtins.web] });
+ */
+export interface BuiltinTools {
+  /** How the built-in is named in `builtins` and in errors. */
+  readonly name: string;
+  /** The tool ids it adds, in registry order. */
+  readonly ids: readonly string[];
+  build(context: BuiltinContext): AnyTool[];
+}
+
+const currentTime: BuiltinTools = {
+  name: "currentTime",
+  ids: ["current_time"],
+  build: () => [currentTimeTool()],
+};
+
+/** The `skill` tool: the model loads a skill's body on demand. */
+const skill: BuiltinTools = {
+  name: "skill",
+  ids: ["skill"],
+  build: () => [defineSkillTool((ctx) => ctx.skills ?? NO_SKILLS)],
+};
+
+const web: BuiltinTools = {
+  name: "web",
+  ids: ["web_search", "fetch_url"],
+  build: ({ config, env }) => webTools(config.web, { env }),
+};
+
+const memory: BuiltinTools = {
+  name: "memory",
+  ids: ["remember", "recall", "forget"],
+  build: ({ config, redis, prefix }) => memoryTools({ redis, prefix, limits: config.memory }),
+};
+
+const reminders: BuiltinTools = {
+  name: "reminders",
+  ids: ["set_reminder", "list_reminders", "cancel_reminder"],
+  build: ({ config, redis, prefix, reminderQueue }) =>
+    reminderTools({ queue: reminderQueue, redis, prefix, defaults: config.reminders }),
+};
+
+const sendMessage: BuiltinTools = {
+  name: "sendMessage",
+  ids: ["send_message"],
+  build: ({ messaging }) => [sendMessageTool(messaging)],
+};
+
+/**
+ * Every built-in, by name: `current_time`, the `skill` tool, `web_search`
+ * and `fetch_url`, `remember`/`recall`/`forget`, the reminder tools and
+ * `send_message`.
+ */
+export const builtins = Object.freeze({
+  currentTime,
+  skill,
+  web,
+  memory,
+  reminders,
+  sendMessage,
+});
+
+/** The built-ins a bot has when it names none, in registry order. */
+export const ALL_BUILTINS: readonly BuiltinTools[] = Object.freeze([
+  currentTime,
+  skill,
+  web,
+  memory,
+  reminders,
+  sendMessage,
+]);

@@ -1,0 +1,175 @@
+import { exec, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  connectRedis,
+  deleteKeysUnder,
+  envWithoutRedis,
+  redisEnv,
+  uniquePrefix,
+} from "../support/redis.ts";
+
+/**
+ * The README is the user's manual: every ```console block is run and its
+ * output compared byte for byte, so what the README shows is what the code
+ * prints. Markers in HTML comments on the line before a fence:
+ *
+ * - `<!-- console-test: skip: why -->` before a console block whose output
+ *   cannot be reproduced here (trimmed, or needs an installed package);
+ * - `<!-- console-test: file NAME -->` before a ```yaml block: that block is
+ *   the file NAME;
+ * - `<!-- console-test: needs NAME NAME -->` before a console block: those
+ *   files sit in its working folder;
+ * - `<!-- console-test: session ARGS -->` before a ```text block of a console
+ *   conversation: its lines that start with "/" are typed into
+ *   `switchyard start ARGS` and the other lines are what it prints (a file
+ *   ARGS name is put in the folder).
+ *
+ * Each block runs in a folder of its own that links the checkout's bin/,
+ * src/ and node_modules (so `./bin/switchyard.js` and `npm start` work as
+ * they do in a checkout), with no model or platform credentials, and a key
+ * prefix of its own so the console starts with an empty history.
+ */
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const README = readFileSync(join(ROOT, "README.md"), "utf8");
+const run = promisify(exec);
+
+interface Fence {
+  readonly lang: string;
+  readonly body: string;
+  /** The marker on the line before the fence, if any. */
+  readonly marker: string | undefined;
+  readonly line: number;
+}
+
+function fences(text: string): Fence[] {
+  const lines = text.split("\n");
+  const found: Fence[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^```(\w*)\s*$/.exec(lines[i] ?? "");
+    if (!open) continue;
+    const end = lines.findIndex((line, j) => j > i && line.startsWith("```"));
+    const before = lines[i - 1]?.trim() ?? "";
+    const marker = /^<!-- console-test: (.*) -->$/.exec(before)?.[1];
+    found.push({
+      lang: open[1] ?? "",
+      body: lines.slice(i + 1, end).join("\n"),
+      marker,
+      line: i + 1,
+    });
+    i = end;
+  }
+  return found;
+}
+
+/** A console block's commands, each with the output printed after it. */
+function sessions(body: string): { command: string; output: string }[] {
+  const steps: { command: string; output: string[] }[] = [];
+  for (const line of body.split("\n")) {
+    if (line.startsWith("$ ")) steps.push({ command: line.slice(2), output: [] });
+    else steps.at(-1)?.output.push(line);
+  }
+  return steps.map((step) => ({ command: step.command, output: step.output.join("\n") }));
+}
+
+const all = fences(README);
+const files = new Map(
+  all.flatMap((fence) => {
+    const name = /^file (\S+)$/.exec(fence.marker ?? "")?.[1];
+    return name ? [[name, `${fence.body}\n`] as const] : [];
+  }),
+);
+const blocks = all.filter((fence) => fence.lang === "console");
+const conversations = all.filter((fence) => fence.marker?.startsWith("session"));
+const prefixes: string[] = [];
+const folders: string[] = [];
+
+/** A folder that looks like the checkout to the commands, with the files the block needs. */
+function workspace(needs: readonly string[]): string {
+  const folder = mkdtempSync(join(tmpdir(), "sy-readme-"));
+  folders.push(folder);
+  for (const name of ["bin", "src", "skills", "bench", "node_modules", "package.json"]) {
+    symlinkSync(join(ROOT, name), join(folder, name));
+  }
+  for (const name of needs) {
+    const text = files.get(name);
+    if (text === undefined) throw new Error(`README: no yaml block is marked as file ${name}`);
+    writeFileSync(join(folder, name), text);
+  }
+  return folder;
+}
+
+/** What the commands run with: no model, no platform, a Redis and a key prefix of their own. */
+function environment(prefix: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...envWithoutRedis(), ...redisEnv() };
+  for (const name of Object.keys(env)) {
+    if (/^(OPENAI_|SLACK_|DISCORD_|TELEGRAM_|SWITCHYARD_|LOG_LEVEL$|NODE_OPTIONS$)/.test(name)) {
+      delete env[name];
+    }
+  }
+  return { ...env, SWITCHYARD_PREFIX: prefix, SWITCHYARD_METRICS_PORT: "0" };
+}
+
+afterAll(async () => {
+  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+  const redis = connectRedis();
+  for (const prefix of prefixes) await deleteKeysUnder(redis, prefix);
+  redis.disconnect();
+});
+
+describe("the README's console blocks", () => {
+  it("has console blocks, and every skipped one says why", () => {
+    expect(blocks.length).toBeGreaterThan(5);
+    for (const block of blocks) {
+      if (block.marker?.startsWith("skip")) expect(block.marker).toMatch(/^skip: \S/);
+    }
+  });
+
+  for (const block of blocks.filter((b) => !b.marker?.startsWith("skip"))) {
+    it(`prints what README.md line ${block.line} shows`, async () => {
+      const needs = /^needs (.+)$/.exec(block.marker ?? "")?.[1]?.split(/\s+/) ?? [];
+      const cwd = workspace(needs);
+      for (const { command, output } of sessions(block.body)) {
+        const prefix = uniquePrefix("readme");
+        prefixes.push(prefix);
+        const result = await run(command, {
+          cwd,
+          env: environment(prefix),
+          shell: "/bin/bash",
+          timeout: 90_000,
+        }).catch((error: { stdout: string; stderr: string }) => error);
+        // A failing command prints its message on stderr; the README shows the terminal, both streams.
+        const printed = `${result.stdout}${result.stderr}`.replace(/\n$/, "");
+        expect({ command, printed }).toEqual({ command, printed: output });
+      }
+    }, 120_000);
+  }
+
+  for (const block of conversations) {
+    it(`answers the console conversation at README.md line ${block.line} as shown`, async () => {
+      const args = block.marker?.split(/\s+/).slice(1) ?? [];
+      const cwd = workspace(args.filter((arg) => files.has(arg)));
+      const lines = block.body.split("\n");
+      const typed = lines.filter((line) => line.startsWith("/"));
+      const prefix = uniquePrefix("readme");
+      prefixes.push(prefix);
+      const child = spawn(join(cwd, "bin", "switchyard.js"), ["start", ...args], {
+        cwd,
+        env: environment(prefix),
+        stdio: ["pipe", "pipe", "ignore"],
+      });
+      let printed = "";
+      child.stdout.on("data", (chunk) => {
+        printed += String(chunk);
+      });
+      child.stdin.end(`${typed.join("\n")}\n`);
+      await new Promise((resolve) => child.once("exit", resolve));
+      const shown = lines.filter((line) => !line.startsWith("/")).join("\n");
+      expect(printed.replace(/\n$/, "")).toBe(shown);
+    }, 120_000);
+  }
+});
