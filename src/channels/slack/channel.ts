@@ -1,7 +1,6 @@
 import { App, LogLevel, type Receiver } from "@slack/bolt";
 import { WebClient } from "@slack/web-api";
 import { isTooLong, tooLongReply } from "../../core/agent/inbound.ts";
-import type { CommandPolicy } from "../../core/commands/index.ts";
 import type { SwitchyardConfig } from "../../core/config/index.ts";
 import { DEFAULT_SLACK, type SlackConfig } from "../../core/config/index.ts";
 import { InboundMessageError } from "../../ports/enqueue.ts";
