@@ -200,7 +200,7 @@ describe("an update nothing can read", () => {
       chat: TEAM,
       from: BOB,
       text: `@${BOT.username} look`,
-      extra: { photo: 42 as never },
+      extra: { sender_chat: 42 as never },
     });
     await until(() => (telegram.botMessages(TEAM).length === 1 ? true : undefined));
     await settle();
