@@ -7,6 +7,12 @@ import { defineSkillTool } from "./core/skills/index.ts";
 import { ToolRegistry } from "./core/tools/registry.ts";
 import type { ConversationDirectory } from "./ports/directory.ts";
 import type { Outbound } from "./ports/outbound.ts";
+import {
+  TRANSCRIPTION_CAPABILITY,
+  transcriptionCapability,
+  VISION_CAPABILITY,
+  visionCapability,
+} from "./tools/attachments/index.ts";
 import { builtinTools } from "./tools/index.ts";
 import { McpHub } from "./tools/mcp/index.ts";
 import { memoryTools } from "./tools/memory/index.ts";
@@ -82,7 +88,11 @@ export class Host {
       }),
       sendMessageTool(this.messaging),
     ]);
-    this.#static = webCapabilities(config.web, env);
+    this.#static = {
+      ...webCapabilities(config.web, env),
+      [VISION_CAPABILITY]: visionCapability(config.model, env),
+      [TRANSCRIPTION_CAPABILITY]: transcriptionCapability(config.transcription, env),
+    };
     this.mcp = new McpHub(config.mcp, {
       registry: this.registry,
       env,
@@ -97,7 +107,7 @@ export class Host {
     await this.mcp.start();
   }
 
-  /** What the host has now: a web search provider, each MCP server's connection. */
+  /** What the host has now: a web search provider, vision, transcription, each MCP server's connection. */
   capabilities = (): Capabilities => ({ ...this.#static, ...this.mcp.capabilities() });
 
   /** A config edit: MCP servers added, changed or removed apply at the next turn. */

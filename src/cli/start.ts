@@ -5,7 +5,7 @@ import { runConsole } from "../channels/console/channel.ts";
 import { DiscordChannel } from "../channels/discord/channel.ts";
 import { TelegramChannel } from "../channels/telegram/channel.ts";
 import { runtimeLayer } from "../core/availability/runtime-spec.ts";
-import { EMPTY_CONFIG } from "../core/config/index.ts";
+import { EMPTY_CONFIG, type SwitchyardConfig } from "../core/config/index.ts";
 import { parseLoadMode } from "../core/loading/modes.ts";
 import { WarnOnce } from "../core/logger.ts";
 import { Host } from "../host.ts";
@@ -15,6 +15,7 @@ import { Metrics } from "../observability/metrics.ts";
 import { installProcessGuard } from "../observability/process-guard.ts";
 import { connectRedis } from "../runtime/redis.ts";
 import { watchSkills } from "../skills/loader.ts";
+import { openAITranscriber, type Transcriber } from "../tools/attachments/index.ts";
 import { Inbox } from "../workers/inbox.ts";
 import { configPath, LiveConfig } from "./config-file.ts";
 import {
@@ -166,6 +167,7 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
     runtime,
     provider,
     skills,
+    ...transcriberOf(config.current, env),
     outbounds: Object.fromEntries(channels.map((c) => [c.platform, c.outbound])),
     worker: role !== "ingress",
     logger: port,
@@ -276,4 +278,15 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
     await shutdown();
   }
   return 0;
+}
+
+/** The transcriber when `transcription:` is configured with its key; the key is redacted from logs. */
+function transcriberOf(
+  config: SwitchyardConfig,
+  env: NodeJS.ProcessEnv,
+): { transcriber?: Transcriber } {
+  const key = env[config.transcription.keyEnv];
+  if (key) registerSecret(key);
+  const transcriber = openAITranscriber(config.transcription, env, config.attachments.fetchMs);
+  return transcriber ? { transcriber } : {};
 }

@@ -1,4 +1,5 @@
 import type { User } from "grammy/types";
+import type { SwitchyardOptions } from "../../src/app.ts";
 import type { ChannelRuntime } from "../../src/channels/channel.ts";
 import {
   TelegramChannel,
@@ -44,6 +45,8 @@ export async function startTelegram(
     redisUrl?: string;
     /** The pipeline's key prefix, when a test must write under it before the channel starts. */
     prefix?: string;
+    /** More pipeline options (capabilities, config, a transcriber). */
+    pipeline?: Partial<SwitchyardOptions>;
   } = {},
 ): Promise<TelegramSetup> {
   const telegram = options.telegram ?? (await startFakeTelegram());
@@ -70,6 +73,7 @@ export async function startTelegram(
       ...(options.skills ? { skills: options.skills } : {}),
       ...(options.redisUrl ? { redisUrl: options.redisUrl } : {}),
       ...(options.prefix ? { prefix: options.prefix } : {}),
+      ...options.pipeline,
     }));
   await pipe.app.worker?.worker.waitUntilReady();
   const warnings: string[] = [];

@@ -1,3 +1,4 @@
+export { type AttachmentsConfig, DEFAULT_ATTACHMENTS } from "./attachments-section.ts";
 export {
   DEFAULT_DISCORD,
   type DiscordCommandScope,
@@ -18,9 +19,11 @@ export { DEFAULT_MEMORY, type MemoryConfig } from "./memory-section.ts";
 export {
   checkModelLimit,
   DEFAULT_MODEL_LIMITS,
+  DEFAULT_MODEL_SECTION,
   MODEL_LIMIT_NAMES,
   MODEL_LIMIT_RULES,
   type ModelLimits,
+  type ModelSection,
 } from "./model-section.ts";
 export { DEFAULT_PERMISSIONS, type PermissionsConfig } from "./permissions-section.ts";
 export {
@@ -43,4 +46,5 @@ export { configTooLarge, MAX_CONFIG_BYTES } from "./size.ts";
 export { NO_SKILL_FOLDERS, type SkillFolders } from "./skill-folders-section.ts";
 export { DEFAULT_SLACK, type SlackConfig } from "./slack-section.ts";
 export { DEFAULT_TELEGRAM, type TelegramConfig } from "./telegram-section.ts";
+export { DEFAULT_TRANSCRIPTION, type TranscriptionConfig } from "./transcription-section.ts";
 export { DEFAULT_WEB, type WebConfig } from "./web-section.ts";
