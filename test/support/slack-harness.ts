@@ -1,3 +1,4 @@
+import type { SwitchyardOptions } from "../../src/app.ts";
 import { SlackChannel } from "../../src/channels/slack/channel.ts";
 import type { SlackConfig } from "../../src/core/config/index.ts";
 import { loadSkills } from "../../src/skills/loader.ts";
@@ -43,6 +44,8 @@ export interface SlackHarnessOptions {
   readonly ingress?: number;
   readonly users?: Record<string, FakeSlackUser>;
   readonly settings?: () => SlackConfig;
+  /** More pipeline options (capabilities, config, a transcriber). */
+  readonly pipeline?: Partial<SwitchyardOptions>;
 }
 
 export const SLACK_USERS: Record<string, FakeSlackUser> = {
@@ -80,6 +83,7 @@ export async function startSlackHarness(options: SlackHarnessOptions = {}): Prom
     tools,
     outbounds: { slack: (first as SlackChannel).outbound },
     skills,
+    ...options.pipeline,
   });
   await pipe.app.worker?.worker.waitUntilReady();
   const warnings: LoggedWarning[] = [];
