@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { FAKE_SLACK } from "../fakes/slack-api.ts";
 import { messageEvent, sendEvent } from "../fakes/slack-requests.ts";
+import type { FakeSlackFile } from "../fakes/slack-workspace.ts";
 import {
   attachmentPipeline,
   contentText,
@@ -44,7 +45,7 @@ async function share(h: SlackHarness, files: Record<string, unknown>[], text = "
 }
 
 /** The file object as Slack puts it in the event: no content, a url_private_download. */
-function shared(file: { content: unknown } & Record<string, unknown>) {
+function shared(file: FakeSlackFile): Record<string, unknown> {
   const { content: _bytes, ...fields } = file;
   return fields;
 }
