@@ -1,5 +1,5 @@
 import type { ChatMessage } from "../core/agent/messages.ts";
-import { estimateTokens } from "../core/budget/estimate.ts";
+import { messageTokens } from "../core/budget/image-tokens.ts";
 import { decodeMessage } from "./message-json.ts";
 
 /**
@@ -58,11 +58,12 @@ export interface CompactionPlan {
 /**
  * Which head of history to drop: the oldest whole groups, until the rest fits
  * in `maxTokens`, never one of the last `keepLast` groups nor tool calls still
- * waiting for results. Tokens are estimated on the stored JSON of each message.
+ * waiting for results. Tokens are estimated on the stored JSON of each message,
+ * an image part by the provider's formula rather than its base64 bytes.
  */
 export function planCompaction(raw: readonly string[], limits: CompactionLimits): CompactionPlan {
   const messages = raw.map(decodeMessage);
-  const costs = raw.map((entry) => estimateTokens(entry));
+  const costs = raw.map((entry) => messageTokens(entry));
   let tokens = costs.reduce((sum, cost) => sum + cost, 0);
   if (tokens <= limits.maxTokens) return { drop: 0, droppedGroups: 0, tokens };
   const groups = groupMessages(messages);
