@@ -13,6 +13,7 @@ import type { CommandPolicy } from "../../core/commands/index.ts";
 import type { Enqueue, IsIdle } from "../../ports/enqueue.ts";
 import { routeChatText } from "../chat-commands.ts";
 import type { ReloadableSkills } from "../skills-command.ts";
+import { consoleAttachment } from "./files.ts";
 import type { RedisOutbox } from "./outbox.ts";
 
 export const CONSOLE_ADDRESS: ConversationAddress = {
@@ -75,6 +76,23 @@ export async function runConsole(options: ConsoleOptions): Promise<void> {
     if (line === "") continue;
     if (isTooLong(line)) {
       options.print(`${tooLongReply(line.length)}\n`);
+      continue;
+    }
+    if (/^\/attach\b/.test(line)) {
+      const { attachment, text, problem } = await consoleAttachment(line);
+      if (problem || !attachment) {
+        options.print(`${problem}\n`);
+        continue;
+      }
+      await options.queue.enqueue({
+        ...address,
+        user: CONSOLE_USER,
+        userName: process.env.USER ?? "you",
+        text,
+        attachments: [attachment],
+        eventId: randomUUID(),
+        time: Date.now(),
+      });
       continue;
     }
     const outcome = await routeChatText(line, address, actor, {

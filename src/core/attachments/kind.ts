@@ -54,3 +54,21 @@ export function kindOf(type: string | undefined, name: string, voice = false): A
 export function declaredKind(attachment: Attachment): AttachmentKind {
   return kindOf(attachment.mimeType, attachment.name, attachment.voice);
 }
+
+const TEXT_TYPE_BY_EXTENSION: Readonly<Record<string, string>> = {
+  md: "text/markdown",
+  markdown: "text/markdown",
+  csv: "text/csv",
+  tsv: "text/tab-separated-values",
+  json: "application/json",
+  yaml: "application/yaml",
+  yml: "application/yaml",
+  html: "text/html",
+  htm: "text/html",
+  xml: "application/xml",
+};
+
+/** The text type a file name suggests (`notes.md` -> text/markdown); text/plain when it says nothing. */
+export function textTypeFor(name: string): string {
+  return TEXT_TYPE_BY_EXTENSION[extensionOf(name)] ?? "text/plain";
+}

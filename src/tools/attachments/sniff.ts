@@ -1,5 +1,5 @@
 import { fileTypeFromBuffer } from "file-type";
-import { isTextLike } from "../../core/attachments/kind.ts";
+import { isTextLike, textTypeFor } from "../../core/attachments/kind.ts";
 
 /**
  * The file's type from its bytes (magic numbers, via `file-type`), never
@@ -19,8 +19,10 @@ export async function sniffType(
     return found.mime.split(";")[0]?.trim() ?? found.mime;
   }
   if (!looksLikeText(bytes)) return "application/octet-stream";
-  if (declared && isTextLike(declared, name)) return declared;
-  return "text/plain";
+  if (declared && isTextLike(declared, name) && declared !== "application/octet-stream") {
+    return declared;
+  }
+  return textTypeFor(name);
 }
 
 function looksLikeText(bytes: Uint8Array): boolean {
