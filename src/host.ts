@@ -7,7 +7,12 @@ import { defineSkillTool } from "./core/skills/index.ts";
 import { ToolRegistry } from "./core/tools/registry.ts";
 import type { ConversationDirectory } from "./ports/directory.ts";
 import type { Outbound } from "./ports/outbound.ts";
+import { KeyScheme } from "./store/keys.ts";
 import {
+  DocumentStore,
+  READ_ATTACHMENT_CAPABILITY,
+  readAttachmentCapability,
+  readAttachmentTool,
   TRANSCRIPTION_CAPABILITY,
   transcriptionCapability,
   VISION_CAPABILITY,
@@ -60,6 +65,7 @@ export class Host {
   readonly #static: Capabilities;
   readonly #redis: Redis;
   #queue: Queue<Reminder> | undefined;
+  #documents: DocumentStore | undefined;
 
   constructor(options: HostOptions) {
     const { config, env } = options;
@@ -87,11 +93,16 @@ export class Host {
         defaults: config.reminders,
       }),
       sendMessageTool(this.messaging),
+      readAttachmentTool(() => {
+        this.#documents ??= new DocumentStore(this.#redis, new KeyScheme(prefix));
+        return this.#documents;
+      }),
     ]);
     this.#static = {
       ...webCapabilities(config.web, env),
       [VISION_CAPABILITY]: visionCapability(config.model, env),
       [TRANSCRIPTION_CAPABILITY]: transcriptionCapability(config.transcription, env),
+      [READ_ATTACHMENT_CAPABILITY]: readAttachmentCapability(config.attachments),
     };
     this.mcp = new McpHub(config.mcp, {
       registry: this.registry,

@@ -81,6 +81,16 @@ export class KeyScheme {
     return `${this.conversationTag(address)}:attachment:${id}`;
   }
 
+  /**
+   * HASH: a long document's whole text (`text`) and page size (`page`),
+   * kept for `read_attachment` for `attachments.keep_seconds`, under the
+   * document's short id (see `documentId`), in the conversation's slot.
+   * e.g. "sy:{conv:slack:T1:D1:D1}:document:3f2a9c01b7e4".
+   */
+  document(address: ConversationAddress, documentId: string): string {
+    return `${this.conversationTag(address)}:document:${documentId}`;
+  }
+
   conversation(address: ConversationAddress): ConversationKeys {
     const tag = this.conversationTag(address);
     return {

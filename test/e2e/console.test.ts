@@ -67,7 +67,11 @@ describe("switchyard start with the console channel", () => {
     expect(stdout).toContain("It is late.");
     expect(stdout).toContain("current_time is now off in this conversation");
     // The built-ins: web_search stays off at the floor until a provider is configured.
-    expect(stdout).toContain("9 of 11 tools available");
+    expect(stdout).toContain("10 of 12 tools available");
+    expect(stdout).toMatch(/read_attachment +deferred/);
+    expect(stdout).toContain(
+      "Attachments: vision off (the configured model has no vision); transcription off (no transcription endpoint: set transcription.base_url (and its key) in the config file); read_attachment on.",
+    );
     expect(stdout).toMatch(/web_search +unavailable: no web search provider configured/);
     expect(stdout).toMatch(/send_message +deferred/);
     // The toggle came first, so the turn was frozen without the tool, and the model's

@@ -8,7 +8,13 @@ import { TelegramFiles } from "../../src/channels/telegram/files.ts";
 import type { ConversationAddress } from "../../src/core/agent/inbound.ts";
 import { DEFAULT_ATTACHMENTS } from "../../src/core/config/index.ts";
 import { KeyScheme } from "../../src/store/keys.ts";
-import { FileReader } from "../../src/tools/attachments/index.ts";
+import {
+  DocumentStore,
+  documentId,
+  FileReader,
+  readAttachmentCapability,
+  readAttachmentTool,
+} from "../../src/tools/attachments/index.ts";
 import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-api.ts";
 import { makePdf } from "../support/files.ts";
 import { connectRedis, deleteKeysUnder, uniquePrefix } from "../support/redis.ts";
@@ -103,5 +109,49 @@ describe("the attachment fetcher", () => {
     );
     expect(missing?.outcome).toBe("failed");
     expect(JSON.stringify(missing)).not.toContain(telegram.token);
+  });
+
+  it("keeps a document longer than the inline cap for read_attachment, which reads it page by page", async () => {
+    const limits = { ...DEFAULT_ATTACHMENTS, maxInlineChars: 100 };
+    const body = Array.from({ length: 30 }, (_, i) => `line ${String(i).padStart(2, "0")}`).join(
+      "\n",
+    );
+    const doc = telegram.addFile(Buffer.from(body), "long.txt");
+    const keeping = new FileReader({
+      redis,
+      keys: new KeyScheme(prefix),
+      sources: () =>
+        new TelegramFiles(
+          () => createTelegramApi(telegram.token, telegram.apiRoot),
+          telegram.token,
+          () => telegram.apiRoot,
+        ),
+      limits: () => limits,
+      capabilities: () => ({ read_attachment: readAttachmentCapability(limits) }),
+    });
+    const [read] = await keeping.read(
+      address,
+      [{ ref: doc.file_id, name: "long.txt", size: doc.file_size }],
+      new AbortController().signal,
+    );
+    const id = documentId(doc.file_id);
+    expect(read?.text).toBe(body.slice(0, 100));
+    expect(read?.note).toBe(
+      `page 1 of 3 of document ${id} (${body.length} characters); read_attachment reads pages 2 to 3, for 7 days`,
+    );
+    const tool = readAttachmentTool(() => new DocumentStore(redis, new KeyScheme(prefix)));
+    const ctx = { ...address, user: "5", signal: new AbortController().signal };
+    expect(await tool.execute({ document: id, page: 2 }, ctx)).toBe(
+      `Document ${id}, page 2 of 3:\n${body.slice(100, 200)}`,
+    );
+    expect(await tool.execute({ document: id, page: 9 }, ctx)).toBe(
+      `Document ${id} has pages 1 to 3; there is no page 9.`,
+    );
+    const elsewhere = { ...ctx, conversation: "other" };
+    expect(await tool.execute({ document: id, page: 2 }, elsewhere)).toContain("is not kept");
+    expect(readAttachmentCapability({ ...limits, keepSeconds: 0 })).toEqual({
+      available: false,
+      reason: "attachments.keep_seconds is 0: long documents are cut, not kept",
+    });
   });
 });

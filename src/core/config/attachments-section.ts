@@ -18,6 +18,7 @@ import { describeValue } from "./errors.ts";
  *   image_max_side: 1568           # longest side of an image the model sees, in pixels
  *   max_inline_chars: 20000        # a document's text inlined, at most; longer is cut with a note
  *   cache_seconds: 3600            # a fetched file is kept this long, so a resumed turn does not fetch it again
+ *   keep_seconds: 604800           # a document longer than max_inline_chars is kept this long for read_attachment; 0: cut, not kept
  * ```
  */
 export interface AttachmentsConfig {
@@ -30,6 +31,8 @@ export interface AttachmentsConfig {
   readonly imageMaxSide: number;
   readonly maxInlineChars: number;
   readonly cacheSeconds: number;
+  /** How long a long document stays readable with `read_attachment`; 0 turns the tool off. */
+  readonly keepSeconds: number;
 }
 
 /**
@@ -39,7 +42,8 @@ export interface AttachmentsConfig {
  * models read at full detail before they scale down themselves (OpenAI
  * scales to 2048 then 768 on the short side; Anthropic recommends 1568), so
  * a bigger image costs bytes and nothing else. 20,000 characters is about
- * 5,000 tokens: a page or ten of a document, not the whole context.
+ * 5,000 tokens: a page or ten of a document, not the whole context. A
+ * week is how long a conversation about a document plausibly goes on.
  */
 export const DEFAULT_ATTACHMENTS: AttachmentsConfig = Object.freeze({
   maxImageBytes: 20_000_000,
@@ -51,6 +55,7 @@ export const DEFAULT_ATTACHMENTS: AttachmentsConfig = Object.freeze({
   imageMaxSide: 1568,
   maxInlineChars: 20_000,
   cacheSeconds: 3600,
+  keepSeconds: 604_800,
 });
 
 const KEYS: Readonly<Record<keyof AttachmentsConfig, readonly [string, string, number, number]>> = {
@@ -63,6 +68,7 @@ const KEYS: Readonly<Record<keyof AttachmentsConfig, readonly [string, string, n
   imageMaxSide: ["image_max_side", "pixels", 64, 8192],
   maxInlineChars: ["max_inline_chars", "characters", 100, 1_000_000],
   cacheSeconds: ["cache_seconds", "seconds", 10, 604_800],
+  keepSeconds: ["keep_seconds", "seconds", 0, 7_776_000],
 };
 
 const NAMES = Object.keys(KEYS) as (keyof AttachmentsConfig)[];

@@ -1,4 +1,11 @@
+export {
+  DocumentStore,
+  documentId,
+  READ_ATTACHMENT_CAPABILITY,
+  readAttachmentCapability,
+} from "./document-store.ts";
 export { visionImage } from "./image.ts";
+export { readAttachmentTool } from "./read-attachment.ts";
 export { FileReader, type FileReaderOptions, VISION_CAPABILITY } from "./reader.ts";
 export {
   openAITranscriber,

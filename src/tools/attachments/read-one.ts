@@ -9,6 +9,7 @@ import { kindOf, VISION_TYPES } from "../../core/attachments/kind.ts";
 import type { CapabilityStatus } from "../../core/availability/capabilities.ts";
 import type { AttachmentsConfig } from "../../core/config/attachments-section.ts";
 import { documentText } from "./document.ts";
+import { documentId } from "./document-store.ts";
 import { visionImage } from "./image.ts";
 import type { Transcriber } from "./transcribe.ts";
 
@@ -19,6 +20,8 @@ export interface ReadingPowers {
   readonly transcriber?: Transcriber | undefined;
   readonly limits: AttachmentsConfig;
   readonly signal: AbortSignal;
+  /** Keeps a long document for `read_attachment` (present with the capability). */
+  readonly keep?: ((id: string, text: string) => Promise<void>) | undefined;
 }
 
 /** The cap for a kind, and the config key that sets it (named in the note). */
@@ -57,7 +60,7 @@ export async function readBytes(
       case "audio":
         return await readAudio(base, attachment, bytes, powers);
       case "document":
-        return await readDocument(base, bytes, powers.limits.maxInlineChars);
+        return await readDocument(base, bytes, powers);
       default:
         return { ...base, outcome: "named", note: "a file of a kind this bot does not read" };
     }
@@ -125,14 +128,27 @@ async function readAudio(
 async function readDocument(
   base: Base,
   bytes: Uint8Array,
-  maxChars: number,
+  powers: ReadingPowers,
 ): Promise<AttachmentContent> {
+  const maxChars = powers.limits.maxInlineChars;
   const doc = await documentText(bytes, base.type ?? "text/plain");
   if (doc === undefined || doc.text === "") {
     const scan = base.type === "application/pdf" ? " (a scan without a text layer?)" : "";
     return { ...base, outcome: "named", note: `no text could be read from it${scan}` };
   }
   if (doc.text.length <= maxChars) return { ...base, outcome: "text", text: doc.text };
+  if (powers.keep) {
+    const id = documentId(base.ref);
+    await powers.keep(id, doc.text);
+    const pages = Math.ceil(doc.text.length / maxChars);
+    const days = Math.max(1, Math.round(powers.limits.keepSeconds / 86_400));
+    return {
+      ...base,
+      outcome: "text",
+      text: doc.text.slice(0, maxChars),
+      note: `page 1 of ${pages} of document ${id} (${doc.text.length.toLocaleString("en-US")} characters); read_attachment reads pages 2 to ${pages}, for ${days} day${days === 1 ? "" : "s"}`,
+    };
+  }
   return {
     ...base,
     outcome: "text",

@@ -11,6 +11,7 @@ import type { AttachmentReader, FileSource } from "../../ports/file-source.ts";
 import type { KeyScheme } from "../../store/keys.ts";
 import { PUBLIC_ONLY } from "../web/address-policy.ts";
 import { guardedAgent } from "../web/guarded-agent.ts";
+import { DocumentStore, READ_ATTACHMENT_CAPABILITY } from "./document-store.ts";
 import { download } from "./download.ts";
 import { capOf, type ReadingPowers, readBytes, tooBig } from "./read-one.ts";
 import { sniffType } from "./sniff.ts";
@@ -42,9 +43,11 @@ export interface FileReaderOptions {
  */
 export class FileReader implements AttachmentReader {
   readonly #guard: Dispatcher;
+  readonly #documents: DocumentStore;
 
   constructor(private readonly options: FileReaderOptions) {
     this.#guard = options.guard ?? guardedAgent(PUBLIC_ONLY);
+    this.#documents = new DocumentStore(options.redis, options.keys);
   }
 
   async read(
@@ -54,18 +57,24 @@ export class FileReader implements AttachmentReader {
   ): Promise<readonly AttachmentContent[]> {
     const limits = this.options.limits();
     const capabilities = this.options.capabilities();
+    const keeping = capabilityStatus(capabilities, READ_ATTACHMENT_CAPABILITY).available;
     const powers: ReadingPowers = {
       vision: capabilityStatus(capabilities, VISION_CAPABILITY),
       transcription: capabilityStatus(capabilities, "transcription"),
       transcriber: this.options.transcriber,
       limits,
       signal,
+      keep: keeping
+        ? (id, text) =>
+            this.#documents.keep(address, id, text, limits.maxInlineChars, limits.keepSeconds)
+        : undefined,
     };
     // What the result depends on besides the file: a change of settings reads it anew.
     const settings = canonicalJson({
       limits,
       vision: powers.vision.available,
       transcription: powers.transcription.available,
+      keeping,
     });
     let left = limits.maxTurnBytes;
     const out: AttachmentContent[] = [];
