@@ -70,20 +70,18 @@ export async function readAttachments(
   messages: readonly InboundMessage[],
   signal: AbortSignal,
 ): Promise<AttachmentContent[][]> {
-  const out: AttachmentContent[][] = [];
-  for (const message of messages) {
-    if (message.attachments.length === 0) out.push([]);
-    else if (env.attachments) {
-      out.push([...(await env.attachments.read(address, message.attachments, signal))]);
-    } else {
-      out.push(
-        message.attachments.map((a) =>
-          namedOnly(a, declaredKind(a), "named", "this bot does not fetch files"),
-        ),
-      );
-    }
-  }
-  return out;
+  const all = messages.flatMap((message) => message.attachments);
+  if (all.length === 0) return messages.map(() => []);
+  // One read for the whole turn: the per-turn total covers every message's files.
+  const read = env.attachments
+    ? await env.attachments.read(address, all, signal)
+    : all.map((a) => namedOnly(a, declaredKind(a), "named", "this bot does not fetch files"));
+  let next = 0;
+  return messages.map((message) => {
+    const mine = read.slice(next, next + message.attachments.length);
+    next += message.attachments.length;
+    return [...mine];
+  });
 }
 
 function attachmentRecord(content: AttachmentContent): AttachmentRecord {

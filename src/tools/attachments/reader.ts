@@ -126,7 +126,7 @@ export class FileReader implements AttachmentReader {
     if (attachment.size !== undefined && attachment.size > cap) {
       return tooBig(attachment, kind, cap, capKey);
     }
-    const turnCap = "attachments.max_turn_bytes, for all the files of one message";
+    const turnCap = "attachments.max_turn_bytes, for all the files of one turn";
     if (left <= 0 || (attachment.size !== undefined && attachment.size > left)) {
       return tooBig(attachment, kind, limits.maxTurnBytes, turnCap);
     }
