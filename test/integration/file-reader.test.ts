@@ -1,8 +1,10 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { WebClient } from "@slack/web-api";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DiscordFiles } from "../../src/channels/discord/files.ts";
+import { SlackFiles } from "../../src/channels/slack/files.ts";
 import { createTelegramApi } from "../../src/channels/telegram/api.ts";
 import { TelegramFiles } from "../../src/channels/telegram/files.ts";
 import type { ConversationAddress } from "../../src/core/agent/inbound.ts";
@@ -15,6 +17,7 @@ import {
   readAttachmentCapability,
   readAttachmentTool,
 } from "../../src/tools/attachments/index.ts";
+import { startFakeSlackApi } from "../fakes/slack-api.ts";
 import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-api.ts";
 import { makePdf } from "../support/files.ts";
 import { connectRedis, deleteKeysUnder, uniquePrefix } from "../support/redis.ts";
@@ -153,5 +156,41 @@ describe("the attachment fetcher", () => {
       available: false,
       reason: "attachments.keep_seconds is 0: long documents are cut, not kept",
     });
+  });
+
+  it("takes Slack's sign-in page, which it serves with a 200 to a wrong token, for a failure, not the file", async () => {
+    const slack = await startFakeSlackApi();
+    try {
+      const file = slack.addFile({
+        name: "r.pdf",
+        mimetype: "application/pdf",
+        content: makePdf(["x"]),
+      });
+      const wrongToken = new FileReader({
+        redis,
+        keys: new KeyScheme(prefix),
+        sources: () => new SlackFiles(new WebClient("xoxb-wrong"), "xoxb-wrong", slack.url),
+        limits: () => DEFAULT_ATTACHMENTS,
+        capabilities: () => ({}),
+      });
+      const [read] = await wrongToken.read(
+        { ...address, platform: "slack" },
+        [
+          {
+            ref: file.id,
+            name: "r.pdf",
+            mimeType: "application/pdf",
+            url: file.url_private_download,
+          },
+        ],
+        new AbortController().signal,
+      );
+      expect(read?.outcome).toBe("failed");
+      expect(read?.note).toBe(
+        "the platform sent a web page instead of the file (on Slack: the app needs the files:read scope)",
+      );
+    } finally {
+      await slack.close();
+    }
   });
 });

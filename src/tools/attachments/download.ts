@@ -14,7 +14,7 @@ export interface DownloadLimits {
 }
 
 export type Downloaded =
-  | { readonly ok: true; readonly bytes: Uint8Array }
+  | { readonly ok: true; readonly bytes: Uint8Array; readonly contentType?: string }
   | { readonly ok: false; readonly tooBig: boolean; readonly problem: string };
 
 /**
@@ -67,7 +67,8 @@ export async function download(
       limits.maxBytes,
     );
     if (body.truncated) return { ok: false, tooBig: true, problem: "it is over the size cap" };
-    return { ok: true, bytes: body.bytes };
+    const contentType = response.headers.get("content-type") ?? undefined;
+    return { ok: true, bytes: body.bytes, ...(contentType ? { contentType } : {}) };
   } catch (error) {
     return { ok: false, tooBig: false, problem: failure(error, host, limits, signal) };
   }

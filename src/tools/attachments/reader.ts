@@ -169,9 +169,26 @@ export class FileReader implements AttachmentReader {
         `it could not be fetched: ${scrub(got.problem, location)}`,
       );
     }
+    if (signInPage(got.contentType, attachment.mimeType)) {
+      // Slack answers a download without a valid token (or without files:read) with its sign-in page and a 200.
+      return namedOnly(
+        attachment,
+        kind,
+        "failed",
+        "the platform sent a web page instead of the file (on Slack: the app needs the files:read scope)",
+      );
+    }
     const type = await sniffType(got.bytes, attachment.mimeType, attachment.name);
     return readBytes(attachment, got.bytes, type, powers);
   }
+}
+
+/** An HTML answer for a file that was declared as something else: a login page, not the file. */
+function signInPage(contentType: string | undefined, declared: string | undefined): boolean {
+  if (!contentType?.toLowerCase().startsWith("text/html")) return false;
+  return (
+    declared !== undefined && !declared.startsWith("text/") && declared !== "application/xhtml+xml"
+  );
 }
 
 /** A problem without any secret the location carries (the token in a Telegram file URL). */
