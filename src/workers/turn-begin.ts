@@ -84,7 +84,8 @@ export async function readAttachments(
   });
 }
 
-function attachmentRecord(content: AttachmentContent): AttachmentRecord {
+/** What the checkpoint keeps of a file: no bytes, no text, just what became of it. */
+export function attachmentRecord(content: AttachmentContent): AttachmentRecord {
   return {
     ref: content.ref,
     name: content.name,
