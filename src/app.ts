@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import type { Dispatcher } from "undici";
 import { RedisOutbox } from "./channels/console/outbox.ts";
 import type { SkillSources } from "./conversation/contract.ts";
 import { type ConversationAddress, conversationKey } from "./core/agent/inbound.ts";
@@ -13,6 +14,7 @@ import type { ToolRegistry } from "./core/tools/registry.ts";
 import type { Outbound } from "./ports/outbound.ts";
 import { RedisFactory } from "./runtime/redis-factory.ts";
 import { createStore, type Store } from "./store/index.ts";
+import { FileReader, type Transcriber } from "./tools/attachments/index.ts";
 import { ReminderWorker } from "./tools/reminders/index.ts";
 import { Inbox } from "./workers/inbox.ts";
 import { ConversationQueue } from "./workers/queue.ts";
@@ -66,6 +68,10 @@ export interface SwitchyardOptions {
   readonly leaseMs?: number;
   readonly lockDurationMs?: number;
   readonly stalledIntervalMs?: number;
+  /** Turns voice notes into text (the `transcription` capability must be present too). */
+  readonly transcriber?: Transcriber;
+  /** The SSRF guard for file URLs off a platform's host; default: public addresses only. */
+  readonly fileGuard?: Dispatcher;
   /** Outbound ports by platform, besides the console's Redis outbox. */
   readonly outbounds?: Readonly<Record<string, Outbound>>;
   readonly logger?: LoggerPort;
@@ -128,6 +134,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
   // Stop and interrupt signals: any process may send one; a worker process listens.
   const signalsConnection = options.worker !== false ? factory.create("signals") : undefined;
   const signals = new TurnSignals(redis, signalsConnection, store.keys, logger);
+  const outbounds: Readonly<Record<string, Outbound>> = { console: outbox, ...options.outbounds };
   if (options.worker !== false) {
     await signals.listen();
     workerConnection = factory.create("worker");
@@ -142,7 +149,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         warnings: new WarnOnce(logger),
         ...(options.skills ? { skills: options.skills } : {}),
         provider: options.provider,
-        outbounds: { console: outbox, ...options.outbounds },
+        outbounds,
         persona: personaOf(options.persona),
         maxSteps: options.maxSteps ?? 8,
         toolTimeoutMs: options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
@@ -159,6 +166,16 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
           }),
         ...(options.model ? { model: options.model } : {}),
         signals,
+        attachments: new FileReader({
+          redis,
+          keys: store.keys,
+          sources: (platform) => outbounds[platform]?.files,
+          limits: () => (options.config?.() ?? EMPTY_CONFIG).attachments,
+          capabilities: options.capabilities ?? (() => ({})),
+          ...(options.transcriber ? { transcriber: options.transcriber } : {}),
+          ...(options.fileGuard ? { guard: options.fileGuard } : {}),
+          logger,
+        }),
         logger,
         ...(options.observe ? { observe: options.observe } : {}),
       },
@@ -184,7 +201,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       connection: remindersConnection,
       redis,
       prefix,
-      outbounds: { console: outbox, ...options.outbounds },
+      outbounds,
       logger,
     });
     reminders.start();

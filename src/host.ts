@@ -7,6 +7,14 @@ import { ToolRegistry } from "./core/tools/registry.ts";
 import type { AnyTool } from "./core/tools/tool.ts";
 import type { ConversationDirectory } from "./ports/directory.ts";
 import type { Outbound } from "./ports/outbound.ts";
+import {
+  READ_ATTACHMENT_CAPABILITY,
+  readAttachmentCapability,
+  TRANSCRIPTION_CAPABILITY,
+  transcriptionCapability,
+  VISION_CAPABILITY,
+  visionCapability,
+} from "./tools/attachments/index.ts";
 import { ALL_BUILTINS, type BuiltinTools } from "./tools/builtins.ts";
 import { McpHub } from "./tools/mcp/index.ts";
 import { type Reminder, reminderQueue } from "./tools/reminders/index.ts";
@@ -88,7 +96,12 @@ export class Host {
       ...(options.builtins ?? ALL_BUILTINS).flatMap((builtin) => builtin.build(context)),
       ...(options.tools ?? []),
     ]);
-    this.#static = webCapabilities(config.web, env);
+    this.#static = {
+      ...webCapabilities(config.web, env),
+      [VISION_CAPABILITY]: visionCapability(config.model, env),
+      [TRANSCRIPTION_CAPABILITY]: transcriptionCapability(config.transcription, env),
+      [READ_ATTACHMENT_CAPABILITY]: readAttachmentCapability(config.attachments),
+    };
     this.mcp = new McpHub(config.mcp, {
       registry: this.registry,
       env,
@@ -103,7 +116,7 @@ export class Host {
     await this.mcp.start();
   }
 
-  /** What the host has now: a web search provider, each MCP server's connection. */
+  /** What the host has now: a web search provider, vision, transcription, each MCP server's connection. */
   capabilities = (): Capabilities => ({ ...this.#static, ...this.mcp.capabilities() });
 
   /** A config edit: MCP servers added, changed or removed apply at the next turn. */

@@ -5,6 +5,7 @@ import { ConsoleChannel } from "../channels/console/console-channel.ts";
 import { DiscordChannel } from "../channels/discord/channel.ts";
 import { DEFAULT_PERSONA } from "../core/agent/prompt.ts";
 import type { Provider } from "../core/agent/provider.ts";
+import type { SwitchyardConfig } from "../core/config/index.ts";
 import type { ToolRegistry } from "../core/tools/registry.ts";
 import { Host } from "../host.ts";
 import { type OpsServer, startOpsServer } from "../observability/http.ts";
@@ -13,6 +14,7 @@ import { Metrics } from "../observability/metrics.ts";
 import { installProcessGuard } from "../observability/process-guard.ts";
 import { connectRedis, type RedisConnection } from "../runtime/redis.ts";
 import { type SkillLibrary, watchSkills } from "../skills/loader.ts";
+import { openAITranscriber, type Transcriber } from "../tools/attachments/index.ts";
 import { channelsFor, startChannels } from "./bot-channels.ts";
 import { configSourceOf } from "./config-source.ts";
 import { StartOptionError } from "./errors.ts";
@@ -240,6 +242,7 @@ class SwitchyardBot implements Bot {
       runtime: options.runtime ?? {},
       provider,
       model,
+      ...transcriberOf(config.current, this.#env),
       skills,
       persona: (address) => personas.personaFor(config.current, address),
       // The console's answers go through the app's Redis outbox, which every worker has.
@@ -346,4 +349,19 @@ function turnTuning(options: BotOptions) {
   const tuning: Partial<Record<(typeof keys)[number], number>> = {};
   for (const key of keys) if (options[key] !== undefined) tuning[key] = options[key];
   return tuning;
+}
+
+/** The transcriber when `transcription:` is configured with its key; the key is redacted from logs. */
+function transcriberOf(
+  config: SwitchyardConfig,
+  env: Readonly<Record<string, string | undefined>>,
+): { transcriber?: Transcriber } {
+  const key = env[config.transcription.keyEnv];
+  if (key) registerSecret(key);
+  const transcriber = openAITranscriber(
+    config.transcription,
+    env as NodeJS.ProcessEnv,
+    config.attachments.fetchMs,
+  );
+  return transcriber ? { transcriber } : {};
 }

@@ -1,5 +1,6 @@
 import { type ContractSources, freezeConversation } from "../conversation/contract.ts";
 import type { ConversationAddress } from "../core/agent/inbound.ts";
+import { attachmentNotice } from "../core/attachments/capability-notice.ts";
 import {
   type Actor,
   type CommandPolicy,
@@ -36,7 +37,10 @@ export async function handleToolsCommand(
     registry: sources.registry,
     toolsets: config.toolsets,
     contract,
-    notices: missingFamilies(sources.capabilities(), sources.registry),
+    notices: [
+      ...missingFamilies(sources.capabilities(), sources.registry),
+      attachmentNotice(sources.capabilities()),
+    ],
   });
   switch (plan.kind) {
     case "reply":

@@ -2,6 +2,7 @@ import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { configPath } from "../bot/config-file.ts";
 import { loadPlugins, pluginSpecsFor } from "../bot/plugins.ts";
+import { attachmentCapabilities } from "../core/attachments/capability-notice.ts";
 import { type Capabilities, capabilityStatus } from "../core/availability/capabilities.ts";
 import { EMPTY_INTENT } from "../core/availability/intent.ts";
 import { runtimeLayer } from "../core/availability/runtime-spec.ts";
@@ -142,8 +143,8 @@ export async function runToolsCommand(argv: string[], io: CliEnv): Promise<numbe
   const report = reportContract(contract, registry);
   out(
     values.json
-      ? `${JSON.stringify({ ...jsonShape(report), mcp: servers }, null, 2)}\n`
-      : renderReport(report) + renderServers(servers),
+      ? `${JSON.stringify({ ...jsonShape(report), mcp: servers, attachments: attachmentCapabilities(capabilities) }, null, 2)}\n`
+      : renderReport(report) + renderServers(servers) + renderAttachments(capabilities),
   );
   return 0;
 }
@@ -175,6 +176,14 @@ function renderServers(servers: readonly McpServerReport[]): string {
       `  ${s.server.padEnd(width)}${s.available ? `connected, ${s.tools} tools` : `not available: ${s.reason}`}`,
   );
   return `\nMCP servers (${servers.length})\n${lines.join("\n")}\n`;
+}
+
+/** What the bot does with images, voice notes and long documents: each capability and why not. */
+function renderAttachments(capabilities: Capabilities): string {
+  const lines = attachmentCapabilities(capabilities).map(
+    (c) => `  ${c.name.padEnd(17)}${c.available ? "available" : `unavailable: ${c.reason}`}`,
+  );
+  return `\nAttachments\n${lines.join("\n")}\n`;
 }
 
 function loadConfig(flag: string | undefined, io: CliEnv): SwitchyardConfig {

@@ -1,4 +1,5 @@
 import type { ConversationAddress } from "../core/agent/inbound.ts";
+import type { FileSource } from "./file-source.ts";
 
 /** Where an answer goes: the conversation, and the thread and message it answers. */
 export interface DeliveryTarget extends ConversationAddress {
@@ -31,6 +32,8 @@ export interface Outbound {
   ): Promise<string>;
   edit(target: DeliveryTarget, ref: string, text: string): Promise<void>;
   typing(target: DeliveryTarget): Promise<void>;
+  /** Where the platform's files are, for the worker's fetcher; unset: files are named, not read. */
+  readonly files?: FileSource;
 }
 
 /** Outbound ports by platform name. */

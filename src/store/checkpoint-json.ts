@@ -15,6 +15,9 @@ const checkpointSchema = z.looseObject({
   delivered: z.array(z.string()),
   delivering: z.object({ parts: count, digest: z.string() }).optional(),
   done: z.boolean().optional(),
+  attachments: z
+    .array(z.looseObject({ ref: z.string(), name: z.string(), outcome: z.string(), bytes: count }))
+    .optional(),
   calling: z
     .object({
       step: count,

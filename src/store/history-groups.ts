@@ -1,5 +1,5 @@
 import type { ChatMessage } from "../core/agent/messages.ts";
-import { estimateTokens } from "../core/budget/estimate.ts";
+import { messageTokens } from "../core/budget/image-tokens.ts";
 import { boundedMemo } from "./bounded-memo.ts";
 import { DECODED_CHARS, decodeMessage } from "./message-json.ts";
 
@@ -57,12 +57,13 @@ export interface CompactionPlan {
 }
 
 /** A stored entry's estimated tokens, remembered like its decoding (see decodeMessage). */
-const entryTokens = boundedMemo(DECODED_CHARS, (entry: string) => estimateTokens(entry));
+const entryTokens = boundedMemo(DECODED_CHARS, (entry: string) => messageTokens(entry));
 
 /**
  * Which head of history to drop: the oldest whole groups, until the rest fits
  * in `maxTokens`, never one of the last `keepLast` groups nor tool calls still
- * waiting for results. Tokens are estimated on the stored JSON of each message.
+ * waiting for results. Tokens are estimated on the stored JSON of each message,
+ * an image part by the provider's formula rather than its base64 bytes.
  */
 export function planCompaction(raw: readonly string[], limits: CompactionLimits): CompactionPlan {
   const messages = raw.map(decodeMessage);

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { type ConversationAddress, conversationKey } from "../core/agent/inbound.ts";
 import type { SharedScope } from "../core/availability/scopes.ts";
 import { StoreInputError } from "./errors.ts";
@@ -98,6 +99,29 @@ export class KeyScheme {
   /** The start of every key of one conversation, hash tag included. Add `:<name>` for a new key. */
   conversationTag(address: ConversationAddress): string {
     return `${this.prefix}:{conv:${conversationKey(address)}}`;
+  }
+
+  /**
+   * STRING: what a file a person sent came to (its {@link AttachmentContent}
+   * as JSON), keyed by the platform's file id, in the conversation's slot. It
+   * lives for `attachments.cache_seconds`: long enough for a turn resumed
+   * after a crash to find it, not a store of people's files.
+   * e.g. "sy:{conv:telegram:5:5:5}:attachment:<sha1 of the file id>".
+   */
+  attachment(address: ConversationAddress, fileRef: string): string {
+    // Hashed: a file id may be a path or a URL, and a key should not carry either.
+    const id = createHash("sha1").update(fileRef).digest("hex");
+    return `${this.conversationTag(address)}:attachment:${id}`;
+  }
+
+  /**
+   * HASH: a long document's whole text (`text`) and page size (`page`),
+   * kept for `read_attachment` for `attachments.keep_seconds`, under the
+   * document's short id (see `documentId`), in the conversation's slot.
+   * e.g. "sy:{conv:slack:T1:D1:D1}:document:3f2a9c01b7e4".
+   */
+  document(address: ConversationAddress, documentId: string): string {
+    return `${this.conversationTag(address)}:document:${documentId}`;
   }
 
   conversation(address: ConversationAddress): ConversationKeys {

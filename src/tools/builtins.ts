@@ -3,6 +3,8 @@ import type { Redis } from "ioredis";
 import type { SwitchyardConfig } from "../core/config/index.ts";
 import { defineSkillTool } from "../core/skills/index.ts";
 import type { AnyTool } from "../core/tools/tool.ts";
+import { KeyScheme } from "../store/keys.ts";
+import { DocumentStore, readAttachmentTool } from "./attachments/index.ts";
 import { currentTimeTool } from "./current-time.ts";
 import { memoryTools } from "./memory/index.ts";
 import { type Reminder, reminderTools } from "./reminders/index.ts";
@@ -76,6 +78,21 @@ const reminders: BuiltinTools = {
     reminderTools({ queue: reminderQueue, redis, prefix, defaults: config.reminders }),
 };
 
+/** `read_attachment`: long documents people sent, read page by page (off unless documents are kept). */
+const readAttachment: BuiltinTools = {
+  name: "readAttachment",
+  ids: ["read_attachment"],
+  build: ({ redis, prefix }) => {
+    let documents: DocumentStore | undefined;
+    return [
+      readAttachmentTool(() => {
+        documents ??= new DocumentStore(redis, new KeyScheme(prefix));
+        return documents;
+      }),
+    ];
+  },
+};
+
 const sendMessage: BuiltinTools = {
   name: "sendMessage",
   ids: ["send_message"],
@@ -85,7 +102,7 @@ const sendMessage: BuiltinTools = {
 /**
  * Every built-in, by name: `current_time`, the `skill` tool, `web_search`
  * and `fetch_url`, `remember`/`recall`/`forget`, the reminder tools and
- * `send_message`.
+ * `send_message`, and `read_attachment`.
  */
 export const builtins = Object.freeze({
   currentTime,
@@ -94,6 +111,7 @@ export const builtins = Object.freeze({
   memory,
   reminders,
   sendMessage,
+  readAttachment,
 });
 
 /** The built-ins a bot has when it names none, in registry order. */
@@ -104,4 +122,5 @@ export const ALL_BUILTINS: readonly BuiltinTools[] = Object.freeze([
   memory,
   reminders,
   sendMessage,
+  readAttachment,
 ]);

@@ -32,6 +32,8 @@ const inboundSchema = z.object({
       mimeType: z.string().optional(),
       size: z.number().optional(),
       ref: z.string(),
+      url: z.string().optional(),
+      voice: z.boolean().optional(),
     }),
   ),
   eventId: part,

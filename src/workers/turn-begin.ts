@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { freezeState } from "../conversation/contract.ts";
-import type { Checkpoint } from "../core/agent/checkpoint.ts";
+import type { AttachmentRecord, Checkpoint } from "../core/agent/checkpoint.ts";
 import type { ConversationAddress, InboundMessage } from "../core/agent/inbound.ts";
 import type { ChatMessage } from "../core/agent/messages.ts";
+import { type AttachmentContent, namedOnly, userContent } from "../core/attachments/content.ts";
+import { declaredKind } from "../core/attachments/kind.ts";
 import type { TurnContract } from "../core/loading/freeze.ts";
 import type { HistoryReading } from "../store/index.ts";
 import { encodeMessage } from "../store/message-json.ts";
@@ -19,13 +21,15 @@ export async function beginTurn(
   address: ConversationAddress,
   snap: Snapshot,
   history: HistoryReading,
+  signal: AbortSignal = new AbortController().signal,
 ): Promise<{
   checkpoint: Checkpoint;
   history: HistoryReading;
   contract: TurnContract;
   contractChanged: boolean;
 }> {
-  const input = snap.pending.map(userMessage);
+  const read = await readAttachments(env, address, snap.pending, signal);
+  const input = snap.pending.map((message, i) => userMessage(message, read[i]));
   const contract = freezeState(env, address, snap.state);
   const checkpoint: Checkpoint = {
     v: 1,
@@ -36,6 +40,7 @@ export async function beginTurn(
     contractHash: contract.hash,
     loaded: [],
     delivered: [],
+    ...(read.some((r) => r.length > 0) ? { attachments: read.flat().map(attachmentRecord) } : {}),
   };
   const { began, previousContractHash } = await env.store.turns.beginTurn(
     address,
@@ -55,11 +60,47 @@ export async function beginTurn(
   };
 }
 
-/** A person's message as the model reads it: the text, the attachments named, the sender's name. */
-export function userMessage(message: InboundMessage): ChatMessage {
+/**
+ * The files of each message, read by the worker at the turn (never in
+ * ingress, which acks fast). Without a reader they are named only.
+ */
+export async function readAttachments(
+  env: TurnEnvironment,
+  address: ConversationAddress,
+  messages: readonly InboundMessage[],
+  signal: AbortSignal,
+): Promise<AttachmentContent[][]> {
+  const all = messages.flatMap((message) => message.attachments);
+  if (all.length === 0) return messages.map(() => []);
+  // One read for the whole turn: the per-turn total covers every message's files.
+  const read = env.attachments
+    ? await env.attachments.read(address, all, signal)
+    : all.map((a) => namedOnly(a, declaredKind(a), "named", "this bot does not fetch files"));
+  let next = 0;
+  return messages.map((message) => {
+    const mine = read.slice(next, next + message.attachments.length);
+    next += message.attachments.length;
+    return [...mine];
+  });
+}
+
+/** What the checkpoint keeps of a file: no bytes, no text, just what became of it. */
+export function attachmentRecord(content: AttachmentContent): AttachmentRecord {
+  return {
+    ref: content.ref,
+    name: content.name,
+    outcome: content.outcome,
+    ...(content.type ? { type: content.type } : {}),
+    bytes: content.bytes,
+  };
+}
+
+/** A person's message as the model reads it: the text, what their files came to, the sender's name. */
+export function userMessage(
+  message: InboundMessage,
+  attachments: readonly AttachmentContent[] = [],
+): ChatMessage {
   const name = (message.userName ?? message.user).replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64);
-  const attachments = message.attachments.length
-    ? `\n[attachments: ${message.attachments.map((a) => a.name).join(", ")}]`
-    : "";
-  return { role: "user", content: `${message.text}${attachments}`, ...(name ? { name } : {}) };
+  const content = userContent(message.text, attachments);
+  return { role: "user", content, ...(name ? { name } : {}) };
 }

@@ -6,6 +6,7 @@ import type { Provider } from "../core/agent/provider.ts";
 import type { QueueBehaviour, QueueMode } from "../core/agent/queue-mode.ts";
 import type { TurnContract } from "../core/loading/freeze.ts";
 import type { LoggerPort } from "../core/logger.ts";
+import type { AttachmentReader } from "../ports/file-source.ts";
 import type { Outbounds } from "../ports/outbound.ts";
 import type { HistoryReading } from "../store/index.ts";
 import type { Inbox } from "./inbox.ts";
@@ -30,6 +31,8 @@ export interface TurnEnvironment extends ContractSources {
    * mode chosen in chat (`/queue`), if any; unset: collect, no quiet window.
    */
   readonly queueBehaviour?: (address: ConversationAddress, chosen?: QueueMode) => QueueBehaviour;
+  /** Fetches and reads the files people sent, at the turn; unset: files are only named. */
+  readonly attachments?: AttachmentReader;
   /** Stop and interrupt signals for running turns; unset: turns cannot be stopped. */
   readonly signals?: TurnSignals;
 }

@@ -2,7 +2,7 @@ import type { Checkpoint } from "../core/agent/checkpoint.ts";
 import type { ConversationAddress, InboundMessage } from "../core/agent/inbound.ts";
 import type { TurnInput } from "../core/agent/loop.ts";
 import type { ChatMessage } from "../core/agent/messages.ts";
-import { userMessage } from "./turn-begin.ts";
+import { attachmentRecord, readAttachments, userMessage } from "./turn-begin.ts";
 import { LostLeaseError, type TurnEnvironment } from "./turn-environment.ts";
 import type { TurnWatch } from "./turn-signals.ts";
 
@@ -79,8 +79,15 @@ export class TurnSteps {
       return [];
     }
     if (found.arrived.length === 0) return [];
-    const messages = found.arrived.map((raw) => userMessage(JSON.parse(raw) as InboundMessage));
-    const next: Checkpoint = { ...current, inboxCount: current.inboxCount + messages.length };
+    const arrived = found.arrived.map((raw) => JSON.parse(raw) as InboundMessage);
+    const read = await readAttachments(this.env, this.address, arrived, this.signal);
+    const messages = arrived.map((message, i) => userMessage(message, read[i]));
+    const records = read.flat().map(attachmentRecord);
+    const next: Checkpoint = {
+      ...current,
+      inboxCount: current.inboxCount + messages.length,
+      ...(records.length > 0 ? { attachments: [...(current.attachments ?? []), ...records] } : {}),
+    };
     if (!(await this.env.store.turns.appendToTurn(this.address, messages, next))) {
       throw new LostLeaseError("another worker took the turn over");
     }

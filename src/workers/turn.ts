@@ -71,7 +71,7 @@ export async function drainConversation(
       }
       const taken = { ...snap, pending: snap.pending.slice(0, plan.take) };
       const history = await env.store.history.compactRead(address, snap.history, env.history);
-      start = { ...taken, ...(await beginTurn(turnEnv, address, taken, history)) };
+      start = { ...taken, ...(await beginTurn(turnEnv, address, taken, history, signal)) };
       consumed = await runOneTurn(turnEnv, address, start, signal, choices);
     }
     const left = await env.inbox.finish(address, leaseToken, consumed);

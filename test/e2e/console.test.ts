@@ -1,4 +1,7 @@
 import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
@@ -64,7 +67,11 @@ describe("switchyard start with the console channel", () => {
     expect(stdout).toContain("It is late.");
     expect(stdout).toContain("current_time is now off in this conversation");
     // The built-ins: web_search stays off at the floor until a provider is configured.
-    expect(stdout).toContain("9 of 11 tools available");
+    expect(stdout).toContain("10 of 12 tools available");
+    expect(stdout).toMatch(/read_attachment +deferred/);
+    expect(stdout).toContain(
+      "Attachments: vision off (the configured model has no vision); transcription off (no transcription endpoint: set transcription.base_url (and its key) in the config file); read_attachment on.",
+    );
     expect(stdout).toMatch(/web_search +unavailable: no web search provider configured/);
     expect(stdout).toMatch(/send_message +deferred/);
     // The toggle came first, so the turn was frozen without the tool, and the model's
@@ -132,4 +139,31 @@ describe("switchyard start with the console channel", () => {
     expect(code).toBe(2);
     expect(stderr).toContain('Unknown load mode "turbo"');
   }, 30_000);
+
+  it("/attach <path> sends a local file with the message, and refuses a file outside the working and temp folders", async () => {
+    fake = await startFakeOpenAI();
+    fake.script({ content: "Read it." });
+    const prefix = uniquePrefix("console");
+    prefixes.push(prefix);
+    const dir = mkdtempSync(join(tmpdir(), "sy-console-"));
+    const notes = join(dir, "notes.md");
+    writeFileSync(notes, "# Plan\nShip the attachments.\n");
+    const { code, stdout } = await runStart(
+      `/attach ${notes} summarize this\n/attach /no/such/file.txt\n`,
+      {
+        SWITCHYARD_PREFIX: prefix,
+        OPENAI_BASE_URL: fake.url,
+        OPENAI_API_KEY: "test",
+        SWITCHYARD_MODEL: "fake-model",
+      },
+    );
+    rmSync(dir, { recursive: true, force: true });
+    expect(code).toBe(0);
+    expect(stdout).toContain("Read it.");
+    expect(stdout).toContain("There is no file at /no/such/file.txt.");
+    expect(fake.requests).toHaveLength(1);
+    expect(fake.requests[0]?.body.messages.at(-1).content).toBe(
+      "summarize this\n\n[file: notes.md (text/markdown, 29 bytes), its text follows]\n# Plan\nShip the attachments.",
+    );
+  }, 60_000);
 });

@@ -55,7 +55,7 @@ describe("the Telegram channel on a real grammY bot, by long polling", () => {
     expect(telegram.callsTo("sendChatAction").some((c) => c.params.action === "typing")).toBe(true);
   });
 
-  it("takes voice notes, photos and documents as attachments named by file id", async () => {
+  it("takes the largest photo size by file id, and names a file Telegram will not hand over with why", async () => {
     const { telegram, pipe } = await start();
     pipe.fake.script({ content: "Got them." });
     telegram.userSends({
@@ -71,7 +71,7 @@ describe("the Telegram channel on a real grammY bot, by long polling", () => {
     });
     await until(() => (telegram.botMessages(ALICE.id).length ? true : undefined));
     expect(pipe.fake.requests[0]?.body.messages.at(-1).content).toBe(
-      "what is in these?\n[attachments: photo-p2.jpg]",
+      "what is in these?\n\n[file: photo-p2.jpg (image/jpeg, 2 KB)]\n(it could not be fetched: Telegram's getFile failed (Call to 'getFile' failed! (400: Bad Request: invalid file_id)))",
     );
   });
 
@@ -200,7 +200,7 @@ describe("an update nothing can read", () => {
       chat: TEAM,
       from: BOB,
       text: `@${BOT.username} look`,
-      extra: { photo: 42 as never },
+      extra: { sender_chat: 42 as never },
     });
     await until(() => (telegram.botMessages(TEAM).length === 1 ? true : undefined));
     await settle();

@@ -104,6 +104,14 @@ export interface FakeDiscord {
   messageCreate(input: MessageCreateInput): DiscordMessage;
   /** The next `times` matching requests answer 429 with `retry_after` (seconds). */
   rateLimit(method: string, path: RegExp, retryAfterSec: number, times?: number): void;
+  /**
+   * Stores a file as Discord's CDN holds an attachment: the returned
+   * attachment object (id, filename, size, url, content_type) goes in a
+   * MESSAGE_CREATE's `attachments`, and its bytes are served at its url.
+   */
+  addFile(bytes: Uint8Array, filename: string, contentType?: string): Record<string, unknown>;
+  /** Every download of a stored file, by attachment id, in order. */
+  readonly fileDownloads: readonly string[];
   /** Sends op 7 Reconnect: discord.js reconnects and RESUMEs. */
   reconnect(): void;
   /** Resolves with the first answered call matching method and path (after `after` calls). */
@@ -159,7 +167,16 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     onCall: (call: RecordedDiscordCall) => answered.emit("call", call),
   };
   const rest = createDiscordRest(restState);
+  const files = new Map<string, Uint8Array>();
+  const fileDownloads: string[] = [];
   const server = createServer((req, res) => {
+    const cdn = /^\/attachments\/\d+\/(\d+)\//.exec(req.url ?? "");
+    if (cdn) {
+      const bytes = files.get(cdn[1] ?? "");
+      if (!bytes) return void res.writeHead(404).end();
+      fileDownloads.push(cdn[1] ?? "");
+      return void res.writeHead(200, { "content-length": bytes.byteLength }).end(bytes);
+    }
     rest(req, res).catch((error: unknown) => {
       if (res.headersSent) return void res.destroy();
       res.writeHead(500, { "content-type": "application/json" });
@@ -204,6 +221,20 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   };
 
   return {
+    addFile: (bytes, filename, contentType) => {
+      const id = nextId();
+      files.set(id, bytes);
+      const channel = FAKE_DISCORD.channelId;
+      return {
+        id,
+        filename,
+        size: bytes.byteLength,
+        url: `${origin}/attachments/${channel}/${id}/${encodeURIComponent(filename)}?ex=ffffffff&is=0&hm=fake`,
+        proxy_url: `${origin}/attachments/${channel}/${id}/${encodeURIComponent(filename)}`,
+        ...(contentType ? { content_type: contentType } : {}),
+      };
+    },
+    fileDownloads,
     apiUrl: `${origin}/api`,
     gatewayUrl: gateway.url,
     token,

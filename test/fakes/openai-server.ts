@@ -99,6 +99,8 @@ export interface FakeOpenAI {
   url: string;
   /** Every chat completion request, in arrival order, including rejected ones. */
   requests: RecordedRequest[];
+  /** Every `/audio/transcriptions` request: the model asked for and the file's name and bytes. */
+  transcriptions: { model: string; name: string; bytes: Uint8Array }[];
   /** Queues replies; each request consumes the next one before the responder is asked. */
   script(...replies: (ScriptedReply | Responder)[]): void;
   setResponder(responder: Responder): void;
@@ -117,6 +119,7 @@ export const echoResponder: Responder = (request) => {
 
 export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
   const requests: RecordedRequest[] = [];
+  const transcriptions: FakeOpenAI["transcriptions"] = [];
   const queue: (ScriptedReply | Responder)[] = [];
   let responder = options.responder ?? echoResponder;
   const sockets = new Set<Socket>();
@@ -132,6 +135,9 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
         object: "list",
         data: [{ id: FAKE_MODEL_ID, object: "model", created: 0, owned_by: "switchyard-fake" }],
       });
+    }
+    if (req.method === "POST" && path === "/v1/audio/transcriptions") {
+      return transcribe(req, res, transcriptions);
     }
     if (req.method !== "POST" || path !== "/v1/chat/completions") {
       return sendError(res, 404, { message: `Invalid URL (${req.method} ${req.url})` });
@@ -190,6 +196,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
+    transcriptions,
     script: (...replies) => void queue.push(...replies),
     setResponder: (next) => {
       responder = next;
@@ -472,6 +479,36 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * `/audio/transcriptions` as OpenAI serves it: a multipart form with `file`
+ * and `model`. Only Ogg bytes (the container of Telegram and Discord voice
+ * notes, magic `OggS`) are heard: the transcript says how many bytes came,
+ * so a test sees the bytes arrived whole; anything else is a 400, as a
+ * server that cannot decode the audio answers.
+ */
+async function transcribe(
+  req: IncomingMessage,
+  res: ServerResponse,
+  seen: FakeOpenAI["transcriptions"],
+): Promise<void> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const form = await new Request("http://fake/", {
+    method: "POST",
+    headers: { "content-type": String(req.headers["content-type"] ?? "") },
+    body: Buffer.concat(chunks),
+  }).formData();
+  const file = form.get("file");
+  if (!(file instanceof Blob)) return sendError(res, 400, { message: "file is required" });
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  const name = file instanceof File ? file.name : "file";
+  seen.push({ model: String(form.get("model") ?? ""), name, bytes });
+  if (Buffer.from(bytes.subarray(0, 4)).toString("latin1") !== "OggS") {
+    return sendError(res, 400, { message: "Invalid file format: could not decode the audio." });
+  }
+  return sendJson(res, 200, { text: `a voice note of ${bytes.byteLength} bytes, heard` });
 }
 
 function textOf(content: unknown): string {

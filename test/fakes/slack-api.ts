@@ -174,6 +174,8 @@ export interface FakeSlackApi {
   }): FakeSlackFile;
   /** A fresh `response_url` on this fake for a slash command or block action. */
   responseUrl(target?: ResponseTarget): string;
+  /** Every authorized download of a stored file, by file id, in order. */
+  readonly fileDownloads: readonly string[];
   /** Web API calls that arrived and are not answered yet (held by the round trip). */
   inFlight(): RecordedCall[];
   /** Changes the round trip for calls from now on. */
@@ -268,6 +270,7 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
     sendJson(res, 200, { ok: true });
   };
 
+  const fileDownloads: string[] = [];
   const answerDownload = (fileId: string, req: IncomingMessage, res: ServerResponse) => {
     const file = workspace.files.get(fileId);
     if (req.headers.authorization !== `Bearer ${identity.botToken}`) {
@@ -277,6 +280,7 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
       return void res.end("<!DOCTYPE html><html><title>Sign in | Slack</title></html>");
     }
     if (!file) return void res.writeHead(404).end();
+    fileDownloads.push(fileId);
     res.writeHead(200, { "content-type": file.mimetype, "content-length": file.content.length });
     res.end(file.content);
   };
@@ -376,6 +380,7 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
       workspace.files.set(id, stored);
       return stored;
     },
+    fileDownloads,
     responseUrl: (target = {}) => {
       const id = randomBytes(8).toString("hex");
       responseTargets.set(id, target);

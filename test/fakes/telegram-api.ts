@@ -115,6 +115,16 @@ export interface FakeTelegram {
   inFlight(): RecordedTelegramCall[];
   /** Changes the round trip for calls from now on. */
   setRoundTrip(ms: number): void;
+  /**
+   * Stores a file a person sent: `getFile` knows it by its file_id, and its
+   * bytes are served at `/file/bot<token>/<file_path>`, as the Bot API does.
+   */
+  addFile(
+    bytes: Uint8Array,
+    name: string,
+  ): { file_id: string; file_unique_id: string; file_size: number };
+  /** Every download of a stored file, by file_path, in order. */
+  readonly fileDownloads: readonly string[];
   close(): Promise<void>;
 }
 
@@ -127,9 +137,21 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
   const queries = new Map<string, { answered: boolean }>();
   let nextQuery = 1;
   const sockets = new Set<Socket>();
+  const files = new Map<string, { bytes: Uint8Array; path: string }>();
+  const fileDownloads: string[] = [];
 
   const methods: Record<string, (p: Params, gone: AbortSignal) => unknown> = {
     getMe: () => FAKE_TELEGRAM.bot,
+    getFile: (p) => {
+      const file = files.get(String(p.file_id));
+      if (!file) throw new BotApiError(400, "Bad Request: invalid file_id");
+      return {
+        file_id: p.file_id,
+        file_unique_id: `u-${p.file_id}`,
+        file_size: file.bytes.byteLength,
+        file_path: file.path,
+      };
+    },
     getUpdates: (p, gone) => queue.poll(p, gone),
     setWebhook: (p) => {
       if (typeof p.url !== "string" || p.url === "") {
@@ -183,6 +205,8 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? "/", "http://fake");
+    const download = /^\/file\/bot([^/]+)\/(.+)$/.exec(url.pathname);
+    if (download) return serveFile(res, download[1] ?? "", decodeURIComponent(download[2] ?? ""));
     const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(url.pathname);
     if (!match) return send(res, 404, { ok: false, error_code: 404, description: "Not Found" });
     const [, token, method = ""] = match;
@@ -226,6 +250,20 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
     }
   };
 
+  const serveFile = (res: ServerResponse, token: string, path: string): void => {
+    if (token !== FAKE_TELEGRAM.token) {
+      send(res, 401, { ok: false, error_code: 401 });
+      return;
+    }
+    const file = [...files.values()].find((f) => f.path === path);
+    if (!file) {
+      send(res, 404, { ok: false, error_code: 404, description: "Not Found" });
+      return;
+    }
+    fileDownloads.push(path);
+    res.writeHead(200, { "content-length": file.bytes.byteLength }).end(file.bytes);
+  };
+
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       if (res.headersSent) return void res.destroy();
@@ -257,6 +295,12 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
       return queue.webhook;
     },
     callsTo: (method) => calls.filter((c) => c.method === method),
+    fileDownloads,
+    addFile: (bytes, name) => {
+      const id = `file-${files.size + 1}`;
+      files.set(id, { bytes, path: `documents/${id}-${name}` });
+      return { file_id: id, file_unique_id: `u-${id}`, file_size: bytes.byteLength };
+    },
     addChat: (chat) => book.addChat(chat),
     createTopic: (chat, name, by) => book.createTopic(chat, name, by),
     userSends: (input) => queue.push({ message: book.userMessage(input) } as Update),

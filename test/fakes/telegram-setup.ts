@@ -1,4 +1,5 @@
 import type { User } from "grammy/types";
+import type { SwitchyardOptions } from "../../src/app.ts";
 import type { ChannelRuntime } from "../../src/channels/channel.ts";
 import {
   TelegramChannel,
@@ -50,6 +51,8 @@ export async function startTelegram(
     config?: () => SwitchyardConfig;
     /** `/stop`'s port, when not the pipeline's own signals. */
     stopTurn?: StopTurn;
+    /** More pipeline options (capabilities, a transcriber). */
+    pipeline?: Partial<SwitchyardOptions>;
   } = {},
 ): Promise<TelegramSetup> {
   const telegram = options.telegram ?? (await startFakeTelegram());
@@ -77,6 +80,7 @@ export async function startTelegram(
       ...(options.redisUrl ? { redisUrl: options.redisUrl } : {}),
       ...(options.prefix ? { prefix: options.prefix } : {}),
       ...(options.config ? { config: options.config, model: "fake-model" } : {}),
+      ...options.pipeline,
     }));
   await pipe.app.worker?.worker.waitUntilReady();
   const warnings: string[] = [];

@@ -1,3 +1,4 @@
+import type { SwitchyardOptions } from "../../src/app.ts";
 import { SlackChannel } from "../../src/channels/slack/channel.ts";
 import type { SlackConfig, SwitchyardConfig } from "../../src/core/config/index.ts";
 import type { AnyTool } from "../../src/core/tools/tool.ts";
@@ -50,6 +51,8 @@ export interface SlackHarnessOptions {
   readonly tools?: AnyTool[];
   /** `/stop`'s port, when not the pipeline's own signals. */
   readonly stopTurn?: StopTurn;
+  /** More pipeline options (capabilities, a transcriber). */
+  readonly pipeline?: Partial<SwitchyardOptions>;
 }
 
 export const SLACK_USERS: Record<string, FakeSlackUser> = {
@@ -88,6 +91,7 @@ export async function startSlackHarness(options: SlackHarnessOptions = {}): Prom
     outbounds: { slack: (first as SlackChannel).outbound },
     skills,
     ...(options.config ? { config: options.config, model: "fake-model" } : {}),
+    ...options.pipeline,
   });
   await pipe.app.worker?.worker.waitUntilReady();
   const warnings: LoggedWarning[] = [];

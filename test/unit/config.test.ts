@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   ConfigError,
   DEFAULT_ACCESS,
+  DEFAULT_ATTACHMENTS,
   DEFAULT_BUDGETS,
   DEFAULT_DISCORD,
   DEFAULT_LIMITS,
@@ -14,6 +15,7 @@ import {
   DEFAULT_REDIS,
   DEFAULT_REMINDERS,
   DEFAULT_TELEGRAM,
+  DEFAULT_TRANSCRIPTION,
   DEFAULT_WEB,
   EMPTY_CONFIG,
   globalLayer,
@@ -89,7 +91,9 @@ describe("parseConfig", () => {
       reminders: DEFAULT_REMINDERS,
       web: DEFAULT_WEB,
       mcp: DEFAULT_MCP,
-      model: DEFAULT_MODEL_LIMITS,
+      model: { ...DEFAULT_MODEL_LIMITS, vision: false },
+      attachments: DEFAULT_ATTACHMENTS,
+      transcription: DEFAULT_TRANSCRIPTION,
       redis: DEFAULT_REDIS,
       queue: DEFAULT_QUEUE,
       models: DEFAULT_MODELS,
@@ -176,8 +180,8 @@ describe("parseConfig", () => {
     const config = parseConfig(text, FILE, logger);
     expect(config.tools).toEqual({ web_search: true });
     expect(logger.messages).toEqual([
-      'switchyard.yaml:1: unknown section "voice" is ignored. Known sections: access, agent, budgets, discord, limits, mcp, memory, model, models, permissions, plugins, queue, redis, reminders, skill_folders, skills, slack, telegram, tools, toolsets, web.',
-      'switchyard.yaml:5: unknown section "llm" is ignored. Known sections: access, agent, budgets, discord, limits, mcp, memory, model, models, permissions, plugins, queue, redis, reminders, skill_folders, skills, slack, telegram, tools, toolsets, web.',
+      'switchyard.yaml:1: unknown section "voice" is ignored. Known sections: access, agent, attachments, budgets, discord, limits, mcp, memory, model, models, permissions, plugins, queue, redis, reminders, skill_folders, skills, slack, telegram, tools, toolsets, transcription, web.',
+      'switchyard.yaml:5: unknown section "llm" is ignored. Known sections: access, agent, attachments, budgets, discord, limits, mcp, memory, model, models, permissions, plugins, queue, redis, reminders, skill_folders, skills, slack, telegram, tools, toolsets, transcription, web.',
     ]);
     expect(readConfig(text, FILE).warnings.map((w) => [w.key, w.line])).toEqual([
       ["voice", 1],

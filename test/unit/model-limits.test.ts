@@ -24,7 +24,7 @@ function startError(run: () => unknown): string {
 
 describe("the model: section", () => {
   it("defaults to 60 s to start, 30 s of silence, 5 minutes per call and capped replies", () => {
-    expect(parseConfig("", FILE).model).toEqual(DEFAULT_MODEL_LIMITS);
+    expect(parseConfig("", FILE).model).toEqual({ ...DEFAULT_MODEL_LIMITS, vision: false });
     expect(DEFAULT_MODEL_LIMITS).toEqual({
       firstByteMs: 60_000,
       idleMs: 30_000,
@@ -41,6 +41,7 @@ describe("the model: section", () => {
       ...DEFAULT_MODEL_LIMITS,
       firstByteMs: 120_000,
       maxToolCalls: 8,
+      vision: false,
     });
   });
 

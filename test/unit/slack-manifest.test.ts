@@ -47,7 +47,8 @@ describe("the Slack app manifests in deploy/slack", () => {
     // What the first manifest lacked: send_message failed with missing_scope without them.
     expect(requiredSlackScopes()).toEqual(expect.arrayContaining(["channels:read", "groups:read"]));
     expect(requiredSlackScopes()).not.toContain("reactions:write");
-    expect(requiredSlackScopes()).not.toContain("files:read");
+    // Files people share are downloaded with the bot token: files:read, for attachments.
+    expect(requiredSlackScopes()).toContain("files:read");
   });
 
   it("subscribe to every event and command the Slack channel handles, and let people DM the bot", () => {

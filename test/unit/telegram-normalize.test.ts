@@ -151,7 +151,7 @@ describe("normalizeTelegramMessage", () => {
     );
     expect(inbound?.text).toBe("see these");
     expect(inbound?.attachments).toEqual([
-      { name: "voice-note.ogg", mimeType: "audio/ogg", size: 900, ref: "v1" },
+      { name: "voice-note.ogg", mimeType: "audio/ogg", size: 900, ref: "v1", voice: true },
       { name: "photo-pb.jpg", mimeType: "image/jpeg", ref: "p-big" },
       { name: "plan.pdf", mimeType: "application/pdf", ref: "d1" },
     ]);

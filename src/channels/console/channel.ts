@@ -18,6 +18,7 @@ import type { StopTurn } from "../../ports/turn-control.ts";
 import { routeChatText } from "../chat-commands.ts";
 import { passedGate } from "../gate-pass.ts";
 import type { ReloadableSkills } from "../skills-command.ts";
+import { consoleAttachment } from "./files.ts";
 import type { RedisOutbox } from "./outbox.ts";
 
 export const CONSOLE_ADDRESS: ConversationAddress = {
@@ -102,6 +103,16 @@ export async function runConsole(options: ConsoleOptions): Promise<void> {
     // The person at the terminal owns the bot: always let in, but the limits count them too.
     if (!(await passedGate(await options.gate.admit(message, { trusted: true }), refused)))
       continue;
+    if (/^\/attach\b/.test(line)) {
+      const { attachment, text, problem } = await consoleAttachment(line);
+      if (problem || !attachment) {
+        options.print(`${problem}\n`);
+        continue;
+      }
+      if (!(await passedGate(await options.gate.meter(message), refused))) continue;
+      await options.queue.enqueue({ ...message, text, attachments: [attachment] });
+      continue;
+    }
     const outcome = await routeChatText(line, { ...address, user: CONSOLE_USER }, actor, {
       sources: options.sources,
       policy,

@@ -2,6 +2,7 @@ import type { Redis } from "ioredis";
 import type { ConversationAddress } from "../../core/agent/inbound.ts";
 import type { DeliveryTarget, Outbound } from "../../ports/outbound.ts";
 import { LuaScript } from "../../store/lua.ts";
+import { LocalFiles } from "./files.ts";
 
 /**
  * The console channel's outbound: answers go into a Redis stream that the
@@ -30,6 +31,8 @@ export class RedisOutbox implements Outbound {
   readonly maxLength = 40_000;
   readonly canEdit = false;
   readonly stream: string;
+  /** `/attach <path>` files, read from the worker's disk. */
+  readonly files = new LocalFiles();
 
   constructor(
     private readonly redis: Redis,

@@ -79,7 +79,7 @@ export class DiscordChannel implements Channel {
       }),
       ...(options.apiUrl ? { rest: { api: options.apiUrl } } : {}),
     });
-    this.outbound = new DiscordOutbound(this.client);
+    this.outbound = new DiscordOutbound(this.client, options.apiUrl);
     this.directory = new DiscordDirectory(this.client);
     guardPacketHandling(this.client, (failure) => this.#packetFailed(failure));
   }

@@ -1,4 +1,5 @@
 import type { InboundMessage } from "../../core/agent/inbound.ts";
+import { declaredAttachment } from "../../core/attachments/attachment.ts";
 import type { DiscordConversation } from "../../core/config/discord-section.ts";
 
 type AttachmentLike = {
@@ -7,7 +8,12 @@ type AttachmentLike = {
   contentType: string | null;
   size: number;
   url: string;
+  /** Set on a voice message's audio (discord.js `Attachment.waveform`). */
+  waveform?: string | null;
 };
+
+/** `IS_VOICE_MESSAGE` in a message's flags (https://discord.com/developers/docs/resources/message#message-object-message-flags). */
+const IS_VOICE_MESSAGE = 1 << 13;
 
 /** A forwarded message as the forward carries it: a snapshot of its text and files. */
 export interface DiscordSnapshotLike {
@@ -27,6 +33,8 @@ export interface DiscordMessageLike {
   readonly channel: { isThread(): boolean; readonly parentId?: string | null };
   readonly attachments: ReadonlyMap<string, AttachmentLike>;
   readonly mentions: { readonly users: ReadonlyMap<string, { readonly username: string }> };
+  /** The message's flags (discord.js `MessageFlagsBitField`); a voice message has `IS_VOICE_MESSAGE`. */
+  readonly flags?: { readonly bitfield: number } | null;
   /** The messages a forward carries (`message_snapshots`); a forward's own content is empty. */
   readonly messageSnapshots?: ReadonlyMap<string, DiscordSnapshotLike>;
 }
@@ -59,6 +67,7 @@ export function normalizeDiscordMessage(
     .join("\n\n");
   const files = [message, ...snapshots].flatMap((m) => [...m.attachments.values()]);
   if (text === "" && files.length === 0) return undefined;
+  const voice = ((message.flags?.bitfield ?? 0) & IS_VOICE_MESSAGE) !== 0;
   const inThread = message.channel.isThread();
   const parent = inThread ? (message.channel.parentId ?? message.channelId) : message.channelId;
   return {
@@ -71,16 +80,20 @@ export function normalizeDiscordMessage(
     kind: message.guildId ? "group" : "dm",
     userName: message.member?.displayName ?? message.author.username,
     text,
-    attachments: files.map((a) => ({
-      name: a.name,
-      ...(a.contentType ? { mimeType: a.contentType } : {}),
-      size: a.size,
-      ref: a.url,
-    })),
+    attachments: files.flatMap((a) => discordAttachment(a, voice) ?? []),
     eventId: message.id,
     messageRef: message.id,
     time: message.createdTimestamp,
   };
+}
+
+/** A Discord attachment, fetched from its CDN URL; audio in a voice message is a voice note. */
+function discordAttachment(a: AttachmentLike, voiceMessage: boolean) {
+  const voice = Boolean(a.waveform) || (voiceMessage && String(a.contentType).startsWith("audio/"));
+  return declaredAttachment(
+    { ref: a.id, name: a.name, mimeType: a.contentType, size: a.size, url: a.url, voice },
+    "attachment",
+  );
 }
 
 /** The bot's own mention dropped, other mentions as @names. */

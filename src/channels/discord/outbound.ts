@@ -1,5 +1,6 @@
 import { type Client, Routes } from "discord.js";
 import type { DeliveryTarget, Outbound } from "../../ports/outbound.ts";
+import { DiscordFiles } from "./files.ts";
 
 /** Discord refuses messages over 2,000 characters. */
 const MESSAGE_LIMIT = 2_000;
@@ -16,7 +17,15 @@ export class DiscordOutbound implements Outbound {
   readonly maxLength = MESSAGE_LIMIT;
   readonly canEdit = true;
 
-  constructor(private readonly client: Client) {}
+  /** Files people sent, by CDN URL, for the worker's fetcher. */
+  readonly files: DiscordFiles;
+
+  constructor(
+    private readonly client: Client,
+    apiUrl?: string,
+  ) {
+    this.files = new DiscordFiles(apiUrl);
+  }
 
   async post(
     target: DeliveryTarget,

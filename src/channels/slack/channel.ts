@@ -11,6 +11,7 @@ import { passedGate } from "../gate-pass.ts";
 import { registerSlackCommands, SLACK_COMMANDS } from "./commands.ts";
 import { SlackDirectory } from "./directory.ts";
 import { asTakeError, describe, SlackEventInFlightError } from "./errors.ts";
+import { SlackFiles } from "./files.ts";
 import {
   normalizeSlackEvent,
   readMessageEvent,
@@ -61,7 +62,10 @@ export class SlackChannel implements Channel {
       retryConfig: { retries: options.retries ?? 10 },
       logLevel: LogLevel.ERROR,
     });
-    this.outbound = new SlackOutbound(this.client);
+    this.outbound = new SlackOutbound(
+      this.client,
+      new SlackFiles(this.client, options.botToken, options.apiUrl),
+    );
     this.directory = new SlackDirectory(this.client);
     this.#botUserId = options.botUserId ?? "";
     this.#botId = options.botId ?? "";

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Attachment, InboundMessage } from "../../core/agent/inbound.ts";
+import { declaredAttachment } from "../../core/attachments/attachment.ts";
 
 /** One conversation per thread (default) or per channel. */
 export type SessionScope = "thread" | "channel";
@@ -17,12 +18,20 @@ export interface SlackMessageEvent {
   readonly thread_ts?: string;
   /** The sender's team (in a Slack Connect channel, not the installation's). */
   readonly team?: string;
-  readonly files?: readonly {
-    id: string;
-    name?: string;
-    mimetype?: string;
-    size?: number;
-  }[];
+  readonly files?: readonly SlackFile[];
+}
+
+/** The fields of a Slack file object that Switchyard reads (https://api.slack.com/types/file). */
+export interface SlackFile {
+  readonly id: string;
+  readonly name?: string;
+  readonly mimetype?: string;
+  readonly size?: number;
+  /** Downloads with the bot token as a bearer (`files:read`). */
+  readonly url_private_download?: string;
+  readonly url_private?: string;
+  /** `slack_audio` for an audio clip recorded in Slack, `slack_video` for a video clip. */
+  readonly subtype?: string;
 }
 
 // Each field on its own: a field of the wrong type is dropped, never the whole event.
@@ -32,6 +41,9 @@ const fileSchema = z.object({
   name: optional,
   mimetype: optional,
   size: z.number().finite().optional().catch(undefined),
+  url_private_download: optional,
+  url_private: optional,
+  subtype: optional,
 });
 const eventSchema = z.object({
   type: z.string(),
@@ -96,12 +108,7 @@ export function normalizeSlackEvent(
   const text = plainText(event.text ?? "", options);
   if (text === "" && files.length === 0) return undefined;
   const thread = event.thread_ts ?? ts;
-  const attachments: Attachment[] = files.map((file) => ({
-    name: file.name ?? file.id,
-    ...(file.mimetype ? { mimeType: file.mimetype } : {}),
-    ...(file.size !== undefined ? { size: file.size } : {}),
-    ref: file.id,
-  }));
+  const attachments = files.flatMap((file) => slackAttachment(file) ?? []);
   // A direct message outside a thread is one running conversation, answered in place.
   const flatDm = event.channel_type === "im" && !event.thread_ts;
   const perChannel = options.session === "channel" || flatDm;
@@ -121,6 +128,25 @@ export function normalizeSlackEvent(
     messageRef: ts,
     time: Math.round(Number(ts) * 1000),
   };
+}
+
+/**
+ * A Slack file as an attachment: fetched by `url_private_download` with the
+ * bot token. A file Slack hides (`hidden_by_limit`, or a Slack Connect file
+ * that needs `files.info`) has only its id, and is named by it.
+ */
+export function slackAttachment(file: SlackFile): Attachment | undefined {
+  return declaredAttachment(
+    {
+      ref: file.id,
+      name: file.name,
+      mimeType: file.mimetype,
+      size: file.size,
+      url: file.url_private_download ?? file.url_private,
+      voice: file.subtype === "slack_audio",
+    },
+    file.id,
+  );
 }
 
 /**

@@ -1,4 +1,5 @@
 import { WebAPIPlatformError, type WebClient } from "@slack/web-api";
+import type { FileSource } from "../../ports/file-source.ts";
 import type { DeliveryTarget, Outbound } from "../../ports/outbound.ts";
 import { toMrkdwn } from "./mrkdwn.ts";
 
@@ -19,7 +20,15 @@ export class SlackOutbound implements Outbound {
   readonly maxLength = MESSAGE_LIMIT;
   readonly canEdit = true;
 
-  constructor(private readonly client: WebClient) {}
+  /** Files people shared, by `url_private_download`, for the worker's fetcher. */
+  readonly files: FileSource | undefined;
+
+  constructor(
+    private readonly client: WebClient,
+    files?: FileSource,
+  ) {
+    this.files = files;
+  }
 
   async post(
     target: DeliveryTarget,

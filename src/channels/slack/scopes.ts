@@ -43,6 +43,10 @@ export const SLACK_METHODS: Readonly<Record<string, SlackMethodNeed>> = {
     why: "send_message: the channels the bot is in",
   },
   "users.info": { scopes: ["users:read"], why: "names for mentions, and who is an admin" },
+  "files.info": {
+    scopes: ["files:read"],
+    why: "a shared file's download URL, when the event left it out",
+  },
   // Slack takes chat:write for it since March 2026 (assistant:write before, soon no longer).
   "assistant.threads.setStatus": {
     scopes: ["chat:write"],
@@ -62,9 +66,16 @@ export const SLACK_EVENTS: Readonly<Record<string, string>> = {
 /** `/tools` and `/skills`. */
 export const SLACK_COMMAND_SCOPE = "commands";
 
+/** Downloading a file people share (`url_private_download` with the bot token): no method, a scope all the same. */
+export const SLACK_DOWNLOAD_SCOPE = "files:read";
+
 /** The bot token scopes the channel needs, sorted and without repeats. */
 export function requiredSlackScopes(): string[] {
-  const scopes = new Set<string>([SLACK_COMMAND_SCOPE, ...Object.values(SLACK_EVENTS)]);
+  const scopes = new Set<string>([
+    SLACK_COMMAND_SCOPE,
+    SLACK_DOWNLOAD_SCOPE,
+    ...Object.values(SLACK_EVENTS),
+  ]);
   for (const need of Object.values(SLACK_METHODS))
     for (const scope of need.scopes) scopes.add(scope);
   return [...scopes].sort();
@@ -85,6 +96,7 @@ export function missingSlackScopes(granted: readonly string[]): { scope: string;
           .filter(([, needed]) => needed === scope)
           .map(([event]) => `${event} events`),
         ...(scope === SLACK_COMMAND_SCOPE ? ["/tools and /skills"] : []),
+        ...(scope === SLACK_DOWNLOAD_SCOPE ? ["downloading the files people share"] : []),
       ],
     }));
 }

@@ -57,7 +57,12 @@ export class TelegramChannel implements Channel {
   #skipped = 0;
 
   constructor(private readonly options: TelegramChannelOptions) {
-    this.outbound = new TelegramOutbound(() => this.api, options.token);
+    this.outbound = new TelegramOutbound(
+      () => this.api,
+      options.token,
+      undefined,
+      () => this.options.apiRoot ?? this.#settings().apiRoot,
+    );
   }
 
   /** The Bot API client, every transformer installed. */

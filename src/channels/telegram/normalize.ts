@@ -1,5 +1,6 @@
 import type { Message, MessageEntity } from "grammy/types";
 import type { Attachment, ConversationAddress, InboundMessage } from "../../core/agent/inbound.ts";
+import { declaredAttachment } from "../../core/attachments/attachment.ts";
 
 /** Who the bot is, from `getMe`: what mentions and commands are matched against. */
 export interface TelegramBotIdentity {
@@ -162,29 +163,34 @@ function withoutBotMentions(
   return out.trim();
 }
 
-/** Voice notes, audio, photos (the largest size), documents and videos, by file id. */
-function attachmentsOf(message: Message): Attachment[] {
+/**
+ * Voice notes, audio, photos (the largest size), documents and videos, by
+ * file id: the worker asks `getFile` for the path when it fetches one.
+ */
+export function attachmentsOf(message: Message): Attachment[] {
   const found: Attachment[] = [];
   const add = (
-    file: { file_id: string; file_size?: number; mime_type?: string } | undefined,
-    name: string,
+    file: unknown,
+    name: unknown,
+    fallback: string,
     mimeType?: string,
+    voice = false,
   ) => {
-    if (!file) return;
-    const type = file.mime_type ?? mimeType;
-    found.push({
-      name,
-      ...(type ? { mimeType: type } : {}),
-      ...(file.file_size !== undefined ? { size: file.file_size } : {}),
-      ref: file.file_id,
-    });
+    if (typeof file !== "object" || file === null) return;
+    const f = file as { file_id?: unknown; file_size?: unknown; mime_type?: unknown };
+    const attachment = declaredAttachment(
+      { ref: f.file_id, name, mimeType: f.mime_type ?? mimeType, size: f.file_size, voice },
+      fallback,
+    );
+    if (attachment) found.push(attachment);
   };
-  add(message.voice, "voice-note.ogg", "audio/ogg");
-  add(message.audio, message.audio?.file_name ?? "audio");
-  const photo = message.photo?.at(-1);
-  if (photo) add(photo, `photo-${photo.file_unique_id}.jpg`, "image/jpeg");
-  add(message.document, message.document?.file_name ?? "document");
-  add(message.video, message.video?.file_name ?? "video.mp4", "video/mp4");
-  add(message.video_note, "video-note.mp4", "video/mp4");
+  add(message.voice, undefined, "voice-note.ogg", "audio/ogg", true);
+  add(message.audio, message.audio?.file_name, "audio");
+  const photos = Array.isArray(message.photo) ? message.photo : [];
+  const photo = photos.at(-1);
+  if (photo) add(photo, undefined, `photo-${photo.file_unique_id}.jpg`, "image/jpeg");
+  add(message.document, message.document?.file_name, "document");
+  add(message.video, message.video?.file_name, "video.mp4", "video/mp4");
+  add(message.video_note, undefined, "video-note.mp4", "video/mp4");
   return found;
 }

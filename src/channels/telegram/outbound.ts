@@ -4,6 +4,7 @@ import type { LoggerPort } from "../../core/logger.ts";
 import type { DeliveryTarget, Outbound } from "../../ports/outbound.ts";
 import { describeTelegramError, isTelegramError } from "./api.ts";
 import { ChatPacer } from "./chat-pacer.ts";
+import { TelegramFiles } from "./files.ts";
 import { escapeHtml, toTelegramHtml } from "./format.ts";
 import { splitTelegramHtml, visibleText } from "./html-split.ts";
 import type { SentLedger } from "./sent-ledger.ts";
@@ -38,14 +39,19 @@ export class TelegramOutbound implements Outbound {
   #ledger: SentLedger | undefined;
   #logger: LoggerPort | undefined;
   readonly #pacer: ChatPacer;
+  /** Files people sent, by `file_id`, for the worker's fetcher. */
+  readonly files: TelegramFiles;
 
   constructor(
     private readonly api: () => Api,
     /** To redact from what is logged. */
     private readonly token: string,
     editIntervalMs = 1_000,
+    /** The Bot API root (a local server, a test's fake); unset: the cloud Bot API. */
+    apiRoot: () => string | undefined = () => undefined,
   ) {
     this.#pacer = new ChatPacer(editIntervalMs);
+    this.files = new TelegramFiles(api, token, apiRoot);
   }
 
   /**

@@ -1,5 +1,14 @@
 import type { AssistantMessage } from "./messages.ts";
 
+/** One file of a turn as the checkpoint records it. */
+export interface AttachmentRecord {
+  readonly ref: string;
+  readonly name: string;
+  readonly outcome: string;
+  readonly type?: string;
+  readonly bytes: number;
+}
+
 /**
  * What a turn leaves behind after every step, so a worker that dies mid-turn
  * is replaced by one that resumes where it stopped: it never asks the model
@@ -26,6 +35,13 @@ export interface Checkpoint {
    * step's commit.
    */
   readonly calling?: { readonly step: number; readonly message: AssistantMessage };
+  /**
+   * The files this turn's messages carried, as the worker read them (file
+   * id, what became of it, sniffed type, bytes fetched). What the model gets
+   * from them is in the turn's user messages in history, stored with this
+   * checkpoint, so a resumed turn sends the same bytes without fetching again.
+   */
+  readonly attachments?: readonly AttachmentRecord[];
   /** Platform refs of what was already posted for this turn (the answer, its parts). */
   readonly delivered: readonly string[];
   /** Set just before the answer is posted: a resumed turn that finds it knows to check, not to repost blindly. */

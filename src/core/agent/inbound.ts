@@ -3,11 +3,20 @@
  * produces and what the queue carries.
  */
 export interface Attachment {
-  readonly name: string;
-  readonly mimeType?: string;
-  readonly size?: number;
-  /** A platform reference to fetch it by (a file id or URL); never fetched unless a tool needs it. */
+  /**
+   * The platform's id for the file (Slack `F…`, Telegram `file_id`, Discord
+   * attachment id, the console's path): what the worker fetches and caches it by.
+   */
   readonly ref: string;
+  readonly name: string;
+  /** The type the platform declared; the worker sniffs the bytes and trusts those. */
+  readonly mimeType?: string;
+  /** The size the platform declared, in bytes. */
+  readonly size?: number;
+  /** Where to download it, when the platform says (Slack `url_private_download`, Discord's CDN URL). */
+  readonly url?: string;
+  /** The platform marks it a voice message (Telegram voice, a Discord voice message, a Slack audio clip). */
+  readonly voice?: boolean;
 }
 
 export interface ConversationAddress {

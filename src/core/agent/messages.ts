@@ -1,3 +1,5 @@
+import type { ContentPart } from "../attachments/content.ts";
+
 /**
  * History is kept in the Chat Completions message shape, which every
  * OpenAI-compatible server takes as it is: stored messages replay byte for
@@ -10,7 +12,12 @@ export interface ToolCall {
 }
 
 export type ChatMessage =
-  | { readonly role: "user"; readonly content: string; readonly name?: string }
+  | {
+      readonly role: "user";
+      /** Text, or text and `image_url` parts when a person sent an image to a vision model. */
+      readonly content: string | readonly ContentPart[];
+      readonly name?: string;
+    }
   | AssistantMessage
   | { readonly role: "tool"; readonly tool_call_id: string; readonly content: string };
 

@@ -13,6 +13,7 @@ export {
   type DmPolicy,
   type GroupPolicy,
 } from "./access-section.ts";
+export { type AttachmentsConfig, DEFAULT_ATTACHMENTS } from "./attachments-section.ts";
 export {
   type BudgetsConfig,
   DEFAULT_BUDGETS,
@@ -45,9 +46,11 @@ export { DEFAULT_MEMORY, type MemoryConfig } from "./memory-section.ts";
 export {
   checkModelLimit,
   DEFAULT_MODEL_LIMITS,
+  DEFAULT_MODEL_SECTION,
   MODEL_LIMIT_NAMES,
   MODEL_LIMIT_RULES,
   type ModelLimits,
+  type ModelSection,
 } from "./model-section.ts";
 export {
   DEFAULT_MODELS,
@@ -86,4 +89,5 @@ export { configTooLarge, MAX_CONFIG_BYTES } from "./size.ts";
 export { NO_SKILL_FOLDERS, type SkillFolders } from "./skill-folders-section.ts";
 export { DEFAULT_SLACK, type SlackConfig } from "./slack-section.ts";
 export { DEFAULT_TELEGRAM, type TelegramConfig } from "./telegram-section.ts";
+export { DEFAULT_TRANSCRIPTION, type TranscriptionConfig } from "./transcription-section.ts";
 export { DEFAULT_WEB, type WebConfig } from "./web-section.ts";

@@ -15,6 +15,7 @@ import { describeValue } from "./errors.ts";
  *   max_answer_chars: 40000    # a longer answer is cut, with a note saying so
  *   max_tool_call_chars: 100000  # a tool call with longer arguments is not run; the model is told
  *   max_tool_calls: 32         # a reply asking for more calls at once runs none of them
+ *   vision: true               # the model takes images (the `vision` capability); env SWITCHYARD_MODEL_VISION
  * ```
  */
 export interface ModelLimits {
@@ -128,12 +129,48 @@ const limit = (name: keyof ModelLimits) =>
     })
     .optional();
 
-const KEYS = MODEL_LIMIT_NAMES.map((name) => `${MODEL_LIMIT_RULES[name].key}:`).join(", ");
+/** The `model:` section: the limits, and whether the model takes images. */
+export interface ModelSection extends ModelLimits {
+  /** Declared by the operator: images go to the model as `image_url` parts (the `vision` capability). */
+  readonly vision: boolean;
+}
+
+export const DEFAULT_MODEL_SECTION: ModelSection = Object.freeze({
+  ...DEFAULT_MODEL_LIMITS,
+  vision: false,
+});
+
+/** The environment twin of `model.vision`; it wins when set. */
+export const MODEL_VISION_ENV = "SWITCHYARD_MODEL_VISION";
+
+/** `SWITCHYARD_MODEL_VISION` as a flag, undefined when unset; anything but true/false/1/0/yes/no is an error message. */
+export function visionFromEnv(raw: string | undefined): boolean | string | undefined {
+  const value = raw?.trim().toLowerCase();
+  if (!value) return undefined;
+  if (["true", "1", "yes", "on"].includes(value)) return true;
+  if (["false", "0", "no", "off"].includes(value)) return false;
+  return `${MODEL_VISION_ENV} must be true or false, not "${raw}". Set it to true when the model takes images, or unset it to use model.vision from the config file.`;
+}
+
+const KEYS = [
+  ...MODEL_LIMIT_NAMES.map((name) => `${MODEL_LIMIT_RULES[name].key}:`),
+  "vision:",
+].join(", ");
 
 /** The `model:` section; empty or absent, it is {@link DEFAULT_MODEL_LIMITS}. */
 export const modelSection = z
   .strictObject(
-    Object.fromEntries(MODEL_LIMIT_NAMES.map((name) => [MODEL_LIMIT_RULES[name].key, limit(name)])),
+    {
+      ...Object.fromEntries(
+        MODEL_LIMIT_NAMES.map((name) => [MODEL_LIMIT_RULES[name].key, limit(name)]),
+      ),
+      vision: z
+        .boolean({
+          error: (iss) =>
+            `expected true or false (whether the model takes images), found ${describeValue(iss.input)}.`,
+        })
+        .optional(),
+    },
     {
       error: (iss) =>
         iss.code === "unrecognized_keys"
@@ -142,14 +179,16 @@ export const modelSection = z
     },
   )
   .transform(
-    (section): ModelLimits =>
-      Object.freeze(
-        Object.fromEntries(
+    (section): ModelSection =>
+      Object.freeze({
+        ...(Object.fromEntries(
           MODEL_LIMIT_NAMES.map((name) => [
             name,
-            (section[MODEL_LIMIT_RULES[name].key] as number | undefined) ??
-              DEFAULT_MODEL_LIMITS[name],
+            ((section as Record<string, unknown>)[MODEL_LIMIT_RULES[name].key] as
+              | number
+              | undefined) ?? DEFAULT_MODEL_LIMITS[name],
           ]),
-        ) as unknown as ModelLimits,
-      ),
+        ) as unknown as ModelLimits),
+        vision: (section.vision as boolean | undefined) ?? false,
+      }),
   );

@@ -2,6 +2,11 @@ import { z } from "zod";
 import { type LoadMode, parseLoadMode, UnknownModeError } from "../loading/modes.ts";
 import { defineToolsets, type Toolsets } from "../tools/toolsets.ts";
 import { type AccessConfig, accessSection, DEFAULT_ACCESS } from "./access-section.ts";
+import {
+  type AttachmentsConfig,
+  attachmentsSection,
+  DEFAULT_ATTACHMENTS,
+} from "./attachments-section.ts";
 import { type BudgetsConfig, budgetsSection, DEFAULT_BUDGETS } from "./budgets-section.ts";
 import { DEFAULT_DISCORD, type DiscordConfig, discordSection } from "./discord-section.ts";
 import { describeValue } from "./errors.ts";
@@ -9,7 +14,7 @@ import { flag } from "./flag.ts";
 import { DEFAULT_LIMITS, type LimitsConfig, limitsSection } from "./limits-section.ts";
 import { DEFAULT_MCP, type McpConfig, mcpSection } from "./mcp-section.ts";
 import { DEFAULT_MEMORY, type MemoryConfig, memorySection } from "./memory-section.ts";
-import { DEFAULT_MODEL_LIMITS, type ModelLimits, modelSection } from "./model-section.ts";
+import { DEFAULT_MODEL_SECTION, type ModelSection, modelSection } from "./model-section.ts";
 import { DEFAULT_MODELS, type ModelsConfig, modelsSection } from "./models-section.ts";
 import { isName, isToolId, NAME_RULE } from "./names.ts";
 import {
@@ -37,6 +42,11 @@ import { DEFAULT_SLACK, type SlackConfig, slackSection } from "./slack-section.t
 import { DEFAULT_TELEGRAM, type TelegramConfig, telegramSection } from "./telegram-section.ts";
 import { toolsSection } from "./tools-section.ts";
 import { toolsetsSection } from "./toolsets-section.ts";
+import {
+  DEFAULT_TRANSCRIPTION,
+  type TranscriptionConfig,
+  transcriptionSection,
+} from "./transcription-section.ts";
 import { DEFAULT_WEB, type WebConfig, webSection } from "./web-section.ts";
 
 /**
@@ -80,7 +90,11 @@ export interface SwitchyardConfig {
   /** MCP servers, each a tool family `mcp:<server>`, and their timeouts. */
   readonly mcp: McpConfig;
   /** How long the bot waits for the model and how much of a reply it keeps. */
-  readonly model: ModelLimits;
+  readonly model: ModelSection;
+  /** Caps and sizes for the files people send. */
+  readonly attachments: AttachmentsConfig;
+  /** The `/audio/transcriptions` endpoint voice notes go to (the `transcription` capability). */
+  readonly transcription: TranscriptionConfig;
   /** Which Redis: one node, a cluster or Sentinel (the environment wins). Read at start. */
   readonly redis: RedisConfig;
   /** The conversation queue's shards and acknowledgement. Read at start. */
@@ -111,6 +125,8 @@ export const SECTIONS = [
   "web",
   "mcp",
   "model",
+  "attachments",
+  "transcription",
   "redis",
   "queue",
   "models",
@@ -134,7 +150,9 @@ export const EMPTY_CONFIG: SwitchyardConfig = Object.freeze({
   reminders: DEFAULT_REMINDERS,
   web: DEFAULT_WEB,
   mcp: DEFAULT_MCP,
-  model: DEFAULT_MODEL_LIMITS,
+  model: DEFAULT_MODEL_SECTION,
+  attachments: DEFAULT_ATTACHMENTS,
+  transcription: DEFAULT_TRANSCRIPTION,
   redis: DEFAULT_REDIS,
   queue: DEFAULT_QUEUE,
   models: DEFAULT_MODELS,
@@ -259,6 +277,8 @@ export const configSchema: z.ZodType<SwitchyardConfig, unknown> = z
       web: section(webSection),
       mcp: section(mcpSection),
       model: section(modelSection),
+      attachments: section(attachmentsSection),
+      transcription: section(transcriptionSection),
       redis: section(redisSection),
       queue: section(queueSection),
       models: section(modelsSection),
@@ -298,6 +318,8 @@ export const configSchema: z.ZodType<SwitchyardConfig, unknown> = z
         web: config.web,
         mcp: config.mcp,
         model: config.model,
+        attachments: config.attachments,
+        transcription: config.transcription,
         redis: config.redis,
         queue: config.queue,
         models: config.models,

@@ -1,0 +1,16 @@
+export {
+  DocumentStore,
+  documentId,
+  READ_ATTACHMENT_CAPABILITY,
+  readAttachmentCapability,
+} from "./document-store.ts";
+export { visionImage } from "./image.ts";
+export { readAttachmentTool } from "./read-attachment.ts";
+export { FileReader, type FileReaderOptions, VISION_CAPABILITY } from "./reader.ts";
+export {
+  openAITranscriber,
+  TRANSCRIPTION_CAPABILITY,
+  type Transcriber,
+  transcriptionCapability,
+} from "./transcribe.ts";
+export { NO_VISION_REASON, VisionSettingError, visionCapability } from "./vision.ts";

@@ -1,0 +1,49 @@
+import { fileTypeFromBuffer } from "file-type";
+import { isTextLike, textTypeFor } from "../../core/attachments/kind.ts";
+
+/**
+ * The file's type from its bytes (magic numbers, via `file-type`), never
+ * from what the platform declared: a `.png` that is a PDF is a PDF. Bytes
+ * with no signature are text when they decode as UTF-8 without NULs (then
+ * the declared text type, or one from the name, is kept, since text has no
+ * signature), else `application/octet-stream`.
+ */
+export async function sniffType(
+  bytes: Uint8Array,
+  declared: string | undefined,
+  name: string,
+): Promise<string> {
+  const found = await fileTypeFromBuffer(bytes).catch(() => undefined);
+  // file-type reads some text formats as XML-ish; trust a declared text type over those.
+  if (found && !(found.mime === "application/xml" && isTextLike(declared, name))) {
+    return found.mime.split(";")[0]?.trim() ?? found.mime;
+  }
+  if (!looksLikeText(bytes)) return "application/octet-stream";
+  if (declared && isTextLike(declared, name) && declared !== "application/octet-stream") {
+    return declared;
+  }
+  return textTypeFor(name);
+}
+
+function looksLikeText(bytes: Uint8Array): boolean {
+  const head = bytes.subarray(0, 8192);
+  if (head.includes(0)) return false;
+  try {
+    // A cut at the end of the sample may split a character; decode leniently there.
+    new TextDecoder("utf-8", { fatal: true }).decode(head.subarray(0, lastWholeChar(head)));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The sample's length without a trailing, incomplete UTF-8 sequence. */
+function lastWholeChar(bytes: Uint8Array): number {
+  const end = bytes.length;
+  for (let back = 1; back <= 3 && end - back >= 0; back++) {
+    const byte = bytes[end - back] as number;
+    if ((byte & 0xc0) === 0xc0) return end - back;
+    if ((byte & 0x80) === 0) break;
+  }
+  return end;
+}

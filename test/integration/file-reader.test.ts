@@ -1,0 +1,196 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { WebClient } from "@slack/web-api";
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DiscordFiles } from "../../src/channels/discord/files.ts";
+import { SlackFiles } from "../../src/channels/slack/files.ts";
+import { createTelegramApi } from "../../src/channels/telegram/api.ts";
+import { TelegramFiles } from "../../src/channels/telegram/files.ts";
+import type { ConversationAddress } from "../../src/core/agent/inbound.ts";
+import { DEFAULT_ATTACHMENTS } from "../../src/core/config/index.ts";
+import { KeyScheme } from "../../src/store/keys.ts";
+import {
+  DocumentStore,
+  documentId,
+  FileReader,
+  readAttachmentCapability,
+  readAttachmentTool,
+} from "../../src/tools/attachments/index.ts";
+import { startFakeSlackApi } from "../fakes/slack-api.ts";
+import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-api.ts";
+import { makePdf } from "../support/files.ts";
+import { connectRedis, deleteKeysUnder, uniquePrefix } from "../support/redis.ts";
+
+const address: ConversationAddress = {
+  platform: "telegram",
+  workspace: "5",
+  channel: "5",
+  conversation: "5",
+};
+
+describe("the attachment fetcher", () => {
+  let redis: Redis;
+  let telegram: FakeTelegram;
+  let local: Server;
+  let localUrl: string;
+  const prefix = uniquePrefix("files");
+
+  beforeAll(async () => {
+    redis = connectRedis();
+    telegram = await startFakeTelegram();
+    local = createServer((_, res) => res.end("internal secrets"));
+    await new Promise<void>((resolve) => local.listen(0, "127.0.0.1", resolve));
+    localUrl = `http://127.0.0.1:${(local.address() as AddressInfo).port}/x.txt`;
+  });
+
+  afterAll(async () => {
+    await deleteKeysUnder(redis, prefix);
+    redis.disconnect();
+    await telegram.close();
+    await new Promise((resolve) => local.close(resolve));
+  });
+
+  const reader = (limits = DEFAULT_ATTACHMENTS) =>
+    new FileReader({
+      redis,
+      keys: new KeyScheme(prefix),
+      sources: (platform) =>
+        platform === "telegram"
+          ? new TelegramFiles(
+              () => createTelegramApi(telegram.token, telegram.apiRoot),
+              telegram.token,
+              () => telegram.apiRoot,
+            )
+          : new DiscordFiles("https://discord.com/api"),
+      limits: () => limits,
+      capabilities: () => ({}),
+    });
+
+  it("reads a file once: a second read of the same file id (a resumed turn) comes from the cache", async () => {
+    const pdf = telegram.addFile(makePdf(["cached text"]), "a.pdf");
+    const attachment = { ref: pdf.file_id, name: "a.pdf", size: pdf.file_size };
+    const first = await reader().read(address, [attachment], new AbortController().signal);
+    const second = await reader().read(address, [attachment], new AbortController().signal);
+    expect(second).toEqual(first);
+    expect(first[0]?.text).toBe("--- page 1 ---\ncached text");
+    expect(telegram.fileDownloads.filter((p) => p.includes(pdf.file_id))).toHaveLength(1);
+    const key = new KeyScheme(prefix).attachment(address, "x");
+    expect(key.startsWith(`${prefix}:{conv:telegram:5:5:5}:attachment:`)).toBe(true);
+    expect(key).not.toContain(pdf.file_id);
+  });
+
+  it("keeps the per-turn total: once it is spent, the next file is refused with the key to raise", async () => {
+    const one = telegram.addFile(Buffer.alloc(3_000, "x"), "one.txt");
+    const two = telegram.addFile(Buffer.alloc(3_000, "y"), "two.txt");
+    const read = await reader({ ...DEFAULT_ATTACHMENTS, maxTurnBytes: 4_000 }).read(
+      address,
+      [
+        { ref: one.file_id, name: "one.txt", size: one.file_size },
+        { ref: two.file_id, name: "two.txt", size: two.file_size },
+      ],
+      new AbortController().signal,
+    );
+    expect(read.map((r) => r.outcome)).toEqual(["text", "refused"]);
+    expect(read[1]?.note).toContain("attachments.max_turn_bytes");
+  });
+
+  it("sends a URL off the platform's host through the SSRF guard, and never says the token", async () => {
+    const discord = { ...address, platform: "discord" };
+    const [refused] = await reader().read(
+      discord,
+      [{ ref: "123", name: "x.txt", url: localUrl }],
+      new AbortController().signal,
+    );
+    expect(refused?.outcome).toBe("failed");
+    expect(refused?.note).toMatch(/^it could not be fetched: the address is not allowed/);
+    expect(refused?.text).toBeUndefined();
+    const [missing] = await reader().read(
+      address,
+      [{ ref: "no-such-file", name: "gone.txt" }],
+      new AbortController().signal,
+    );
+    expect(missing?.outcome).toBe("failed");
+    expect(JSON.stringify(missing)).not.toContain(telegram.token);
+  });
+
+  it("keeps a document longer than the inline cap for read_attachment, which reads it page by page", async () => {
+    const limits = { ...DEFAULT_ATTACHMENTS, maxInlineChars: 100 };
+    const body = Array.from({ length: 30 }, (_, i) => `line ${String(i).padStart(2, "0")}`).join(
+      "\n",
+    );
+    const doc = telegram.addFile(Buffer.from(body), "long.txt");
+    const keeping = new FileReader({
+      redis,
+      keys: new KeyScheme(prefix),
+      sources: () =>
+        new TelegramFiles(
+          () => createTelegramApi(telegram.token, telegram.apiRoot),
+          telegram.token,
+          () => telegram.apiRoot,
+        ),
+      limits: () => limits,
+      capabilities: () => ({ read_attachment: readAttachmentCapability(limits) }),
+    });
+    const [read] = await keeping.read(
+      address,
+      [{ ref: doc.file_id, name: "long.txt", size: doc.file_size }],
+      new AbortController().signal,
+    );
+    const id = documentId(doc.file_id);
+    expect(read?.text).toBe(body.slice(0, 100));
+    expect(read?.note).toBe(
+      `page 1 of 3 of document ${id} (${body.length} characters); read_attachment reads pages 2 to 3, for 7 days`,
+    );
+    const tool = readAttachmentTool(() => new DocumentStore(redis, new KeyScheme(prefix)));
+    const ctx = { ...address, user: "5", signal: new AbortController().signal };
+    expect(await tool.execute({ document: id, page: 2 }, ctx)).toBe(
+      `Document ${id}, page 2 of 3:\n${body.slice(100, 200)}`,
+    );
+    expect(await tool.execute({ document: id, page: 9 }, ctx)).toBe(
+      `Document ${id} has pages 1 to 3; there is no page 9.`,
+    );
+    const elsewhere = { ...ctx, conversation: "other" };
+    expect(await tool.execute({ document: id, page: 2 }, elsewhere)).toContain("is not kept");
+    expect(readAttachmentCapability({ ...limits, keepSeconds: 0 })).toEqual({
+      available: false,
+      reason: "attachments.keep_seconds is 0: long documents are cut, not kept",
+    });
+  });
+
+  it("takes Slack's sign-in page, which it serves with a 200 to a wrong token, for a failure, not the file", async () => {
+    const slack = await startFakeSlackApi();
+    try {
+      const file = slack.addFile({
+        name: "r.pdf",
+        mimetype: "application/pdf",
+        content: makePdf(["x"]),
+      });
+      const wrongToken = new FileReader({
+        redis,
+        keys: new KeyScheme(prefix),
+        sources: () => new SlackFiles(new WebClient("xoxb-wrong"), "xoxb-wrong", slack.url),
+        limits: () => DEFAULT_ATTACHMENTS,
+        capabilities: () => ({}),
+      });
+      const [read] = await wrongToken.read(
+        { ...address, platform: "slack" },
+        [
+          {
+            ref: file.id,
+            name: "r.pdf",
+            mimeType: "application/pdf",
+            url: file.url_private_download,
+          },
+        ],
+        new AbortController().signal,
+      );
+      expect(read?.outcome).toBe("failed");
+      expect(read?.note).toBe(
+        "the platform sent a web page instead of the file (on Slack: the app needs the files:read scope)",
+      );
+    } finally {
+      await slack.close();
+    }
+  });
+});

@@ -1,0 +1,90 @@
+import sharp from "sharp";
+
+/**
+ * Small real files for attachment tests, made here rather than checked in:
+ * a PNG the image library draws, a PDF written by hand, an Ogg/Opus stream.
+ */
+
+/** A PNG of the given size: two colour bands, so a downscaled copy is still recognisably it. */
+export async function makePng(width: number, height: number): Promise<Buffer> {
+  const band = Buffer.alloc(width * height * 3);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = (y * width + x) * 3;
+      const left = x < width / 2;
+      band[i] = left ? 220 : 20;
+      band[i + 1] = 40;
+      band[i + 2] = left ? 30 : 200;
+    }
+  }
+  return sharp(band, { raw: { width, height, channels: 3 } })
+    .png()
+    .toBuffer();
+}
+
+/** A PDF whose pages each show one line of text (Helvetica), with a correct xref table. */
+export function makePdf(pages: readonly string[]): Buffer {
+  const objects: string[] = [
+    "<< /Type /Catalog /Pages 2 0 R >>",
+    `<< /Type /Pages /Kids [${pages.map((_, i) => `${4 + i * 2} 0 R`).join(" ")}] /Count ${pages.length} >>`,
+    "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+  ];
+  pages.forEach((text, i) => {
+    const stream = `BT /F1 12 Tf 72 720 Td (${text.replace(/[()\\]/g, "\\$&")}) Tj ET`;
+    objects.push(
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${5 + i * 2} 0 R >>`,
+      `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`,
+    );
+  });
+  let out = "%PDF-1.4\n";
+  const offsets: number[] = [];
+  objects.forEach((object, i) => {
+    offsets.push(out.length);
+    out += `${i + 1} 0 obj\n${object}\nendobj\n`;
+  });
+  const xref = out.length;
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  out += offsets.map((o) => `${String(o).padStart(10, "0")} 00000 n \n`).join("");
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(out, "latin1");
+}
+
+/** The Ogg CRC-32 (polynomial 0x04c11db7, not reflected). */
+function oggCrc(bytes: Uint8Array): number {
+  let crc = 0;
+  for (const byte of bytes) {
+    crc ^= byte << 24;
+    for (let k = 0; k < 8; k++) crc = crc & 0x80000000 ? (crc << 1) ^ 0x04c11db7 : crc << 1;
+  }
+  return crc >>> 0;
+}
+
+function oggPage(packet: Buffer, sequence: number, flags: number): Buffer {
+  const header = Buffer.alloc(27);
+  header.write("OggS", 0, "latin1");
+  header[5] = flags;
+  header.writeUInt32LE(0x5157, 14);
+  header.writeUInt32LE(sequence, 18);
+  header[26] = 1;
+  const page = Buffer.concat([header, Buffer.from([packet.length]), packet]);
+  page.writeUInt32LE(oggCrc(page), 22);
+  return page;
+}
+
+/** An Ogg/Opus stream's header pages (OpusHead, OpusTags) and one silent packet: what a voice note starts with. */
+export function makeOggOpus(): Buffer {
+  const head = Buffer.alloc(19);
+  head.write("OpusHead", 0, "latin1");
+  head[8] = 1;
+  head[9] = 1;
+  head.writeUInt16LE(312, 10);
+  head.writeUInt32LE(48_000, 12);
+  const tags = Buffer.concat([
+    Buffer.from("OpusTags", "latin1"),
+    Buffer.from([10, 0, 0, 0]),
+    Buffer.from("switchyard", "latin1"),
+    Buffer.from([0, 0, 0, 0]),
+  ]);
+  const silence = Buffer.from([0xf8, 0xff, 0xfe]);
+  return Buffer.concat([oggPage(head, 0, 2), oggPage(tags, 1, 0), oggPage(silence, 2, 4)]);
+}

@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import { attachmentNotice } from "../../src/core/attachments/capability-notice.ts";
+import { DEFAULT_ATTACHMENTS, parseConfig } from "../../src/core/config/index.ts";
+import {
+  NO_VISION_REASON,
+  transcriptionCapability,
+  VisionSettingError,
+  visionCapability,
+} from "../../src/tools/attachments/index.ts";
+
+const FILE = "switchyard.yaml";
+
+describe("the attachment settings", () => {
+  it("vision comes from model.vision, and SWITCHYARD_MODEL_VISION wins; a typo there is an error", () => {
+    const on = parseConfig("model:\n  vision: true\n", FILE).model;
+    expect(visionCapability(on, {})).toEqual({ available: true });
+    expect(visionCapability(on, { SWITCHYARD_MODEL_VISION: "false" })).toEqual({
+      available: false,
+      reason: NO_VISION_REASON,
+    });
+    expect(visionCapability({ vision: false }, { SWITCHYARD_MODEL_VISION: "yes" }).available).toBe(
+      true,
+    );
+    expect(() => visionCapability({ vision: false }, { SWITCHYARD_MODEL_VISION: "ture" })).toThrow(
+      VisionSettingError,
+    );
+    expect(() => parseConfig("model:\n  vision: maybe\n", FILE)).toThrow(
+      'switchyard.yaml:2: model.vision: "maybe" is not on/off/true/false. Write vision: on or vision: off.',
+    );
+  });
+
+  it("transcription needs a base_url and its key variable, and says which is missing", () => {
+    const config = parseConfig(
+      "transcription:\n  base_url: http://127.0.0.1:9000/v1\n  key_env: WHISPER_KEY\n",
+      FILE,
+    ).transcription;
+    expect(config).toEqual({
+      baseUrl: "http://127.0.0.1:9000/v1",
+      model: "whisper-1",
+      keyEnv: "WHISPER_KEY",
+    });
+    expect(transcriptionCapability(config, { WHISPER_KEY: "k" })).toEqual({ available: true });
+    expect(transcriptionCapability(config, {})).toEqual({
+      available: false,
+      reason: "no transcription key: WHISPER_KEY is not set (transcription.key_env names it)",
+    });
+    expect(transcriptionCapability(parseConfig("", FILE).transcription, {}).available).toBe(false);
+    expect(() => parseConfig("transcription:\n  base_url: whisper\n", FILE)).toThrow(
+      "transcription.base_url: must be an http(s) URL such as https://api.openai.com/v1.",
+    );
+  });
+
+  it("the caps default when left out and refuse what makes no sense, naming the key", () => {
+    expect(parseConfig("", FILE).attachments).toEqual(DEFAULT_ATTACHMENTS);
+    expect(
+      parseConfig("attachments:\n  max_image_bytes: 5000000\n", FILE).attachments.maxImageBytes,
+    ).toBe(5_000_000);
+    expect(() => parseConfig("attachments:\n  image_max_side: 10\n", FILE)).toThrow(
+      "attachments.image_max_side: must be at least 64 pixels; 1568 is the default.",
+    );
+    expect(() => parseConfig("attachments:\n  max_pdf_pages: 3\n", FILE)).toThrow(
+      'unknown key "max_pdf_pages"',
+    );
+  });
+
+  it("/tools says in one sentence what happens to images, voice notes and long documents", () => {
+    expect(
+      attachmentNotice({
+        vision: { available: true },
+        transcription: { available: false, reason: "no transcription endpoint." },
+      }),
+    ).toBe(
+      'Attachments: vision on; transcription off (no transcription endpoint); read_attachment off (this host does not provide the "read_attachment" capability).',
+    );
+  });
+});

@@ -1,0 +1,93 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { type AttachmentContent, userContent } from "../../src/core/attachments/content.ts";
+import { DEFAULT_ATTACHMENTS } from "../../src/core/config/index.ts";
+import { readBytes } from "../../src/tools/attachments/read-one.ts";
+import { sniffType } from "../../src/tools/attachments/sniff.ts";
+import { makeOggOpus, makePdf, makePng } from "../support/files.ts";
+
+const content = fc.record(
+  {
+    ref: fc.string({ minLength: 1, maxLength: 8 }),
+    name: fc.string({ minLength: 1, maxLength: 12 }),
+    kind: fc.constantFrom("image", "audio", "document", "video", "file"),
+    type: fc.constantFrom("image/png", "application/pdf", "audio/ogg"),
+    bytes: fc.nat(10_000_000),
+    outcome: fc.constantFrom("image", "text", "transcript", "named", "refused", "failed"),
+    text: fc.string({ maxLength: 40 }),
+    note: fc.string({ maxLength: 40 }),
+    image: fc.record({
+      url: fc.string({ maxLength: 12 }).map((s) => `data:image/jpeg;base64,${s}`),
+      width: fc.nat(4000),
+      height: fc.nat(4000),
+    }),
+  },
+  { requiredKeys: ["ref", "name", "kind", "bytes", "outcome"] },
+) as fc.Arbitrary<AttachmentContent>;
+
+describe("what a message with files looks like to the model", () => {
+  it("is the same bytes every time, with one image part per image, in the files' order", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ maxLength: 30 }),
+        fc.array(content, { maxLength: 5 }),
+        (text, files) => {
+          const built = userContent(text, files);
+          expect(JSON.stringify(userContent(text, files))).toBe(JSON.stringify(built));
+          const images = files.filter((f) => f.image).map((f) => f.image?.url);
+          if (images.length === 0) {
+            expect(typeof built).toBe("string");
+            return;
+          }
+          const parts = built as { type: string; image_url?: { url: string } }[];
+          expect(parts.filter((p) => p.type === "image_url").map((p) => p.image_url?.url)).toEqual(
+            images,
+          );
+        },
+      ),
+    );
+  });
+});
+
+describe("the sniffed type", () => {
+  it("comes from the bytes, not from what the platform declared", async () => {
+    expect(await sniffType(await makePng(8, 8), "application/pdf", "report.pdf")).toBe("image/png");
+    expect(await sniffType(makePdf(["x"]), "image/jpeg", "photo.jpg")).toBe("application/pdf");
+    expect(await sniffType(makeOggOpus(), undefined, "voice")).toBe("audio/ogg");
+    expect(await sniffType(Buffer.from("a,b\n1,2\n"), undefined, "t.csv")).toBe("text/csv");
+    expect(await sniffType(Buffer.from([0, 1, 2, 3, 255]), "text/plain", "x.txt")).toBe(
+      "application/octet-stream",
+    );
+  });
+
+  it("never throws, whatever the bytes", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.uint8Array({ maxLength: 600 }), fc.string(), async (bytes, name) => {
+        expect(typeof (await sniffType(bytes, undefined, name))).toBe("string");
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe("reading bytes that claim to be something", () => {
+  it("never throws for garbage claiming to be an image, a PDF or text: the file is named with why", async () => {
+    const powers = {
+      vision: { available: true } as const,
+      transcription: { available: false, reason: "none" } as const,
+      limits: DEFAULT_ATTACHMENTS,
+      signal: new AbortController().signal,
+    };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uint8Array({ maxLength: 400 }),
+        fc.constantFrom("image/png", "image/jpeg", "application/pdf", "text/plain", "text/html"),
+        async (bytes, type) => {
+          const read = await readBytes({ ref: "f", name: "f" }, bytes, type, powers);
+          expect(["image", "text", "named", "failed"]).toContain(read.outcome);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+});
