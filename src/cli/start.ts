@@ -13,6 +13,7 @@ import { type OpsServer, startOpsServer } from "../observability/http.ts";
 import { createLogger, loggerPort, registerSecret } from "../observability/logger.ts";
 import { Metrics } from "../observability/metrics.ts";
 import { installProcessGuard } from "../observability/process-guard.ts";
+import { setupTracing } from "../observability/tracing-setup.ts";
 import { connectRedis } from "../runtime/redis.ts";
 import { watchSkills } from "../skills/loader.ts";
 import { Inbox } from "../workers/inbox.ts";
@@ -61,6 +62,7 @@ Environment:
   TELEGRAM_WEBHOOK_URL, TELEGRAM_WEBHOOK_SECRET   Webhook mode: the public URL and the secret token
   SWITCHYARD_HTTP_PORT        Where webhooks are received, e.g. /slack/events (default 3000)
   SWITCHYARD_PREFIX           Redis key prefix (default sy)
+  OTEL_EXPORTER_OTLP_ENDPOINT Traces over OTLP/HTTP, e.g. http://localhost:4318 (or telemetry.endpoint; default: off)
   LOG_LEVEL                   pino level (default info; logs go to stderr)`;
 
 const ROLES = ["all", "ingress", "worker"] as const;
@@ -115,6 +117,8 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
   const port = loggerPort(logger);
   const config = new LiveConfig(configPath(values.config, env), port);
   liveConfig = config;
+  const tracing = setupTracing(config.current.telemetry, env);
+  if (tracing) logger.info({ destination: tracing.destination }, "traces on");
   const provider = providerFromEnv(env, port, () => config.current.model);
   const redis = await connectRedis({
     dataDir: ".switchyard",
@@ -220,6 +224,7 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
       await host.close();
       await ops?.close();
       await redis.stop();
+      await tracing?.shutdown().catch(() => {});
     })();
     return stopping;
   };

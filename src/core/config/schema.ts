@@ -23,6 +23,7 @@ import {
 } from "./skill-folders-section.ts";
 import { DEFAULT_SLACK, type SlackConfig, slackSection } from "./slack-section.ts";
 import { DEFAULT_TELEGRAM, type TelegramConfig, telegramSection } from "./telegram-section.ts";
+import { DEFAULT_TELEMETRY, type TelemetryConfig, telemetrySection } from "./telemetry-section.ts";
 import { toolsSection } from "./tools-section.ts";
 import { toolsetsSection } from "./toolsets-section.ts";
 import { DEFAULT_WEB, type WebConfig, webSection } from "./web-section.ts";
@@ -69,6 +70,8 @@ export interface SwitchyardConfig {
   readonly redis: RedisConfig;
   /** The conversation queue's shards and acknowledgement. Read at start. */
   readonly queue: QueueConfig;
+  /** OpenTelemetry traces: where they go, and whether tool content is captured. Read at start. */
+  readonly telemetry: TelemetryConfig;
 }
 
 /** The sections this version reads; any other top-level key is reported and ignored. */
@@ -89,6 +92,7 @@ export const SECTIONS = [
   "model",
   "redis",
   "queue",
+  "telemetry",
 ] as const;
 
 export const EMPTY_CONFIG: SwitchyardConfig = Object.freeze({
@@ -108,6 +112,7 @@ export const EMPTY_CONFIG: SwitchyardConfig = Object.freeze({
   model: DEFAULT_MODEL_LIMITS,
   redis: DEFAULT_REDIS,
   queue: DEFAULT_QUEUE,
+  telemetry: DEFAULT_TELEMETRY,
 });
 
 const MODE_CHOICES = "full, default, minimal (alias pi), discover (alias omp)";
@@ -213,6 +218,7 @@ export const configSchema: z.ZodType<SwitchyardConfig, unknown> = z
       model: section(modelSection),
       redis: section(redisSection),
       queue: section(queueSection),
+      telemetry: section(telemetrySection),
     },
     {
       error: (iss) =>
@@ -247,5 +253,6 @@ export const configSchema: z.ZodType<SwitchyardConfig, unknown> = z
         model: config.model,
         redis: config.redis,
         queue: config.queue,
+        telemetry: config.telemetry,
       }),
   );
