@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   ConfigError,
+  DEFAULT_CONSOLE,
   DEFAULT_DISCORD,
   DEFAULT_MCP,
   DEFAULT_MEMORY,
@@ -10,6 +11,7 @@ import {
   DEFAULT_REDIS,
   DEFAULT_REMINDERS,
   DEFAULT_TELEGRAM,
+  DEFAULT_TELEMETRY,
   DEFAULT_WEB,
   EMPTY_CONFIG,
   globalLayer,
@@ -85,6 +87,8 @@ describe("parseConfig", () => {
       model: DEFAULT_MODEL_LIMITS,
       redis: DEFAULT_REDIS,
       queue: DEFAULT_QUEUE,
+      telemetry: DEFAULT_TELEMETRY,
+      console: DEFAULT_CONSOLE,
     });
   });
 
@@ -167,8 +171,8 @@ describe("parseConfig", () => {
     const config = parseConfig(text, FILE, logger);
     expect(config.tools).toEqual({ web_search: true });
     expect(logger.messages).toEqual([
-      'switchyard.yaml:1: unknown section "voice" is ignored. Known sections: agent, discord, mcp, memory, model, permissions, queue, redis, reminders, skill_folders, skills, slack, telegram, tools, toolsets, web.',
-      'switchyard.yaml:5: unknown section "llm" is ignored. Known sections: agent, discord, mcp, memory, model, permissions, queue, redis, reminders, skill_folders, skills, slack, telegram, tools, toolsets, web.',
+      'switchyard.yaml:1: unknown section "voice" is ignored. Known sections: agent, console, discord, mcp, memory, model, permissions, queue, redis, reminders, skill_folders, skills, slack, telegram, telemetry, tools, toolsets, web.',
+      'switchyard.yaml:5: unknown section "llm" is ignored. Known sections: agent, console, discord, mcp, memory, model, permissions, queue, redis, reminders, skill_folders, skills, slack, telegram, telemetry, tools, toolsets, web.',
     ]);
     expect(readConfig(text, FILE).warnings.map((w) => [w.key, w.line])).toEqual([
       ["voice", 1],

@@ -1,3 +1,4 @@
+export { type ConsoleConfig, DEFAULT_CONSOLE } from "./console-section.ts";
 export {
   DEFAULT_DISCORD,
   type DiscordCommandScope,

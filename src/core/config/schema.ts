@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { type LoadMode, parseLoadMode, UnknownModeError } from "../loading/modes.ts";
 import { defineToolsets, type Toolsets } from "../tools/toolsets.ts";
+import { type ConsoleConfig, consoleSection, DEFAULT_CONSOLE } from "./console-section.ts";
 import { DEFAULT_DISCORD, type DiscordConfig, discordSection } from "./discord-section.ts";
 import { describeValue } from "./errors.ts";
 import { flag } from "./flag.ts";
@@ -72,6 +73,8 @@ export interface SwitchyardConfig {
   readonly queue: QueueConfig;
   /** OpenTelemetry traces: where they go, and whether tool content is captured. Read at start. */
   readonly telemetry: TelemetryConfig;
+  /** The operator web console: whether it is served. Read at start. */
+  readonly console: ConsoleConfig;
 }
 
 /** The sections this version reads; any other top-level key is reported and ignored. */
@@ -93,6 +96,7 @@ export const SECTIONS = [
   "redis",
   "queue",
   "telemetry",
+  "console",
 ] as const;
 
 export const EMPTY_CONFIG: SwitchyardConfig = Object.freeze({
@@ -113,6 +117,7 @@ export const EMPTY_CONFIG: SwitchyardConfig = Object.freeze({
   redis: DEFAULT_REDIS,
   queue: DEFAULT_QUEUE,
   telemetry: DEFAULT_TELEMETRY,
+  console: DEFAULT_CONSOLE,
 });
 
 const MODE_CHOICES = "full, default, minimal (alias pi), discover (alias omp)";
@@ -219,6 +224,7 @@ export const configSchema: z.ZodType<SwitchyardConfig, unknown> = z
       redis: section(redisSection),
       queue: section(queueSection),
       telemetry: section(telemetrySection),
+      console: section(consoleSection),
     },
     {
       error: (iss) =>
@@ -254,5 +260,6 @@ export const configSchema: z.ZodType<SwitchyardConfig, unknown> = z
         redis: config.redis,
         queue: config.queue,
         telemetry: config.telemetry,
+        console: config.console,
       }),
   );
