@@ -4,6 +4,7 @@ import { startSwitchyard } from "../app.ts";
 import { runConsole } from "../channels/console/channel.ts";
 import { DiscordChannel } from "../channels/discord/channel.ts";
 import { TelegramChannel } from "../channels/telegram/channel.ts";
+import { mountConsole, turnActivity } from "../console/mount.ts";
 import { runtimeLayer } from "../core/availability/runtime-spec.ts";
 import { EMPTY_CONFIG } from "../core/config/index.ts";
 import { parseLoadMode } from "../core/loading/modes.ts";
@@ -16,6 +17,7 @@ import { installProcessGuard } from "../observability/process-guard.ts";
 import { setupTracing } from "../observability/tracing-setup.ts";
 import { connectRedis } from "../runtime/redis.ts";
 import { watchSkills } from "../skills/loader.ts";
+import { ActivityStore } from "../store/activity-store.ts";
 import { Inbox } from "../workers/inbox.ts";
 import { configPath, LiveConfig } from "./config-file.ts";
 import {
@@ -52,6 +54,7 @@ Environment:
   OPENAI_API_KEY, OPENAI_BASE_URL, SWITCHYARD_MODEL   The model (any OpenAI-compatible server)
   SWITCHYARD_MODEL_FIRST_BYTE_MS, _IDLE_MS, _CALL_MS   Model timeouts (default 60000, 30000, 300000)
   SWITCHYARD_METRICS_PORT     Prometheus /metrics, /healthz, /readyz (default 9464; 0 = off)
+  SWITCHYARD_CONSOLE_TOKEN    The web console's token (/console on the metrics port; needs console.enabled)
   SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET (Events API) or SLACK_APP_TOKEN (Socket Mode),
   SLACK_API_URL               The Slack channel; with none of the platforms set, the console runs
   DISCORD_TOKEN, DISCORD_API_URL   The Discord channel (gateway and REST)
@@ -156,6 +159,7 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
     void host.reload(next);
   });
 
+  let activity: ActivityStore | undefined;
   const app = await startSwitchyard({
     redis: redis.factory,
     prefix,
@@ -177,7 +181,8 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
     observe: {
       queueWait: (ms) => metrics.observeQueueWait(ms / 1000),
       toolCall: (tool, outcome) => metrics.countToolCall(tool, outcome),
-      turn: ({ result, outcome, ms, contractChanged }) => {
+      turn: ({ address, result, outcome, ms, contractChanged }) => {
+        activity?.record(address, turnActivity({ result, outcome, ms })).catch(() => {});
         metrics.observeTurn({
           seconds: ms / 1000,
           outcome: outcome as "answer",
@@ -197,6 +202,7 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
     },
   });
 
+  activity = new ActivityStore(app.redis, app.store.keys);
   let ops: OpsServer | undefined;
   if (metricsPort > 0) {
     try {
@@ -240,6 +246,13 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
     runtime,
     warnings: new WarnOnce(port),
   };
+  if (ops && config.current.console.enabled) {
+    const queueMode = queueBehaviourOf(queueEnv, () => config.current.queue);
+    mountConsole(ops, {
+      ...{ env, redis: app.redis, prefix, sources, queue: app.queue, host, logger },
+      queueMode: (address) => queueMode(address).mode,
+    });
+  }
   if (role === "worker") {
     // Workers only post: Discord's REST needs the token, not a gateway session.
     for (const channel of channels) if (channel instanceof DiscordChannel) channel.useRestOnly();

@@ -25,6 +25,7 @@ const LAYERS: Record<string, number> = {
   channels: 5,
   app: 6,
   host: 6,
+  console: 6,
   cli: 7,
   index: 8,
 };
