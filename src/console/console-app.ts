@@ -18,6 +18,9 @@ import { CONSOLE_REALM, consoleAuthorized } from "./auth.ts";
 import { page } from "./html.ts";
 import { conversationsView, conversationView, type McpServerState, mcpView } from "./views.ts";
 
+/** Bull Board's two retry calls: all failed jobs of a queue, or one job. */
+const RETRY = /^\/console\/queues\/api\/queues\/[^/]+\/(?:retry\/failed|[^/]+\/retry)$/;
+
 /** The path the console is served under on the metrics server. */
 export const CONSOLE_PATH = "/console";
 
@@ -71,6 +74,13 @@ export function consoleHandler(
     });
     return c.html(page(`Conversation ${address.conversation}`, view));
   });
+  app.use("/queues/api/*", async (c, next) => {
+    if (c.req.method === "GET" || RETRY.test(new URL(c.req.url).pathname)) return next();
+    return c.text(
+      "The console is read-only: it retries failed jobs and changes nothing else.",
+      403,
+    );
+  });
   app.route("/queues", queueBoard(options.queues));
   const listener = getRequestListener(app.fetch);
   return (req, res) => listener(req, res);
@@ -79,7 +89,8 @@ export function consoleHandler(
 function queueBoard(queues: ConsoleOptions["queues"]): Hono {
   const adapter = new HonoAdapter(serveStatic).setBasePath(`${CONSOLE_PATH}/queues`);
   const shards = queues.conversation.length;
-  const onlyRetries = { readOnlyMode: true, allowRetries: true };
+  // Bull Board's read-only mode also hides retries; the middleware above refuses the rest.
+  const onlyRetries = { readOnlyMode: false, allowRetries: true, allowCompletedRetries: false };
   createBullBoard({
     queues: [
       ...queues.conversation.map(

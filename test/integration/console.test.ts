@@ -91,14 +91,26 @@ describe("the operator console", () => {
     const api = await fetch(`${bot.url}/queues/api/queues`, { headers });
     expect(api.status).toBe(200);
     const { queues } = (await api.json()) as {
-      queues: { displayName: string; readOnlyMode: boolean; allowRetries: boolean }[];
+      queues: { displayName: string; allowRetries: boolean }[];
     };
     expect(queues.map((q) => q.displayName).sort()).toEqual([
       "conversations, shard 0 of 1",
       "reminders",
     ]);
-    for (const queue of queues)
-      expect([queue.readOnlyMode, queue.allowRetries]).toEqual([true, true]);
+    for (const queue of queues) expect(queue.allowRetries).toBe(true);
+    const shard = encodeURIComponent("shard 0 of 1: switchyard-turns");
+    for (const change of ["clean/failed", "pause", "empty", "obliterate"]) {
+      const res = await fetch(`${bot.url}/queues/api/queues/${shard}/${change}`, {
+        method: "PUT",
+        headers,
+      });
+      expect(res.status, change).toBe(403);
+    }
+    const retry = await fetch(`${bot.url}/queues/api/queues/${shard}/retry/failed`, {
+      method: "PUT",
+      headers,
+    });
+    expect(retry.status).toBe(200);
   });
 
   it("stays off without a token of 16 characters or more, and says how to set one", async () => {
