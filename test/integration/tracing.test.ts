@@ -1,7 +1,7 @@
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { conversationKey } from "../../src/core/agent/inbound.ts";
-import { hashedKey } from "../../src/observability/tracing.ts";
+import { hashedKey, setCaptureContent } from "../../src/observability/tracing.ts";
 import { until } from "../support/channels.ts";
 import { type Pipeline, startPipeline } from "../support/pipeline.ts";
 import { parentOf, startTestTracing, type TestTracing, traceTree } from "../support/tracing.ts";
@@ -140,5 +140,22 @@ describe("traces of a message", () => {
     // The conversation's platform ids appear only hashed.
     expect(text).not.toContain("terminal");
     expect(text).not.toContain("console:local");
+  });
+
+  it("adds tool arguments and results only with capture_content", async () => {
+    setCaptureContent(true);
+    try {
+      const spans = await traceOneMessage();
+      expect(only(spans, "switchyard.tool.call").attributes).toMatchObject({
+        "switchyard.tool.arguments": JSON.stringify({ word: SECRET_WORD }),
+        "switchyard.tool.result": `glossary: ${SECRET_WORD} means something`,
+      });
+      // Message text and answers stay out even then.
+      const text = JSON.stringify(spans.map((span) => span.attributes));
+      expect(text).not.toContain(SECRET_TEXT);
+      expect(text).not.toContain(ANSWER);
+    } finally {
+      setCaptureContent(false);
+    }
   });
 });
