@@ -17,13 +17,16 @@ export function traceIngress<M extends TracedMessage, R extends { fresh: boolean
   message: M,
   enqueue: (carried: M) => Promise<R>,
 ): Promise<R> {
-  const attributes = {
-    "switchyard.platform": message.platform,
-    "switchyard.conversation.hash": hashedKey(conversationKey(message)),
-  };
-  return inSpan("switchyard.ingress", { kind: SpanKind.SERVER, attributes }, (ingress) =>
-    inSpan("switchyard.enqueue", { kind: SpanKind.PRODUCER, attributes }, async (span) => {
+  return inSpan("switchyard.ingress", { kind: SpanKind.SERVER }, (ingress) =>
+    inSpan("switchyard.enqueue", { kind: SpanKind.PRODUCER }, async (span) => {
+      // Off (the API's no-op tracer): not even the key is hashed.
       if (!span.isRecording()) return enqueue(message);
+      const attributes = {
+        "switchyard.platform": message.platform,
+        "switchyard.conversation.hash": hashedKey(conversationKey(message)),
+      };
+      ingress.setAttributes(attributes);
+      span.setAttributes(attributes);
       const carrier = injectCarrier();
       const result = await enqueue(carrier ? { ...message, trace: carrier } : message);
       span.setAttribute("switchyard.message.fresh", result.fresh);
