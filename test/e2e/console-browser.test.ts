@@ -1,5 +1,6 @@
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { existsSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runToolsCommand } from "../../src/cli/tools.ts";
@@ -9,7 +10,15 @@ import { CONSOLE_TOKEN, type ConsoleBot, startConsoleBot } from "../support/cons
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const FOUND = existsSync(CHROMIUM);
 const REQUIRED = process.env.CONSOLE_BROWSER_TEST === "1";
-const SCREENSHOT = fileURLToPath(new URL("../../docs/console-conversation.png", import.meta.url));
+/**
+ * Where the conversation page's screenshot goes, for review: a temporary file
+ * unless CONSOLE_SCREENSHOT names one, so a test run leaves the checkout
+ * clean. Refresh the README's copy with
+ * `CONSOLE_SCREENSHOT=docs/console-conversation.png npx vitest run test/e2e/console-browser.test.ts`.
+ */
+const SCREENSHOT = process.env.CONSOLE_SCREENSHOT
+  ? resolve(process.env.CONSOLE_SCREENSHOT)
+  : join(tmpdir(), "switchyard-console-conversation.png");
 const CONVERSATION = encodeURIComponent("console:local:terminal:main");
 
 describe.runIf(FOUND || REQUIRED)(`the console in a real browser (${CHROMIUM})`, () => {
@@ -76,6 +85,7 @@ describe.runIf(FOUND || REQUIRED)(`the console in a real browser (${CHROMIUM})`,
     expect(await page.textContent("#contract-hash")).toBe(contractHash);
     expect(await page.textContent("main")).toContain("Last turns");
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
+    expect(readFileSync(SCREENSHOT).subarray(1, 4).toString()).toBe("PNG");
     await context.close();
   });
 
