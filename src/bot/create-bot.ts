@@ -3,9 +3,11 @@ import { type Switchyard, startSwitchyard } from "../app.ts";
 import type { Channel } from "../channels/channel.ts";
 import { ConsoleChannel } from "../channels/console/console-channel.ts";
 import { DiscordChannel } from "../channels/discord/channel.ts";
+import { mountConsole, turnActivity } from "../console/mount.ts";
 import { DEFAULT_PERSONA } from "../core/agent/prompt.ts";
 import type { Provider } from "../core/agent/provider.ts";
 import type { SwitchyardConfig } from "../core/config/index.ts";
+import { WarnOnce } from "../core/logger.ts";
 import type { ToolRegistry } from "../core/tools/registry.ts";
 import { Host } from "../host.ts";
 import { type OpsServer, startOpsServer } from "../observability/http.ts";
@@ -14,6 +16,7 @@ import { Metrics } from "../observability/metrics.ts";
 import { installProcessGuard } from "../observability/process-guard.ts";
 import { connectRedis, type RedisConnection } from "../runtime/redis.ts";
 import { type SkillLibrary, watchSkills } from "../skills/loader.ts";
+import { ActivityStore } from "../store/activity-store.ts";
 import { openAITranscriber, type Transcriber } from "../tools/attachments/index.ts";
 import { channelsFor, startChannels } from "./bot-channels.ts";
 import { configSourceOf } from "./config-source.ts";
@@ -227,6 +230,9 @@ class SwitchyardBot implements Bot {
     const channels = this.#running.channels;
     const queueBehaviour = queueBehaviourOf(queueEnv, () => config.current.queue);
     const model = this.#env.SWITCHYARD_MODEL ?? "gpt-4.1-mini";
+    // Recent turns per conversation, for the operator console; written whether or not it is served.
+    let activity: ActivityStore | undefined;
+    const observe = turnObserver(this.metrics);
     const app = await startSwitchyard({
       ...turnTuning(options),
       redis: redis.factory,
@@ -251,14 +257,44 @@ class SwitchyardBot implements Bot {
       ),
       worker: this.role !== "ingress",
       logger: loggerPort(this.#logger),
-      observe: turnObserver(this.metrics),
+      observe: {
+        ...observe,
+        turn: (info) => {
+          observe.turn?.(info);
+          const { address, result, outcome, ms } = info;
+          activity?.record(address, turnActivity({ result, outcome, ms })).catch(() => {});
+        },
+      },
     });
     this.#running.app = app;
+    activity = new ActivityStore(app.redis, app.store.keys);
     this.#running.stopWatchingWork = this.metrics.watchWork({
       waiting: () => app.queue.waiting(),
       inProgress: () => app.worker?.inProgress ?? 0,
     });
     await this.#startOps(app);
+    const ops = this.#running.ops;
+    if (ops && config.current.console.enabled) {
+      mountConsole(ops, {
+        env: this.#env,
+        redis: app.redis,
+        prefix,
+        sources: {
+          store: app.store,
+          skills,
+          registry: host.registry,
+          capabilities: host.capabilities,
+          config: () => config.current,
+          runtime: options.runtime ?? {},
+          warnings: new WarnOnce(loggerPort(this.#logger)),
+          model,
+        },
+        queue: app.queue,
+        host,
+        logger: this.#logger,
+        queueMode: (address) => queueBehaviour(address).mode,
+      });
+    }
     await startChannels({
       channels,
       role: this.role,

@@ -9,6 +9,7 @@ import { EMPTY_CONFIG } from "../core/config/index.ts";
 import { parseLoadMode } from "../core/loading/modes.ts";
 import { createLogger, loggerPort } from "../observability/logger.ts";
 import { Metrics } from "../observability/metrics.ts";
+import { setupTracing } from "../observability/tracing-setup.ts";
 import {
   numberFromEnv,
   platformChannels,
@@ -43,6 +44,7 @@ Environment:
   OPENAI_API_KEY, OPENAI_BASE_URL, SWITCHYARD_MODEL   The model (any OpenAI-compatible server)
   SWITCHYARD_MODEL_FIRST_BYTE_MS, _IDLE_MS, _CALL_MS   Model timeouts (default 60000, 30000, 300000)
   SWITCHYARD_METRICS_PORT     Prometheus /metrics, /healthz, /readyz (default 9464; 0 = off)
+  SWITCHYARD_CONSOLE_TOKEN    The web console's token (/console on the metrics port; needs console.enabled)
   SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET (Events API) or SLACK_APP_TOKEN (Socket Mode),
   SLACK_API_URL               The Slack channel; with none of the platforms set, the console runs
   DISCORD_TOKEN, DISCORD_API_URL   The Discord channel (gateway and REST)
@@ -53,6 +55,7 @@ Environment:
   TELEGRAM_WEBHOOK_URL, TELEGRAM_WEBHOOK_SECRET   Webhook mode: the public URL and the secret token
   SWITCHYARD_HTTP_PORT        Where webhooks are received, e.g. /slack/events (default 3000)
   SWITCHYARD_PREFIX           Redis key prefix (default sy)
+  OTEL_EXPORTER_OTLP_ENDPOINT Traces over OTLP/HTTP, e.g. http://localhost:4318 (or telemetry.endpoint; default: off)
   LOG_LEVEL                   pino level (default info; logs go to stderr)`;
 
 /**
@@ -101,6 +104,9 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
   const port = loggerPort(logger);
   const config = new LiveConfig(configPath(values.config, env), port);
   liveConfig = config;
+  // Process-wide, so the CLI's to set up: the SDK loads only when traces are configured.
+  const tracing = setupTracing(config.current.telemetry, env);
+  if (tracing) logger.info({ destination: tracing.destination }, "traces on");
   const bot = createBot({
     ...tuning,
     role,
@@ -121,15 +127,19 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
     metrics: new Metrics(),
     metricsPort,
   });
-  process.once("SIGTERM", () => void bot.stop().then(() => process.exit(0)));
-  process.once("SIGINT", () => void bot.stop().then(() => process.exit(0)));
+  const stop = async () => {
+    await bot.stop();
+    await tracing?.shutdown().catch(() => {});
+  };
+  process.once("SIGTERM", () => void stop().then(() => process.exit(0)));
+  process.once("SIGINT", () => void stop().then(() => process.exit(0)));
   await bot.start();
   const terminal = bot.channels.find((channel) => channel instanceof ConsoleChannel);
   if (terminal === undefined) await new Promise<void>(() => {});
   try {
     await terminal?.finished;
   } finally {
-    await bot.stop();
+    await stop();
   }
   return 0;
 }

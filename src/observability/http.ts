@@ -27,6 +27,8 @@ export interface OpsServer {
    * server.route("POST", "/slack/events", (req, res) => receiver.handle(req, res));
    */
   route(method: string, path: string, handler: RouteHandler): void;
+  /** Hands every request under `prefix` (itself and `prefix/...`, any method) to `handler`. */
+  mount(prefix: string, handler: RouteHandler): void;
   /** Stops listening and drops idle keep-alive connections. */
   close(): Promise<void>;
 }
@@ -59,6 +61,7 @@ function text(res: ServerResponse, status: number, body: string, contentType = "
  */
 export async function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
   const routes = new Map<string, Map<string, RouteHandler>>();
+  const mounts = new Map<string, RouteHandler>();
 
   const route = (method: string, path: string, handler: RouteHandler) => {
     const upper = method.toUpperCase();
@@ -86,12 +89,22 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
   const server = createServer(async (req, res) => {
     const path = new URL(req.url ?? "/", "http://ops").pathname;
     const byMethod = routes.get(path);
+    const mounted = byMethod ? undefined : mountFor(mounts, path);
+    if (mounted) return serve(mounted, req, res, path);
     if (!byMethod) return text(res, 404, "not found");
     const handler = byMethod.get(req.method ?? "GET");
     if (!handler) {
       res.setHeader("allow", [...byMethod.keys()].join(", "));
       return text(res, 405, "method not allowed");
     }
+    await serve(handler, req, res, path);
+  });
+  const serve = async (
+    handler: RouteHandler,
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+  ) => {
     try {
       await handler(req, res);
     } catch (error) {
@@ -99,7 +112,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
       if (!res.headersSent) text(res, 500, "internal error");
       else res.destroy();
     }
-  });
+  };
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -115,6 +128,10 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
     port: address.port,
     host: address.address,
     route,
+    mount: (prefix, handler) => {
+      if (mounts.has(prefix)) throw new RouteConflictError("*", prefix);
+      mounts.set(prefix, handler);
+    },
     close: () => {
       closing ??= new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
@@ -123,4 +140,11 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
       return closing;
     },
   };
+}
+
+function mountFor(mounts: Map<string, RouteHandler>, path: string): RouteHandler | undefined {
+  for (const [prefix, handler] of mounts) {
+    if (path === prefix || path.startsWith(`${prefix}/`)) return handler;
+  }
+  return undefined;
 }

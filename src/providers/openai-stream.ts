@@ -4,6 +4,7 @@ import { ZERO_USAGE } from "../core/agent/messages.ts";
 import { ProviderError, type ProviderResponse } from "../core/agent/provider.ts";
 import type { ModelLimits } from "../core/config/model-section.ts";
 import type { LoggerPort } from "../core/logger.ts";
+import { noteStreamEvent } from "../observability/tracing-model.ts";
 import { nestingProblem, oversizedArguments } from "./tool-call-limits.ts";
 
 /** What one attempt's stream delivered so far, for the retry decision and for a failure's message. */
@@ -75,6 +76,7 @@ export async function readCompletionStream(
 
   read: for await (const value of chunks) {
     progress.events++;
+    if (progress.events === 1) noteStreamEvent();
     const chunk = fieldsOf(value);
     if (!chunk || (!Array.isArray(chunk.choices) && chunk.usage === undefined)) {
       progress.unreadable++;

@@ -4,6 +4,7 @@ import type { Provider, ProviderRequest, ProviderResponse } from "../core/agent/
 import { ProviderError } from "../core/agent/provider.ts";
 import { DEFAULT_MODEL_LIMITS, type ModelLimits } from "../core/config/model-section.ts";
 import { type LoggerPort, silentLogger } from "../core/logger.ts";
+import { noteModel, noteRetry } from "../observability/tracing-model.ts";
 import { type AttemptTimers, CallBudget } from "./deadlines.ts";
 import {
   abortedError,
@@ -144,6 +145,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
       const limits = limitsNow();
       const context: FailureContext = { where, limits, redact };
       const body = buildChatRequest(request, settings, parseTools(request.tools));
+      noteModel(body.model);
       const budget = new CallBudget(limits.callMs);
       for (let tries = 1; ; tries++) {
         const progress = freshProgress();
@@ -190,6 +192,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
           `The model provider failed (${status ?? kind}); retrying in ${waitMs} ms, attempt ${tries + 1} of ${policy.maxRetries + 1}.`,
           { kind, status, attempt: tries + 1, delayMs: waitMs, baseURL: where },
         );
+        noteRetry(tries + 1, kind, waitMs);
         await pause(sleep, waitMs, request.signal);
       }
     },

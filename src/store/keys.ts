@@ -243,6 +243,16 @@ export class KeyScheme {
     return `${this.prefix}:{user:${[platform, user].map(encodeURIComponent).join(":")}}`;
   }
 
+  /** ZSET: conversation keys by when their last turn ended (ms), capped; the console's list. */
+  recentConversations(): string {
+    return `${this.prefix}:{console:recent}`;
+  }
+
+  /** LIST: the last turns of one conversation (JSON, newest first, capped), for the console. */
+  conversationActivity(address: ConversationAddress): string {
+    return `${this.conversationTag(address)}:activity`;
+  }
+
   /** BullMQ's prefix for the reminder queue: one queue, one slot of its own. */
   reminderQueuePrefix(): string {
     return `${this.prefix}:{q:reminders}`;

@@ -1,6 +1,7 @@
 import type { Checkpoint } from "../core/agent/checkpoint.ts";
 import type { ConversationAddress, InboundMessage } from "../core/agent/inbound.ts";
 import { splitMessage } from "../core/delivery/split.ts";
+import { noteDelivery, traceDelivery } from "../observability/tracing-turn.ts";
 import type { DeliveryTarget } from "../ports/outbound.ts";
 import type { TurnEnvironment } from "./turn-environment.ts";
 
@@ -23,7 +24,20 @@ export function targetOf(
  * last part needs no record: the inbox trim that follows clears the turn.
  * A streamed answer's first part replaces the streamed message by an edit.
  */
-export async function deliver(
+export function deliver(
+  env: TurnEnvironment,
+  address: ConversationAddress,
+  checkpoint: Checkpoint,
+  pending: readonly InboundMessage[],
+  answer: string,
+  shown: { streamRef?: string | undefined; resumed: boolean },
+): Promise<void> {
+  return traceDelivery(address.platform, () =>
+    deliverParts(env, address, checkpoint, pending, answer, shown),
+  );
+}
+
+async function deliverParts(
   env: TurnEnvironment,
   address: ConversationAddress,
   checkpoint: Checkpoint,
@@ -40,6 +54,7 @@ export async function deliver(
   }
   const target = targetOf(address, pending.at(-1));
   const parts = splitMessage(answer.trim() === "" ? "(no answer)" : answer, outbound.maxLength);
+  noteDelivery(parts.length, streamRef !== undefined && checkpoint.delivered.length === 0 ? 1 : 0);
   let current = checkpoint;
   for (let i = current.delivered.length; i < parts.length; i++) {
     const part = parts[i] as string;

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { Queue } from "bullmq";
 import { z } from "zod";
 import { conversationKey, INBOUND_TEXT_LIMIT, type InboundMessage } from "../core/agent/inbound.ts";
+import { traceIngress } from "../observability/tracing-ingress.ts";
 import { type Enqueue, InboundMessageError } from "../ports/enqueue.ts";
 import { KeyScheme } from "../store/keys.ts";
 import type { Inbox } from "./inbox.ts";
@@ -39,6 +40,7 @@ const inboundSchema = z.object({
   eventId: part,
   messageRef: part.optional(),
   time: z.number().finite(),
+  trace: z.record(z.string().max(64), z.string().max(512)).optional(),
 });
 
 /**
@@ -108,7 +110,11 @@ export class ConversationQueue implements Enqueue {
   }
 
   /** Returns whether the message was new (false: a duplicate event, answered once already). */
-  async enqueue(message: InboundMessage, now = Date.now()): Promise<{ fresh: boolean }> {
+  enqueue(message: InboundMessage, now = Date.now()): Promise<{ fresh: boolean }> {
+    return traceIngress(message, (carried) => this.#enqueue(carried, now));
+  }
+
+  async #enqueue(message: InboundMessage, now: number): Promise<{ fresh: boolean }> {
     const parsed = inboundSchema.safeParse(message);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];

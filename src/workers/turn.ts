@@ -6,6 +6,9 @@ import { planTake } from "../core/agent/queue-mode.ts";
 import { costMicros } from "../core/budget/usage.ts";
 import type { TurnContract } from "../core/loading/freeze.ts";
 import { skillsBlock } from "../core/skills/index.ts";
+import { tracedProvider } from "../observability/tracing-model.ts";
+import { ToolSpans } from "../observability/tracing-tools.ts";
+import { noteTurnEnd, traceTurn } from "../observability/tracing-turn.ts";
 import { deliver, keepTyping, targetOf } from "./delivery.ts";
 import { countStalledResume, giveUp, MAX_STALLED_RESUMES } from "./resume.ts";
 import { type Snapshot, takeSnapshot } from "./snapshot.ts";
@@ -102,7 +105,23 @@ async function readSnapshot(env: TurnEnvironment, address: ConversationAddress):
  * One turn from its start (new or resumed) to the delivered answer; returns
  * how many inbox messages it consumed (its own, and any steered in).
  */
-async function runOneTurn(
+function runOneTurn(
+  env: TurnEnvironment,
+  address: ConversationAddress,
+  start: TurnStart,
+  signal: AbortSignal,
+  choices: TurnChoices,
+): Promise<number> {
+  const traced = {
+    address,
+    pending: start.pending,
+    resumed: !start.contract,
+    queueMode: choices.behaviour.mode,
+  };
+  return traceTurn(traced, () => runTracedTurn(env, address, start, signal, choices));
+}
+
+async function runTracedTurn(
   env: TurnEnvironment,
   address: ConversationAddress,
   start: TurnStart,
@@ -154,6 +173,7 @@ async function runOneTurn(
     await deliver(env, address, steps.checkpoint, pending, result.answer, { streamRef, resumed });
   }
   await recordUsage(env, address, start, result, choices);
+  noteTurnEnd(contract.hash, result);
   env.observe?.turn?.({
     address,
     result,
@@ -245,6 +265,7 @@ function askModel(
   const steering = choices.behaviour.mode === "steer";
   // Only /stop cuts a running tool short; an interrupt lets it finish and keeps its result.
   const stop = watch ? stopOnly(watch.signal) : undefined;
+  const toolSpans = new ToolSpans();
   return runTurn({
     registry: env.registry,
     contract,
@@ -260,27 +281,32 @@ function askModel(
     ...(checkpoint.calling?.step === checkpoint.step
       ? { calling: checkpoint.calling.message }
       : {}),
-    provider: env.provider,
+    provider: tracedProvider(env.provider),
     cacheKey: conversationKey(address),
     ...(choices.model !== undefined ? { model: choices.model } : {}),
     maxSteps: env.maxSteps,
     now: Date.now,
     signal,
     runTool: (tool, args, call) =>
-      runTool(
-        tool,
-        args,
-        call,
-        {
-          ...address,
-          ...(last?.thread !== undefined ? { thread: last.thread } : {}),
-          user: last?.user ?? "",
-          skills,
-          callKey: `${checkpoint.turnId}.${call.id}`,
-        },
-        { timeoutMs: env.toolTimeoutMs, ...(stop ? { stop } : {}) },
+      toolSpans.run(tool.id, args, () =>
+        runTool(
+          tool,
+          args,
+          call,
+          {
+            ...address,
+            ...(last?.thread !== undefined ? { thread: last.thread } : {}),
+            user: last?.user ?? "",
+            skills,
+            callKey: `${checkpoint.turnId}.${call.id}`,
+          },
+          { timeoutMs: env.toolTimeoutMs, ...(stop ? { stop } : {}) },
+        ),
       ),
-    onToolCall: (name, outcome, ms) => env.observe?.toolCall?.(name, outcome, ms),
+    onToolCall: (name, outcome, ms) => {
+      toolSpans.reported(name, outcome, ms);
+      env.observe?.toolCall?.(name, outcome, ms);
+    },
     ...(streaming ? { onText } : {}),
     recordCalls: steps.recordCalls,
     commit: steps.commit,

@@ -5,6 +5,7 @@ import {
   DEFAULT_ACCESS,
   DEFAULT_ATTACHMENTS,
   DEFAULT_BUDGETS,
+  DEFAULT_CONSOLE,
   DEFAULT_DISCORD,
   DEFAULT_LIMITS,
   DEFAULT_MCP,
@@ -15,6 +16,7 @@ import {
   DEFAULT_REDIS,
   DEFAULT_REMINDERS,
   DEFAULT_TELEGRAM,
+  DEFAULT_TELEMETRY,
   DEFAULT_TRANSCRIPTION,
   DEFAULT_WEB,
   EMPTY_CONFIG,
@@ -98,6 +100,8 @@ describe("parseConfig", () => {
       queue: DEFAULT_QUEUE,
       models: DEFAULT_MODELS,
       budgets: DEFAULT_BUDGETS,
+      telemetry: DEFAULT_TELEMETRY,
+      console: DEFAULT_CONSOLE,
     });
   });
 
@@ -180,8 +184,8 @@ describe("parseConfig", () => {
     const config = parseConfig(text, FILE, logger);
     expect(config.tools).toEqual({ web_search: true });
     expect(logger.messages).toEqual([
-      'switchyard.yaml:1: unknown section "voice" is ignored. Known sections: access, agent, attachments, budgets, discord, limits, mcp, memory, model, models, permissions, plugins, queue, redis, reminders, skill_folders, skills, slack, telegram, tools, toolsets, transcription, web.',
-      'switchyard.yaml:5: unknown section "llm" is ignored. Known sections: access, agent, attachments, budgets, discord, limits, mcp, memory, model, models, permissions, plugins, queue, redis, reminders, skill_folders, skills, slack, telegram, tools, toolsets, transcription, web.',
+      'switchyard.yaml:1: unknown section "voice" is ignored. Known sections: access, agent, attachments, budgets, console, discord, limits, mcp, memory, model, models, permissions, plugins, queue, redis, reminders, skill_folders, skills, slack, telegram, telemetry, tools, toolsets, transcription, web.',
+      'switchyard.yaml:5: unknown section "llm" is ignored. Known sections: access, agent, attachments, budgets, console, discord, limits, mcp, memory, model, models, permissions, plugins, queue, redis, reminders, skill_folders, skills, slack, telegram, telemetry, tools, toolsets, transcription, web.',
     ]);
     expect(readConfig(text, FILE).warnings.map((w) => [w.key, w.line])).toEqual([
       ["voice", 1],

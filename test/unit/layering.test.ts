@@ -26,6 +26,7 @@ const LAYERS: Record<string, number> = {
   channels: 5,
   app: 6,
   host: 6,
+  console: 6,
   bot: 7,
   cli: 8,
   index: 9,

@@ -51,6 +51,8 @@ export interface InboundMessage extends ConversationAddress {
   readonly time: number;
   /** When the inbox took it, on this side's clock (set by the queue; the quiet window reads it). */
   readonly receivedAt?: number;
+  /** The W3C trace context of the message's ingress (`traceparent`), set by the queue when tracing is on. */
+  readonly trace?: Readonly<Record<string, string>>;
 }
 
 /** One string per conversation, the same on every machine. */

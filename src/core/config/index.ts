@@ -19,6 +19,7 @@ export {
   DEFAULT_BUDGETS,
   parseTokenBudget,
 } from "./budgets-section.ts";
+export { type ConsoleConfig, DEFAULT_CONSOLE } from "./console-section.ts";
 export {
   DEFAULT_DISCORD,
   type DiscordCommandScope,
@@ -89,5 +90,6 @@ export { configTooLarge, MAX_CONFIG_BYTES } from "./size.ts";
 export { NO_SKILL_FOLDERS, type SkillFolders } from "./skill-folders-section.ts";
 export { DEFAULT_SLACK, type SlackConfig } from "./slack-section.ts";
 export { DEFAULT_TELEGRAM, type TelegramConfig } from "./telegram-section.ts";
+export { DEFAULT_TELEMETRY, type TelemetryConfig } from "./telemetry-section.ts";
 export { DEFAULT_TRANSCRIPTION, type TranscriptionConfig } from "./transcription-section.ts";
 export { DEFAULT_WEB, type WebConfig } from "./web-section.ts";

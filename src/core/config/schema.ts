@@ -8,6 +8,7 @@ import {
   DEFAULT_ATTACHMENTS,
 } from "./attachments-section.ts";
 import { type BudgetsConfig, budgetsSection, DEFAULT_BUDGETS } from "./budgets-section.ts";
+import { type ConsoleConfig, consoleSection, DEFAULT_CONSOLE } from "./console-section.ts";
 import { DEFAULT_DISCORD, type DiscordConfig, discordSection } from "./discord-section.ts";
 import { describeValue } from "./errors.ts";
 import { flag } from "./flag.ts";
@@ -40,6 +41,7 @@ import {
 } from "./skill-folders-section.ts";
 import { DEFAULT_SLACK, type SlackConfig, slackSection } from "./slack-section.ts";
 import { DEFAULT_TELEGRAM, type TelegramConfig, telegramSection } from "./telegram-section.ts";
+import { DEFAULT_TELEMETRY, type TelemetryConfig, telemetrySection } from "./telemetry-section.ts";
 import { toolsSection } from "./tools-section.ts";
 import { toolsetsSection } from "./toolsets-section.ts";
 import {
@@ -105,6 +107,10 @@ export interface SwitchyardConfig {
   readonly budgets: BudgetsConfig;
   /** Modules of tools, skills and channels to load, as written (files relative to the config file). Read at start. */
   readonly plugins: PluginsConfig;
+  /** OpenTelemetry traces: where they go, and whether tool content is captured. Read at start. */
+  readonly telemetry: TelemetryConfig;
+  /** The operator web console: whether it is served. Read at start. */
+  readonly console: ConsoleConfig;
 }
 
 /** The sections this version reads; any other top-level key is reported and ignored. */
@@ -132,6 +138,8 @@ export const SECTIONS = [
   "models",
   "budgets",
   "plugins",
+  "telemetry",
+  "console",
 ] as const;
 
 export const EMPTY_CONFIG: SwitchyardConfig = Object.freeze({
@@ -158,6 +166,8 @@ export const EMPTY_CONFIG: SwitchyardConfig = Object.freeze({
   models: DEFAULT_MODELS,
   budgets: DEFAULT_BUDGETS,
   plugins: NO_PLUGINS,
+  telemetry: DEFAULT_TELEMETRY,
+  console: DEFAULT_CONSOLE,
 });
 
 const MODE_CHOICES = "full, default, minimal (alias pi), discover (alias omp)";
@@ -284,6 +294,8 @@ export const configSchema: z.ZodType<SwitchyardConfig, unknown> = z
       models: section(modelsSection),
       budgets: section(budgetsSection),
       plugins: z.preprocess((value) => value ?? [], pluginsSection),
+      telemetry: section(telemetrySection),
+      console: section(consoleSection),
     },
     {
       error: (iss) =>
@@ -325,5 +337,7 @@ export const configSchema: z.ZodType<SwitchyardConfig, unknown> = z
         models: config.models,
         budgets: config.budgets,
         plugins: config.plugins,
+        telemetry: config.telemetry,
+        console: config.console,
       }),
   );

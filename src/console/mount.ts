@@ -1,0 +1,96 @@
+import type { Redis } from "ioredis";
+import type { ContractSources } from "../conversation/contract.ts";
+import type { ConversationAddress } from "../core/agent/inbound.ts";
+import type { TurnResult } from "../core/agent/loop.ts";
+import type { Capabilities } from "../core/availability/capabilities.ts";
+import { capabilityStatus } from "../core/availability/capabilities.ts";
+import type { ToolRegistry } from "../core/tools/registry.ts";
+import type { OpsServer } from "../observability/http.ts";
+import { ActivityStore, type TurnActivity } from "../store/activity-store.ts";
+import { reminderQueue } from "../tools/reminders/schedule.ts";
+import type { ConversationQueue } from "../workers/queue.ts";
+import { CONSOLE_PATH, consoleHandler } from "./console-app.ts";
+import type { McpServerState } from "./views.ts";
+
+/** The variable holding the console's token; without it the console stays off. */
+export const CONSOLE_TOKEN_VARIABLE = "SWITCHYARD_CONSOLE_TOKEN";
+
+/** A finished turn as the console's activity list keeps it (no text). */
+export function turnActivity(info: {
+  result: TurnResult | undefined;
+  outcome: string;
+  ms: number;
+}): TurnActivity {
+  const usage = info.result?.usage;
+  return {
+    at: Date.now(),
+    outcome: info.outcome,
+    ms: info.ms,
+    steps: info.result?.steps ?? 0,
+    promptTokens: usage?.promptTokens ?? 0,
+    cachedTokens: usage?.cachedTokens ?? 0,
+    completionTokens: usage?.completionTokens ?? 0,
+  };
+}
+
+export interface MountConsoleOptions {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly redis: Redis;
+  readonly prefix: string;
+  readonly sources: ContractSources;
+  readonly queue: ConversationQueue;
+  /** The process's tools and MCP servers (the Host). */
+  readonly host: {
+    readonly mcp: { servers(): readonly string[] };
+    readonly registry: ToolRegistry;
+    capabilities(): Capabilities;
+  };
+  readonly queueMode: (address: ConversationAddress) => string;
+  readonly logger: {
+    warn(fields: object, message: string): void;
+    info(fields: object, message: string): void;
+  };
+}
+
+/**
+ * Mounts the console on the ops server, when the config enables it and the
+ * token is set; says why not otherwise. Returns whether it is served.
+ */
+export function mountConsole(ops: OpsServer, options: MountConsoleOptions): boolean {
+  const token = options.env[CONSOLE_TOKEN_VARIABLE]?.trim() ?? "";
+  if (token.length < 16) {
+    options.logger.warn(
+      { variable: CONSOLE_TOKEN_VARIABLE },
+      `console not started: console.enabled is true, but ${CONSOLE_TOKEN_VARIABLE} is ${token ? "shorter than 16 characters" : "not set"}. Set it to a long random string (e.g. openssl rand -hex 24).`,
+    );
+    return false;
+  }
+  const { host } = options;
+  ops.mount(
+    CONSOLE_PATH,
+    consoleHandler({
+      token,
+      sources: options.sources,
+      activity: new ActivityStore(options.redis, options.sources.store.keys),
+      queueMode: options.queueMode,
+      mcp: () => mcpServers(host),
+      queues: {
+        conversation: options.queue.queues,
+        reminders: reminderQueue(options.redis, options.prefix),
+      },
+    }),
+  );
+  options.logger.info({ path: CONSOLE_PATH, port: ops.port }, "console served");
+  return true;
+}
+
+function mcpServers(host: MountConsoleOptions["host"]): McpServerState[] {
+  const capabilities = host.capabilities();
+  return host.mcp.servers().map((server) => {
+    const status = capabilityStatus(capabilities, `mcp:${server}`);
+    const tools = host.registry.list().filter((t) => t.family === `mcp:${server}`).length;
+    return status.available
+      ? { server, tools, available: true }
+      : { server, tools, available: false, reason: status.reason };
+  });
+}

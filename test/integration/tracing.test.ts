@@ -1,0 +1,161 @@
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-node";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { conversationKey } from "../../src/core/agent/inbound.ts";
+import { hashedKey, setCaptureContent } from "../../src/observability/tracing.ts";
+import { until } from "../support/channels.ts";
+import { type Pipeline, startPipeline } from "../support/pipeline.ts";
+import { parentOf, startTestTracing, type TestTracing, traceTree } from "../support/tracing.ts";
+
+let tracing: TestTracing;
+let pipe: Pipeline | undefined;
+beforeAll(() => {
+  tracing = startTestTracing();
+});
+afterAll(() => tracing.stop());
+afterEach(async () => {
+  await pipe?.close();
+  pipe = undefined;
+  tracing.exporter.reset();
+});
+
+const SECRET_TEXT = "my passport number is X1234567";
+const SECRET_WORD = "zanzibar-7731";
+const ANSWER = "A lease is a time-limited lock, Alice.";
+
+function named(spans: readonly ReadableSpan[], name: string): ReadableSpan[] {
+  return spans.filter((span) => span.name === name);
+}
+
+function only(spans: readonly ReadableSpan[], name: string): ReadableSpan {
+  const found = named(spans, name);
+  expect(found, `one ${name} span`).toHaveLength(1);
+  return found[0] as ReadableSpan;
+}
+
+function id(span: ReadableSpan): string {
+  return span.spanContext().spanId;
+}
+
+/** Runs one message with a tool call and waits until its trace has ended. */
+async function traceOneMessage(): Promise<ReadableSpan[]> {
+  pipe = await startPipeline();
+  pipe.fake.script(
+    {
+      toolCalls: [{ id: "call_1", name: "lookup", arguments: { word: SECRET_WORD } }],
+      usage: { cached_tokens: 12 },
+    },
+    { content: ANSWER },
+  );
+  await pipe.app.queue.enqueue(pipe.message(SECRET_TEXT));
+  await pipe.posts(1);
+  return until(() => {
+    const spans = tracing.spans();
+    return named(spans, "switchyard.turn").length > 0 ? spans : undefined;
+  });
+}
+
+describe("traces of a message", () => {
+  it("makes one connected trace from ingress to delivery, across the queue", async () => {
+    const spans = await traceOneMessage();
+    expect(new Set(spans.map((span) => span.spanContext().traceId)).size).toBe(1);
+
+    const ingress = only(spans, "switchyard.ingress");
+    const enqueue = only(spans, "switchyard.enqueue");
+    const wait = only(spans, "switchyard.queue.wait");
+    const turn = only(spans, "switchyard.turn");
+    const models = named(spans, "switchyard.model.request");
+    const tool = only(spans, "switchyard.tool.call");
+    const deliver = only(spans, "switchyard.deliver");
+    expect(parentOf(ingress)).toBeUndefined();
+    expect(parentOf(enqueue)).toBe(id(ingress));
+    // The worker knows the enqueue span only from the context the message carried through Redis.
+    expect(parentOf(wait)).toBe(id(enqueue));
+    expect(parentOf(turn)).toBe(id(enqueue));
+    expect(models).toHaveLength(2);
+    for (const span of [...models, tool, deliver]) expect(parentOf(span)).toBe(id(turn));
+    expect(traceTree(spans)).toBe(
+      [
+        "switchyard.ingress",
+        "  switchyard.enqueue",
+        "    switchyard.queue.wait",
+        "    switchyard.turn",
+        "      switchyard.model.request",
+        "      switchyard.tool.call",
+        "      switchyard.model.request",
+        "      switchyard.deliver",
+      ].join("\n"),
+    );
+  });
+
+  it("names the turn, each model request, the tool call and the delivery", async () => {
+    const spans = await traceOneMessage();
+    const key = conversationKey(pipe?.message("") ?? ({} as never));
+    const turn = only(spans, "switchyard.turn");
+    expect(turn.attributes).toMatchObject({
+      "switchyard.platform": "console",
+      "switchyard.conversation.hash": hashedKey(key),
+      "switchyard.queue.mode": "collect",
+      "switchyard.turn.resumed": false,
+      "switchyard.turn.steps": 2,
+      "switchyard.turn.outcome": "answer",
+      "gen_ai.usage.cache_read.input_tokens": 12,
+    });
+    expect(turn.attributes["switchyard.contract.hash"]).toMatch(/^[0-9a-f]{16,}$/);
+
+    const [first, second] = named(spans, "switchyard.model.request");
+    expect(first?.attributes).toMatchObject({
+      "gen_ai.request.model": "fake-model",
+      "gen_ai.usage.cache_read.input_tokens": 12,
+      "switchyard.model.tool_calls": 1,
+    });
+    for (const model of [first, second]) {
+      expect(model?.attributes["gen_ai.usage.input_tokens"]).toBeGreaterThan(0);
+      expect(model?.attributes["gen_ai.usage.output_tokens"]).toBeGreaterThan(0);
+      expect(model?.attributes["switchyard.model.time_to_first_token_ms"]).toBeGreaterThanOrEqual(
+        0,
+      );
+    }
+    expect(only(spans, "switchyard.tool.call").attributes).toEqual({
+      "gen_ai.tool.name": "lookup",
+      "switchyard.tool.outcome": "ok",
+    });
+    expect(only(spans, "switchyard.deliver").attributes).toMatchObject({
+      "switchyard.platform": "console",
+      "switchyard.delivery.parts": 1,
+      "switchyard.delivery.edits": 0,
+    });
+  });
+
+  it("puts no message text, answer, tool argument or platform id in any attribute", async () => {
+    const spans = await traceOneMessage();
+    const values = spans.flatMap((span) => [
+      ...Object.values(span.attributes),
+      ...span.events.flatMap((event) => Object.values(event.attributes ?? {})),
+    ]);
+    expect(values.length).toBeGreaterThan(20);
+    const text = JSON.stringify(values);
+    for (const secret of [SECRET_TEXT, "X1234567", SECRET_WORD, ANSWER, "glossary", "alice"]) {
+      expect(text).not.toContain(secret);
+    }
+    // The conversation's platform ids appear only hashed.
+    expect(text).not.toContain("terminal");
+    expect(text).not.toContain("console:local");
+  });
+
+  it("adds tool arguments and results only with capture_content", async () => {
+    setCaptureContent(true);
+    try {
+      const spans = await traceOneMessage();
+      expect(only(spans, "switchyard.tool.call").attributes).toMatchObject({
+        "switchyard.tool.arguments": JSON.stringify({ word: SECRET_WORD }),
+        "switchyard.tool.result": `glossary: ${SECRET_WORD} means something`,
+      });
+      // Message text and answers stay out even then.
+      const text = JSON.stringify(spans.map((span) => span.attributes));
+      expect(text).not.toContain(SECRET_TEXT);
+      expect(text).not.toContain(ANSWER);
+    } finally {
+      setCaptureContent(false);
+    }
+  });
+});
