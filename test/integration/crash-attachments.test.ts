@@ -93,6 +93,17 @@ describe("a worker killed after it fetched a voice note, before the model answer
     await queue.close();
 
     await until(() => (asked >= 1 ? true : undefined), 30_000);
+    // The turn recorded what it fetched before it asked the model (after the answer, finishing the turn drops the checkpoint).
+    const checkpoint = JSON.parse((await redis.get(keys.conversation(message).checkpoint)) ?? "{}");
+    expect(checkpoint.attachments).toEqual([
+      {
+        ref: file.file_id,
+        name: "voice-note.ogg",
+        outcome: "transcript",
+        type: "audio/ogg",
+        bytes: ogg.byteLength,
+      },
+    ]);
     await killLeaseHolder(redis, `${keys.conversationTag(message)}:lease`, workers);
     const answer = await until(
       () => telegram.botMessages(ALICE.id).find((m) => m.text === "Heard you."),
@@ -109,15 +120,5 @@ describe("a worker killed after it fetched a voice note, before the model answer
     expect(userContents).toHaveLength(2);
     expect(userContents[1]).toEqual(userContents[0]);
     expect(userContents[0]).toContain(`a voice note of ${ogg.byteLength} bytes, heard`);
-    const checkpoint = JSON.parse((await redis.get(keys.conversation(message).checkpoint)) ?? "{}");
-    expect(checkpoint.attachments).toEqual([
-      {
-        ref: file.file_id,
-        name: "voice-note.ogg",
-        outcome: "transcript",
-        type: "audio/ogg",
-        bytes: ogg.byteLength,
-      },
-    ]);
   }, 90_000);
 });
