@@ -27,6 +27,12 @@ export interface LedgerCounts {
   readonly lost: number;
   /** Named by two or more bot messages (whole or stuck partway). */
   readonly doubled: number;
+  /**
+   * Bot messages that name a message an earlier bot message already named:
+   * one per answer posted again, however many messages that answer covers
+   * (a turn answers every message it collected).
+   */
+  readonly doubledAnswers: number;
   /** Answered before a message sent earlier in the same conversation. */
   readonly outOfOrder: number;
   /** Apologies in conversations whose messages all got their answer. */
@@ -42,6 +48,7 @@ export function countLedger(conversations: readonly ConversationRecord[]): Ledge
   let answeredOnce = 0;
   let lost = 0;
   let doubled = 0;
+  let doubledAnswers = 0;
   let outOfOrder = 0;
   let apologies = 0;
   let partials = 0;
@@ -52,6 +59,11 @@ export function countLedger(conversations: readonly ConversationRecord[]): Ledge
       const apology = APOLOGY.test(text);
       return { text, tags, apology, whole: tags.length > 0 && text.trim() === answerFor(tags) };
     });
+    const namedBefore = new Set<string>();
+    for (const m of shown) {
+      if (m.tags.some((tag) => namedBefore.has(tag))) doubledAnswers++;
+      for (const tag of m.tags) namedBefore.add(tag);
+    }
     let lostHere = 0;
     let latest = -1;
     for (const tag of conversation.sent) {
@@ -87,7 +99,17 @@ export function countLedger(conversations: readonly ConversationRecord[]): Ledge
       details.push(`${conversation.id}: stuck partial ${JSON.stringify(m.text.slice(0, 60))}`);
     }
   }
-  return { sent, answeredOnce, lost, doubled, outOfOrder, apologies, partials, details };
+  return {
+    sent,
+    answeredOnce,
+    lost,
+    doubled,
+    doubledAnswers,
+    outOfOrder,
+    apologies,
+    partials,
+    details,
+  };
 }
 
 /** The one line a scenario prints. */
@@ -113,10 +135,16 @@ export function summaryLine(
  * but for Telegram, whose unavoidable double is a stuck copy of the start
  * of the answer: see TELEGRAM_DOUBLES_PER_WINDOW_KILL).
  */
+/**
+ * What a scenario must show: nothing lost, out of order or apologised for
+ * next to an answer, and no answer posted again nor stuck partway beyond
+ * `allowance` (answers, not messages: one answer covers every message its
+ * turn collected). With no allowance, any double fails.
+ */
 export function verdict(counts: LedgerCounts, allowance = 0) {
   return {
     lost: counts.lost,
-    doubledBeyondAllowance: Math.max(0, counts.doubled - allowance),
+    doubledBeyondAllowance: Math.max(0, counts.doubledAnswers - allowance),
     outOfOrder: counts.outOfOrder,
     apologiesNextToAnswer: counts.apologies,
     stuckPartialsBeyondAllowance: Math.max(0, counts.partials - allowance),
