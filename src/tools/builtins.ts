@@ -114,13 +114,5 @@ export const builtins = Object.freeze({
   readAttachment,
 });
 
-/** The built-ins a bot has when it names none, in registry order. */
-export const ALL_BUILTINS: readonly BuiltinTools[] = Object.freeze([
-  currentTime,
-  skill,
-  web,
-  memory,
-  reminders,
-  sendMessage,
-  readAttachment,
-]);
+/** The built-ins a bot has when it names none, in registry order (that of `builtins`). */
+export const ALL_BUILTINS: readonly BuiltinTools[] = Object.freeze(Object.values(builtins));
