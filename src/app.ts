@@ -12,7 +12,7 @@ import { EMPTY_CONFIG, queueBehaviourFor, type SwitchyardConfig } from "./core/c
 import { type LoggerPort, silentLogger, WarnOnce } from "./core/logger.ts";
 import type { ToolRegistry } from "./core/tools/registry.ts";
 import type { Outbound } from "./ports/outbound.ts";
-import { RedisFactory } from "./runtime/redis-factory.ts";
+import { RedisFactory } from "./redis/redis-factory.ts";
 import { createStore, type Store } from "./store/index.ts";
 import { FileReader, type Transcriber } from "./tools/attachments/index.ts";
 import { ReminderWorker } from "./tools/reminders/index.ts";

@@ -107,7 +107,7 @@ export {
   RedisFactory,
   type RedisTopology,
   topologyFrom,
-} from "./runtime/redis.ts";
+} from "./redis/redis.ts";
 export {
   loadSkills,
   SkillLibrary,

@@ -14,7 +14,7 @@ import { type OpsServer, startOpsServer } from "../observability/http.ts";
 import { createLogger, type Logger, loggerPort, registerSecret } from "../observability/logger.ts";
 import { Metrics } from "../observability/metrics.ts";
 import { installProcessGuard } from "../observability/process-guard.ts";
-import { connectRedis, type RedisConnection } from "../runtime/redis.ts";
+import { connectRedis, type RedisConnection } from "../redis/redis.ts";
 import { type SkillLibrary, watchSkills } from "../skills/loader.ts";
 import { ActivityStore } from "../store/activity-store.ts";
 import { openAITranscriber, type Transcriber } from "../tools/attachments/index.ts";

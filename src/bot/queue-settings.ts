@@ -6,7 +6,7 @@ import {
   type QueueMode,
 } from "../core/agent/queue-mode.ts";
 import { MAX_SHARDS, type QueueConfig, queueBehaviourFor } from "../core/config/index.ts";
-import type { RedisCheck } from "../runtime/redis.ts";
+import type { RedisCheck } from "../redis/redis.ts";
 import { defaultShardCount } from "../workers/shards.ts";
 import { StartOptionError } from "./errors.ts";
 

@@ -2,8 +2,8 @@ import { parseArgs } from "node:util";
 import { configPath } from "../bot/config-file.ts";
 import { approve, list, revoke } from "../channels/access-command.ts";
 import { EMPTY_CONFIG, parseConfig } from "../core/config/index.ts";
-import { LOCAL_REDIS_URL, RedisFactory } from "../runtime/redis.ts";
-import { topologyFrom } from "../runtime/redis-topology.ts";
+import { LOCAL_REDIS_URL, RedisFactory } from "../redis/redis.ts";
+import { topologyFrom } from "../redis/redis-topology.ts";
 import { createStore } from "../store/index.ts";
 import type { CliEnv } from "./tools.ts";
 

@@ -7,7 +7,7 @@ import type { InboundMessage } from "../../src/core/agent/inbound.ts";
 import { ToolRegistry } from "../../src/core/tools/registry.ts";
 import { type AnyTool, defineTool } from "../../src/core/tools/tool.ts";
 import { createOpenAIProvider } from "../../src/providers/openai.ts";
-import { RedisFactory } from "../../src/runtime/redis-factory.ts";
+import { RedisFactory } from "../../src/redis/redis-factory.ts";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { connectRedis, deleteKeysUnder, testRedisFactory, uniquePrefix } from "./redis.ts";
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queueSettings } from "../../src/bot/queue-settings.ts";
 import { DEFAULT_QUEUE } from "../../src/core/config/index.ts";
 import { createLogger } from "../../src/observability/logger.ts";
-import { connectRedis, type RedisConnection } from "../../src/runtime/redis.ts";
+import { connectRedis, type RedisConnection } from "../../src/redis/redis.ts";
 import { keySlot } from "../../src/store/key-slot.ts";
 import { KeyScheme } from "../../src/store/keys.ts";
 import { TOPOLOGY } from "../support/redis.ts";

@@ -6,9 +6,9 @@ import {
   conversationKey,
   type InboundMessage,
 } from "../../src/core/agent/inbound.ts";
-import { RedisFactory } from "../../src/runtime/redis-factory.ts";
-import { type SpawnedRedis, spawnRedis } from "../../src/runtime/redis-spawn.ts";
-import { topologyFrom } from "../../src/runtime/redis-topology.ts";
+import { RedisFactory } from "../../src/redis/redis-factory.ts";
+import { type SpawnedRedis, spawnRedis } from "../../src/redis/redis-spawn.ts";
+import { topologyFrom } from "../../src/redis/redis-topology.ts";
 import { KeyScheme } from "../../src/store/keys.ts";
 import { Inbox } from "../../src/workers/inbox.ts";
 import { ConversationQueue } from "../../src/workers/queue.ts";

@@ -18,7 +18,7 @@ const LAYERS: Record<string, number> = {
   store: 2,
   providers: 2,
   skills: 2,
-  runtime: 2,
+  redis: 2,
   conversation: 3,
   access: 3,
   workers: 4,

@@ -11,8 +11,8 @@ import {
   RedisAddressError,
   readConfig,
 } from "../../src/core/config/index.ts";
-import { describeTopology, RedisTopologyError, topologyFrom } from "../../src/runtime/redis.ts";
-import { RedisFactory } from "../../src/runtime/redis-factory.ts";
+import { describeTopology, RedisTopologyError, topologyFrom } from "../../src/redis/redis.ts";
+import { RedisFactory } from "../../src/redis/redis-factory.ts";
 
 const config = (text: string) => readConfig(text, "switchyard.yaml").config;
 

@@ -7,8 +7,8 @@ import {
   RedisFactory,
   type RedisTopology,
   topologyFrom,
-} from "../../runtime/redis.ts";
-import { checkRedis } from "../../runtime/redis-check.ts";
+} from "../../redis/redis.ts";
+import { checkRedis } from "../../redis/redis-check.ts";
 import { KeyScheme } from "../../store/keys.ts";
 import { shardQueues, TURN_QUEUE } from "../../workers/shards.ts";
 import { type DoctorContext, type Finding, ok, problem, reasonOf, within } from "./finding.ts";
