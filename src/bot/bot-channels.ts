@@ -4,11 +4,9 @@ import type { Channel } from "../channels/channel.ts";
 import { consoleChannel } from "../channels/console/console-channel.ts";
 import { DiscordChannel } from "../channels/discord/channel.ts";
 import { TelegramChannel } from "../channels/telegram/channel.ts";
+import type { ContractSources } from "../conversation/contract.ts";
 import type { ConversationAddress } from "../core/agent/inbound.ts";
 import type { QueueBehaviour, QueueMode } from "../core/agent/queue-mode.ts";
-import type { ScopeLayer } from "../core/availability/scopes.ts";
-import { WarnOnce } from "../core/logger.ts";
-import type { Host } from "../host.ts";
 import { type Logger, loggerPort } from "../observability/logger.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { SkillLibrary } from "../skills/loader.ts";
@@ -47,14 +45,12 @@ export interface ChannelStart {
   readonly channels: readonly Channel[];
   readonly role: BotRole;
   readonly app: Switchyard;
-  readonly host: Host;
+  /** What `/tools` and `/skills` read a conversation's contract from (the bot builds it once). */
+  readonly sources: ContractSources;
   readonly skills: SkillLibrary;
   readonly config: ConfigSource;
-  readonly runtime: ScopeLayer;
   readonly prefix: string;
   readonly logger: Logger;
-  /** The model the bot asks by default, for `/model` and `/usage`. */
-  readonly model: string;
   /** The worker's queue behaviour, for `/queue`. */
   readonly queueBehaviour: (address: ConversationAddress, chosen?: QueueMode) => QueueBehaviour;
   /** Counts the messages the ingress gate refuses. */
@@ -66,7 +62,7 @@ export interface ChannelStart {
  * readies the outbounds that need it.
  */
 export async function startChannels(parts: ChannelStart): Promise<void> {
-  const { channels, app, host, skills, config, logger } = parts;
+  const { channels, app, sources, skills, config, logger } = parts;
   const port = loggerPort(logger);
   if (parts.role === "worker") {
     // Workers only post: Discord's REST needs the token, not a gateway session.
@@ -79,16 +75,7 @@ export async function startChannels(parts: ChannelStart): Promise<void> {
     logger.info("worker started; waiting for turns");
     return;
   }
-  const sources = {
-    store: app.store,
-    skills,
-    registry: host.registry,
-    capabilities: host.capabilities,
-    config: () => config.current,
-    runtime: parts.runtime,
-    warnings: new WarnOnce(port),
-    model: parts.model,
-  };
+
   const gate = new IngressGate({
     store: app.store,
     config: () => config.current,

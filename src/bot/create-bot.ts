@@ -4,6 +4,7 @@ import type { Channel } from "../channels/channel.ts";
 import { ConsoleChannel } from "../channels/console/console-channel.ts";
 import { DiscordChannel } from "../channels/discord/channel.ts";
 import { mountConsole, turnActivity } from "../console/mount.ts";
+import type { ContractSources } from "../conversation/contract.ts";
 import { DEFAULT_PERSONA } from "../core/agent/prompt.ts";
 import type { Provider } from "../core/agent/provider.ts";
 import type { SwitchyardConfig } from "../core/config/index.ts";
@@ -273,22 +274,24 @@ class SwitchyardBot implements Bot {
       inProgress: () => app.worker?.inProgress ?? 0,
     });
     await this.#startOps(app);
+    // What /tools, the console and the channels read a conversation's contract from.
+    const sources: ContractSources = {
+      store: app.store,
+      skills,
+      registry: host.registry,
+      capabilities: host.capabilities,
+      config: () => config.current,
+      runtime: options.runtime ?? {},
+      warnings: new WarnOnce(loggerPort(this.#logger)),
+      model,
+    };
     const ops = this.#running.ops;
     if (ops && config.current.console.enabled) {
       mountConsole(ops, {
         env: this.#env,
         redis: app.redis,
         prefix,
-        sources: {
-          store: app.store,
-          skills,
-          registry: host.registry,
-          capabilities: host.capabilities,
-          config: () => config.current,
-          runtime: options.runtime ?? {},
-          warnings: new WarnOnce(loggerPort(this.#logger)),
-          model,
-        },
+        sources,
         queue: app.queue,
         host,
         logger: this.#logger,
@@ -299,13 +302,11 @@ class SwitchyardBot implements Bot {
       channels,
       role: this.role,
       app,
-      host,
       skills,
       config,
-      runtime: options.runtime ?? {},
       prefix,
       logger: this.#logger,
-      model,
+      sources,
       queueBehaviour,
       metrics: this.metrics,
     });

@@ -1,7 +1,6 @@
 import type { InlineKeyboardMarkup } from "grammy/types";
 import type { ConversationAddress } from "../../core/agent/inbound.ts";
 import type { Actor } from "../../core/commands/index.ts";
-import { handleAccessCommand } from "../access-command.ts";
 import type { ChannelRuntime } from "../channel.ts";
 import { admitMessage, CHAT_COMMANDS, chatContextOf, routeChatText } from "../chat-commands.ts";
 import { helpText } from "../commands/help.ts";
@@ -125,16 +124,9 @@ ${help}`),
     }
     case "skill":
       return invokeSkill(command.text, where, deps);
-    case "access": {
-      const text = await handleAccessCommand(command.text, await actor(), runtime.permissions(), {
-        access: runtime.sources.store.access,
-        config: runtime.sources.config,
-      });
-      return { kind: "reply", html: escapeHtml(text) };
-    }
     default: {
       if (findCommand(CHAT_COMMANDS, command.name)) {
-        // /new, /help, /usage, /model, /queue, /stop: the same commands as every platform's.
+        // /new, /help, /usage, /model, /queue, /stop, /access: the same commands as every platform's.
         const shared = await routeChatText(command.text, where, actor, chatContextOf(runtime));
         return shared.kind === "reply" ? { kind: "reply", html: escapeHtml(shared.text) } : shared;
       }
