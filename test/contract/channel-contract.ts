@@ -63,12 +63,19 @@ export function channelContract(name: string, start: StartContractDriver): void 
       await replay();
       await saysSoon(d, /^answered once$/);
       await replay();
-      // Taken after the replays, in order: once it is answered, the replays were handled too.
+      // Time for a replay taken as new to become a turn of its own, before the next message.
+      await settle();
       await d.send("and now?");
       await saysSoon(d, /^the next answer$/);
       await settle();
       expect(d.said()).toEqual(["answered once", "the next answer"]);
       expect(d.model.requests).toHaveLength(2);
+      // The conversation holds the message once: no replay was collected into a turn either.
+      const asked = (d.model.requests[1]?.body.messages ?? []).filter(
+        (m: { role: string; content: unknown }) =>
+          m.role === "user" && String(m.content).includes("only once please"),
+      );
+      expect(asked).toHaveLength(1);
     });
 
     it("answers /tools and /skills with their lists, without asking the model", async () => {
