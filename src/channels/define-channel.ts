@@ -41,7 +41,7 @@ export interface ChannelDefinition<Options, Settings = Options> {
   readonly outbound: (settings: Settings) => Outbound;
   /** The platform's other conversations, for `send_message`; leave it out and that tool is off here. */
   readonly directory?: (settings: Settings) => ConversationDirectory;
-  /** The platform's events in: each message through {@link takeMessage}, which gates, answers commands and queues. */
+  /** The platform's events in: each message through `takeMessage`, which gates, answers commands and queues. */
   readonly ingress: (parts: IngressParts<Settings>) => ChannelIngress;
 }
 
