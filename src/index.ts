@@ -3,6 +3,27 @@
  * tools, skills, persona, config and channels beside the built-ins), or
  * embed the pipeline (`startSwitchyard`) and the pure core.
  *
+ * A platform of your own, the fourth beside Slack, Discord and Telegram, is
+ * written against these exports alone:
+ *
+ * - `defineChannel({ platform, settings, outbound, directory, ingress })`
+ *   makes its factory. `outbound` (the `Outbound` port: post, edit,
+ *   typing, `maxLength`, `canEdit`) and `directory` are all a worker-only
+ *   process builds; `ingress` is built when the channel starts, with the
+ *   `ChannelRuntime` the bot hands every channel.
+ * - Ingress turns each platform event into an `InboundMessage` (the same
+ *   `eventId` for a redelivery of the same event) and calls
+ *   `takeMessage(runtime, message, { actor, reply })`: the access gate,
+ *   `/tools`, `/skills` and the other commands with their permission
+ *   checks (`Actor`), the limits and the queue, in that order.
+ * - The worker splits answers to `maxLength`, streams by `edit` when
+ *   `canEdit`, and passes every `post` an idempotency key to land once.
+ *
+ * test/contract/memory-channel.ts is a complete platform written this way,
+ * and test/contract/ runs it through the contract tests the three platforms
+ * pass: answered once under replays, commands answered, permission checks,
+ * splitting, streaming edits.
+ *
  * @example
  * import { createBot, defineTool } from "switchyard";
  * import { z } from "zod";
@@ -18,6 +39,7 @@
  * const bot = createBot({ tools: [weather], persona: "You are Ada, a weather helper." });
  * await bot.start();
  */
+export type { GateVerdict, IngressGate } from "./access/gate.ts";
 export { type Switchyard, type SwitchyardOptions, startSwitchyard } from "./app.ts";
 export { LiveConfig } from "./bot/config-file.ts";
 export { type Bot, createBot } from "./bot/create-bot.ts";
@@ -30,9 +52,18 @@ export {
   type ConsoleChannelOptions,
   consoleChannel,
 } from "./channels/console/console-channel.ts";
+export {
+  type ChannelDefinition,
+  ChannelDefinitionError,
+  type ChannelFactory,
+  type ChannelIngress,
+  defineChannel,
+  type IngressParts,
+} from "./channels/define-channel.ts";
 export type { DiscordChannelOptions } from "./channels/discord/options.ts";
 export { discordChannel, slackChannel, telegramChannel } from "./channels/factories.ts";
 export type { SlackChannelOptions } from "./channels/slack/options.ts";
+export { type MessageOrigin, type TakenAs, takeMessage } from "./channels/take-message.ts";
 export type { TelegramChannelOptions } from "./channels/telegram/options.ts";
 export { tokenBudgetCheck } from "./channels/token-budget.ts";
 export type { ContractSources, SkillSources } from "./conversation/contract.ts";
@@ -52,6 +83,7 @@ export { EMPTY_INTENT, type Intent, type IntentChange } from "./core/availabilit
 export { explain, resolveAvailability } from "./core/availability/resolve.ts";
 export { parseRuntimeSpec, RuntimeSpecError } from "./core/availability/runtime-spec.ts";
 export type { ScopeLayer, ScopeName, ScopeStack } from "./core/availability/scopes.ts";
+export type { Actor, CommandPolicy } from "./core/commands/index.ts";
 export {
   ConfigError,
   EMPTY_CONFIG,
@@ -92,9 +124,11 @@ export {
   type MessageSubject,
   type Refusal,
 } from "./ports/admission.ts";
-export type { ConversationDirectory } from "./ports/directory.ts";
-export type { Enqueue } from "./ports/enqueue.ts";
+export type { ConversationDirectory, DirectoryEntry, PostPermission } from "./ports/directory.ts";
+export { type Enqueue, InboundMessageError } from "./ports/enqueue.ts";
+export { type FileLocation, type FileSource, FileSourceError } from "./ports/file-source.ts";
 export type { DeliveryTarget, Outbound } from "./ports/outbound.ts";
+export type { StopTurn } from "./ports/turn-control.ts";
 export {
   createOpenAIProvider,
   createOpenAIProvider as openAIProvider,

@@ -48,30 +48,10 @@ export interface ChannelRuntime {
  * Ingress and outbound run in different processes when roles are split: a
  * worker builds the channel for its outbound only and never calls `start`.
  *
- * A platform of your own is a class with these members: `start` turns its
- * events into `InboundMessage`s on `runtime.queue`; `outbound.post` puts the
- * worker's answers back on the platform.
- *
- * @example
- * class WebhookChannel implements Channel {
- *   readonly platform = "webhook";
- *   readonly outbound: Outbound = {
- *     maxLength: 4_000,
- *     canEdit: false,
- *     post: async (target, text) => { await sendSomewhere(target.conversation, text); return "1"; },
- *     edit: async () => {},
- *     typing: async () => {},
- *   };
- *   async start(runtime: ChannelRuntime) {
- *     onIncoming((text, id) =>
- *       runtime.queue.enqueue({
- *         platform: "webhook", workspace: "main", channel: "inbox", conversation: "main",
- *         user: "someone", text, attachments: [], eventId: id, time: Date.now(),
- *       }),
- *     );
- *   }
- *   async stop() {}
- * }
+ * A platform of your own is easiest written with `defineChannel`
+ * (define-channel.ts), which builds this from the platform's outbound and
+ * ingress; its ingress hands each message to `takeMessage`, the gate ->
+ * commands -> limits -> queue path every platform's messages take.
  */
 export interface Channel {
   /** The `platform` of the messages it produces and the key of its outbound. */

@@ -300,13 +300,16 @@ describe("the JavaScript example, installed from the tarball", () => {
  * the check if the declarations ever degrade to `any`.
  */
 const CONSUMER_BOT = `import {
+  type Channel,
   createOpenAIProvider,
+  defineChannel,
   defineJsonSchemaTool,
   defineTool,
   parseConfig,
   startSwitchyard,
   type Switchyard,
   type SwitchyardOptions,
+  takeMessage,
   ToolRegistry,
 } from "switchyard";
 import { z } from "zod";
@@ -338,5 +341,30 @@ export async function main(): Promise<Switchyard> {
   // @ts-expect-error the declarations carry real types: weather takes a string city.
   await weather.execute({ city: 1 }, ctx);
   return bot;
+}
+
+const inbox = defineChannel({
+  platform: "inbox",
+  settings: (options: { limit: number }) => ({ limit: options.limit }),
+  outbound: ({ limit }) => ({
+    maxLength: limit,
+    canEdit: false,
+    post: async (_target, _text, { idempotencyKey }) => idempotencyKey,
+    edit: async () => {},
+    typing: async () => {},
+  }),
+  ingress: ({ runtime }) => ({
+    start: async () => {
+      const message = { platform: "inbox", workspace: "w", channel: "c", conversation: "c", user: "u", text: "hi", attachments: [], eventId: "e1", time: 0 };
+      await takeMessage(runtime, message, { actor: { id: "inbox:u", isPlatformAdmin: false }, reply: async () => {} });
+    },
+    stop: async () => {},
+  }),
+});
+
+export function channels(): Channel[] {
+  // @ts-expect-error the factory takes the options its settings check reads: limit is a number.
+  inbox({ limit: "many" });
+  return [inbox({ limit: 4_000 })];
 }
 `;
