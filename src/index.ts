@@ -18,6 +18,8 @@
  * const bot = createBot({ tools: [weather], persona: "You are Ada, a weather helper." });
  * await bot.start();
  */
+
+export { tokenBudgetCheck } from "./access/token-budget.ts";
 export { type Switchyard, type SwitchyardOptions, startSwitchyard } from "./app.ts";
 export { LiveConfig } from "./bot/config-file.ts";
 export { type Bot, createBot } from "./bot/create-bot.ts";
@@ -34,7 +36,6 @@ export type { DiscordChannelOptions } from "./channels/discord/options.ts";
 export { discordChannel, slackChannel, telegramChannel } from "./channels/factories.ts";
 export type { SlackChannelOptions } from "./channels/slack/options.ts";
 export type { TelegramChannelOptions } from "./channels/telegram/options.ts";
-export { tokenBudgetCheck } from "./channels/token-budget.ts";
 export type { ContractSources, SkillSources } from "./conversation/contract.ts";
 export type { Checkpoint } from "./core/agent/checkpoint.ts";
 export type { Attachment, ConversationAddress, InboundMessage } from "./core/agent/inbound.ts";
