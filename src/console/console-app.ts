@@ -11,7 +11,7 @@ import {
   freezeState,
   readConversationState,
 } from "../conversation/contract.ts";
-import type { ConversationAddress } from "../core/agent/inbound.ts";
+import { type ConversationAddress, conversationKey } from "../core/agent/inbound.ts";
 import { reportContract } from "../core/loading/report.ts";
 import { type ActivityStore, addressOf, RECENT_CONVERSATIONS } from "../store/activity-store.ts";
 import { CONSOLE_REALM, consoleAuthorized } from "./auth.ts";
@@ -98,15 +98,15 @@ export function consoleHandler(
       scopes: { workspace: state.layers.workspace, channel: state.layers.channel },
       queueMode: options.queueMode(address),
       turns: await options.activity.turns(address),
-      resetToken: actionToken(options.token, "reset", c.req.param("key")),
+      resetToken: actionToken(options.token, "reset", conversationKey(address)),
     });
     return c.html(page(`Conversation ${address.conversation}`, view));
   });
   app.post("/conversations/:key/reset", async (c) => {
-    const key = c.req.param("key");
-    const address = addressOf(key);
+    const address = addressOf(c.req.param("key"));
     if (!address)
       return c.text("Not a conversation key (platform:workspace:channel:conversation).", 404);
+    const key = conversationKey(address);
     const site = c.req.header("sec-fetch-site");
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
     if (

@@ -132,4 +132,12 @@ describe("resetting a conversation from the console", () => {
     expect(sent).toHaveLength(1);
     expect(sent[0]).toMatchObject({ role: "user", content: "after the reset" });
   });
+
+  it("does what /new --all does from the other button, and answers as it does", async () => {
+    const res = await postReset({ token: await formToken(), all: "yes" });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain(
+      "the tools I loaded, and this conversation&#39;s tool, model and queue choices.",
+    );
+  });
 });
