@@ -98,7 +98,7 @@ export class Host {
     ]);
     this.#static = {
       ...webCapabilities(config.web, env),
-      [VISION_CAPABILITY]: visionCapability(config.model, env),
+      [VISION_CAPABILITY]: visionCapability(config.model, env, config.models),
       [TRANSCRIPTION_CAPABILITY]: transcriptionCapability(config.transcription, env),
       [READ_ATTACHMENT_CAPABILITY]: readAttachmentCapability(config.attachments),
     };

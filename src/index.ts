@@ -40,6 +40,7 @@
  * await bot.start();
  */
 export type { GateVerdict, IngressGate } from "./access/gate.ts";
+export { tokenBudgetCheck } from "./access/token-budget.ts";
 export { type Switchyard, type SwitchyardOptions, startSwitchyard } from "./app.ts";
 export { LiveConfig } from "./bot/config-file.ts";
 export { type Bot, createBot } from "./bot/create-bot.ts";
@@ -65,7 +66,6 @@ export { discordChannel, slackChannel, telegramChannel } from "./channels/factor
 export type { SlackChannelOptions } from "./channels/slack/options.ts";
 export { type MessageOrigin, type TakenAs, takeMessage } from "./channels/take-message.ts";
 export type { TelegramChannelOptions } from "./channels/telegram/options.ts";
-export { tokenBudgetCheck } from "./channels/token-budget.ts";
 export type { ContractSources, SkillSources } from "./conversation/contract.ts";
 export type { Checkpoint } from "./core/agent/checkpoint.ts";
 export type { Attachment, ConversationAddress, InboundMessage } from "./core/agent/inbound.ts";

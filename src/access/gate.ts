@@ -21,11 +21,12 @@ import {
   type Refusal,
   type RefusalReason,
 } from "./refusals.ts";
+import { budgetRefusal } from "./token-budget.ts";
 
 /**
  * One check a message passes before it is queued: undefined lets it on,
- * a refusal stops it. The gate runs its rate limits first, then these, in
- * order (a token budget is one).
+ * a refusal stops it. The gate runs its rate limits and the token budgets
+ * first, then these, in order.
  */
 export type GateCheck = (message: InboundMessage) => Promise<Refusal | undefined>;
 
@@ -46,7 +47,7 @@ export interface IngressGateOptions {
   readonly config: () => SwitchyardConfig;
   /** Counts every refused message (`switchyard_refused_total{reason}`). */
   readonly refused?: (reason: RefusalReason) => void;
-  /** Checks after the rate limits, in order: where a token budget goes. */
+  /** Checks after the rate limits and the token budgets, in order. */
   readonly checks?: readonly GateCheck[];
   readonly now?: () => number;
   readonly newCode?: () => string;
@@ -101,7 +102,11 @@ export class IngressGate {
     return refusal ? this.#refuse(message, refusal) : PASS;
   }
 
-  /** What a queued message would cost: the rate limits, then the added checks. */
+  /**
+   * What a queued message would cost: the rate limits, then the daily token
+   * budgets (`budgets.tokens`), then the added checks. Each refusal is
+   * counted by its reason and answered at most once per interval.
+   */
   async meter(message: InboundMessage): Promise<GateVerdict> {
     const limits = limitsFor(this.options.config().limits, message);
     const taken: string[] = [];
@@ -127,7 +132,11 @@ export class IngressGate {
       }
       taken.push(key);
     }
-    for (const check of this.options.checks ?? []) {
+    const checks: GateCheck[] = [
+      (m) => budgetRefusal(this.options, m, this.#now()),
+      ...(this.options.checks ?? []),
+    ];
+    for (const check of checks) {
       const refusal = await check(message);
       if (refusal) {
         await refund();

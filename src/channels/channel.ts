@@ -33,7 +33,7 @@ export interface ChannelRuntime {
   readonly logger: LoggerPort;
   /** `/stop`: signals the conversation's running turn, on any worker. */
   readonly stopTurn?: StopTurn;
-  /** What a message for the model must pass before it is queued; default: the token budgets. */
+  /** A check of its own a message for the model must pass before it is queued (the gate checks limits and budgets). */
   readonly admit?: AdmitCheck;
   /** The worker's queue behaviour, so `/queue` shows what turns will do. */
   readonly queueBehaviour?: (address: ConversationAddress, chosen?: QueueMode) => QueueBehaviour;

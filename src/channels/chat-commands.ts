@@ -18,7 +18,6 @@ import { skillCommand, skillsCommand } from "./commands/skills.ts";
 import { stopCommand } from "./commands/stop.ts";
 import { toolsCommand } from "./commands/tools.ts";
 import { usageCommand } from "./commands/usage.ts";
-import { tokenBudgetCheck } from "./token-budget.ts";
 
 export type { ChatCommandContext, ChatTextOutcome } from "./commands/registry.ts";
 
@@ -55,8 +54,9 @@ export type ChatLineOrigin = ConversationAddress & { readonly user?: string };
  * Every channel's text commands in one place: a line that starts with a
  * registered command (`/new`, `!usage`, `/tools@BotName off x`) is answered
  * by it; anything else is a message for the model, which must first pass
- * the admission checks (the token budgets by default) or is answered with
- * the refusal instead of being queued. A command the person may not use
+ * the channel's own admission check, if it has one, or is answered with
+ * the refusal instead of being queued (the access gate's `meter`, which
+ * every channel runs next, checks the limits and token budgets). A command the person may not use
  * is answered as such, never sent to the model.
  */
 export async function routeChatText(
@@ -84,18 +84,18 @@ export async function routeChatText(
 }
 
 /**
- * The checks a message for the model passes on its way to the queue, one
- * place for every channel: the refusal's text replaces it when one says no.
- * Channels with their own command UI (Telegram's keyboards) call it for the
- * messages they produce.
+ * The channel's own admission check (`admit`, when it has one) for a
+ * message on its way to the queue: the refusal's text replaces it when it
+ * says no. Limits and token budgets are the gate's (`meter`), counted in
+ * `switchyard_refused_total`. Channels with their own command UI
+ * (Telegram's keyboards) call it for the messages they produce.
  */
 export async function admitMessage(
   outcome: ChatTextOutcome,
   where: ChatLineOrigin,
   ctx: ChatCommandContext,
 ): Promise<ChatTextOutcome> {
-  if (where.user === undefined) return outcome;
-  const check = ctx.admit ?? tokenBudgetCheck(ctx.sources, ctx.now);
-  const refusal = await check({ ...where, user: where.user });
+  if (where.user === undefined || !ctx.admit) return outcome;
+  const refusal = await ctx.admit({ ...where, user: where.user });
   return refusal ? { kind: "reply", text: refusal.text } : outcome;
 }

@@ -11,12 +11,21 @@ import {
   freezeState,
   readConversationState,
 } from "../conversation/contract.ts";
-import type { ConversationAddress } from "../core/agent/inbound.ts";
+import { type ConversationAddress, conversationKey } from "../core/agent/inbound.ts";
 import { reportContract } from "../core/loading/report.ts";
-import { type ActivityStore, addressOf } from "../store/activity-store.ts";
+import { type ActivityStore, addressOf, RECENT_CONVERSATIONS } from "../store/activity-store.ts";
 import { CONSOLE_REALM, consoleAuthorized } from "./auth.ts";
-import { page } from "./html.ts";
-import { conversationsView, conversationView, type McpServerState, mcpView } from "./views.ts";
+import { html, page } from "./html.ts";
+import { actionToken, actionTokenMatches, resetConversation } from "./reset.ts";
+import type { UsageReader } from "./usage.ts";
+import { usageView, workspaceUsageView } from "./usage-view.ts";
+import {
+  conversationHref,
+  conversationsView,
+  conversationView,
+  type McpServerState,
+  mcpView,
+} from "./views.ts";
 
 /** Bull Board's two retry calls: all failed jobs of a queue, or one job. */
 const RETRY = /^\/console\/queues\/api\/queues\/[^/]+\/(?:retry\/failed|[^/]+\/retry)$/;
@@ -29,6 +38,7 @@ export interface ConsoleOptions {
   readonly token: string;
   readonly sources: ContractSources;
   readonly activity: ActivityStore;
+  readonly usage: UsageReader;
   readonly queueMode: (address: ConversationAddress) => string;
   readonly mcp: () => readonly McpServerState[];
   /** The conversation queue's shards, by shard number, and the reminder queue. */
@@ -40,10 +50,12 @@ export interface ConsoleOptions {
  * conversation's contract and state, MCP servers), server-rendered, and Bull
  * Board for the queues under `/console/queues`. Every request without the
  * token is refused with 401 before anything is read. Read-only, except
- * retrying a failed job in Bull Board.
+ * what exists as a command: retrying a failed job in Bull Board, and
+ * resetting a conversation as `/new` does (a POST carrying the page's form
+ * token, so another site cannot make the operator's browser do it).
  *
  * @example
- * ops.mount(CONSOLE_PATH, consoleHandler({ token, sources, activity, queueMode, mcp, queues }));
+ * ops.mount(CONSOLE_PATH, consoleHandler({ token, sources, activity, usage, queueMode, mcp, queues }));
  */
 export function consoleHandler(
   options: ConsoleOptions,
@@ -58,6 +70,21 @@ export function consoleHandler(
     c.html(page("Recent conversations", conversationsView(await options.activity.recent()))),
   );
   app.get("/mcp", (c) => c.html(page("MCP servers", mcpView(options.mcp()))));
+  app.get("/usage", async (c) => {
+    const recent = await options.activity.recent(RECENT_CONVERSATIONS);
+    const seen = new Map(recent.map(({ address: a }) => [`${a.platform}:${a.workspace}`, a]));
+    const [workspaces, people] = await Promise.all([
+      Promise.all([...seen.values()].map((a) => options.usage.workspace(a))),
+      options.usage.people(),
+    ]);
+    return c.html(page("Usage and limits", usageView(workspaces, people, Date.now())));
+  });
+  app.get("/usage/:platform/:workspace", async (c) => {
+    const ref = { platform: c.req.param("platform"), workspace: c.req.param("workspace") };
+    const usage = await options.usage.workspace(ref);
+    const title = `Usage in ${ref.platform} workspace ${ref.workspace}`;
+    return c.html(page(title, workspaceUsageView(usage, Date.now())));
+  });
   app.get("/conversations/:key", async (c) => {
     const address = addressOf(c.req.param("key"));
     if (!address)
@@ -71,8 +98,28 @@ export function consoleHandler(
       scopes: { workspace: state.layers.workspace, channel: state.layers.channel },
       queueMode: options.queueMode(address),
       turns: await options.activity.turns(address),
+      resetToken: actionToken(options.token, "reset", conversationKey(address)),
     });
     return c.html(page(`Conversation ${address.conversation}`, view));
+  });
+  app.post("/conversations/:key/reset", async (c) => {
+    const address = addressOf(c.req.param("key"));
+    if (!address)
+      return c.text("Not a conversation key (platform:workspace:channel:conversation).", 404);
+    const key = conversationKey(address);
+    const site = c.req.header("sec-fetch-site");
+    const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+    if (
+      (site && site !== "same-origin" && site !== "none") ||
+      !actionTokenMatches(options.token, "reset", key, form.token)
+    ) {
+      return c.text(
+        "Refused: a reset must come from the console's own conversation page (its form carries a token another site cannot read). Open the page and press the button again.",
+        403,
+      );
+    }
+    const said = await resetConversation(options.sources, address, form.all === "yes");
+    return c.html(page(`Conversation ${address.conversation}`, resetView(key, said)));
   });
   app.use("/queues/api/*", async (c, next) => {
     if (c.req.method === "GET" || RETRY.test(new URL(c.req.url).pathname)) return next();
@@ -84,6 +131,10 @@ export function consoleHandler(
   app.route("/queues", queueBoard(options.queues));
   const listener = getRequestListener(app.fetch);
   return (req, res) => listener(req, res);
+}
+
+function resetView(key: string, said: string) {
+  return html`<p id="command-reply">${said}</p><p><a href="${conversationHref(key)}">Back to the conversation</a></p>`;
 }
 
 function queueBoard(queues: ConsoleOptions["queues"]): Hono {

@@ -10,6 +10,7 @@ import { ActivityStore, type TurnActivity } from "../store/activity-store.ts";
 import { reminderQueue } from "../tools/reminders/schedule.ts";
 import type { ConversationQueue } from "../workers/queue.ts";
 import { CONSOLE_PATH, consoleHandler } from "./console-app.ts";
+import { UsageReader } from "./usage.ts";
 import type { McpServerState } from "./views.ts";
 
 /** The variable holding the console's token; without it the console stays off. */
@@ -72,6 +73,7 @@ export function mountConsole(ops: OpsServer, options: MountConsoleOptions): bool
       token,
       sources: options.sources,
       activity: new ActivityStore(options.redis, options.sources.store.keys),
+      usage: new UsageReader(options.redis, options.sources.store, options.sources.config),
       queueMode: options.queueMode,
       mcp: () => mcpServers(host),
       queues: {

@@ -1,4 +1,4 @@
-import type { ConversationAddress } from "../core/agent/inbound.ts";
+import { type ConversationAddress, conversationKey } from "../core/agent/inbound.ts";
 import type { Intent } from "../core/availability/intent.ts";
 import type { ScopeLayer } from "../core/availability/scopes.ts";
 import type { ContractReport } from "../core/loading/report.ts";
@@ -21,6 +21,8 @@ export interface ConversationView {
   readonly scopes: { readonly workspace: ScopeLayer; readonly channel: ScopeLayer };
   readonly queueMode: string;
   readonly turns: readonly TurnActivity[];
+  /** The reset form's token (see `actionToken`). */
+  readonly resetToken: string;
 }
 
 const when = (ms: number) => new Date(ms).toISOString().replace("T", " ").slice(0, 19);
@@ -105,7 +107,20 @@ ${overrides.length ? html`<table><thead><tr><th>Scope</th><th>Key</th><th>Value<
 <h2>Mounted by discovery</h2>
 <p>${intent.mounted.length ? intent.mounted.join(", ") : html`<span class="muted">none</span>`}</p>
 <h2>Last turns</h2>
-${turnsTable(view.turns)}`;
+${turnsTable(view.turns)}
+${resetForm(view)}`;
+}
+
+/** `/new` and `/new --all`, as buttons: a POST with the page's token, never a link. */
+function resetForm(view: ConversationView): Html {
+  const action = `${conversationHref(conversationKey(view.address))}/reset`;
+  return html`<h2>Reset</h2>
+<form method="post" action="${action}" id="reset-conversation">
+<input type="hidden" name="token" value="${view.resetToken}">
+<p class="muted">Does what /new typed in the conversation does: forgets its history and the tools discovery loaded, at the next turn boundary (a running turn still answers).</p>
+<button type="submit" name="all" value="no">Start fresh (/new)</button>
+<button type="submit" name="all" value="yes">Start fresh and forget its choices (/new --all)</button>
+</form>`;
 }
 
 function turnsTable(turns: readonly TurnActivity[]): Html {

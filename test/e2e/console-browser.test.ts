@@ -89,6 +89,16 @@ describe.runIf(FOUND || REQUIRED)(`the console in a real browser (${CHROMIUM})`,
     await context.close();
   });
 
+  it("resets the conversation from its page's button, as /new does", async () => {
+    const context = await signedIn();
+    const page = await context.newPage();
+    expect((await page.goto(`${bot.url}/conversations/${CONVERSATION}`))?.status()).toBe(200);
+    await page.click('#reset-conversation button[value="no"]');
+    await page.waitForURL(`**/console/conversations/${CONVERSATION}/reset`);
+    expect(await page.textContent("#command-reply")).toContain("Starting a fresh conversation");
+    await context.close();
+  });
+
   it("loads Bull Board with every conversation shard and the reminders", async () => {
     const context = await signedIn();
     const page = await context.newPage();

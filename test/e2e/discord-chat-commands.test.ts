@@ -59,6 +59,8 @@ function discordDriver(commands: "typed" | "slash") {
       ...(options.tools ? { tools: options.tools } : {}),
       fake: { users: { [HUMAN]: { username: "ada" }, [ADMIN]: { username: "root" } } },
       pipeline: { config, model: "fake-model" },
+      // The gate reads the same config as the commands, as in a running bot.
+      config,
       runtime: (base) => ({
         ...base,
         sources: { ...base.sources, config },

@@ -6,7 +6,7 @@ import { openAITranscriber } from "../../src/tools/attachments/index.ts";
 import { type FakeOpenAI, type RecordedRequest, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { ALICE, startTelegram, type TelegramSetup } from "../fakes/telegram-setup.ts";
 import { until } from "../support/channels.ts";
-import { makeOggOpus, makePdf, makePng } from "../support/files.ts";
+import { makeDocx, makeOggOpus, makePdf, makePng } from "../support/files.ts";
 
 let setups: TelegramSetup[] = [];
 let voices: FakeOpenAI[] = [];
@@ -113,6 +113,20 @@ describe("files people send on Telegram reach the model", () => {
     expect(text).toContain("[file: report.pdf (application/pdf, ");
     expect(text).toContain("--- page 1 ---\nQuarterly numbers are up");
     expect(text).toContain("--- page 2 ---\nSecond page says hello");
+  });
+
+  it("a Word document's text reaches the request, whatever type the platform declared", async () => {
+    const s = await start({ vision: false, transcription: false });
+    const docx = makeDocx(["Meeting notes", "Ship the DOCX reader on Friday."]);
+    const doc = s.telegram.addFile(docx, "notes.docx");
+    const { request } = await send(s, {
+      document: { ...doc, file_name: "notes.docx", mime_type: "application/octet-stream" },
+    });
+    const text = asText(lastUser(request));
+    expect(text).toContain(
+      "[file: notes.docx (application/vnd.openxmlformats-officedocument.wordprocessingml.document, ",
+    );
+    expect(text).toContain("Meeting notes\n\nShip the DOCX reader on Friday.");
   });
 
   it("a voice note is transcribed from its OGG bytes and reaches the model marked as a transcript", async () => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { IngressGate } from "../../src/access/gate.ts";
 import type { InboundMessage } from "../../src/core/agent/inbound.ts";
 import { parseConfig, type SwitchyardConfig } from "../../src/core/config/index.ts";
+import { startOpsServer } from "../../src/observability/http.ts";
 import { Metrics } from "../../src/observability/metrics.ts";
 import { createStore, KeyScheme, pairingCodeHash, RateLimitStore } from "../../src/store/index.ts";
 import {
@@ -219,5 +220,48 @@ describe("the ingress gate", () => {
       3_600_000,
     );
     expect(await db.redis.zcard(key)).toBe(0);
+  });
+
+  it("refuses a message over the workspace's daily token budget, counted in /metrics like a rate limit, answered once per interval", async () => {
+    const metrics = new Metrics();
+    const ops = await startOpsServer({ port: 0, host: "127.0.0.1", metrics, ready: () => true });
+    try {
+      const store = createStore(db.redis, { prefix: db.prefix });
+      const g = new IngressGate({
+        store,
+        config: () => cfg("limits:\n  user: 10/h\nbudgets:\n  tokens:\n    workspace: 1000/day\n"),
+        refused: (reason) => metrics.countRefused(reason),
+      });
+      const spender = message({ workspace: "budget-ws", channel: "budget-ws", user: "77" });
+      expect(await g.meter(spender)).toEqual({ kind: "pass" });
+      await store.usage.record(
+        { address: spender, user: "telegram:77" },
+        "turn-1",
+        { promptTokens: 1_200, cachedTokens: 0, completionTokens: 40 },
+        0,
+        Date.now(),
+      );
+      const next = message({ workspace: "budget-ws", channel: "budget-ws", user: "77" });
+      const refused = await g.meter(next);
+      expect(refused).toMatchObject({ kind: "refused", reason: "token_budget", leave: false });
+      expect(refused.kind === "refused" && refused.reply).toMatch(
+        /^This workspace has used its daily budget of 1,000 tokens\. It resets at 00:00 UTC/,
+      );
+      // Told once: the next refused message within the interval is dropped quietly.
+      const again = await g.meter(
+        message({ workspace: "budget-ws", channel: "budget-ws", user: "77" }),
+      );
+      expect(again).toEqual({ kind: "refused", reason: "token_budget", leave: false });
+      // The refused messages gave back the rate-limit slots they took.
+      const key = new KeyScheme(db.prefix).rateLimit(
+        { kind: "user", platform: "telegram", user: "77" },
+        3_600_000,
+      );
+      expect(await db.redis.zcard(key)).toBe(1);
+      const scraped = await (await fetch(`http://127.0.0.1:${ops.port}/metrics`)).text();
+      expect(scraped).toContain('switchyard_refused_total{reason="token_budget"} 2');
+    } finally {
+      await ops.close();
+    }
   });
 });

@@ -19,7 +19,7 @@ import {
 } from "../../src/tools/attachments/index.ts";
 import { startFakeSlackApi } from "../fakes/slack-api.ts";
 import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-api.ts";
-import { makePdf } from "../support/files.ts";
+import { makeDocx, makePdf } from "../support/files.ts";
 import { connectRedis, deleteKeysUnder, uniquePrefix } from "../support/redis.ts";
 
 const address: ConversationAddress = {
@@ -156,6 +156,44 @@ describe("the attachment fetcher", () => {
       available: false,
       reason: "attachments.keep_seconds is 0: long documents are cut, not kept",
     });
+  });
+
+  it("keeps a long Word document for read_attachment too, its paragraphs as text", async () => {
+    const limits = { ...DEFAULT_ATTACHMENTS, maxInlineChars: 100 };
+    const paragraphs = Array.from({ length: 12 }, (_, i) => `Section ${i}: the plan goes on.`);
+    const text = paragraphs.join("\n\n");
+    const doc = telegram.addFile(makeDocx(paragraphs), "plan.docx");
+    const keeping = new FileReader({
+      redis,
+      keys: new KeyScheme(prefix),
+      sources: () =>
+        new TelegramFiles(
+          () => createTelegramApi(telegram.token, telegram.apiRoot),
+          telegram.token,
+          () => telegram.apiRoot,
+        ),
+      limits: () => limits,
+      capabilities: () => ({ read_attachment: readAttachmentCapability(limits) }),
+    });
+    const [read] = await keeping.read(
+      address,
+      [{ ref: doc.file_id, name: "plan.docx", size: doc.file_size }],
+      new AbortController().signal,
+    );
+    const id = documentId(doc.file_id);
+    const pages = Math.ceil(text.length / 100);
+    expect(read?.type).toBe(
+      "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    );
+    expect(read?.text).toBe(text.slice(0, 100));
+    expect(read?.note).toBe(
+      `page 1 of ${pages} of document ${id} (${text.length} characters); read_attachment reads pages 2 to ${pages}, for 7 days`,
+    );
+    const tool = readAttachmentTool(() => new DocumentStore(redis, new KeyScheme(prefix)));
+    const ctx = { ...address, user: "5", signal: new AbortController().signal };
+    expect(await tool.execute({ document: id, page: 2 }, ctx)).toBe(
+      `Document ${id}, page 2 of ${pages}:\n${text.slice(100, 200)}`,
+    );
   });
 
   it("takes Slack's sign-in page, which it serves with a 200 to a wrong token, for a failure, not the file", async () => {

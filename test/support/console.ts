@@ -1,6 +1,6 @@
 import { mountConsole, turnActivity } from "../../src/console/mount.ts";
 import { runtimeLayer } from "../../src/core/availability/runtime-spec.ts";
-import { EMPTY_CONFIG } from "../../src/core/config/index.ts";
+import { EMPTY_CONFIG, type SwitchyardConfig } from "../../src/core/config/index.ts";
 import { WarnOnce } from "../../src/core/logger.ts";
 import { Host } from "../../src/host.ts";
 import { type OpsServer, startOpsServer } from "../../src/observability/http.ts";
@@ -24,15 +24,19 @@ export interface ConsoleBot {
  * A running bot with its console: the process's real tools (a Host over the
  * empty config, as `switchyard tools` builds with no config file), the queue,
  * a worker against the fake model, and the ops server with the console
- * mounted as `switchyard start` mounts it.
+ * mounted as `switchyard start` mounts it, reading `config` as its config file.
  */
-export async function startConsoleBot(env: Record<string, string> = {}): Promise<ConsoleBot> {
+export async function startConsoleBot(
+  env: Record<string, string> = {},
+  config: SwitchyardConfig = EMPTY_CONFIG,
+): Promise<ConsoleBot> {
   const host = new Host({ env: {}, config: EMPTY_CONFIG });
   await host.start();
   let activity: ActivityStore | undefined;
   const pipe = await startPipeline({
     registry: host.registry,
     capabilities: host.capabilities,
+    config: () => config,
     observe: {
       turn: ({ address, result, outcome, ms }) => {
         void activity?.record(address, turnActivity({ result, outcome, ms }));
@@ -56,7 +60,7 @@ export async function startConsoleBot(env: Record<string, string> = {}): Promise
       store: pipe.app.store,
       registry: host.registry,
       capabilities: host.capabilities,
-      config: () => EMPTY_CONFIG,
+      config: () => config,
       runtime: runtimeLayer(undefined, undefined),
       warnings: new WarnOnce({ warn: () => {} }),
     },

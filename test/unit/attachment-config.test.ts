@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { attachmentNotice } from "../../src/core/attachments/capability-notice.ts";
+import { capabilityStatus } from "../../src/core/availability/capabilities.ts";
 import { DEFAULT_ATTACHMENTS, parseConfig } from "../../src/core/config/index.ts";
+import { Host } from "../../src/host.ts";
 import {
   NO_VISION_REASON,
   transcriptionCapability,
@@ -27,6 +29,38 @@ describe("the attachment settings", () => {
     expect(() => parseConfig("model:\n  vision: maybe\n", FILE)).toThrow(
       'switchyard.yaml:2: model.vision: "maybe" is not on/off/true/false. Write vision: on or vision: off.',
     );
+  });
+
+  it("vision also comes from the bot's model listed under models: with capabilities { vision: true }", async () => {
+    const config = parseConfig(
+      [
+        "models:",
+        "  list:",
+        "    - name: fake-model",
+        "    - name: big-model",
+        "      capabilities: { vision: true }",
+      ].join("\n"),
+      FILE,
+    );
+    const status = (env: Record<string, string>) =>
+      visionCapability(config.model, env, config.models);
+    expect(status({ SWITCHYARD_MODEL: "big-model" })).toEqual({ available: true });
+    expect(status({ SWITCHYARD_MODEL: "fake-model" })).toEqual({
+      available: false,
+      reason: NO_VISION_REASON,
+    });
+    // Unset, requests name the fallback model, which this list does not declare.
+    expect(status({}).available).toBe(false);
+    expect(
+      status({ SWITCHYARD_MODEL: "big-model", SWITCHYARD_MODEL_VISION: "false" }).available,
+    ).toBe(false);
+    // The host's capability floor is what the contract and the file reader read.
+    const host = new Host({ env: { SWITCHYARD_MODEL: "big-model" }, config });
+    try {
+      expect(capabilityStatus(host.capabilities(), "vision")).toEqual({ available: true });
+    } finally {
+      await host.close();
+    }
   });
 
   it("transcription needs a base_url and its key variable, and says which is missing", () => {

@@ -1,10 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type AttachmentContent, userContent } from "../../src/core/attachments/content.ts";
+import { DOCX_TYPE } from "../../src/core/attachments/kind.ts";
 import { DEFAULT_ATTACHMENTS } from "../../src/core/config/index.ts";
 import { readBytes } from "../../src/tools/attachments/read-one.ts";
 import { sniffType } from "../../src/tools/attachments/sniff.ts";
-import { makeOggOpus, makePdf, makePng } from "../support/files.ts";
+import { makeDocx, makeOggOpus, makePdf, makePng } from "../support/files.ts";
 
 const content = fc.record(
   {
@@ -54,6 +55,7 @@ describe("the sniffed type", () => {
     expect(await sniffType(await makePng(8, 8), "application/pdf", "report.pdf")).toBe("image/png");
     expect(await sniffType(makePdf(["x"]), "image/jpeg", "photo.jpg")).toBe("application/pdf");
     expect(await sniffType(makeOggOpus(), undefined, "voice")).toBe("audio/ogg");
+    expect(await sniffType(makeDocx(["x"]), "application/octet-stream", "x.bin")).toBe(DOCX_TYPE);
     expect(await sniffType(Buffer.from("a,b\n1,2\n"), undefined, "t.csv")).toBe("text/csv");
     expect(await sniffType(Buffer.from([0, 1, 2, 3, 255]), "text/plain", "x.txt")).toBe(
       "application/octet-stream",
@@ -71,17 +73,57 @@ describe("the sniffed type", () => {
 });
 
 describe("reading bytes that claim to be something", () => {
-  it("never throws for garbage claiming to be an image, a PDF or text: the file is named with why", async () => {
-    const powers = {
-      vision: { available: true } as const,
-      transcription: { available: false, reason: "none" } as const,
-      limits: DEFAULT_ATTACHMENTS,
-      signal: new AbortController().signal,
-    };
+  const powers = {
+    vision: { available: true } as const,
+    transcription: { available: false, reason: "none" } as const,
+    limits: DEFAULT_ATTACHMENTS,
+    signal: new AbortController().signal,
+  };
+
+  it("reads a Word document's paragraphs as text, as it reads a PDF's pages", async () => {
+    const docx = makeDocx(["Quarterly plan", "Ship DOCX & <more> this week."]);
+    const read = await readBytes({ ref: "d", name: "plan.docx" }, docx, DOCX_TYPE, powers);
+    expect(read).toMatchObject({
+      kind: "document",
+      outcome: "text",
+      text: "Quarterly plan\n\nShip DOCX & <more> this week.",
+    });
+    expect(read.note).toBeUndefined();
+  });
+
+  it("cuts a Word document over the inline cap with the same note as any document", async () => {
+    const docx = makeDocx(Array.from({ length: 40 }, (_, i) => `Paragraph ${i} of the report.`));
+    const limits = { ...DEFAULT_ATTACHMENTS, maxInlineChars: 200 };
+    const read = await readBytes({ ref: "d", name: "r.docx" }, docx, DOCX_TYPE, {
+      ...powers,
+      limits,
+    });
+    expect(read.text).toHaveLength(200);
+    expect(read.text?.startsWith("Paragraph 0 of the report.\n\nParagraph 1")).toBe(true);
+    expect(read.note).toMatch(
+      /^cut: the first 200 of 1,\d{3} characters are shown \(attachments\.max_inline_chars\)$/,
+    );
+  });
+
+  it("names a broken Word document with why, without throwing", async () => {
+    const broken = makeDocx(["x"]).subarray(0, 120);
+    const read = await readBytes({ ref: "d", name: "b.docx" }, broken, DOCX_TYPE, powers);
+    expect(read.outcome).toBe("failed");
+    expect(read.note).toMatch(/^it could not be read: /);
+  });
+
+  it("never throws for garbage claiming to be an image, a PDF, a Word document or text: the file is named with why", async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.uint8Array({ maxLength: 400 }),
-        fc.constantFrom("image/png", "image/jpeg", "application/pdf", "text/plain", "text/html"),
+        fc.constantFrom(
+          "image/png",
+          "image/jpeg",
+          "application/pdf",
+          DOCX_TYPE,
+          "text/plain",
+          "text/html",
+        ),
         async (bytes, type) => {
           const read = await readBytes({ ref: "f", name: "f" }, bytes, type, powers);
           expect(["image", "text", "named", "failed"]).toContain(read.outcome);

@@ -22,7 +22,7 @@ export interface ChatCommandContext {
   readonly skills?: ReloadableSkills;
   /** For `/stop`; unset where this process cannot signal turns. */
   readonly stopTurn?: StopTurn;
-  /** Checks a message for the model must pass; default: the token budgets. */
+  /** A check of its own a message for the model must pass; the gate checks limits and budgets. */
   readonly admit?: AdmitCheck;
   /** The clock, for usage periods and budget resets; default `Date.now`. */
   readonly now?: () => number;

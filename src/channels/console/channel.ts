@@ -49,7 +49,7 @@ export interface ConsoleOptions {
   readonly address?: ConversationAddress;
   /** For `/stop`. */
   readonly stopTurn?: StopTurn;
-  /** What a message must pass before it is queued; default: the token budgets. */
+  /** A check of its own a message must pass before it is queued (the gate checks limits and budgets). */
   readonly admit?: AdmitCheck;
 }
 

@@ -4,6 +4,9 @@ import type { AttachmentKind } from "./content.ts";
 /** Images the model can see (gif: its first frame). */
 export const VISION_TYPES = new Set(["image/png", "image/jpeg", "image/webp", "image/gif"]);
 
+/** A Word document (Office Open XML); read as text with `mammoth`. */
+export const DOCX_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
+
 const TEXT_EXTENSIONS = new Set(
   "txt md markdown csv tsv json yaml yml toml ini log xml html htm js mjs cjs ts tsx jsx py rb go rs java kt c h cc cpp hpp cs php sh bash zsh sql swift scala lua r pl css scss".split(
     " ",
@@ -42,11 +45,11 @@ export function kindOf(type: string | undefined, name: string, voice = false): A
   if (top === "image") return "image";
   if (top === "audio") return "audio";
   if (top === "video") return "video";
-  if (type === "application/pdf" || isTextLike(type, name)) return "document";
+  if (type === "application/pdf" || type === DOCX_TYPE || isTextLike(type, name)) return "document";
   const ext = extensionOf(name);
   if (["png", "jpg", "jpeg", "webp", "gif"].includes(ext)) return "image";
   if (["ogg", "oga", "opus", "mp3", "m4a", "wav", "webm", "flac"].includes(ext)) return "audio";
-  if (ext === "pdf") return "document";
+  if (ext === "pdf" || ext === "docx") return "document";
   return "file";
 }
 

@@ -1,4 +1,6 @@
+import mammoth from "mammoth";
 import { extractText, getDocumentProxy } from "unpdf";
+import { DOCX_TYPE } from "../../core/attachments/kind.ts";
 import { parseMediaType, readablePage } from "../web/readable.ts";
 
 /** A document's text, whole; the reader cuts it to the inline cap. */
@@ -11,8 +13,9 @@ export interface DocumentText {
 /**
  * The text of a text-like file (decoded as its charset says, else UTF-8),
  * an HTML page through the same readable-text path `fetch_url` uses, or a
- * PDF's text layer through `unpdf` (pdf.js), page by page. Undefined when
- * the type is not one of those. A PDF with no text layer (a scan) comes back
+ * PDF's text layer through `unpdf` (pdf.js), page by page, or a Word
+ * document's (DOCX) paragraphs through `mammoth`. Undefined when the type
+ * is not one of those. A PDF with no text layer (a scan) comes back
  * empty; the reader says so.
  */
 export async function documentText(
@@ -29,6 +32,10 @@ export async function documentText(
     } finally {
       await pdf.destroy().catch(() => {});
     }
+  }
+  if (type === DOCX_TYPE) {
+    const { value } = await mammoth.extractRawText({ buffer: Buffer.from(bytes) });
+    return { text: value.trim() };
   }
   const media = parseMediaType(type);
   if (type === "text/html" || type === "application/xhtml+xml") {
