@@ -3,6 +3,7 @@ import type { Redis } from "ioredis";
 import { CHAT_SCOPES } from "../../core/availability/scopes.ts";
 import type { DiscordCommandScope } from "../../core/config/discord-section.ts";
 import type { LoggerPort } from "../../core/logger.ts";
+import type { KeyScheme } from "../../store/keys.ts";
 import { sharedCommandDefinitions } from "./shared-commands.ts";
 
 const MODES = ["full", "default", "minimal", "discover", "follow"] as const;
@@ -111,7 +112,7 @@ export interface RegistrationOptions {
   readonly applicationId: string;
   /** Remembers where the commands were registered, so switching scopes removes the old copies. */
   readonly redis: Redis;
-  readonly keyPrefix: string;
+  readonly keys: KeyScheme;
   readonly logger: LoggerPort;
 }
 
@@ -208,8 +209,7 @@ async function clearGuild(
 }
 
 function registrationKeys(options: RegistrationOptions) {
-  const base = `${options.keyPrefix}:discord:commands:${options.applicationId}`;
-  return { guilds: `${base}:guilds`, global: `${base}:global` };
+  return options.keys.commandRegistration("discord", options.applicationId);
 }
 
 async function overwrite(
