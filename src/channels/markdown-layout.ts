@@ -17,8 +17,15 @@ import { boundNesting } from "./markdown-nesting.ts";
 /**
  * What every channel's markdown renderer shares: the parse (CommonMark with
  * GitHub's extensions, as remark reads it) and the plain-text layout of lists
- * and tables, which no chat platform has as markup. Each renderer keeps its
- * own inline syntax and escaping (Slack mrkdwn, Telegram HTML).
+ * and tables, which no chat platform has as markup, the walk over blocks
+ * ({@link renderBlocks}), code blocks kept apart ({@link CodeSlots}), the
+ * escaping both markups need and the plain-text fallback. Each renderer keeps
+ * its own inline syntax (Slack mrkdwn, Telegram HTML). What every renderer
+ * does so: lists get "• " bullets ("◦ ", "▪ " when nested); tables become
+ * aligned text in a code block, since no chat has tables; quotes in quotes
+ * are flattened, no chat nests them; and it never throws: markdown nested
+ * past what a chat shows is flattened (see parseMarkdown), and should
+ * rendering fail anyway, the answer goes as escaped plain text.
  */
 
 /** Bullets by nesting depth; deeper lists keep the last. */
@@ -124,6 +131,38 @@ export function toWellFormed(text: string): string {
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * Escapes the three characters both Slack mrkdwn and Telegram HTML read as
+ * markup (`&`, `<`, `>`), and makes lone surrogates U+FFFD.
+ */
+export function escapeMarkup(text: string): string {
+  return toWellFormed(text).replace(/[&<>]/g, (c) =>
+    c === "&" ? "&amp;" : c === "<" ? "&lt;" : "&gt;",
+  );
+}
+
+/** Where a rendered code block waits, so indenting and quoting the text around it leave its lines alone. */
+const CODE_SLOT = /\uE000(\d+)\uE001/g;
+
+/**
+ * Rendered code blocks, set aside in slots (private-use characters the
+ * renderer drops from its input first) and put back last.
+ */
+export class CodeSlots {
+  readonly #code: string[] = [];
+
+  /** The slot standing for `rendered` until {@link fill}. */
+  hold(rendered: string): string {
+    this.#code.push(rendered);
+    return `\uE000${this.#code.length - 1}\uE001`;
+  }
+
+  /** `text` with each slot replaced by its code. */
+  fill(text: string): string {
+    return text.replace(CODE_SLOT, (_, index: string) => this.#code[Number(index)] ?? "");
+  }
+}
 
 /**
  * A list as lines: numbered or bulleted by depth, task boxes as the platform

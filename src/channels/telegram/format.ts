@@ -1,13 +1,14 @@
 import type { Definition, PhrasingContent, RootContent, Table } from "mdast";
 import {
   type BlockSyntax,
+  CodeSlots,
+  escapeMarkup,
   hasSafeProtocol,
   layoutTable,
   parseMarkdown,
   plainText,
   renderBlocks,
   renderOrPlain,
-  toWellFormed,
 } from "../markdown-layout.ts";
 
 /**
@@ -24,13 +25,11 @@ import {
  *   read exactly as written; inline code becomes `<code>`. Telegram lets no
  *   entity contain code, so formatting open around a code span is closed
  *   before it and reopened after it, and code inside a link label is plain.
- * - Lists get "• " bullets ("◦ ", "▪ " when nested); tables become aligned
- *   text in a `<pre>` block, since Telegram has no tables.
+ * - Tables become aligned text in a `<pre>` block.
  * - `&`, `<` and `>` are escaped everywhere, raw HTML the model writes
  *   included: it shows as written, it never becomes markup.
- * - It never throws: markdown nested past what a chat shows is flattened
- *   (see parseMarkdown), and should rendering fail anyway, the answer goes
- *   as escaped plain text.
+ * - Lists, quotes in quotes and what it does with input it cannot render
+ *   are the shared layout's (markdown-layout.ts); it never throws.
  *
  * Why not an npm converter: the ones for Telegram target MarkdownV2 or emit
  * tags Telegram refuses. This uses the parser remark uses (micromark with
@@ -47,14 +46,14 @@ export function toTelegramHtml(markdown: string): string {
 function render(markdown: string): string {
   const source = markdown.replace(SENTINELS, "");
   const { tree, definitions } = parseMarkdown(source);
-  const ctx: Context = { definitions, code: [], depth: 0, inQuote: false };
+  const ctx: Context = { definitions, code: new CodeSlots(), depth: 0, inQuote: false };
   let out = blocks(tree.children, ctx, "\n\n");
   for (let before = ""; before !== out; ) {
     before = out;
     out = out.replace(EMPTY_TAGS, "");
   }
   // Code goes back last, so indenting list items never touches its lines.
-  return out.replace(CODE_SLOT, (_, index: string) => ctx.code[Number(index)] ?? "").trimEnd();
+  return ctx.code.fill(out).trimEnd();
 }
 
 /**
@@ -63,9 +62,7 @@ function render(markdown: string): string {
  * UTF-8.
  */
 export function escapeHtml(text: string): string {
-  return toWellFormed(text).replace(/[&<>]/g, (c) =>
-    c === "&" ? "&amp;" : c === "<" ? "&lt;" : "&gt;",
-  );
+  return escapeMarkup(text);
 }
 
 /** Escapes an attribute value (a link's address), quotes included. */
@@ -76,7 +73,7 @@ function escapeAttribute(text: string): string {
 interface Context {
   readonly definitions: ReadonlyMap<string, Definition>;
   /** Rendered code blocks, put back into their slots at the end. */
-  readonly code: string[];
+  readonly code: CodeSlots;
   /** How deep in lists: picks the bullet. */
   readonly depth: number;
   /** Inside a blockquote, which Telegram cannot nest. */
@@ -90,8 +87,7 @@ interface Inline {
   readonly open: readonly string[];
 }
 
-// Private-use characters mark code slots; any in the input are dropped first.
-const CODE_SLOT = /\uE000(\d+)\uE001/g;
+// Private-use characters mark code slots (see CodeSlots); any in the input are dropped first.
 const SENTINELS = /[\uE000\uE001]/g;
 /** What closing formatting around a code span can leave behind: `<b></b>`. */
 const EMPTY_TAGS = /<(b|i|s)><\/\1>/g;
@@ -124,12 +120,11 @@ const SYNTAX: BlockSyntax<Context> = {
 /** A code block in a slot, so later indenting leaves its lines alone. */
 function codeBlock(value: string, lang: string | undefined, ctx: Context): string {
   const body = escapeHtml(value);
-  ctx.code.push(
+  return ctx.code.hold(
     lang !== undefined && LANGUAGE.test(lang)
       ? `<pre><code class="language-${lang}">${body}</code></pre>`
       : `<pre>${body}</pre>`,
   );
-  return `\uE000${ctx.code.length - 1}\uE001`;
 }
 
 /**
