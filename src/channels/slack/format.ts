@@ -1,15 +1,6 @@
-import type { Definition, Nodes, PhrasingContent, RootContent, Table } from "mdast";
-import {
-  type BlockSyntax,
-  CodeSlots,
-  escapeMarkup,
-  hasSafeProtocol,
-  layoutTable,
-  parseMarkdown,
-  plainText,
-  renderBlocks,
-  renderOrPlain,
-} from "../markdown-layout.ts";
+import type { Nodes, PhrasingContent, Table } from "mdast";
+import * as layout from "../markdown-layout.ts";
+import { plainText } from "../markdown-parse.ts";
 
 /**
  * Converts the model's markdown (CommonMark with GitHub's extensions) to
@@ -43,39 +34,17 @@ import {
  * // "*Result*\n\n*Done*, see <https://github.com/o/r/pull/1|the PR>."
  */
 export function toMrkdwn(markdown: string): string {
-  return renderOrPlain(markdown, render, escapeMrkdwn);
-}
-
-function render(markdown: string): string {
-  // Slack tokens are set aside before parsing: markdown reads `<https://x|a b>`
-  // as text around a bare link, and `<https://x|label>` as a link to "x|label".
-  const tokens: string[] = [];
-  const source = markdown.replace(SENTINELS, "").replace(SLACK_TOKEN, (token) => {
-    tokens.push(token);
-    return `${TOKEN_OPEN}${tokens.length - 1}${TOKEN_CLOSE}`;
-  });
-  const { tree, definitions } = parseMarkdown(source);
-  const ctx: Context = { definitions, tokens, code: new CodeSlots(), depth: 0, inQuote: false };
-  const out = blocks(tree.children, ctx, "\n\n").replace(QUOTE_AT_LINE_START, "$1>");
-  // Code goes back last, so indenting list items and quoting never touch it.
-  return ctx.code.fill(out.replaceAll(QUOTE, "&gt;")).trimEnd();
+  return layout.renderMarkdown(markdown, MRKDWN);
 }
 
 /** Escapes the three characters Slack reads as control characters, and makes lone surrogates U+FFFD. */
 export function escapeMrkdwn(text: string): string {
-  return escapeMarkup(text);
+  return layout.escapeMarkup(text);
 }
 
-interface Context {
-  readonly definitions: ReadonlyMap<string, Definition>;
+interface Context extends layout.LayoutContext {
   /** The Slack tokens set aside before parsing, by slot number. */
   readonly tokens: readonly string[];
-  /** Rendered code blocks, put back into their slots at the end. */
-  readonly code: CodeSlots;
-  /** How deep in lists: picks the bullet. */
-  readonly depth: number;
-  /** Inside a quote, which Slack cannot nest. */
-  readonly inQuote: boolean;
 }
 
 interface Inline {
@@ -104,11 +73,7 @@ const WORD = /[\p{L}\p{N}]/u;
 const RULE = "──────────";
 const NO_STYLE: Inline = { inLink: false, open: new Set() };
 
-function blocks(nodes: readonly RootContent[], ctx: Context, separator: string): string {
-  return renderBlocks(nodes, ctx, separator, SYNTAX);
-}
-
-const SYNTAX: BlockSyntax<Context> = {
+const SYNTAX: layout.BlockSyntax<Context> = {
   paragraph: (children, ctx) => phrasing(children, ctx, NO_STYLE),
   heading: (children, ctx) => {
     const text = phrasing(children, ctx, { inLink: false, open: new Set(["*"]) });
@@ -128,6 +93,23 @@ const SYNTAX: BlockSyntax<Context> = {
   footnoteLabel: (label, ctx) => escapeMrkdwn(restore(label, ctx)),
 };
 
+const MRKDWN: layout.MarkdownRendering<Context> = {
+  syntax: SYNTAX,
+  escape: escapeMrkdwn,
+  sentinels: SENTINELS,
+  // Slack tokens are set aside before parsing: markdown reads `<https://x|a b>`
+  // as text around a bare link, and `<https://x|label>` as a link to "x|label".
+  begin: (text) => {
+    const tokens: string[] = [];
+    const source = text.replace(SLACK_TOKEN, (token) => {
+      tokens.push(token);
+      return `${TOKEN_OPEN}${tokens.length - 1}${TOKEN_CLOSE}`;
+    });
+    return { source, context: (base) => ({ ...base, tokens }) };
+  },
+  finish: (out) => out.replace(QUOTE_AT_LINE_START, "$1>").replaceAll(QUOTE, "&gt;"),
+};
+
 /** A code block in a slot, so later indenting and quoting leave its lines alone. */
 function codeBlock(value: string, ctx: Context): string {
   return ctx.code.hold(`\`\`\`\n${codeText(value)}\n\`\`\``);
@@ -138,7 +120,7 @@ function codeText(value: string): string {
 }
 
 function tableText(table: Table, ctx: Context): string {
-  return layoutTable(
+  return layout.layoutTable(
     table.children.map((row) => row.children.map((cell) => plain(cell, ctx).trim())),
   );
 }
@@ -242,7 +224,7 @@ function link(rawUrl: string, label: string, labelText: string, ctx: Context): s
 }
 
 function isSafe(url: string): boolean {
-  return hasSafeProtocol(url, SAFE_PROTOCOLS);
+  return layout.hasSafeProtocol(url, SAFE_PROTOCOLS);
 }
 
 /** Puts the tokens set aside before parsing back, as written. */

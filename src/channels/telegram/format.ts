@@ -1,15 +1,6 @@
-import type { Definition, PhrasingContent, RootContent, Table } from "mdast";
-import {
-  type BlockSyntax,
-  CodeSlots,
-  escapeMarkup,
-  hasSafeProtocol,
-  layoutTable,
-  parseMarkdown,
-  plainText,
-  renderBlocks,
-  renderOrPlain,
-} from "../markdown-layout.ts";
+import type { PhrasingContent, Table } from "mdast";
+import * as layout from "../markdown-layout.ts";
+import { plainText } from "../markdown-parse.ts";
 
 /**
  * Converts the model's markdown (CommonMark with GitHub's extensions) to the
@@ -40,20 +31,7 @@ import {
  * // '<b>Result</b>\n\n<b>Done</b>, see <a href="https://github.com/o/r/pull/1">the PR</a> &amp; <code>a&lt;b</code>.'
  */
 export function toTelegramHtml(markdown: string): string {
-  return renderOrPlain(markdown, render, escapeHtml);
-}
-
-function render(markdown: string): string {
-  const source = markdown.replace(SENTINELS, "");
-  const { tree, definitions } = parseMarkdown(source);
-  const ctx: Context = { definitions, code: new CodeSlots(), depth: 0, inQuote: false };
-  let out = blocks(tree.children, ctx, "\n\n");
-  for (let before = ""; before !== out; ) {
-    before = out;
-    out = out.replace(EMPTY_TAGS, "");
-  }
-  // Code goes back last, so indenting list items never touches its lines.
-  return ctx.code.fill(out).trimEnd();
+  return layout.renderMarkdown(markdown, TELEGRAM_HTML);
 }
 
 /**
@@ -62,7 +40,7 @@ function render(markdown: string): string {
  * UTF-8.
  */
 export function escapeHtml(text: string): string {
-  return escapeMarkup(text);
+  return layout.escapeMarkup(text);
 }
 
 /** Escapes an attribute value (a link's address), quotes included. */
@@ -70,15 +48,7 @@ function escapeAttribute(text: string): string {
   return escapeHtml(text).replaceAll('"', "&quot;");
 }
 
-interface Context {
-  readonly definitions: ReadonlyMap<string, Definition>;
-  /** Rendered code blocks, put back into their slots at the end. */
-  readonly code: CodeSlots;
-  /** How deep in lists: picks the bullet. */
-  readonly depth: number;
-  /** Inside a blockquote, which Telegram cannot nest. */
-  readonly inQuote: boolean;
-}
+type Context = layout.LayoutContext;
 
 interface Inline {
   /** In a link label: links do not nest, and code cannot be part of a link. */
@@ -97,11 +67,7 @@ const LANGUAGE = /^[A-Za-z0-9_+#.-]{1,32}$/;
 const RULE = "──────────";
 const NO_STYLE: Inline = { inLink: false, open: [] };
 
-function blocks(nodes: readonly RootContent[], ctx: Context, separator: string): string {
-  return renderBlocks(nodes, ctx, separator, SYNTAX);
-}
-
-const SYNTAX: BlockSyntax<Context> = {
+const SYNTAX: layout.BlockSyntax<Context> = {
   paragraph: (children, ctx) => phrasing(children, ctx, NO_STYLE),
   heading: (children, ctx) => {
     const text = phrasing(children, ctx, { inLink: false, open: ["b"] });
@@ -115,6 +81,20 @@ const SYNTAX: BlockSyntax<Context> = {
   table: (node, ctx) => codeBlock(tableText(node), undefined, ctx),
   html: (value) => escapeHtml(value),
   footnoteLabel: (label) => escapeHtml(label),
+};
+
+const TELEGRAM_HTML: layout.MarkdownRendering<Context> = {
+  syntax: SYNTAX,
+  escape: escapeHtml,
+  sentinels: SENTINELS,
+  finish: (rendered) => {
+    let out = rendered;
+    for (let before = ""; before !== out; ) {
+      before = out;
+      out = out.replace(EMPTY_TAGS, "");
+    }
+    return out;
+  },
 };
 
 /** A code block in a slot, so later indenting leaves its lines alone. */
@@ -135,7 +115,7 @@ function codeBlock(value: string, lang: string | undefined, ctx: Context): strin
  */
 function tableText(table: Table): string {
   const rows = table.children.map((row) => row.children.map((cell) => plainText(cell).trim()));
-  const padded = layoutTable(rows);
+  const padded = layout.layoutTable(rows);
   const start = table.position?.start.offset;
   const end = table.position?.end.offset;
   const budget = start !== undefined && end !== undefined ? end - start : Number.POSITIVE_INFINITY;
@@ -215,5 +195,5 @@ function link(url: string, label: string, labelText: string): string {
 }
 
 function isSafe(url: string): boolean {
-  return hasSafeProtocol(url, SAFE_PROTOCOLS);
+  return layout.hasSafeProtocol(url, SAFE_PROTOCOLS);
 }
