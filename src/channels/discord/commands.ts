@@ -29,6 +29,11 @@ function itemSub(
   };
 }
 
+/** `on` or `off` for one item, in a scope. */
+function switchSub(verb: "on" | "off", item: "tool" | "skill", hint: string) {
+  return itemSub(verb, `Switch a ${item} ${verb}`, item, { required: true, scoped: true, hint });
+}
+
 function scopeOption(o: Option): Option {
   return o
     .setName("scope")
@@ -47,12 +52,8 @@ export function commandDefinitions() {
     .addSubcommand((s) =>
       s.setName("list").setDescription("N of M tools available, each tool's state"),
     )
-    .addSubcommand(
-      itemSub("on", "Switch a tool on", "tool", { required: true, scoped: true, hint: tool }),
-    )
-    .addSubcommand(
-      itemSub("off", "Switch a tool off", "tool", { required: true, scoped: true, hint: tool }),
-    )
+    .addSubcommand(switchSub("on", "tool", tool))
+    .addSubcommand(switchSub("off", "tool", tool))
     .addSubcommand(
       itemSub("reset", "Let the shallower scopes decide again", "tool", {
         required: false,
@@ -85,12 +86,8 @@ export function commandDefinitions() {
     .setName("skills")
     .setDescription("Which skills the bot has here, and switch them on or off")
     .addSubcommand((s) => s.setName("list").setDescription("N of M skills available"))
-    .addSubcommand(
-      itemSub("on", "Switch a skill on", "skill", { required: true, scoped: true, hint: skill }),
-    )
-    .addSubcommand(
-      itemSub("off", "Switch a skill off", "skill", { required: true, scoped: true, hint: skill }),
-    )
+    .addSubcommand(switchSub("on", "skill", skill))
+    .addSubcommand(switchSub("off", "skill", skill))
     .addSubcommand(
       itemSub("why", "Why a skill is on or off", "skill", {
         required: true,
