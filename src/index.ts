@@ -30,10 +30,10 @@ export {
   type ConsoleChannelOptions,
   consoleChannel,
 } from "./channels/console/console-channel.ts";
-export type { DiscordChannelOptions } from "./channels/discord/options.ts";
+export type { DiscordChannelOptions } from "./channels/discord/settings.ts";
 export { discordChannel, slackChannel, telegramChannel } from "./channels/factories.ts";
-export type { SlackChannelOptions } from "./channels/slack/options.ts";
-export type { TelegramChannelOptions } from "./channels/telegram/options.ts";
+export type { SlackChannelOptions } from "./channels/slack/settings.ts";
+export type { TelegramChannelOptions } from "./channels/telegram/settings.ts";
 export { tokenBudgetCheck } from "./channels/token-budget.ts";
 export type { ContractSources, SkillSources } from "./conversation/contract.ts";
 export type { Checkpoint } from "./core/agent/checkpoint.ts";

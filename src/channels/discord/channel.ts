@@ -13,10 +13,10 @@ import { DiscordDirectory } from "./directory.ts";
 import { guardPacketHandling, type PacketFailure } from "./gateway-guard.ts";
 import { takeDiscordMessage } from "./ingress.ts";
 import { answerUnreadable, routeInteraction } from "./interaction-router.ts";
-import type { DiscordChannelOptions } from "./options.ts";
 import { DiscordOutbound } from "./outbound.ts";
+import type { DiscordChannelOptions } from "./settings.ts";
 
-export type { DiscordChannelOptions } from "./options.ts";
+export type { DiscordChannelOptions } from "./settings.ts";
 
 /** Where in the channel a failure it survived happened: the label of its counter. */
 export type DiscordFailureStage = "gateway" | "interaction" | "message";

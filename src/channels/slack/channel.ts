@@ -8,13 +8,13 @@ import { SLACK_COMMANDS } from "./commands.ts";
 import { SlackDirectory } from "./directory.ts";
 import { SlackFiles } from "./files.ts";
 import { registerSlackIngress } from "./ingress.ts";
-import type { SlackChannelOptions } from "./options.ts";
 import { SlackOutbound } from "./outbound.ts";
 import { SlackPeople } from "./people.ts";
 import { slackHttpReceiver, slackSocketReceiver } from "./receiver.ts";
+import type { SlackChannelOptions } from "./settings.ts";
 import { SLACK_SHARED_COMMANDS } from "./shared-commands.ts";
 
-export type { SlackChannelOptions } from "./options.ts";
+export type { SlackChannelOptions } from "./settings.ts";
 
 /**
  * Slack through `@slack/bolt`: ingress.ts takes mentions, DMs and replies in

@@ -16,10 +16,10 @@ import { TelegramDirectory } from "./directory.ts";
 import { isMessageForBot, type TelegramIngressDeps, telegramIngress } from "./ingress.ts";
 import { CommandMenu } from "./menu.ts";
 import type { TelegramBotIdentity } from "./normalize.ts";
-import type { TelegramChannelOptions } from "./options.ts";
 import { TelegramOutbound } from "./outbound.ts";
 import { UpdatePoller } from "./polling.ts";
 import { SentLedger } from "./sent-ledger.ts";
+import type { TelegramChannelOptions } from "./settings.ts";
 import { resolveTelegramMode, type TelegramMode, TelegramSettingsError } from "./settings.ts";
 import { tellSkipped } from "./skipped-update.ts";
 import { isTransientUpdateFailure } from "./update-failure.ts";
@@ -27,7 +27,7 @@ import { takeUpdatesOnce, UpdateLedger } from "./update-ledger.ts";
 import { UpdateOffset } from "./update-offset.ts";
 import { serveTelegramWebhook, type TelegramWebhook } from "./webhook.ts";
 
-export type { TelegramChannelOptions } from "./options.ts";
+export type { TelegramChannelOptions } from "./settings.ts";
 
 const ALLOWED_UPDATES = ["message", "callback_query"] as const;
 
