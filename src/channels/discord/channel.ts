@@ -1,19 +1,14 @@
-import { Client, Events, GatewayIntentBits, type Guild, Options, Partials } from "discord.js";
+import { Client, Events, GatewayIntentBits, Options, Partials } from "discord.js";
 import { DEFAULT_DISCORD, type DiscordConfig } from "../../core/config/discord-section.ts";
 import type { SwitchyardConfig } from "../../core/config/index.ts";
 import type { Channel, ChannelRuntime } from "../channel.ts";
 import { ChannelState } from "../channel-state.ts";
-import {
-  type RegistrationOptions,
-  registerCommands,
-  registerInGuild,
-  registerInGuildOnce,
-} from "./commands.ts";
 import { DiscordDirectory } from "./directory.ts";
 import { guardPacketHandling, type PacketFailure } from "./gateway-guard.ts";
 import { takeDiscordMessage } from "./ingress.ts";
 import { answerUnreadable, routeInteraction } from "./interaction-router.ts";
 import { DiscordOutbound } from "./outbound.ts";
+import { type RegistrationOptions, registerCommandsFollowingGuilds } from "./registration.ts";
 import type { DiscordChannelOptions } from "./settings.ts";
 
 export type { DiscordChannelOptions } from "./settings.ts";
@@ -119,23 +114,7 @@ export class DiscordChannel implements Channel {
       );
     });
     await this.connect();
-    const registration = this.#registration(runtime);
-    await registerCommands(this.client, registration);
-    if (registration.scope === "guild") {
-      const register = (guild: Guild, once: boolean) =>
-        (once ? registerInGuildOnce : registerInGuild)(this.client, registration, guild.id).catch(
-          (error: unknown) =>
-            runtime.logger.warn("the commands could not be registered in a new guild", {
-              guild: guild.id,
-              error: (error as Error)?.message,
-            }),
-        );
-      // A guild joined while it is unavailable (an outage) is registered when it becomes available.
-      this.client.on(Events.GuildCreate, (guild) => {
-        if (guild.available) void register(guild, false);
-      });
-      this.client.on(Events.GuildAvailable, (guild) => void register(guild, true));
-    }
+    await registerCommandsFollowingGuilds(this.client, this.#registration(runtime));
   }
 
   async stop(): Promise<void> {
