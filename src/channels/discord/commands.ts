@@ -30,6 +30,11 @@ function switchSub(verb: "on" | "off", item: "tool" | "skill", hint: string) {
   return itemSub(verb, `Switch a ${item} ${verb}`, item, { required: true, scoped: true, hint });
 }
 
+/** `why` for one item: what decides it, in no scope of its own. */
+function whySub(item: "tool" | "skill", description: string, hint: string) {
+  return itemSub("why", description, item, { required: true, scoped: false, hint });
+}
+
 function scopeOption(o: Option): Option {
   return o
     .setName("scope")
@@ -57,13 +62,7 @@ export function commandDefinitions() {
         hint: "Tool id, or leave out for everything",
       }),
     )
-    .addSubcommand(
-      itemSub("why", "Why a tool is on, off or unavailable", "tool", {
-        required: true,
-        scoped: false,
-        hint: "Tool id",
-      }),
-    )
+    .addSubcommand(whySub("tool", "Why a tool is on, off or unavailable", "Tool id"))
     .addSubcommand((s) =>
       s
         .setName("mode")
@@ -84,12 +83,6 @@ export function commandDefinitions() {
     .addSubcommand((s) => s.setName("list").setDescription("N of M skills available"))
     .addSubcommand(switchSub("on", "skill", skill))
     .addSubcommand(switchSub("off", "skill", skill))
-    .addSubcommand(
-      itemSub("why", "Why a skill is on or off", "skill", {
-        required: true,
-        scoped: false,
-        hint: skill,
-      }),
-    );
+    .addSubcommand(whySub("skill", "Why a skill is on or off", skill));
   return [tools.toJSON(), skills.toJSON(), ...sharedCommandDefinitions()];
 }
