@@ -1,4 +1,4 @@
-import { toMrkdwn } from "../src/channels/slack/mrkdwn.ts";
+import { toMrkdwn } from "../src/channels/slack/format.ts";
 import { toTelegramHtml } from "../src/channels/telegram/format.ts";
 import { splitTelegramHtml } from "../src/channels/telegram/html-split.ts";
 import { splitMessage } from "../src/core/delivery/split.ts";

@@ -61,11 +61,11 @@ export {
   defineChannel,
   type IngressParts,
 } from "./channels/define-channel.ts";
-export type { DiscordChannelOptions } from "./channels/discord/options.ts";
+export type { DiscordChannelOptions } from "./channels/discord/settings.ts";
 export { discordChannel, slackChannel, telegramChannel } from "./channels/factories.ts";
-export type { SlackChannelOptions } from "./channels/slack/options.ts";
+export type { SlackChannelOptions } from "./channels/slack/settings.ts";
 export { type MessageOrigin, type TakenAs, takeMessage } from "./channels/take-message.ts";
-export type { TelegramChannelOptions } from "./channels/telegram/options.ts";
+export type { TelegramChannelOptions } from "./channels/telegram/settings.ts";
 export type { ContractSources, SkillSources } from "./conversation/contract.ts";
 export type { Checkpoint } from "./core/agent/checkpoint.ts";
 export type { Attachment, ConversationAddress, InboundMessage } from "./core/agent/inbound.ts";

@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import { type ChannelStateKeys, channelStateKeys } from "../store/channel-keys.ts";
 import { LuaScript } from "../store/lua.ts";
 
 // KEYS: the event's key. ARGV: ttl of a claim. Returns "fresh" for a new claim, else the state.
@@ -33,17 +34,24 @@ export type EventClaim =
  * after `takingMs`.
  *
  * @example
- * const ledger = new EventLedger(redis, `${prefix}:slack:T0123`);
+ * const ledger = new EventLedger(redis, keys.channelState("slack", "T0123"));
  * await ledger.take(`cmd:${triggerId}`, () => answer(command)); // false: taken before
  */
 export class EventLedger {
+  readonly #keys: ChannelStateKeys;
+
   constructor(
     private readonly redis: Redis,
-    /** Where this platform's (or installation's) event keys live, e.g. `<prefix>:telegram:<bot id>`. */
-    private readonly base: string,
+    /**
+     * This installation's keys (`KeyScheme#channelState`), or their base
+     * as a string, e.g. `<prefix>:telegram:<bot id>`.
+     */
+    where: ChannelStateKeys | string,
     private readonly takingMs = 60_000,
     private readonly doneMs = 24 * 3600 * 1000,
-  ) {}
+  ) {
+    this.#keys = typeof where === "string" ? channelStateKeys(where) : where;
+  }
 
   async claim(id: string): Promise<EventClaim> {
     const state = String(await CLAIM.run(this.redis, [this.#key(id)], [this.takingMs]));
@@ -77,6 +85,6 @@ export class EventLedger {
   }
 
   #key(id: string): string {
-    return `${this.base}:event:${id}`;
+    return this.#keys.event(id);
   }
 }

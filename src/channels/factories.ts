@@ -1,10 +1,10 @@
 import type { Channel } from "./channel.ts";
 import { DiscordChannel } from "./discord/channel.ts";
-import type { DiscordChannelOptions } from "./discord/options.ts";
+import type { DiscordChannelOptions } from "./discord/settings.ts";
 import { SlackChannel } from "./slack/channel.ts";
-import type { SlackChannelOptions } from "./slack/options.ts";
+import type { SlackChannelOptions } from "./slack/settings.ts";
 import { TelegramChannel } from "./telegram/channel.ts";
-import type { TelegramChannelOptions } from "./telegram/options.ts";
+import type { TelegramChannelOptions } from "./telegram/settings.ts";
 
 /*
  * The factories answer the Channel contract, not the classes: a bot's

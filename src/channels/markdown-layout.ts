@@ -1,101 +1,69 @@
-import type {
-  Code,
-  Definition,
-  List,
-  ListItem,
-  Nodes,
-  PhrasingContent,
-  Root,
-  RootContent,
-  Table,
-} from "mdast";
-import { fromMarkdown } from "mdast-util-from-markdown";
-import { gfmFromMarkdown } from "mdast-util-gfm";
-import { gfm } from "micromark-extension-gfm";
-import { boundNesting } from "./markdown-nesting.ts";
+import type { Code, Definition, List, ListItem, PhrasingContent, RootContent, Table } from "mdast";
+import { parseMarkdown } from "./markdown-parse.ts";
 
 /**
  * What every channel's markdown renderer shares: the parse (CommonMark with
  * GitHub's extensions, as remark reads it) and the plain-text layout of lists
- * and tables, which no chat platform has as markup. Each renderer keeps its
- * own inline syntax and escaping (Slack mrkdwn, Telegram HTML).
+ * and tables, which no chat platform has as markup, the walk over blocks
+ * ({@link renderBlocks}), code blocks kept apart ({@link CodeSlots}), the
+ * escaping both markups need and the plain-text fallback. Each renderer keeps
+ * its own inline syntax (Slack mrkdwn, Telegram HTML). What every renderer
+ * does so: lists get "• " bullets ("◦ ", "▪ " when nested); tables become
+ * aligned text in a code block, since no chat has tables; quotes in quotes
+ * are flattened, no chat nests them; and it never throws: markdown nested
+ * past what a chat shows is flattened (see parseMarkdown), and should
+ * rendering fail anyway, the answer goes as escaped plain text.
  */
 
 /** Bullets by nesting depth; deeper lists keep the last. */
 const BULLETS = ["•", "◦", "▪"] as const;
 
+/** What a renderer carries through the blocks of one answer. */
+export interface LayoutContext extends BlockContext {
+  /** The answer's link definitions, by identifier. */
+  readonly definitions: ReadonlyMap<string, Definition>;
+  /** Its rendered code blocks, put back into their slots at the end. */
+  readonly code: CodeSlots;
+}
+
+/** One platform's markdown renderer, over the shared parse, walk and fallback. */
+export interface MarkdownRendering<C extends LayoutContext> {
+  readonly syntax: BlockSyntax<C>;
+  /** Escapes text for the platform: the plain-text fallback, too. */
+  readonly escape: (text: string) => string;
+  /** The private-use characters the renderer marks slots with, dropped from the model's text first. */
+  readonly sentinels: RegExp;
+  /**
+   * The text to parse (with anything the parser must not read set aside)
+   * and the context over the shared one; default: the text as it is.
+   */
+  readonly begin?: (text: string) => { source: string; context: (base: LayoutContext) => C };
+  /** What the blocks rendered to, before code goes back into its slots. */
+  readonly finish?: (out: string) => string;
+}
+
 /**
- * The model's markdown as a tree, with its link definitions by identifier
- * (the first wins). Nesting is bounded twice, so the renderers may recurse:
- * quotes and lists before parsing ({@link boundNesting}), and what is left
- * (emphasis in emphasis) in the tree, whose nodes past {@link MAX_TREE_DEPTH}
- * hold their text as plain text.
+ * The model's markdown in a platform's markup: parsed, each block rendered
+ * with `rendering.syntax`, code put back last (so indenting list items and
+ * quoting never touch its lines), and should anything throw, the text
+ * escaped (see {@link renderOrPlain}).
  */
-export function parseMarkdown(source: string): {
-  tree: Root;
-  definitions: Map<string, Definition>;
-} {
-  const tree = fromMarkdown(boundNesting(source), {
-    extensions: [gfm()],
-    mdastExtensions: [gfmFromMarkdown()],
-  });
-  const definitions = new Map<string, Definition>();
-  const pending: [Nodes, number][] = [[tree, 0]];
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const [node, depth] = next;
-    if (node.type === "definition" && !definitions.has(node.identifier)) {
-      definitions.set(node.identifier, node);
-    }
-    if (!("children" in node)) continue;
-    if (depth >= MAX_TREE_DEPTH) {
-      flatten(node);
-      continue;
-    }
-    // Last child first, so definitions are met in document order.
-    for (let i = node.children.length - 1; i >= 0; i--) {
-      pending.push([node.children[i] as Nodes, depth + 1]);
-    }
-  }
-  return { tree, definitions };
-}
-
-/** How deep the tree may go: 16 nested lists are 32 levels, and inline nesting past the rest shows nothing more. */
-export const MAX_TREE_DEPTH = 64;
-
-/** A node's text without formatting, a line break as a space; walked without recursion, so any depth is safe. */
-export function plainText(node: Nodes): string {
-  let out = "";
-  const pending: Nodes[] = [node];
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    if (next.type === "break") out += " ";
-    else if ("value" in next) out += next.value.replace(/\n/g, " ");
-    else if ("children" in next) {
-      for (let i = next.children.length - 1; i >= 0; i--) pending.push(next.children[i] as Nodes);
-    } else if (next.type === "image" || next.type === "imageReference") out += next.alt ?? "";
-  }
-  return out;
-}
-
-/** Replaces a node's descendants by their plain text, in a child its type allows. */
-function flatten(node: Extract<Nodes, { children: unknown }>): void {
-  const text = { type: "text", value: plainText(node) } as const;
-  const paragraph = { type: "paragraph", children: [text] } as const;
-  const item = { type: "listItem", spread: false, children: [paragraph] } as const;
-  const cell = { type: "tableCell", children: [text] } as const;
-  const child =
-    node.type === "list"
-      ? item
-      : node.type === "table"
-        ? { type: "tableRow", children: [cell] }
-        : node.type === "tableRow"
-          ? cell
-          : node.type === "root" ||
-              node.type === "blockquote" ||
-              node.type === "listItem" ||
-              node.type === "footnoteDefinition"
-            ? paragraph
-            : text;
-  (node as { children: unknown[] }).children = [child];
+export function renderMarkdown<C extends LayoutContext>(
+  markdown: string,
+  rendering: MarkdownRendering<C>,
+): string {
+  const render = (text: string): string => {
+    const clean = text.replace(rendering.sentinels, "");
+    const { source, context } = rendering.begin?.(clean) ?? {
+      source: clean,
+      context: (base: LayoutContext) => base as C,
+    };
+    const { tree, definitions } = parseMarkdown(source);
+    const ctx = context({ definitions, code: new CodeSlots(), depth: 0, inQuote: false });
+    const out = renderBlocks(tree.children, ctx, "\n\n", rendering.syntax);
+    return ctx.code.fill(rendering.finish?.(out) ?? out).trimEnd();
+  };
+  return renderOrPlain(markdown, render, rendering.escape);
 }
 
 /**
@@ -124,6 +92,38 @@ export function toWellFormed(text: string): string {
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * Escapes the three characters both Slack mrkdwn and Telegram HTML read as
+ * markup (`&`, `<`, `>`), and makes lone surrogates U+FFFD.
+ */
+export function escapeMarkup(text: string): string {
+  return toWellFormed(text).replace(/[&<>]/g, (c) =>
+    c === "&" ? "&amp;" : c === "<" ? "&lt;" : "&gt;",
+  );
+}
+
+/** Where a rendered code block waits, so indenting and quoting the text around it leave its lines alone. */
+const CODE_SLOT = /\uE000(\d+)\uE001/g;
+
+/**
+ * Rendered code blocks, set aside in slots (private-use characters the
+ * renderer drops from its input first) and put back last.
+ */
+export class CodeSlots {
+  readonly #code: string[] = [];
+
+  /** The slot standing for `rendered` until {@link fill}. */
+  hold(rendered: string): string {
+    this.#code.push(rendered);
+    return `\uE000${this.#code.length - 1}\uE001`;
+  }
+
+  /** `text` with each slot replaced by its code. */
+  fill(text: string): string {
+    return text.replace(CODE_SLOT, (_, index: string) => this.#code[Number(index)] ?? "");
+  }
+}
 
 /**
  * A list as lines: numbered or bulleted by depth, task boxes as the platform

@@ -1,10 +1,10 @@
 import { StartOptionError } from "../bot/errors.ts";
 import type { Channel } from "../channels/channel.ts";
 import { DiscordChannel } from "../channels/discord/channel.ts";
-import { discordOptionsFromEnv } from "../channels/discord/env.ts";
+import { discordOptionsFromEnv } from "../channels/discord/settings.ts";
 import { SlackChannel } from "../channels/slack/channel.ts";
 import { TelegramChannel } from "../channels/telegram/channel.ts";
-import { telegramOptionsFromEnv } from "../channels/telegram/env.ts";
+import { telegramOptionsFromEnv } from "../channels/telegram/settings.ts";
 import type { SwitchyardConfig } from "../core/config/index.ts";
 import { registerSecret } from "../observability/logger.ts";
 

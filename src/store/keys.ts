@@ -1,80 +1,37 @@
 import { createHash } from "node:crypto";
 import { type ConversationAddress, conversationKey } from "../core/agent/inbound.ts";
-import type { SharedScope } from "../core/availability/scopes.ts";
+import {
+  type ChannelStateKeys,
+  type CommandRegistrationKeys,
+  channelStateKeys,
+} from "./channel-keys.ts";
 import { StoreInputError } from "./errors.ts";
 import { slotSpreadTag } from "./key-slot.ts";
+import type {
+  AccessKeys,
+  ChannelRef,
+  ConversationKeys,
+  RateLimitRef,
+  ScopeKind,
+  ScopeRef,
+  UsageOwner,
+  WorkspaceRef,
+} from "./key-types.ts";
 
 /** The prefix every Switchyard key starts with unless configured otherwise. */
 export const DEFAULT_PREFIX = "sy";
 
-/**
- * The scopes stored in Redis besides the conversation's own. `global` here is
- * what owners changed from chat; it overlays the config file's global layer.
- */
-export type ScopeKind = SharedScope;
-
-/** A workspace: a Slack team, a Discord guild, a Telegram chat. */
-export interface WorkspaceRef {
-  readonly platform: string;
-  readonly workspace: string;
-}
-
-export interface ChannelRef extends WorkspaceRef {
-  readonly channel: string;
-}
-
-/** What names one scope: a workspace, or a channel of one. A ConversationAddress is both. */
-export type ScopeRef<S extends ScopeKind> = S extends "channel"
-  ? ChannelRef
-  : S extends "workspace"
-    ? WorkspaceRef
-    : Partial<WorkspaceRef>;
-
-/** The keys of one conversation; all share the conversation's hash tag. */
-export interface ConversationKeys {
-  /** HASH: the conversation's intent, one field per decision. */
-  readonly intent: string;
-  /** LIST: the conversation's messages, one JSON string each, oldest first. */
-  readonly history: string;
-  /** STRING: how many messages compaction ever dropped from the head of `history`. */
-  readonly historyTrimmed: string;
-  /** STRING: the JSON checkpoint of the turn in progress (or the last one). */
-  readonly checkpoint: string;
-  /** STRING: the contract hash of the conversation's last turn. */
-  readonly contract: string;
-  /** HASH: what people chose in chat for this conversation (`model`, `queue`). */
-  readonly settings: string;
-  /** STRING: a `/new` waiting for the next turn boundary (`history` or `all`). */
-  readonly reset: string;
-  /** STRING: the token of the worker holding the conversation (its lease). */
-  readonly lease: string;
-}
-
-/** The keys of pairing and approvals; `user` is platform-qualified (`telegram:123`). */
-export interface AccessKeys {
-  /** STRING with the code's TTL: the requester (JSON), under the code's SHA-256. */
-  readonly code: (hash: string) => string;
-  /** STRING with the code's TTL: the SHA-256 of the requester's one live code. */
-  readonly codeOf: (user: string) => string;
-  /** ZSET: when the requester was last given codes, to limit how often. */
-  readonly requests: (user: string) => string;
-  /** HASH: user -> the pending request (JSON with its expiry), for `/access list`. */
-  readonly pending: string;
-  /** HASH: user -> who approved them and when (JSON). */
-  readonly approved: string;
-}
-
-/** Whose message count a rate limit keeps. */
-export type RateLimitRef =
-  | { readonly kind: "user"; readonly platform: string; readonly user: string }
-  | { readonly kind: "conversation"; readonly address: ConversationAddress }
-  | { readonly kind: "workspace"; readonly platform: string; readonly workspace: string };
-/** Whose token usage a counter holds. */
-export type UsageOwner =
-  | { readonly kind: "conversation"; readonly address: ConversationAddress }
-  | { readonly kind: "workspace"; readonly ref: WorkspaceRef }
-  /** A person, by platform-qualified id (`slack:U0123`). */
-  | { readonly kind: "user"; readonly user: string };
+export type { ChannelStateKeys, CommandRegistrationKeys } from "./channel-keys.ts";
+export type {
+  AccessKeys,
+  ChannelRef,
+  ConversationKeys,
+  RateLimitRef,
+  ScopeKind,
+  ScopeRef,
+  UsageOwner,
+  WorkspaceRef,
+} from "./key-types.ts";
 
 /**
  * Where everything lives in Redis. Keys are grouped by a Redis Cluster hash
@@ -88,6 +45,7 @@ export type UsageOwner =
  * `${keys.conversationTag(address)}:inbox`; // a worker's key in the same slot
  * keys.scope("channel", address); // "sy:{ws:slack:T1}:channel:C1:scope"
  * keys.turnQueuePrefix(0, 4); // "sy:{q:turns:0of4:5}": BullMQ's prefix for shard 0 of 4
+ * keys.channelState("telegram", "123").offset; // "sy:telegram:123:offset"
  */
 export class KeyScheme {
   readonly prefix: string;
@@ -251,6 +209,49 @@ export class KeyScheme {
   /** LIST: the last turns of one conversation (JSON, newest first, capped), for the console. */
   conversationActivity(address: ConversationAddress): string {
     return `${this.conversationTag(address)}:activity`;
+  }
+
+  /**
+   * One platform installation's ingress state (events taken, the poll
+   * offset), e.g. `channelState("slack", "T0123").event("cmd:1")` is
+   * "sy:slack:T0123:event:cmd:1". See {@link ChannelStateKeys}.
+   */
+  channelState(platform: string, installation: string): ChannelStateKeys {
+    return channelStateKeys(`${this.prefix}:${platform}:${installation}`);
+  }
+
+  /**
+   * STRING with a TTL: the bot is part of this thread of a workspace's
+   * channel (Slack: `thread` is the parent's ts), in the workspace's slot.
+   */
+  thread(where: ChannelRef, thread: string): string {
+    return `${this.#workspaceTag(where)}:thread:${where.channel}:${thread}`;
+  }
+
+  /** STRING with a TTL: the bot is part of this thread, by a platform-wide thread id (Discord). */
+  platformThread(platform: string, thread: string): string {
+    return `${this.prefix}:${platform}:thread:${thread}`;
+  }
+
+  /** Where one application's commands are registered (Discord). */
+  commandRegistration(platform: string, applicationId: string): CommandRegistrationKeys {
+    const base = `${this.prefix}:${platform}:commands:${applicationId}`;
+    return { guilds: `${base}:guilds`, global: `${base}:global` };
+  }
+
+  /**
+   * STRING with a TTL: the platform message one part of a delivery became
+   * (or that it is being sent), by the delivery's idempotency key, for a
+   * platform without a nonce of its own (Telegram).
+   */
+  sentMessage(platform: string, idempotencyKey: string, part: number): string {
+    return `${this.prefix}:${platform}:sent:${idempotencyKey}:${part}`;
+  }
+
+  /** The console's outbox: its STREAM of posts, and each post's STRING by idempotency key. */
+  outbox(): { readonly stream: string; readonly sent: (idempotencyKey: string) => string } {
+    const tag = `${this.prefix}:{outbox}`;
+    return { stream: `${tag}:stream`, sent: (key) => `${tag}:sent:${key}` };
   }
 
   /** BullMQ's prefix for the reminder queue: one queue, one slot of its own. */

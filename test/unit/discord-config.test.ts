@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseDocument } from "yaml";
 import { z } from "zod";
-import { DiscordEnvError, discordOptionsFromEnv } from "../../src/channels/discord/env.ts";
+import { DiscordEnvError, discordOptionsFromEnv } from "../../src/channels/discord/settings.ts";
 import {
   DEFAULT_DISCORD,
   type DiscordConfig,

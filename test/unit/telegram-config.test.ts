@@ -1,10 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { redactToken, trimRoot } from "../../src/channels/telegram/api.ts";
-import { telegramOptionsFromEnv } from "../../src/channels/telegram/env.ts";
 import {
   resolveTelegramMode,
   TelegramSettingsError,
+  telegramOptionsFromEnv,
 } from "../../src/channels/telegram/settings.ts";
 import { EMPTY_CONFIG } from "../../src/core/config/index.ts";
 import { DEFAULT_TELEGRAM, telegramSection } from "../../src/core/config/telegram-section.ts";

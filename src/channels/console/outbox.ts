@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import type { ConversationAddress } from "../../core/agent/inbound.ts";
 import type { DeliveryTarget, Outbound } from "../../ports/outbound.ts";
+import { KeyScheme } from "../../store/keys.ts";
 import { LuaScript } from "../../store/lua.ts";
 import { LocalFiles } from "./files.ts";
 
@@ -31,6 +32,7 @@ export class RedisOutbox implements Outbound {
   readonly maxLength = 40_000;
   readonly canEdit = false;
   readonly stream: string;
+  readonly #sentKey: (idempotencyKey: string) => string;
   /** `/attach <path>` files, read from the worker's disk. */
   readonly files = new LocalFiles();
 
@@ -39,11 +41,13 @@ export class RedisOutbox implements Outbound {
     prefix: string,
     private readonly conversationOf: (target: ConversationAddress) => string,
   ) {
-    this.stream = `${prefix}:{outbox}:stream`;
+    const keys = new KeyScheme(prefix).outbox();
+    this.stream = keys.stream;
+    this.#sentKey = keys.sent;
   }
 
   async post(target: DeliveryTarget, text: string, { idempotencyKey }: { idempotencyKey: string }) {
-    const keyName = `${this.stream.replace(/:stream$/, "")}:sent:${idempotencyKey}`;
+    const keyName = this.#sentKey(idempotencyKey);
     const id = await POST.run(
       this.redis,
       [keyName, this.stream],

@@ -1,8 +1,5 @@
-import { type Client, Routes, SlashCommandBuilder } from "discord.js";
-import type { Redis } from "ioredis";
+import { SlashCommandBuilder } from "discord.js";
 import { CHAT_SCOPES } from "../../core/availability/scopes.ts";
-import type { DiscordCommandScope } from "../../core/config/discord-section.ts";
-import type { LoggerPort } from "../../core/logger.ts";
 import { sharedCommandDefinitions } from "./shared-commands.ts";
 
 const MODES = ["full", "default", "minimal", "discover", "follow"] as const;
@@ -28,6 +25,16 @@ function itemSub(
   };
 }
 
+/** `on` or `off` for one item, in a scope. */
+function switchSub(verb: "on" | "off", item: "tool" | "skill", hint: string) {
+  return itemSub(verb, `Switch a ${item} ${verb}`, item, { required: true, scoped: true, hint });
+}
+
+/** `why` for one item: what decides it, in no scope of its own. */
+function whySub(item: "tool" | "skill", description: string, hint: string) {
+  return itemSub("why", description, item, { required: true, scoped: false, hint });
+}
+
 function scopeOption(o: Option): Option {
   return o
     .setName("scope")
@@ -46,12 +53,8 @@ export function commandDefinitions() {
     .addSubcommand((s) =>
       s.setName("list").setDescription("N of M tools available, each tool's state"),
     )
-    .addSubcommand(
-      itemSub("on", "Switch a tool on", "tool", { required: true, scoped: true, hint: tool }),
-    )
-    .addSubcommand(
-      itemSub("off", "Switch a tool off", "tool", { required: true, scoped: true, hint: tool }),
-    )
+    .addSubcommand(switchSub("on", "tool", tool))
+    .addSubcommand(switchSub("off", "tool", tool))
     .addSubcommand(
       itemSub("reset", "Let the shallower scopes decide again", "tool", {
         required: false,
@@ -59,13 +62,7 @@ export function commandDefinitions() {
         hint: "Tool id, or leave out for everything",
       }),
     )
-    .addSubcommand(
-      itemSub("why", "Why a tool is on, off or unavailable", "tool", {
-        required: true,
-        scoped: false,
-        hint: "Tool id",
-      }),
-    )
+    .addSubcommand(whySub("tool", "Why a tool is on, off or unavailable", "Tool id"))
     .addSubcommand((s) =>
       s
         .setName("mode")
@@ -84,152 +81,8 @@ export function commandDefinitions() {
     .setName("skills")
     .setDescription("Which skills the bot has here, and switch them on or off")
     .addSubcommand((s) => s.setName("list").setDescription("N of M skills available"))
-    .addSubcommand(
-      itemSub("on", "Switch a skill on", "skill", { required: true, scoped: true, hint: skill }),
-    )
-    .addSubcommand(
-      itemSub("off", "Switch a skill off", "skill", { required: true, scoped: true, hint: skill }),
-    )
-    .addSubcommand(
-      itemSub("why", "Why a skill is on or off", "skill", {
-        required: true,
-        scoped: false,
-        hint: skill,
-      }),
-    );
+    .addSubcommand(switchSub("on", "skill", skill))
+    .addSubcommand(switchSub("off", "skill", skill))
+    .addSubcommand(whySub("skill", "Why a skill is on or off", skill));
   return [tools.toJSON(), skills.toJSON(), ...sharedCommandDefinitions()];
-}
-
-/** Discord refused to register the commands; the message says what to check. */
-export class DiscordRegistrationError extends Error {
-  override readonly name = "DiscordRegistrationError";
-}
-
-export interface RegistrationOptions {
-  readonly scope: DiscordCommandScope;
-  /** DISCORD_APPLICATION_ID when set, else the application the client logged in as. */
-  readonly applicationId: string;
-  /** Remembers where the commands were registered, so switching scopes removes the old copies. */
-  readonly redis: Redis;
-  readonly keyPrefix: string;
-  readonly logger: LoggerPort;
-}
-
-/**
- * Registers `/tools` and `/skills` by bulk overwrite (PUT), so repeating it
- * at every start changes nothing. `guild` puts them in every guild the bot
- * is in (they appear at once); `global` once for every guild and DM.
- *
- * The other scope's copies, if an earlier start made them, are overwritten
- * with nothing, or each command would show twice; Redis remembers where
- * they are, so a bot in many guilds does not clear each one at every start.
- *
- * One guild refusing (an old invite without the applications.commands
- * scope) is a warning; every guild refusing, or the global registration
- * failing, is a {@link DiscordRegistrationError}: the id or token is wrong.
- */
-export async function registerCommands(
-  client: Client,
-  options: RegistrationOptions,
-): Promise<void> {
-  const keys = registrationKeys(options);
-  if (options.scope === "global") {
-    await overwrite(client, options, undefined, commandDefinitions());
-    await options.redis.set(keys.global, "1");
-    for (const guild of await options.redis.smembers(keys.guilds)) {
-      await clearGuild(client, options, guild);
-    }
-    return;
-  }
-  const guilds = [...client.guilds.cache.keys()];
-  const results = await Promise.allSettled(
-    guilds.map((guild) => registerInGuild(client, options, guild)),
-  );
-  const failures = results.flatMap((r) => (r.status === "rejected" ? [r.reason as Error] : []));
-  if (failures.length > 0 && failures.length === guilds.length) throw failures[0];
-  for (const failure of failures) {
-    options.logger.warn(failure.message, { applicationId: options.applicationId });
-  }
-  if ((await options.redis.exists(keys.global)) === 1) {
-    await overwrite(client, options, undefined, []);
-    await options.redis.del(keys.global);
-  }
-}
-
-/** Guild scope: the commands in one guild, e.g. one the bot just joined. */
-export async function registerInGuild(
-  client: Client,
-  options: RegistrationOptions,
-  guild: string,
-): Promise<void> {
-  await overwrite(client, options, guild, commandDefinitions());
-  await options.redis.sadd(registrationKeys(options).guilds, guild);
-}
-
-/**
- * Guild scope, for a guild that was unavailable and is back: registers only
- * where no earlier start did, so a Discord outage ending for many guilds at
- * once does not re-register in each.
- */
-export async function registerInGuildOnce(
-  client: Client,
-  options: RegistrationOptions,
-  guild: string,
-): Promise<void> {
-  if ((await options.redis.sismember(registrationKeys(options).guilds, guild)) === 1) return;
-  await registerInGuild(client, options, guild);
-}
-
-/**
- * Removes a guild's copies after a switch to global. A guild the bot has
- * left refuses (its copies went with the bot) and is forgotten; any other
- * failure is tried again at the next start.
- */
-async function clearGuild(
-  client: Client,
-  options: RegistrationOptions,
-  guild: string,
-): Promise<void> {
-  const key = registrationKeys(options).guilds;
-  try {
-    await overwrite(client, options, guild, []);
-  } catch (error) {
-    const status = ((error as DiscordRegistrationError).cause as { status?: number } | undefined)
-      ?.status;
-    if (status !== 403 && status !== 404) {
-      options.logger.warn(
-        `${(error as Error).message} The guild's own copies of the commands stay until the next start.`,
-        { guild },
-      );
-      return;
-    }
-  }
-  await options.redis.srem(key, guild);
-}
-
-function registrationKeys(options: RegistrationOptions) {
-  const base = `${options.keyPrefix}:discord:commands:${options.applicationId}`;
-  return { guilds: `${base}:guilds`, global: `${base}:global` };
-}
-
-async function overwrite(
-  client: Client,
-  options: RegistrationOptions,
-  guild: string | undefined,
-  body: unknown[],
-): Promise<void> {
-  const app = options.applicationId;
-  const route =
-    guild === undefined
-      ? Routes.applicationCommands(app)
-      : Routes.applicationGuildCommands(app, guild);
-  try {
-    await client.rest.put(route, { body });
-  } catch (error) {
-    const where = guild === undefined ? "globally" : `in guild ${guild}`;
-    throw new DiscordRegistrationError(
-      `Discord refused to register /tools and /skills ${where} for application ${app}: ${(error as Error)?.message}. Check that DISCORD_APPLICATION_ID, if set, is this bot's application id, and that the bot was invited with the applications.commands scope.`,
-      { cause: error },
-    );
-  }
 }

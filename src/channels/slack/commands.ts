@@ -1,9 +1,8 @@
 import type { App } from "@slack/bolt";
 import { z } from "zod";
-import { type ConversationAddress, isTooLong, tooLongReply } from "../../core/agent/inbound.ts";
+import type { ConversationAddress } from "../../core/agent/inbound.ts";
 import type { Actor, CommandPolicy } from "../../core/commands/index.ts";
 import type { ChannelRuntime } from "../channel.ts";
-import type { EventLedger } from "../event-ledger.ts";
 import { handleSkillsCommand } from "../skills-command.ts";
 import { handleToolsCommand } from "../tools-command.ts";
 import {
@@ -21,17 +20,10 @@ import {
   toolsBlocks,
 } from "./blocks.ts";
 import { describe } from "./errors.ts";
-import { actionEventId, commandEventId, installationTeam } from "./payload.ts";
+import { actionEventId, installationTeam } from "./payload.ts";
+import { ephemeral, onSlashCommand, type SlackCommandDeps } from "./slash-command.ts";
 
-/** What the command UI needs from the channel: who someone is, and where the bot lives. */
-export interface SlackCommandDeps {
-  readonly runtime: ChannelRuntime;
-  readonly actor: (userId: string) => Promise<Actor>;
-  /** The bot's own team (`auth.test`), the installation when a payload does not name it. */
-  readonly teamId: () => string;
-  /** Which commands and clicks were taken, so a redelivered one runs once. */
-  readonly ledger: () => EventLedger;
-}
+export type { SlackCommandDeps } from "./slash-command.ts";
 
 /**
  * One list command (`/tools` or `/skills`) as Block Kit: the typed command
@@ -64,14 +56,7 @@ const TOOLS: ListCommand<ToolsAction> = {
   parse: parseToolsAction,
   run: async (text, where, actor, { runtime }) => {
     const result = await handleToolsCommand(text, where, actor, policyOf(runtime), runtime.sources);
-    const view = result.plan.kind === "reply" ? result.plan.view : undefined;
-    return view?.kind === "list"
-      ? {
-          text: result.text,
-          list: (scope, page) =>
-            toolsBlocks(view, { scope: scope as never, ...(page !== undefined ? { page } : {}) }),
-        }
-      : { text: result.text };
+    return withList(result, toolsBlocks);
   },
   toggle: ({ command: { verb, key, scope } }) => `/tools ${verb} ${key} ${scope}`,
 };
@@ -90,17 +75,25 @@ const SKILLS: ListCommand<SkillsAction> = {
       runtime.sources,
       runtime.skills,
     );
-    const view = result.plan.kind === "reply" ? result.plan.view : undefined;
-    return view?.kind === "list"
-      ? {
-          text: result.text,
-          list: (scope, page) =>
-            skillsBlocks(view, { scope: scope as never, ...(page !== undefined ? { page } : {}) }),
-        }
-      : { text: result.text };
+    return withList(result, skillsBlocks);
   },
   toggle: ({ command: { verb, name, scope } }) => `/skills ${verb} ${name} ${scope}`,
 };
+
+/** A command's reply, with the list's blocks when the reply is a list view. */
+function withList<View extends { kind: string }>(
+  result: { text: string; plan: { kind: string; view?: View } },
+  blocks: (view: Extract<View, { kind: "list" }>, options: never) => BlockMessage,
+): { text: string; list?: (scope: string, page?: number) => BlockMessage } {
+  const view = result.plan.kind === "reply" ? result.plan.view : undefined;
+  if (view?.kind !== "list") return { text: result.text };
+  const list = view as Extract<View, { kind: "list" }>;
+  return {
+    text: result.text,
+    list: (scope, page) =>
+      blocks(list, { scope, ...(page !== undefined ? { page } : {}) } as never),
+  };
+}
 
 const LISTS = [TOOLS, SKILLS] as const;
 
@@ -113,11 +106,6 @@ export function registerSlackCommands(app: App, deps: SlackCommandDeps): void {
 }
 
 const id = z.string().min(1).max(256);
-const commandSchema = z.object({
-  user_id: id,
-  channel_id: id,
-  text: z.string().optional().catch(undefined),
-});
 const clickSchema = z.object({
   user: z.object({ id }),
   channel: z.object({ id }).optional().catch(undefined),
@@ -138,46 +126,22 @@ function register<Action extends ToolsAction | SkillsAction>(
   deps: SlackCommandDeps,
   list: ListCommand<Action>,
 ): void {
-  app.command(list.command, async ({ body, ack }) => {
-    const c = commandSchema.safeParse(body);
-    if (!c.success) return ack(ephemeral(`${list.command} arrived without a user or a channel.`));
-    let answered = false;
-    const answer = async (reply: Record<string, unknown>) => {
-      answered = true;
-      await ack(reply);
-    };
-    const run = async () => {
-      const line = `${list.command} ${c.data.text ?? ""}`.trim();
-      if (isTooLong(line)) return answer(ephemeral(tooLongReply(line.length)));
-      // Slash commands come from a channel, never a thread: the channel is the conversation.
-      const where = address(installationTeam(body, deps.teamId()), c.data.channel_id);
-      const result = await list.run(line, where, await deps.actor(c.data.user_id), deps);
-      await answer(
-        result.list
-          ? { response_type: "ephemeral", ...result.list(list.defaultScope) }
-          : ephemeral(result.text),
-      );
-    };
-    const eventId = commandEventId(body);
-    try {
-      // A delivery of a command taken before answers nothing: its person saw the first answer.
-      if (!eventId) await run();
-      else if (!(await deps.ledger().take(eventId, run))) await ack();
-    } catch (error) {
-      deps.runtime.logger.warn("a Slack slash command failed", {
-        command: list.command,
-        error: describe(error),
-      });
-      if (!answered) {
-        await ack(
-          ephemeral(
-            `${list.command} could not run just now (${describe(error)}). Try again in a moment.`,
-          ),
-        );
-      }
-    }
+  onSlashCommand(app, deps, list.command, async ({ line, userId, channelId, team }) => {
+    // Slash commands come from a channel, never a thread: the channel is the conversation.
+    const result = await list.run(line, address(team, channelId), await deps.actor(userId), deps);
+    return result.list
+      ? { response_type: "ephemeral", ...result.list(list.defaultScope) }
+      : ephemeral(result.text);
   });
+  registerClicks(app, deps, list);
+}
 
+/** A click on a list: switches an item or turns the page, and shows the list again in place. */
+function registerClicks<Action extends ToolsAction | SkillsAction>(
+  app: App,
+  deps: SlackCommandDeps,
+  list: ListCommand<Action>,
+): void {
   app.action(list.actions, async ({ body, ack, respond }) => {
     await ack();
     // What the person sees beside the message; a response_url that fails costs only this note.
@@ -227,10 +191,6 @@ function register<Action extends ToolsAction | SkillsAction>(
       );
     }
   });
-}
-
-function ephemeral(text: string): Record<string, unknown> {
-  return { response_type: "ephemeral", text };
 }
 
 function address(team: string, channel: string): ConversationAddress {

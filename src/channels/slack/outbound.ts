@@ -1,7 +1,7 @@
 import { WebAPIPlatformError, type WebClient } from "@slack/web-api";
 import type { FileSource } from "../../ports/file-source.ts";
 import type { DeliveryTarget, Outbound } from "../../ports/outbound.ts";
-import { toMrkdwn } from "./mrkdwn.ts";
+import { toMrkdwn } from "./format.ts";
 
 /** Slack shows about 4,000 characters of a message before "Show more"; mrkdwn conversion adds a little. */
 const MESSAGE_LIMIT = 3_500;

@@ -16,10 +16,10 @@ import { TelegramDirectory } from "./directory.ts";
 import { isMessageForBot, type TelegramIngressDeps, telegramIngress } from "./ingress.ts";
 import { CommandMenu } from "./menu.ts";
 import type { TelegramBotIdentity } from "./normalize.ts";
-import type { TelegramChannelOptions } from "./options.ts";
 import { TelegramOutbound } from "./outbound.ts";
 import { UpdatePoller } from "./polling.ts";
 import { SentLedger } from "./sent-ledger.ts";
+import type { TelegramChannelOptions } from "./settings.ts";
 import { resolveTelegramMode, type TelegramMode, TelegramSettingsError } from "./settings.ts";
 import { tellSkipped } from "./skipped-update.ts";
 import { isTransientUpdateFailure } from "./update-failure.ts";
@@ -27,7 +27,7 @@ import { takeUpdatesOnce, UpdateLedger } from "./update-ledger.ts";
 import { UpdateOffset } from "./update-offset.ts";
 import { serveTelegramWebhook, type TelegramWebhook } from "./webhook.ts";
 
-export type { TelegramChannelOptions } from "./options.ts";
+export type { TelegramChannelOptions } from "./settings.ts";
 
 const ALLOWED_UPDATES = ["message", "callback_query"] as const;
 
@@ -98,7 +98,7 @@ export class TelegramChannel implements Channel {
       );
     });
     const identity: TelegramBotIdentity = { id: bot.botInfo.id, username: bot.botInfo.username };
-    const base = `${prefix}:telegram:${identity.id}`;
+    const state = runtime.sources.store.keys.channelState("telegram", String(identity.id));
     const menu = new CommandMenu(() => this.api, runtime.sources);
     const ingress: TelegramIngressDeps = {
       runtime,
@@ -112,7 +112,7 @@ export class TelegramChannel implements Channel {
     };
     const skip = (update: Update, error: unknown) => this.#skip(update, error, ingress);
     bot.use(
-      takeUpdatesOnce(new UpdateLedger(runtime.redis, base), {
+      takeUpdatesOnce(new UpdateLedger(runtime.redis, state), {
         isTransient: isTransientUpdateFailure,
         skip: (ctx, error) => skip(ctx.update, error),
         logger: runtime.logger,
@@ -127,7 +127,7 @@ export class TelegramChannel implements Channel {
     );
     if (mode.kind === "webhook") await this.#serveWebhook(bot, mode, runtime, skip);
     else {
-      const offset = new UpdateOffset(runtime.redis, `${base}:offset`);
+      const offset = new UpdateOffset(runtime.redis, state.offset);
       await this.#startPolling(bot, offset, runtime, skip);
     }
   }

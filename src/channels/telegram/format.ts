@@ -1,14 +1,6 @@
-import type { Definition, PhrasingContent, RootContent, Table } from "mdast";
-import {
-  type BlockSyntax,
-  hasSafeProtocol,
-  layoutTable,
-  parseMarkdown,
-  plainText,
-  renderBlocks,
-  renderOrPlain,
-  toWellFormed,
-} from "../markdown-layout.ts";
+import type { PhrasingContent, Table } from "mdast";
+import * as layout from "../markdown-layout.ts";
+import { plainText } from "../markdown-parse.ts";
 
 /**
  * Converts the model's markdown (CommonMark with GitHub's extensions) to the
@@ -24,13 +16,11 @@ import {
  *   read exactly as written; inline code becomes `<code>`. Telegram lets no
  *   entity contain code, so formatting open around a code span is closed
  *   before it and reopened after it, and code inside a link label is plain.
- * - Lists get "• " bullets ("◦ ", "▪ " when nested); tables become aligned
- *   text in a `<pre>` block, since Telegram has no tables.
+ * - Tables become aligned text in a `<pre>` block.
  * - `&`, `<` and `>` are escaped everywhere, raw HTML the model writes
  *   included: it shows as written, it never becomes markup.
- * - It never throws: markdown nested past what a chat shows is flattened
- *   (see parseMarkdown), and should rendering fail anyway, the answer goes
- *   as escaped plain text.
+ * - Lists, quotes in quotes and what it does with input it cannot render
+ *   are the shared layout's (markdown-layout.ts); it never throws.
  *
  * Why not an npm converter: the ones for Telegram target MarkdownV2 or emit
  * tags Telegram refuses. This uses the parser remark uses (micromark with
@@ -41,20 +31,7 @@ import {
  * // '<b>Result</b>\n\n<b>Done</b>, see <a href="https://github.com/o/r/pull/1">the PR</a> &amp; <code>a&lt;b</code>.'
  */
 export function toTelegramHtml(markdown: string): string {
-  return renderOrPlain(markdown, render, escapeHtml);
-}
-
-function render(markdown: string): string {
-  const source = markdown.replace(SENTINELS, "");
-  const { tree, definitions } = parseMarkdown(source);
-  const ctx: Context = { definitions, code: [], depth: 0, inQuote: false };
-  let out = blocks(tree.children, ctx, "\n\n");
-  for (let before = ""; before !== out; ) {
-    before = out;
-    out = out.replace(EMPTY_TAGS, "");
-  }
-  // Code goes back last, so indenting list items never touches its lines.
-  return out.replace(CODE_SLOT, (_, index: string) => ctx.code[Number(index)] ?? "").trimEnd();
+  return layout.renderMarkdown(markdown, TELEGRAM_HTML);
 }
 
 /**
@@ -63,9 +40,7 @@ function render(markdown: string): string {
  * UTF-8.
  */
 export function escapeHtml(text: string): string {
-  return toWellFormed(text).replace(/[&<>]/g, (c) =>
-    c === "&" ? "&amp;" : c === "<" ? "&lt;" : "&gt;",
-  );
+  return layout.escapeMarkup(text);
 }
 
 /** Escapes an attribute value (a link's address), quotes included. */
@@ -73,15 +48,7 @@ function escapeAttribute(text: string): string {
   return escapeHtml(text).replaceAll('"', "&quot;");
 }
 
-interface Context {
-  readonly definitions: ReadonlyMap<string, Definition>;
-  /** Rendered code blocks, put back into their slots at the end. */
-  readonly code: string[];
-  /** How deep in lists: picks the bullet. */
-  readonly depth: number;
-  /** Inside a blockquote, which Telegram cannot nest. */
-  readonly inQuote: boolean;
-}
+type Context = layout.LayoutContext;
 
 interface Inline {
   /** In a link label: links do not nest, and code cannot be part of a link. */
@@ -90,8 +57,7 @@ interface Inline {
   readonly open: readonly string[];
 }
 
-// Private-use characters mark code slots; any in the input are dropped first.
-const CODE_SLOT = /\uE000(\d+)\uE001/g;
+// Private-use characters mark code slots (see CodeSlots); any in the input are dropped first.
 const SENTINELS = /[\uE000\uE001]/g;
 /** What closing formatting around a code span can leave behind: `<b></b>`. */
 const EMPTY_TAGS = /<(b|i|s)><\/\1>/g;
@@ -101,11 +67,7 @@ const LANGUAGE = /^[A-Za-z0-9_+#.-]{1,32}$/;
 const RULE = "──────────";
 const NO_STYLE: Inline = { inLink: false, open: [] };
 
-function blocks(nodes: readonly RootContent[], ctx: Context, separator: string): string {
-  return renderBlocks(nodes, ctx, separator, SYNTAX);
-}
-
-const SYNTAX: BlockSyntax<Context> = {
+const SYNTAX: layout.BlockSyntax<Context> = {
   paragraph: (children, ctx) => phrasing(children, ctx, NO_STYLE),
   heading: (children, ctx) => {
     const text = phrasing(children, ctx, { inLink: false, open: ["b"] });
@@ -121,15 +83,28 @@ const SYNTAX: BlockSyntax<Context> = {
   footnoteLabel: (label) => escapeHtml(label),
 };
 
+const TELEGRAM_HTML: layout.MarkdownRendering<Context> = {
+  syntax: SYNTAX,
+  escape: escapeHtml,
+  sentinels: SENTINELS,
+  finish: (rendered) => {
+    let out = rendered;
+    for (let before = ""; before !== out; ) {
+      before = out;
+      out = out.replace(EMPTY_TAGS, "");
+    }
+    return out;
+  },
+};
+
 /** A code block in a slot, so later indenting leaves its lines alone. */
 function codeBlock(value: string, lang: string | undefined, ctx: Context): string {
   const body = escapeHtml(value);
-  ctx.code.push(
+  return ctx.code.hold(
     lang !== undefined && LANGUAGE.test(lang)
       ? `<pre><code class="language-${lang}">${body}</code></pre>`
       : `<pre>${body}</pre>`,
   );
-  return `\uE000${ctx.code.length - 1}\uE001`;
 }
 
 /**
@@ -140,7 +115,7 @@ function codeBlock(value: string, lang: string | undefined, ctx: Context): strin
  */
 function tableText(table: Table): string {
   const rows = table.children.map((row) => row.children.map((cell) => plainText(cell).trim()));
-  const padded = layoutTable(rows);
+  const padded = layout.layoutTable(rows);
   const start = table.position?.start.offset;
   const end = table.position?.end.offset;
   const budget = start !== undefined && end !== undefined ? end - start : Number.POSITIVE_INFINITY;
@@ -220,5 +195,5 @@ function link(url: string, label: string, labelText: string): string {
 }
 
 function isSafe(url: string): boolean {
-  return hasSafeProtocol(url, SAFE_PROTOCOLS);
+  return layout.hasSafeProtocol(url, SAFE_PROTOCOLS);
 }

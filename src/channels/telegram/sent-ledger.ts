@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import { KeyScheme } from "../../store/keys.ts";
 import { LuaScript } from "../../store/lua.ts";
 
 /** What a delivery's key holds while its `sendMessage` is on the way. */
@@ -39,16 +40,21 @@ export type SentState =
  * resumes it finds the intent, says so in the log, and sends again.
  */
 export class SentLedger {
+  readonly #keys: KeyScheme;
+
   constructor(
     private readonly redis: Redis,
-    private readonly prefix: string,
+    /** The key prefix (the `KeyScheme` is built on it), or the scheme itself. */
+    prefix: string | KeyScheme,
     /** Long enough to outlive any retry of a turn. */
     private readonly ttlMs = 7 * 24 * 3600 * 1000,
-  ) {}
+  ) {
+    this.#keys = typeof prefix === "string" ? new KeyScheme(prefix) : prefix;
+  }
 
   /** The key of one message of a delivery (a long answer is several). */
   key(idempotencyKey: string, part: number): string {
-    return `${this.prefix}:telegram:sent:${idempotencyKey}:${part}`;
+    return this.#keys.sentMessage("telegram", idempotencyKey, part);
   }
 
   /** The message id a delivery became, if it was sent and recorded. */

@@ -1,4 +1,32 @@
-import type { TelegramConfig } from "../../core/config/telegram-section.ts";
+import type { SwitchyardConfig } from "../../core/config/index.ts";
+import { DEFAULT_TELEGRAM, type TelegramConfig } from "../../core/config/telegram-section.ts";
+import { trimRoot } from "./api.ts";
+
+// The Telegram channel's settings: its options, where they come from in the
+// environment, and how updates arrive (polling or webhook).
+
+/** What the channel is built from: its credentials, where its API is, and the config section it reads. */
+export interface TelegramChannelOptions {
+  /** From @BotFather: `123456:ABC…`. */
+  readonly token: string;
+  /** A local Bot API server or a test's fake (`TELEGRAM_API_ROOT`), without a trailing slash. */
+  readonly apiRoot?: string;
+  /** The public webhook URL (`TELEGRAM_WEBHOOK_URL`): webhook mode when set. */
+  readonly webhookUrl?: string;
+  /** `TELEGRAM_WEBHOOK_SECRET`: Telegram sends it with every update; a wrong one gets 401. */
+  readonly webhookSecret?: string;
+  /** Where the webhook listens when the runtime has no HTTP server (`SWITCHYARD_HTTP_PORT`). */
+  readonly port?: number;
+  readonly host?: string;
+  /** The config's `telegram:` section, read when needed so a reload applies; default: the bot's config. */
+  readonly settings?: () => TelegramConfig;
+  /** How long one `getUpdates` waits, in seconds (default 30). */
+  readonly pollTimeoutSeconds?: number;
+  /** The first pause before an update held by a failure (Redis away) is tried again; it doubles (default 1 s). */
+  readonly retryMs?: number;
+  /** The longest pause between two tries of a held update (default 15 s). */
+  readonly maxRetryMs?: number;
+}
 
 /** How updates arrive. */
 export type TelegramMode =
@@ -57,4 +85,50 @@ export function resolveTelegramMode(
     );
   }
   return { kind: "webhook", url: url.replace(/\/+$/, ""), secret };
+}
+
+/** What @BotFather hands out: the bot's id, a colon, a secret. */
+const TOKEN = /^\d+:[A-Za-z0-9_-]+$/;
+
+/**
+ * The Telegram channel's options from the environment, or `undefined`
+ * without `TELEGRAM_BOT_TOKEN` (the channel stays off). `TELEGRAM_API_ROOT`,
+ * `TELEGRAM_WEBHOOK_URL` and `TELEGRAM_WEBHOOK_SECRET` win over the config's
+ * `telegram:` keys, which are read through `settings` when the channel
+ * starts (mode, webhook URL, API root) or on every message (conversation).
+ * The webhook listens on `port` (`SWITCHYARD_HTTP_PORT`).
+ *
+ * @example
+ * const options = telegramOptionsFromEnv(process.env, () => liveConfig.current, 3000);
+ * if (options) channels.push(new TelegramChannel(options));
+ */
+export function telegramOptionsFromEnv(
+  env: NodeJS.ProcessEnv,
+  config: () => SwitchyardConfig,
+  port?: number,
+): TelegramChannelOptions | undefined {
+  const token = env.TELEGRAM_BOT_TOKEN?.trim();
+  if (!token) return undefined;
+  if (!TOKEN.test(token)) {
+    throw new TelegramSettingsError(
+      'TELEGRAM_BOT_TOKEN does not look like a bot token (digits, a colon, then letters, digits, "_" and "-"). Copy it again from @BotFather.',
+    );
+  }
+  const value = (name: string) => env[name]?.trim() || undefined;
+  const apiRoot = value("TELEGRAM_API_ROOT");
+  const webhookUrl = value("TELEGRAM_WEBHOOK_URL");
+  const webhookSecret = value("TELEGRAM_WEBHOOK_SECRET");
+  // What the environment alone gets wrong fails now, before anything starts.
+  resolveTelegramMode(
+    { ...(webhookUrl ? { webhookUrl } : {}), ...(webhookSecret ? { webhookSecret } : {}) },
+    DEFAULT_TELEGRAM,
+  );
+  return {
+    token,
+    ...(apiRoot ? { apiRoot: trimRoot(apiRoot) } : {}),
+    ...(webhookUrl ? { webhookUrl } : {}),
+    ...(webhookSecret ? { webhookSecret } : {}),
+    ...(port !== undefined ? { port } : {}),
+    settings: () => config().telegram,
+  };
 }

@@ -24,8 +24,11 @@ export class UpdateInFlightError extends Error {
 export class UpdateLedger {
   readonly #events: EventLedger;
 
-  constructor(redis: ConstructorParameters<typeof EventLedger>[0], base: string) {
-    this.#events = new EventLedger(redis, base);
+  constructor(
+    redis: ConstructorParameters<typeof EventLedger>[0],
+    where: ConstructorParameters<typeof EventLedger>[1],
+  ) {
+    this.#events = new EventLedger(redis, where);
   }
 
   claim(updateId: number): Promise<UpdateClaim> {

@@ -18,7 +18,7 @@ return tostring(current)
 export class UpdateOffset {
   constructor(
     private readonly redis: Redis,
-    /** One per bot: `<prefix>:telegram:<bot id>:offset`. */
+    /** One per bot: `KeyScheme#channelState("telegram", <bot id>).offset`. */
     readonly key: string,
   ) {}
 

@@ -1,0 +1,86 @@
+import type { App } from "@slack/bolt";
+import { z } from "zod";
+import { isTooLong, tooLongReply } from "../../core/agent/inbound.ts";
+import type { Actor } from "../../core/commands/index.ts";
+import type { ChannelRuntime } from "../channel.ts";
+import type { EventLedger } from "../event-ledger.ts";
+import { describe } from "./errors.ts";
+import { commandEventId, installationTeam } from "./payload.ts";
+
+/** What the command UI needs from the channel: who someone is, and where the bot lives. */
+export interface SlackCommandDeps {
+  readonly runtime: ChannelRuntime;
+  readonly actor: (userId: string) => Promise<Actor>;
+  /** The bot's own team (`auth.test`), the installation when a payload does not name it. */
+  readonly teamId: () => string;
+  /** Which commands and clicks were taken, so a redelivered one runs once. */
+  readonly ledger: () => EventLedger;
+}
+
+/** One slash command as it arrived: the whole typed line, who sent it, from where. */
+export interface SlashRequest {
+  /** `/tools off lookup`: the command and its text. */
+  readonly line: string;
+  readonly userId: string;
+  readonly channelId: string;
+  /** The installation's team (a guest's command in a shared channel counts there). */
+  readonly team: string;
+}
+
+const id = z.string().min(1).max(256);
+const commandSchema = z.object({
+  user_id: id,
+  channel_id: id,
+  text: z.string().optional().catch(undefined),
+});
+
+/**
+ * Answers `command` with what `answer` makes of it, in the ack (so the
+ * answer is private to the person), once per delivery: a redelivered
+ * command (the same trigger_id) is acked with nothing, its person saw the
+ * first answer. A line over the text limit is refused with why; a failure
+ * is logged and answered with a "try again".
+ */
+export function onSlashCommand(
+  app: App,
+  deps: SlackCommandDeps,
+  command: string,
+  answer: (request: SlashRequest) => Promise<Record<string, unknown>>,
+): void {
+  app.command(command, async ({ body, ack }) => {
+    const c = commandSchema.safeParse(body);
+    if (!c.success) return ack(ephemeral(`${command} arrived without a user or a channel.`));
+    let answered = false;
+    const run = async () => {
+      const line = `${command} ${c.data.text ?? ""}`.trim();
+      const reply = isTooLong(line)
+        ? ephemeral(tooLongReply(line.length))
+        : await answer({
+            line,
+            userId: c.data.user_id,
+            channelId: c.data.channel_id,
+            team: installationTeam(body, deps.teamId()),
+          });
+      answered = true;
+      await ack(reply);
+    };
+    const eventId = commandEventId(body);
+    try {
+      if (!eventId) await run();
+      else if (!(await deps.ledger().take(eventId, run))) await ack();
+    } catch (error) {
+      deps.runtime.logger.warn("a Slack slash command failed", { command, error: describe(error) });
+      if (!answered) {
+        await ack(
+          ephemeral(
+            `${command} could not run just now (${describe(error)}). Try again in a moment.`,
+          ),
+        );
+      }
+    }
+  });
+}
+
+export function ephemeral(text: string): Record<string, unknown> {
+  return { response_type: "ephemeral", text };
+}

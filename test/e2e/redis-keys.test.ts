@@ -1,0 +1,119 @@
+import type { Redis } from "ioredis";
+import { afterEach, describe, expect, it } from "vitest";
+import { schemeKeyKind } from "../../src/store/key-parse.ts";
+import { FAKE_DISCORD } from "../fakes/discord-api.ts";
+import { FAKE_SLACK } from "../fakes/slack-api.ts";
+import { appMentionEvent, sendEvent, sendSlashCommand } from "../fakes/slack-requests.ts";
+import { ALICE, BOT, startTelegram, TEAM, type TelegramSetup } from "../fakes/telegram-setup.ts";
+import { until } from "../support/channels.ts";
+import {
+  botPosts,
+  type DiscordSetup,
+  HUMAN,
+  interact,
+  slash,
+  startDiscordBot,
+} from "../support/discord.ts";
+import { keysUnder } from "../support/redis.ts";
+import {
+  SLACK_SECRET,
+  type SlackHarness,
+  startSlackHarness,
+  visibleIn,
+} from "../support/slack-harness.ts";
+
+const THREAD = "1300000000000000002";
+
+let close: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await close?.();
+  close = undefined;
+});
+
+/** Every key a run left under its prefix, with the scheme's kind for each (undefined: built by hand). */
+async function keysLeft(redis: Redis, prefix: string): Promise<Map<string, string | undefined>> {
+  const keys = await keysUnder(redis, prefix);
+  return new Map(keys.map((key) => [key, schemeKeyKind(prefix, key)]));
+}
+
+function outsideTheScheme(kinds: Map<string, string | undefined>): string[] {
+  return [...kinds].filter(([, kind]) => kind === undefined).map(([key]) => key);
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+
+describe("every Redis key a channel's run leaves is a KeyScheme key", () => {
+  it("Slack: a mention in a thread, a slash command", async () => {
+    const h: SlackHarness = await startSlackHarness();
+    close = () => h.close();
+    const [url] = h.events as [string];
+    h.pipe.fake.script({ content: "Hello." });
+    const m = appMentionEvent({ text: `<@${FAKE_SLACK.botUserId}> start` });
+    await sendEvent(url, SLACK_SECRET, m);
+    await until(() => (visibleIn(h.slack, m.ts as string).length === 1 ? true : undefined));
+    await sendSlashCommand(url, SLACK_SECRET, { text: "off lookup", userId: "U0HUMAN" });
+    await settle();
+    const kinds = await keysLeft(h.pipe.app.redis, h.pipe.prefix);
+    expect(outsideTheScheme(kinds)).toEqual([]);
+    expect([...kinds.values()]).toEqual(
+      expect.arrayContaining(["conversation", "queue", "channel-state", "workspace"]),
+    );
+  });
+
+  it("Discord: a mention, a message in a thread, a slash command", async () => {
+    const setup: DiscordSetup = await startDiscordBot({
+      fake: {
+        guilds: [
+          {
+            id: FAKE_DISCORD.guildId,
+            name: "Fake Guild",
+            channels: [
+              { id: FAKE_DISCORD.channelId, name: "general" },
+              { id: THREAD, name: "a thread", type: 11, parentId: FAKE_DISCORD.channelId },
+            ],
+          },
+        ],
+        users: { [HUMAN]: { username: "ada" } },
+      },
+    });
+    close = () => setup.close();
+    const { pipe, discord } = setup;
+    pipe.fake.script({ content: "Hello." }, { content: "Again." });
+    discord.messageCreate({
+      channelId: THREAD,
+      authorId: HUMAN,
+      content: `<@${FAKE_DISCORD.botUserId}> hi`,
+    });
+    await until(() => (botPosts(discord, THREAD).length === 1 ? true : undefined));
+    discord.messageCreate({ channelId: THREAD, authorId: HUMAN, content: "and now?" });
+    await until(() => (botPosts(discord, THREAD).length === 2 ? true : undefined));
+    interact(discord, { type: 2, data: slash("tools", "off", { tool: "lookup" }) });
+    await settle();
+    const kinds = await keysLeft(pipe.app.redis, pipe.prefix);
+    expect(outsideTheScheme(kinds)).toEqual([]);
+    expect([...kinds.values()]).toEqual(
+      expect.arrayContaining(["conversation", "queue", "channel-state", "thread", "commands"]),
+    );
+  });
+
+  it("Telegram: a private message, a command in a group", async () => {
+    const setup: TelegramSetup = await startTelegram();
+    close = async () => {
+      await setup.channel.stop();
+      await setup.pipe.close();
+      await setup.telegram.close();
+    };
+    const { telegram, pipe } = setup;
+    pipe.fake.script({ content: "Hello." });
+    telegram.userSends({ chat: ALICE.id, from: ALICE, text: "hello there" });
+    await until(() => (telegram.botMessages(ALICE.id).length ? true : undefined));
+    telegram.userSends({ chat: TEAM, from: ALICE, text: `/tools@${BOT.username}` });
+    await until(() => (telegram.botMessages(TEAM).length ? true : undefined));
+    await settle();
+    const kinds = await keysLeft(pipe.app.redis, pipe.prefix);
+    expect(outsideTheScheme(kinds)).toEqual([]);
+    expect([...kinds.values()]).toEqual(
+      expect.arrayContaining(["conversation", "queue", "channel-state", "sent"]),
+    );
+  });
+});

@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { schemeKeyKind } from "../../src/store/key-parse.ts";
+import { KeyScheme } from "../../src/store/keys.ts";
+
+const keys = new KeyScheme("sy");
+const address = { platform: "slack", workspace: "T1", channel: "C1", conversation: "C1:17.5" };
+
+describe("schemeKeyKind", () => {
+  it("names the kind of every key KeyScheme builds", () => {
+    expect(schemeKeyKind("sy", keys.conversation(address).intent)).toBe("conversation");
+    expect(schemeKeyKind("sy", `${keys.conversationTag(address)}:inbox`)).toBe("conversation");
+    expect(schemeKeyKind("sy", keys.scope("channel", address))).toBe("workspace");
+    expect(schemeKeyKind("sy", keys.scope("global", {}))).toBe("global-scope");
+    expect(schemeKeyKind("sy", keys.access().pending)).toBe("access");
+    expect(schemeKeyKind("sy", keys.senderTag("slack", "U1"))).toBe("user");
+    expect(schemeKeyKind("sy", `${keys.turnQueuePrefix(0, 4)}:turns:wait`)).toBe("queue");
+    expect(schemeKeyKind("sy", keys.outbox().stream)).toBe("outbox");
+    expect(schemeKeyKind("sy", keys.channelState("telegram", "7").offset)).toBe("channel-state");
+    expect(schemeKeyKind("sy", keys.channelState("slack", "T1").event("cmd:1"))).toBe(
+      "channel-state",
+    );
+    expect(schemeKeyKind("sy", keys.thread(address, "17.5"))).toBe("workspace");
+    expect(schemeKeyKind("sy", keys.platformThread("discord", "9"))).toBe("thread");
+    expect(schemeKeyKind("sy", keys.commandRegistration("discord", "1").guilds)).toBe("commands");
+    expect(schemeKeyKind("sy", keys.sentMessage("telegram", "turn:1", 0))).toBe("sent");
+  });
+
+  it("keeps the layouts deployments hold", () => {
+    expect(keys.channelState("telegram", "7").offset).toBe("sy:telegram:7:offset");
+    expect(keys.channelState("discord", "5").event("message:1")).toBe(
+      "sy:discord:5:event:message:1",
+    );
+    expect(keys.thread(address, "17.5")).toBe("sy:{ws:slack:T1}:thread:C1:17.5");
+    expect(keys.platformThread("discord", "9")).toBe("sy:discord:thread:9");
+    expect(keys.commandRegistration("discord", "1")).toEqual({
+      guilds: "sy:discord:commands:1:guilds",
+      global: "sy:discord:commands:1:global",
+    });
+    expect(keys.sentMessage("telegram", "k", 2)).toBe("sy:telegram:sent:k:2");
+    expect(keys.outbox().sent("k")).toBe("sy:{outbox}:sent:k");
+  });
+
+  it("finds no kind for a key built by hand", () => {
+    for (const key of [
+      "sy:mine:cache",
+      "sy:telegram:7",
+      "sy:telegram:7:cursor",
+      "sy:{conv:x}y",
+      "sy:{mem:slack:T1:U1}:notes",
+      "other:{conv:slack:T1:C1:1}:intent",
+      "sy:slack:{T1}:event:1",
+    ]) {
+      expect(schemeKeyKind("sy", key), key).toBeUndefined();
+    }
+  });
+});
