@@ -132,9 +132,10 @@ beforeAll(async () => {
   );
 }, 400_000);
 
+// Removing an installed consumer (node_modules included) takes tens of seconds on a loaded disk.
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
-});
+}, 180_000);
 
 describe.concurrent("the npm package", () => {
   it("ships dist/, bin/, the built-in skills, deploy/, README and LICENSE, and nothing else", () => {
