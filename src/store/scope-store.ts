@@ -7,10 +7,10 @@ import { type LoggerPort, silentLogger, WarnOnce } from "../core/logger.ts";
 import { checkSwitch } from "./change-checks.ts";
 import { decisionField, decisionValue, readDecisions } from "./decision-fields.ts";
 import { StoreInputError } from "./errors.ts";
-import { readHash } from "./hash-read.ts";
+import { type HashReading, readHash, readHashes } from "./hash-read.ts";
 import { checkIntentChange } from "./intent-fields.ts";
 import type { KeyScheme, ScopeKind, ScopeRef } from "./keys.ts";
-import { hashFromReply, LuaScript } from "./lua.ts";
+import { hashFromReply } from "./lua.ts";
 import { resetFields } from "./reset-fields.ts";
 import { runTransaction } from "./transaction.ts";
 
@@ -22,28 +22,11 @@ export type ScopeChange =
   | { readonly kind: "toolset"; readonly name: string | null }
   | { readonly kind: "mode"; readonly mode: LoadMode | null };
 
-/**
- * A workspace's and a channel's hashes in one script (they share a hash tag).
- * A key of another type reads as a marker the caller reports as damage.
- * KEYS: workspace, channel.
- */
-const readPair = new LuaScript(`
-local out = {}
-for i = 1, 2 do
-  local t = redis.call('TYPE', KEYS[i])['ok']
-  if t == 'hash' then out[i] = redis.call('HGETALL', KEYS[i])
-  elseif t == 'none' then out[i] = {}
-  else out[i] = {'__wrongtype__', t} end
-end
-return out
-`);
-
-function pairHash(flat: string[], key: string, warnings: WarnOnce): Record<string, string> {
-  if (flat[0] === "__wrongtype__") {
-    warnings.warn(key, `${key} holds a ${flat[1]}, not a hash; it reads as an empty layer.`);
-    return {};
-  }
-  return hashFromReply(flat);
+/** The scope hashes a turn reads. */
+export interface StackKeys {
+  readonly workspace: string;
+  readonly channel: string;
+  readonly global: string;
 }
 
 /** Skill toggles by skill name: on (`true`) or off; a skill not listed follows. */
@@ -103,17 +86,39 @@ export class ScopeStore {
    * the skill toggles of the same scopes, from one read of each hash.
    */
   async readStack(address: ConversationAddress): Promise<StoredStack> {
-    const keys = {
+    const keys = this.stackKeys(address);
+    const [[workspace, channel], global] = await Promise.all([
+      readHashes(this.#redis, [keys.workspace, keys.channel]),
+      readHash(this.#redis, keys.global),
+    ]);
+    return this.stackFrom(keys, {
+      workspace: workspace as HashReading,
+      channel: channel as HashReading,
+      global,
+    });
+  }
+
+  /** The keys {@link readStack} reads: the workspace's and the channel's share a slot, the global one has its own. */
+  stackKeys(address: ConversationAddress): StackKeys {
+    return {
       workspace: this.#keys.scope("workspace", address),
       channel: this.#keys.scope("channel", address),
       global: this.#keys.scope("global", {}),
     };
-    const [pair, global] = await Promise.all([
-      readPair.run(this.#redis, [keys.workspace, keys.channel]) as Promise<[string[], string[]]>,
-      this.#hash(keys.global),
-    ]);
-    const workspace = pairHash(pair[0], keys.workspace, this.#warnings);
-    const channel = pairHash(pair[1], keys.channel, this.#warnings);
+  }
+
+  /** The stack from its hashes fetched elsewhere (a turn snapshot), with the same damage reports. */
+  stackFrom(keys: StackKeys, read: Readonly<Record<keyof StackKeys, HashReading>>): StoredStack {
+    const hash = (scope: keyof StackKeys) => {
+      const { problem } = read[scope];
+      if (problem !== undefined) {
+        this.#warnings.warn(keys[scope], `${problem}; it reads as an empty layer.`);
+      }
+      return read[scope].hash;
+    };
+    const workspace = hash("workspace");
+    const channel = hash("channel");
+    const global = hash("global");
     return {
       workspace: this.#layer(workspace, keys.workspace),
       channel: this.#layer(channel, keys.channel),

@@ -2,6 +2,7 @@ import type { Redis } from "ioredis";
 import type { ConversationAddress } from "../core/agent/inbound.ts";
 import type { LoggerPort } from "../core/logger.ts";
 import { WarnOnce } from "../core/logger.ts";
+import { type HashReading, readHash } from "./hash-read.ts";
 import type { KeyScheme } from "./keys.ts";
 
 /** What people may choose in chat besides tools and skills. */
@@ -36,11 +37,32 @@ export class SettingsStore {
   }
 
   async read(address: ConversationAddress): Promise<StoredSettings> {
+    const keys = this.keysOf(address);
     const [conversation, channel] = await Promise.all([
-      this.#read(this.#key("conversation", address)),
-      this.#read(this.#key("channel", address)),
+      readHash(this.redis, keys.conversation),
+      readHash(this.redis, keys.channel),
     ]);
-    return { conversation, channel };
+    return this.fromHashes(keys, conversation, channel);
+  }
+
+  /** Where {@link read} reads: the conversation's hash in its slot, the channel's in the workspace's. */
+  keysOf(address: ConversationAddress): Record<SettingScope, string> {
+    return {
+      conversation: this.#key("conversation", address),
+      channel: this.#key("channel", address),
+    };
+  }
+
+  /** The settings from hashes fetched elsewhere (a turn snapshot), with the same damage reports. */
+  fromHashes(
+    keys: Record<SettingScope, string>,
+    conversation: HashReading,
+    channel: HashReading,
+  ): StoredSettings {
+    return {
+      conversation: this.#settings(keys.conversation, conversation),
+      channel: this.#settings(keys.channel, channel),
+    };
   }
 
   /** Sets (or, with undefined, clears) one setting of one scope. */
@@ -61,12 +83,8 @@ export class SettingsStore {
       : this.keys.channelSettings(address);
   }
 
-  async #read(key: string): Promise<Partial<Record<SettingName, string>>> {
-    let hash: Record<string, string>;
-    try {
-      hash = await this.redis.hgetall(key);
-    } catch (error) {
-      if (!String((error as Error)?.message).startsWith("WRONGTYPE")) throw error;
+  #settings(key: string, { hash, problem }: HashReading): Partial<Record<SettingName, string>> {
+    if (problem !== undefined) {
       this.#warnings.warn(key, `${key} is not a hash; its chat settings are ignored until fixed.`);
       return {};
     }
