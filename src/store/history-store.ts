@@ -1,12 +1,10 @@
-import type { Redis } from "ioredis";
 import type { ConversationAddress } from "../core/agent/inbound.ts";
 import type { ChatMessage } from "../core/agent/messages.ts";
-import { type LoggerPort, silentLogger, WarnOnce } from "../core/logger.ts";
 import { StoreInputError } from "./errors.ts";
 import { type CompactionLimits, planCompaction } from "./history-groups.ts";
-import type { KeyScheme } from "./keys.ts";
 import { LuaScript, UNPACK_CHUNK } from "./lua.ts";
 import { decodeMessage, encodeMessage } from "./message-json.ts";
+import { StateStore } from "./state-store.ts";
 import { runTransaction } from "./transaction.ts";
 
 /**
@@ -51,21 +49,11 @@ export interface CompactionResult {
  * const messages = await history.load(address);
  * await history.compact(address, { maxTokens: 60_000, keepLast: 4 });
  */
-export class HistoryStore {
-  readonly #redis: Redis;
-  readonly #keys: KeyScheme;
-  readonly #warnings: WarnOnce;
-
-  constructor(redis: Redis, keys: KeyScheme, logger: LoggerPort = silentLogger) {
-    this.#redis = redis;
-    this.#keys = keys;
-    this.#warnings = new WarnOnce(logger);
-  }
-
+export class HistoryStore extends StateStore {
   /** Every stored message, oldest first. An unreadable entry is skipped with a warning. */
   async load(address: ConversationAddress): Promise<ChatMessage[]> {
-    const key = this.#keys.conversation(address).history;
-    return this.#decode(key, await this.#redis.lrange(key, 0, -1));
+    const key = this.keys.conversation(address).history;
+    return this.#decode(key, await this.redis.lrange(key, 0, -1));
   }
 
   /**
@@ -76,17 +64,17 @@ export class HistoryStore {
   async read(address: ConversationAddress): Promise<HistoryReading> {
     // Not a transaction: only the turn's lease holder writes history, and a
     // compaction planned on a stale reading is refused by trimHead anyway.
-    const keys = this.#keys.conversation(address);
+    const keys = this.keys.conversation(address);
     const [raw, trimmed] = await Promise.all([
-      this.#redis.lrange(keys.history, 0, -1),
-      this.#redis.get(keys.historyTrimmed),
+      this.redis.lrange(keys.history, 0, -1),
+      this.redis.get(keys.historyTrimmed),
     ]);
     return this.fromStored(address, raw, trimmed);
   }
 
   /** A reading from entries fetched elsewhere (a turn snapshot). */
   fromStored(address: ConversationAddress, raw: string[], trimmed: string | null): HistoryReading {
-    const key = this.#keys.conversation(address).history;
+    const key = this.keys.conversation(address).history;
     return { raw, trimmed: Number(trimmed ?? 0), messages: this.#decode(key, raw) };
   }
 
@@ -103,9 +91,9 @@ export class HistoryStore {
     checkLimits(limits);
     const plan = planCompaction(reading.raw, limits);
     if (plan.drop === 0) return reading;
-    const keys = this.#keys.conversation(address);
+    const keys = this.keys.conversation(address);
     const args = [reading.trimmed, reading.raw.length, plan.drop];
-    if ((await trimHead.run(this.#redis, [keys.history, keys.historyTrimmed], args)) === 1) {
+    if ((await trimHead.run(this.redis, [keys.history, keys.historyTrimmed], args)) === 1) {
       const raw = reading.raw.slice(plan.drop);
       return {
         raw,
@@ -130,7 +118,7 @@ export class HistoryStore {
       // Every entry decoded: the positions line up, no need to decode again.
       return { before: reading.messages.slice(0, start), from: reading.messages.slice(start) };
     }
-    const key = this.#keys.conversation(address).history;
+    const key = this.keys.conversation(address).history;
     return {
       before: this.#decode(key, reading.raw.slice(0, start)),
       from: this.#decode(key, reading.raw.slice(start)),
@@ -143,7 +131,7 @@ export class HistoryStore {
       const message = decodeMessage(entry);
       if (message) messages.push(message);
       else {
-        this.#warnings.warn(
+        this.warnings.warn(
           `${key} ${entry.slice(0, 200)}`,
           `Skipping an unreadable message in ${key}: ${entry.slice(0, 80)}`,
         );
@@ -153,7 +141,7 @@ export class HistoryStore {
   }
 
   async length(address: ConversationAddress): Promise<number> {
-    return this.#redis.llen(this.#keys.conversation(address).history);
+    return this.redis.llen(this.keys.conversation(address).history);
   }
 
   /**
@@ -161,11 +149,11 @@ export class HistoryStore {
    * `TurnStore.commitStep`, with its checkpoint). Returns the new length.
    */
   async append(address: ConversationAddress, messages: readonly ChatMessage[]): Promise<number> {
-    const key = this.#keys.conversation(address).history;
-    if (messages.length === 0) return this.#redis.llen(key);
+    const key = this.keys.conversation(address).history;
+    if (messages.length === 0) return this.redis.llen(key);
     let length = 0;
     for (let i = 0; i < messages.length; i += UNPACK_CHUNK) {
-      length = await this.#redis.rpush(
+      length = await this.redis.rpush(
         key,
         ...messages.slice(i, i + UNPACK_CHUNK).map(encodeMessage),
       );
@@ -181,20 +169,20 @@ export class HistoryStore {
    */
   async compact(address: ConversationAddress, limits: CompactionLimits): Promise<CompactionResult> {
     checkLimits(limits);
-    const keys = this.#keys.conversation(address);
+    const keys = this.keys.conversation(address);
     let tokens = 0;
     for (let attempt = 0; attempt < COMPACTION_ATTEMPTS; attempt++) {
       const [entries, trimmed] = (await runTransaction(
-        this.#redis.multi().lrange(keys.history, 0, -1).get(keys.historyTrimmed),
+        this.redis.multi().lrange(keys.history, 0, -1).get(keys.historyTrimmed),
       )) as [string[], string | null];
       const plan = planCompaction(entries, limits);
       tokens = plan.tokens;
       if (plan.drop === 0) return { dropped: 0, tokens };
       const args = [trimmed ?? "0", entries.length, plan.drop];
-      const done = await trimHead.run(this.#redis, [keys.history, keys.historyTrimmed], args);
+      const done = await trimHead.run(this.redis, [keys.history, keys.historyTrimmed], args);
       if (done === 1) return { dropped: plan.drop, tokens };
     }
-    this.#warnings.warn(
+    this.warnings.warn(
       `${keys.history} contended`,
       `Gave up compacting ${keys.history} after ${COMPACTION_ATTEMPTS} attempts raced other compactions; the next turn tries again.`,
     );

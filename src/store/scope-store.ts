@@ -1,17 +1,16 @@
-import type { Redis } from "ioredis";
 import type { ConversationAddress } from "../core/agent/inbound.ts";
 import type { Switch } from "../core/availability/intent.ts";
 import type { ScopeLayer, ScopeStack } from "../core/availability/scopes.ts";
 import { isLoadMode, type LoadMode } from "../core/loading/modes.ts";
-import { type LoggerPort, silentLogger, WarnOnce } from "../core/logger.ts";
 import { checkSwitch } from "./change-checks.ts";
 import { decisionField, decisionValue, readDecisions } from "./decision-fields.ts";
 import { StoreInputError } from "./errors.ts";
 import { type HashReading, readHash, readHashes } from "./hash-read.ts";
 import { checkIntentChange } from "./intent-fields.ts";
-import type { KeyScheme, ScopeKind, ScopeRef } from "./keys.ts";
+import type { ScopeKind, ScopeRef } from "./keys.ts";
 import { hashFromReply } from "./lua.ts";
 import { resetFields } from "./reset-fields.ts";
+import { StateStore } from "./state-store.ts";
 import { runTransaction } from "./transaction.ts";
 
 /** A change to a workspace's or channel's layer, applied atomically on its own fields. */
@@ -62,22 +61,13 @@ const SKILL_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
  * await scopes.apply("channel", address, { kind: "set", key: "mcp:github", value: "off" });
  * const layer = await scopes.read("channel", address); // { keys: { "mcp:github": false } }
  */
-export class ScopeStore {
-  readonly #redis: Redis;
-  readonly #keys: KeyScheme;
-  readonly #warnings: WarnOnce;
+export class ScopeStore extends StateStore {
   /** The last toggles read per scope key, so a damaged field keeps serving its last good value. */
   readonly #lastGoodSkills = new Map<string, SkillToggles>();
 
-  constructor(redis: Redis, keys: KeyScheme, logger: LoggerPort = silentLogger) {
-    this.#redis = redis;
-    this.#keys = keys;
-    this.#warnings = new WarnOnce(logger);
-  }
-
   /** The layer as stored; an untouched scope reads as `{}`. */
   async read<S extends ScopeKind>(scope: S, where: ScopeRef<S>): Promise<ScopeLayer> {
-    const key = this.#keys.scope(scope, where);
+    const key = this.keys.scope(scope, where);
     return this.#layer(await this.#hash(key), key);
   }
 
@@ -88,8 +78,8 @@ export class ScopeStore {
   async readStack(address: ConversationAddress): Promise<StoredStack> {
     const keys = this.stackKeys(address);
     const [[workspace, channel], global] = await Promise.all([
-      readHashes(this.#redis, [keys.workspace, keys.channel]),
-      readHash(this.#redis, keys.global),
+      readHashes(this.redis, [keys.workspace, keys.channel]),
+      readHash(this.redis, keys.global),
     ]);
     return this.stackFrom(keys, {
       workspace: workspace as HashReading,
@@ -101,9 +91,9 @@ export class ScopeStore {
   /** The keys {@link readStack} reads: the workspace's and the channel's share a slot, the global one has its own. */
   stackKeys(address: ConversationAddress): StackKeys {
     return {
-      workspace: this.#keys.scope("workspace", address),
-      channel: this.#keys.scope("channel", address),
-      global: this.#keys.scope("global", {}),
+      workspace: this.keys.scope("workspace", address),
+      channel: this.keys.scope("channel", address),
+      global: this.keys.scope("global", {}),
     };
   }
 
@@ -112,7 +102,7 @@ export class ScopeStore {
     const hash = (scope: keyof StackKeys) => {
       const { problem } = read[scope];
       if (problem !== undefined) {
-        this.#warnings.warn(keys[scope], `${problem}; it reads as an empty layer.`);
+        this.warnings.warn(keys[scope], `${problem}; it reads as an empty layer.`);
       }
       return read[scope].hash;
     };
@@ -139,13 +129,13 @@ export class ScopeStore {
   ): Promise<ScopeLayer> {
     // A scope change is a subset of an intent change: set, reset, toolset, mode.
     checkIntentChange(change);
-    const key = this.#keys.scope(scope, where);
+    const key = this.keys.scope(scope, where);
     if (change.kind === "reset" && change.key === undefined) {
       // Skill toggles are /skills' business, not /tools reset's.
-      const reply = await resetFields.run(this.#redis, [key], [SCOPE_VERSION, SKILL_PREFIX]);
+      const reply = await resetFields.run(this.redis, [key], [SCOPE_VERSION, SKILL_PREFIX]);
       return this.#layer(hashFromReply(reply), key);
     }
-    const multi = this.#redis.multi();
+    const multi = this.redis.multi();
     const set: Record<string, string> = { v: String(SCOPE_VERSION) };
     switch (change.kind) {
       case "set":
@@ -173,7 +163,7 @@ export class ScopeStore {
 
   /** The scope's skill toggles (reserved for /skills). */
   async readSkills<S extends ScopeKind>(scope: S, where: ScopeRef<S>): Promise<SkillToggles> {
-    const key = this.#keys.scope(scope, where);
+    const key = this.keys.scope(scope, where);
     return this.#skills(await this.#hash(key), key);
   }
 
@@ -190,9 +180,9 @@ export class ScopeStore {
       );
     }
     checkSwitch(name, value);
-    const key = this.#keys.scope(scope, where);
+    const key = this.keys.scope(scope, where);
     const field = `${SKILL_PREFIX}${name}`;
-    const multi = this.#redis.multi();
+    const multi = this.redis.multi();
     if (value === "follow") multi.hdel(key, field);
     multi.hset(key, {
       v: String(SCOPE_VERSION),
@@ -204,8 +194,8 @@ export class ScopeStore {
   }
 
   async #hash(key: string): Promise<Record<string, string>> {
-    const { hash, problem } = await readHash(this.#redis, key);
-    if (problem !== undefined) this.#warnings.warn(key, `${problem}; the scope reads as empty.`);
+    const { hash, problem } = await readHash(this.redis, key);
+    if (problem !== undefined) this.warnings.warn(key, `${problem}; the scope reads as empty.`);
     return hash;
   }
 
@@ -260,7 +250,7 @@ export class ScopeStore {
   }
 
   #damaged(key: string, field: string, why: string): void {
-    this.#warnings.warn(
+    this.warnings.warn(
       `${key} ${field}`,
       `Skipping damaged field ${field} of ${key}: ${why}. Set it again from chat, or delete the field.`,
     );

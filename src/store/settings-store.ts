@@ -1,9 +1,6 @@
-import type { Redis } from "ioredis";
 import type { ConversationAddress } from "../core/agent/inbound.ts";
-import type { LoggerPort } from "../core/logger.ts";
-import { WarnOnce } from "../core/logger.ts";
 import { type HashReading, readHash } from "./hash-read.ts";
-import type { KeyScheme } from "./keys.ts";
+import { StateStore } from "./state-store.ts";
 
 /** What people may choose in chat besides tools and skills. */
 export type SettingName = "model" | "queue";
@@ -25,17 +22,7 @@ const NAMES: readonly SettingName[] = ["model", "queue"];
  * typed; the readers (the worker, the commands) check them against the
  * config, so a model dropped from the config is skipped, never sent.
  */
-export class SettingsStore {
-  readonly #warnings: WarnOnce;
-
-  constructor(
-    private readonly redis: Redis,
-    private readonly keys: KeyScheme,
-    logger: LoggerPort,
-  ) {
-    this.#warnings = new WarnOnce(logger);
-  }
-
+export class SettingsStore extends StateStore {
   async read(address: ConversationAddress): Promise<StoredSettings> {
     const keys = this.keysOf(address);
     const [conversation, channel] = await Promise.all([
@@ -85,7 +72,7 @@ export class SettingsStore {
 
   #settings(key: string, { hash, problem }: HashReading): Partial<Record<SettingName, string>> {
     if (problem !== undefined) {
-      this.#warnings.warn(key, `${key} is not a hash; its chat settings are ignored until fixed.`);
+      this.warnings.warn(key, `${key} is not a hash; its chat settings are ignored until fixed.`);
       return {};
     }
     const settings: Partial<Record<SettingName, string>> = {};

@@ -129,16 +129,25 @@ function runOneTurn(
     resumed: !start.contract,
     queueMode: choices.behaviour.mode,
   };
-  return traceTurn(traced, () => runTracedTurn(env, address, start, signal, choices));
+  return traceTurn(traced, () => runTracedTurn({ env, address, start, signal, choices }));
 }
 
-async function runTracedTurn(
-  env: TurnEnvironment,
-  address: ConversationAddress,
-  start: TurnStart,
-  signal: AbortSignal,
-  choices: TurnChoices,
-): Promise<TurnOutcome> {
+/** What {@link runOneTurn} runs a turn with. */
+interface OneTurn {
+  readonly env: TurnEnvironment;
+  readonly address: ConversationAddress;
+  readonly start: TurnStart;
+  readonly signal: AbortSignal;
+  readonly choices: TurnChoices;
+}
+
+async function runTracedTurn({
+  env,
+  address,
+  start,
+  signal,
+  choices,
+}: OneTurn): Promise<TurnOutcome> {
   const started = Date.now();
   const { checkpoint, pending } = start;
   const resumed = start.contract === undefined;
