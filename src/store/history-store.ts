@@ -1,7 +1,12 @@
 import type { ConversationAddress } from "../core/agent/inbound.ts";
 import type { ChatMessage } from "../core/agent/messages.ts";
 import { StoreInputError } from "./errors.ts";
-import { type CompactionLimits, planCompaction } from "./history-groups.ts";
+import {
+  type CompactionLimits,
+  entryTokens,
+  type KnownEntries,
+  planCompaction,
+} from "./history-groups.ts";
 import { LuaScript, UNPACK_CHUNK } from "./lua.ts";
 import { decodeMessage, encodeMessage } from "./message-json.ts";
 import { StateStore } from "./state-store.ts";
@@ -33,6 +38,17 @@ export interface HistoryReading {
   readonly messages: ChatMessage[];
 }
 
+/** A conversation's last reading, decoded and estimated entry by entry (see HistoryStore's #known). */
+interface KnownReading extends KnownEntries {
+  readonly trimmed: number;
+  readonly raw: readonly string[];
+  readonly messages: readonly ChatMessage[];
+  readonly chars: number;
+}
+
+/** How many characters of conversations' last readings a process keeps: 32 Mi, about what the memos hold. */
+const RECENT_CHARS = 32 * 1024 * 1024;
+
 export interface CompactionResult {
   /** Messages dropped from the head (whole groups). */
   readonly dropped: number;
@@ -50,6 +66,9 @@ export interface CompactionResult {
  * await history.compact(address, { maxTokens: 60_000, keepLast: 4 });
  */
 export class HistoryStore extends StateStore {
+  readonly #recent = new Map<string, KnownReading>();
+  #recentChars = 0;
+
   /** Every stored message, oldest first. An unreadable entry is skipped with a warning. */
   async load(address: ConversationAddress): Promise<ChatMessage[]> {
     const key = this.keys.conversation(address).history;
@@ -75,7 +94,55 @@ export class HistoryStore extends StateStore {
   /** A reading from entries fetched elsewhere (a turn snapshot). */
   fromStored(address: ConversationAddress, raw: string[], trimmed: string | null): HistoryReading {
     const key = this.keys.conversation(address).history;
-    return { raw, trimmed: Number(trimmed ?? 0), messages: this.#decode(key, raw) };
+    const count = Number(trimmed ?? 0);
+    const known = this.#known(key, raw, count);
+    return { raw, trimmed: count, messages: known ? [...known.messages] : this.#decode(key, raw) };
+  }
+
+  /**
+   * Every entry of `raw` decoded and estimated, reusing the conversation's
+   * last reading wherever an entry is the same string at the same place
+   * (history only grows at the tail and loses whole heads, so turn after
+   * turn that is all but the newest few): a long conversation's turn then
+   * decodes what was appended, not its whole history. Undefined when an
+   * entry does not decode; the caller decodes with warnings.
+   */
+  #known(key: string, raw: readonly string[], trimmed: number): KnownReading | undefined {
+    const last = this.#recent.get(key);
+    const messages: ChatMessage[] = [];
+    const costs: number[] = [];
+    if (last !== undefined) {
+      const shift = trimmed - last.trimmed;
+      for (let i = 0; i < raw.length && shift >= 0 && shift + i < last.raw.length; i++) {
+        if (last.raw[shift + i] !== raw[i]) break;
+        messages.push(last.messages[shift + i] as ChatMessage);
+        costs.push(last.costs[shift + i] as number);
+      }
+    }
+    for (let i = messages.length; i < raw.length; i++) {
+      const message = decodeMessage(raw[i] as string);
+      if (message === undefined) return undefined;
+      messages.push(message);
+      costs.push(entryTokens(raw[i] as string));
+    }
+    let chars = 0;
+    for (const entry of raw) chars += entry.length;
+    const known = { trimmed, raw, messages, costs, chars };
+    this.#forget(key);
+    if (chars > RECENT_CHARS) return known;
+    this.#recent.set(key, known);
+    this.#recentChars += chars;
+    // Bounded: the conversations read longest ago are forgotten first (their entries stay in the memos).
+    while (this.#recentChars > RECENT_CHARS)
+      this.#forget(this.#recent.keys().next().value as string);
+    return known;
+  }
+
+  #forget(key: string): void {
+    const known = this.#recent.get(key);
+    if (known === undefined) return;
+    this.#recent.delete(key);
+    this.#recentChars -= known.chars;
   }
 
   /**
@@ -89,17 +156,18 @@ export class HistoryStore extends StateStore {
     limits: CompactionLimits,
   ): Promise<HistoryReading> {
     checkLimits(limits);
-    const plan = planCompaction(reading.raw, limits);
-    if (plan.drop === 0) return reading;
     const keys = this.keys.conversation(address);
+    const known = this.#recent.get(keys.history);
+    const plan = planCompaction(
+      reading.raw,
+      limits,
+      known?.raw === reading.raw ? known : undefined,
+    );
+    if (plan.drop === 0) return reading;
     const args = [reading.trimmed, reading.raw.length, plan.drop];
     if ((await trimHead.run(this.redis, [keys.history, keys.historyTrimmed], args)) === 1) {
       const raw = reading.raw.slice(plan.drop);
-      return {
-        raw,
-        trimmed: reading.trimmed + plan.drop,
-        messages: this.#decode(keys.history, raw),
-      };
+      return this.fromStored(address, raw, String(reading.trimmed + plan.drop));
     }
     await this.compact(address, limits);
     return this.read(address);
