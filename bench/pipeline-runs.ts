@@ -275,6 +275,10 @@ export async function startSwitchyardSide(
   redisUrl = REDIS_URL,
 ): Promise<Side & { readonly overhead: readonly number[] }> {
   const overhead: number[] = [];
+  // Turns that ended, as the worker reports them: waited on in-process, so the measured
+  // process spends no CPU polling Redis for answers (bare BullMQ's side waits on an event too).
+  let ended = 0;
+  let waiting: { count: number; resolve: () => void } | undefined;
   await seedHistory(prefix, shape);
   const app = await startSwitchyard({
     redisUrl,
@@ -285,7 +289,12 @@ export async function startSwitchyardSide(
     // The bench times turns, not the quiet window people get between quick lines.
     queueBehaviour: () => ({ mode: "collect", debounceMs: 0 }),
     observe: {
-      turn: ({ result, ms }) => overhead.push(ms - (result?.modelMs ?? 0) - (result?.toolMs ?? 0)),
+      turn: ({ result, ms }) => {
+        if (result === undefined) return; // a failed run; its retry reports the turn
+        overhead.push(ms - result.modelMs - result.toolMs);
+        ended++;
+        if (waiting && ended >= waiting.count) waiting.resolve();
+      },
     },
   });
   await app.worker?.worker.waitUntilReady();
@@ -308,6 +317,13 @@ export async function startSwitchyardSide(
         ),
       );
       answered += count;
+      const target = answered;
+      if (ended < target) {
+        await new Promise<void>((resolve) => {
+          waiting = { count: target, resolve };
+        });
+      }
+      // Then every answer is on the outbox (the turn reports after its delivery).
       let polls = 0;
       for (;;) {
         polls++;

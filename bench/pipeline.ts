@@ -119,7 +119,11 @@ async function roundTrips(prefixes: string[]): Promise<PipelineFigures["roundTri
     try {
       await side.sendAll(0, 1); // the first message loads scripts and warms the connections
       proxy.reset();
-      for (let i = 1; i <= SEQUENTIAL_TURNS; i++) await side.sendAll(i, 1);
+      for (let i = 1; i <= SEQUENTIAL_TURNS; i++) {
+        await side.sendAll(i, 1);
+        // A turn reports before its inbox trim; let the trim land, so each message is a job of its own.
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
       return proxy.count() / SEQUENTIAL_TURNS;
     } finally {
       await side.close();

@@ -107,15 +107,18 @@ export function freezeState(
  * recently used first out.
  */
 const FROZEN_CONTRACTS = 512;
-const memos = new WeakMap<ContractSources, Map<string, TurnContract>>();
+// Per store, not per sources object: a worker hands each turn sources of its own (the
+// turn's registry snapshot spread into a new object), and a memo per object never hit.
+// Everything of the sources that freezing reads is in the key.
+const memos = new WeakMap<Store, Map<string, TurnContract>>();
 const identities = new WeakMap<object, number>();
 let nextIdentity = 0;
 
 function frozenBy(sources: ContractSources): Map<string, TurnContract> {
-  let memo = memos.get(sources);
+  let memo = memos.get(sources.store);
   if (memo === undefined) {
     memo = new Map();
-    memos.set(sources, memo);
+    memos.set(sources.store, memo);
   }
   return memo;
 }

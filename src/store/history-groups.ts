@@ -57,7 +57,13 @@ export interface CompactionPlan {
 }
 
 /** A stored entry's estimated tokens, remembered like its decoding (see decodeMessage). */
-const entryTokens = boundedMemo(DECODED_CHARS, (entry: string) => messageTokens(entry));
+export const entryTokens = boundedMemo(DECODED_CHARS, (entry: string) => messageTokens(entry));
+
+/** What a caller already knows of each entry of `raw`, position for position. */
+export interface KnownEntries {
+  readonly messages: readonly (ChatMessage | undefined)[];
+  readonly costs: readonly number[];
+}
 
 /**
  * Which head of history to drop: the oldest whole groups, until the rest fits
@@ -65,9 +71,13 @@ const entryTokens = boundedMemo(DECODED_CHARS, (entry: string) => messageTokens(
  * waiting for results. Tokens are estimated on the stored JSON of each message,
  * an image part by the provider's formula rather than its base64 bytes.
  */
-export function planCompaction(raw: readonly string[], limits: CompactionLimits): CompactionPlan {
-  const messages = raw.map(decodeMessage);
-  const costs = raw.map(entryTokens);
+export function planCompaction(
+  raw: readonly string[],
+  limits: CompactionLimits,
+  known?: KnownEntries,
+): CompactionPlan {
+  const messages = known?.messages ?? raw.map(decodeMessage);
+  const costs = known?.costs ?? raw.map(entryTokens);
   let tokens = costs.reduce((sum, cost) => sum + cost, 0);
   if (tokens <= limits.maxTokens) return { drop: 0, droppedGroups: 0, tokens };
   const groups = groupMessages(messages);

@@ -1,4 +1,3 @@
-import type { Redis } from "ioredis";
 import type { ConversationAddress } from "../core/agent/inbound.ts";
 import {
   EMPTY_INTENT,
@@ -7,7 +6,6 @@ import {
   type IntentChange,
   type IntentReading,
 } from "../core/availability/intent.ts";
-import { type LoggerPort, silentLogger, WarnOnce } from "../core/logger.ts";
 import { readHash } from "./hash-read.ts";
 import {
   checkIntentChange,
@@ -17,9 +15,9 @@ import {
   MOUNT_PREFIX,
   MOUNT_SEQ_FIELD,
 } from "./intent-fields.ts";
-import type { KeyScheme } from "./keys.ts";
 import { hashFromReply, LuaScript } from "./lua.ts";
 import { resetFields } from "./reset-fields.ts";
+import { StateStore } from "./state-store.ts";
 import { runTransaction } from "./transaction.ts";
 
 /**
@@ -63,20 +61,10 @@ return redis.call('HGETALL', key)
  * await store.apply(address, { kind: "mount", ids: ["mcp__github__create_issue"] });
  * const { intent, problems } = await store.read(address);
  */
-export class IntentStore {
-  readonly #redis: Redis;
-  readonly #keys: KeyScheme;
-  readonly #warnings: WarnOnce;
-
-  constructor(redis: Redis, keys: KeyScheme, logger: LoggerPort = silentLogger) {
-    this.#redis = redis;
-    this.#keys = keys;
-    this.#warnings = new WarnOnce(logger);
-  }
-
+export class IntentStore extends StateStore {
   /** The stored intent; never throws on damaged data, which reads as "follow" and is reported. */
   async read(address: ConversationAddress): Promise<IntentReading> {
-    const { hash, problem } = await readHash(this.#redis, this.#keys.conversation(address).intent);
+    const { hash, problem } = await readHash(this.redis, this.keys.conversation(address).intent);
     return this.fromHash(address, hash, problem);
   }
 
@@ -90,9 +78,9 @@ export class IntentStore {
     hash: Record<string, string>,
     problem?: string,
   ): IntentReading {
-    const key = this.#keys.conversation(address).intent;
+    const key = this.keys.conversation(address).intent;
     if (problem !== undefined) {
-      this.#warnings.warn(
+      this.warnings.warn(
         key,
         `${problem}; the conversation follows its scopes until the key is deleted.`,
       );
@@ -108,21 +96,21 @@ export class IntentStore {
    */
   async apply(address: ConversationAddress, change: IntentChange): Promise<Intent> {
     checkIntentChange(change);
-    const key = this.#keys.conversation(address).intent;
+    const key = this.keys.conversation(address).intent;
     return this.#reading(key, await this.#write(key, change)).intent;
   }
 
   async #write(key: string, change: IntentChange): Promise<Record<string, string>> {
     if (change.kind === "mount") {
-      return hashFromReply(await mountIds.run(this.#redis, [key], [INTENT_VERSION, ...change.ids]));
+      return hashFromReply(await mountIds.run(this.redis, [key], [INTENT_VERSION, ...change.ids]));
     }
     if (change.kind === "reset" && change.key === undefined) {
       // Everything but the discovery mounts, which the conversation has loaded.
       const keep = [MOUNT_PREFIX, MOUNT_SEQ_FIELD];
-      return hashFromReply(await resetFields.run(this.#redis, [key], [INTENT_VERSION, ...keep]));
+      return hashFromReply(await resetFields.run(this.redis, [key], [INTENT_VERSION, ...keep]));
     }
     const writes = fieldWrites(change as FieldChange); // a reset here names its key
-    const multi = this.#redis.multi();
+    const multi = this.redis.multi();
     if (writes.del.length > 0) multi.hdel(key, ...writes.del);
     multi.hset(key, { ...writes.set, v: String(INTENT_VERSION) });
     multi.hgetall(key);
@@ -133,7 +121,7 @@ export class IntentStore {
   #reading(key: string, hash: Record<string, string>): IntentReading {
     const reading = intentFromHash(hash);
     for (const problem of reading.problems) {
-      this.#warnings.warn(
+      this.warnings.warn(
         `${key} ${problem}`,
         `Stored intent ${key} has a damaged field (${problem}); it reads as "follow".`,
       );

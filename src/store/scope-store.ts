@@ -1,17 +1,16 @@
-import type { Redis } from "ioredis";
 import type { ConversationAddress } from "../core/agent/inbound.ts";
 import type { Switch } from "../core/availability/intent.ts";
 import type { ScopeLayer, ScopeStack } from "../core/availability/scopes.ts";
 import { isLoadMode, type LoadMode } from "../core/loading/modes.ts";
-import { type LoggerPort, silentLogger, WarnOnce } from "../core/logger.ts";
 import { checkSwitch } from "./change-checks.ts";
 import { decisionField, decisionValue, readDecisions } from "./decision-fields.ts";
 import { StoreInputError } from "./errors.ts";
-import { readHash } from "./hash-read.ts";
+import { type HashReading, readHash, readHashes } from "./hash-read.ts";
 import { checkIntentChange } from "./intent-fields.ts";
-import type { KeyScheme, ScopeKind, ScopeRef } from "./keys.ts";
-import { hashFromReply, LuaScript } from "./lua.ts";
+import type { ScopeKind, ScopeRef } from "./keys.ts";
+import { hashFromReply } from "./lua.ts";
 import { resetFields } from "./reset-fields.ts";
+import { StateStore } from "./state-store.ts";
 import { runTransaction } from "./transaction.ts";
 
 /** A change to a workspace's or channel's layer, applied atomically on its own fields. */
@@ -22,28 +21,11 @@ export type ScopeChange =
   | { readonly kind: "toolset"; readonly name: string | null }
   | { readonly kind: "mode"; readonly mode: LoadMode | null };
 
-/**
- * A workspace's and a channel's hashes in one script (they share a hash tag).
- * A key of another type reads as a marker the caller reports as damage.
- * KEYS: workspace, channel.
- */
-const readPair = new LuaScript(`
-local out = {}
-for i = 1, 2 do
-  local t = redis.call('TYPE', KEYS[i])['ok']
-  if t == 'hash' then out[i] = redis.call('HGETALL', KEYS[i])
-  elseif t == 'none' then out[i] = {}
-  else out[i] = {'__wrongtype__', t} end
-end
-return out
-`);
-
-function pairHash(flat: string[], key: string, warnings: WarnOnce): Record<string, string> {
-  if (flat[0] === "__wrongtype__") {
-    warnings.warn(key, `${key} holds a ${flat[1]}, not a hash; it reads as an empty layer.`);
-    return {};
-  }
-  return hashFromReply(flat);
+/** The scope hashes a turn reads. */
+export interface StackKeys {
+  readonly workspace: string;
+  readonly channel: string;
+  readonly global: string;
 }
 
 /** Skill toggles by skill name: on (`true`) or off; a skill not listed follows. */
@@ -79,22 +61,13 @@ const SKILL_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
  * await scopes.apply("channel", address, { kind: "set", key: "mcp:github", value: "off" });
  * const layer = await scopes.read("channel", address); // { keys: { "mcp:github": false } }
  */
-export class ScopeStore {
-  readonly #redis: Redis;
-  readonly #keys: KeyScheme;
-  readonly #warnings: WarnOnce;
+export class ScopeStore extends StateStore {
   /** The last toggles read per scope key, so a damaged field keeps serving its last good value. */
   readonly #lastGoodSkills = new Map<string, SkillToggles>();
 
-  constructor(redis: Redis, keys: KeyScheme, logger: LoggerPort = silentLogger) {
-    this.#redis = redis;
-    this.#keys = keys;
-    this.#warnings = new WarnOnce(logger);
-  }
-
   /** The layer as stored; an untouched scope reads as `{}`. */
   async read<S extends ScopeKind>(scope: S, where: ScopeRef<S>): Promise<ScopeLayer> {
-    const key = this.#keys.scope(scope, where);
+    const key = this.keys.scope(scope, where);
     return this.#layer(await this.#hash(key), key);
   }
 
@@ -103,17 +76,39 @@ export class ScopeStore {
    * the skill toggles of the same scopes, from one read of each hash.
    */
   async readStack(address: ConversationAddress): Promise<StoredStack> {
-    const keys = {
-      workspace: this.#keys.scope("workspace", address),
-      channel: this.#keys.scope("channel", address),
-      global: this.#keys.scope("global", {}),
-    };
-    const [pair, global] = await Promise.all([
-      readPair.run(this.#redis, [keys.workspace, keys.channel]) as Promise<[string[], string[]]>,
-      this.#hash(keys.global),
+    const keys = this.stackKeys(address);
+    const [[workspace, channel], global] = await Promise.all([
+      readHashes(this.redis, [keys.workspace, keys.channel]),
+      readHash(this.redis, keys.global),
     ]);
-    const workspace = pairHash(pair[0], keys.workspace, this.#warnings);
-    const channel = pairHash(pair[1], keys.channel, this.#warnings);
+    return this.stackFrom(keys, {
+      workspace: workspace as HashReading,
+      channel: channel as HashReading,
+      global,
+    });
+  }
+
+  /** The keys {@link readStack} reads: the workspace's and the channel's share a slot, the global one has its own. */
+  stackKeys(address: ConversationAddress): StackKeys {
+    return {
+      workspace: this.keys.scope("workspace", address),
+      channel: this.keys.scope("channel", address),
+      global: this.keys.scope("global", {}),
+    };
+  }
+
+  /** The stack from its hashes fetched elsewhere (a turn snapshot), with the same damage reports. */
+  stackFrom(keys: StackKeys, read: Readonly<Record<keyof StackKeys, HashReading>>): StoredStack {
+    const hash = (scope: keyof StackKeys) => {
+      const { problem } = read[scope];
+      if (problem !== undefined) {
+        this.warnings.warn(keys[scope], `${problem}; it reads as an empty layer.`);
+      }
+      return read[scope].hash;
+    };
+    const workspace = hash("workspace");
+    const channel = hash("channel");
+    const global = hash("global");
     return {
       workspace: this.#layer(workspace, keys.workspace),
       channel: this.#layer(channel, keys.channel),
@@ -134,13 +129,13 @@ export class ScopeStore {
   ): Promise<ScopeLayer> {
     // A scope change is a subset of an intent change: set, reset, toolset, mode.
     checkIntentChange(change);
-    const key = this.#keys.scope(scope, where);
+    const key = this.keys.scope(scope, where);
     if (change.kind === "reset" && change.key === undefined) {
       // Skill toggles are /skills' business, not /tools reset's.
-      const reply = await resetFields.run(this.#redis, [key], [SCOPE_VERSION, SKILL_PREFIX]);
+      const reply = await resetFields.run(this.redis, [key], [SCOPE_VERSION, SKILL_PREFIX]);
       return this.#layer(hashFromReply(reply), key);
     }
-    const multi = this.#redis.multi();
+    const multi = this.redis.multi();
     const set: Record<string, string> = { v: String(SCOPE_VERSION) };
     switch (change.kind) {
       case "set":
@@ -168,7 +163,7 @@ export class ScopeStore {
 
   /** The scope's skill toggles (reserved for /skills). */
   async readSkills<S extends ScopeKind>(scope: S, where: ScopeRef<S>): Promise<SkillToggles> {
-    const key = this.#keys.scope(scope, where);
+    const key = this.keys.scope(scope, where);
     return this.#skills(await this.#hash(key), key);
   }
 
@@ -185,9 +180,9 @@ export class ScopeStore {
       );
     }
     checkSwitch(name, value);
-    const key = this.#keys.scope(scope, where);
+    const key = this.keys.scope(scope, where);
     const field = `${SKILL_PREFIX}${name}`;
-    const multi = this.#redis.multi();
+    const multi = this.redis.multi();
     if (value === "follow") multi.hdel(key, field);
     multi.hset(key, {
       v: String(SCOPE_VERSION),
@@ -199,8 +194,8 @@ export class ScopeStore {
   }
 
   async #hash(key: string): Promise<Record<string, string>> {
-    const { hash, problem } = await readHash(this.#redis, key);
-    if (problem !== undefined) this.#warnings.warn(key, `${problem}; the scope reads as empty.`);
+    const { hash, problem } = await readHash(this.redis, key);
+    if (problem !== undefined) this.warnings.warn(key, `${problem}; the scope reads as empty.`);
     return hash;
   }
 
@@ -255,7 +250,7 @@ export class ScopeStore {
   }
 
   #damaged(key: string, field: string, why: string): void {
-    this.#warnings.warn(
+    this.warnings.warn(
       `${key} ${field}`,
       `Skipping damaged field ${field} of ${key}: ${why}. Set it again from chat, or delete the field.`,
     );

@@ -1,8 +1,6 @@
-import type { Redis } from "ioredis";
 import type { ConversationAddress } from "../core/agent/inbound.ts";
-import type { LoggerPort } from "../core/logger.ts";
-import { WarnOnce } from "../core/logger.ts";
-import type { KeyScheme } from "./keys.ts";
+import { type HashReading, readHash } from "./hash-read.ts";
+import { StateStore } from "./state-store.ts";
 
 /** What people may choose in chat besides tools and skills. */
 export type SettingName = "model" | "queue";
@@ -24,23 +22,34 @@ const NAMES: readonly SettingName[] = ["model", "queue"];
  * typed; the readers (the worker, the commands) check them against the
  * config, so a model dropped from the config is skipped, never sent.
  */
-export class SettingsStore {
-  readonly #warnings: WarnOnce;
-
-  constructor(
-    private readonly redis: Redis,
-    private readonly keys: KeyScheme,
-    logger: LoggerPort,
-  ) {
-    this.#warnings = new WarnOnce(logger);
+export class SettingsStore extends StateStore {
+  async read(address: ConversationAddress): Promise<StoredSettings> {
+    const keys = this.keysOf(address);
+    const [conversation, channel] = await Promise.all([
+      readHash(this.redis, keys.conversation),
+      readHash(this.redis, keys.channel),
+    ]);
+    return this.fromHashes(keys, conversation, channel);
   }
 
-  async read(address: ConversationAddress): Promise<StoredSettings> {
-    const [conversation, channel] = await Promise.all([
-      this.#read(this.#key("conversation", address)),
-      this.#read(this.#key("channel", address)),
-    ]);
-    return { conversation, channel };
+  /** Where {@link read} reads: the conversation's hash in its slot, the channel's in the workspace's. */
+  keysOf(address: ConversationAddress): Record<SettingScope, string> {
+    return {
+      conversation: this.#key("conversation", address),
+      channel: this.#key("channel", address),
+    };
+  }
+
+  /** The settings from hashes fetched elsewhere (a turn snapshot), with the same damage reports. */
+  fromHashes(
+    keys: Record<SettingScope, string>,
+    conversation: HashReading,
+    channel: HashReading,
+  ): StoredSettings {
+    return {
+      conversation: this.#settings(keys.conversation, conversation),
+      channel: this.#settings(keys.channel, channel),
+    };
   }
 
   /** Sets (or, with undefined, clears) one setting of one scope. */
@@ -61,13 +70,9 @@ export class SettingsStore {
       : this.keys.channelSettings(address);
   }
 
-  async #read(key: string): Promise<Partial<Record<SettingName, string>>> {
-    let hash: Record<string, string>;
-    try {
-      hash = await this.redis.hgetall(key);
-    } catch (error) {
-      if (!String((error as Error)?.message).startsWith("WRONGTYPE")) throw error;
-      this.#warnings.warn(key, `${key} is not a hash; its chat settings are ignored until fixed.`);
+  #settings(key: string, { hash, problem }: HashReading): Partial<Record<SettingName, string>> {
+    if (problem !== undefined) {
+      this.warnings.warn(key, `${key} is not a hash; its chat settings are ignored until fixed.`);
       return {};
     }
     const settings: Partial<Record<SettingName, string>> = {};

@@ -1,13 +1,11 @@
-import type { Redis } from "ioredis";
 import type { Checkpoint } from "../core/agent/checkpoint.ts";
 import type { ConversationAddress } from "../core/agent/inbound.ts";
 import type { ChatMessage } from "../core/agent/messages.ts";
-import { type LoggerPort, silentLogger, WarnOnce } from "../core/logger.ts";
 import { decodeCheckpoint, encodeCheckpoint } from "./checkpoint-json.ts";
 import { StoreInputError } from "./errors.ts";
-import type { KeyScheme } from "./keys.ts";
 import { LuaScript, UNPACK_CHUNK } from "./lua.ts";
 import { encodeMessage } from "./message-json.ts";
+import { StateStore } from "./state-store.ts";
 
 /**
  * Writes a checkpoint (and appends a step's messages) only if the stored
@@ -71,26 +69,16 @@ export interface CheckpointExpectation {
  * const ok = await turns.commitStep(address, [assistant, ...results], { ...start, step: 1 });
  * if (!ok) return; // another worker owns this turn now
  */
-export class TurnStore {
-  readonly #redis: Redis;
-  readonly #keys: KeyScheme;
-  readonly #warnings: WarnOnce;
-
-  constructor(redis: Redis, keys: KeyScheme, logger: LoggerPort = silentLogger) {
-    this.#redis = redis;
-    this.#keys = keys;
-    this.#warnings = new WarnOnce(logger);
-  }
-
+export class TurnStore extends StateStore {
   /** The stored checkpoint; undefined when there is none or it is damaged (with a warning). */
   async readCheckpoint(address: ConversationAddress): Promise<Checkpoint | undefined> {
-    const key = this.#keys.conversation(address).checkpoint;
+    const key = this.keys.conversation(address).checkpoint;
     let raw: string | null;
     try {
-      raw = await this.#redis.get(key);
+      raw = await this.redis.get(key);
     } catch (error) {
       if (!String((error as Error)?.message).startsWith("WRONGTYPE")) throw error;
-      this.#damaged(key, `it holds a ${await this.#redis.type(key)}, not a string`);
+      this.#damaged(key, `it holds a ${await this.redis.type(key)}, not a string`);
       return undefined;
     }
     return this.fromStored(address, raw);
@@ -102,7 +90,7 @@ export class TurnStore {
     raw: string | null,
     problem?: string,
   ): Checkpoint | undefined {
-    const key = this.#keys.conversation(address).checkpoint;
+    const key = this.keys.conversation(address).checkpoint;
     if (problem !== undefined) {
       this.#damaged(key, problem);
       return undefined;
@@ -125,14 +113,14 @@ export class TurnStore {
     messages: readonly ChatMessage[],
     checkpoint: Checkpoint,
   ): Promise<{ began: boolean; previousContractHash: string | null }> {
-    const keys = this.#keys.conversation(address);
+    const keys = this.keys.conversation(address);
     const args = [
       encodeCheckpoint(checkpoint),
       checkpoint.contractHash,
       ...messages.map(encodeMessage),
     ];
     const [began, previous] = (await beginWrite.run(
-      this.#redis,
+      this.redis,
       [keys.checkpoint, keys.history, keys.contract],
       args,
     )) as [number, string | null];
@@ -170,10 +158,7 @@ export class TurnStore {
     expect?: CheckpointExpectation,
   ): Promise<boolean> {
     if (expect !== undefined) return this.#guarded(address, checkpoint, expect, []);
-    await this.#redis.set(
-      this.#keys.conversation(address).checkpoint,
-      encodeCheckpoint(checkpoint),
-    );
+    await this.redis.set(this.keys.conversation(address).checkpoint, encodeCheckpoint(checkpoint));
     return true;
   }
 
@@ -194,9 +179,9 @@ export class TurnStore {
 
   /** Deletes the checkpoint; with `turnId`, only if it still belongs to that turn. */
   async clearCheckpoint(address: ConversationAddress, turnId?: string): Promise<boolean> {
-    const key = this.#keys.conversation(address).checkpoint;
-    if (turnId === undefined) return (await this.#redis.del(key)) > 0;
-    return (await guardedClear.run(this.#redis, [key], [turnId])) === 1;
+    const key = this.keys.conversation(address).checkpoint;
+    if (turnId === undefined) return (await this.redis.del(key)) > 0;
+    return (await guardedClear.run(this.redis, [key], [turnId])) === 1;
   }
 
   async #guarded(
@@ -205,18 +190,18 @@ export class TurnStore {
     expected: CheckpointExpectation,
     messages: readonly ChatMessage[],
   ): Promise<boolean> {
-    const keys = this.#keys.conversation(address);
+    const keys = this.keys.conversation(address);
     const args = [
       expected.turnId,
       expected.step,
       encodeCheckpoint(checkpoint),
       ...messages.map(encodeMessage),
     ];
-    return (await guardedWrite.run(this.#redis, [keys.checkpoint, keys.history], args)) === 1;
+    return (await guardedWrite.run(this.redis, [keys.checkpoint, keys.history], args)) === 1;
   }
 
   #damaged(key: string, problem: string): void {
-    this.#warnings.warn(
+    this.warnings.warn(
       `${key} ${problem}`,
       `Ignoring the damaged checkpoint ${key} (${problem}); the turn starts over from history.`,
     );

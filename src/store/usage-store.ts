@@ -11,20 +11,23 @@ const DAY_TTL_S = 3 * 86_400;
 const MONTH_TTL_S = 62 * 86_400;
 
 // KEYS: day, month[, guard]. ARGV: day ttl, month ttl, prompt, cached, completion, cost[, turn id].
-// Adds one turn's usage to a day's and a month's counters, each with its TTL. With a guard
-// key (the conversation's), a turn already recorded is not counted again; returns 0 then.
+// Adds one turn's usage to a day's and a month's counters. With a guard key (the
+// conversation's), a turn already recorded is not counted again; returns 0 then.
+// A counter gets its TTL when its period's first turn creates it (`turns` comes back 1):
+// a day's lives three days from its first turn, a month's 62, so the TTL is set once
+// per period, not on every turn. Zero amounts change nothing and are not sent.
 const ADD = new LuaScript(`
-if KEYS[3] then
-  if redis.call('GET', KEYS[3]) == ARGV[7] then return 0 end
-  redis.call('SET', KEYS[3], ARGV[7], 'EX', ARGV[1])
+if KEYS[3] and redis.call('SET', KEYS[3], ARGV[7], 'EX', ARGV[1], 'GET') == ARGV[7] then
+  return 0
 end
+local fields = {'prompt', 'cached', 'completion', 'cost'}
 for i = 1, 2 do
-  redis.call('HINCRBY', KEYS[i], 'prompt', ARGV[3])
-  redis.call('HINCRBY', KEYS[i], 'cached', ARGV[4])
-  redis.call('HINCRBY', KEYS[i], 'completion', ARGV[5])
-  redis.call('HINCRBY', KEYS[i], 'turns', 1)
-  redis.call('HINCRBY', KEYS[i], 'cost', ARGV[6])
-  redis.call('EXPIRE', KEYS[i], ARGV[i])
+  if redis.call('HINCRBY', KEYS[i], 'turns', 1) == 1 then
+    redis.call('EXPIRE', KEYS[i], ARGV[i])
+  end
+  for f = 1, 4 do
+    if ARGV[f + 2] ~= '0' then redis.call('HINCRBY', KEYS[i], fields[f], ARGV[f + 2]) end
+  end
 end
 return 1
 `);

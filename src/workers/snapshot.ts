@@ -1,8 +1,9 @@
 import type { ConversationState } from "../conversation/contract.ts";
 import type { Checkpoint } from "../core/agent/checkpoint.ts";
 import type { ConversationAddress, InboundMessage } from "../core/agent/inbound.ts";
-import type { HistoryReading, Store } from "../store/index.ts";
-import { LuaScript } from "../store/lua.ts";
+import { type HashReading, hashReading, readHash, readHashes } from "../store/hash-read.ts";
+import type { HistoryReading, Store, StoredSettings } from "../store/index.ts";
+import { hashFromReply, LuaScript } from "../store/lua.ts";
 import { APPLY_RESET_LUA } from "../store/reset-store.ts";
 import type { Inbox } from "./inbox.ts";
 
@@ -29,11 +30,14 @@ if checkpointType == 'none' and redis.call('TYPE', KEYS[8])['ok'] == 'string' th
 end
 local checkpoint = false
 if checkpointType == 'string' then checkpoint = redis.call('GET', KEYS[2]) end
-local intentType = redis.call('TYPE', KEYS[6])['ok']
-local intent = {}
-if intentType == 'hash' then intent = redis.call('HGETALL', KEYS[6]) end
+local intent = redis.pcall('HGETALL', KEYS[6])
+local intentType = 'hash'
+if intent.err then intentType = redis.call('TYPE', KEYS[6])['ok'] intent = {} end
+local settings = redis.pcall('HGETALL', KEYS[7])
+if settings.err then settings = {'__wrongtype__', redis.call('TYPE', KEYS[7])['ok']} end
 return {1, checkpointType, checkpoint, redis.call('LRANGE', KEYS[3], 0, -1),
-  redis.call('LRANGE', KEYS[4], 0, -1), redis.call('GET', KEYS[5]) or false, intentType, intent}
+  redis.call('LRANGE', KEYS[4], 0, -1), redis.call('GET', KEYS[5]) or false, intentType, intent,
+  settings}
 `);
 
 /** Everything a turn boundary reads. */
@@ -42,6 +46,8 @@ export interface Snapshot {
   readonly pending: InboundMessage[];
   readonly history: HistoryReading;
   readonly state: ConversationState;
+  /** What `/queue` and `/model` chose, the conversation's and its channel's. */
+  readonly settings: StoredSettings;
 }
 
 export type Taken =
@@ -50,7 +56,7 @@ export type Taken =
 
 type TakeReply =
   | [0, string, number]
-  | [1, string, string | null, string[], string[], string | null, string, string[]];
+  | [1, string, string | null, string[], string[], string | null, string, string[], string[]];
 
 /**
  * With `lease`, takes it first and reads only if it was free (or already
@@ -64,7 +70,10 @@ export async function takeSnapshot(
 ): Promise<Taken> {
   const inboxKeys = inbox.keysOf(address);
   const keys = store.keys.conversation(address);
-  const [reply, layers] = await Promise.all([
+  const stackKeys = store.scopes.stackKeys(address);
+  const settingsKeys = store.settings.keysOf(address);
+  // One batch: the conversation's slot, the workspace's (its scopes and the channel's settings), the global scope.
+  const [reply, [workspace, channel, channelSettings], global] = await Promise.all([
     TAKE.run(
       inbox.redis,
       [
@@ -79,17 +88,19 @@ export async function takeSnapshot(
       ],
       [lease?.token ?? "", lease?.ttlMs ?? 0, lease ? 1 : 0],
     ) as Promise<TakeReply>,
-    store.scopes.readStack(address),
+    readHashes(inbox.redis, [stackKeys.workspace, stackKeys.channel, settingsKeys.channel]),
+    readHash(inbox.redis, stackKeys.global),
   ]);
   if (reply[0] === 0) return { taken: false, holder: reply[1], ttlMs: Number(reply[2]) };
   const [, checkpointType, checkpointRaw, pendingRaw, historyRaw, trimmed, intentType, intentFlat] =
     reply;
-  const intentHash: Record<string, string> = {};
-  for (let i = 0; i + 1 < intentFlat.length; i += 2) {
-    intentHash[intentFlat[i] as string] = intentFlat[i + 1] as string;
-  }
   const wrongType = (type: string, want: string, key: string) =>
     type === "none" || type === want ? undefined : `${key} holds a ${type}, not a ${want}`;
+  const layers = store.scopes.stackFrom(stackKeys, {
+    workspace: workspace as HashReading,
+    channel: channel as HashReading,
+    global,
+  });
   return {
     taken: true,
     snapshot: {
@@ -103,11 +114,16 @@ export async function takeSnapshot(
       state: {
         intent: store.intent.fromHash(
           address,
-          intentHash,
+          hashFromReply(intentFlat),
           wrongType(intentType, "hash", keys.intent),
         ),
         layers,
       },
+      settings: store.settings.fromHashes(
+        settingsKeys,
+        hashReading(reply[8], settingsKeys.conversation),
+        channelSettings as HashReading,
+      ),
     },
   };
 }

@@ -9,12 +9,15 @@ import type { TurnContract } from "../core/loading/freeze.ts";
 import type { HistoryReading } from "../store/index.ts";
 import { encodeMessage } from "../store/message-json.ts";
 import type { Snapshot } from "./snapshot.ts";
-import { LostLeaseError, type TurnEnvironment } from "./turn-environment.ts";
+import type { TurnEnvironment } from "./turn-environment.ts";
 
 /**
  * Starts a turn: the person's messages join history and the checkpoint is
  * written, in one script. The contract's hash is remembered per conversation
- * at the same time, for the "contract changed" metric.
+ * at the same time, for the "contract changed" metric. The write is issued,
+ * not waited for: the turn's next writes queue behind it on the connection
+ * and are guarded by it, and `TurnSteps.durable` checks it before anything
+ * leaves the conversation (see {@link TurnBegun}).
  */
 export async function beginTurn(
   env: TurnEnvironment,
@@ -22,12 +25,7 @@ export async function beginTurn(
   snap: Snapshot,
   history: HistoryReading,
   signal: AbortSignal = new AbortController().signal,
-): Promise<{
-  checkpoint: Checkpoint;
-  history: HistoryReading;
-  contract: TurnContract;
-  contractChanged: boolean;
-}> {
+): Promise<TurnBegun> {
   const read = await readAttachments(env, address, snap.pending, signal);
   const input = snap.pending.map((message, i) => userMessage(message, read[i]));
   const contract = freezeState(env, address, snap.state);
@@ -42,12 +40,14 @@ export async function beginTurn(
     delivered: [],
     ...(read.some((r) => r.length > 0) ? { attachments: read.flat().map(attachmentRecord) } : {}),
   };
-  const { began, previousContractHash } = await env.store.turns.beginTurn(
-    address,
-    input,
-    checkpoint,
+  const write = env.store.turns.beginTurn(address, input, checkpoint);
+  const begun = write.then(({ began }) => began);
+  begun.catch(() => {}); // checked by TurnSteps; never unhandled if the turn stops before it
+  const contractChanged = write.then(
+    ({ previousContractHash }) =>
+      previousContractHash !== null && previousContractHash !== contract.hash,
+    () => false,
   );
-  if (!began) throw new LostLeaseError("another worker began this turn");
   return {
     checkpoint,
     history: {
@@ -56,8 +56,20 @@ export async function beginTurn(
       messages: [...history.messages, ...input],
     },
     contract,
-    contractChanged: previousContractHash !== null && previousContractHash !== contract.hash,
+    begun,
+    contractChanged,
   };
+}
+
+/** A turn begun in this run: its first checkpoint, and its begin write in flight. */
+export interface TurnBegun {
+  readonly checkpoint: Checkpoint;
+  readonly history: HistoryReading;
+  readonly contract: TurnContract;
+  /** Whether the begin was stored (false: another turn's checkpoint is there); see TurnSteps. */
+  readonly begun: Promise<boolean>;
+  /** Whether this turn's tools differ from the conversation's last turn's. */
+  readonly contractChanged: Promise<boolean>;
 }
 
 /**

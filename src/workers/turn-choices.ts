@@ -1,7 +1,7 @@
 import type { ConversationAddress } from "../core/agent/inbound.ts";
 import { isQueueMode, type QueueBehaviour } from "../core/agent/queue-mode.ts";
 import { findModel, type ModelPrice, modelFor } from "../core/config/index.ts";
-import { settingOf } from "../store/index.ts";
+import { type StoredSettings, settingOf } from "../store/index.ts";
 import type { TurnEnvironment } from "./turn-environment.ts";
 
 /** Without a queue setting: every waiting message makes the next turn, at once. */
@@ -25,7 +25,15 @@ export async function readTurnChoices(
   env: TurnEnvironment,
   address: ConversationAddress,
 ): Promise<TurnChoices> {
-  const stored = await env.store.settings.read(address);
+  return choicesOf(env, address, await env.store.settings.read(address));
+}
+
+/** {@link readTurnChoices} from settings read elsewhere (a turn snapshot). */
+export function choicesOf(
+  env: TurnEnvironment,
+  address: ConversationAddress,
+  stored: StoredSettings,
+): TurnChoices {
   const queue = settingOf(stored, "queue");
   const behaviour =
     env.queueBehaviour?.(address, isQueueMode(queue) ? queue : undefined) ?? COLLECT_AT_ONCE;

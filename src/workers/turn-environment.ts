@@ -62,5 +62,7 @@ export interface TurnStart {
   readonly state: ConversationState;
   /** Frozen when the turn began in this run; absent for a resumed turn, which freezes anew. */
   readonly contract?: TurnContract | undefined;
-  readonly contractChanged?: boolean;
+  /** The begin write of a turn begun in this run, in flight (see TurnSteps). */
+  readonly begun?: Promise<boolean>;
+  readonly contractChanged?: Promise<boolean>;
 }

@@ -11,17 +11,29 @@ import type { TurnWatch } from "./turn-signals.ts";
  * the calls of a step with effects, stored before they run, and each step's
  * messages with the next checkpoint, in one guarded script. A write that
  * finds the turn taken over (or the lease lost) stops the turn.
+ *
+ * Writes go out at once, in order on the connection (a step's commit is in
+ * Redis before the next step's model call could end), but the turn waits for
+ * them only where something outside the conversation is about to happen: a
+ * tool with effects runs, or the answer is delivered ({@link durable}).
+ * Every write is guarded by the one before it (same turn, expected step), so
+ * one refused write makes every later one refused too, and `durable` throws.
  */
 export class TurnSteps {
   #checkpoint: Checkpoint;
+  /** Settles when every write issued so far has been checked. */
+  #written: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly env: TurnEnvironment,
     private readonly address: ConversationAddress,
     checkpoint: Checkpoint,
     private readonly signal: AbortSignal,
+    /** The turn's begin, issued but not waited for (a turn that began in this run). */
+    begun?: Promise<boolean>,
   ) {
     this.#checkpoint = checkpoint;
+    if (begun) this.#issue(begun, "another worker began this turn");
   }
 
   /** The checkpoint as last written. */
@@ -29,15 +41,21 @@ export class TurnSteps {
     return this.#checkpoint;
   }
 
+  /** Waits until every write issued so far is stored; throws LostLeaseError if one was refused. */
+  async durable(): Promise<void> {
+    await this.#written;
+    this.#checkLease();
+  }
+
   readonly recordCalls: NonNullable<TurnInput["recordCalls"]> = async (step, message) => {
     this.#checkLease();
     const current = this.#checkpoint;
     const next: Checkpoint = { ...current, calling: { step, message } };
     const expected = { turnId: current.turnId, step: current.step };
-    if (!(await this.env.store.turns.writeCheckpoint(this.address, next, expected))) {
-      throw new LostLeaseError("another worker took the turn over");
-    }
+    this.#issue(this.env.store.turns.writeCheckpoint(this.address, next, expected));
     this.#checkpoint = next;
+    // The calls must be stored before a tool with effects runs.
+    await this.durable();
   };
 
   readonly commit: TurnInput["commit"] = async (step) => {
@@ -52,13 +70,15 @@ export class TurnSteps {
       loaded: step.loaded,
       contractHash: step.contractHash,
     };
-    if (!(await this.env.store.turns.commitStep(this.address, step.messages, next))) {
-      throw new LostLeaseError("another worker took the turn over");
-    }
+    this.#issue(this.env.store.turns.commitStep(this.address, step.messages, next));
     this.#checkpoint = next;
-    // Discovery loads stay mounted for the rest of the conversation.
+    // Discovery loads stay mounted for the rest of the conversation, once the step that loaded them is stored.
     if (newLoads.length > 0) {
-      await this.env.store.intent.apply(this.address, { kind: "mount", ids: newLoads });
+      const mounted = this.#written.then(async () => {
+        await this.env.store.intent.apply(this.address, { kind: "mount", ids: newLoads });
+      });
+      mounted.catch(() => {});
+      this.#written = mounted;
     }
   };
 
@@ -88,11 +108,21 @@ export class TurnSteps {
       inboxCount: current.inboxCount + messages.length,
       ...(records.length > 0 ? { attachments: [...(current.attachments ?? []), ...records] } : {}),
     };
-    if (!(await this.env.store.turns.appendToTurn(this.address, messages, next))) {
-      throw new LostLeaseError("another worker took the turn over");
-    }
+    this.#issue(this.env.store.turns.appendToTurn(this.address, messages, next));
     this.#checkpoint = next;
+    // The steered messages count as consumed once stored: wait, so a crash cannot drop them.
+    await this.durable();
     return messages;
+  }
+
+  /** Checks `write` (already issued) after every earlier one; a refusal surfaces at {@link durable}. */
+  #issue(write: Promise<boolean>, refused = "another worker took the turn over"): void {
+    const checked = Promise.all([this.#written, write]).then(([, ok]) => {
+      if (!ok) throw new LostLeaseError(refused);
+    });
+    // Looked at by durable(); never an unhandled rejection meanwhile.
+    checked.catch(() => {});
+    this.#written = checked;
   }
 
   #checkLease(): void {

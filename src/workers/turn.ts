@@ -1,30 +1,25 @@
-import { freezeState, resolveConversationSkills } from "../conversation/contract.ts";
+import { freezeState } from "../conversation/contract.ts";
 import { type ConversationAddress, conversationKey } from "../core/agent/inbound.ts";
-import { runTurn, type TurnResult } from "../core/agent/loop.ts";
-import { buildSystemPrompt } from "../core/agent/prompt.ts";
+import type { TurnResult } from "../core/agent/loop.ts";
 import { planTake } from "../core/agent/queue-mode.ts";
-import { costMicros } from "../core/budget/usage.ts";
-import type { TurnContract } from "../core/loading/freeze.ts";
-import { skillsBlock } from "../core/skills/index.ts";
-import { tracedProvider } from "../observability/tracing-model.ts";
-import { ToolSpans } from "../observability/tracing-tools.ts";
 import { noteTurnEnd, traceTurn } from "../observability/tracing-turn.ts";
 import { deliver, keepTyping, targetOf } from "./delivery.ts";
 import { countStalledResume, giveUp, MAX_STALLED_RESUMES } from "./resume.ts";
 import { type Snapshot, takeSnapshot } from "./snapshot.ts";
-import { openTurnStream, StreamState } from "./stream-state.ts";
-import { runTool } from "./tool-runner.ts";
+import { openTurnStream } from "./stream-state.ts";
+import { askModel } from "./turn-ask.ts";
 import { beginTurn } from "./turn-begin.ts";
-import { readTurnChoices, type TurnChoices } from "./turn-choices.ts";
+import { choicesOf, type TurnChoices } from "./turn-choices.ts";
+import { markCutShort, recordUsage } from "./turn-end.ts";
 import { LostLeaseError, type TurnEnvironment, type TurnStart } from "./turn-environment.ts";
-import type { TurnWatch } from "./turn-signals.ts";
 import { TurnSteps } from "./turn-steps.ts";
 
-/** What a turn ended as when a signal cut it short, as the partial answer shows it. */
-const CUT_SHORT = {
-  stop: "_(stopped)_",
-  interrupt: "_(interrupted)_",
-} as const;
+/** How a turn ended for the drain: the inbox messages it consumed, and its usage to count. */
+interface TurnOutcome {
+  readonly consumed: number;
+  /** Counts the turn's usage; issued together with the inbox trim that ends the turn. */
+  readonly countUsage?: () => Promise<void>;
+}
 
 /**
  * Runs the conversation's turns while this worker holds its lease: resumes a
@@ -46,41 +41,57 @@ export async function drainConversation(
     // One registry per turn: a tool list that changes mid-turn applies at the next boundary.
     const turnEnv: TurnEnvironment = { ...env, registry: env.registry.snapshot() };
     // `/queue` and `/model` apply at turn boundaries, like every change people make.
-    const choices = await readTurnChoices(env, address);
-    let start: TurnStart;
-    let consumed: number;
-    if (snap.checkpoint) {
-      // A turn in progress: resumed after a crash, or given up when it keeps failing in place.
-      const { checkpoint } = snap;
-      start = { ...snap, checkpoint, pending: snap.pending.slice(0, checkpoint.inboxCount) };
-      const keys = env.store.keys;
-      if (
-        (await countStalledResume(env.inbox.redis, keys, address, checkpoint)) > MAX_STALLED_RESUMES
-      ) {
-        await giveUp(env, address, start);
-        consumed = checkpoint.inboxCount;
-      } else {
-        consumed = await runOneTurn(turnEnv, address, start, signal, choices);
-      }
-    } else if (snap.pending.length === 0) {
+    const choices = choicesOf(env, address, snap.settings);
+    const outcome = await nextTurn(turnEnv, address, snap, signal, choices);
+    if (outcome === "wait") continue;
+    if (outcome === "idle") {
       if ((await env.inbox.release(address, leaseToken)) <= 0) return;
       continue;
-    } else {
-      const plan = planTake(snap.pending, choices.behaviour, Date.now());
-      if ("waitMs" in plan) {
-        // The quiet window: more of a burst may be on its way; look again when it has passed.
-        await waitOrLose(plan.waitMs, signal);
-        continue;
-      }
-      const taken = { ...snap, pending: snap.pending.slice(0, plan.take) };
-      const history = await env.store.history.compactRead(address, snap.history, env.history);
-      start = { ...taken, ...(await beginTurn(turnEnv, address, taken, history, signal)) };
-      consumed = await runOneTurn(turnEnv, address, start, signal, choices);
     }
-    const left = await env.inbox.finish(address, leaseToken, consumed);
+    // The usage goes out first, in the same batch as the trim: counted before the turn ends.
+    const counting = outcome.countUsage?.();
+    const left = await env.inbox.finish(address, leaseToken, outcome.consumed);
+    await counting;
     if (left === -1) throw new LostLeaseError("lease lost before the inbox was trimmed");
     if (left === 0) return;
   }
+}
+
+/**
+ * The turn a snapshot calls for: a checkpointed one resumed (or given up
+ * when it keeps failing in place), else the inbox's messages as a new one;
+ * "idle" when there is nothing to do, "wait" after a quiet window passed.
+ */
+async function nextTurn(
+  env: TurnEnvironment,
+  address: ConversationAddress,
+  snap: Snapshot,
+  signal: AbortSignal,
+  choices: TurnChoices,
+): Promise<TurnOutcome | "idle" | "wait"> {
+  if (snap.checkpoint) {
+    const { checkpoint } = snap;
+    const start = { ...snap, checkpoint, pending: snap.pending.slice(0, checkpoint.inboxCount) };
+    const keys = env.store.keys;
+    if (
+      (await countStalledResume(env.inbox.redis, keys, address, checkpoint)) > MAX_STALLED_RESUMES
+    ) {
+      await giveUp(env, address, start);
+      return { consumed: checkpoint.inboxCount };
+    }
+    return runOneTurn(env, address, start, signal, choices);
+  }
+  if (snap.pending.length === 0) return "idle";
+  const plan = planTake(snap.pending, choices.behaviour, Date.now());
+  if ("waitMs" in plan) {
+    // The quiet window: more of a burst may be on its way; look again when it has passed.
+    await waitOrLose(plan.waitMs, signal);
+    return "wait";
+  }
+  const taken = { ...snap, pending: snap.pending.slice(0, plan.take) };
+  const history = await env.store.history.compactRead(address, snap.history, env.history);
+  const start = { ...taken, ...(await beginTurn(env, address, taken, history, signal)) };
+  return runOneTurn(env, address, start, signal, choices);
 }
 
 /** Waits, unless the lease is lost meanwhile. */
@@ -111,23 +122,32 @@ function runOneTurn(
   start: TurnStart,
   signal: AbortSignal,
   choices: TurnChoices,
-): Promise<number> {
+): Promise<TurnOutcome> {
   const traced = {
     address,
     pending: start.pending,
     resumed: !start.contract,
     queueMode: choices.behaviour.mode,
   };
-  return traceTurn(traced, () => runTracedTurn(env, address, start, signal, choices));
+  return traceTurn(traced, () => runTracedTurn({ env, address, start, signal, choices }));
 }
 
-async function runTracedTurn(
-  env: TurnEnvironment,
-  address: ConversationAddress,
-  start: TurnStart,
-  signal: AbortSignal,
-  choices: TurnChoices,
-): Promise<number> {
+/** What {@link runOneTurn} runs a turn with. */
+interface OneTurn {
+  readonly env: TurnEnvironment;
+  readonly address: ConversationAddress;
+  readonly start: TurnStart;
+  readonly signal: AbortSignal;
+  readonly choices: TurnChoices;
+}
+
+async function runTracedTurn({
+  env,
+  address,
+  start,
+  signal,
+  choices,
+}: OneTurn): Promise<TurnOutcome> {
   const started = Date.now();
   const { checkpoint, pending } = start;
   const resumed = start.contract === undefined;
@@ -142,7 +162,9 @@ async function runTracedTurn(
   const target = targetOf(address, pending.at(-1));
   const typing = outbound ? keepTyping(() => outbound.typing(target)) : undefined;
   const stream = await openTurnStream(env, address, checkpoint.turnId, target, resumed);
-  const steps = new TurnSteps(env, address, checkpoint, signal);
+  const steps = new TurnSteps(env, address, checkpoint, signal, start.begun);
+  // The streamed message is posted under this turn's id: the turn must be stored first.
+  if (stream.streamer) await steps.durable();
   const watch = env.signals?.watch(address, checkpoint.turnId);
   let result: TurnResult;
   let streamRef = stream.ref;
@@ -167,161 +189,23 @@ async function runTracedTurn(
   // A turn whose lease was lost mid-way (its model call was aborted) delivers nothing:
   // the worker that took the conversation over answers instead.
   if (signal.aborted) throw new LostLeaseError("lease lost before delivery");
+  // Every step is stored before the answer leaves, so a crash from here on resumes at delivery.
+  await steps.durable();
   if (result.stop === "interrupted") {
     await markCutShort(env, address, steps, watch, { streamRef, resumed, pending });
   } else {
     await deliver(env, address, steps.checkpoint, pending, result.answer, { streamRef, resumed });
   }
-  await recordUsage(env, address, start, result, choices);
   noteTurnEnd(contract.hash, result);
   env.observe?.turn?.({
     address,
     result,
     outcome: result.stop,
     ms: Date.now() - started,
-    contractChanged: start.contractChanged ?? false,
+    contractChanged: (await start.contractChanged) ?? false,
   });
-  return steps.checkpoint.inboxCount;
-}
-
-/**
- * A turn a signal cut short shows it where it was showing its answer: the
- * streamed partial is edited once to say so. A stopped turn with nothing
- * shown says it stopped; an interrupted one says nothing, since the turn
- * that follows answers.
- */
-async function markCutShort(
-  env: TurnEnvironment,
-  address: ConversationAddress,
-  steps: TurnSteps,
-  watch: TurnWatch | undefined,
-  shown: { streamRef: string | undefined; resumed: boolean; pending: TurnStart["pending"] },
-): Promise<void> {
-  const kind = watch?.signal.reason === "stop" ? "stop" : "interrupt";
-  const { turnId } = steps.checkpoint;
-  const partial = shown.streamRef
-    ? (await new StreamState(env.inbox.redis, env.store.keys).read(address, turnId)).text
-    : undefined;
-  if (partial === undefined && kind === "interrupt") return;
-  const text = partial !== undefined ? `${partial}\n\n${CUT_SHORT[kind]}` : "Stopped.";
-  await deliver(env, address, steps.checkpoint, shown.pending, text, {
-    streamRef: shown.streamRef,
-    resumed: shown.resumed,
-  });
-}
-
-/**
- * Counts the turn's reported usage for `/usage` and the token budgets, once
- * per turn. The answer is already out: a failure to count is logged, not
- * made the person's problem.
- */
-async function recordUsage(
-  env: TurnEnvironment,
-  address: ConversationAddress,
-  start: TurnStart,
-  result: TurnResult,
-  choices: TurnChoices,
-): Promise<void> {
-  const last = start.pending.at(-1);
-  const user = last?.user ? `${address.platform}:${last.user}` : undefined;
-  try {
-    await env.store.usage.record(
-      { address, user },
-      start.checkpoint.turnId,
-      result.usage,
-      costMicros(result.usage, choices.price),
-      Date.now(),
-    );
-  } catch (error) {
-    env.logger.warn("a turn's token usage could not be counted", {
-      conversation: conversationKey(address),
-      error: (error as Error)?.message,
-    });
-  }
-}
-
-/** What the loop runs under: the frozen tools, the checkpoint's writes, the lease and the signals. */
-interface TurnRun {
-  readonly contract: TurnContract;
-  readonly steps: TurnSteps;
-  readonly signal: AbortSignal;
-  readonly watch: TurnWatch | undefined;
-  readonly choices: TurnChoices;
-}
-
-/** The agent loop over this turn's history, tools and checkpoint. */
-function askModel(
-  env: TurnEnvironment,
-  address: ConversationAddress,
-  start: TurnStart,
-  { contract, steps, signal, watch, choices }: TurnRun,
-  onText: (text: string) => void,
-): Promise<TurnResult> {
-  const { checkpoint, pending } = start;
-  const { before, from } = env.store.history.split(address, start.history, checkpoint.historyStart);
-  const skills = resolveConversationSkills(env, address, start.state);
-  const last = pending.at(-1);
-  const streaming = Boolean(env.outbounds[address.platform]?.canEdit && env.streamEditMs);
-  const steering = choices.behaviour.mode === "steer";
-  // Only /stop cuts a running tool short; an interrupt lets it finish and keeps its result.
-  const stop = watch ? stopOnly(watch.signal) : undefined;
-  const toolSpans = new ToolSpans();
-  return runTurn({
-    registry: env.registry,
-    contract,
-    system: buildSystemPrompt({
-      persona: env.persona(address),
-      catalog: contract.catalog,
-      blocks: [skillsBlock(skills.enabled)],
-    }),
-    history: before,
-    turn: from,
-    step: checkpoint.step - 1,
-    loaded: checkpoint.loaded,
-    ...(checkpoint.calling?.step === checkpoint.step
-      ? { calling: checkpoint.calling.message }
-      : {}),
-    provider: tracedProvider(env.provider),
-    cacheKey: conversationKey(address),
-    ...(choices.model !== undefined ? { model: choices.model } : {}),
-    maxSteps: env.maxSteps,
-    now: Date.now,
-    signal,
-    runTool: (tool, args, call) =>
-      toolSpans.run(tool.id, args, () =>
-        runTool(
-          tool,
-          args,
-          call,
-          {
-            ...address,
-            ...(last?.thread !== undefined ? { thread: last.thread } : {}),
-            user: last?.user ?? "",
-            skills,
-            callKey: `${checkpoint.turnId}.${call.id}`,
-          },
-          { timeoutMs: env.toolTimeoutMs, ...(stop ? { stop } : {}) },
-        ),
-      ),
-    onToolCall: (name, outcome, ms) => {
-      toolSpans.reported(name, outcome, ms);
-      env.observe?.toolCall?.(name, outcome, ms);
-    },
-    ...(streaming ? { onText } : {}),
-    recordCalls: steps.recordCalls,
-    commit: steps.commit,
-    ...(watch ? { interrupt: watch.signal } : {}),
-    ...(steering ? { steer: () => steps.steer(watch) } : {}),
-  });
-}
-
-/** A signal that aborts only when `signal` aborts for a stop. */
-function stopOnly(signal: AbortSignal): AbortSignal {
-  const controller = new AbortController();
-  const relay = () => {
-    if (signal.reason === "stop") controller.abort("stop");
+  return {
+    consumed: steps.checkpoint.inboxCount,
+    countUsage: () => recordUsage(env, address, start, result, choices),
   };
-  if (signal.aborted) relay();
-  else signal.addEventListener("abort", relay, { once: true });
-  return controller.signal;
 }
