@@ -1,11 +1,9 @@
 import { type Message, PermissionFlagsBits } from "discord.js";
-import { isTooLong, tooLongReply } from "../../core/agent/inbound.ts";
 import type { Actor } from "../../core/commands/index.ts";
 import type { DiscordConfig, DiscordConversation } from "../../core/config/discord-section.ts";
 import type { ChannelRuntime } from "../channel.ts";
 import type { ChannelState } from "../channel-state.ts";
-import { chatContextOf, routeChatText } from "../chat-commands.ts";
-import { passedGate } from "../gate-pass.ts";
+import { takeMessage } from "../take-message.ts";
 import { type DiscordMessageLike, normalizeDiscordMessage } from "./normalize.ts";
 
 /** What taking Discord messages needs from the channel. */
@@ -44,18 +42,10 @@ export async function takeDiscordMessage(
   const state = deps.state();
   await state.events.take(`message:${message.id}`, async () => {
     if (message.channel.isThread()) await state.rememberThread(threadKey(deps, message.channelId));
-    if (isTooLong(inbound.text)) return reply(message, tooLongReply(inbound.text.length));
-    const refused = { say: (text: string) => reply(message, text) };
-    if (!(await passedGate(await runtime.gate.admit(inbound), refused))) return;
-    const outcome = await routeChatText(
-      inbound.text,
-      inbound,
-      actorOf(message),
-      chatContextOf(runtime),
-    );
-    if (outcome.kind === "reply") return reply(message, outcome.text);
-    if (!(await passedGate(await runtime.gate.meter(inbound), refused))) return;
-    await runtime.queue.enqueue({ ...inbound, text: outcome.text });
+    await takeMessage(runtime, inbound, {
+      actor: actorOf(message),
+      reply: (text) => reply(message, text),
+    });
   });
 }
 

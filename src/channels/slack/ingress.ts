@@ -5,8 +5,7 @@ import type { SlackConfig } from "../../core/config/index.ts";
 import { InboundMessageError } from "../../ports/enqueue.ts";
 import type { ChannelRuntime } from "../channel.ts";
 import type { ChannelState } from "../channel-state.ts";
-import { chatContextOf, routeChatText } from "../chat-commands.ts";
-import { passedGate } from "../gate-pass.ts";
+import { takeMessage } from "../take-message.ts";
 import { registerSlackCommands } from "./commands.ts";
 import { asTakeError, describe, SlackEventInFlightError } from "./errors.ts";
 import {
@@ -139,16 +138,7 @@ async function handle(
       ...(message.thread ? { thread_ts: message.thread } : {}),
       text,
     });
-  if (isTooLong(message.text)) return void (await reply(tooLongReply(message.text.length)));
-  const refused = { say: reply };
-  if (!(await passedGate(await runtime.gate.admit(message), refused))) return;
-  const actor = await deps.people.actor(message.user);
-  const outcome = await routeChatText(message.text, message, actor, chatContextOf(runtime));
-  if (outcome.kind === "reply") return void (await reply(outcome.text));
-  // A skill's instructions can carry a request near the limit over it.
-  if (isTooLong(outcome.text)) return void (await reply(tooLongReply(outcome.text.length)));
-  if (!(await passedGate(await runtime.gate.meter(message), refused))) return;
-  await runtime.queue.enqueue({ ...message, text: outcome.text });
+  await takeMessage(runtime, message, { actor: () => deps.people.actor(message.user), reply });
 }
 
 async function namesIn(deps: SlackIngressDeps, e: SlackMessageEvent): Promise<Map<string, string>> {
