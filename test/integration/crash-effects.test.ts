@@ -1,6 +1,4 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Redis } from "ioredis";
@@ -10,6 +8,7 @@ import { createStore } from "../../src/store/index.ts";
 import { reminderQueue } from "../../src/tools/reminders/index.ts";
 import { Inbox } from "../../src/workers/inbox.ts";
 import { ConversationQueue } from "../../src/workers/queue.ts";
+import { type LocalServer, listenLocal } from "../fakes/local-server.ts";
 import { type FakeOpenAI, type RecordedRequest, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { connectRedis, deleteKeysUnder, uniquePrefix } from "../support/redis.ts";
 import {
@@ -36,7 +35,7 @@ const address: ConversationAddress = {
 describe("a worker killed while a tool with effects runs", () => {
   let fake: FakeOpenAI;
   let redis: Redis;
-  let search: Server;
+  let search: LocalServer;
   let searches = 0;
   let dir: string;
   const prefix = uniquePrefix("effects");
@@ -44,7 +43,7 @@ describe("a worker killed while a tool with effects runs", () => {
   let asked = 0;
 
   beforeAll(async () => {
-    search = createServer((_req, res) => {
+    search = await listenLocal((_req, res) => {
       searches++;
       if (searches === 1) return; // hangs: the worker is killed while it waits
       res.writeHead(200, { "content-type": "application/json" });
@@ -54,13 +53,11 @@ describe("a worker killed while a tool with effects runs", () => {
         }),
       );
     });
-    await new Promise<void>((resolve) => search.listen(0, "127.0.0.1", resolve));
-    const port = (search.address() as AddressInfo).port;
     dir = mkdtempSync(join(tmpdir(), "sy-effects-"));
     const config = join(dir, "switchyard.yaml");
     writeFileSync(
       config,
-      `web:\n  search: { provider: searxng, url: "http://127.0.0.1:${port}", timeout_seconds: 60 }\n`,
+      `web:\n  search: { provider: searxng, url: "${search.url}", timeout_seconds: 60 }\n`,
     );
     fake = await startFakeOpenAI({
       responder: (request: RecordedRequest) => {
@@ -99,8 +96,7 @@ describe("a worker killed while a tool with effects runs", () => {
     await deleteKeysUnder(redis, prefix);
     redis?.disconnect();
     await fake?.close();
-    search?.closeAllConnections();
-    await new Promise((resolve) => search?.close(resolve));
+    await search?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
