@@ -1,4 +1,4 @@
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,29 +11,18 @@ import {
   redisEnv,
   uniquePrefix,
 } from "../support/redis.ts";
+import { runToExit } from "../support/start-command.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const BIN = join(ROOT, "bin", "switchyard.js");
 
 /** Runs `switchyard start` in `cwd` with `input` on stdin; resolves at exit. */
 function runStart(cwd: string, input: string, env: Record<string, string>, args: string[]) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [BIN, "start", ...args], {
-      cwd,
-      env: { ...envWithoutRedis(), ...redisEnv(), SWITCHYARD_METRICS_PORT: "0", ...env },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => {
-      stdout += String(d);
-    });
-    child.stderr.on("data", (d) => {
-      stderr += String(d);
-    });
-    child.on("exit", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
+  return runToExit(
+    ["start", ...args],
+    { ...envWithoutRedis(), ...redisEnv(), SWITCHYARD_METRICS_PORT: "0", ...env },
+    { cwd, input },
+  );
 }
 
 // Under the checkout, so the plugin finds zod and Switchyard's source as an installed bot finds the package.
