@@ -1,3 +1,4 @@
+import { afterEach } from "vitest";
 import type { SwitchyardOptions } from "../../src/app.ts";
 import { SlackChannel } from "../../src/channels/slack/channel.ts";
 import type { SlackConfig, SwitchyardConfig } from "../../src/core/config/index.ts";
@@ -123,6 +124,28 @@ export async function startSlackHarness(options: SlackHarnessOptions = {}): Prom
       await pipe.close();
       await slack.close();
     },
+  };
+}
+
+/**
+ * Call once at the top of a test file: the function it returns starts a
+ * harness (as {@link startSlackHarness} does) that is closed after the test.
+ *
+ * @example
+ * const start = useSlackHarness();
+ * it("answers", async () => {
+ *   const h = await start({ mode: "socket" });
+ * });
+ */
+export function useSlackHarness(): (options?: SlackHarnessOptions) => Promise<SlackHarness> {
+  const running: SlackHarness[] = [];
+  afterEach(async () => {
+    for (const harness of running.splice(0)) await harness.close();
+  });
+  return async (options) => {
+    const harness = await startSlackHarness(options);
+    running.push(harness);
+    return harness;
   };
 }
 
