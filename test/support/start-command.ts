@@ -16,7 +16,14 @@ import { fileURLToPath } from "node:url";
 import { afterEach } from "vitest";
 import { startFakeOpenAI } from "../fakes/openai-server.ts";
 import { until } from "./channels.ts";
-import { connectRedis, deleteKeysUnder, REDIS_URL, uniquePrefix } from "./redis.ts";
+import {
+  connectRedis,
+  deleteKeysUnder,
+  envWithoutRedis,
+  REDIS_URL,
+  redisEnv,
+  uniquePrefix,
+} from "./redis.ts";
 import { OPEN_DMS_CONFIG } from "./switchyard-process.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/switchyard.js", import.meta.url));
@@ -127,4 +134,22 @@ export function runToExit(
     child.on("exit", (code) => resolve({ code, stdout, stderr }));
     child.stdin.end(input);
   });
+}
+
+/**
+ * Runs `switchyard start [args]` as a person at a terminal does: `input`
+ * typed on stdin, the test Redis, the metrics port off, `env` on top;
+ * resolves at exit.
+ */
+export function runConsoleStart(
+  input: string,
+  env: Record<string, string>,
+  args: readonly string[] = [],
+  { cwd }: { cwd?: string } = {},
+): Promise<Finished> {
+  return runToExit(
+    ["start", ...args],
+    { ...envWithoutRedis(), ...redisEnv(), SWITCHYARD_METRICS_PORT: "0", ...env },
+    { input, ...(cwd ? { cwd } : {}) },
+  );
 }
