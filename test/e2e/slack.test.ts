@@ -207,58 +207,42 @@ describe("the Slack channel on the real Bolt app", () => {
   });
 });
 
+/** Two mentions in C0SHARED (session: channel) and two in C0GENERAL: one conversation there, a thread each here. */
+async function channelIsOneConversation({ pipe, slack, events }: Setup): Promise<void> {
+  pipe.fake.script(
+    { content: "one" },
+    { content: "two" },
+    { content: "three" },
+    { content: "four" },
+  );
+  const ask = async (channel: string, text: string) => {
+    const mention = appMentionEvent({ channel, text: `<@${FAKE_SLACK.botUserId}> ${text}` });
+    await sendEvent(events, SECRET, mention);
+    await until(() => (visibleIn(slack, mention.ts as string).length ? true : undefined));
+  };
+  await ask("C0SHARED", "first");
+  await ask("C0SHARED", "second");
+  await ask("C0GENERAL", "third");
+  await ask("C0GENERAL", "fourth");
+  const users = (i: number) =>
+    pipe.fake.requests[i]?.body.messages.filter((m: { role: string }) => m.role === "user").length;
+  expect(users(1)).toBe(2); // the shared channel remembers the first mention
+  expect(users(3)).toBe(1); // a new thread elsewhere starts fresh
+}
+
 describe("Slack session scope", () => {
   it("makes a whole channel one conversation where the config says so, and threads elsewhere", async () => {
-    const { pipe, slack, events } = await start(() => ({
-      ...DEFAULT_SLACK,
-      channels: { C0SHARED: { session: "channel" } },
-    }));
-    pipe.fake.script(
-      { content: "one" },
-      { content: "two" },
-      { content: "three" },
-      { content: "four" },
+    await channelIsOneConversation(
+      await start(() => ({ ...DEFAULT_SLACK, channels: { C0SHARED: { session: "channel" } } })),
     );
-    const ask = async (channel: string, text: string) => {
-      const mention = appMentionEvent({ channel, text: `<@${FAKE_SLACK.botUserId}> ${text}` });
-      await sendEvent(events, SECRET, mention);
-      await until(() => (visibleIn(slack, mention.ts as string).length ? true : undefined));
-    };
-    await ask("C0SHARED", "first");
-    await ask("C0SHARED", "second");
-    await ask("C0GENERAL", "third");
-    await ask("C0GENERAL", "fourth");
-    const users = (i: number) =>
-      pipe.fake.requests[i]?.body.messages.filter((m: { role: string }) => m.role === "user")
-        .length;
-    expect(users(1)).toBe(2); // the shared channel remembers the first mention
-    expect(users(3)).toBe(1); // a new thread elsewhere starts fresh
   });
   it("reads its settings from the bot's config when it is built without any", async () => {
-    const { pipe, slack, events } = await start(undefined, () => ({
-      ...EMPTY_CONFIG,
-      slack: { ...DEFAULT_SLACK, channels: { C0SHARED: { session: "channel" } } },
-    }));
-    pipe.fake.script(
-      { content: "one" },
-      { content: "two" },
-      { content: "three" },
-      { content: "four" },
+    await channelIsOneConversation(
+      await start(undefined, () => ({
+        ...EMPTY_CONFIG,
+        slack: { ...DEFAULT_SLACK, channels: { C0SHARED: { session: "channel" } } },
+      })),
     );
-    const ask = async (channel: string, text: string) => {
-      const mention = appMentionEvent({ channel, text: `<@${FAKE_SLACK.botUserId}> ${text}` });
-      await sendEvent(events, SECRET, mention);
-      await until(() => (visibleIn(slack, mention.ts as string).length ? true : undefined));
-    };
-    await ask("C0SHARED", "first");
-    await ask("C0SHARED", "second");
-    await ask("C0GENERAL", "third");
-    await ask("C0GENERAL", "fourth");
-    const users = (i: number) =>
-      pipe.fake.requests[i]?.body.messages.filter((m: { role: string }) => m.role === "user")
-        .length;
-    expect(users(1)).toBe(2); // the shared channel remembers the first mention
-    expect(users(3)).toBe(1); // a new thread elsewhere starts fresh
   });
 });
 
