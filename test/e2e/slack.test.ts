@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { SlackChannel } from "../../src/channels/slack/channel.ts";
+import type { SlackChannel } from "../../src/channels/slack/channel.ts";
 import {
   DEFAULT_SLACK,
   EMPTY_CONFIG,
@@ -17,8 +17,9 @@ import {
 } from "../fakes/slack-requests.ts";
 import { channelRuntime, until } from "../support/channels.ts";
 import { bigTool, lookupTool, type Pipeline, startPipeline } from "../support/pipeline.ts";
+import { fakeSlackChannel, SLACK_SECRET } from "../support/slack-harness.ts";
 
-const SECRET = "test-signing-secret";
+const SECRET = SLACK_SECRET;
 const tools = [lookupTool, bigTool];
 
 interface Setup {
@@ -46,18 +47,7 @@ async function start(
       U0ADMIN: { name: "admin", real_name: "Ada Admin", is_admin: true },
     },
   });
-  const channel = new SlackChannel({
-    botToken: FAKE_SLACK.botToken,
-    signingSecret: SECRET,
-    apiUrl: slack.url,
-    port: 0,
-    host: "127.0.0.1",
-    botId: FAKE_SLACK.botId,
-    botUserId: FAKE_SLACK.botUserId,
-    teamId: FAKE_SLACK.teamId,
-    retries: 0,
-    ...(settings ? { settings } : {}),
-  });
+  const channel = fakeSlackChannel(slack, "http", settings ? { settings } : {});
   const skills = await loadSkills({ global: [], workspaces: {} });
   const pipe = await startPipeline({ tools, outbounds: { slack: channel.outbound }, skills });
   await channel.start(channelRuntime(pipe, tools, { skills, ...(config ? { config } : {}) }));
@@ -290,17 +280,7 @@ describe("/skills in Slack", () => {
 describe("Slack rate limits", () => {
   it("waits out a 429's Retry-After and still delivers the answer once", async () => {
     const slack = await startFakeSlackApi({ users: { U0HUMAN: { name: "human" } } });
-    const channel = new SlackChannel({
-      botToken: FAKE_SLACK.botToken,
-      signingSecret: SECRET,
-      apiUrl: slack.url,
-      port: 0,
-      host: "127.0.0.1",
-      botId: FAKE_SLACK.botId,
-      botUserId: FAKE_SLACK.botUserId,
-      teamId: FAKE_SLACK.teamId,
-      retries: 2,
-    });
+    const channel = fakeSlackChannel(slack, "http", { retries: 2 });
     const pipe = await startPipeline({
       tools,
       outbounds: { slack: channel.outbound },
