@@ -10,6 +10,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 
@@ -82,4 +83,32 @@ export function clientGone(req: IncomingMessage, res: ServerResponse): Promise<v
     });
     req.on("error", () => resolve());
   });
+}
+
+/** The JSON in `text`, or undefined where it is not JSON. */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Resolves true after `ms` (never, for infinity), or false as soon as
+ * `signal` aborts: how a fake waits before answering, so closing it ends the wait.
+ */
+export async function pause(ms: number | undefined, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return false;
+  if (!ms) return true;
+  if (ms === Number.POSITIVE_INFINITY) {
+    await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+    return false;
+  }
+  try {
+    await sleep(ms, undefined, { signal });
+    return true;
+  } catch {
+    return false;
+  }
 }

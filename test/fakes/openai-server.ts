@@ -24,9 +24,8 @@
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { setTimeout as sleep } from "node:timers/promises";
 import type OpenAI from "openai";
-import { listenLocal, readBody } from "./local-server.ts";
+import { listenLocal, parseJson, pause, readBody } from "./local-server.ts";
 
 export interface ScriptedToolCall {
   /** Defaults to a fresh `call_...` id. */
@@ -435,30 +434,6 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 
 function isAuthorized(req: IncomingMessage, apiKey: string | undefined): boolean {
   return apiKey === undefined || req.headers.authorization === `Bearer ${apiKey}`;
-}
-
-/** Resolves true after `ms` (never, for infinity), or false as soon as `signal` aborts. */
-async function pause(ms: number | undefined, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return false;
-  if (!ms) return true;
-  if (ms === Number.POSITIVE_INFINITY) {
-    await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
-    return false;
-  }
-  try {
-    await sleep(ms, undefined, { signal });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 /**

@@ -24,9 +24,8 @@
 import { randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { setTimeout as sleep } from "node:timers/promises";
 import { requiredSlackScopes } from "../../src/channels/slack/scopes.ts";
-import { listenLocal, readBody } from "./local-server.ts";
+import { listenLocal, parseJson, pause, readBody } from "./local-server.ts";
 import {
   FAKE_SLACK,
   type FakeSlackChannel,
@@ -465,24 +464,4 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.statusCode = status;
   res.setHeader("content-type", "application/json; charset=utf-8");
   res.end(JSON.stringify(body));
-}
-
-/** Resolves true after `ms`, or false as soon as `signal` aborts. */
-async function pause(ms: number | undefined, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return false;
-  if (!ms) return true;
-  try {
-    await sleep(ms, undefined, { signal });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

@@ -25,7 +25,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { type WebSocket, WebSocketServer } from "ws";
-import { listenLocal } from "./local-server.ts";
+import { listenLocal, parseJson } from "./local-server.ts";
 import type { FakeSlackApi, RecordedCall, SlackResult } from "./slack-api.ts";
 import { type EventOptions, eventEnvelope, type SlashCommandInput } from "./slack-requests.ts";
 import type { FakeSlackIdentity } from "./slack-workspace.ts";
@@ -305,12 +305,4 @@ function closed(ws: WebSocket, ms: number): Promise<void> {
       resolve();
     });
   });
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
