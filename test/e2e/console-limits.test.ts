@@ -1,34 +1,10 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
-import {
-  connectRedis,
-  deleteKeysUnder,
-  envWithoutRedis,
-  redisEnv,
-  uniquePrefix,
-} from "../support/redis.ts";
-
-const BIN = fileURLToPath(new URL("../../bin/switchyard.js", import.meta.url));
-
-function runStart(input: string, env: Record<string, string>) {
-  return new Promise<{ code: number | null; stdout: string }>((resolve) => {
-    const child = spawn(process.execPath, [BIN, "start"], {
-      env: { ...envWithoutRedis(), ...redisEnv(), SWITCHYARD_METRICS_PORT: "0", ...env },
-      stdio: ["pipe", "pipe", "ignore"],
-    });
-    let stdout = "";
-    child.stdout.on("data", (d) => {
-      stdout += String(d);
-    });
-    child.on("exit", (code) => resolve({ code, stdout }));
-    child.stdin.end(input);
-  });
-}
+import { connectRedis, deleteKeysUnder, uniquePrefix } from "../support/redis.ts";
+import { runConsoleStart } from "../support/start-command.ts";
 
 let fake: FakeOpenAI | undefined;
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
@@ -53,7 +29,7 @@ describe("the console channel under limits:", () => {
         redis.disconnect();
       },
     );
-    const { code, stdout } = await runStart("one\ntwo\nthree\nfour\n/tools\n", {
+    const { code, stdout } = await runConsoleStart("one\ntwo\nthree\nfour\n/tools\n", {
       SWITCHYARD_PREFIX: prefix,
       SWITCHYARD_CONFIG: config,
       OPENAI_BASE_URL: fake.url,

@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Redis } from "ioredis";
@@ -10,15 +9,8 @@ import { ConversationQueue } from "../../src/workers/queue.ts";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { basicAuth, CONSOLE_TOKEN } from "../support/console.ts";
 import { connectRedis, deleteKeysUnder, uniquePrefix } from "../support/redis.ts";
+import { freePort } from "../support/switchyard-process.ts";
 import { firstPosts, startWorkerProcess, type WorkerProcess } from "../support/workers.ts";
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe("switchyard start with console.enabled", () => {
   let fake: FakeOpenAI;

@@ -1,39 +1,10 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
-import {
-  connectRedis,
-  deleteKeysUnder,
-  envWithoutRedis,
-  redisEnv,
-  uniquePrefix,
-} from "../support/redis.ts";
-
-const BIN = fileURLToPath(new URL("../../bin/switchyard.js", import.meta.url));
-
-/** Runs `switchyard start` as a person would, with `input` typed on stdin; resolves at exit. */
-function runStart(input: string, env: Record<string, string>, args: string[] = []) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [BIN, "start", ...args], {
-      env: { ...envWithoutRedis(), ...redisEnv(), SWITCHYARD_METRICS_PORT: "0", ...env },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => {
-      stdout += String(d);
-    });
-    child.stderr.on("data", (d) => {
-      stderr += String(d);
-    });
-    child.on("exit", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
+import { connectRedis, deleteKeysUnder, uniquePrefix } from "../support/redis.ts";
+import { runConsoleStart } from "../support/start-command.ts";
 
 let fake: FakeOpenAI | undefined;
 const prefixes: string[] = [];
@@ -54,7 +25,7 @@ describe("switchyard start with the console channel", () => {
     );
     const prefix = uniquePrefix("console");
     prefixes.push(prefix);
-    const { code, stdout, stderr } = await runStart(
+    const { code, stdout, stderr } = await runConsoleStart(
       "/tools off current_time\nwhat time is it?\n/tools\n",
       {
         SWITCHYARD_PREFIX: prefix,
@@ -103,7 +74,7 @@ describe("switchyard start with the console channel", () => {
     fake.script({ content: "Short one answered." });
     const prefix = uniquePrefix("console");
     prefixes.push(prefix);
-    const { code, stdout } = await runStart(`${"x".repeat(100_001)}\nshort one\n`, {
+    const { code, stdout } = await runConsoleStart(`${"x".repeat(100_001)}\nshort one\n`, {
       SWITCHYARD_PREFIX: prefix,
       OPENAI_BASE_URL: fake.url,
       OPENAI_API_KEY: "test",
@@ -123,19 +94,19 @@ describe("switchyard start with the console channel", () => {
       OPENAI_API_KEY: "",
       OPENAI_BASE_URL: "",
     };
-    const { code, stdout } = await runStart("hello\n", env);
+    const { code, stdout } = await runConsoleStart("hello\n", env);
     expect(code).toBe(0);
     expect(stdout).toContain("No model is configured. Set OPENAI_API_KEY");
   }, 60_000);
 
   it("refuses a malformed --tools spec before starting anything", async () => {
-    const { code, stderr } = await runStart("", {}, ["--tools", "current_time=maybe"]);
+    const { code, stderr } = await runConsoleStart("", {}, ["--tools", "current_time=maybe"]);
     expect(code).toBe(2);
     expect(stderr).toContain('"maybe" is not one of on, off, true, false');
   }, 30_000);
 
   it("refuses an unknown --mode label", async () => {
-    const { code, stderr } = await runStart("", {}, ["--mode", "turbo"]);
+    const { code, stderr } = await runConsoleStart("", {}, ["--mode", "turbo"]);
     expect(code).toBe(2);
     expect(stderr).toContain('Unknown load mode "turbo"');
   }, 30_000);
@@ -148,7 +119,7 @@ describe("switchyard start with the console channel", () => {
     const dir = mkdtempSync(join(tmpdir(), "sy-console-"));
     const notes = join(dir, "notes.md");
     writeFileSync(notes, "# Plan\nShip the attachments.\n");
-    const { code, stdout } = await runStart(
+    const { code, stdout } = await runConsoleStart(
       `/attach ${notes} summarize this\n/attach /no/such/file.txt\n`,
       {
         SWITCHYARD_PREFIX: prefix,

@@ -1,17 +1,12 @@
-import { describe, it } from "vitest";
+import { describe } from "vitest";
 import { FAKE_DISCORD } from "../fakes/discord-api.ts";
 import { until } from "../support/channels.ts";
 import {
-  budgetRefusesTheNextMessage,
   type CommandDriver,
   configOf,
   type DriverOptions,
-  helpListsWhatThePersonMayUse,
-  modelSwitchesTheRequest,
-  newForgetsHistory,
+  itAnswersTheChatCommands,
   type Persona,
-  stopEndsARunningTurn,
-  usageMatchesTheModel,
 } from "../support/command-scenarios.ts";
 import {
   botPosts,
@@ -111,19 +106,6 @@ function discordDriver(commands: "typed" | "slash") {
 for (const commands of ["typed", "slash"] as const) {
   const start = discordDriver(commands);
   describe(`chat commands in Discord, ${commands === "typed" ? "typed in messages" : "as application commands"}`, () => {
-    it("/new makes the next model request carry no earlier messages", () =>
-      newForgetsHistory(start));
-    it("/usage shows the tokens the model reported, the cached share and the cost", () =>
-      usageMatchesTheModel(start));
-    it("/model switches the next request's model for an admin and refuses a name not in the list", () =>
-      modelSwitchesTheRequest(start));
-    it("refuses a message once the workspace's daily token budget is spent, saying when it resets", () =>
-      budgetRefusesTheNextMessage(start));
-    it(
-      "/stop from another process stops a turn running a 20 s tool, and the channel goes on",
-      () => stopEndsARunningTurn(start),
-      40_000,
-    );
-    it("/help lists only what the person may use", () => helpListsWhatThePersonMayUse(start));
+    itAnswersTheChatCommands(start, "channel");
   });
 }

@@ -1,83 +1,33 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
-import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { STORM_EXIT_CODE } from "../../src/observability/process-guard.ts";
 import { type FakeDiscord, startFakeDiscord } from "../fakes/discord-api.ts";
-import { startFakeOpenAI } from "../fakes/openai-server.ts";
 import { until } from "../support/channels.ts";
 import { botPosts, callbackOf, fixture, HUMAN } from "../support/discord.ts";
-import { connectRedis, deleteKeysUnder, REDIS_URL, uniquePrefix } from "../support/redis.ts";
-import { OPEN_DMS_CONFIG } from "../support/switchyard-process.ts";
+import { type StartedCommand, useStartCommand } from "../support/start-command.ts";
+import { freePort } from "../support/switchyard-process.ts";
 
-const BIN = fileURLToPath(new URL("../../bin/switchyard.js", import.meta.url));
 const DM_CHANNEL = "1300000000000000099";
+const bot = useStartCommand();
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-let child: ChildProcess | undefined;
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  if (child && child.exitCode === null) {
-    child.kill("SIGTERM");
-    await new Promise((resolve) => child?.once("exit", resolve));
-  }
-  child = undefined;
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
-
-interface Running {
+interface Running extends StartedCommand {
   discord: FakeDiscord;
   metricsPort: number;
-  logs: () => string;
-  exited: Promise<number | null>;
 }
 
 /** `switchyard start` with DISCORD_TOKEN against the fake Discord and model, once its channel runs. */
 async function run(answer: string): Promise<Running> {
   const discord = await startFakeDiscord({ users: { [HUMAN]: { username: "ada" } } });
-  const openai = await startFakeOpenAI();
-  openai.script({ content: answer });
-  const prefix = uniquePrefix("dcstart");
-  cleanups.push(
-    () => discord.close(),
-    () => openai.close(),
-    async () => {
-      const redis = connectRedis();
-      await deleteKeysUnder(redis, prefix);
-      redis.disconnect();
-    },
-  );
+  bot.cleanup(() => discord.close());
   const metricsPort = await freePort();
-  child = spawn(process.execPath, [BIN, "start"], {
-    env: {
-      ...process.env,
-      REDIS_URL,
-      SWITCHYARD_PREFIX: prefix,
-      SWITCHYARD_CONFIG: OPEN_DMS_CONFIG,
+  const started = await bot.start(
+    {
       SWITCHYARD_METRICS_PORT: String(metricsPort),
       DISCORD_TOKEN: discord.token,
       DISCORD_API_URL: discord.apiUrl,
-      OPENAI_BASE_URL: openai.url,
-      OPENAI_API_KEY: "test",
-      SWITCHYARD_MODEL: "fake-model",
     },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let logs = "";
-  child.stderr?.on("data", (d) => {
-    logs += String(d);
-  });
-  const exited = new Promise<number | null>((resolve) => child?.once("exit", resolve));
-  await until(() => (logs.includes("channels started") ? true : undefined), 30_000);
-  return { discord, metricsPort, logs: () => logs, exited };
+    answer,
+  );
+  return { ...started, discord, metricsPort };
 }
 
 const metricsOf = (port: number) => fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text());

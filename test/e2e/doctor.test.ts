@@ -1,6 +1,5 @@
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,18 +15,9 @@ import { startFakeSocketMode } from "../fakes/slack-socket.ts";
 import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-api.ts";
 import { FIXTURE } from "../support/mcp.ts";
 import { redisEnv } from "../support/redis.ts";
+import { freePort } from "../support/switchyard-process.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/switchyard.js", import.meta.url));
-
-/** A port nothing listens on: bound, then let go. */
-async function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe("switchyard doctor, against the fake platforms, model and servers", () => {
   let model: FakeOpenAI;
@@ -204,7 +194,7 @@ describe("switchyard doctor, against the fake platforms, model and servers", () 
   }, 60_000);
 
   it("says a model server that is down does not answer, and how to fix it", async () => {
-    const down = `http://127.0.0.1:${await closedPort()}/v1`;
+    const down = `http://127.0.0.1:${await freePort()}/v1`;
     const { code, lines } = await doctor({ ...healthy, OPENAI_BASE_URL: down });
     expect(code).toBe(1);
     expect(line(lines, "model")).toEqual([

@@ -1,10 +1,10 @@
-import { createServer } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { KeyScheme } from "../../src/store/keys.ts";
 import { Inbox } from "../../src/workers/inbox.ts";
 import { ConversationQueue } from "../../src/workers/queue.ts";
 import { echoResponder, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { connectRedis, deleteKeysUnder, uniquePrefix } from "../support/redis.ts";
+import { freePort } from "../support/switchyard-process.ts";
 import { startWorkerProcess, type WorkerProcess } from "../support/workers.ts";
 
 const message = (conversation: string) => ({
@@ -29,15 +29,6 @@ async function scrapeUntil(base: string, pattern: RegExp, ms = 20_000): Promise<
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`/metrics never showed ${pattern} in ${ms} ms; last scrape:\n${text}`);
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 describe("a worker's metrics and health endpoints", () => {

@@ -1,4 +1,4 @@
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,30 +11,10 @@ import {
   redisEnv,
   uniquePrefix,
 } from "../support/redis.ts";
+import { runConsoleStart } from "../support/start-command.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const BIN = join(ROOT, "bin", "switchyard.js");
-
-/** Runs `switchyard start` in `cwd` with `input` on stdin; resolves at exit. */
-function runStart(cwd: string, input: string, env: Record<string, string>, args: string[]) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [BIN, "start", ...args], {
-      cwd,
-      env: { ...envWithoutRedis(), ...redisEnv(), SWITCHYARD_METRICS_PORT: "0", ...env },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => {
-      stdout += String(d);
-    });
-    child.stderr.on("data", (d) => {
-      stderr += String(d);
-    });
-    child.on("exit", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
 
 // Under the checkout, so the plugin finds zod and Switchyard's source as an installed bot finds the package.
 let dir: string;
@@ -82,11 +62,11 @@ describe("switchyard start with plugins", () => {
   it("loads the config's plugins from the config file's folder, and the model can call their tools", async () => {
     const fake = await startFakeOpenAI({ responder: weatherResponder });
     try {
-      const { code, stdout } = await runStart(
-        ROOT,
+      const { code, stdout } = await runConsoleStart(
         "weather in Lyon?\n",
         { SWITCHYARD_PREFIX: prefix, OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: "test" },
         ["--config", join(dir, "conf", "switchyard.yaml")],
+        { cwd: ROOT },
       );
       expect(stdout).toBe("The tool says: Sunny and 21 C in Lyon\n");
       expect(code).toBe(0);
@@ -108,10 +88,12 @@ describe("switchyard start with plugins", () => {
   }, 60_000);
 
   it("stops before starting anything when a --plugin exports nothing usable, naming the file and its exports", async () => {
-    const { code, stdout, stderr } = await runStart(dir, "", { SWITCHYARD_PREFIX: prefix }, [
-      "--plugin",
-      "./empty.mjs",
-    ]);
+    const { code, stdout, stderr } = await runConsoleStart(
+      "",
+      { SWITCHYARD_PREFIX: prefix },
+      ["--plugin", "./empty.mjs"],
+      { cwd: dir },
+    );
     expect(code).toBe(2);
     expect(stdout).toBe("");
     expect(stderr).toContain(

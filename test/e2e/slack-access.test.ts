@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parseConfig, type SwitchyardConfig } from "../../src/core/config/index.ts";
 import { FAKE_SLACK } from "../fakes/slack-api.ts";
 import { appMentionEvent, messageEvent, sendEvent } from "../fakes/slack-requests.ts";
@@ -7,16 +7,12 @@ import {
   SLACK_SECRET,
   type SlackHarness,
   settle,
-  startSlackHarness,
+  useSlackHarness,
   visibleFlat,
   visibleIn,
 } from "../support/slack-harness.ts";
 
-let harness: SlackHarness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+const startHarness = useSlackHarness();
 
 /** U0ADMIN owns the bot; the rest is the product's defaults unless a test says more. */
 function config(extra = ""): SwitchyardConfig {
@@ -24,8 +20,8 @@ function config(extra = ""): SwitchyardConfig {
 }
 
 async function start(cfg: SwitchyardConfig) {
-  harness = await startSlackHarness({ config: () => cfg });
-  return { h: harness, url: harness.events[0] as string };
+  const h = await startHarness({ config: () => cfg });
+  return { h, url: h.events[0] as string };
 }
 
 const dm = (user: string, channel: string, text: string) =>

@@ -1,17 +1,12 @@
-import { describe, it } from "vitest";
+import { describe } from "vitest";
 import { FAKE_SLACK } from "../fakes/slack-api.ts";
 import { messageEvent, sendEvent, sendSlashCommand } from "../fakes/slack-requests.ts";
 import {
-  budgetRefusesTheNextMessage,
   type CommandDriver,
   configOf,
   type DriverOptions,
-  helpListsWhatThePersonMayUse,
-  modelSwitchesTheRequest,
-  newForgetsHistory,
+  itAnswersTheChatCommands,
   type Persona,
-  stopEndsARunningTurn,
-  usageMatchesTheModel,
 } from "../support/command-scenarios.ts";
 import { SLACK_SECRET, startSlackHarness } from "../support/slack-harness.ts";
 
@@ -77,19 +72,6 @@ function slackDriver(commands: "typed" | "slash") {
 for (const commands of ["typed", "slash"] as const) {
   const start = slackDriver(commands);
   describe(`chat commands in Slack, ${commands === "typed" ? "typed in a DM" : "as slash commands"}`, () => {
-    it("/new makes the next model request carry no earlier messages", () =>
-      newForgetsHistory(start));
-    it("/usage shows the tokens the model reported, the cached share and the cost", () =>
-      usageMatchesTheModel(start));
-    it("/model switches the next request's model for an admin and refuses a name not in the list", () =>
-      modelSwitchesTheRequest(start));
-    it("refuses a message once the workspace's daily token budget is spent, saying when it resets", () =>
-      budgetRefusesTheNextMessage(start));
-    it(
-      "/stop from another process stops a turn running a 20 s tool, and the DM goes on",
-      () => stopEndsARunningTurn(start),
-      40_000,
-    );
-    it("/help lists only what the person may use", () => helpListsWhatThePersonMayUse(start));
+    itAnswersTheChatCommands(start, "DM");
   });
 }

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { FAKE_SLACK } from "../fakes/slack-api.ts";
 import {
   appMentionEvent,
@@ -12,7 +12,7 @@ import {
   SLACK_SECRET,
   SLACK_USERS,
   type SlackHarness,
-  startSlackHarness,
+  useSlackHarness,
   visibleIn,
 } from "../support/slack-harness.ts";
 
@@ -27,21 +27,16 @@ import {
 const PARTNER = "T0PARTNER";
 const SHARED = "C0SHARED";
 
-let harness: SlackHarness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+const startHarness = useSlackHarness();
 
-async function start(): Promise<SlackHarness> {
-  harness = await startSlackHarness({
+function start(): Promise<SlackHarness> {
+  return startHarness({
     users: {
       ...SLACK_USERS,
       U0GUEST: { name: "guest", real_name: "Gus Guest", team_id: PARTNER },
       U0THEIRADMIN: { name: "theiradmin", is_admin: true, team_id: PARTNER },
     },
   });
-  return harness;
 }
 
 const ours = (conversation: string) => ({

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { FAKE_SLACK } from "../fakes/slack-api.ts";
 import {
   appMentionEvent,
@@ -13,21 +13,12 @@ import {
   SLACK_SECRET,
   type SlackHarness,
   settle,
-  startSlackHarness,
+  useSlackHarness,
   visibleFlat,
   visibleIn,
 } from "../support/slack-harness.ts";
 
-let harness: SlackHarness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
-
-async function start(options: Parameters<typeof startSlackHarness>[0] = {}) {
-  harness = await startSlackHarness(options);
-  return harness;
-}
+const start = useSlackHarness();
 
 const mention = (text: string) => appMentionEvent({ text: `<@${FAKE_SLACK.botUserId}> ${text}` });
 

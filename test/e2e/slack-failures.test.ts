@@ -1,12 +1,12 @@
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
-import { SlackChannel } from "../../src/channels/slack/channel.ts";
 import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
 import { appMentionEvent, messageEvent, sendEvent } from "../fakes/slack-requests.ts";
 import { type FakeSocketMode, startFakeSocketMode } from "../fakes/slack-socket.ts";
 import { channelRuntime, until } from "../support/channels.ts";
 import { lookupTool, type Pipeline, startPipeline } from "../support/pipeline.ts";
 import {
+  fakeSlackChannel,
   SLACK_APP_TOKEN,
   SLACK_SECRET,
   type SlackHarness,
@@ -48,17 +48,7 @@ async function startWithoutRedis(mode: "http" | "socket") {
     mode === "socket"
       ? await startFakeSocketMode(slack, { appToken: SLACK_APP_TOKEN, ackTimeoutMs: 1_500 })
       : undefined;
-  const channel = new SlackChannel({
-    botToken: FAKE_SLACK.botToken,
-    ...(mode === "socket"
-      ? { appToken: SLACK_APP_TOKEN }
-      : { signingSecret: SLACK_SECRET, port: 0, host: "127.0.0.1" }),
-    apiUrl: slack.url,
-    botId: FAKE_SLACK.botId,
-    botUserId: FAKE_SLACK.botUserId,
-    teamId: FAKE_SLACK.teamId,
-    retries: 0,
-  });
+  const channel = fakeSlackChannel(slack, mode);
   const pipe: Pipeline = await startPipeline({ tools: [lookupTool] });
   await pipe.app.worker?.worker.waitUntilReady();
   const dead = unreachableRedis();

@@ -1,27 +1,17 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { FAKE_SLACK } from "../fakes/slack-api.ts";
 import { appMentionEvent, sendEvent, sendSlashCommand } from "../fakes/slack-requests.ts";
 import { until } from "../support/channels.ts";
-import {
-  SLACK_SECRET,
-  type SlackHarness,
-  settle,
-  startSlackHarness,
-  visibleIn,
-} from "../support/slack-harness.ts";
+import { SLACK_SECRET, settle, useSlackHarness, visibleIn } from "../support/slack-harness.ts";
 
-let harness: SlackHarness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+const start = useSlackHarness();
 
 const now = () => Math.floor(Date.now() / 1000);
 const mention = () => appMentionEvent({ text: `<@${FAKE_SLACK.botUserId}> hello` });
 
 describe("Slack request timestamps", () => {
   it("refuses a validly signed request dated six minutes in the future with 401, and takes nothing", async () => {
-    harness = await startSlackHarness();
+    const harness = await start();
     const [url] = harness.events as [string];
     const event = mention();
     const sent = await sendEvent(url, SLACK_SECRET, event, { timestamp: now() + 6 * 60 });
@@ -35,14 +25,14 @@ describe("Slack request timestamps", () => {
   });
 
   it("refuses one dated six minutes in the past, as Bolt does", async () => {
-    harness = await startSlackHarness();
+    const harness = await start();
     const [url] = harness.events as [string];
     const sent = await sendEvent(url, SLACK_SECRET, mention(), { timestamp: now() - 6 * 60 });
     expect(sent.status).toBe(401);
   });
 
   it("takes one within five minutes either way", async () => {
-    harness = await startSlackHarness();
+    const harness = await start();
     const [url] = harness.events as [string];
     harness.pipe.fake.script({ content: "ahead" }, { content: "behind" });
     const ahead = mention();

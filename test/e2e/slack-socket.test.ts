@@ -1,13 +1,14 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { SlackChannel } from "../../src/channels/slack/channel.ts";
+import type { SlackChannel } from "../../src/channels/slack/channel.ts";
 import { loadSkills } from "../../src/skills/loader.ts";
 import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
 import { appMentionEvent, messageEvent } from "../fakes/slack-requests.ts";
 import { type FakeSocketMode, startFakeSocketMode } from "../fakes/slack-socket.ts";
 import { channelRuntime, until } from "../support/channels.ts";
 import { bigTool, lookupTool, type Pipeline, startPipeline } from "../support/pipeline.ts";
+import { fakeSlackChannel, SLACK_APP_TOKEN } from "../support/slack-harness.ts";
 
-const APP_TOKEN = "xapp-1-A0FAKEAPP-1700000000-0a1b2c3d4e5f";
+const APP_TOKEN = SLACK_APP_TOKEN;
 const tools = [lookupTool, bigTool];
 
 interface Setup {
@@ -35,15 +36,7 @@ async function start({ appToken = APP_TOKEN } = {}): Promise<Setup> {
     },
   });
   const socket = await startFakeSocketMode(slack, { appToken: APP_TOKEN, ackTimeoutMs: 3_000 });
-  const channel = new SlackChannel({
-    botToken: FAKE_SLACK.botToken,
-    appToken,
-    apiUrl: slack.url,
-    botId: FAKE_SLACK.botId,
-    botUserId: FAKE_SLACK.botUserId,
-    teamId: FAKE_SLACK.teamId,
-    retries: 0,
-  });
+  const channel = fakeSlackChannel(slack, "socket", { appToken });
   const skills = await loadSkills({ global: [], workspaces: {} });
   const pipe = await startPipeline({ tools, outbounds: { slack: channel.outbound }, skills });
   // Closing the pipeline before BullMQ's connections are ready leaves ioredis

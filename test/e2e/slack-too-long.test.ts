@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { INBOUND_TEXT_LIMIT, tooLongReply } from "../../src/core/agent/inbound.ts";
 import { FAKE_SLACK } from "../fakes/slack-api.ts";
 import {
@@ -12,21 +12,12 @@ import {
   SLACK_SECRET,
   type SlackHarness,
   settle,
-  startSlackHarness,
+  useSlackHarness,
   visibleFlat,
   visibleIn,
 } from "../support/slack-harness.ts";
 
-let harness: SlackHarness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
-
-async function start(options: Parameters<typeof startSlackHarness>[0] = {}) {
-  harness = await startSlackHarness(options);
-  return harness;
-}
+const start = useSlackHarness();
 
 const LENGTH = 200_000;
 

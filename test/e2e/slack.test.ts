@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { SlackChannel } from "../../src/channels/slack/channel.ts";
+import type { SlackChannel } from "../../src/channels/slack/channel.ts";
 import {
   DEFAULT_SLACK,
   EMPTY_CONFIG,
@@ -17,8 +17,9 @@ import {
 } from "../fakes/slack-requests.ts";
 import { channelRuntime, until } from "../support/channels.ts";
 import { bigTool, lookupTool, type Pipeline, startPipeline } from "../support/pipeline.ts";
+import { fakeSlackChannel, SLACK_SECRET } from "../support/slack-harness.ts";
 
-const SECRET = "test-signing-secret";
+const SECRET = SLACK_SECRET;
 const tools = [lookupTool, bigTool];
 
 interface Setup {
@@ -46,18 +47,7 @@ async function start(
       U0ADMIN: { name: "admin", real_name: "Ada Admin", is_admin: true },
     },
   });
-  const channel = new SlackChannel({
-    botToken: FAKE_SLACK.botToken,
-    signingSecret: SECRET,
-    apiUrl: slack.url,
-    port: 0,
-    host: "127.0.0.1",
-    botId: FAKE_SLACK.botId,
-    botUserId: FAKE_SLACK.botUserId,
-    teamId: FAKE_SLACK.teamId,
-    retries: 0,
-    ...(settings ? { settings } : {}),
-  });
+  const channel = fakeSlackChannel(slack, "http", settings ? { settings } : {});
   const skills = await loadSkills({ global: [], workspaces: {} });
   const pipe = await startPipeline({ tools, outbounds: { slack: channel.outbound }, skills });
   await channel.start(channelRuntime(pipe, tools, { skills, ...(config ? { config } : {}) }));
@@ -207,58 +197,42 @@ describe("the Slack channel on the real Bolt app", () => {
   });
 });
 
+/** Two mentions in C0SHARED (session: channel) and two in C0GENERAL: one conversation there, a thread each here. */
+async function channelIsOneConversation({ pipe, slack, events }: Setup): Promise<void> {
+  pipe.fake.script(
+    { content: "one" },
+    { content: "two" },
+    { content: "three" },
+    { content: "four" },
+  );
+  const ask = async (channel: string, text: string) => {
+    const mention = appMentionEvent({ channel, text: `<@${FAKE_SLACK.botUserId}> ${text}` });
+    await sendEvent(events, SECRET, mention);
+    await until(() => (visibleIn(slack, mention.ts as string).length ? true : undefined));
+  };
+  await ask("C0SHARED", "first");
+  await ask("C0SHARED", "second");
+  await ask("C0GENERAL", "third");
+  await ask("C0GENERAL", "fourth");
+  const users = (i: number) =>
+    pipe.fake.requests[i]?.body.messages.filter((m: { role: string }) => m.role === "user").length;
+  expect(users(1)).toBe(2); // the shared channel remembers the first mention
+  expect(users(3)).toBe(1); // a new thread elsewhere starts fresh
+}
+
 describe("Slack session scope", () => {
   it("makes a whole channel one conversation where the config says so, and threads elsewhere", async () => {
-    const { pipe, slack, events } = await start(() => ({
-      ...DEFAULT_SLACK,
-      channels: { C0SHARED: { session: "channel" } },
-    }));
-    pipe.fake.script(
-      { content: "one" },
-      { content: "two" },
-      { content: "three" },
-      { content: "four" },
+    await channelIsOneConversation(
+      await start(() => ({ ...DEFAULT_SLACK, channels: { C0SHARED: { session: "channel" } } })),
     );
-    const ask = async (channel: string, text: string) => {
-      const mention = appMentionEvent({ channel, text: `<@${FAKE_SLACK.botUserId}> ${text}` });
-      await sendEvent(events, SECRET, mention);
-      await until(() => (visibleIn(slack, mention.ts as string).length ? true : undefined));
-    };
-    await ask("C0SHARED", "first");
-    await ask("C0SHARED", "second");
-    await ask("C0GENERAL", "third");
-    await ask("C0GENERAL", "fourth");
-    const users = (i: number) =>
-      pipe.fake.requests[i]?.body.messages.filter((m: { role: string }) => m.role === "user")
-        .length;
-    expect(users(1)).toBe(2); // the shared channel remembers the first mention
-    expect(users(3)).toBe(1); // a new thread elsewhere starts fresh
   });
   it("reads its settings from the bot's config when it is built without any", async () => {
-    const { pipe, slack, events } = await start(undefined, () => ({
-      ...EMPTY_CONFIG,
-      slack: { ...DEFAULT_SLACK, channels: { C0SHARED: { session: "channel" } } },
-    }));
-    pipe.fake.script(
-      { content: "one" },
-      { content: "two" },
-      { content: "three" },
-      { content: "four" },
+    await channelIsOneConversation(
+      await start(undefined, () => ({
+        ...EMPTY_CONFIG,
+        slack: { ...DEFAULT_SLACK, channels: { C0SHARED: { session: "channel" } } },
+      })),
     );
-    const ask = async (channel: string, text: string) => {
-      const mention = appMentionEvent({ channel, text: `<@${FAKE_SLACK.botUserId}> ${text}` });
-      await sendEvent(events, SECRET, mention);
-      await until(() => (visibleIn(slack, mention.ts as string).length ? true : undefined));
-    };
-    await ask("C0SHARED", "first");
-    await ask("C0SHARED", "second");
-    await ask("C0GENERAL", "third");
-    await ask("C0GENERAL", "fourth");
-    const users = (i: number) =>
-      pipe.fake.requests[i]?.body.messages.filter((m: { role: string }) => m.role === "user")
-        .length;
-    expect(users(1)).toBe(2); // the shared channel remembers the first mention
-    expect(users(3)).toBe(1); // a new thread elsewhere starts fresh
   });
 });
 
@@ -306,17 +280,7 @@ describe("/skills in Slack", () => {
 describe("Slack rate limits", () => {
   it("waits out a 429's Retry-After and still delivers the answer once", async () => {
     const slack = await startFakeSlackApi({ users: { U0HUMAN: { name: "human" } } });
-    const channel = new SlackChannel({
-      botToken: FAKE_SLACK.botToken,
-      signingSecret: SECRET,
-      apiUrl: slack.url,
-      port: 0,
-      host: "127.0.0.1",
-      botId: FAKE_SLACK.botId,
-      botUserId: FAKE_SLACK.botUserId,
-      teamId: FAKE_SLACK.teamId,
-      retries: 2,
-    });
+    const channel = fakeSlackChannel(slack, "http", { retries: 2 });
     const pipe = await startPipeline({
       tools,
       outbounds: { slack: channel.outbound },

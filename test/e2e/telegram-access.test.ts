@@ -1,25 +1,17 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parseConfig, type SwitchyardConfig } from "../../src/core/config/index.ts";
 import {
   ADA,
   ALICE,
   BOB,
   BOT,
-  startTelegram,
   TEAM,
   type TelegramSetup,
+  useTelegram,
 } from "../fakes/telegram-setup.ts";
 import { until } from "../support/channels.ts";
 
-let setups: TelegramSetup[] = [];
-afterEach(async () => {
-  for (const s of setups.reverse()) await s.channel.stop();
-  for (const s of setups) {
-    await s.pipe.close().catch(() => {});
-    await s.telegram.close();
-  }
-  setups = [];
-});
+const setups = useTelegram();
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 500));
 
@@ -29,8 +21,7 @@ function config(extra = ""): SwitchyardConfig {
 }
 
 async function start(cfg: SwitchyardConfig) {
-  const setup = await startTelegram({ config: () => cfg });
-  setups.push(setup);
+  const setup = await setups.start({ config: () => cfg });
   setup.telegram.addChat({ id: ADA.id, type: "private", title: "Ada" });
   return setup;
 }

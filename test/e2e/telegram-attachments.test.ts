@@ -1,10 +1,8 @@
 import sharp from "sharp";
 import { afterEach, describe, expect, it } from "vitest";
-import type { SwitchyardOptions } from "../../src/app.ts";
-import { DEFAULT_ATTACHMENTS, EMPTY_CONFIG } from "../../src/core/config/index.ts";
-import { openAITranscriber } from "../../src/tools/attachments/index.ts";
 import { type FakeOpenAI, type RecordedRequest, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { ALICE, startTelegram, type TelegramSetup } from "../fakes/telegram-setup.ts";
+import { attachmentPipeline } from "../support/attachments.ts";
 import { until } from "../support/channels.ts";
 import { makeDocx, makeOggOpus, makePdf, makePng } from "../support/files.ts";
 
@@ -21,33 +19,11 @@ afterEach(async () => {
   voices = [];
 });
 
-const LIMITS = { ...DEFAULT_ATTACHMENTS, imageMaxSide: 512, maxDocumentBytes: 4_000 };
-
 /** A Telegram bot whose model sees images and whose voice notes go to a fake /audio/transcriptions. */
 async function start(powers: { vision: boolean; transcription: boolean }) {
   const voice = await startFakeOpenAI();
   voices.push(voice);
-  const pipeline: Partial<SwitchyardOptions> = {
-    config: () => ({ ...EMPTY_CONFIG, attachments: LIMITS }),
-    capabilities: () => ({
-      vision: powers.vision
-        ? { available: true }
-        : { available: false, reason: "the configured model has no vision" },
-      transcription: powers.transcription
-        ? { available: true }
-        : { available: false, reason: "no transcription endpoint" },
-    }),
-    ...(powers.transcription
-      ? {
-          transcriber: openAITranscriber(
-            { baseUrl: voice.url, model: "whisper-1", keyEnv: "KEY" },
-            { KEY: "test" },
-            10_000,
-          ),
-        }
-      : {}),
-  };
-  const setup = await startTelegram({ pipeline });
+  const setup = await startTelegram({ pipeline: attachmentPipeline(voice, powers) });
   setups.push(setup);
   return { ...setup, voice };
 }

@@ -1,5 +1,5 @@
 import type { InlineKeyboardButton, Message } from "grammy/types";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { BASE_COMMANDS } from "../../src/channels/telegram/menu.ts";
 import { loadSkills } from "../../src/skills/loader.ts";
 import type { StoredMessage } from "../fakes/telegram-api.ts";
@@ -8,25 +8,14 @@ import {
   ALICE,
   BOB,
   BOT,
-  startTelegram,
   TEAM,
   type TelegramSetup,
+  useTelegram,
 } from "../fakes/telegram-setup.ts";
 import { until } from "../support/channels.ts";
 import { tool } from "../support/tools.ts";
 
-let setup: TelegramSetup | undefined;
-afterEach(async () => {
-  await setup?.channel.stop();
-  await setup?.pipe.close();
-  await setup?.telegram.close();
-  setup = undefined;
-});
-
-async function start(...args: Parameters<typeof startTelegram>) {
-  setup = await startTelegram(...args);
-  return setup;
-}
+const { start } = useTelegram();
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 400));
 

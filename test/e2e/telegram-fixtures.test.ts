@@ -10,13 +10,16 @@ import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import type { Update } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type OpsServer, startOpsServer } from "../../src/observability/http.ts";
-import { Metrics } from "../../src/observability/metrics.ts";
 import type { FakeChat } from "../fakes/telegram-api.ts";
-import { ALICE, startTelegram, type TelegramSetup } from "../fakes/telegram-setup.ts";
+import {
+  ALICE,
+  WEBHOOK_SECRET as SECRET,
+  startTelegram,
+  startWebhookTelegram,
+  type TelegramSetup,
+  type WebhookSetup,
+} from "../fakes/telegram-setup.ts";
 import { until } from "../support/channels.ts";
-
-const SECRET = "webhook-secret_0123";
 
 /** What a person sees of an update: a turn's answer, a command's, a press answered, nothing, or a skip. */
 type Expect = "turn" | "command" | "press" | "none" | "skipped";
@@ -210,29 +213,16 @@ describe("Telegram payloads by long polling", () => {
 });
 
 describe("Telegram payloads by webhook", () => {
-  let s: TelegramSetup;
-  let ops: OpsServer;
+  let s: WebhookSetup;
   beforeAll(async () => {
-    ops = await startOpsServer({
-      port: 0,
-      host: "127.0.0.1",
-      metrics: new Metrics(),
-      ready: () => true,
-    });
-    s = await startTelegram({
-      channel: {
-        webhookUrl: `http://127.0.0.1:${ops.port}/telegram/updates`,
-        webhookSecret: SECRET,
-      },
-      runtime: { http: ops },
-    });
+    s = await startWebhookTelegram();
     addChats(s);
   });
   afterAll(async () => {
     await s?.channel.stop();
     await s?.pipe.close();
     await s?.telegram.close();
-    await ops?.close();
+    await s?.ops.close();
   });
 
   it("answers each real and odd payload 200 once, after answering, queueing or leaving it alone", async () => {
@@ -250,7 +240,7 @@ describe("Telegram payloads by webhook", () => {
   it("never ends or wedges on an update of any shape, nor answers one 500 forever", async () => {
     await fuzz(s);
     const post = (body: string) =>
-      fetch(`http://127.0.0.1:${ops.port}/telegram/updates`, {
+      fetch(`http://127.0.0.1:${s.ops.port}/telegram/updates`, {
         method: "POST",
         headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": SECRET },
         body,

@@ -1,38 +1,18 @@
 import type { Update } from "grammy/types";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { INBOUND_TEXT_LIMIT, tooLongReply } from "../../src/core/agent/inbound.ts";
-import { type OpsServer, startOpsServer } from "../../src/observability/http.ts";
-import { Metrics } from "../../src/observability/metrics.ts";
 import {
   ALICE,
   BOB,
   BOT,
-  startTelegram,
+  WEBHOOK_SECRET as SECRET,
   TEAM,
-  type TelegramSetup,
+  useTelegram,
 } from "../fakes/telegram-setup.ts";
 import { until } from "../support/channels.ts";
 
-const SECRET = "webhook-secret_0123";
-
-let setups: TelegramSetup[] = [];
-let ops: OpsServer | undefined;
-afterEach(async () => {
-  for (const s of [...setups].reverse()) await s.channel.stop();
-  for (const s of setups) {
-    await s.pipe.close().catch(() => {});
-    await s.telegram.close();
-  }
-  await ops?.close();
-  setups = [];
-  ops = undefined;
-});
-
-async function start(...args: Parameters<typeof startTelegram>) {
-  const setup = await startTelegram(...args);
-  setups.push(setup);
-  return setup;
-}
+const setups = useTelegram();
+const start = setups.start;
 
 const settle = (ms = 500) => new Promise((resolve) => setTimeout(resolve, ms));
 const over = "x".repeat(INBOUND_TEXT_LIMIT + 1);
@@ -100,19 +80,7 @@ describe("a Telegram message over the inbound limit", () => {
   });
 
   it("by webhook, is answered once though Telegram posts it twice at once and again later", async () => {
-    ops = await startOpsServer({
-      port: 0,
-      host: "127.0.0.1",
-      metrics: new Metrics(),
-      ready: () => true,
-    });
-    const { telegram, pipe } = await start({
-      channel: {
-        webhookUrl: `http://127.0.0.1:${ops.port}/telegram/updates`,
-        webhookSecret: SECRET,
-      },
-      runtime: { http: ops },
-    });
+    const { telegram, pipe } = await setups.startWebhook();
     const update = telegram.userSends({ chat: ALICE.id, from: ALICE, text: over });
     const statuses = await Promise.all([
       telegram.postToWebhook(update, SECRET),

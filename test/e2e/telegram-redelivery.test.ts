@@ -6,9 +6,7 @@
  * again after a crash lost the offset. The update ledger is what holds this.
  */
 import type { InlineKeyboardButton, Message, Update } from "grammy/types";
-import { afterEach, describe, expect, it } from "vitest";
-import { type OpsServer, startOpsServer } from "../../src/observability/http.ts";
-import { Metrics } from "../../src/observability/metrics.ts";
+import { describe, expect, it } from "vitest";
 import { loadSkills } from "../../src/skills/loader.ts";
 import type { StoredMessage } from "../fakes/telegram-api.ts";
 import {
@@ -16,26 +14,15 @@ import {
   ALICE,
   BOB,
   BOT,
+  WEBHOOK_SECRET as SECRET,
   startTelegram,
   TEAM,
   type TelegramSetup,
+  useTelegram,
 } from "../fakes/telegram-setup.ts";
 import { until } from "../support/channels.ts";
 
-const SECRET = "webhook-secret_0123";
-
-let setups: TelegramSetup[] = [];
-let ops: OpsServer | undefined;
-afterEach(async () => {
-  for (const s of [...setups].reverse()) await s.channel.stop();
-  for (const s of setups) {
-    await s.pipe.close().catch(() => {});
-    await s.telegram.close();
-  }
-  await ops?.close();
-  setups = [];
-  ops = undefined;
-});
+const setups = useTelegram();
 
 const settle = (ms = 500) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -159,21 +146,9 @@ const KINDS: CommandKind[] = [
 
 describe.each(KINDS)("$name", (kind) => {
   it("is answered once under two webhook posts at once and Telegram's retry after", async () => {
-    ops = await startOpsServer({
-      port: 0,
-      host: "127.0.0.1",
-      metrics: new Metrics(),
-      ready: () => true,
-    });
-    const s = await startTelegram({
+    const s = await setups.startWebhook({
       skills: await loadSkills({ global: [], workspaces: {} }),
-      channel: {
-        webhookUrl: `http://127.0.0.1:${ops.port}/telegram/updates`,
-        webhookSecret: SECRET,
-      },
-      runtime: { http: ops },
     });
-    setups.push(s);
     const update = await kind.act(s);
     // Telegram's own delivery is on its way; two more posts race it.
     const racing = await Promise.all([
@@ -190,8 +165,7 @@ describe.each(KINDS)("$name", (kind) => {
 
   it("is answered once when a poll sees it again after a crash lost the offset", async () => {
     const skills = await loadSkills({ global: [], workspaces: {} });
-    const first = await startTelegram({ skills });
-    setups.push(first);
+    const first = await setups.start({ skills });
     const update = await kind.act(first);
     await until(() => (kind.answered(first, update) ? true : undefined));
     await until(() => (first.telegram.pending.length === 0 ? true : undefined));
@@ -199,7 +173,7 @@ describe.each(KINDS)("$name", (kind) => {
     await first.pipe.app.redis.del(`${first.pipe.prefix}:telegram:${BOT.id}:offset`);
     first.telegram.redeliver(update);
     const second = await startTelegram({ skills, telegram: first.telegram, pipe: first.pipe });
-    setups.push({ ...second, pipe: { ...first.pipe, close: async () => {} } });
+    setups.add({ ...second, pipe: { ...first.pipe, close: async () => {} } });
     await until(() =>
       first.telegram
         .callsTo("getUpdates")

@@ -1,72 +1,20 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
-import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
-import { startFakeOpenAI } from "../fakes/openai-server.ts";
+import { describe, expect, it } from "vitest";
 import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-api.ts";
 import { ALICE } from "../fakes/telegram-setup.ts";
-import { connectRedis, deleteKeysUnder, REDIS_URL, uniquePrefix } from "../support/redis.ts";
-import { OPEN_DMS_CONFIG } from "../support/switchyard-process.ts";
+import { REDIS_URL } from "../support/redis.ts";
+import { runToExit, useStartCommand } from "../support/start-command.ts";
+import { freePort } from "../support/switchyard-process.ts";
 
 const ANSWER = "Hi from the real process.";
-const BIN = fileURLToPath(new URL("../../bin/switchyard.js", import.meta.url));
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-let child: ChildProcess | undefined;
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  child?.kill("SIGTERM");
-  await new Promise((resolve) => child?.once("exit", resolve) ?? resolve(undefined));
-  child = undefined;
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
+const bot = useStartCommand();
 
 /** Runs `switchyard start` with the fake Telegram and model; resolves with its stderr so far once channels run. */
 async function run(telegram: FakeTelegram, env: Record<string, string>): Promise<() => string> {
-  const openai = await startFakeOpenAI();
-  openai.script({ content: ANSWER });
-  const prefix = uniquePrefix("tgstart");
-  cleanups.push(
-    () => openai.close(),
-    async () => {
-      const redis = connectRedis();
-      await deleteKeysUnder(redis, prefix);
-      redis.disconnect();
-    },
+  const { logs } = await bot.start(
+    { TELEGRAM_BOT_TOKEN: telegram.token, TELEGRAM_API_ROOT: `${telegram.apiRoot}/`, ...env },
+    ANSWER,
   );
-  child = spawn(process.execPath, [BIN, "start"], {
-    env: {
-      ...process.env,
-      REDIS_URL,
-      SWITCHYARD_PREFIX: prefix,
-      SWITCHYARD_CONFIG: OPEN_DMS_CONFIG,
-      SWITCHYARD_METRICS_PORT: "0",
-      TELEGRAM_BOT_TOKEN: telegram.token,
-      TELEGRAM_API_ROOT: `${telegram.apiRoot}/`,
-      OPENAI_BASE_URL: openai.url,
-      OPENAI_API_KEY: "test",
-      SWITCHYARD_MODEL: "fake-model",
-      ...env,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let logs = "";
-  child.stderr?.on("data", (d) => {
-    logs += String(d);
-  });
-  const deadline = Date.now() + 30_000;
-  while (!logs.includes("channels started") && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return () => logs;
+  return logs;
 }
 
 /** The bot's messages to Alice once the answer is whole (the process streams it by edits). */
@@ -84,7 +32,7 @@ async function answerIn(telegram: FakeTelegram, expected: string): Promise<strin
 describe("switchyard start with TELEGRAM_BOT_TOKEN", () => {
   it("runs the Telegram channel by long polling and answers a private message, never logging the token", async () => {
     const telegram = await startFakeTelegram();
-    cleanups.push(() => telegram.close());
+    bot.cleanup(() => telegram.close());
     telegram.addChat({ id: ALICE.id, type: "private", title: "Alice" });
     const logs = await run(telegram, {});
     expect(logs()).toContain('"platform":"telegram"');
@@ -96,7 +44,7 @@ describe("switchyard start with TELEGRAM_BOT_TOKEN", () => {
 
   it("takes updates by webhook on SWITCHYARD_HTTP_PORT with TELEGRAM_WEBHOOK_URL and its secret", async () => {
     const telegram = await startFakeTelegram();
-    cleanups.push(() => telegram.close());
+    bot.cleanup(() => telegram.close());
     telegram.addChat({ id: ALICE.id, type: "private", title: "Alice" });
     const port = await freePort();
     const logs = await run(telegram, {
@@ -117,24 +65,14 @@ describe("switchyard start with TELEGRAM_BOT_TOKEN", () => {
 
   it("stops before starting anything when the webhook has no secret", async () => {
     const telegram = await startFakeTelegram();
-    cleanups.push(() => telegram.close());
-    const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const proc = spawn(process.execPath, [BIN, "start"], {
-        env: {
-          ...process.env,
-          REDIS_URL,
-          SWITCHYARD_METRICS_PORT: "0",
-          TELEGRAM_BOT_TOKEN: telegram.token,
-          TELEGRAM_API_ROOT: telegram.apiRoot,
-          TELEGRAM_WEBHOOK_URL: "https://bot.example.com/telegram",
-        },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let stderr = "";
-      proc.stderr?.on("data", (d) => {
-        stderr += String(d);
-      });
-      proc.once("exit", (code) => resolve({ code, stderr }));
+    bot.cleanup(() => telegram.close());
+    const result = await runToExit(["start"], {
+      ...process.env,
+      REDIS_URL,
+      SWITCHYARD_METRICS_PORT: "0",
+      TELEGRAM_BOT_TOKEN: telegram.token,
+      TELEGRAM_API_ROOT: telegram.apiRoot,
+      TELEGRAM_WEBHOOK_URL: "https://bot.example.com/telegram",
     });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("TELEGRAM_WEBHOOK_SECRET");

@@ -1,14 +1,18 @@
 import type { Update } from "grammy/types";
 import { afterEach, describe, expect, it } from "vitest";
 import { SKIPPED_MESSAGE_REPLY } from "../../src/channels/telegram/skipped-update.ts";
-import { type OpsServer, startOpsServer } from "../../src/observability/http.ts";
-import { Metrics } from "../../src/observability/metrics.ts";
+import type { OpsServer } from "../../src/observability/http.ts";
 import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-api.ts";
 import { startRefusingRedis } from "../fakes/telegram-refusing-redis.ts";
-import { ALICE, startTelegram, type TelegramSetup } from "../fakes/telegram-setup.ts";
+import {
+  ALICE,
+  WEBHOOK_SECRET as SECRET,
+  startTelegram,
+  startWebhookTelegram,
+  type TelegramSetup,
+  type WebhookSetup,
+} from "../fakes/telegram-setup.ts";
 import { until } from "../support/channels.ts";
-
-const SECRET = "webhook-secret_0123";
 
 let setup: TelegramSetup | undefined;
 let ops: OpsServer | undefined;
@@ -22,22 +26,11 @@ afterEach(async () => {
 });
 
 /** The bot in webhook mode, its route on the process's HTTP server. */
-async function startWebhook(redisUrl?: string): Promise<TelegramSetup & { ops: OpsServer }> {
-  ops = await startOpsServer({
-    port: 0,
-    host: "127.0.0.1",
-    metrics: new Metrics(),
-    ready: () => true,
-  });
-  setup = await startTelegram({
-    channel: {
-      webhookUrl: `http://127.0.0.1:${ops.port}/telegram/updates`,
-      webhookSecret: SECRET,
-    },
-    runtime: { http: ops },
-    ...(redisUrl ? { redisUrl } : {}),
-  });
-  return { ...setup, ops };
+async function startWebhook(redisUrl?: string): Promise<WebhookSetup> {
+  const started = await startWebhookTelegram(redisUrl ? { redisUrl } : {});
+  setup = started;
+  ops = started.ops;
+  return started;
 }
 
 const answered = (telegram: FakeTelegram, count: number) =>

@@ -1,34 +1,10 @@
 import type { Update } from "grammy/types";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SKIPPED_MESSAGE_REPLY } from "../../src/channels/telegram/skipped-update.ts";
-import {
-  ADA,
-  ALICE,
-  BOB,
-  BOT,
-  startTelegram,
-  TEAM,
-  type TelegramSetup,
-} from "../fakes/telegram-setup.ts";
+import { ADA, ALICE, BOB, BOT, TEAM, useTelegram } from "../fakes/telegram-setup.ts";
 import { until } from "../support/channels.ts";
 
-let setups: TelegramSetup[] = [];
-afterEach(async () => {
-  for (const s of setups.reverse()) {
-    await s.channel.stop();
-  }
-  for (const s of setups) {
-    await s.pipe.close().catch(() => {});
-    await s.telegram.close();
-  }
-  setups = [];
-});
-
-async function start(...args: Parameters<typeof startTelegram>) {
-  const setup = await startTelegram(...args);
-  setups.push(setup);
-  return setup;
-}
+const { start } = useTelegram();
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 500));
 

@@ -20,8 +20,6 @@
  * await fake.close();
  */
 import { EventEmitter } from "node:events";
-import { createServer } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
 import { attachFakeGateway, type GatewayFrame } from "./discord-gateway.ts";
 import {
   type DiscordMessage,
@@ -39,6 +37,7 @@ import {
   mentions,
   type RecordedDiscordCall,
 } from "./discord-rest.ts";
+import { listenLocal } from "./local-server.ts";
 
 export {
   type DiscordMessage,
@@ -141,7 +140,6 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   const byId = new Map<string, DiscordMessage>();
   const nextId = snowflakes();
   const answered = new EventEmitter();
-  const sockets = new Set<Socket>();
   const guildOf = (channelId: string) =>
     guilds.find((g) => g.channels.some((c) => c.id === channelId))?.id;
   const user = (id: string) =>
@@ -169,31 +167,25 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   const rest = createDiscordRest(restState);
   const files = new Map<string, Uint8Array>();
   const fileDownloads: string[] = [];
-  const server = createServer((req, res) => {
-    const cdn = /^\/attachments\/\d+\/(\d+)\//.exec(req.url ?? "");
-    if (cdn) {
+  const server = await listenLocal(
+    (req, res) => {
+      const cdn = /^\/attachments\/\d+\/(\d+)\//.exec(req.url ?? "");
+      if (!cdn) return rest(req, res);
       const bytes = files.get(cdn[1] ?? "");
       if (!bytes) return void res.writeHead(404).end();
       fileDownloads.push(cdn[1] ?? "");
-      return void res.writeHead(200, { "content-length": bytes.byteLength }).end(bytes);
-    }
-    rest(req, res).catch((error: unknown) => {
-      if (res.headersSent) return void res.destroy();
-      res.writeHead(500, { "content-type": "application/json" });
-      res.end(JSON.stringify({ message: `fake Discord failed: ${String(error)}`, code: 0 }));
-    });
-  });
-  server.on("connection", (socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      res.writeHead(200, { "content-length": bytes.byteLength }).end(bytes);
+    },
+    {
+      onError: (res, error) => {
+        res.writeHead(500, { "content-type": "application/json" });
+        res.end(JSON.stringify({ message: `fake Discord failed: ${String(error)}`, code: 0 }));
+      },
+    },
+  );
+  origin = server.url;
 
-  const gateway = attachFakeGateway(server, origin, {
+  const gateway = attachFakeGateway(server.server, origin, {
     heartbeatIntervalMs: options.heartbeatIntervalMs,
     ready: () => ({
       v: 10,
@@ -326,10 +318,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     close: async () => {
       answered.removeAllListeners();
       await gateway.close();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        for (const socket of sockets) socket.destroy();
-      });
+      await server.close();
     },
   };
 }

@@ -16,6 +16,7 @@ import {
   rolesPayload,
   userPayload,
 } from "./discord-model.ts";
+import { readBody } from "./local-server.ts";
 
 export interface RecordedDiscordCall {
   method: string;
@@ -427,15 +428,6 @@ function send(res: ServerResponse, reply: Reply) {
     ...reply.headers,
   });
   res.end(body);
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
 }
 
 function parseJson(text: string): unknown {

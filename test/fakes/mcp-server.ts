@@ -17,8 +17,6 @@
  * // ... url: http.url, headers: { Authorization: "Bearer ${TOKEN}" }
  * await http.close();
  */
-import { createServer, type Server as HttpServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -29,6 +27,7 @@ import {
   ListToolsRequestSchema,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import { type Handler, type LocalServer, listenLocal } from "./local-server.ts";
 
 export const FIXTURE_MCP_SERVER = fileURLToPath(import.meta.url);
 
@@ -144,37 +143,29 @@ export interface McpHttpFixture {
 
 /** The fixture over streamable HTTP (stateless: a server per request), behind a bearer token. */
 export async function startMcpHttpFixture(options: { token: string }): Promise<McpHttpFixture> {
-  const listen = (port: number) =>
-    new Promise<HttpServer>((resolve) => {
-      const http = createServer(async (req, res) => {
-        if (req.headers.authorization !== `Bearer ${options.token}`) {
-          res
-            .writeHead(401, { "content-type": "application/json" })
-            .end('{"error":"unauthorized"}');
-          return;
-        }
-        const server = createFixtureServer();
-        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-        res.on("close", () => void transport.close().then(() => server.close()));
-        await server.connect(transport);
-        await transport.handleRequest(req, res);
-      });
-      http.listen(port, "127.0.0.1", () => resolve(http));
-    });
-  let http: HttpServer | undefined = await listen(0);
-  const { port } = http.address() as AddressInfo;
+  const handler: Handler = async (req, res) => {
+    if (req.headers.authorization !== `Bearer ${options.token}`) {
+      res.writeHead(401, { "content-type": "application/json" }).end('{"error":"unauthorized"}');
+      return;
+    }
+    const server = createFixtureServer();
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.on("close", () => void transport.close().then(() => server.close()));
+    await server.connect(transport);
+    await transport.handleRequest(req, res);
+  };
+  let http: LocalServer | undefined = await listenLocal(handler);
+  const { port, url } = http;
   const stop = async () => {
     const closing = http;
     http = undefined;
-    if (!closing) return;
-    closing.closeAllConnections();
-    await new Promise<void>((resolve) => closing.close(() => resolve()));
+    await closing?.close();
   };
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: `${url}/mcp`,
     stop,
     async restart() {
-      http ??= await listen(port);
+      http ??= await listenLocal(handler, { port });
     },
     close: stop,
   };

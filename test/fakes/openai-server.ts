@@ -23,10 +23,9 @@
  * await fake.close();
  */
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
-import { setTimeout as sleep } from "node:timers/promises";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type OpenAI from "openai";
+import { listenLocal, parseJson, pause, readBody } from "./local-server.ts";
 
 export interface ScriptedToolCall {
   /** Defaults to a fresh `call_...` id. */
@@ -122,7 +121,6 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
   const transcriptions: FakeOpenAI["transcriptions"] = [];
   const queue: (ScriptedReply | Responder)[] = [];
   let responder = options.responder ?? echoResponder;
-  const sockets = new Set<Socket>();
   const closing = new AbortController();
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -177,36 +175,23 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     return sendJson(res, reply.status ?? 200, completion);
   };
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      if (res.headersSent) return void res.destroy();
-      sendError(res, 500, { message: `The fake OpenAI responder failed: ${String(error)}` });
-    });
+  const server = await listenLocal(handle, {
+    onError: (res, error) =>
+      sendError(res, 500, { message: `The fake OpenAI responder failed: ${String(error)}` }),
   });
-  server.on("connection", (socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
 
   return {
-    url: `http://127.0.0.1:${port}/v1`,
+    url: `${server.url}/v1`,
     requests,
     transcriptions,
     script: (...replies) => void queue.push(...replies),
     setResponder: (next) => {
       responder = next;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        closing.abort();
-        server.close(() => resolve());
-        for (const socket of sockets) socket.destroy();
-      }),
+    close: () => {
+      closing.abort();
+      return server.close();
+    },
   };
 }
 
@@ -449,36 +434,6 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 
 function isAuthorized(req: IncomingMessage, apiKey: string | undefined): boolean {
   return apiKey === undefined || req.headers.authorization === `Bearer ${apiKey}`;
-}
-
-/** Resolves true after `ms` (never, for infinity), or false as soon as `signal` aborts. */
-async function pause(ms: number | undefined, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return false;
-  if (!ms) return true;
-  if (ms === Number.POSITIVE_INFINITY) {
-    await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
-    return false;
-  }
-  try {
-    await sleep(ms, undefined, { signal });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const parts: Buffer[] = [];
-  for await (const part of req) parts.push(part as Buffer);
-  return Buffer.concat(parts).toString("utf8");
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 /**

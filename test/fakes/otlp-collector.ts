@@ -1,5 +1,4 @@
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { listenLocal, readBody } from "./local-server.ts";
 
 /** One span as OTLP/JSON carries it, flattened to what tests look at. */
 export interface CollectedSpan {
@@ -44,53 +43,59 @@ function attributesOf(list: readonly KeyValue[] | undefined): Record<string, unk
  */
 export async function startFakeCollector(): Promise<FakeCollector> {
   const spans: CollectedSpan[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      if (req.method !== "POST" || req.url !== "/v1/traces") {
-        res.writeHead(404).end();
-        return;
-      }
-      try {
-        const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-        for (const resource of body.resourceSpans ?? []) {
-          const service = attributesOf(resource.resource?.attributes)["service.name"] as string;
-          for (const scope of resource.scopeSpans ?? []) {
-            for (const span of scope.spans ?? []) {
-              spans.push({
-                traceId: span.traceId,
-                spanId: span.spanId,
-                parentSpanId: span.parentSpanId || undefined,
-                name: span.name,
-                service,
-                attributes: attributesOf(span.attributes),
-                links: (span.links ?? []).map(
-                  (link: { traceId: string; spanId: string; attributes?: KeyValue[] }) => ({
-                    traceId: link.traceId,
-                    spanId: link.spanId,
-                    attributes: attributesOf(link.attributes),
-                  }),
-                ),
-              });
-            }
-          }
-        }
-        res.writeHead(200, { "content-type": "application/json" }).end("{}");
-      } catch {
-        res.writeHead(400).end();
-      }
-    });
+  const server = await listenLocal(async (req, res) => {
+    const text = await readBody(req);
+    if (req.method !== "POST" || req.url !== "/v1/traces") {
+      res.writeHead(404).end();
+      return;
+    }
+    try {
+      spans.push(...spansOf(JSON.parse(text)));
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+    } catch {
+      res.writeHead(400).end();
+    }
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    spans,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return { url: server.url, spans, close: server.close };
+}
+
+interface ExportRequest {
+  resourceSpans?: {
+    resource?: { attributes?: KeyValue[] };
+    scopeSpans?: {
+      spans?: {
+        traceId: string;
+        spanId: string;
+        parentSpanId?: string;
+        name: string;
+        attributes?: KeyValue[];
+        links?: { traceId: string; spanId: string; attributes?: KeyValue[] }[];
+      }[];
+    }[];
+  }[];
+}
+
+function spansOf(body: ExportRequest): CollectedSpan[] {
+  const spans: CollectedSpan[] = [];
+  for (const resource of body.resourceSpans ?? []) {
+    const service = attributesOf(resource.resource?.attributes)["service.name"] as string;
+    for (const scope of resource.scopeSpans ?? []) {
+      for (const span of scope.spans ?? []) {
+        spans.push({
+          traceId: span.traceId,
+          spanId: span.spanId,
+          parentSpanId: span.parentSpanId || undefined,
+          name: span.name,
+          service,
+          attributes: attributesOf(span.attributes),
+          links: (span.links ?? []).map((link) => ({
+            traceId: link.traceId,
+            spanId: link.spanId,
+            attributes: attributesOf(link.attributes),
+          })),
+        });
+      }
+    }
+  }
+  return spans;
 }

@@ -23,10 +23,9 @@
  */
 import { randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
-import { setTimeout as sleep } from "node:timers/promises";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { requiredSlackScopes } from "../../src/channels/slack/scopes.ts";
+import { listenLocal, parseJson, pause, readBody } from "./local-server.ts";
 import {
   FAKE_SLACK,
   type FakeSlackChannel,
@@ -205,7 +204,6 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
   const handlers = new Map<string, MethodHandler>();
   const responseTargets = new Map<string, ResponseTarget>();
   const answered = new EventEmitter();
-  const sockets = new Set<Socket>();
   const closing = new AbortController();
   let origin = "";
 
@@ -298,21 +296,11 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
     sendJson(res, 404, { ok: false, error: "unknown_method", req_method: req.method, path });
   };
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      if (res.headersSent) return void res.destroy();
-      sendJson(res, 500, { ok: false, error: "fake_slack_failed", detail: String(error) });
-    });
+  const server = await listenLocal(handle, {
+    onError: (res, error) =>
+      sendJson(res, 500, { ok: false, error: "fake_slack_failed", detail: String(error) }),
   });
-  server.on("connection", (socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  origin = server.url;
 
   const queue = (method: string, replies: ScriptedSlackReply[]) => {
     scripts.set(method, [...(scripts.get(method) ?? []), ...replies]);
@@ -390,13 +378,11 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
     setRoundTrip: (ms) => {
       roundTrip = ms;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        closing.abort();
-        answered.removeAllListeners();
-        server.close(() => resolve());
-        for (const socket of sockets) socket.destroy();
-      }),
+    close: () => {
+      closing.abort();
+      answered.removeAllListeners();
+      return server.close();
+    },
   };
 }
 
@@ -478,30 +464,4 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.statusCode = status;
   res.setHeader("content-type", "application/json; charset=utf-8");
   res.end(JSON.stringify(body));
-}
-
-/** Resolves true after `ms`, or false as soon as `signal` aborts. */
-async function pause(ms: number | undefined, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return false;
-  if (!ms) return true;
-  try {
-    await sleep(ms, undefined, { signal });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const parts: Buffer[] = [];
-  for await (const part of req) parts.push(part as Buffer);
-  return Buffer.concat(parts).toString("utf8");
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

@@ -24,8 +24,8 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import type { AddressInfo } from "node:net";
 import { type WebSocket, WebSocketServer } from "ws";
+import { listenLocal, parseJson } from "./local-server.ts";
 import type { FakeSlackApi, RecordedCall, SlackResult } from "./slack-api.ts";
 import { type EventOptions, eventEnvelope, type SlashCommandInput } from "./slack-requests.ts";
 import type { FakeSlackIdentity } from "./slack-workspace.ts";
@@ -102,19 +102,16 @@ export async function startFakeSocketMode(
   let pings = 0;
 
   // Slack's tickets are single-use: a reconnect goes through apps.connections.open again.
+  // What a WebSocket server answers a plain HTTP request.
+  const http = await listenLocal((_req, res) => void res.writeHead(426).end("Upgrade Required"));
   const server = new WebSocketServer({
-    host: "127.0.0.1",
-    port: 0,
+    server: http.server,
     verifyClient: ({ req }: { req: IncomingMessage }) => {
       const ticket = new URL(req.url ?? "/", "ws://fake").searchParams.get("ticket") ?? "";
       return tickets.delete(ticket);
     },
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.once("listening", () => resolve());
-  });
-  const origin = `ws://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const origin = http.url.replace(/^http/, "ws");
 
   server.on("connection", (ws) => {
     connections += 1;
@@ -221,6 +218,7 @@ export async function startFakeSocketMode(
       await Promise.all(sockets.map((ws) => closed(ws, 1_000)));
       for (const ws of [...sockets]) ws.terminate();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await http.close();
     },
   };
 }
@@ -307,12 +305,4 @@ function closed(ws: WebSocket, ms: number): Promise<void> {
       resolve();
     });
   });
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

@@ -18,10 +18,10 @@
  * // ... bot polls, answers; then:
  * telegram.botMessages(ALICE.id); // [{ text: "…", reply_to_message: { … } }]
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { BotCommand, Message, Update, User } from "grammy/types";
+import { listenLocal } from "./local-server.ts";
 import { ChatBook, type FakeChat, type Params, type StoredMessage } from "./telegram-chats.ts";
 import {
   BotApiError,
@@ -136,7 +136,6 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
   const failures = new Map<string, BotApiError[]>();
   const queries = new Map<string, { answered: boolean }>();
   let nextQuery = 1;
-  const sockets = new Set<Socket>();
   const files = new Map<string, { bytes: Uint8Array; path: string }>();
   const fileDownloads: string[] = [];
 
@@ -264,24 +263,13 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
     res.writeHead(200, { "content-length": file.bytes.byteLength }).end(file.bytes);
   };
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      if (res.headersSent) return void res.destroy();
-      send(res, 500, { ok: false, error_code: 500, description: `fake failed: ${String(error)}` });
-    });
+  const server = await listenLocal(handle, {
+    onError: (res, error) =>
+      send(res, 500, { ok: false, error_code: 500, description: `fake failed: ${String(error)}` }),
   });
-  server.on("connection", (socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
 
   return {
-    apiRoot: `http://127.0.0.1:${port}`,
+    apiRoot: server.url,
     token: FAKE_TELEGRAM.token,
     calls,
     get messages() {
@@ -359,12 +347,10 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
     setRoundTrip: (ms) => {
       roundTrip = ms;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        queue.close();
-        server.close(() => resolve());
-        for (const socket of sockets) socket.destroy();
-      }),
+    close: () => {
+      queue.close();
+      return server.close();
+    },
   };
 }
 

@@ -1,4 +1,5 @@
 import type { User } from "grammy/types";
+import { afterEach } from "vitest";
 import type { SwitchyardOptions } from "../../src/app.ts";
 import type { ChannelRuntime } from "../../src/channels/channel.ts";
 import {
@@ -7,6 +8,8 @@ import {
 } from "../../src/channels/telegram/channel.ts";
 import type { SwitchyardConfig } from "../../src/core/config/index.ts";
 import type { AnyTool } from "../../src/core/tools/tool.ts";
+import { type OpsServer, startOpsServer } from "../../src/observability/http.ts";
+import { Metrics } from "../../src/observability/metrics.ts";
 import type { StopTurn } from "../../src/ports/turn-control.ts";
 import type { SkillLibrary } from "../../src/skills/loader.ts";
 import { channelRuntime } from "../support/channels.ts";
@@ -30,31 +33,31 @@ export interface TelegramSetup {
   readonly warnings: string[];
 }
 
+export interface StartTelegramOptions {
+  channel?: Partial<TelegramChannelOptions>;
+  skills?: SkillLibrary;
+  streamEditMs?: number;
+  runtime?: Partial<ChannelRuntime>;
+  telegram?: FakeTelegram;
+  pipe?: Pipeline;
+  tools?: AnyTool[];
+  /** The pipeline's Redis (queue, state, the channel's ledger), when not the shared test Redis. */
+  redisUrl?: string;
+  /** The pipeline's key prefix, when a test must write under it before the channel starts. */
+  prefix?: string;
+  /** The config both the worker and the channel's ingress read (access, limits, permissions, models); default: DMs open. */
+  config?: () => SwitchyardConfig;
+  /** `/stop`'s port, when not the pipeline's own signals. */
+  stopTurn?: StopTurn;
+  /** More pipeline options (capabilities, a transcriber). */
+  pipeline?: Partial<SwitchyardOptions>;
+}
+
 /**
  * A real grammY bot on the fake Bot API, a real pipeline (Redis, BullMQ,
  * the fake model) behind it: Alice's private chat and the TEAM forum exist.
  */
-export async function startTelegram(
-  options: {
-    channel?: Partial<TelegramChannelOptions>;
-    skills?: SkillLibrary;
-    streamEditMs?: number;
-    runtime?: Partial<ChannelRuntime>;
-    telegram?: FakeTelegram;
-    pipe?: Pipeline;
-    tools?: AnyTool[];
-    /** The pipeline's Redis (queue, state, the channel's ledger), when not the shared test Redis. */
-    redisUrl?: string;
-    /** The pipeline's key prefix, when a test must write under it before the channel starts. */
-    prefix?: string;
-    /** The config both the worker and the channel's ingress read (access, limits, permissions, models); default: DMs open. */
-    config?: () => SwitchyardConfig;
-    /** `/stop`'s port, when not the pipeline's own signals. */
-    stopTurn?: StopTurn;
-    /** More pipeline options (capabilities, a transcriber). */
-    pipeline?: Partial<SwitchyardOptions>;
-  } = {},
-): Promise<TelegramSetup> {
+export async function startTelegram(options: StartTelegramOptions = {}): Promise<TelegramSetup> {
   const telegram = options.telegram ?? (await startFakeTelegram());
   telegram.addChat({ id: ALICE.id, type: "private", title: "Alice" });
   telegram.addChat({
@@ -95,4 +98,72 @@ export async function startTelegram(
   };
   await channel.start(runtime);
   return { telegram, pipe, channel, runtime, warnings };
+}
+
+/** The secret of {@link startWebhookTelegram}'s webhook. */
+export const WEBHOOK_SECRET = "webhook-secret_0123";
+
+export interface WebhookSetup extends TelegramSetup {
+  /** The process's HTTP server, which carries the webhook route; closed after the rest. */
+  readonly ops: OpsServer;
+}
+
+/**
+ * {@link startTelegram} taking updates by webhook: its route on an ops
+ * server of its own, as `switchyard start` serves it, with {@link WEBHOOK_SECRET}.
+ */
+export async function startWebhookTelegram(
+  options: StartTelegramOptions = {},
+): Promise<WebhookSetup> {
+  const ops = await startOpsServer({
+    port: 0,
+    host: "127.0.0.1",
+    metrics: new Metrics(),
+    ready: () => true,
+  });
+  const setup = await startTelegram({
+    ...options,
+    channel: {
+      ...options.channel,
+      webhookUrl: `http://127.0.0.1:${ops.port}/telegram/updates`,
+      webhookSecret: WEBHOOK_SECRET,
+    },
+    runtime: { ...options.runtime, http: ops },
+  });
+  return { ...setup, ops };
+}
+
+export interface TelegramSetups {
+  start(options?: StartTelegramOptions): Promise<TelegramSetup>;
+  startWebhook(options?: StartTelegramOptions): Promise<WebhookSetup>;
+  /** Closes a setup put together by hand after the test, with the others. */
+  add(setup: TelegramSetup): void;
+}
+
+/**
+ * Call once at the top of a test file: what it returns starts setups that
+ * are closed after each test, every channel stopped (newest first) before
+ * any pipeline, fake Telegram or ops server closes.
+ */
+export function useTelegram(): TelegramSetups {
+  const setups: (TelegramSetup | WebhookSetup)[] = [];
+  afterEach(async () => {
+    const done = setups.splice(0);
+    for (const s of [...done].reverse()) await s.channel.stop();
+    for (const s of done) {
+      // Setups may share a pipeline: the second close has nothing left to do.
+      await s.pipe.close().catch(() => {});
+      await s.telegram.close();
+    }
+    for (const s of done) if ("ops" in s) await s.ops.close();
+  });
+  const tracked = <T extends TelegramSetup>(setup: T) => {
+    setups.push(setup);
+    return setup;
+  };
+  return {
+    start: async (options) => tracked(await startTelegram(options)),
+    startWebhook: async (options) => tracked(await startWebhookTelegram(options)),
+    add: (setup) => void setups.push(setup),
+  };
 }

@@ -1,27 +1,21 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { InboundMessage } from "../../src/core/agent/inbound.ts";
-import { createStore } from "../../src/store/index.ts";
-import { Inbox } from "../../src/workers/inbox.ts";
-import { ConversationQueue } from "../../src/workers/queue.ts";
 import { type FakeOpenAI, type RecordedRequest, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-api.ts";
 import { ALICE } from "../fakes/telegram-setup.ts";
 import { until } from "../support/channels.ts";
 import { makeOggOpus } from "../support/files.ts";
-import { connectRedis, deleteKeysUnder, uniquePrefix } from "../support/redis.ts";
-import { killLeaseHolder, startWorkerProcess, type WorkerProcess } from "../support/workers.ts";
+import { uniquePrefix } from "../support/redis.ts";
+import { type CrashWorkers, startCrashWorkers } from "../support/worker-crash.ts";
 
 describe("a worker killed after it fetched a voice note, before the model answered", () => {
   let fake: FakeOpenAI;
   let telegram: FakeTelegram;
-  let redis: Redis;
+  let crash: CrashWorkers;
   let dir: string;
-  const prefix = uniquePrefix("crash-attach");
-  const workers: WorkerProcess[] = [];
   let asked = 0;
 
   beforeAll(async () => {
@@ -34,29 +28,18 @@ describe("a worker killed after it fetched a voice note, before the model answer
     });
     telegram = await startFakeTelegram();
     telegram.addChat({ id: ALICE.id, type: "private", title: "Alice" });
-    redis = connectRedis({ maxRetriesPerRequest: null });
     dir = mkdtempSync(join(tmpdir(), "sy-attach-"));
     const config = join(dir, "switchyard.yaml");
     writeFileSync(config, `transcription:\n  base_url: ${fake.url}\n  key_env: OPENAI_API_KEY\n`);
-    const env = {
-      SWITCHYARD_PREFIX: prefix,
+    crash = await startCrashWorkers(fake, uniquePrefix("crash-attach"), {
       SWITCHYARD_CONFIG: config,
-      OPENAI_BASE_URL: fake.url,
-      OPENAI_API_KEY: "test",
-      SWITCHYARD_MODEL: "fake-model",
       TELEGRAM_BOT_TOKEN: telegram.token,
       TELEGRAM_API_ROOT: telegram.apiRoot,
-      SWITCHYARD_LEASE_MS: "1500",
-      SWITCHYARD_LOCK_MS: "1500",
-      SWITCHYARD_STALLED_INTERVAL_MS: "500",
-    };
-    workers.push(...(await Promise.all([startWorkerProcess(env), startWorkerProcess(env)])));
+    });
   }, 120_000);
 
   afterAll(async () => {
-    await Promise.all(workers.map((w) => w.stop()));
-    await deleteKeysUnder(redis, prefix);
-    redis?.disconnect();
+    await crash?.close();
     await fake?.close();
     await telegram?.close();
     rmSync(dir, { recursive: true, force: true });
@@ -87,14 +70,14 @@ describe("a worker killed after it fetched a voice note, before the model answer
       messageRef: String(sent?.message_id),
       time: Date.now(),
     };
-    const keys = createStore(redis, { prefix }).keys;
-    const queue = new ConversationQueue(new Inbox(redis, keys), { prefix });
-    await queue.enqueue(message);
-    await queue.close();
+    const { redis, store } = crash;
+    await crash.enqueue(message);
 
     await until(() => (asked >= 1 ? true : undefined), 30_000);
     // The turn recorded what it fetched before it asked the model (after the answer, finishing the turn drops the checkpoint).
-    const checkpoint = JSON.parse((await redis.get(keys.conversation(message).checkpoint)) ?? "{}");
+    const checkpoint = JSON.parse(
+      (await redis.get(store.keys.conversation(message).checkpoint)) ?? "{}",
+    );
     expect(checkpoint.attachments).toEqual([
       {
         ref: file.file_id,
@@ -104,7 +87,7 @@ describe("a worker killed after it fetched a voice note, before the model answer
         bytes: ogg.byteLength,
       },
     ]);
-    await killLeaseHolder(redis, `${keys.conversationTag(message)}:lease`, workers);
+    await crash.killLeaseHolder(message);
     const answer = await until(
       () => telegram.botMessages(ALICE.id).find((m) => m.text === "Heard you."),
       30_000,

@@ -1,23 +1,14 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ConversationAddress } from "../../src/core/agent/inbound.ts";
-import { createStore } from "../../src/store/index.ts";
 import { reminderQueue } from "../../src/tools/reminders/index.ts";
-import { Inbox } from "../../src/workers/inbox.ts";
-import { ConversationQueue } from "../../src/workers/queue.ts";
+import { type LocalServer, listenLocal } from "../fakes/local-server.ts";
 import { type FakeOpenAI, type RecordedRequest, startFakeOpenAI } from "../fakes/openai-server.ts";
-import { connectRedis, deleteKeysUnder, uniquePrefix } from "../support/redis.ts";
-import {
-  firstPosts,
-  killLeaseHolder,
-  startWorkerProcess,
-  type WorkerProcess,
-} from "../support/workers.ts";
+import { uniquePrefix } from "../support/redis.ts";
+import { type CrashWorkers, startCrashWorkers, typedMessage } from "../support/worker-crash.ts";
+import { firstPosts } from "../support/workers.ts";
 
 const address: ConversationAddress = {
   platform: "console",
@@ -35,16 +26,14 @@ const address: ConversationAddress = {
  */
 describe("a worker killed while a tool with effects runs", () => {
   let fake: FakeOpenAI;
-  let redis: Redis;
-  let search: Server;
+  let crash: CrashWorkers;
+  let search: LocalServer;
   let searches = 0;
   let dir: string;
-  const prefix = uniquePrefix("effects");
-  const workers: WorkerProcess[] = [];
   let asked = 0;
 
   beforeAll(async () => {
-    search = createServer((_req, res) => {
+    search = await listenLocal((_req, res) => {
       searches++;
       if (searches === 1) return; // hangs: the worker is killed while it waits
       res.writeHead(200, { "content-type": "application/json" });
@@ -54,13 +43,11 @@ describe("a worker killed while a tool with effects runs", () => {
         }),
       );
     });
-    await new Promise<void>((resolve) => search.listen(0, "127.0.0.1", resolve));
-    const port = (search.address() as AddressInfo).port;
     dir = mkdtempSync(join(tmpdir(), "sy-effects-"));
     const config = join(dir, "switchyard.yaml");
     writeFileSync(
       config,
-      `web:\n  search: { provider: searxng, url: "http://127.0.0.1:${port}", timeout_seconds: 60 }\n`,
+      `web:\n  search: { provider: searxng, url: "${search.url}", timeout_seconds: 60 }\n`,
     );
     fake = await startFakeOpenAI({
       responder: (request: RecordedRequest) => {
@@ -79,43 +66,22 @@ describe("a worker killed while a tool with effects runs", () => {
         };
       },
     });
-    redis = connectRedis({ maxRetriesPerRequest: null });
-    const env = {
-      SWITCHYARD_PREFIX: prefix,
+    crash = await startCrashWorkers(fake, uniquePrefix("effects"), {
       SWITCHYARD_CONFIG: config,
-      OPENAI_BASE_URL: fake.url,
-      OPENAI_API_KEY: "test",
-      SWITCHYARD_MODEL: "fake-model",
-      SWITCHYARD_LEASE_MS: "1500",
-      SWITCHYARD_LOCK_MS: "1500",
-      SWITCHYARD_STALLED_INTERVAL_MS: "500",
       SWITCHYARD_TOOL_TIMEOUT_MS: "60000",
-    };
-    workers.push(...(await Promise.all([startWorkerProcess(env), startWorkerProcess(env)])));
+    });
   }, 60_000);
 
   afterAll(async () => {
-    await Promise.all(workers.map((w) => w.stop()));
-    await deleteKeysUnder(redis, prefix);
-    redis?.disconnect();
+    await crash?.close();
     await fake?.close();
-    search?.closeAllConnections();
-    await new Promise((resolve) => search?.close(resolve));
+    await search?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   it("resumes with the stored calls and sets the reminder once", async () => {
-    const keys = createStore(redis, { prefix }).keys;
-    const queue = new ConversationQueue(new Inbox(redis, keys), { prefix });
-    await queue.enqueue({
-      ...address,
-      user: "u",
-      text: "remind me to brew tea in 2 hours, and look up tea",
-      attachments: [],
-      eventId: "e1",
-      time: Date.now(),
-    });
-    await queue.close();
+    const { redis, prefix, store } = crash;
+    await crash.enqueue(typedMessage(address, "remind me to brew tea in 2 hours, and look up tea"));
     const reminders = reminderQueue(redis, prefix);
     try {
       // Wait until the reminder is set and the search hangs: the step is half done.
@@ -127,14 +93,14 @@ describe("a worker killed while a tool with effects runs", () => {
         await new Promise((r) => setTimeout(r, 20));
       }
       expect(searches).toBe(1);
-      await killLeaseHolder(redis, `${keys.conversationTag(address)}:lease`, workers);
+      await crash.killLeaseHolder(address);
       const posts = await firstPosts(redis, prefix);
       expect(posts.map((p) => p.text)).toEqual(["Reminder set, and tea found."]);
       // The model was asked for the step once; the same calls ran again, so one reminder.
       expect(asked).toBe(1);
       expect(searches).toBe(2);
       expect((await reminders.getJobCounts("delayed")).delayed).toBe(1);
-      const history = await createStore(redis, { prefix }).history.load(address);
+      const history = await store.history.load(address);
       expect(history.map((m) => m.role)).toEqual([
         "user",
         "assistant",

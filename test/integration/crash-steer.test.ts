@@ -1,17 +1,10 @@
-import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ConversationAddress } from "../../src/core/agent/inbound.ts";
-import { createStore } from "../../src/store/index.ts";
 import { Inbox } from "../../src/workers/inbox.ts";
-import { ConversationQueue } from "../../src/workers/queue.ts";
 import { type FakeOpenAI, type RecordedRequest, startFakeOpenAI } from "../fakes/openai-server.ts";
-import { connectRedis, deleteKeysUnder, uniquePrefix } from "../support/redis.ts";
-import {
-  firstPosts,
-  killLeaseHolder,
-  startWorkerProcess,
-  type WorkerProcess,
-} from "../support/workers.ts";
+import { uniquePrefix } from "../support/redis.ts";
+import { type CrashWorkers, startCrashWorkers, typedMessage } from "../support/worker-crash.ts";
+import { firstPosts } from "../support/workers.ts";
 
 const address: ConversationAddress = {
   platform: "console",
@@ -27,9 +20,7 @@ const userTexts = (request: RecordedRequest) =>
 
 describe("a worker killed right after it steered a message into its turn", () => {
   let fake: FakeOpenAI;
-  let redis: Redis;
-  const prefix = uniquePrefix("steercrash");
-  const workers: WorkerProcess[] = [];
+  let crash: CrashWorkers;
 
   beforeAll(async () => {
     // Step 1 takes its time and calls a tool; the request after the tool result (which
@@ -50,51 +41,30 @@ describe("a worker killed right after it steered a message into its turn", () =>
           : { content: "Noted: staging, at that time." };
       },
     });
-    redis = connectRedis({ maxRetriesPerRequest: null });
-    const env = {
-      SWITCHYARD_PREFIX: prefix,
-      OPENAI_BASE_URL: fake.url,
-      OPENAI_API_KEY: "test",
-      SWITCHYARD_MODEL: "fake-model",
+    crash = await startCrashWorkers(fake, uniquePrefix("steercrash"), {
       SWITCHYARD_QUEUE_MODE: "steer",
-      SWITCHYARD_LEASE_MS: "1500",
-      SWITCHYARD_LOCK_MS: "1500",
-      SWITCHYARD_STALLED_INTERVAL_MS: "500",
-    };
-    workers.push(...(await Promise.all([startWorkerProcess(env), startWorkerProcess(env)])));
+    });
   }, 120_000);
 
   afterAll(async () => {
-    await Promise.all(workers.map((w) => w.stop()));
-    await deleteKeysUnder(redis, prefix);
-    redis?.disconnect();
+    await crash?.close();
     await fake?.close();
   });
 
   it("resumes with the steered message exactly once, and the person gets one answer", async () => {
-    const store = createStore(redis, { prefix });
-    const queue = new ConversationQueue(new Inbox(redis, store.keys), { prefix });
-    const message = (text: string, eventId: string) => ({
-      ...address,
-      user: "u",
-      text,
-      attachments: [],
-      eventId,
-      time: Date.now(),
-    });
-    await queue.enqueue(message("what time is it?", "e1"));
+    const { redis, prefix, store } = crash;
+    await crash.enqueue(typedMessage(address, "what time is it?", "e1"));
     const deadline = Date.now() + 20_000;
     while (fake.requests.length < 1 && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 20));
-    await queue.enqueue(message("and use staging, please", "e2"));
-    await queue.close();
+    await crash.enqueue(typedMessage(address, "and use staging, please", "e2"));
 
     // Wait until the worker steered it in (it is in history), then kill the worker.
     const steered = async () =>
       (await store.history.load(address)).some((m) => m.content === "and use staging, please");
     while (!(await steered()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     expect(await steered()).toBe(true);
-    await killLeaseHolder(redis, `${store.keys.conversationTag(address)}:lease`, workers);
+    await crash.killLeaseHolder(address);
 
     await firstPosts(redis, prefix);
     await new Promise((r) => setTimeout(r, 2_000));

@@ -1,16 +1,14 @@
-import type { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import type { InboundMessage } from "../../src/core/agent/inbound.ts";
-import { createStore } from "../../src/store/index.ts";
 import { Inbox } from "../../src/workers/inbox.ts";
-import { ConversationQueue } from "../../src/workers/queue.ts";
 import type { LocalServer } from "../fakes/local-server.ts";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
 import { until } from "../support/channels.ts";
 import { startLatencyProxy } from "../support/latency-proxy.ts";
-import { connectRedis, deleteKeysUnder, uniquePrefix } from "../support/redis.ts";
-import { killLeaseHolder, startWorkerProcess, type WorkerProcess } from "../support/workers.ts";
+import { uniquePrefix } from "../support/redis.ts";
+import { type CrashWorkers, startCrashWorkers } from "../support/worker-crash.ts";
+import { startWorkerProcess } from "../support/workers.ts";
 
 const ANSWER =
   "Streaming answers arrive word by word, and this one is long enough to be edited several times before it ends.";
@@ -19,19 +17,14 @@ const GAVE_UP_NOTE = "I could not finish this answer";
 interface Setup {
   slack: FakeSlackApi;
   fake: FakeOpenAI;
-  redis: Redis;
-  prefix: string;
-  workers: WorkerProcess[];
-  env: Record<string, string>;
+  crash: CrashWorkers;
   proxy?: LocalServer;
 }
 
 let setup: Setup | undefined;
 afterEach(async () => {
   if (!setup) return;
-  await Promise.all(setup.workers.map((w) => w.stop("SIGKILL")));
-  await deleteKeysUnder(setup.redis, setup.prefix);
-  setup.redis.disconnect();
+  await setup.crash.close("SIGKILL");
   await setup.fake.close();
   await setup.proxy?.close();
   await setup.slack.close();
@@ -47,22 +40,17 @@ async function start(
   const proxy = fromSlack
     ? await startLatencyProxy({ target: slack.origin, fromFake: fromSlack })
     : undefined;
-  const redis = connectRedis({ maxRetriesPerRequest: null });
-  const prefix = uniquePrefix("crashstream");
-  const env = {
-    SWITCHYARD_PREFIX: prefix,
-    OPENAI_BASE_URL: fake.url,
-    OPENAI_API_KEY: "test",
-    SWITCHYARD_MODEL: "fake-model",
-    SLACK_BOT_TOKEN: FAKE_SLACK.botToken,
-    SLACK_SIGNING_SECRET: "unused-by-workers",
-    SLACK_API_URL: proxy ? `${proxy.url}/api/` : slack.url,
-    SWITCHYARD_LEASE_MS: "1500",
-    SWITCHYARD_LOCK_MS: "1500",
-    SWITCHYARD_STALLED_INTERVAL_MS: "500",
-  };
-  const workers = await Promise.all(Array.from({ length: count }, () => startWorkerProcess(env)));
-  setup = { slack, fake, redis, prefix, workers, env, ...(proxy ? { proxy } : {}) };
+  const crash = await startCrashWorkers(
+    fake,
+    uniquePrefix("crashstream"),
+    {
+      SLACK_BOT_TOKEN: FAKE_SLACK.botToken,
+      SLACK_SIGNING_SECRET: "unused-by-workers",
+      SLACK_API_URL: proxy ? `${proxy.url}/api/` : slack.url,
+    },
+    count,
+  );
+  setup = { slack, fake, crash, ...(proxy ? { proxy } : {}) };
   return setup;
 }
 
@@ -81,13 +69,7 @@ const mention: InboundMessage = {
   time: Date.now(),
 };
 
-async function enqueue({ redis, prefix }: Setup): Promise<string> {
-  const keys = createStore(redis, { prefix }).keys;
-  const queue = new ConversationQueue(new Inbox(redis, keys), { prefix });
-  await queue.enqueue({ ...mention, time: Date.now() });
-  await queue.close();
-  return `${keys.conversationTag(mention)}:lease`;
-}
+const enqueue = ({ crash }: Setup) => crash.enqueue({ ...mention, time: Date.now() });
 
 /** What the person sees in the thread: the bot's messages, each as last edited. */
 const botMessages = (slack: FakeSlackApi) =>
@@ -101,9 +83,9 @@ describe("a Slack worker killed while its answer streams", () => {
       responder: () => ({ content: ANSWER, chunkDelayMs: ++asked === 1 ? 400 : 0 }),
     });
     const s = await start(fake);
-    const lease = await enqueue(s);
+    await enqueue(s);
     await s.slack.waitForCall("chat.postMessage", { timeoutMs: 20_000 });
-    await killLeaseHolder(s.redis, lease, s.workers);
+    await s.crash.killLeaseHolder(mention);
     await until(() => (asked === 2 ? true : undefined), 30_000);
     await until(() => (botMessages(s.slack).includes(ANSWER) ? true : undefined), 30_000);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
@@ -123,9 +105,9 @@ describe("a Slack worker killed while its answer streams", () => {
       slow = false;
       return 3_000;
     });
-    const lease = await enqueue(s);
+    await enqueue(s);
     await until(() => (s.slack.messages.some((m) => m.bot_id) ? true : undefined), 20_000);
-    await killLeaseHolder(s.redis, lease, s.workers);
+    await s.crash.killLeaseHolder(mention);
     await until(() => (botMessages(s.slack).includes(ANSWER) ? true : undefined), 30_000);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(botMessages(s.slack)).toEqual([ANSWER]);
@@ -137,28 +119,28 @@ describe("a Slack worker killed while its answer streams", () => {
       responder: () => ({ content: `${ANSWER} ${"more ".repeat(200)}`, chunkDelayMs: 150 }),
     });
     const s = await start(fake, 2);
-    const lease = await enqueue(s);
+    await enqueue(s);
     for (let kill = 0; kill < 4; kill++) {
       // Run `kill + 1` is the one asking the model now.
       await until(() => (fake.requests.length > kill ? true : undefined), 30_000).catch(
         (error: Error) => {
           throw new Error(
-            `${error.message} for model request ${kill + 1}; the thread shows ${JSON.stringify(botMessages(s.slack))}\n${s.workers.map((w) => w.logs()).join("\n")}`,
+            `${error.message} for model request ${kill + 1}; the thread shows ${JSON.stringify(botMessages(s.slack))}\n${s.crash.workers.map((w) => w.logs()).join("\n")}`,
           );
         },
       );
       // Let the run stream something first.
       await new Promise((resolve) => setTimeout(resolve, 2_500));
-      const victim = await killLeaseHolder(s.redis, lease, s.workers);
-      s.workers.splice(s.workers.indexOf(victim), 1);
-      s.workers.push(await startWorkerProcess(s.env));
+      const victim = await s.crash.killLeaseHolder(mention);
+      s.crash.workers.splice(s.crash.workers.indexOf(victim), 1);
+      s.crash.workers.push(await startWorkerProcess(s.crash.env));
     }
     const shown = await until(() => {
       const texts = botMessages(s.slack);
       return texts.some((t) => t?.includes(GAVE_UP_NOTE)) ? texts : undefined;
     }, 40_000).catch((error: Error) => {
       throw new Error(
-        `${error.message}; the thread shows ${JSON.stringify(botMessages(s.slack))}; asked ${fake.requests.length} times\n${s.workers.map((w) => w.logs()).join("\n")}`,
+        `${error.message}; the thread shows ${JSON.stringify(botMessages(s.slack))}; asked ${fake.requests.length} times\n${s.crash.workers.map((w) => w.logs()).join("\n")}`,
       );
     });
     await new Promise((resolve) => setTimeout(resolve, 1_500));
@@ -167,8 +149,7 @@ describe("a Slack worker killed while its answer streams", () => {
     expect(shown[0]).toMatch(/^Streaming answers arrive word by word/);
     expect(shown.join("\n")).not.toMatch(/Sorry/);
     // The conversation moved on: nothing left in its inbox, no turn in progress.
-    const keys = createStore(s.redis, { prefix: s.prefix }).keys;
-    const inbox = new Inbox(s.redis, keys);
+    const inbox = new Inbox(s.crash.redis, s.crash.store.keys);
     const deadline = Date.now() + 15_000;
     while (!(await inbox.idle(mention)) && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 100));

@@ -1,5 +1,3 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { WebClient } from "@slack/web-api";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -17,6 +15,7 @@ import {
   readAttachmentCapability,
   readAttachmentTool,
 } from "../../src/tools/attachments/index.ts";
+import { type LocalServer, listenLocal } from "../fakes/local-server.ts";
 import { startFakeSlackApi } from "../fakes/slack-api.ts";
 import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-api.ts";
 import { makeDocx, makePdf } from "../support/files.ts";
@@ -32,23 +31,22 @@ const address: ConversationAddress = {
 describe("the attachment fetcher", () => {
   let redis: Redis;
   let telegram: FakeTelegram;
-  let local: Server;
+  let local: LocalServer;
   let localUrl: string;
   const prefix = uniquePrefix("files");
 
   beforeAll(async () => {
     redis = connectRedis();
     telegram = await startFakeTelegram();
-    local = createServer((_, res) => res.end("internal secrets"));
-    await new Promise<void>((resolve) => local.listen(0, "127.0.0.1", resolve));
-    localUrl = `http://127.0.0.1:${(local.address() as AddressInfo).port}/x.txt`;
+    local = await listenLocal((_, res) => void res.end("internal secrets"));
+    localUrl = `${local.url}/x.txt`;
   });
 
   afterAll(async () => {
     await deleteKeysUnder(redis, prefix);
     redis.disconnect();
     await telegram.close();
-    await new Promise((resolve) => local.close(resolve));
+    await local.close();
   });
 
   const reader = (limits = DEFAULT_ATTACHMENTS) =>

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { expect } from "vitest";
+import { expect, it } from "vitest";
 import { z } from "zod";
 import { type Switchyard, startSwitchyard } from "../../src/app.ts";
 import type { ConversationAddress } from "../../src/core/agent/inbound.ts";
@@ -311,4 +311,25 @@ export async function queueShowsAndSets(start: StartDriver, withMember = true): 
   } finally {
     await d.close();
   }
+}
+
+/**
+ * Every scenario above as a test, the way each platform whose people may be
+ * admins runs them; call inside the platform's `describe`. `where` names the
+ * conversation that goes on after `/stop` ("DM", "channel").
+ */
+export function itAnswersTheChatCommands(start: StartDriver, where: string): void {
+  it("/new makes the next model request carry no earlier messages", () => newForgetsHistory(start));
+  it("/usage shows the tokens the model reported, the cached share and the cost", () =>
+    usageMatchesTheModel(start));
+  it("/model switches the next request's model for an admin and refuses a name not in the list", () =>
+    modelSwitchesTheRequest(start));
+  it("refuses a message once the workspace's daily token budget is spent, saying when it resets", () =>
+    budgetRefusesTheNextMessage(start));
+  it(
+    `/stop from another process stops a turn running a 20 s tool, and the ${where} goes on`,
+    () => stopEndsARunningTurn(start),
+    40_000,
+  );
+  it("/help lists only what the person may use", () => helpListsWhatThePersonMayUse(start));
 }

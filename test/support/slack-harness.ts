@@ -1,5 +1,6 @@
+import { afterEach } from "vitest";
 import type { SwitchyardOptions } from "../../src/app.ts";
-import { SlackChannel } from "../../src/channels/slack/channel.ts";
+import { SlackChannel, type SlackChannelOptions } from "../../src/channels/slack/channel.ts";
 import type { SlackConfig, SwitchyardConfig } from "../../src/core/config/index.ts";
 import type { AnyTool } from "../../src/core/tools/tool.ts";
 import type { StopTurn } from "../../src/ports/turn-control.ts";
@@ -60,6 +61,30 @@ export const SLACK_USERS: Record<string, FakeSlackUser> = {
   U0ADMIN: { name: "admin", real_name: "Ada Admin", is_admin: true },
 };
 
+/**
+ * A SlackChannel as the fake workspace's bot, with no retries: over HTTP
+ * (signed with {@link SLACK_SECRET}, on a free port) or over Socket Mode
+ * (with {@link SLACK_APP_TOKEN}). `options` override any of it.
+ */
+export function fakeSlackChannel(
+  slack: FakeSlackApi,
+  mode: "http" | "socket" = "http",
+  options: Partial<SlackChannelOptions> = {},
+): SlackChannel {
+  return new SlackChannel({
+    botToken: FAKE_SLACK.botToken,
+    ...(mode === "socket"
+      ? { appToken: SLACK_APP_TOKEN }
+      : { signingSecret: SLACK_SECRET, port: 0, host: "127.0.0.1" }),
+    apiUrl: slack.url,
+    botId: FAKE_SLACK.botId,
+    botUserId: FAKE_SLACK.botUserId,
+    teamId: FAKE_SLACK.teamId,
+    retries: 0,
+    ...options,
+  });
+}
+
 export async function startSlackHarness(options: SlackHarnessOptions = {}): Promise<SlackHarness> {
   const mode = options.mode ?? "http";
   const tools = options.tools ?? [lookupTool, bigTool];
@@ -69,21 +94,8 @@ export async function startSlackHarness(options: SlackHarnessOptions = {}): Prom
       ? await startFakeSocketMode(slack, { appToken: SLACK_APP_TOKEN, ackTimeoutMs: 3_000 })
       : undefined;
   const skills = await loadSkills({ global: [], workspaces: {} });
-  const channels = Array.from(
-    { length: options.ingress ?? 1 },
-    () =>
-      new SlackChannel({
-        botToken: FAKE_SLACK.botToken,
-        ...(mode === "socket"
-          ? { appToken: SLACK_APP_TOKEN }
-          : { signingSecret: SLACK_SECRET, port: 0, host: "127.0.0.1" }),
-        apiUrl: slack.url,
-        botId: FAKE_SLACK.botId,
-        botUserId: FAKE_SLACK.botUserId,
-        teamId: FAKE_SLACK.teamId,
-        retries: 0,
-        ...(options.settings ? { settings: options.settings } : {}),
-      }),
+  const channels = Array.from({ length: options.ingress ?? 1 }, () =>
+    fakeSlackChannel(slack, mode, options.settings ? { settings: options.settings } : {}),
   );
   const [first] = channels;
   const pipe = await startPipeline({
@@ -123,6 +135,28 @@ export async function startSlackHarness(options: SlackHarnessOptions = {}): Prom
       await pipe.close();
       await slack.close();
     },
+  };
+}
+
+/**
+ * Call once at the top of a test file: the function it returns starts a
+ * harness (as {@link startSlackHarness} does) that is closed after the test.
+ *
+ * @example
+ * const start = useSlackHarness();
+ * it("answers", async () => {
+ *   const h = await start({ mode: "socket" });
+ * });
+ */
+export function useSlackHarness(): (options?: SlackHarnessOptions) => Promise<SlackHarness> {
+  const running: SlackHarness[] = [];
+  afterEach(async () => {
+    for (const harness of running.splice(0)) await harness.close();
+  });
+  return async (options) => {
+    const harness = await startSlackHarness(options);
+    running.push(harness);
+    return harness;
   };
 }
 
