@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { describeValue } from "./errors.ts";
+import { sectionMap } from "./section-map.ts";
 
 /**
  * Who may change which scope from chat, besides what the platform says
@@ -37,23 +38,17 @@ const userList = (field: string) =>
     },
   );
 
-export const permissionsSection = z
-  .strictObject(
-    {
-      owners: userList("owners").default([]),
-      admins: userList("admins").default([]),
-      conversation: z
-        .enum(["anyone", "admins"], {
-          error: (iss) =>
-            `expected anyone or admins, found ${describeValue(iss.input)}. It says who may change a conversation's own tools.`,
-        })
-        .default("anyone"),
-    },
-    {
-      error: (iss) =>
-        iss.code === "unrecognized_keys"
-          ? `unknown key ${JSON.stringify(iss.keys[0])}. The permissions section takes owners:, admins: and conversation:.`
-          : `expected a map, found ${describeValue(iss.input)}. Put owners:, admins: and conversation: lines under permissions:.`,
-    },
-  )
-  .transform((p): PermissionsConfig => Object.freeze(p));
+export const permissionsSection = sectionMap(
+  "permissions",
+  {
+    owners: userList("owners").default([]),
+    admins: userList("admins").default([]),
+    conversation: z
+      .enum(["anyone", "admins"], {
+        error: (iss) =>
+          `expected anyone or admins, found ${describeValue(iss.input)}. It says who may change a conversation's own tools.`,
+      })
+      .default("anyone"),
+  },
+  { put: "owners:, admins: and conversation: lines" },
+).transform((p): PermissionsConfig => Object.freeze(p));

@@ -3,6 +3,7 @@ import { EnvTemplateError, parseEnvTemplate } from "./env-template.ts";
 import { describeValue } from "./errors.ts";
 import { flag } from "./flag.ts";
 import { parseRedisAddress, type RedisAddress, RedisAddressError } from "./redis-address.ts";
+import { sectionMap } from "./section-map.ts";
 
 /**
  * Which Redis the bot uses: one node, a Redis Cluster, or a master found
@@ -44,9 +45,6 @@ export interface RedisConfig {
 }
 
 export const DEFAULT_REDIS: RedisConfig = Object.freeze({ tls: false });
-
-const KEYS =
-  "url:, cluster:, nat_map:, sentinels:, name:, username:, password:, sentinel_password: and tls:";
 
 /** A value that may use `${NAME}`; a broken reference fails here, at startup. */
 const templated = (what: string) =>
@@ -104,40 +102,31 @@ const natMap = z
     return Object.freeze(out);
   });
 
-export const redisSection = z
-  .strictObject(
-    {
-      url: templated("a redis:// or rediss:// URL")
-        .refine((url) => /^rediss?:\/\//i.test(url), {
-          error: (iss) =>
-            `${describeValue(iss.input)} is not a Redis URL. Write redis://host:6379 (or rediss:// for TLS).`,
-        })
-        .optional(),
-      cluster: addresses("cluster nodes", "10.0.0.1:6379, 10.0.0.2:6379").optional(),
-      nat_map: natMap.optional(),
-      sentinels: addresses("sentinels", "sentinel-1:26379, sentinel-2:26379").optional(),
-      name: z
-        .string({
-          error: (iss) =>
-            `expected the master group's name, e.g. mymaster, found ${describeValue(iss.input)}.`,
-        })
-        .regex(/^[A-Za-z0-9._-]{1,128}$/, {
-          error: (iss) =>
-            `${describeValue(iss.input)} is not a Sentinel master name. Use letters, digits, ".", "_" and "-", as in "sentinel monitor mymaster ...".`,
-        })
-        .optional(),
-      username: templated("a user name").optional(),
-      password: templated("a password").optional(),
-      sentinel_password: templated("a password").optional(),
-      tls: flag.default(false),
-    },
-    {
+export const redisSection = sectionMap("redis", {
+  url: templated("a redis:// or rediss:// URL")
+    .refine((url) => /^rediss?:\/\//i.test(url), {
       error: (iss) =>
-        iss.code === "unrecognized_keys"
-          ? `unknown key ${JSON.stringify(iss.keys[0])}. The redis section takes ${KEYS}.`
-          : `expected a map, found ${describeValue(iss.input)}. Put ${KEYS} under redis:.`,
-    },
-  )
+        `${describeValue(iss.input)} is not a Redis URL. Write redis://host:6379 (or rediss:// for TLS).`,
+    })
+    .optional(),
+  cluster: addresses("cluster nodes", "10.0.0.1:6379, 10.0.0.2:6379").optional(),
+  nat_map: natMap.optional(),
+  sentinels: addresses("sentinels", "sentinel-1:26379, sentinel-2:26379").optional(),
+  name: z
+    .string({
+      error: (iss) =>
+        `expected the master group's name, e.g. mymaster, found ${describeValue(iss.input)}.`,
+    })
+    .regex(/^[A-Za-z0-9._-]{1,128}$/, {
+      error: (iss) =>
+        `${describeValue(iss.input)} is not a Sentinel master name. Use letters, digits, ".", "_" and "-", as in "sentinel monitor mymaster ...".`,
+    })
+    .optional(),
+  username: templated("a user name").optional(),
+  password: templated("a password").optional(),
+  sentinel_password: templated("a password").optional(),
+  tls: flag.default(false),
+})
   .superRefine((r, ctx) => {
     const chosen = (["url", "cluster", "sentinels"] as const).filter((k) => r[k] !== undefined);
     if (chosen.length > 1) {
