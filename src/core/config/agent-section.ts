@@ -2,6 +2,7 @@ import { z } from "zod";
 import { parseLoadMode, UnknownModeError } from "../loading/modes.ts";
 import { describeValue } from "./errors.ts";
 import { isToolId } from "./names.ts";
+import { parsedBy } from "./parser-issue.ts";
 import { checkOneChoice, personaChoice, personaKeys, personaOverrides } from "./persona-section.ts";
 import { sectionMap } from "./section-map.ts";
 
@@ -12,15 +13,7 @@ const mode = z
     error: (iss) =>
       `expected a load mode, found ${describeValue(iss.input)}. Use one of: ${MODE_CHOICES}.`,
   })
-  .transform((label, ctx) => {
-    try {
-      return parseLoadMode(label);
-    } catch (error) {
-      if (!(error instanceof UnknownModeError)) throw error;
-      ctx.addIssue({ code: "custom", message: error.message });
-      return z.NEVER;
-    }
-  });
+  .transform(parsedBy(parseLoadMode, UnknownModeError));
 
 /** The `agent:` section: the global load mode, toolset and essential set, and the persona. */
 export const agentSection = sectionMap(

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { describeValue } from "./errors.ts";
 import { flag } from "./flag.ts";
-import { sectionMap } from "./section-map.ts";
+import { sectionMap, strictMap } from "./section-map.ts";
 
 /** Whether each thread is its own conversation, or a thread joins its channel's. */
 export type DiscordConversation = "thread" | "channel";
@@ -81,14 +81,12 @@ export const discordSection = sectionMap(
     channels: z
       .record(
         channelId,
-        z.strictObject(
+        strictMap(
           // Optional, so a misspelt key is reported as such rather than as a missing one.
           { conversation: conversation.optional() },
           {
-            error: (iss) =>
-              iss.code === "unrecognized_keys"
-                ? `unknown key ${JSON.stringify(iss.keys[0])}. A channel takes conversation:.`
-                : `expected a map such as { conversation: channel }, found ${describeValue(iss.input)}.`,
+            takes: "A channel takes conversation:.",
+            notAMap: (found) => `expected a map such as { conversation: channel }, found ${found}.`,
           },
         ),
         {

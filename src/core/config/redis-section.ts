@@ -2,6 +2,7 @@ import { z } from "zod";
 import { EnvTemplateError, parseEnvTemplate } from "./env-template.ts";
 import { describeValue } from "./errors.ts";
 import { flag } from "./flag.ts";
+import { checkedBy, parsedBy } from "./parser-issue.ts";
 import { parseRedisAddress, type RedisAddress, RedisAddressError } from "./redis-address.ts";
 import { sectionMap } from "./section-map.ts";
 
@@ -51,28 +52,13 @@ const templated = (what: string) =>
   z
     .string({ error: (iss) => `expected ${what}, found ${describeValue(iss.input)}.` })
     .min(1, { error: `${what} cannot be empty; leave the key out instead.` })
-    .superRefine((value, ctx) => {
-      try {
-        parseEnvTemplate(value);
-      } catch (error) {
-        if (!(error instanceof EnvTemplateError)) throw error;
-        ctx.addIssue({ code: "custom", message: error.message });
-      }
-    });
+    .superRefine(checkedBy(parseEnvTemplate, EnvTemplateError));
 
 const address = z
   .string({
     error: (iss) => `expected host:port, e.g. 10.0.0.5:6379, found ${describeValue(iss.input)}.`,
   })
-  .transform((text, ctx) => {
-    try {
-      return parseRedisAddress(text);
-    } catch (error) {
-      if (!(error instanceof RedisAddressError)) throw error;
-      ctx.addIssue({ code: "custom", message: error.message });
-      return z.NEVER;
-    }
-  });
+  .transform(parsedBy(parseRedisAddress, RedisAddressError));
 
 const addresses = (what: string, example: string) =>
   z

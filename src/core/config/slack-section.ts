@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { describeValue } from "./errors.ts";
-import { sectionMap } from "./section-map.ts";
+import { sectionMap, strictMap } from "./section-map.ts";
 
 /**
  * How the Slack channel behaves (credentials stay in the environment):
@@ -41,13 +41,11 @@ export const slackSection = sectionMap(
           error: (iss) =>
             `${describeValue(iss.input)} is not a Slack channel id. Use the id (C0123ABCD), not the name.`,
         }),
-        z.strictObject(
+        strictMap(
           { session },
           {
-            error: (iss) =>
-              iss.code === "unrecognized_keys"
-                ? `unknown key ${JSON.stringify(iss.keys[0])}. A channel takes session:.`
-                : `expected a map such as { session: channel }, found ${describeValue(iss.input)}.`,
+            takes: "A channel takes session:.",
+            notAMap: (found) => `expected a map such as { session: channel }, found ${found}.`,
           },
         ),
         {
