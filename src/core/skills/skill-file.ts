@@ -131,15 +131,22 @@ function readFrontmatter(
   };
 }
 
-function readName(fields: Record<string, unknown>, at: LineOfKey, file: string): string {
-  const name = Object.hasOwn(fields, "name") ? fields.name : undefined;
-  if (name === undefined || name === null) {
-    throw new SkillFileError(
-      file,
-      2,
-      "the frontmatter has no name:. Add one, e.g. name: meeting-notes.",
-    );
+/** The key's value; when it is missing (or null), an error saying how to add it. */
+function required(
+  fields: Record<string, unknown>,
+  key: string,
+  file: string,
+  howToAdd: string,
+): unknown {
+  const value = Object.hasOwn(fields, key) ? fields[key] : undefined;
+  if (value === undefined || value === null) {
+    throw new SkillFileError(file, 2, `the frontmatter has no ${key}:. ${howToAdd}`);
   }
+  return value;
+}
+
+function readName(fields: Record<string, unknown>, at: LineOfKey, file: string): string {
+  const name = required(fields, "name", file, "Add one, e.g. name: meeting-notes.");
   if (typeof name !== "string") {
     throw new SkillFileError(
       file,
@@ -158,14 +165,12 @@ function readName(fields: Record<string, unknown>, at: LineOfKey, file: string):
 }
 
 function readDescription(fields: Record<string, unknown>, at: LineOfKey, file: string): string {
-  const description = Object.hasOwn(fields, "description") ? fields.description : undefined;
-  if (description === undefined || description === null) {
-    throw new SkillFileError(
-      file,
-      2,
-      "the frontmatter has no description:. Add one sentence saying what the skill does and when to use it.",
-    );
-  }
+  const description = required(
+    fields,
+    "description",
+    file,
+    "Add one sentence saying what the skill does and when to use it.",
+  );
   if (typeof description !== "string" || description.trim() === "") {
     throw new SkillFileError(
       file,
