@@ -18,9 +18,9 @@ import { FileReader, type Transcriber } from "./tools/attachments/index.ts";
 import { ReminderWorker } from "./tools/reminders/index.ts";
 import { Inbox } from "./workers/inbox.ts";
 import { ConversationQueue } from "./workers/queue.ts";
-import type { TurnObserver } from "./workers/turn-environment.ts";
+import type { TurnEnvironment, TurnObserver } from "./workers/turn-environment.ts";
 import { TurnSignals } from "./workers/turn-signals.ts";
-import { TurnWorker } from "./workers/turn-worker.ts";
+import { TurnWorker, type TurnWorkerOptions } from "./workers/turn-worker.ts";
 
 /** How long one tool call may run when `toolTimeoutMs` is not given (`SWITCHYARD_TOOL_TIMEOUT_MS`). */
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
@@ -100,9 +100,19 @@ function personaOf(
   return () => text;
 }
 
-export async function startSwitchyard(options: SwitchyardOptions): Promise<Switchyard> {
-  const prefix = options.prefix ?? "sy";
-  const logger = options.logger ?? silentLogger;
+/** The connections and state one process shares between its queue, its worker and its reminders. */
+interface Plumbing {
+  readonly prefix: string;
+  readonly shards: number;
+  readonly logger: LoggerPort;
+  readonly factory: RedisFactory;
+  readonly redis: Redis;
+  readonly store: Store;
+  readonly signals: TurnSignals;
+  readonly outbounds: Readonly<Record<string, Outbound>>;
+}
+
+function factoryOf(options: SwitchyardOptions): RedisFactory {
   const factory =
     options.redis ?? (options.redisUrl ? RedisFactory.single(options.redisUrl) : undefined);
   if (factory === undefined) {
@@ -110,11 +120,115 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       "startSwitchyard needs a Redis: pass redis (a RedisFactory, e.g. from connectRedis) or redisUrl.",
     );
   }
+  return factory;
+}
+
+/** The chosen `/queue` mode over the config's `queue:` section, when the options bring no behaviour of their own. */
+function queueBehaviourOf(options: SwitchyardOptions): TurnEnvironment["queueBehaviour"] {
+  return (
+    options.queueBehaviour ??
+    ((address, chosen) => {
+      const configured = queueBehaviourFor((options.config?.() ?? EMPTY_CONFIG).queue, address);
+      return chosen ? { ...configured, mode: chosen } : configured;
+    })
+  );
+}
+
+function turnEnvironment(options: SwitchyardOptions, plumbing: Plumbing): TurnEnvironment {
+  const { redis, store, logger, outbounds, signals } = plumbing;
+  return {
+    store,
+    inbox: new Inbox(redis, store.keys),
+    registry: options.registry,
+    capabilities: options.capabilities ?? (() => ({})),
+    config: options.config ?? (() => EMPTY_CONFIG),
+    runtime: options.runtime ?? {},
+    warnings: new WarnOnce(logger),
+    ...(options.skills ? { skills: options.skills } : {}),
+    provider: options.provider,
+    outbounds,
+    persona: personaOf(options.persona),
+    maxSteps: options.maxSteps ?? 8,
+    toolTimeoutMs: options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+    history: { maxTokens: options.historyMaxTokens ?? 60_000, keepLast: 4 },
+    streamEditMs: options.streamEditMs ?? 1_000,
+    queueBehaviour: queueBehaviourOf(options),
+    ...(options.model ? { model: options.model } : {}),
+    signals,
+    attachments: new FileReader({
+      redis,
+      keys: store.keys,
+      sources: (platform) => outbounds[platform]?.files,
+      limits: () => (options.config?.() ?? EMPTY_CONFIG).attachments,
+      capabilities: options.capabilities ?? (() => ({})),
+      ...(options.transcriber ? { transcriber: options.transcriber } : {}),
+      ...(options.fileGuard ? { guard: options.fileGuard } : {}),
+      logger,
+    }),
+    logger,
+    ...(options.observe ? { observe: options.observe } : {}),
+  };
+}
+
+function turnWorkerOptions(
+  options: SwitchyardOptions,
+  plumbing: Plumbing,
+  connection: Redis,
+): TurnWorkerOptions {
+  return {
+    connection,
+    prefix: plumbing.prefix,
+    shards: plumbing.shards,
+    ...(options.consumeShards ? { consume: options.consumeShards } : {}),
+    ...(options.drainIntervalMs ? { drainIntervalMs: options.drainIntervalMs } : {}),
+    ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+    ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
+    ...(options.lockDurationMs !== undefined ? { lockDurationMs: options.lockDurationMs } : {}),
+    ...(options.stalledIntervalMs !== undefined
+      ? { stalledIntervalMs: options.stalledIntervalMs }
+      : {}),
+    ...(options.observe?.queueWait ? { onQueueWait: options.observe.queueWait } : {}),
+  };
+}
+
+/** The worker side of a process: turns, and the reminders the tools set, each on a connection of its own. */
+interface Workers {
+  readonly worker: TurnWorker;
+  readonly workerConnection: Redis;
+  readonly reminders: ReminderWorker;
+  readonly remindersConnection: Redis;
+}
+
+async function startWorkers(options: SwitchyardOptions, plumbing: Plumbing): Promise<Workers> {
+  const { factory, redis, prefix, outbounds, logger } = plumbing;
+  await plumbing.signals.listen();
+  const workerConnection = factory.create("worker");
+  const worker = new TurnWorker(
+    turnEnvironment(options, plumbing),
+    turnWorkerOptions(options, plumbing, workerConnection),
+  );
+  worker.start();
+  // Reminders set by the tools fire here, through the same outbounds as answers.
+  const remindersConnection = factory.create("reminders");
+  const reminders = new ReminderWorker({
+    connection: remindersConnection,
+    redis,
+    prefix,
+    outbounds,
+    logger,
+  });
+  reminders.start();
+  return { worker, workerConnection, reminders, remindersConnection };
+}
+
+export async function startSwitchyard(options: SwitchyardOptions): Promise<Switchyard> {
+  const prefix = options.prefix ?? "sy";
+  const logger = options.logger ?? silentLogger;
+  const factory = factoryOf(options);
   const shards = options.shards ?? 1;
   // State reads and writes of many conversations go out together: one socket write per tick, not per command.
   const redis = factory.create("state");
   const store = createStore(redis, { prefix, logger });
-  const inbox = new Inbox(redis, store.keys);
   // The queue has a connection of its own: BullMQ defines some fifty scripts on
   // the connection it is given, and an auto-pipelined connection copies every
   // defined script into each batch it sends (a quarter of a turn's CPU when
@@ -127,85 +241,14 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     ...(options.waitTimeoutMs !== undefined ? { waitTimeoutMs: options.waitTimeoutMs } : {}),
   });
   const outbox = new RedisOutbox(redis, prefix, conversationKey);
-  let worker: TurnWorker | undefined;
-  let workerConnection: Redis | undefined;
-  let reminders: ReminderWorker | undefined;
-  let remindersConnection: Redis | undefined;
   // Stop and interrupt signals: any process may send one; a worker process listens.
   const signalsConnection = options.worker !== false ? factory.create("signals") : undefined;
   const signals = new TurnSignals(redis, signalsConnection, store.keys, logger);
   const outbounds: Readonly<Record<string, Outbound>> = { console: outbox, ...options.outbounds };
-  if (options.worker !== false) {
-    await signals.listen();
-    workerConnection = factory.create("worker");
-    worker = new TurnWorker(
-      {
-        store,
-        inbox,
-        registry: options.registry,
-        capabilities: options.capabilities ?? (() => ({})),
-        config: options.config ?? (() => EMPTY_CONFIG),
-        runtime: options.runtime ?? {},
-        warnings: new WarnOnce(logger),
-        ...(options.skills ? { skills: options.skills } : {}),
-        provider: options.provider,
-        outbounds,
-        persona: personaOf(options.persona),
-        maxSteps: options.maxSteps ?? 8,
-        toolTimeoutMs: options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
-        history: { maxTokens: options.historyMaxTokens ?? 60_000, keepLast: 4 },
-        streamEditMs: options.streamEditMs ?? 1_000,
-        queueBehaviour:
-          options.queueBehaviour ??
-          ((address, chosen) => {
-            const configured = queueBehaviourFor(
-              (options.config?.() ?? EMPTY_CONFIG).queue,
-              address,
-            );
-            return chosen ? { ...configured, mode: chosen } : configured;
-          }),
-        ...(options.model ? { model: options.model } : {}),
-        signals,
-        attachments: new FileReader({
-          redis,
-          keys: store.keys,
-          sources: (platform) => outbounds[platform]?.files,
-          limits: () => (options.config?.() ?? EMPTY_CONFIG).attachments,
-          capabilities: options.capabilities ?? (() => ({})),
-          ...(options.transcriber ? { transcriber: options.transcriber } : {}),
-          ...(options.fileGuard ? { guard: options.fileGuard } : {}),
-          logger,
-        }),
-        logger,
-        ...(options.observe ? { observe: options.observe } : {}),
-      },
-      {
-        connection: workerConnection,
-        prefix,
-        shards,
-        ...(options.consumeShards ? { consume: options.consumeShards } : {}),
-        ...(options.drainIntervalMs ? { drainIntervalMs: options.drainIntervalMs } : {}),
-        ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
-        ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
-        ...(options.lockDurationMs !== undefined ? { lockDurationMs: options.lockDurationMs } : {}),
-        ...(options.stalledIntervalMs !== undefined
-          ? { stalledIntervalMs: options.stalledIntervalMs }
-          : {}),
-        ...(options.observe?.queueWait ? { onQueueWait: options.observe.queueWait } : {}),
-      },
-    );
-    worker.start();
-    // Reminders set by the tools fire here, through the same outbounds as answers.
-    remindersConnection = factory.create("reminders");
-    reminders = new ReminderWorker({
-      connection: remindersConnection,
-      redis,
-      prefix,
-      outbounds,
-      logger,
-    });
-    reminders.start();
-  }
+  const plumbing: Plumbing = { prefix, shards, logger, factory, redis, store, signals, outbounds };
+  const workers = options.worker !== false ? await startWorkers(options, plumbing) : undefined;
+  const worker = workers?.worker;
+  const reminders = workers?.reminders;
   return {
     store,
     queue,
@@ -225,8 +268,8 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         signalsConnection?.quit(),
         redis.quit(),
         queueConnection.quit(),
-        workerConnection?.quit(),
-        remindersConnection?.quit(),
+        workers?.workerConnection.quit(),
+        workers?.remindersConnection.quit(),
       ]);
     },
   };

@@ -1,38 +1,23 @@
 import { dirname, resolve } from "node:path";
-import { type Switchyard, startSwitchyard } from "../app.ts";
 import type { Channel } from "../channels/channel.ts";
-import { ConsoleChannel } from "../channels/console/console-channel.ts";
 import { DiscordChannel } from "../channels/discord/channel.ts";
-import { mountConsole, turnActivity } from "../console/mount.ts";
-import type { ContractSources } from "../conversation/contract.ts";
 import { DEFAULT_PERSONA } from "../core/agent/prompt.ts";
-import type { Provider } from "../core/agent/provider.ts";
-import type { SwitchyardConfig } from "../core/config/index.ts";
-import { WarnOnce } from "../core/logger.ts";
 import type { ToolRegistry } from "../core/tools/registry.ts";
 import { Host } from "../host.ts";
-import { type OpsServer, startOpsServer } from "../observability/http.ts";
 import { createLogger, type Logger, loggerPort, registerSecret } from "../observability/logger.ts";
 import { Metrics } from "../observability/metrics.ts";
 import { installProcessGuard } from "../observability/process-guard.ts";
 import { connectRedis, type RedisConnection } from "../redis/redis.ts";
 import { type SkillLibrary, watchSkills } from "../skills/loader.ts";
-import { ActivityStore } from "../store/activity-store.ts";
-import { openAITranscriber, type Transcriber } from "../tools/attachments/index.ts";
-import { channelsFor, startChannels } from "./bot-channels.ts";
+import { type Running, startBotApp } from "./bot-app.ts";
+import { channelsFor } from "./bot-channels.ts";
 import { configSourceOf } from "./config-source.ts";
 import { StartOptionError } from "./errors.ts";
-import { turnObserver } from "./observe.ts";
 import type { BotOptions, BotRole, ConfigSource } from "./options.ts";
 import { PersonaBook } from "./persona.ts";
 import { loadPlugins, pluginSpecsFor, type SwitchyardPlugin } from "./plugins.ts";
 import { providerFromEnv } from "./provider-env.ts";
-import {
-  type QueueEnv,
-  type QueueSettings,
-  queueBehaviourOf,
-  queueSettings,
-} from "./queue-settings.ts";
+import { queueSettings } from "./queue-settings.ts";
 
 /** A bot built by {@link createBot}: start it, stop it. */
 export interface Bot {
@@ -79,32 +64,6 @@ export interface Bot {
  */
 export function createBot(options: BotOptions = {}): Bot {
   return new SwitchyardBot(options);
-}
-
-/** What `#start` has ready when the pipeline starts. */
-interface AppParts {
-  readonly config: ConfigSource;
-  readonly redis: RedisConnection;
-  readonly queue: QueueSettings;
-  readonly queueEnv: QueueEnv;
-  readonly prefix: string;
-  readonly host: Host;
-  readonly skills: SkillLibrary;
-  readonly provider: Provider;
-  readonly personas: PersonaBook;
-}
-
-/** What has started, so `stop` closes exactly that. */
-interface Running {
-  config?: ConfigSource;
-  redis?: RedisConnection;
-  host?: Host;
-  skills?: SkillLibrary;
-  app?: Switchyard;
-  ops?: OpsServer;
-  channels: Channel[];
-  /** Stops the gauges of the work waiting and in progress. */
-  stopWatchingWork?: () => void;
 }
 
 class SwitchyardBot implements Bot {
@@ -166,13 +125,7 @@ class SwitchyardBot implements Bot {
     const plugins = await loadPlugins(
       pluginSpecsFor(config.current.plugins, config.file, options.plugins),
     );
-    const channels = channelsFor(options.channels, plugins, this.role);
-    this.#running.channels = channels;
-    for (const channel of channels) {
-      if (channel instanceof DiscordChannel) {
-        channel.countFailuresWith((stage) => metrics.countChannelError("discord", stage));
-      }
-    }
+    const channels = this.#chooseChannels(plugins);
     const provider =
       options.provider ??
       providerFromEnv(
@@ -181,14 +134,7 @@ class SwitchyardBot implements Bot {
         () => config.current.model,
         () => config.current.models,
       );
-    const redis = await connectRedis({
-      dataDir: ".switchyard",
-      logger,
-      env: this.#env as NodeJS.ProcessEnv,
-      config: config.current.redis,
-      ...(options.redis ? { url: options.redis } : {}),
-    });
-    this.#running.redis = redis;
+    const redis = await this.#connectRedis(config);
     const queueEnv = options.queue ?? {};
     const queue = queueSettings(queueEnv, config.current.queue, redis.check);
     logger.info({ shards: queue.shards, consume: queue.consume ?? "all" }, "conversation queue");
@@ -197,119 +143,75 @@ class SwitchyardBot implements Bot {
     for (const channel of channels) {
       host.messaging.add(channel.platform, channel.outbound, channel.directory);
     }
-    const skills = await watchSkills(
-      config.current.skillFolders,
-      (library) => logger.info({ problems: library.problems() }, "skills re-read"),
-      {
-        logger: port,
-        ...(config.file ? { baseDir } : {}),
-        inline: [...(options.skills ?? []), ...plugins.flatMap((p) => p.skills ?? [])],
-      },
-    );
-    this.#running.skills = skills;
+    const skills = await this.#watchSkills(config, baseDir, plugins);
     config.watch?.((next) => {
       void skills.setFolders(next.skillFolders);
       void host.reload(next);
     });
-    await this.#startApp({
-      config,
-      redis,
-      queue,
-      queueEnv,
-      prefix,
-      host,
-      skills,
-      provider,
-      personas,
-    });
+    await startBotApp(
+      {
+        options,
+        env: this.#env,
+        role: this.role,
+        logger,
+        metrics,
+        channels,
+        config,
+        redis,
+        queue,
+        queueEnv,
+        prefix,
+        host,
+        skills,
+        provider,
+        personas,
+      },
+      this.#running,
+    );
   }
 
-  /** The pipeline (queue, worker, reminders), the ops server and the channels, over what `#start` prepared. */
-  async #startApp(parts: AppParts): Promise<void> {
-    const { config, redis, queue, queueEnv, prefix, host, skills, provider, personas } = parts;
-    const options = this.#options;
-    const channels = this.#running.channels;
-    const queueBehaviour = queueBehaviourOf(queueEnv, () => config.current.queue);
-    const model = this.#env.SWITCHYARD_MODEL ?? "gpt-4.1-mini";
-    // Recent turns per conversation, for the operator console; written whether or not it is served.
-    let activity: ActivityStore | undefined;
-    const observe = turnObserver(this.metrics);
-    const app = await startSwitchyard({
-      ...turnTuning(options),
-      redis: redis.factory,
-      prefix,
-      shards: queue.shards,
-      ...(queue.consume ? { consumeShards: queue.consume } : {}),
-      waitForReplicas: queue.waitForReplicas,
-      waitTimeoutMs: queue.waitTimeoutMs,
-      registry: host.registry,
-      capabilities: host.capabilities,
-      config: () => config.current,
-      queueBehaviour,
-      runtime: options.runtime ?? {},
-      provider,
-      model,
-      ...transcriberOf(config.current, this.#env),
-      skills,
-      persona: (address) => personas.personaFor(config.current, address),
-      // The console's answers go through the app's Redis outbox, which every worker has.
-      outbounds: Object.fromEntries(
-        channels.filter((c) => !(c instanceof ConsoleChannel)).map((c) => [c.platform, c.outbound]),
-      ),
-      worker: this.role !== "ingress",
-      logger: loggerPort(this.#logger),
-      observe: {
-        ...observe,
-        turn: (info) => {
-          observe.turn?.(info);
-          const { address, result, outcome, ms } = info;
-          activity?.record(address, turnActivity({ result, outcome, ms })).catch(() => {});
-        },
-      },
-    });
-    this.#running.app = app;
-    activity = new ActivityStore(app.redis, app.store.keys);
-    this.#running.stopWatchingWork = this.metrics.watchWork({
-      waiting: () => app.queue.waiting(),
-      inProgress: () => app.worker?.inProgress ?? 0,
-    });
-    await this.#startOps(app);
-    // What /tools, the console and the channels read a conversation's contract from.
-    const sources: ContractSources = {
-      store: app.store,
-      skills,
-      registry: host.registry,
-      capabilities: host.capabilities,
-      config: () => config.current,
-      runtime: options.runtime ?? {},
-      warnings: new WarnOnce(loggerPort(this.#logger)),
-      model,
-    };
-    const ops = this.#running.ops;
-    if (ops && config.current.console.enabled) {
-      mountConsole(ops, {
-        env: this.#env,
-        redis: app.redis,
-        prefix,
-        sources,
-        queue: app.queue,
-        host,
-        logger: this.#logger,
-        queueMode: (address) => queueBehaviour(address).mode,
-      });
+  /** The channels given and the plugins', each Discord channel counting its failures into the metrics. */
+  #chooseChannels(plugins: readonly SwitchyardPlugin[]): Channel[] {
+    const channels = channelsFor(this.#options.channels, plugins, this.role);
+    this.#running.channels = channels;
+    for (const channel of channels) {
+      if (channel instanceof DiscordChannel) {
+        channel.countFailuresWith((stage) => this.metrics.countChannelError("discord", stage));
+      }
     }
-    await startChannels({
-      channels,
-      role: this.role,
-      app,
-      skills,
-      config,
-      prefix,
+    return channels;
+  }
+
+  async #connectRedis(config: ConfigSource): Promise<RedisConnection> {
+    const redis = await connectRedis({
+      dataDir: ".switchyard",
       logger: this.#logger,
-      sources,
-      queueBehaviour,
-      metrics: this.metrics,
+      env: this.#env as NodeJS.ProcessEnv,
+      config: config.current.redis,
+      ...(this.#options.redis ? { url: this.#options.redis } : {}),
     });
+    this.#running.redis = redis;
+    return redis;
+  }
+
+  /** The skill folders, your skills and the plugins', re-read when a folder changes. */
+  async #watchSkills(
+    config: ConfigSource,
+    baseDir: string,
+    plugins: readonly SwitchyardPlugin[],
+  ): Promise<SkillLibrary> {
+    const logger = this.#logger;
+    const skills = await watchSkills(
+      config.current.skillFolders,
+      (library) => logger.info({ problems: library.problems() }, "skills re-read"),
+      {
+        logger: loggerPort(logger),
+        ...(config.file ? { baseDir } : {}),
+        inline: [...(this.#options.skills ?? []), ...plugins.flatMap((p) => p.skills ?? [])],
+      },
+    );
+    this.#running.skills = skills;
+    return skills;
   }
 
   async #startHost(
@@ -340,20 +242,6 @@ class SwitchyardBot implements Bot {
     return host;
   }
 
-  async #startOps(app: Switchyard): Promise<void> {
-    const port = this.#options.metricsPort ?? 0;
-    if (port <= 0) return;
-    try {
-      this.#running.ops = await startOpsServer({
-        port,
-        metrics: this.metrics,
-        ready: () => app.redis.status === "ready",
-      });
-    } catch (error) {
-      this.#logger.warn({ port, error: (error as Error).message }, "metrics server not started");
-    }
-  }
-
   stop(): Promise<void> {
     this.#stopping ??= (async () => {
       await this.#starting?.catch(() => {});
@@ -370,35 +258,4 @@ class SwitchyardBot implements Bot {
     })();
     return this.#stopping;
   }
-}
-
-function turnTuning(options: BotOptions) {
-  const keys = [
-    "concurrency",
-    "leaseMs",
-    "lockDurationMs",
-    "stalledIntervalMs",
-    "maxSteps",
-    "toolTimeoutMs",
-    "historyMaxTokens",
-    "streamEditMs",
-  ] as const;
-  const tuning: Partial<Record<(typeof keys)[number], number>> = {};
-  for (const key of keys) if (options[key] !== undefined) tuning[key] = options[key];
-  return tuning;
-}
-
-/** The transcriber when `transcription:` is configured with its key; the key is redacted from logs. */
-function transcriberOf(
-  config: SwitchyardConfig,
-  env: Readonly<Record<string, string | undefined>>,
-): { transcriber?: Transcriber } {
-  const key = env[config.transcription.keyEnv];
-  if (key) registerSecret(key);
-  const transcriber = openAITranscriber(
-    config.transcription,
-    env as NodeJS.ProcessEnv,
-    config.attachments.fetchMs,
-  );
-  return transcriber ? { transcriber } : {};
 }

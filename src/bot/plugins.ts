@@ -144,27 +144,25 @@ function listOf<T>(
   return list;
 }
 
-function isTool(value: unknown): value is AnyTool {
+/** Whether `value` is an object whose fields have these `typeof`s. */
+function hasFields(value: unknown, types: Readonly<Record<string, string>>): boolean {
   if (typeof value !== "object" || value === null) return false;
-  const tool = value as Partial<AnyTool>;
+  const fields = value as Record<string, unknown>;
+  return Object.entries(types).every(([key, type]) => typeof fields[key] === type);
+}
+
+function isTool(value: unknown): value is AnyTool {
   // The wire bytes and digest are what defineTool adds: a hand-made object lacks them.
-  return (
-    typeof tool.id === "string" &&
-    typeof tool.execute === "function" &&
-    typeof tool.wire === "string" &&
-    typeof tool.digest === "string"
-  );
+  return hasFields(value, { id: "string", execute: "function", wire: "string", digest: "string" });
 }
 
 function isChannel(value: unknown): value is Channel {
-  if (typeof value !== "object" || value === null) return false;
-  const channel = value as Partial<Channel>;
-  return (
-    typeof channel.platform === "string" &&
-    typeof channel.outbound === "object" &&
-    typeof channel.start === "function" &&
-    typeof channel.stop === "function"
-  );
+  return hasFields(value, {
+    platform: "string",
+    outbound: "object",
+    start: "function",
+    stop: "function",
+  });
 }
 
 function describeExports(module: Record<string, unknown>): string {

@@ -1,4 +1,4 @@
-import { parseArgs } from "node:util";
+import { type ParseArgsConfig, parseArgs } from "node:util";
 import { configPath, LiveConfig } from "../bot/config-file.ts";
 import { createBot } from "../bot/create-bot.ts";
 import { BOT_ROLES, type BotRole } from "../bot/options.ts";
@@ -58,24 +58,23 @@ Environment:
   OTEL_EXPORTER_OTLP_ENDPOINT Traces over OTLP/HTTP, e.g. http://localhost:4318 (or telemetry.endpoint; default: off)
   LOG_LEVEL                   pino level (default info; logs go to stderr)`;
 
+/** The flags `switchyard start` takes, as HELP lists them. */
+const START_FLAGS = {
+  role: { type: "string", default: "all" },
+  config: { type: "string" },
+  tools: { type: "string" },
+  mode: { type: "string" },
+  plugin: { type: "string", multiple: true },
+  help: { type: "boolean", short: "h", default: false },
+} as const satisfies ParseArgsConfig["options"];
+
 /**
  * `switchyard start`: {@link createBot} fed from the flags, the environment
  * and the config file. Every mistake in them fails here, before anything
  * starts.
  */
 export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      role: { type: "string", default: "all" },
-      config: { type: "string" },
-      tools: { type: "string" },
-      mode: { type: "string" },
-      plugin: { type: "string", multiple: true },
-      help: { type: "boolean", short: "h", default: false },
-    },
-    strict: true,
-  });
+  const { values } = parseArgs({ args: argv, options: START_FLAGS, strict: true });
   if (values.help) {
     process.stdout.write(`${HELP}\n`);
     return 0;

@@ -73,82 +73,67 @@ export class Metrics {
   readonly registry = new Registry();
   readonly #toolLabels = new Set<string>();
 
-  readonly #queueWait = new Histogram({
-    name: "switchyard_queue_wait_seconds",
-    help: "Time a message waited between arriving and its turn starting.",
-    buckets: WAIT_BUCKETS,
-    registers: [this.registry],
-  });
-  readonly #turnDuration = new Histogram({
-    name: "switchyard_turn_duration_seconds",
-    help: "Wall time of one turn, by how it ended.",
-    labelNames: ["outcome"] as const,
-    buckets: TURN_BUCKETS,
-    registers: [this.registry],
-  });
-  readonly #turnSteps = new Histogram({
-    name: "switchyard_turn_steps",
-    help: "Model requests made in one turn.",
-    buckets: STEP_BUCKETS,
-    registers: [this.registry],
-  });
-  readonly #overhead = new Histogram({
-    name: "switchyard_framework_overhead_seconds",
-    help: "Turn time not spent in the model or in tools.",
-    buckets: OVERHEAD_BUCKETS,
-    registers: [this.registry],
-  });
-  readonly #turns = new Counter({
-    name: "switchyard_turns_total",
-    help: "Turns run, by how they ended.",
-    labelNames: ["outcome"] as const,
-    registers: [this.registry],
-  });
-  readonly #toolCalls = new Counter({
-    name: "switchyard_tool_calls_total",
-    help: "Tool calls, by tool id and outcome.",
-    labelNames: ["tool", "outcome"] as const,
-    registers: [this.registry],
-  });
-  readonly #promptTokens = new Counter({
-    name: "switchyard_prompt_tokens_total",
-    help: "Prompt tokens sent to the model.",
-    registers: [this.registry],
-  });
-  readonly #cachedTokens = new Counter({
-    name: "switchyard_cached_tokens_total",
-    help: "Prompt tokens the provider served from its prompt cache.",
-    registers: [this.registry],
-  });
-  readonly #completionTokens = new Counter({
-    name: "switchyard_completion_tokens_total",
-    help: "Completion tokens the model produced.",
-    registers: [this.registry],
-  });
-  readonly #contractChanges = new Counter({
-    name: "switchyard_contract_hash_changes_total",
-    help: "Turns whose tool contract hash differed from the conversation's previous turn (a prompt-cache miss).",
-    registers: [this.registry],
-  });
+  readonly #queueWait = this.#histogram(
+    "switchyard_queue_wait_seconds",
+    "Time a message waited between arriving and its turn starting.",
+    WAIT_BUCKETS,
+  );
+  readonly #turnDuration = this.#histogram(
+    "switchyard_turn_duration_seconds",
+    "Wall time of one turn, by how it ended.",
+    TURN_BUCKETS,
+    ["outcome"],
+  );
+  readonly #turnSteps = this.#histogram(
+    "switchyard_turn_steps",
+    "Model requests made in one turn.",
+    STEP_BUCKETS,
+  );
+  readonly #overhead = this.#histogram(
+    "switchyard_framework_overhead_seconds",
+    "Turn time not spent in the model or in tools.",
+    OVERHEAD_BUCKETS,
+  );
+  readonly #turns = this.#counter("switchyard_turns_total", "Turns run, by how they ended.", [
+    "outcome",
+  ]);
+  readonly #toolCalls = this.#counter(
+    "switchyard_tool_calls_total",
+    "Tool calls, by tool id and outcome.",
+    ["tool", "outcome"],
+  );
+  /** Tokens by kind, as {@link TokenCounts} names them. */
+  readonly #tokens: Readonly<Record<keyof TokenCounts, Counter>> = {
+    prompt: this.#counter("switchyard_prompt_tokens_total", "Prompt tokens sent to the model."),
+    cached: this.#counter(
+      "switchyard_cached_tokens_total",
+      "Prompt tokens the provider served from its prompt cache.",
+    ),
+    completion: this.#counter(
+      "switchyard_completion_tokens_total",
+      "Completion tokens the model produced.",
+    ),
+  };
+  readonly #contractChanges = this.#counter(
+    "switchyard_contract_hash_changes_total",
+    "Turns whose tool contract hash differed from the conversation's previous turn (a prompt-cache miss).",
+  );
 
-  readonly #processErrors = new Counter({
-    name: "switchyard_process_errors_total",
-    help: "Errors nobody caught that reached the process (uncaught exceptions, unhandled rejections); the process guard logged and survived each.",
-    labelNames: ["kind"] as const,
-    registers: [this.registry],
-  });
-  readonly #channelErrors = new Counter({
-    name: "switchyard_channel_errors_total",
-    help: "Failures a channel survived: a platform event it could not handle, an interaction or message that failed.",
-    labelNames: ["platform", "stage"] as const,
-    registers: [this.registry],
-  });
+  readonly #processErrors = this.#counter(
+    "switchyard_process_errors_total",
+    "Errors nobody caught that reached the process (uncaught exceptions, unhandled rejections); the process guard logged and survived each.",
+    ["kind"],
+  );
+  readonly #channelErrors = this.#counter(
+    "switchyard_channel_errors_total",
+    "Failures a channel survived: a platform event it could not handle, an interaction or message that failed.",
+    ["platform", "stage"],
+  );
 
-  readonly #queueWaiting = new Gauge({
-    name: "switchyard_queue_waiting",
-    help: "Conversation jobs queued and not yet taken by a worker, over every shard (the deployment's backlog; every process reports the same).",
-    registers: [this.registry],
-  });
+  readonly #queueWaiting = this.#gauge(
+    "switchyard_queue_waiting",
+    "Conversation jobs queued and not yet taken by a worker, over every shard (the deployment's backlog; every process reports the same).",
+  );
   #work: WorkSource | undefined;
   readonly #turnsInProgress = new Gauge({
     name: "switchyard_turns_in_progress",
@@ -158,15 +143,38 @@ export class Metrics {
       if (this.#work) this.#turnsInProgress.set(this.#work.inProgress());
     },
   });
-  readonly #refused = new Counter({
-    name: "switchyard_refused_total",
-    help: "Messages not queued because the access policy or a limit refused them, by reason.",
-    labelNames: ["reason"] as const,
-    registers: [this.registry],
-  });
+  readonly #refused = this.#counter(
+    "switchyard_refused_total",
+    "Messages not queued because the access policy or a limit refused them, by reason.",
+    ["reason"],
+  );
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  // The metrics' own constructors, in this registry; `labels` are the series' bounded label names.
+  #counter<L extends string = string>(name: string, help: string, labels: readonly L[] = []) {
+    return new Counter<L>({ name, help, labelNames: labels, registers: [this.registry] });
+  }
+
+  #gauge<L extends string = string>(name: string, help: string, labels: readonly L[] = []) {
+    return new Gauge<L>({ name, help, labelNames: labels, registers: [this.registry] });
+  }
+
+  #histogram<L extends string = string>(
+    name: string,
+    help: string,
+    buckets: number[],
+    labels: readonly L[] = [],
+  ) {
+    return new Histogram<L>({
+      name,
+      help,
+      buckets,
+      labelNames: labels,
+      registers: [this.registry],
+    });
   }
 
   /**
@@ -238,9 +246,9 @@ export class Metrics {
   }
 
   countTokens(tokens: TokenCounts): void {
-    this.#promptTokens.inc(countable(tokens.prompt));
-    this.#cachedTokens.inc(countable(tokens.cached));
-    this.#completionTokens.inc(countable(tokens.completion));
+    for (const kind of ["prompt", "cached", "completion"] as const) {
+      this.#tokens[kind].inc(countable(tokens[kind]));
+    }
   }
 
   /**

@@ -57,53 +57,89 @@ type Fields = Readonly<Record<string, unknown>>;
  */
 export async function readCompletionStream(
   chunks: AsyncIterable<unknown>,
-  options: {
-    readonly onText?: ((textSoFar: string) => void) | undefined;
-    readonly progress: StreamProgress;
-    readonly logger: LoggerPort;
-    readonly limits: ReplyLimits;
-  },
+  options: StreamReading,
 ): Promise<ProviderResponse> {
-  const { onText, progress, logger, limits } = options;
-  let text = "";
-  let refusal = "";
-  let cut = false;
-  let tooManyCalls = false;
-  let finishReason: string | undefined;
-  let usage: Usage = ZERO_USAGE;
-  const drafts = new Map<number, ToolCallDraft>();
-  let lastIndex: number | undefined;
+  const reply = new ReplyDraft(options);
+  for await (const value of chunks) {
+    if (!reply.read(value)) break;
+  }
+  return reply.response();
+}
 
-  read: for await (const value of chunks) {
+interface StreamReading {
+  readonly onText?: ((textSoFar: string) => void) | undefined;
+  readonly progress: StreamProgress;
+  readonly logger: LoggerPort;
+  readonly limits: ReplyLimits;
+}
+
+/** The reply as the stream builds it, event by event, within the limits. */
+class ReplyDraft {
+  #text = "";
+  #refusal = "";
+  /** The answer passed `maxAnswerChars`. */
+  #cut = false;
+  #tooManyCalls = false;
+  #finishReason: string | undefined;
+  #usage: Usage = ZERO_USAGE;
+  readonly #calls = new Map<number, ToolCallDraft>();
+  #lastIndex: number | undefined;
+
+  constructor(private readonly options: StreamReading) {}
+
+  /** Takes one stream event; false when the rest of the stream is not worth reading. */
+  read(value: unknown): boolean {
+    const { progress } = this.options;
     progress.events++;
     if (progress.events === 1) noteStreamEvent();
     const chunk = fieldsOf(value);
     if (!chunk || (!Array.isArray(chunk.choices) && chunk.usage === undefined)) {
       progress.unreadable++;
-      continue;
+      return true;
     }
-    usage = usageOf(chunk.usage) ?? usage;
+    this.#usage = usageOf(chunk.usage) ?? this.#usage;
     const choice = firstChoice(chunk.choices);
-    if (!choice) continue;
+    if (!choice) return true;
     const delta = fieldsOf(choice.delta) ?? {};
-    if (typeof delta.content === "string" && delta.content !== "") {
-      const room = limits.maxAnswerChars - text.length;
-      text += delta.content.slice(0, room);
-      progress.text = text;
-      if (onText) {
-        progress.textShown = true;
-        showText(onText, text, logger);
-      }
-      if (delta.content.length > room) {
-        // What follows is more of an answer nobody will read; stop downloading it.
-        cut = true;
-        break;
-      }
+    if (
+      typeof delta.content === "string" &&
+      delta.content !== "" &&
+      !this.#addText(delta.content)
+    ) {
+      return false;
     }
     if (typeof delta.refusal === "string") {
-      refusal += delta.refusal.slice(0, limits.maxAnswerChars - refusal.length);
+      const room = this.options.limits.maxAnswerChars - this.#refusal.length;
+      this.#refusal += delta.refusal.slice(0, room);
     }
-    for (const raw of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) {
+    const pieces = Array.isArray(delta.tool_calls) ? delta.tool_calls : [];
+    if (!this.#addCallPieces(pieces)) return false;
+    if (typeof choice.finish_reason === "string") this.#finishReason = choice.finish_reason;
+    return true;
+  }
+
+  /** Appends answer text and shows it; false once the answer passes its cap. */
+  #addText(content: string): boolean {
+    const { progress, onText, logger, limits } = this.options;
+    const room = limits.maxAnswerChars - this.#text.length;
+    this.#text += content.slice(0, room);
+    progress.text = this.#text;
+    if (onText) {
+      progress.textShown = true;
+      showText(onText, this.#text, logger);
+    }
+    if (content.length > room) {
+      // What follows is more of an answer nobody will read; stop downloading it.
+      this.#cut = true;
+      return false;
+    }
+    return true;
+  }
+
+  /** Adds tool call pieces to their calls; false when the reply opens more calls than allowed. */
+  #addCallPieces(pieces: readonly unknown[]): boolean {
+    const { limits } = this.options;
+    for (const raw of pieces) {
       const piece = fieldsOf(raw);
       const fn = fieldsOf(piece?.function);
       const id = typeof piece?.id === "string" ? piece.id : undefined;
@@ -111,17 +147,17 @@ export async function readCompletionStream(
       const args = typeof fn?.arguments === "string" ? fn.arguments : undefined;
       // A piece that carries none of them adds nothing, and must not open a nameless call.
       if (!piece || (id === undefined && name === undefined && args === undefined)) continue;
-      const index = indexOf(piece, drafts, lastIndex);
-      let draft = drafts.get(index);
+      const index = indexOf(piece, this.#calls, this.#lastIndex);
+      let draft = this.#calls.get(index);
       if (!draft) {
-        if (drafts.size >= limits.maxToolCalls) {
-          tooManyCalls = true;
-          break read;
+        if (this.#calls.size >= limits.maxToolCalls) {
+          this.#tooManyCalls = true;
+          return false;
         }
         draft = { id: "", name: "", arguments: "", chars: 0 };
-        drafts.set(index, draft);
+        this.#calls.set(index, draft);
       }
-      lastIndex = index;
+      this.#lastIndex = index;
       // Some servers repeat the id and name on every piece: first one wins.
       if (id && !draft.id) draft.id = id;
       if (name && !draft.name) draft.name = name;
@@ -131,35 +167,39 @@ export async function readCompletionStream(
         if (draft.chars <= limits.maxToolCallChars) draft.arguments += args;
       }
     }
-    if (typeof choice.finish_reason === "string") finishReason = choice.finish_reason;
+    return true;
   }
 
-  if (tooManyCalls) {
-    throw new ProviderError(
-      "bad_response",
-      `The model asked for more than ${limits.maxToolCalls} tool calls in one reply, so I ran none of them. Please try again, or ask for fewer things at once. (The limit is SWITCHYARD_MODEL_MAX_TOOL_CALLS.)`,
-    );
-  }
-  if (cut) {
+  /** The response the stream amounts to; throws when it asked for too many calls or ended early. */
+  response(): ProviderResponse {
+    const { limits } = this.options;
+    if (this.#tooManyCalls) {
+      throw new ProviderError(
+        "bad_response",
+        `The model asked for more than ${limits.maxToolCalls} tool calls in one reply, so I ran none of them. Please try again, or ask for fewer things at once. (The limit is SWITCHYARD_MODEL_MAX_TOOL_CALLS.)`,
+      );
+    }
+    if (this.#cut) {
+      return {
+        content: `${this.#text}\n\n(This answer was cut here: it passed ${limits.maxAnswerChars} characters, the most one answer may have. Ask for the rest, or for a shorter answer.)`,
+        toolCalls: [],
+        finishReason: "length",
+        usage: this.#usage,
+      };
+    }
+    if (this.#finishReason === undefined) {
+      throw new StreamEndedEarlyError("The stream ended before the model finished its reply.");
+    }
+    const content = this.#text || this.#refusal;
     return {
-      content: `${text}\n\n(This answer was cut here: it passed ${limits.maxAnswerChars} characters, the most one answer may have. Ask for the rest, or for a shorter answer.)`,
-      toolCalls: [],
-      finishReason: "length",
-      usage,
+      content: content === "" ? null : content,
+      toolCalls: [...this.#calls.entries()]
+        .sort(([a], [b]) => a - b)
+        .map(([, draft]) => toolCallOf(draft, limits)),
+      finishReason: this.#finishReason,
+      usage: this.#usage,
     };
   }
-  if (finishReason === undefined) {
-    throw new StreamEndedEarlyError("The stream ended before the model finished its reply.");
-  }
-  const content = text || refusal;
-  return {
-    content: content === "" ? null : content,
-    toolCalls: [...drafts.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([, draft]) => toolCallOf(draft, limits)),
-    finishReason,
-    usage,
-  };
 }
 
 function fieldsOf(value: unknown): Fields | undefined {

@@ -86,45 +86,106 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
       "No model name was given. Set SWITCHYARD_MODEL (e.g. gpt-4.1-mini), then restart.",
     );
   }
-  const baseURL = options.baseURL || OPENAI_BASE_URL;
-  const logger = options.logger ?? silentLogger;
-  const sleep = options.sleep ?? ((ms, signal) => delay(ms, undefined, { signal }));
-  const policy: RetryPolicy = {
-    ...DEFAULT_RETRY_POLICY,
-    maxRetries: options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries,
-  };
-  const where = displayURL(baseURL);
-  const redact = redactor(options.apiKey);
-  const limitsNow = (): ModelLimits => {
-    const given = typeof options.limits === "function" ? options.limits() : options.limits;
+  return new ChatCompletionsProvider(options);
+}
+
+type FailureReading = ReturnType<typeof classifyFailure>;
+
+/** One attempt at a call: its limits, its timers, what its fetch watches and what its stream delivered. */
+interface Attempt {
+  readonly limits: ModelLimits;
+  readonly timers: AttemptTimers;
+  readonly watch: FetchWatch;
+  readonly progress: StreamProgress;
+  readonly budget: CallBudget;
+}
+
+class ChatCompletionsProvider implements Provider {
+  readonly #options: OpenAIProviderOptions;
+  readonly #logger: LoggerPort;
+  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly #policy: RetryPolicy;
+  /** The server as logs and messages show it. */
+  readonly #where: string;
+  readonly #redact: (text: string) => string;
+  readonly #client: OpenAI;
+  readonly #parseTools: ReturnType<typeof toolsParser>;
+
+  constructor(options: OpenAIProviderOptions) {
+    const baseURL = options.baseURL || OPENAI_BASE_URL;
+    this.#options = options;
+    this.#logger = options.logger ?? silentLogger;
+    this.#sleep = options.sleep ?? ((ms, signal) => delay(ms, undefined, { signal }));
+    this.#policy = {
+      ...DEFAULT_RETRY_POLICY,
+      maxRetries: options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries,
+    };
+    this.#where = displayURL(baseURL);
+    this.#redact = redactor(options.apiKey);
+    this.#client = new OpenAI({
+      apiKey: options.apiKey || NO_API_KEY,
+      baseURL,
+      maxRetries: 0,
+      logger: sdkLogger(this.#logger, this.#redact),
+    });
+    this.#parseTools = toolsParser(this.#logger);
+  }
+
+  async complete(request: ProviderRequest): Promise<ProviderResponse> {
+    if (request.signal?.aborted) throw abortedError();
+    const limits = this.#limitsNow();
+    const context: FailureContext = { where: this.#where, limits, redact: this.#redact };
+    const settings = { model: this.#options.model, temperature: this.#options.temperature };
+    const body = buildChatRequest(request, settings, this.#parseTools(request.tools));
+    noteModel(body.model);
+    const budget = new CallBudget(limits.callMs);
+    for (let tries = 1; ; tries++) {
+      const progress = freshProgress();
+      const timers = budget.attempt(limits);
+      const watch: FetchWatch = {
+        heard: () => timers.heard(),
+        maxEventBytes: maxEventBytes(limits),
+        maxErrorBytes: MAX_ERROR_BYTES,
+      };
+      let failure: FailureReading;
+      try {
+        return await this.#attempt(request, body, { limits, timers, watch, progress, budget });
+      } catch (thrown) {
+        if (request.signal?.aborted) throw abortedError();
+        // A finished reply whose stream then stalled was returned above; this one was not finished.
+        if (timers.expired)
+          throw keepingPartial(timeoutFailure(timers.expired, context).error, progress);
+        if (thrown instanceof ProviderError) throw keepingPartial(thrown, progress);
+        failure = classifyFailure(thrown, context, { progress, contentType: watch.contentType });
+      } finally {
+        timers.close();
+      }
+      const waitMs = this.#retryWait(failure, tries, progress, budget, limits);
+      await pause(this.#sleep, waitMs, request.signal);
+    }
+  }
+
+  /** The limits for this call: the defaults, under the deprecated timeout, under what the options give now. */
+  #limitsNow(): ModelLimits {
+    const { limits, timeoutMs } = this.#options;
+    const given = typeof limits === "function" ? limits() : limits;
     return {
       ...DEFAULT_MODEL_LIMITS,
-      ...(options.timeoutMs === undefined ? {} : { firstByteMs: options.timeoutMs }),
+      ...(timeoutMs === undefined ? {} : { firstByteMs: timeoutMs }),
       ...given,
     };
-  };
-  const client = new OpenAI({
-    apiKey: options.apiKey || NO_API_KEY,
-    baseURL,
-    maxRetries: 0,
-    logger: sdkLogger(logger, redact),
-  });
-  const settings = { model: options.model, temperature: options.temperature };
-  const parseTools = toolsParser(logger);
+  }
 
-  const attempt = async (
+  async #attempt(
     request: ProviderRequest,
     body: OpenAI.ChatCompletionCreateParamsStreaming,
-    limits: ModelLimits,
-    timers: AttemptTimers,
-    watch: FetchWatch,
-    progress: StreamProgress,
-    budget: CallBudget,
-  ): Promise<ProviderResponse> => {
+    { limits, timers, watch, progress, budget }: Attempt,
+  ): Promise<ProviderResponse> {
     const signal = request.signal
       ? AbortSignal.any([request.signal, timers.signal])
       : timers.signal;
-    const stream = await client.withOptions({ fetch: watchedFetch(watch) }).chat.completions.create(
+    const client = this.#client.withOptions({ fetch: watchedFetch(watch) });
+    const stream = await client.chat.completions.create(
       body,
       // The SDK's own timeout only backs ours up: it stops at the headers, ours does not.
       { signal, timeout: budget.remainingMs() + 1_000 },
@@ -132,71 +193,51 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
     const reply = await readCompletionStream(stream, {
       onText: request.onText,
       progress,
-      logger,
+      logger: this.#logger,
       limits,
     });
     if (request.signal?.aborted) throw abortedError();
     return reply;
-  };
+  }
 
-  return {
-    async complete(request) {
-      if (request.signal?.aborted) throw abortedError();
-      const limits = limitsNow();
-      const context: FailureContext = { where, limits, redact };
-      const body = buildChatRequest(request, settings, parseTools(request.tools));
-      noteModel(body.model);
-      const budget = new CallBudget(limits.callMs);
-      for (let tries = 1; ; tries++) {
-        const progress = freshProgress();
-        const timers = budget.attempt(limits);
-        const watch: FetchWatch = {
-          heard: () => timers.heard(),
-          maxEventBytes: maxEventBytes(limits),
-          maxErrorBytes: MAX_ERROR_BYTES,
-        };
-        let failure: ReturnType<typeof classifyFailure>;
-        try {
-          return await attempt(request, body, limits, timers, watch, progress, budget);
-        } catch (thrown) {
-          if (request.signal?.aborted) throw abortedError();
-          // A finished reply whose stream then stalled was returned above; this one was not finished.
-          if (timers.expired)
-            throw keepingPartial(timeoutFailure(timers.expired, context).error, progress);
-          if (thrown instanceof ProviderError) throw keepingPartial(thrown, progress);
-          failure = classifyFailure(thrown, context, { progress, contentType: watch.contentType });
-        } finally {
-          timers.close();
-        }
-        if (failure.unexpected !== undefined) {
-          logger.warn("Reading the model's reply failed unexpectedly; the person was told.", {
-            error: redact(String((failure.unexpected as Error)?.stack ?? failure.unexpected)),
-            baseURL: where,
-          });
-        }
-        // Retrying after text was shown would show a second, different reply.
-        if (!failure.retryable || progress.textShown || tries > policy.maxRetries) {
-          throw keepingPartial(failure.error, progress);
-        }
-        const waitMs = retryDelayMs(tries, failure.headers, policy);
-        const { kind, status } = failure.error;
-        // A retry that could not finish within the call's budget only makes the person wait longer.
-        if (waitMs >= budget.remainingMs()) {
-          logger.warn(
-            `The model provider failed (${status ?? kind}); not retrying: the wait of ${waitMs} ms would pass this call's budget of ${limits.callMs} ms.`,
-            { kind, status, attempt: tries, delayMs: waitMs, baseURL: where },
-          );
-          throw keepingPartial(failure.error, progress);
-        }
-        logger.warn(
-          `The model provider failed (${status ?? kind}); retrying in ${waitMs} ms, attempt ${tries + 1} of ${policy.maxRetries + 1}.`,
-          { kind, status, attempt: tries + 1, delayMs: waitMs, baseURL: where },
-        );
-        noteRetry(tries + 1, kind, waitMs);
-        await pause(sleep, waitMs, request.signal);
-      }
-    },
-  };
+  /** How long to wait before the next try after this failure; throws the failure when there is none. */
+  #retryWait(
+    failure: FailureReading,
+    tries: number,
+    progress: StreamProgress,
+    budget: CallBudget,
+    limits: ModelLimits,
+  ): number {
+    const logger = this.#logger;
+    const where = this.#where;
+    const policy = this.#policy;
+    if (failure.unexpected !== undefined) {
+      logger.warn("Reading the model's reply failed unexpectedly; the person was told.", {
+        error: this.#redact(String((failure.unexpected as Error)?.stack ?? failure.unexpected)),
+        baseURL: where,
+      });
+    }
+    // Retrying after text was shown would show a second, different reply.
+    if (!failure.retryable || progress.textShown || tries > policy.maxRetries) {
+      throw keepingPartial(failure.error, progress);
+    }
+    const waitMs = retryDelayMs(tries, failure.headers, policy);
+    const { kind, status } = failure.error;
+    // A retry that could not finish within the call's budget only makes the person wait longer.
+    if (waitMs >= budget.remainingMs()) {
+      logger.warn(
+        `The model provider failed (${status ?? kind}); not retrying: the wait of ${waitMs} ms would pass this call's budget of ${limits.callMs} ms.`,
+        { kind, status, attempt: tries, delayMs: waitMs, baseURL: where },
+      );
+      throw keepingPartial(failure.error, progress);
+    }
+    logger.warn(
+      `The model provider failed (${status ?? kind}); retrying in ${waitMs} ms, attempt ${tries + 1} of ${policy.maxRetries + 1}.`,
+      { kind, status, attempt: tries + 1, delayMs: waitMs, baseURL: where },
+    );
+    noteRetry(tries + 1, kind, waitMs);
+    return waitMs;
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 import { Redis, ReplyError } from "ioredis";
 import { formatRedisAddress } from "../core/config/index.ts";
 import { RedisClusterModeError, RedisClusterStateError } from "./redis-errors.ts";
-import { withTimeout } from "./redis-probe.ts";
+import { askOnceOptions, withTimeout } from "./redis-probe.ts";
 import type { ClusterTopology, RedisTopology } from "./redis-topology.ts";
 import { describeTopology } from "./redis-topology.ts";
 
@@ -109,12 +109,7 @@ export async function diagnoseClusterSeeds(
     ...(topology.username ? { username: topology.username } : {}),
     ...(topology.password ? { password: topology.password } : {}),
     ...(topology.tls ? { tls: {} } : {}),
-    lazyConnect: true,
-    connectTimeout: timeoutMs,
-    commandTimeout: timeoutMs,
-    maxRetriesPerRequest: 0,
-    enableOfflineQueue: false,
-    retryStrategy: () => null,
+    ...askOnceOptions(timeoutMs),
   });
   client.on("error", () => {});
   try {

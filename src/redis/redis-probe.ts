@@ -1,4 +1,19 @@
-import { Redis, ReplyError } from "ioredis";
+import { Redis, type RedisOptions, ReplyError } from "ioredis";
+
+/**
+ * Options for a throwaway client that asks once: it connects when asked,
+ * never retries or queues, and gives up after `timeoutMs`.
+ */
+export function askOnceOptions(timeoutMs: number): RedisOptions {
+  return {
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    commandTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+  };
+}
 
 export type PingResult =
   | { readonly ok: true }
@@ -10,14 +25,7 @@ export type PingResult =
  * always disconnects it. Never throws.
  */
 export async function pingOnce(url: string, timeoutMs: number): Promise<PingResult> {
-  const client = new Redis(url, {
-    lazyConnect: true,
-    connectTimeout: timeoutMs,
-    commandTimeout: timeoutMs,
-    maxRetriesPerRequest: 0,
-    enableOfflineQueue: false,
-    retryStrategy: () => null,
-  });
+  const client = new Redis(url, askOnceOptions(timeoutMs));
   let lastError: Error | undefined;
   client.on("error", (error: Error) => {
     lastError = error;

@@ -1,7 +1,8 @@
-import { spawn } from "node:child_process";
+import { type ChildProcessByStdio, spawn } from "node:child_process";
 import { mkdir } from "node:fs/promises";
 import { createServer } from "node:net";
 import { resolve } from "node:path";
+import type { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { RedisNotInstalledError, RedisSpawnError } from "./redis-errors.ts";
 import { pingOnce } from "./redis-probe.ts";
@@ -85,97 +86,139 @@ export async function spawnRedis(options: SpawnRedisOptions): Promise<SpawnedRed
   }
 }
 
-async function start(options: SpawnRedisOptions & { port: number }): Promise<SpawnedRedis> {
+type StartOptions = SpawnRedisOptions & { readonly port: number };
+
+async function start(options: StartOptions): Promise<SpawnedRedis> {
   const binary = options.binary ?? "redis-server";
   const { dataDir, port } = options;
-  const persist = options.persist ?? true;
-  const child = spawn(
-    binary,
-    [
-      options.configFile ? [options.configFile] : [],
-      ["--port", String(port)],
-      ["--bind", "127.0.0.1"],
-      ["--dir", dataDir],
-      persist ? ["--save", "60", "1"] : ["--save", ""],
-      ["--appendonly", persist ? "yes" : "no"],
-      ["--daemonize", "no"],
-      options.args ?? [],
-    ].flat(),
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-
-  const lines: string[] = [];
-  const keep = (chunk: Buffer) => {
-    lines.push(...chunk.toString("utf8").split("\n").filter(Boolean));
-    lines.splice(0, Math.max(0, lines.length - OUTPUT_LINES));
-  };
-  child.stdout.on("data", keep);
-  child.stderr.on("data", keep);
-
-  let failure: NodeJS.ErrnoException | undefined;
-  let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-  child.once("error", (error) => {
-    failure = error;
-  });
-  const exited = new Promise<void>((done) => {
-    child.once("exit", (code, signal) => {
-      exit = { code, signal };
-      done();
-    });
-  });
-  const killOnExit = () => child.kill("SIGTERM");
-  process.on("exit", killOnExit);
-
+  const child = new RedisChild(binary, serverArgs(options));
   const url = `redis://127.0.0.1:${port}`;
-  const deadline = Date.now() + (options.startTimeoutMs ?? 15_000);
-  try {
-    for (;;) {
-      if (failure?.code === "ENOENT") throw new RedisNotInstalledError(binary);
-      if (failure) throw new RedisSpawnError(failure.message, lines.join("\n"));
-      if (exit) {
-        throw new RedisSpawnError(
-          `it exited (${exit.signal ?? `code ${exit.code}`})`,
-          lines.join("\n"),
-        );
-      }
-      if ((await pingOnce(url, 250)).ok) break;
-      if (Date.now() > deadline) {
-        throw new RedisSpawnError(`it did not answer PING on ${url} in time`, lines.join("\n"));
-      }
-      await sleep(50);
-    }
-  } catch (error) {
-    process.off("exit", killOnExit);
-    if (!exit && !failure) {
-      child.kill("SIGKILL");
-      await exited;
-    }
-    throw error;
-  }
-
-  let stopping: Promise<void> | undefined;
-  const stop = async () => {
-    if (!exit) {
-      child.kill("SIGTERM");
-      const timer = setTimeout(() => child.kill("SIGKILL"), STOP_GRACE_MS);
-      await exited;
-      clearTimeout(timer);
-    }
-    process.off("exit", killOnExit);
-  };
+  await child.answering(url, options.startTimeoutMs ?? 15_000);
   return {
     url,
     port,
-    pid: child.pid ?? 0,
+    pid: child.pid,
     dataDir,
-    stop: () => {
-      stopping ??= stop();
-      return stopping;
-    },
-    kill: async () => {
-      if (!exit) child.kill("SIGKILL");
-      await exited;
-      process.off("exit", killOnExit);
-    },
+    stop: () => child.stop(),
+    kill: () => child.kill(),
   };
+}
+
+/** redis-server's command line: the config file, then our defaults, then the caller's own. */
+function serverArgs(options: StartOptions): string[] {
+  const persist = options.persist ?? true;
+  return [
+    options.configFile ? [options.configFile] : [],
+    ["--port", String(options.port)],
+    ["--bind", "127.0.0.1"],
+    ["--dir", options.dataDir],
+    persist ? ["--save", "60", "1"] : ["--save", ""],
+    ["--appendonly", persist ? "yes" : "no"],
+    ["--daemonize", "no"],
+    options.args ?? [],
+  ].flat();
+}
+
+/**
+ * One redis-server child: the last lines it printed (for a failure's
+ * message), how it ended, and a SIGTERM on our own exit as a backstop.
+ */
+class RedisChild {
+  readonly #binary: string;
+  readonly #child: ChildProcessByStdio<null, Readable, Readable>;
+  readonly #lines: string[] = [];
+  #failure: NodeJS.ErrnoException | undefined;
+  #exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  readonly #exited: Promise<void>;
+  readonly #killOnExit = () => this.#child.kill("SIGTERM");
+  #stopping: Promise<void> | undefined;
+
+  constructor(binary: string, args: readonly string[]) {
+    this.#binary = binary;
+    const child = spawn(binary, args, { stdio: ["ignore", "pipe", "pipe"] });
+    this.#child = child;
+    const keep = (chunk: Buffer) => {
+      this.#lines.push(...chunk.toString("utf8").split("\n").filter(Boolean));
+      this.#lines.splice(0, Math.max(0, this.#lines.length - OUTPUT_LINES));
+    };
+    child.stdout.on("data", keep);
+    child.stderr.on("data", keep);
+    child.once("error", (error) => {
+      this.#failure = error;
+    });
+    this.#exited = new Promise<void>((done) => {
+      child.once("exit", (code, signal) => {
+        this.#exit = { code, signal };
+        done();
+      });
+    });
+    process.on("exit", this.#killOnExit);
+  }
+
+  get pid(): number {
+    return this.#child.pid ?? 0;
+  }
+
+  /**
+   * Resolves once the server answers PING at `url`. Throws, with what it
+   * printed, when it cannot start, exits, or stays silent past the timeout;
+   * a server still running then is killed.
+   */
+  async answering(url: string, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    try {
+      for (;;) {
+        this.#throwIfEnded();
+        if ((await pingOnce(url, 250)).ok) return;
+        if (Date.now() > deadline) {
+          throw new RedisSpawnError(`it did not answer PING on ${url} in time`, this.#output());
+        }
+        await sleep(50);
+      }
+    } catch (error) {
+      process.off("exit", this.#killOnExit);
+      if (!this.#exit && !this.#failure) {
+        this.#child.kill("SIGKILL");
+        await this.#exited;
+      }
+      throw error;
+    }
+  }
+
+  #throwIfEnded(): void {
+    const failure = this.#failure;
+    if (failure?.code === "ENOENT") throw new RedisNotInstalledError(this.#binary);
+    if (failure) throw new RedisSpawnError(failure.message, this.#output());
+    const exit = this.#exit;
+    if (exit) {
+      throw new RedisSpawnError(
+        `it exited (${exit.signal ?? `code ${exit.code}`})`,
+        this.#output(),
+      );
+    }
+  }
+
+  #output(): string {
+    return this.#lines.join("\n");
+  }
+
+  /** SIGTERM (the server fsyncs and saves), SIGKILL after a grace period; once, however often it is called. */
+  stop(): Promise<void> {
+    this.#stopping ??= (async () => {
+      if (!this.#exit) {
+        this.#child.kill("SIGTERM");
+        const timer = setTimeout(() => this.#child.kill("SIGKILL"), STOP_GRACE_MS);
+        await this.#exited;
+        clearTimeout(timer);
+      }
+      process.off("exit", this.#killOnExit);
+    })();
+    return this.#stopping;
+  }
+
+  async kill(): Promise<void> {
+    if (!this.#exit) this.#child.kill("SIGKILL");
+    await this.#exited;
+    process.off("exit", this.#killOnExit);
+  }
 }

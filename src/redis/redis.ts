@@ -1,21 +1,16 @@
 import { Redis, type RedisOptions } from "ioredis";
 import type { RedisConfig } from "../core/config/index.ts";
-import { RepeatedWarnings } from "../observability/repeated-warnings.ts";
 import { registerSecret } from "../observability/secrets.ts";
-import { checkRedis, diagnoseClusterSeeds, type RedisCheck } from "./redis-check.ts";
-import {
-  RedisClusterModeError,
-  RedisClusterStateError,
-  RedisNotInstalledError,
-  RedisUnavailableError,
-} from "./redis-errors.ts";
+import type { RedisCheck } from "./redis-check.ts";
+import { RedisNotInstalledError, RedisUnavailableError } from "./redis-errors.ts";
 import { RedisFactory } from "./redis-factory.ts";
-import { pingOnce, withTimeout } from "./redis-probe.ts";
-import { spawnRedis } from "./redis-spawn.ts";
+import { LOCAL_REDIS_URL, openChecked, quit, type RedisLogger, watchErrors } from "./redis-open.ts";
+import { pingOnce } from "./redis-probe.ts";
+import { type SpawnedRedis, spawnRedis } from "./redis-spawn.ts";
 import {
-  describeTopology,
   maskRedisUrl,
   type RedisTopology,
+  type SingleTopology,
   topologyFrom,
 } from "./redis-topology.ts";
 
@@ -30,6 +25,7 @@ export {
   RedisUnavailableError,
 } from "./redis-errors.ts";
 export { type ConnectionRole, RedisFactory } from "./redis-factory.ts";
+export { LOCAL_REDIS_URL, type RedisLogger } from "./redis-open.ts";
 export { type SpawnedRedis, type SpawnRedisOptions, spawnRedis } from "./redis-spawn.ts";
 export {
   type ClusterTopology,
@@ -40,15 +36,6 @@ export {
   type SingleTopology,
   topologyFrom,
 } from "./redis-topology.ts";
-
-/** Where Redis is looked for when no URL is given. */
-export const LOCAL_REDIS_URL = "redis://127.0.0.1:6379";
-
-/** What connecting needs from a logger; a pino logger fits. */
-export interface RedisLogger {
-  info(fields: object, message: string): void;
-  warn(fields: object, message: string): void;
-}
 
 export interface ConnectRedisOptions {
   /** An explicit single Redis; it must answer: nothing is started. Wins over `topology` and the environment. */
@@ -115,77 +102,6 @@ export function createRedisConnection(url: string, options: RedisOptions = {}): 
 }
 
 /**
- * Connects the check's client and runs the startup check; on failure
- * disconnects and throws an error that names what was tried.
- */
-async function openChecked(
-  factory: RedisFactory,
-  timeoutMs: number,
-  setting: string | undefined,
-): Promise<{ redis: Redis; check: RedisCheck }> {
-  const topology = factory.topology;
-  const redis = factory.create("check", { lazyConnect: true });
-  let lastError: Error | undefined;
-  const remember = (error: Error) => {
-    lastError = error;
-  };
-  redis.on("error", remember);
-  const where =
-    topology.kind === "single"
-      ? maskRedisUrl(topology.url ?? LOCAL_REDIS_URL)
-      : describeTopology(topology);
-  const variable =
-    topology.kind === "cluster"
-      ? "REDIS_CLUSTER_NODES"
-      : topology.kind === "sentinel"
-        ? "REDIS_SENTINELS"
-        : "REDIS_URL";
-  try {
-    try {
-      await withTimeout(
-        redis.connect(),
-        timeoutMs,
-        () => new Error(`no answer within ${timeoutMs} ms`),
-      );
-    } catch (error) {
-      const cause = (lastError ?? (error as Error)).message;
-      const why =
-        topology.kind === "cluster" ? await diagnoseClusterSeeds(topology, timeoutMs) : undefined;
-      throw new RedisUnavailableError(where, why ?? cause, variable);
-    }
-    const check = await checkRedis(redis, topology, { timeoutMs, setting }).catch(
-      (error: unknown) => {
-        if (error instanceof RedisClusterModeError || error instanceof RedisClusterStateError) {
-          throw error;
-        }
-        throw new RedisUnavailableError(where, (lastError ?? (error as Error)).message, variable);
-      },
-    );
-    return { redis, check };
-  } catch (error) {
-    redis.disconnect();
-    throw error;
-  } finally {
-    redis.off("error", remember);
-  }
-}
-
-function watch(redis: Redis, where: string, logger: RedisLogger): void {
-  // Without a listener ioredis prints every reconnect failure to stderr itself; with
-  // one, an outage is a line per retry, so repeats are logged with backoff and a count.
-  const warnings = new RepeatedWarnings({
-    warn: (message, fields) => logger.warn(fields ?? {}, message),
-  });
-  redis.on("error", (error: Error) => {
-    warnings.warn(
-      "Redis connection error; retrying",
-      { err: error, redis: where },
-      error.message.replace(/\d+/g, "#"),
-    );
-  });
-}
-
-/**
  * Gets the process its Redis, checked (see `checkRedis`), in order:
  * 1. `url`, or the topology of the environment and the config's `redis:`
  *    section (`REDIS_URL`, `REDIS_CLUSTER_NODES`, `REDIS_SENTINELS`, ...) when
@@ -202,41 +118,60 @@ function watch(redis: Redis, where: string, logger: RedisLogger): void {
  * process.once("SIGTERM", () => void stop());
  */
 export async function connectRedis(options: ConnectRedisOptions): Promise<RedisConnection> {
-  const { logger } = options;
   const env = options.env ?? process.env;
   const topology: RedisTopology = options.url
     ? { kind: "single", url: options.url }
     : (options.topology ?? topologyFrom(env, options.config));
   const timeoutMs = options.timeoutMs ?? 5_000;
-  const setting = options.url ? undefined : env.REDIS_URL?.trim() ? "REDIS_URL" : "redis.url";
-
   if (topology.kind !== "single" || topology.url) {
-    const factory = new RedisFactory(topology);
-    const { redis, check } = await openChecked(factory, timeoutMs, setting);
-    const where = topology.kind === "single" ? maskRedisUrl(topology.url ?? "") : check.summary;
-    watch(redis, where, logger);
-    logger.info(
-      { redis: where, topology: check.topology, masters: check.masters },
-      "connected to Redis",
-    );
-    return {
-      url: topology.kind === "single" ? topology.url : undefined,
-      redis,
-      factory,
-      check,
-      spawned: false,
-      stop: () => quit(redis),
-    };
+    const setting = options.url ? undefined : env.REDIS_URL?.trim() ? "REDIS_URL" : "redis.url";
+    return connectConfigured(topology, options.logger, timeoutMs, setting);
   }
+  return connectLocal(
+    { ...topology, url: options.localUrl ?? LOCAL_REDIS_URL },
+    options,
+    timeoutMs,
+  );
+}
 
-  const local = options.localUrl ?? LOCAL_REDIS_URL;
-  const localTopology: RedisTopology = { ...topology, url: local };
+/** The Redis the options, environment or config name: it must answer, and be what it is said to be. */
+async function connectConfigured(
+  topology: RedisTopology,
+  logger: RedisLogger,
+  timeoutMs: number,
+  setting: string | undefined,
+): Promise<RedisConnection> {
+  const factory = new RedisFactory(topology);
+  const { redis, check } = await openChecked(factory, timeoutMs, setting);
+  const where = topology.kind === "single" ? maskRedisUrl(topology.url ?? "") : check.summary;
+  watchErrors(redis, where, logger);
+  logger.info(
+    { redis: where, topology: check.topology, masters: check.masters },
+    "connected to Redis",
+  );
+  return {
+    url: topology.kind === "single" ? topology.url : undefined,
+    redis,
+    factory,
+    check,
+    spawned: false,
+    stop: () => quit(redis),
+  };
+}
+
+/** The Redis already answering at the local address, else one started here. */
+async function connectLocal(
+  topology: SingleTopology & { readonly url: string },
+  options: ConnectRedisOptions,
+  timeoutMs: number,
+): Promise<RedisConnection> {
+  const local = topology.url;
   const probe = await pingOnce(local, options.probeTimeoutMs ?? 500);
   if (probe.ok) {
-    const factory = new RedisFactory(localTopology);
+    const factory = new RedisFactory(topology);
     const { redis, check } = await openChecked(factory, timeoutMs, undefined);
-    watch(redis, local, logger);
-    logger.info({ redis: maskRedisUrl(local) }, "connected to the local Redis");
+    watchErrors(redis, local, options.logger);
+    options.logger.info({ redis: maskRedisUrl(local) }, "connected to the local Redis");
     return { url: local, redis, factory, check, spawned: false, stop: () => quit(redis) };
   }
   if (probe.answered) {
@@ -246,13 +181,21 @@ export async function connectRedis(options: ConnectRedisOptions): Promise<RedisC
       `${probe.reason} (if it needs a password, set REDIS_URL=redis://:PASSWORD@host:port)`,
     );
   }
+  return startLocal(hostPort(local), options, timeoutMs);
+}
 
-  const probed = hostPort(local);
+/** A redis-server of our own, with its data under `dataDir`, stopped with the connection. */
+async function startLocal(
+  probed: string,
+  options: ConnectRedisOptions,
+  timeoutMs: number,
+): Promise<RedisConnection> {
+  const { logger } = options;
   logger.info(
     { dataDir: options.dataDir },
     `No Redis answered at ${probed}; starting redis-server`,
   );
-  let server: Awaited<ReturnType<typeof spawnRedis>>;
+  let server: SpawnedRedis;
   try {
     server = await spawnRedis({
       dataDir: options.dataDir,
@@ -273,7 +216,7 @@ export async function connectRedis(options: ConnectRedisOptions): Promise<RedisC
     throw error;
   }
   const { redis, check } = opened;
-  watch(redis, server.url, logger);
+  watchErrors(redis, server.url, logger);
   logger.info(
     { redis: server.url, pid: server.pid, dataDir: server.dataDir },
     "started redis-server",
@@ -289,14 +232,4 @@ export async function connectRedis(options: ConnectRedisOptions): Promise<RedisC
       await server.stop();
     },
   };
-}
-
-/** QUIT, or a hard disconnect when the server is already gone. */
-async function quit(redis: Redis): Promise<void> {
-  if (redis.status === "end") return;
-  try {
-    await withTimeout(redis.quit(), 2_000, () => new Error("QUIT timed out"));
-  } catch {
-    redis.disconnect();
-  }
 }

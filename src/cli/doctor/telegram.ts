@@ -12,91 +12,104 @@ function originOf(url: string): string {
   }
 }
 
+/** What the doctor asks Telegram with, and the webhook the configured mode wants (none for long polling). */
+interface TelegramSetup {
+  readonly token: string;
+  readonly apiRoot: string | undefined;
+  readonly wanted: string | undefined;
+}
+
+/** The setup from the environment and the config; a finding when either is wrong; none when Telegram is not set up. */
+function telegramSetup(context: DoctorContext): TelegramSetup | Finding | undefined {
+  const { env, config } = context;
+  try {
+    const options = telegramOptionsFromEnv(env, () => config, 0);
+    if (!options) return undefined;
+    const root = options.apiRoot ?? config.telegram.apiRoot;
+    const mode = resolveTelegramMode(options, config.telegram);
+    return {
+      token: options.token,
+      apiRoot: root ? trimRoot(root) : undefined,
+      wanted: mode.kind === "webhook" ? mode.url : undefined,
+    };
+  } catch (error) {
+    return problem("telegram", reasonOf(error), "fix the variable or key it names");
+  }
+}
+
+function getMeFailure(error: unknown, apiRoot: string | undefined): Finding {
+  const code = (error as { error_code?: number }).error_code;
+  return code === 401 || code === 404
+    ? problem(
+        "telegram",
+        `Telegram refuses the bot token (${code})`,
+        "copy the token @BotFather gave for this bot into TELEGRAM_BOT_TOKEN",
+      )
+    : problem(
+        "telegram",
+        `getMe failed: ${reasonOf(error)}`,
+        apiRoot ? "check TELEGRAM_API_ROOT" : "check that this machine reaches api.telegram.org",
+      );
+}
+
+/** Whether the webhook Telegram has on record (`registered`, "" for none) fits the one the mode wants. */
+function webhookFinding(registered: string, wanted: string | undefined): Finding {
+  if (wanted === undefined) {
+    return registered === ""
+      ? ok("telegram", "long polling: no webhook registered")
+      : problem(
+          "telegram",
+          `a webhook at ${originOf(registered)} is registered, but TELEGRAM_WEBHOOK_URL is not set: the ingress deletes it to poll, and another deployment using it would stop receiving`,
+          "give each deployment a bot of its own, or set TELEGRAM_WEBHOOK_URL to run by webhook",
+        );
+  }
+  if (registered === wanted) {
+    return ok("telegram", `webhook registered at ${originOf(wanted)}, as configured`);
+  }
+  if (registered === "") {
+    return ok(
+      "telegram",
+      `webhook at ${originOf(wanted)} not registered yet: the ingress registers it when it starts`,
+    );
+  }
+  return problem(
+    "telegram",
+    `Telegram sends updates to ${originOf(registered)}, not the configured ${originOf(wanted)}`,
+    "start the ingress (it registers TELEGRAM_WEBHOOK_URL), and make sure no other deployment uses this bot",
+  );
+}
+
 /**
  * The bot token is accepted (`getMe`), and the webhook Telegram has on
  * record (`getWebhookInfo`) fits the configured mode: the configured URL for
  * webhook mode, none for long polling.
  */
 export async function checkTelegram(context: DoctorContext): Promise<Finding[]> {
-  const { env, config, timeoutMs } = context;
-  let token: string;
-  let apiRoot: string | undefined;
-  let wanted: string | undefined;
-  try {
-    const options = telegramOptionsFromEnv(env, () => config, 0);
-    if (!options) return [];
-    token = options.token;
-    const root = options.apiRoot ?? config.telegram.apiRoot;
-    apiRoot = root ? trimRoot(root) : undefined;
-    const mode = resolveTelegramMode(options, config.telegram);
-    wanted = mode.kind === "webhook" ? mode.url : undefined;
-  } catch (error) {
-    return [problem("telegram", reasonOf(error), "fix the variable or key it names")];
-  }
+  const setup = telegramSetup(context);
+  if (setup === undefined) return [];
+  if (!("token" in setup)) return [setup];
+  const { token, apiRoot, wanted } = setup;
+  const { timeoutMs } = context;
   const api = new Api(token, apiRoot ? { apiRoot } : undefined);
   let me: Awaited<ReturnType<Api["getMe"]>>;
   try {
     me = await within(timeoutMs, "Telegram's getMe", api.getMe());
   } catch (error) {
-    const code = (error as { error_code?: number }).error_code;
-    return [
-      code === 401 || code === 404
-        ? problem(
-            "telegram",
-            `Telegram refuses the bot token (${code})`,
-            "copy the token @BotFather gave for this bot into TELEGRAM_BOT_TOKEN",
-          )
-        : problem(
-            "telegram",
-            `getMe failed: ${reasonOf(error)}`,
-            apiRoot
-              ? "check TELEGRAM_API_ROOT"
-              : "check that this machine reaches api.telegram.org",
-          ),
-    ];
+    return [getMeFailure(error, apiRoot)];
   }
-  const findings = [ok("telegram", `bot @${me.username} (${me.id})`)];
+  const found = ok("telegram", `bot @${me.username} (${me.id})`);
   let info: Awaited<ReturnType<Api["getWebhookInfo"]>>;
   try {
     info = await within(timeoutMs, "Telegram's getWebhookInfo", api.getWebhookInfo());
   } catch (error) {
-    findings.push(
+    return [
+      found,
       problem(
         "telegram",
         `getWebhookInfo failed: ${reasonOf(error)}`,
         "run doctor again; if it persists, check the Bot API server",
       ),
-    );
-    return findings;
+    ];
   }
-  const registered = info.url ?? "";
-  if (wanted === undefined) {
-    findings.push(
-      registered === ""
-        ? ok("telegram", "long polling: no webhook registered")
-        : problem(
-            "telegram",
-            `a webhook at ${originOf(registered)} is registered, but TELEGRAM_WEBHOOK_URL is not set: the ingress deletes it to poll, and another deployment using it would stop receiving`,
-            "give each deployment a bot of its own, or set TELEGRAM_WEBHOOK_URL to run by webhook",
-          ),
-    );
-  } else if (registered === wanted) {
-    findings.push(ok("telegram", `webhook registered at ${originOf(wanted)}, as configured`));
-  } else if (registered === "") {
-    findings.push(
-      ok(
-        "telegram",
-        `webhook at ${originOf(wanted)} not registered yet: the ingress registers it when it starts`,
-      ),
-    );
-  } else {
-    findings.push(
-      problem(
-        "telegram",
-        `Telegram sends updates to ${originOf(registered)}, not the configured ${originOf(wanted)}`,
-        "start the ingress (it registers TELEGRAM_WEBHOOK_URL), and make sure no other deployment uses this bot",
-      ),
-    );
-  }
-  return findings;
+  return [found, webhookFinding(info.url ?? "", wanted)];
 }

@@ -1,9 +1,7 @@
-import { runToolSearch } from "../loading/discovery.ts";
-import { TOOL_SEARCH_ID } from "../loading/discovery-tool.ts";
 import { appendLoaded, type TurnContract } from "../loading/freeze.ts";
-import { parseToolArguments } from "../tools/arguments.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import type { AnyTool } from "../tools/tool.ts";
+import { answerCall, hasEffects, type ToolOutcome, type ToolRun } from "./answer-call.ts";
 import {
   type AssistantMessage,
   addUsage,
@@ -13,15 +11,8 @@ import {
   ZERO_USAGE,
 } from "./messages.ts";
 import { type Provider, ProviderError } from "./provider.ts";
-import { tombstoneFor } from "./tombstone.ts";
 
-/** How one tool call ended, for the result text and for metrics. */
-export type ToolOutcome = "ok" | "error" | "timeout" | "invalid_args" | "tombstone" | "discovery";
-
-export interface ToolRun {
-  readonly output: string;
-  readonly outcome: Exclude<ToolOutcome, "tombstone" | "discovery">;
-}
+export type { ToolOutcome, ToolRun } from "./answer-call.ts";
 
 /** What the loop stores after each step: the step's messages and what discovery loaded so far. */
 export interface StepCommit {
@@ -102,121 +93,157 @@ export interface TurnResult {
  * resumed from its checkpoint continues exactly where it stopped.
  */
 export async function runTurn(input: TurnInput): Promise<TurnResult> {
-  const now = input.now;
-  const turn = [...input.turn];
-  let contract = input.contract;
-  let loaded = [...input.loaded];
-  let usage = ZERO_USAGE;
-  let modelMs = 0;
-  let toolMs = 0;
-  let step = input.step;
-  const result = (answer: string, stop: TurnResult["stop"], error?: ProviderError): TurnResult => ({
-    answer,
-    stop,
-    steps: step,
-    usage,
-    modelMs,
-    toolMs,
-    contract,
-    loaded,
-    ...(error ? { error } : {}),
-  });
-
-  const last = turn.at(-1);
+  const run = new TurnRun(input);
+  const last = input.turn.at(-1);
   if (last?.role === "assistant" && !last.tool_calls?.length) {
     // The turn was answered before a crash; only delivery remains.
-    return result(last.content ?? "", "answer");
+    return run.result(last.content ?? "", "answer");
+  }
+  while (run.step < input.maxSteps) {
+    if (run.interrupted()) return run.result("", "interrupted");
+    const response = await run.respond();
+    if ("steps" in response) return response;
+    run.step++;
+    if (response.toolCalls.length === 0) return run.finish(response.content ?? "", "answer");
+    await run.answerCalls(response);
+    if (input.steer && !run.interrupted()) run.turn.push(...(await input.steer()));
+  }
+  // The closing note is a step of its own: each commit moves the checkpoint one step on.
+  run.step++;
+  return run.finish(
+    `I stopped after ${input.maxSteps} steps without finishing. Ask me to continue, or narrow the request.`,
+    "step_limit",
+  );
+}
+
+/** What the model said in one step: an answer, or tool calls (with any text beside them). */
+interface ModelResponse {
+  readonly content: string | null;
+  readonly toolCalls: readonly ToolCall[];
+}
+
+/** One turn as it runs: its messages, the contract as discovery grows it, and what it has cost. */
+class TurnRun {
+  readonly turn: ChatMessage[];
+  step: number;
+  #contract: TurnContract;
+  #loaded: readonly string[];
+  #usage = ZERO_USAGE;
+  #modelMs = 0;
+  #toolMs = 0;
+  /** Calls a crashed run stored before running them: the next step runs these, not new ones. */
+  #recorded: AssistantMessage | undefined;
+  readonly #signal: AbortSignal | undefined;
+
+  constructor(private readonly input: TurnInput) {
+    this.turn = [...input.turn];
+    this.step = input.step;
+    this.#contract = input.contract;
+    this.#loaded = [...input.loaded];
+    this.#recorded = input.calling?.tool_calls?.length ? input.calling : undefined;
+    this.#signal = anySignal(input.signal, input.interrupt);
   }
 
-  let recorded = input.calling?.tool_calls?.length ? input.calling : undefined;
-  // Calls stored before a crash still run (their effects may be half done); after them, the turn ends.
-  const interrupted = () => input.interrupt?.aborted === true && !recorded;
-  const signal = anySignal(input.signal, input.interrupt);
-  while (step < input.maxSteps) {
-    if (interrupted()) return result("", "interrupted");
-    let response: { content: string | null; toolCalls: readonly ToolCall[] };
-    if (recorded) {
-      // A crashed run stored these calls before running them: run the same ones, not new ones.
-      response = { content: recorded.content ?? null, toolCalls: recorded.tool_calls ?? [] };
-    } else {
-      const started = now();
-      try {
-        const completion = await input.provider.complete({
-          system: input.system,
-          tools: contract.tools,
-          messages: [...input.history, ...turn],
-          cacheKey: input.cacheKey,
-          ...(input.model !== undefined ? { model: input.model } : {}),
-          ...(signal ? { signal } : {}),
-          ...(input.onText ? { onText: input.onText } : {}),
-        });
-        usage = addUsage(usage, completion.usage);
-        response = completion;
-      } catch (error) {
-        modelMs += now() - started;
-        // The request was cancelled to end the turn: that is not the model failing.
-        if (interrupted() && !input.signal?.aborted) return result("", "interrupted");
-        if (error instanceof ProviderError) return result(error.message, "provider_error", error);
-        throw error;
-      }
-      modelMs += now() - started;
-    }
-    step++;
+  /** Calls stored before a crash still run (their effects may be half done); after them, the turn ends. */
+  interrupted(): boolean {
+    return this.input.interrupt?.aborted === true && !this.#recorded;
+  }
 
-    if (response.toolCalls.length === 0) {
-      const answer: ChatMessage = { role: "assistant", content: response.content ?? "" };
-      turn.push(answer);
-      await input.commit({ step, messages: [answer], loaded, contractHash: contract.hash });
-      return result(answer.content ?? "", "answer");
-    }
+  result(answer: string, stop: TurnResult["stop"], error?: ProviderError): TurnResult {
+    return {
+      answer,
+      stop,
+      steps: this.step,
+      usage: this.#usage,
+      modelMs: this.#modelMs,
+      toolMs: this.#toolMs,
+      contract: this.#contract,
+      loaded: this.#loaded,
+      ...(error ? { error } : {}),
+    };
+  }
 
+  /** The step's calls stored before a crash, else the model's response; the turn's end when the model fails. */
+  async respond(): Promise<ModelResponse | TurnResult> {
+    const recorded = this.#recorded;
+    if (recorded)
+      return { content: recorded.content ?? null, toolCalls: recorded.tool_calls ?? [] };
+    const { input } = this;
+    const started = input.now();
+    try {
+      const completion = await input.provider.complete({
+        system: input.system,
+        tools: this.#contract.tools,
+        messages: [...input.history, ...this.turn],
+        cacheKey: input.cacheKey,
+        ...(input.model !== undefined ? { model: input.model } : {}),
+        ...(this.#signal ? { signal: this.#signal } : {}),
+        ...(input.onText ? { onText: input.onText } : {}),
+      });
+      this.#usage = addUsage(this.#usage, completion.usage);
+      this.#modelMs += input.now() - started;
+      return { content: completion.content, toolCalls: completion.toolCalls };
+    } catch (error) {
+      this.#modelMs += input.now() - started;
+      // The request was cancelled to end the turn: that is not the model failing.
+      if (this.interrupted() && !input.signal?.aborted) return this.result("", "interrupted");
+      if (error instanceof ProviderError)
+        return this.result(error.message, "provider_error", error);
+      throw error;
+    }
+  }
+
+  /** Answers every call of the step, appends what discovery loaded to the contract, and commits the step. */
+  async answerCalls(response: ModelResponse): Promise<void> {
+    const { input } = this;
     const assistant: AssistantMessage = {
       role: "assistant",
       content: response.content,
       tool_calls: [...response.toolCalls],
     };
     if (
-      !recorded &&
+      !this.#recorded &&
       input.recordCalls &&
-      hasEffects(input.registry, contract, response.toolCalls)
+      hasEffects(input.registry, this.#contract, response.toolCalls)
     ) {
-      await input.recordCalls(step, assistant);
+      await input.recordCalls(this.step, assistant);
     }
-    recorded = undefined;
-    const toolsStarted = now();
+    this.#recorded = undefined;
+    const started = input.now();
+    const contract = this.#contract;
     const answered = await Promise.all(
-      response.toolCalls.map((call) => answerCall(input, contract, call, now)),
+      response.toolCalls.map((call) => answerCall(input, contract, call, input.now)),
     );
-    toolMs += now() - toolsStarted;
+    this.#toolMs += input.now() - started;
     const loads = answered.flatMap((a) => a.load);
     if (loads.length > 0) {
-      contract = appendLoaded(contract, input.registry, loads);
-      loaded = [...loaded, ...loads.filter((id) => !loaded.includes(id))];
+      const loaded = this.#loaded;
+      this.#contract = appendLoaded(contract, input.registry, loads);
+      this.#loaded = [...loaded, ...loads.filter((id) => !loaded.includes(id))];
     }
     const results: ChatMessage[] = answered.map((a, i) => ({
       role: "tool",
       tool_call_id: response.toolCalls[i]?.id as string,
       content: a.output,
     }));
-    turn.push(assistant, ...results);
-    await input.commit({
-      step,
-      messages: [assistant, ...results],
-      loaded,
-      contractHash: contract.hash,
-    });
-    if (input.steer && !interrupted()) turn.push(...(await input.steer()));
+    await this.#commit([assistant, ...results]);
   }
 
-  const answer: ChatMessage = {
-    role: "assistant",
-    content: `I stopped after ${input.maxSteps} steps without finishing. Ask me to continue, or narrow the request.`,
-  };
-  turn.push(answer);
-  // The closing note is a step of its own: each commit moves the checkpoint one step on.
-  step++;
-  await input.commit({ step, messages: [answer], loaded, contractHash: contract.hash });
-  return result(answer.content ?? "", "step_limit");
+  /** Ends the turn with a closing message, committed as this step. */
+  async finish(content: string, stop: "answer" | "step_limit"): Promise<TurnResult> {
+    await this.#commit([{ role: "assistant", content }]);
+    return this.result(content, stop);
+  }
+
+  async #commit(messages: ChatMessage[]): Promise<void> {
+    this.turn.push(...messages);
+    await this.input.commit({
+      step: this.step,
+      messages,
+      loaded: this.#loaded,
+      contractHash: this.#contract.hash,
+    });
+  }
 }
 
 /** One signal aborted when either is; undefined when neither is given. */
@@ -226,54 +253,4 @@ function anySignal(
 ): AbortSignal | undefined {
   if (!a || !b) return a ?? b;
   return AbortSignal.any([a, b]);
-}
-
-async function answerCall(
-  input: TurnInput,
-  contract: TurnContract,
-  call: ToolCall,
-  now: () => number,
-): Promise<{ output: string; load: readonly string[] }> {
-  const started = now();
-  const name = call.function.name;
-  const report = (outcome: ToolOutcome) => input.onToolCall?.(name, outcome, now() - started);
-
-  const tombstone = tombstoneFor(contract, name);
-  if (tombstone) {
-    report("tombstone");
-    return { output: tombstone.text, load: [] };
-  }
-  const reading = parseToolArguments(name, call.function.arguments);
-  if (!reading.ok) {
-    report("invalid_args");
-    return { output: reading.problem, load: [] };
-  }
-  const args = reading.args;
-  if (name === TOOL_SEARCH_ID) {
-    const outcome = runToolSearch(contract, input.registry, args);
-    report("discovery");
-    return { output: outcome.text, load: outcome.load };
-  }
-  const tool = input.registry.get(name);
-  if (!tool) {
-    // Callable but gone from the registry (an MCP server dropped it mid-turn).
-    report("error");
-    return { output: `Tool "${name}" is no longer available on this host.`, load: [] };
-  }
-  const run = await input.runTool(tool, args, call);
-  report(run.outcome);
-  return { output: run.output, load: [] };
-}
-
-/** Whether any of these calls would run a tool that has effects outside the conversation. */
-function hasEffects(
-  registry: ToolRegistry,
-  contract: TurnContract,
-  calls: readonly ToolCall[],
-): boolean {
-  return calls.some(
-    (call) =>
-      contract.callable.has(call.function.name) &&
-      registry.get(call.function.name)?.effects === true,
-  );
 }

@@ -167,21 +167,23 @@ export type IntentChange =
   | { readonly kind: "mode"; readonly mode: LoadMode | null }
   | { readonly kind: "webSearch"; readonly value: Switch };
 
+type ChangeOf<K extends IntentChange["kind"]> = Extract<IntentChange, { kind: K }>;
+
+/** Each kind of change, applied: one line each, so a new kind cannot be left out (the type demands it). */
+const APPLY: {
+  readonly [K in IntentChange["kind"]]: (intent: Intent, change: ChangeOf<K>) => Intent;
+} = {
+  set: (intent, { key, value }) => setKey(intent, key, value),
+  reset: (intent, { key }) => reset(intent, key),
+  pick: (intent, { ids }) => pick(intent, ids),
+  mount: (intent, { ids }) => mount(intent, ids),
+  toolset: (intent, { name }) => setToolset(intent, name),
+  mode: (intent, { mode }) => setMode(intent, mode),
+  webSearch: (intent, { value }) => setWebSearch(intent, value),
+};
+
 export function applyChange(intent: Intent, change: IntentChange): Intent {
-  switch (change.kind) {
-    case "set":
-      return setKey(intent, change.key, change.value);
-    case "reset":
-      return reset(intent, change.key);
-    case "pick":
-      return pick(intent, change.ids);
-    case "mount":
-      return mount(intent, change.ids);
-    case "toolset":
-      return setToolset(intent, change.name);
-    case "mode":
-      return setMode(intent, change.mode);
-    case "webSearch":
-      return setWebSearch(intent, change.value);
-  }
+  // TypeScript cannot pair a union's kind with its entry in APPLY; the mapped type above does.
+  const apply = APPLY[change.kind] as (intent: Intent, change: IntentChange) => Intent;
+  return apply(intent, change);
 }

@@ -1,3 +1,5 @@
+import type { Reading } from "../reading.ts";
+
 /**
  * One entry of an `allow:` list: who or where is let in, qualified by
  * platform because the same id means different things on different
@@ -28,9 +30,7 @@ export interface AccessEntry {
   readonly id: string;
 }
 
-export type AccessEntryReading =
-  | { readonly ok: true; readonly entry: AccessEntry }
-  | { readonly ok: false; readonly problem: string };
+export type AccessEntryReading = Reading<"entry", AccessEntry>;
 
 const PLATFORM = /^[a-z][a-z0-9_-]*$/;
 const ID = /^[A-Za-z0-9._@-]{1,128}$/;

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { type AccessEntry, parseAccessEntry } from "./access-entry.ts";
 import { describeValue } from "./errors.ts";
+import { sectionMap } from "./section-map.ts";
 
 /**
  * Who may talk to the bot, checked before a message is queued.
@@ -144,33 +145,21 @@ const scoped = (what: string) =>
     },
   );
 
-const KEYS = "dm:, groups:, allow:, on_refused_group:, workspaces: and channels:";
-
-export const accessSection = z
-  .strictObject(
-    {
-      dm: dm.default(DEFAULT_ACCESS.dm),
-      groups: groups.default(DEFAULT_ACCESS.groups),
-      allow: allow.default([]),
-      on_refused_group: onRefusedGroup.default(DEFAULT_ACCESS.onRefusedGroup),
-      workspaces: scoped("workspace").default({}),
-      channels: scoped("channel").default({}),
-    },
-    {
-      error: (iss) =>
-        iss.code === "unrecognized_keys"
-          ? `unknown key ${JSON.stringify(iss.keys[0])}. The access section takes ${KEYS}.`
-          : `expected a map, found ${describeValue(iss.input)}. Put ${KEYS} under access:.`,
-    },
-  )
-  .transform(
-    (a): AccessConfig =>
-      Object.freeze({
-        dm: a.dm,
-        groups: a.groups,
-        allow: Object.freeze(a.allow),
-        onRefusedGroup: a.on_refused_group,
-        workspaces: Object.freeze({ ...a.workspaces }),
-        channels: Object.freeze({ ...a.channels }),
-      }),
-  );
+export const accessSection = sectionMap("access", {
+  dm: dm.default(DEFAULT_ACCESS.dm),
+  groups: groups.default(DEFAULT_ACCESS.groups),
+  allow: allow.default([]),
+  on_refused_group: onRefusedGroup.default(DEFAULT_ACCESS.onRefusedGroup),
+  workspaces: scoped("workspace").default({}),
+  channels: scoped("channel").default({}),
+}).transform(
+  (a): AccessConfig =>
+    Object.freeze({
+      dm: a.dm,
+      groups: a.groups,
+      allow: Object.freeze(a.allow),
+      onRefusedGroup: a.on_refused_group,
+      workspaces: Object.freeze({ ...a.workspaces }),
+      channels: Object.freeze({ ...a.channels }),
+    }),
+);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { describeValue } from "./errors.ts";
+import { sectionMap } from "./section-map.ts";
 
 /**
  * What the worker does with files people send: how much it downloads, how
@@ -90,22 +91,20 @@ const whole = (name: keyof AttachmentsConfig) => {
     .optional();
 };
 
-export const attachmentsSection = z
-  .strictObject(Object.fromEntries(NAMES.map((name) => [KEYS[name][0], whole(name)])), {
-    error: (iss) =>
-      iss.code === "unrecognized_keys"
-        ? `unknown key ${JSON.stringify(iss.keys[0])}. The attachments section takes ${LISTED}.`
-        : `expected a map, found ${describeValue(iss.input)}. Put ${LISTED} under attachments:.`,
-  })
-  .transform(
-    (section): AttachmentsConfig =>
-      Object.freeze(
-        Object.fromEntries(
-          NAMES.map((name) => [
-            name,
-            ((section as Record<string, unknown>)[KEYS[name][0]] as number | undefined) ??
-              DEFAULT_ATTACHMENTS[name],
-          ]),
-        ) as unknown as AttachmentsConfig,
-      ),
-  );
+export const attachmentsSection = sectionMap(
+  "attachments",
+  Object.fromEntries(NAMES.map((name) => [KEYS[name][0], whole(name)])),
+  // Listed with commas only: ten keys read better without an "and".
+  { takes: LISTED, put: LISTED },
+).transform(
+  (section): AttachmentsConfig =>
+    Object.freeze(
+      Object.fromEntries(
+        NAMES.map((name) => [
+          name,
+          ((section as Record<string, unknown>)[KEYS[name][0]] as number | undefined) ??
+            DEFAULT_ATTACHMENTS[name],
+        ]),
+      ) as unknown as AttachmentsConfig,
+    ),
+);

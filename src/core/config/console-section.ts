@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { describeValue } from "./errors.ts";
+import { sectionMap } from "./section-map.ts";
 
 /**
  * The operator console, a web page on the metrics server under `/console`.
@@ -20,18 +21,12 @@ export interface ConsoleConfig {
 
 export const DEFAULT_CONSOLE: ConsoleConfig = Object.freeze({ enabled: false });
 
-export const consoleSection = z
-  .strictObject(
-    {
-      enabled: z
-        .boolean({ error: (iss) => `expected true or false, found ${describeValue(iss.input)}.` })
-        .default(false),
-    },
-    {
-      error: (iss) =>
-        iss.code === "unrecognized_keys"
-          ? `unknown key ${JSON.stringify(iss.keys[0])}. The console section takes enabled: (the token stays in SWITCHYARD_CONSOLE_TOKEN).`
-          : `expected a map, found ${describeValue(iss.input)}. Put enabled: true under console:.`,
-    },
-  )
-  .transform((c): ConsoleConfig => Object.freeze({ enabled: c.enabled }));
+export const consoleSection = sectionMap(
+  "console",
+  {
+    enabled: z
+      .boolean({ error: (iss) => `expected true or false, found ${describeValue(iss.input)}.` })
+      .default(false),
+  },
+  { takes: "enabled: (the token stays in SWITCHYARD_CONSOLE_TOKEN)", put: "enabled: true" },
+).transform((c): ConsoleConfig => Object.freeze({ enabled: c.enabled }));

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { describeValue } from "./errors.ts";
 import { flag } from "./flag.ts";
+import { sectionMap, strictMap } from "./section-map.ts";
 
 /** Whether each thread is its own conversation, or a thread joins its channel's. */
 export type DiscordConversation = "thread" | "channel";
@@ -73,64 +74,59 @@ const channelId = z.string().superRefine((key, ctx) => {
   }
 });
 
-export const discordSection = z
-  .strictObject(
-    {
-      conversation: conversation.default("thread"),
-      channels: z
-        .record(
-          channelId,
-          z.strictObject(
-            // Optional, so a misspelt key is reported as such rather than as a missing one.
-            { conversation: conversation.optional() },
-            {
-              error: (iss) =>
-                iss.code === "unrecognized_keys"
-                  ? `unknown key ${JSON.stringify(iss.keys[0])}. A channel takes conversation:.`
-                  : `expected a map such as { conversation: channel }, found ${describeValue(iss.input)}.`,
-            },
-          ),
+export const discordSection = sectionMap(
+  "discord",
+  {
+    conversation: conversation.default("thread"),
+    channels: z
+      .record(
+        channelId,
+        strictMap(
+          // Optional, so a misspelt key is reported as such rather than as a missing one.
+          { conversation: conversation.optional() },
           {
-            // A bad key's own issue says what is wrong with it (see channelId).
-            error: (iss) =>
-              iss.code === "invalid_key"
-                ? (iss.issues[0]?.message ??
-                  `${describeValue(iss.input)} is not a Discord channel id. Use the id in quotes, not the name.`)
-                : `expected a map of channel ids, found ${describeValue(iss.input)}.`,
+            takes: "A channel takes conversation:.",
+            notAMap: (found) => `expected a map such as { conversation: channel }, found ${found}.`,
           },
-        )
-        .default({}),
-      // A flag, so `answer_bots: on` works as the error for a bad value says it should.
-      answer_bots: flag.default(false),
-      commands: z
-        .enum(["guild", "global"], {
+        ),
+        {
+          // A bad key's own issue says what is wrong with it (see channelId).
           error: (iss) =>
-            `expected guild or global, found ${describeValue(iss.input)}. guild registers /tools and /skills in each server at start (they appear at once); global registers them once for every server and DM.`,
-        })
-        .default("guild"),
-    },
-    {
-      error: (iss) =>
-        iss.code === "unrecognized_keys"
-          ? `unknown key ${JSON.stringify(iss.keys[0])}. The discord section takes conversation:, channels:, answer_bots: and commands: (the token stays in the environment: DISCORD_TOKEN).`
-          : `expected a map, found ${describeValue(iss.input)}. Put conversation:, channels:, answer_bots: and commands: under discord:.`,
-    },
-  )
-  .transform(
-    (d): DiscordConfig =>
-      Object.freeze({
-        conversation: d.conversation,
-        // `<#id>` and `id` name the same channel; the channel looks ids up bare.
-        channels: Object.freeze(
-          Object.fromEntries(
-            Object.entries(d.channels).flatMap(([key, { conversation }]) =>
-              conversation === undefined
-                ? []
-                : [[MENTION.exec(key)?.[1] ?? key, Object.freeze({ conversation })]],
-            ),
+            iss.code === "invalid_key"
+              ? (iss.issues[0]?.message ??
+                `${describeValue(iss.input)} is not a Discord channel id. Use the id in quotes, not the name.`)
+              : `expected a map of channel ids, found ${describeValue(iss.input)}.`,
+        },
+      )
+      .default({}),
+    // A flag, so `answer_bots: on` works as the error for a bad value says it should.
+    answer_bots: flag.default(false),
+    commands: z
+      .enum(["guild", "global"], {
+        error: (iss) =>
+          `expected guild or global, found ${describeValue(iss.input)}. guild registers /tools and /skills in each server at start (they appear at once); global registers them once for every server and DM.`,
+      })
+      .default("guild"),
+  },
+  {
+    takes:
+      "conversation:, channels:, answer_bots: and commands: (the token stays in the environment: DISCORD_TOKEN)",
+  },
+).transform(
+  (d): DiscordConfig =>
+    Object.freeze({
+      conversation: d.conversation,
+      // `<#id>` and `id` name the same channel; the channel looks ids up bare.
+      channels: Object.freeze(
+        Object.fromEntries(
+          Object.entries(d.channels).flatMap(([key, { conversation }]) =>
+            conversation === undefined
+              ? []
+              : [[MENTION.exec(key)?.[1] ?? key, Object.freeze({ conversation })]],
           ),
         ),
-        answerBots: d.answer_bots,
-        commands: d.commands,
-      }),
-  );
+      ),
+      answerBots: d.answer_bots,
+      commands: d.commands,
+    }),
+);

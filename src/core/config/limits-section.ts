@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { describeValue } from "./errors.ts";
 import { parseRate, type Rate } from "./rate-spec.ts";
+import { sectionMap } from "./section-map.ts";
 
 /**
  * How many messages the bot takes, per person, per conversation and per
@@ -94,32 +95,20 @@ const scoped = (what: string) =>
     { error: (iss) => `expected a map of ${what}s to limits, found ${describeValue(iss.input)}.` },
   );
 
-const KEYS = "user:, conversation:, workspace:, workspaces: and channels:";
-
-export const limitsSection = z
-  .strictObject(
-    {
-      user: rate.optional(),
-      conversation: rate.optional(),
-      workspace: rate.optional(),
-      workspaces: scoped("workspace").default({}),
-      channels: scoped("channel").default({}),
-    },
-    {
-      error: (iss) =>
-        iss.code === "unrecognized_keys"
-          ? `unknown key ${JSON.stringify(iss.keys[0])}. The limits section takes ${KEYS}.`
-          : `expected a map, found ${describeValue(iss.input)}. Put ${KEYS} under limits:.`,
-    },
-  )
-  .transform(
-    (l): LimitsConfig =>
-      Object.freeze({
-        ...definedOnly({ user: l.user, conversation: l.conversation, workspace: l.workspace }),
-        workspaces: Object.freeze({ ...l.workspaces }),
-        channels: Object.freeze({ ...l.channels }),
-      }),
-  );
+export const limitsSection = sectionMap("limits", {
+  user: rate.optional(),
+  conversation: rate.optional(),
+  workspace: rate.optional(),
+  workspaces: scoped("workspace").default({}),
+  channels: scoped("channel").default({}),
+}).transform(
+  (l): LimitsConfig =>
+    Object.freeze({
+      ...definedOnly({ user: l.user, conversation: l.conversation, workspace: l.workspace }),
+      workspaces: Object.freeze({ ...l.workspaces }),
+      channels: Object.freeze({ ...l.channels }),
+    }),
+);
 
 function definedOnly(r: Partial<Record<LimitName, Rate | null | undefined>>): LimitRules {
   const out: Partial<Record<LimitName, Rate | null>> = {};

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { describeValue } from "./errors.ts";
 import { type McpServerConfig, mcpServersSection, millis } from "./mcp-servers-section.ts";
+import { sectionMap } from "./section-map.ts";
 
 export {
   isMcpServerName,
@@ -75,34 +76,31 @@ const reconnect = z
   });
 
 /** The `mcp:` section; empty or absent, it is {@link DEFAULT_MCP}. */
-export const mcpSection = z
-  .strictObject(
-    {
-      servers: z.preprocess((value) => value ?? {}, mcpServersSection).optional(),
-      call_timeout_ms: millis("call_timeout_ms").optional(),
-      connect_timeout_ms: millis("connect_timeout_ms").optional(),
-      description_max: z
-        .number({ error: (iss) => `expected a length, found ${describeValue(iss.input)}.` })
-        .int({ error: "description_max is a number of characters, e.g. 1024." })
-        .min(16, { error: "description_max must be at least 16 characters." })
-        .max(100_000, { error: "description_max must be at most 100000 characters." })
-        .optional(),
-      reconnect: z.preprocess((value) => value ?? {}, reconnect).optional(),
-    },
-    {
-      error: (iss) =>
-        iss.code === "unrecognized_keys"
-          ? `unknown key ${JSON.stringify(iss.keys[0])}. The mcp section takes servers:, call_timeout_ms:, connect_timeout_ms:, description_max: and reconnect:. (To switch MCP tools on or off, use tools: { mcp: ... }.)`
-          : `expected a map, found ${describeValue(iss.input)}. Put servers: and the timeouts under mcp:.`,
-    },
-  )
-  .transform(
-    (section): McpConfig =>
-      Object.freeze({
-        servers: Object.freeze({ ...section.servers }),
-        callTimeoutMs: section.call_timeout_ms ?? DEFAULT_MCP.callTimeoutMs,
-        connectTimeoutMs: section.connect_timeout_ms ?? DEFAULT_MCP.connectTimeoutMs,
-        descriptionMax: section.description_max ?? DEFAULT_MCP.descriptionMax,
-        reconnect: Object.freeze(section.reconnect ?? DEFAULT_MCP.reconnect),
-      }),
-  );
+export const mcpSection = sectionMap(
+  "mcp",
+  {
+    servers: z.preprocess((value) => value ?? {}, mcpServersSection).optional(),
+    call_timeout_ms: millis("call_timeout_ms").optional(),
+    connect_timeout_ms: millis("connect_timeout_ms").optional(),
+    description_max: z
+      .number({ error: (iss) => `expected a length, found ${describeValue(iss.input)}.` })
+      .int({ error: "description_max is a number of characters, e.g. 1024." })
+      .min(16, { error: "description_max must be at least 16 characters." })
+      .max(100_000, { error: "description_max must be at most 100000 characters." })
+      .optional(),
+    reconnect: z.preprocess((value) => value ?? {}, reconnect).optional(),
+  },
+  {
+    note: "(To switch MCP tools on or off, use tools: { mcp: ... }.)",
+    put: "servers: and the timeouts",
+  },
+).transform(
+  (section): McpConfig =>
+    Object.freeze({
+      servers: Object.freeze({ ...section.servers }),
+      callTimeoutMs: section.call_timeout_ms ?? DEFAULT_MCP.callTimeoutMs,
+      connectTimeoutMs: section.connect_timeout_ms ?? DEFAULT_MCP.connectTimeoutMs,
+      descriptionMax: section.description_max ?? DEFAULT_MCP.descriptionMax,
+      reconnect: Object.freeze(section.reconnect ?? DEFAULT_MCP.reconnect),
+    }),
+);

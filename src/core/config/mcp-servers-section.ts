@@ -2,6 +2,8 @@ import { z } from "zod";
 import { EnvTemplateError, parseEnvTemplate } from "./env-template.ts";
 import { describeValue } from "./errors.ts";
 import { flag } from "./flag.ts";
+import { everyKey } from "./key-check.ts";
+import { checkedBy } from "./parser-issue.ts";
 
 /**
  * The `servers:` map of the `mcp:` section: each entry a local command
@@ -76,14 +78,7 @@ const scalarText = (what: string) =>
 
 /** A value that may use `${NAME}`; a broken reference fails here, at startup. */
 const templated = (what: string) =>
-  scalarText(what).superRefine((value, ctx) => {
-    try {
-      parseEnvTemplate(value);
-    } catch (error) {
-      if (!(error instanceof EnvTemplateError)) throw error;
-      ctx.addIssue({ code: "custom", message: error.message });
-    }
-  });
+  scalarText(what).superRefine(checkedBy(parseEnvTemplate, EnvTemplateError));
 
 const args = z.array(scalarText("an argument"), {
   error: (iss) =>
@@ -95,32 +90,24 @@ const envMap = z
     error: (iss) =>
       `expected a map of variables, e.g. { LOG_LEVEL: warn, API_KEY: "\${API_KEY}" }, found ${describeValue(iss.input)}.`,
   })
-  .superRefine((env, ctx) => {
-    for (const name of Object.keys(env)) {
-      if (name !== "" && !name.includes("=") && !name.includes("\0")) continue;
-      ctx.addIssue({
-        code: "custom",
-        path: [name],
-        message: `${describeValue(name)} is not an environment variable name.`,
-      });
-    }
-  });
+  .superRefine(
+    everyKey(
+      (name) => name !== "" && !name.includes("=") && !name.includes("\0"),
+      "is not an environment variable name.",
+    ),
+  );
 
 const headerMap = z
   .record(z.string(), templated("a header value"), {
     error: (iss) =>
       `expected a map of headers, e.g. { Authorization: "Bearer \${GITHUB_TOKEN}" }, found ${describeValue(iss.input)}.`,
   })
-  .superRefine((headers, ctx) => {
-    for (const name of Object.keys(headers)) {
-      if (HEADER_NAME.test(name)) continue;
-      ctx.addIssue({
-        code: "custom",
-        path: [name],
-        message: `${describeValue(name)} is not an HTTP header name. Use letters, digits and "-", e.g. Authorization.`,
-      });
-    }
-  });
+  .superRefine(
+    everyKey(
+      (name) => HEADER_NAME.test(name),
+      'is not an HTTP header name. Use letters, digits and "-", e.g. Authorization.',
+    ),
+  );
 
 const url = templated("a URL").superRefine((value, ctx) => {
   // A URL built from variables is checked when it is filled in, at connect time.
@@ -222,13 +209,9 @@ export const mcpServersSection = z
     error: (iss) =>
       `expected a map of server names to servers, e.g. filesystem: { command: npx, args: [...] }, found ${describeValue(iss.input)}.`,
   })
-  .superRefine((map, ctx) => {
-    for (const name of Object.keys(map)) {
-      if (isMcpServerName(name)) continue;
-      ctx.addIssue({
-        code: "custom",
-        path: [name],
-        message: `${describeValue(name)} is not an MCP server name. Server names become part of tool ids (mcp__<server>__<tool>): use ${MCP_SERVER_NAME_RULE}, e.g. github.`,
-      });
-    }
-  });
+  .superRefine(
+    everyKey(
+      isMcpServerName,
+      `is not an MCP server name. Server names become part of tool ids (mcp__<server>__<tool>): use ${MCP_SERVER_NAME_RULE}, e.g. github.`,
+    ),
+  );

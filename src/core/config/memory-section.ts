@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { describeValue } from "./errors.ts";
+import { sectionMap } from "./section-map.ts";
 
 /**
  * The limits of the `remember` / `recall` / `forget` tools. Notes belong to one
@@ -29,21 +30,11 @@ const count = (what: string, max: number, example: number) =>
     })
     .max(max, { error: `must be at most ${max}; ${example} is a sensible value.` });
 
-export const memorySection = z
-  .strictObject(
-    {
-      max_notes: count("notes", 10_000, DEFAULT_MEMORY.maxNotes).default(DEFAULT_MEMORY.maxNotes),
-      max_note_length: count("characters", 10_000, DEFAULT_MEMORY.maxNoteLength).default(
-        DEFAULT_MEMORY.maxNoteLength,
-      ),
-    },
-    {
-      error: (iss) =>
-        iss.code === "unrecognized_keys"
-          ? `unknown key ${JSON.stringify(iss.keys[0])}. The memory section takes max_notes: and max_note_length:.`
-          : `expected a map, found ${describeValue(iss.input)}. Put max_notes: and max_note_length: under memory:.`,
-    },
-  )
-  .transform(
-    (m): MemoryConfig => Object.freeze({ maxNotes: m.max_notes, maxNoteLength: m.max_note_length }),
-  );
+export const memorySection = sectionMap("memory", {
+  max_notes: count("notes", 10_000, DEFAULT_MEMORY.maxNotes).default(DEFAULT_MEMORY.maxNotes),
+  max_note_length: count("characters", 10_000, DEFAULT_MEMORY.maxNoteLength).default(
+    DEFAULT_MEMORY.maxNoteLength,
+  ),
+}).transform(
+  (m): MemoryConfig => Object.freeze({ maxNotes: m.max_notes, maxNoteLength: m.max_note_length }),
+);

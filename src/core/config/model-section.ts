@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { describeValue } from "./errors.ts";
+import { sectionMap } from "./section-map.ts";
 
 /**
  * How long the bot waits for the model, and how much of one reply it keeps.
@@ -158,37 +159,35 @@ const KEYS = [
 ].join(", ");
 
 /** The `model:` section; empty or absent, it is {@link DEFAULT_MODEL_LIMITS}. */
-export const modelSection = z
-  .strictObject(
-    {
-      ...Object.fromEntries(
-        MODEL_LIMIT_NAMES.map((name) => [MODEL_LIMIT_RULES[name].key, limit(name)]),
-      ),
-      vision: z
-        .boolean({
-          error: (iss) =>
-            `expected true or false (whether the model takes images), found ${describeValue(iss.input)}.`,
-        })
-        .optional(),
-    },
-    {
-      error: (iss) =>
-        iss.code === "unrecognized_keys"
-          ? `unknown key ${JSON.stringify(iss.keys[0])}. The model section takes ${KEYS}. (The model's name and address are SWITCHYARD_MODEL and OPENAI_BASE_URL in the environment.)`
-          : `expected a map, found ${describeValue(iss.input)}. Put ${KEYS} under model:.`,
-    },
-  )
-  .transform(
-    (section): ModelSection =>
-      Object.freeze({
-        ...(Object.fromEntries(
-          MODEL_LIMIT_NAMES.map((name) => [
-            name,
-            ((section as Record<string, unknown>)[MODEL_LIMIT_RULES[name].key] as
-              | number
-              | undefined) ?? DEFAULT_MODEL_LIMITS[name],
-          ]),
-        ) as unknown as ModelLimits),
-        vision: (section.vision as boolean | undefined) ?? false,
-      }),
-  );
+export const modelSection = sectionMap(
+  "model",
+  {
+    ...Object.fromEntries(
+      MODEL_LIMIT_NAMES.map((name) => [MODEL_LIMIT_RULES[name].key, limit(name)]),
+    ),
+    vision: z
+      .boolean({
+        error: (iss) =>
+          `expected true or false (whether the model takes images), found ${describeValue(iss.input)}.`,
+      })
+      .optional(),
+  },
+  {
+    takes: KEYS,
+    note: "(The model's name and address are SWITCHYARD_MODEL and OPENAI_BASE_URL in the environment.)",
+    put: KEYS,
+  },
+).transform(
+  (section): ModelSection =>
+    Object.freeze({
+      ...(Object.fromEntries(
+        MODEL_LIMIT_NAMES.map((name) => [
+          name,
+          ((section as Record<string, unknown>)[MODEL_LIMIT_RULES[name].key] as
+            | number
+            | undefined) ?? DEFAULT_MODEL_LIMITS[name],
+        ]),
+      ) as unknown as ModelLimits),
+      vision: (section.vision as boolean | undefined) ?? false,
+    }),
+);

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ConversationAddress } from "../agent/inbound.ts";
 import { describeValue } from "./errors.ts";
+import { sectionMap } from "./section-map.ts";
 
 /** What one million tokens of each kind costs, in the operator's currency (USD by convention). */
 export interface ModelPrice {
@@ -150,25 +151,16 @@ const choices = (what: string) =>
     },
   );
 
-export const modelsSection = z
-  .strictObject(
-    {
-      list: z
-        .array(entry, {
-          error: (iss) =>
-            `expected a list of models, e.g. [{ name: gpt-4.1-mini }], found ${describeValue(iss.input)}.`,
-        })
-        .default([]),
-      workspaces: choices("workspace").default({}),
-      channels: choices("channel").default({}),
-    },
-    {
+export const modelsSection = sectionMap("models", {
+  list: z
+    .array(entry, {
       error: (iss) =>
-        iss.code === "unrecognized_keys"
-          ? `unknown key ${JSON.stringify(iss.keys[0])}. The models section takes list:, workspaces: and channels:.`
-          : `expected a map, found ${describeValue(iss.input)}. Put list:, workspaces: and channels: under models:.`,
-    },
-  )
+        `expected a list of models, e.g. [{ name: gpt-4.1-mini }], found ${describeValue(iss.input)}.`,
+    })
+    .default([]),
+  workspaces: choices("workspace").default({}),
+  channels: choices("channel").default({}),
+})
   .superRefine((section, ctx) => {
     const names = new Set<string>();
     section.list.forEach((m, i) => {

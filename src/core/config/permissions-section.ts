@@ -1,25 +1,17 @@
 import { z } from "zod";
+import { type CommandPolicy, DEFAULT_COMMAND_POLICY } from "../commands/permissions.ts";
 import { describeValue } from "./errors.ts";
+import { sectionMap } from "./section-map.ts";
 
 /**
  * Who may change which scope from chat, besides what the platform says
- * (workspace admins). User ids are qualified by platform, `slack:U0123`,
- * because the same id can mean different people on different platforms.
+ * (workspace admins): the policy the commands enforce, read from the file.
+ * User ids are qualified by platform, `slack:U0123`, because the same id can
+ * mean different people on different platforms.
  */
-export interface PermissionsConfig {
-  /** May change every scope, global included. */
-  readonly owners: readonly string[];
-  /** May change the conversation, channel and workspace scopes, like platform admins. */
-  readonly admins: readonly string[];
-  /** Who may change a conversation's own tools: anyone in it (default), or admins only. */
-  readonly conversation: "anyone" | "admins";
-}
+export type PermissionsConfig = CommandPolicy;
 
-export const DEFAULT_PERMISSIONS: PermissionsConfig = Object.freeze({
-  owners: Object.freeze([]) as readonly string[],
-  admins: Object.freeze([]) as readonly string[],
-  conversation: "anyone",
-});
+export const DEFAULT_PERMISSIONS: PermissionsConfig = DEFAULT_COMMAND_POLICY;
 
 const USER = /^[a-z][a-z0-9_-]*:[A-Za-z0-9._@-]{1,128}$/;
 
@@ -37,23 +29,17 @@ const userList = (field: string) =>
     },
   );
 
-export const permissionsSection = z
-  .strictObject(
-    {
-      owners: userList("owners").default([]),
-      admins: userList("admins").default([]),
-      conversation: z
-        .enum(["anyone", "admins"], {
-          error: (iss) =>
-            `expected anyone or admins, found ${describeValue(iss.input)}. It says who may change a conversation's own tools.`,
-        })
-        .default("anyone"),
-    },
-    {
-      error: (iss) =>
-        iss.code === "unrecognized_keys"
-          ? `unknown key ${JSON.stringify(iss.keys[0])}. The permissions section takes owners:, admins: and conversation:.`
-          : `expected a map, found ${describeValue(iss.input)}. Put owners:, admins: and conversation: lines under permissions:.`,
-    },
-  )
-  .transform((p): PermissionsConfig => Object.freeze(p));
+export const permissionsSection = sectionMap(
+  "permissions",
+  {
+    owners: userList("owners").default([]),
+    admins: userList("admins").default([]),
+    conversation: z
+      .enum(["anyone", "admins"], {
+        error: (iss) =>
+          `expected anyone or admins, found ${describeValue(iss.input)}. It says who may change a conversation's own tools.`,
+      })
+      .default("anyone"),
+  },
+  { put: "owners:, admins: and conversation: lines" },
+).transform((p): PermissionsConfig => Object.freeze(p));

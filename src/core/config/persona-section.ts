@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ConversationAddress } from "../agent/inbound.ts";
 import { describeValue } from "./errors.ts";
+import { everyKey } from "./key-check.ts";
 
 /**
  * The persona: the first block of the system prompt, who the bot is. Written
@@ -89,16 +90,12 @@ export const personaOverrides = (what: string) =>
       error: (iss) =>
         `expected a map of ${what}s to { persona: ... }, found ${describeValue(iss.input)}.`,
     })
-    .superRefine((map, ctx) => {
-      for (const key of Object.keys(map)) {
-        if (/^[a-z][a-z0-9_-]*:.+$/.test(key)) continue;
-        ctx.addIssue({
-          code: "custom",
-          path: [key],
-          message: `${describeValue(key)} is not a ${what}. A ${what} is written platform:id, e.g. "slack:T0123".`,
-        });
-      }
-    })
+    .superRefine(
+      everyKey(
+        (key) => /^[a-z][a-z0-9_-]*:.+$/.test(key),
+        `is not a ${what}. A ${what} is written platform:id, e.g. "slack:T0123".`,
+      ),
+    )
     .transform((map) => {
       const choices: Record<string, PersonaChoice> = {};
       for (const [key, raw] of Object.entries(map)) {

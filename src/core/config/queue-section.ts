@@ -7,6 +7,7 @@ import {
   type QueueMode,
 } from "../agent/queue-mode.ts";
 import { describeValue } from "./errors.ts";
+import { sectionMap } from "./section-map.ts";
 
 /**
  * How the conversation queue is spread and acknowledged.
@@ -95,33 +96,24 @@ const whole = (what: string, min: number, max: number) =>
     .min(min, { error: `must be at least ${min}.` })
     .max(max, { error: `must be at most ${max}.` });
 
-export const queueSection = z
-  .strictObject(
-    {
-      shards: whole("shards", 1, MAX_SHARDS).optional(),
-      consume: z
-        .array(whole("a shard number", 0, MAX_SHARDS - 1), {
-          error: (iss) =>
-            `expected a list of shard numbers, e.g. [0, 1], found ${describeValue(iss.input)}.`,
-        })
-        .min(1, {
-          error: "a worker that consumes no shard takes no turns; leave consume: out to take all.",
-        })
-        .optional(),
-      wait_for_replicas: whole("replicas", 0, 16).default(DEFAULT_QUEUE.waitForReplicas),
-      wait_timeout_ms: whole("milliseconds", 1, 60_000).default(DEFAULT_QUEUE.waitTimeoutMs),
-      mode: modeOf.default(DEFAULT_QUEUE.mode),
-      debounce_ms: whole("milliseconds", 0, 60_000).default(DEFAULT_QUEUE.debounceMs),
-      workspaces: modes("workspace").default({}),
-      channels: modes("channel").default({}),
-    },
-    {
+export const queueSection = sectionMap("queue", {
+  shards: whole("shards", 1, MAX_SHARDS).optional(),
+  consume: z
+    .array(whole("a shard number", 0, MAX_SHARDS - 1), {
       error: (iss) =>
-        iss.code === "unrecognized_keys"
-          ? `unknown key ${JSON.stringify(iss.keys[0])}. The queue section takes shards:, consume:, wait_for_replicas:, wait_timeout_ms:, mode:, debounce_ms:, workspaces: and channels:.`
-          : `expected a map, found ${describeValue(iss.input)}. Put shards:, consume:, wait_for_replicas:, wait_timeout_ms:, mode:, debounce_ms:, workspaces: and channels: under queue:.`,
-    },
-  )
+        `expected a list of shard numbers, e.g. [0, 1], found ${describeValue(iss.input)}.`,
+    })
+    .min(1, {
+      error: "a worker that consumes no shard takes no turns; leave consume: out to take all.",
+    })
+    .optional(),
+  wait_for_replicas: whole("replicas", 0, 16).default(DEFAULT_QUEUE.waitForReplicas),
+  wait_timeout_ms: whole("milliseconds", 1, 60_000).default(DEFAULT_QUEUE.waitTimeoutMs),
+  mode: modeOf.default(DEFAULT_QUEUE.mode),
+  debounce_ms: whole("milliseconds", 0, 60_000).default(DEFAULT_QUEUE.debounceMs),
+  workspaces: modes("workspace").default({}),
+  channels: modes("channel").default({}),
+})
   .superRefine((q, ctx) => {
     if (q.shards === undefined || q.consume === undefined) return;
     q.consume.forEach((shard, i) => {

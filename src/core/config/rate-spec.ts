@@ -1,3 +1,5 @@
+import type { Reading } from "../reading.ts";
+
 /**
  * A message rate as the config writes it: `N/<window>`, at most N messages
  * in any window of that length (a sliding window, not a calendar one).
@@ -23,9 +25,7 @@ export interface Rate {
   readonly text: string;
 }
 
-export type RateReading =
-  | { readonly ok: true; readonly rate: Rate }
-  | { readonly ok: false; readonly problem: string };
+export type RateReading = Reading<"rate", Rate>;
 
 export const MAX_RATE_COUNT = 100_000;
 export const MAX_RATE_WINDOW_MS = 31 * 86_400_000;

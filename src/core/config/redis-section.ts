@@ -2,7 +2,9 @@ import { z } from "zod";
 import { EnvTemplateError, parseEnvTemplate } from "./env-template.ts";
 import { describeValue } from "./errors.ts";
 import { flag } from "./flag.ts";
+import { checkedBy, parsedBy } from "./parser-issue.ts";
 import { parseRedisAddress, type RedisAddress, RedisAddressError } from "./redis-address.ts";
+import { sectionMap } from "./section-map.ts";
 
 /**
  * Which Redis the bot uses: one node, a Redis Cluster, or a master found
@@ -45,36 +47,18 @@ export interface RedisConfig {
 
 export const DEFAULT_REDIS: RedisConfig = Object.freeze({ tls: false });
 
-const KEYS =
-  "url:, cluster:, nat_map:, sentinels:, name:, username:, password:, sentinel_password: and tls:";
-
 /** A value that may use `${NAME}`; a broken reference fails here, at startup. */
 const templated = (what: string) =>
   z
     .string({ error: (iss) => `expected ${what}, found ${describeValue(iss.input)}.` })
     .min(1, { error: `${what} cannot be empty; leave the key out instead.` })
-    .superRefine((value, ctx) => {
-      try {
-        parseEnvTemplate(value);
-      } catch (error) {
-        if (!(error instanceof EnvTemplateError)) throw error;
-        ctx.addIssue({ code: "custom", message: error.message });
-      }
-    });
+    .superRefine(checkedBy(parseEnvTemplate, EnvTemplateError));
 
 const address = z
   .string({
     error: (iss) => `expected host:port, e.g. 10.0.0.5:6379, found ${describeValue(iss.input)}.`,
   })
-  .transform((text, ctx) => {
-    try {
-      return parseRedisAddress(text);
-    } catch (error) {
-      if (!(error instanceof RedisAddressError)) throw error;
-      ctx.addIssue({ code: "custom", message: error.message });
-      return z.NEVER;
-    }
-  });
+  .transform(parsedBy(parseRedisAddress, RedisAddressError));
 
 const addresses = (what: string, example: string) =>
   z
@@ -104,40 +88,31 @@ const natMap = z
     return Object.freeze(out);
   });
 
-export const redisSection = z
-  .strictObject(
-    {
-      url: templated("a redis:// or rediss:// URL")
-        .refine((url) => /^rediss?:\/\//i.test(url), {
-          error: (iss) =>
-            `${describeValue(iss.input)} is not a Redis URL. Write redis://host:6379 (or rediss:// for TLS).`,
-        })
-        .optional(),
-      cluster: addresses("cluster nodes", "10.0.0.1:6379, 10.0.0.2:6379").optional(),
-      nat_map: natMap.optional(),
-      sentinels: addresses("sentinels", "sentinel-1:26379, sentinel-2:26379").optional(),
-      name: z
-        .string({
-          error: (iss) =>
-            `expected the master group's name, e.g. mymaster, found ${describeValue(iss.input)}.`,
-        })
-        .regex(/^[A-Za-z0-9._-]{1,128}$/, {
-          error: (iss) =>
-            `${describeValue(iss.input)} is not a Sentinel master name. Use letters, digits, ".", "_" and "-", as in "sentinel monitor mymaster ...".`,
-        })
-        .optional(),
-      username: templated("a user name").optional(),
-      password: templated("a password").optional(),
-      sentinel_password: templated("a password").optional(),
-      tls: flag.default(false),
-    },
-    {
+export const redisSection = sectionMap("redis", {
+  url: templated("a redis:// or rediss:// URL")
+    .refine((url) => /^rediss?:\/\//i.test(url), {
       error: (iss) =>
-        iss.code === "unrecognized_keys"
-          ? `unknown key ${JSON.stringify(iss.keys[0])}. The redis section takes ${KEYS}.`
-          : `expected a map, found ${describeValue(iss.input)}. Put ${KEYS} under redis:.`,
-    },
-  )
+        `${describeValue(iss.input)} is not a Redis URL. Write redis://host:6379 (or rediss:// for TLS).`,
+    })
+    .optional(),
+  cluster: addresses("cluster nodes", "10.0.0.1:6379, 10.0.0.2:6379").optional(),
+  nat_map: natMap.optional(),
+  sentinels: addresses("sentinels", "sentinel-1:26379, sentinel-2:26379").optional(),
+  name: z
+    .string({
+      error: (iss) =>
+        `expected the master group's name, e.g. mymaster, found ${describeValue(iss.input)}.`,
+    })
+    .regex(/^[A-Za-z0-9._-]{1,128}$/, {
+      error: (iss) =>
+        `${describeValue(iss.input)} is not a Sentinel master name. Use letters, digits, ".", "_" and "-", as in "sentinel monitor mymaster ...".`,
+    })
+    .optional(),
+  username: templated("a user name").optional(),
+  password: templated("a password").optional(),
+  sentinel_password: templated("a password").optional(),
+  tls: flag.default(false),
+})
   .superRefine((r, ctx) => {
     const chosen = (["url", "cluster", "sentinels"] as const).filter((k) => r[k] !== undefined);
     if (chosen.length > 1) {

@@ -1,6 +1,7 @@
 import { IANAZone } from "luxon";
 import { z } from "zod";
 import { describeValue } from "./errors.ts";
+import { sectionMap } from "./section-map.ts";
 
 /**
  * How `set_reminder` reads times and how far ahead it lets people plan.
@@ -55,25 +56,15 @@ const timeZone = z
     return z.NEVER;
   });
 
-export const remindersSection = z
-  .strictObject(
-    {
-      time_zone: timeZone.default(DEFAULT_REMINDERS.timeZone),
-      max_horizon_days: wholeNumber("days", 3_650).default(DEFAULT_REMINDERS.maxHorizonDays),
-      max_pending: wholeNumber("reminders", 10_000).default(DEFAULT_REMINDERS.maxPending),
-    },
-    {
-      error: (iss) =>
-        iss.code === "unrecognized_keys"
-          ? `unknown key ${JSON.stringify(iss.keys[0])}. The reminders section takes time_zone:, max_horizon_days: and max_pending:.`
-          : `expected a map, found ${describeValue(iss.input)}. Put time_zone:, max_horizon_days: and max_pending: under reminders:.`,
-    },
-  )
-  .transform(
-    (r): RemindersConfig =>
-      Object.freeze({
-        timeZone: r.time_zone,
-        maxHorizonDays: r.max_horizon_days,
-        maxPending: r.max_pending,
-      }),
-  );
+export const remindersSection = sectionMap("reminders", {
+  time_zone: timeZone.default(DEFAULT_REMINDERS.timeZone),
+  max_horizon_days: wholeNumber("days", 3_650).default(DEFAULT_REMINDERS.maxHorizonDays),
+  max_pending: wholeNumber("reminders", 10_000).default(DEFAULT_REMINDERS.maxPending),
+}).transform(
+  (r): RemindersConfig =>
+    Object.freeze({
+      timeZone: r.time_zone,
+      maxHorizonDays: r.max_horizon_days,
+      maxPending: r.max_pending,
+    }),
+);

@@ -1,7 +1,8 @@
 import { z } from "zod";
-import { type LoadMode, parseLoadMode, UnknownModeError } from "../loading/modes.ts";
+import type { LoadMode } from "../loading/modes.ts";
 import { defineToolsets, type Toolsets } from "../tools/toolsets.ts";
 import { type AccessConfig, accessSection, DEFAULT_ACCESS } from "./access-section.ts";
+import { agentSection } from "./agent-section.ts";
 import {
   type AttachmentsConfig,
   attachmentsSection,
@@ -11,34 +12,28 @@ import { type BudgetsConfig, budgetsSection, DEFAULT_BUDGETS } from "./budgets-s
 import { type ConsoleConfig, consoleSection, DEFAULT_CONSOLE } from "./console-section.ts";
 import { DEFAULT_DISCORD, type DiscordConfig, discordSection } from "./discord-section.ts";
 import { describeValue } from "./errors.ts";
-import { flag } from "./flag.ts";
 import { DEFAULT_LIMITS, type LimitsConfig, limitsSection } from "./limits-section.ts";
 import { DEFAULT_MCP, type McpConfig, mcpSection } from "./mcp-section.ts";
 import { DEFAULT_MEMORY, type MemoryConfig, memorySection } from "./memory-section.ts";
 import { DEFAULT_MODEL_SECTION, type ModelSection, modelSection } from "./model-section.ts";
 import { DEFAULT_MODELS, type ModelsConfig, modelsSection } from "./models-section.ts";
-import { isName, isToolId, NAME_RULE } from "./names.ts";
 import {
   DEFAULT_PERMISSIONS,
   type PermissionsConfig,
   permissionsSection,
 } from "./permissions-section.ts";
-import {
-  checkOneChoice,
-  type PersonaConfig,
-  personaChoice,
-  personaKeys,
-  personaOverrides,
-} from "./persona-section.ts";
+import type { PersonaConfig } from "./persona-section.ts";
 import { NO_PLUGINS, type PluginsConfig, pluginsSection } from "./plugins-section.ts";
 import { DEFAULT_QUEUE, type QueueConfig, queueSection } from "./queue-section.ts";
 import { DEFAULT_REDIS, type RedisConfig, redisSection } from "./redis-section.ts";
 import { DEFAULT_REMINDERS, type RemindersConfig, remindersSection } from "./reminders-section.ts";
+import { section } from "./section-map.ts";
 import {
   NO_SKILL_FOLDERS,
   type SkillFolders,
   skillFoldersSection,
 } from "./skill-folders-section.ts";
+import { skillsSection } from "./skills-section.ts";
 import { DEFAULT_SLACK, type SlackConfig, slackSection } from "./slack-section.ts";
 import { DEFAULT_TELEGRAM, type TelegramConfig, telegramSection } from "./telegram-section.ts";
 import { DEFAULT_TELEMETRY, type TelemetryConfig, telemetrySection } from "./telemetry-section.ts";
@@ -169,98 +164,6 @@ export const EMPTY_CONFIG: SwitchyardConfig = Object.freeze({
   telemetry: DEFAULT_TELEMETRY,
   console: DEFAULT_CONSOLE,
 });
-
-const MODE_CHOICES = "full, default, minimal (alias pi), discover (alias omp)";
-
-const mode = z
-  .string({
-    error: (iss) =>
-      `expected a load mode, found ${describeValue(iss.input)}. Use one of: ${MODE_CHOICES}.`,
-  })
-  .transform((label, ctx) => {
-    try {
-      return parseLoadMode(label);
-    } catch (error) {
-      if (!(error instanceof UnknownModeError)) throw error;
-      ctx.addIssue({ code: "custom", message: error.message });
-      return z.NEVER;
-    }
-  });
-
-const agentSection = z
-  .strictObject(
-    {
-      ...personaKeys,
-      workspaces: personaOverrides("workspace").optional(),
-      channels: personaOverrides("channel").optional(),
-      mode: mode.optional(),
-      toolset: z
-        .string({ error: (iss) => `expected a toolset name, found ${describeValue(iss.input)}.` })
-        .optional(),
-      essential: z
-        .array(
-          z
-            .string({ error: (iss) => `expected a tool id, found ${describeValue(iss.input)}.` })
-            .refine(isToolId, {
-              error: (iss) =>
-                `${describeValue(iss.input)} is not a tool id. Tool ids use letters, digits, "_" and "-", e.g. current_time.`,
-            }),
-          {
-            error: (iss) =>
-              `expected a list of tool ids, e.g. [current_time, recall], found ${describeValue(iss.input)}.`,
-          },
-        )
-        .optional(),
-    },
-    {
-      error: (iss) =>
-        iss.code === "unrecognized_keys"
-          ? `unknown key ${JSON.stringify(iss.keys[0])}. The agent section takes mode:, toolset:, essential:, persona:, persona_file:, workspaces: and channels:.`
-          : `expected a map, found ${describeValue(iss.input)}. Put mode:, toolset:, essential: and persona: lines under agent:.`,
-    },
-  )
-  .superRefine((raw, ctx) => checkOneChoice(raw, ctx, []))
-  .transform(({ persona, persona_file, workspaces, channels, ...rest }) => {
-    const choice = personaChoice({ persona, persona_file });
-    return {
-      ...rest,
-      ...(choice ? { persona: choice } : {}),
-      ...(workspaces ? { workspaces } : {}),
-      ...(channels ? { channels } : {}),
-    };
-  });
-
-const skillsSection = z
-  .record(z.string(), flag, {
-    error: (iss) =>
-      `expected a map of skill names to on/off, found ${describeValue(iss.input)}. Put one "skill-name: on" line per skill under skills:.`,
-  })
-  .superRefine((skills, ctx) => {
-    const seen = new Map<string, string>();
-    for (const name of Object.keys(skills)) {
-      if (!isName(name)) {
-        ctx.addIssue({
-          code: "custom",
-          path: [name],
-          message: `${describeValue(name)} is not a skill name. Use ${NAME_RULE}, e.g. meeting-notes: off.`,
-        });
-        continue;
-      }
-      // Skill names ignore case, so two spellings would be one skill switched twice.
-      const earlier = seen.get(name.toLowerCase());
-      if (earlier !== undefined) {
-        ctx.addIssue({
-          code: "custom",
-          path: [name],
-          message: `names the same skill as skills.${earlier} (skill names ignore case). Keep one of the two.`,
-        });
-      }
-      seen.set(name.toLowerCase(), name);
-    }
-  });
-
-/** A section left empty (`tools:` with nothing under it) reads as an empty map. */
-const section = <T extends z.ZodType>(schema: T) => z.preprocess((value) => value ?? {}, schema);
 
 /**
  * The whole file. Unknown top-level keys pass through here (later versions add

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { describeValue } from "./errors.ts";
+import { everyKey } from "./key-check.ts";
+import { strictMap } from "./section-map.ts";
 
 /**
  * Where skills live besides the built-ins: folders for every workspace, and
@@ -41,28 +43,19 @@ const workspaces = z
     error: (iss) =>
       `expected a map of workspaces to folders, e.g. "slack:T0123": [./team-skills], found ${describeValue(iss.input)}.`,
   })
-  .superRefine((map, ctx) => {
-    for (const key of Object.keys(map)) {
-      if (WORKSPACE_KEY.test(key)) continue;
-      ctx.addIssue({
-        code: "custom",
-        path: [key],
-        message: `${describeValue(key)} is not a workspace. Write <platform>:<workspace id>, e.g. "slack:T0123" or "discord:81234".`,
-      });
-    }
-  });
+  .superRefine(
+    everyKey(
+      (key) => WORKSPACE_KEY.test(key),
+      'is not a workspace. Write <platform>:<workspace id>, e.g. "slack:T0123" or "discord:81234".',
+    ),
+  );
 
-const foldersMap = z.strictObject(
+const foldersMap = strictMap(
   {
     global: folders.optional(),
     workspaces: z.preprocess((value) => value ?? {}, workspaces).optional(),
   },
-  {
-    error: (iss) =>
-      iss.code === "unrecognized_keys"
-        ? `unknown key ${JSON.stringify(iss.keys[0])}. skill_folders takes global: and workspaces:.`
-        : undefined,
-  },
+  { takes: "skill_folders takes global: and workspaces:.", notAMap: () => undefined },
 );
 
 /**

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { describeValue } from "./errors.ts";
+import { sectionMap, strictMap } from "./section-map.ts";
 
 /**
  * How the Slack channel behaves (credentials stay in the environment):
@@ -30,49 +31,44 @@ const session = z.enum(["thread", "channel"], {
     `expected thread or channel, found ${describeValue(iss.input)}. It says whether a thread or a whole channel is one conversation.`,
 });
 
-export const slackSection = z
-  .strictObject(
-    {
-      session: session.default("thread"),
-      channels: z
-        .record(
-          z.string().regex(/^[CDG][A-Z0-9]{2,}$/, {
-            error: (iss) =>
-              `${describeValue(iss.input)} is not a Slack channel id. Use the id (C0123ABCD), not the name.`,
-          }),
-          z.strictObject(
-            { session },
-            {
-              error: (iss) =>
-                iss.code === "unrecognized_keys"
-                  ? `unknown key ${JSON.stringify(iss.keys[0])}. A channel takes session:.`
-                  : `expected a map such as { session: channel }, found ${describeValue(iss.input)}.`,
-            },
-          ),
+export const slackSection = sectionMap(
+  "slack",
+  {
+    session: session.default("thread"),
+    channels: z
+      .record(
+        z.string().regex(/^[CDG][A-Z0-9]{2,}$/, {
+          error: (iss) =>
+            `${describeValue(iss.input)} is not a Slack channel id. Use the id (C0123ABCD), not the name.`,
+        }),
+        strictMap(
+          { session },
           {
-            error: (iss) =>
-              iss.code === "invalid_key"
-                ? `${describeValue(iss.input)} is not a Slack channel id. Use the id (C0123ABCD), not the name.`
-                : `expected a map of channel ids, found ${describeValue(iss.input)}.`,
+            takes: "A channel takes session:.",
+            notAMap: (found) => `expected a map such as { session: channel }, found ${found}.`,
           },
-        )
-        .default({}),
-      answer_bots: z
-        .boolean({ error: (iss) => `expected true or false, found ${describeValue(iss.input)}.` })
-        .default(false),
-    },
-    {
-      error: (iss) =>
-        iss.code === "unrecognized_keys"
-          ? `unknown key ${JSON.stringify(iss.keys[0])}. The slack section takes session:, channels: and answer_bots: (tokens stay in the environment: SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET, SLACK_APP_TOKEN).`
-          : `expected a map, found ${describeValue(iss.input)}. Put session:, channels: and answer_bots: under slack:.`,
-    },
-  )
-  .transform(
-    (s): SlackConfig =>
-      Object.freeze({
-        session: s.session,
-        channels: Object.freeze(s.channels),
-        answerBots: s.answer_bots,
-      }),
-  );
+        ),
+        {
+          error: (iss) =>
+            iss.code === "invalid_key"
+              ? `${describeValue(iss.input)} is not a Slack channel id. Use the id (C0123ABCD), not the name.`
+              : `expected a map of channel ids, found ${describeValue(iss.input)}.`,
+        },
+      )
+      .default({}),
+    answer_bots: z
+      .boolean({ error: (iss) => `expected true or false, found ${describeValue(iss.input)}.` })
+      .default(false),
+  },
+  {
+    takes:
+      "session:, channels: and answer_bots: (tokens stay in the environment: SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET, SLACK_APP_TOKEN)",
+  },
+).transform(
+  (s): SlackConfig =>
+    Object.freeze({
+      session: s.session,
+      channels: Object.freeze(s.channels),
+      answerBots: s.answer_bots,
+    }),
+);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { describeValue } from "./errors.ts";
+import { sectionMap } from "./section-map.ts";
 
 /**
  * How the Telegram channel behaves. The token and the webhook secret stay in
@@ -46,41 +47,37 @@ function httpUrl(what: string, example: string) {
     .transform((text) => text.replace(/\/+$/, ""));
 }
 
-export const telegramSection = z
-  .strictObject(
-    {
-      mode: z
-        .enum(["polling", "webhook"], {
-          error: (iss) =>
-            `expected polling or webhook, found ${describeValue(iss.input)}. Long polling needs nothing more; webhook needs webhook_url (or TELEGRAM_WEBHOOK_URL) and TELEGRAM_WEBHOOK_SECRET.`,
-        })
-        .optional(),
-      webhook_url: httpUrl("the public URL of the webhook", "https://bot.example.com/telegram")
-        .refine((text) => new URL(text).pathname !== "/", {
-          error: () => "the webhook URL needs a path, e.g. https://bot.example.com/telegram.",
-        })
-        .optional(),
-      api_root: httpUrl("the Bot API server's URL", "http://localhost:8081").optional(),
-      conversation: z
-        .enum(["topic", "chat"], {
-          error: (iss) =>
-            `expected topic or chat, found ${describeValue(iss.input)}. It says whether a forum topic or the whole chat is one conversation.`,
-        })
-        .default("topic"),
-    },
-    {
-      error: (iss) =>
-        iss.code === "unrecognized_keys"
-          ? `unknown key ${JSON.stringify(iss.keys[0])}. The telegram section takes ${KEYS} (the token and the webhook secret stay in the environment: TELEGRAM_BOT_TOKEN, TELEGRAM_WEBHOOK_SECRET).`
-          : `expected a map, found ${describeValue(iss.input)}. Put ${KEYS} under telegram:.`,
-    },
-  )
-  .transform(
-    (t): TelegramConfig =>
-      Object.freeze({
-        ...(t.mode !== undefined ? { mode: t.mode } : {}),
-        ...(t.webhook_url !== undefined ? { webhookUrl: t.webhook_url } : {}),
-        ...(t.api_root !== undefined ? { apiRoot: t.api_root } : {}),
-        conversation: t.conversation,
-      }),
-  );
+export const telegramSection = sectionMap(
+  "telegram",
+  {
+    mode: z
+      .enum(["polling", "webhook"], {
+        error: (iss) =>
+          `expected polling or webhook, found ${describeValue(iss.input)}. Long polling needs nothing more; webhook needs webhook_url (or TELEGRAM_WEBHOOK_URL) and TELEGRAM_WEBHOOK_SECRET.`,
+      })
+      .optional(),
+    webhook_url: httpUrl("the public URL of the webhook", "https://bot.example.com/telegram")
+      .refine((text) => new URL(text).pathname !== "/", {
+        error: () => "the webhook URL needs a path, e.g. https://bot.example.com/telegram.",
+      })
+      .optional(),
+    api_root: httpUrl("the Bot API server's URL", "http://localhost:8081").optional(),
+    conversation: z
+      .enum(["topic", "chat"], {
+        error: (iss) =>
+          `expected topic or chat, found ${describeValue(iss.input)}. It says whether a forum topic or the whole chat is one conversation.`,
+      })
+      .default("topic"),
+  },
+  {
+    takes: `${KEYS} (the token and the webhook secret stay in the environment: TELEGRAM_BOT_TOKEN, TELEGRAM_WEBHOOK_SECRET)`,
+  },
+).transform(
+  (t): TelegramConfig =>
+    Object.freeze({
+      ...(t.mode !== undefined ? { mode: t.mode } : {}),
+      ...(t.webhook_url !== undefined ? { webhookUrl: t.webhook_url } : {}),
+      ...(t.api_root !== undefined ? { apiRoot: t.api_root } : {}),
+      conversation: t.conversation,
+    }),
+);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { describeValue } from "./errors.ts";
+import { sectionMap } from "./section-map.ts";
 
 /**
  * OpenTelemetry traces, sent over OTLP/HTTP. The standard `OTEL_*` variables
@@ -25,38 +26,28 @@ export const DEFAULT_TELEMETRY: TelemetryConfig = Object.freeze({
   captureContent: false,
 });
 
-export const telemetrySection = z
-  .strictObject(
-    {
-      endpoint: z
-        .url({
-          protocol: /^https?$/,
-          error: (iss) =>
-            `expected an http(s) URL of an OTLP/HTTP collector, e.g. http://localhost:4318, found ${describeValue(iss.input)}.`,
-        })
-        .optional(),
-      service_name: z
-        .string({ error: (iss) => `expected a service name, found ${describeValue(iss.input)}.` })
-        .min(1, { error: "must not be empty; switchyard is the default." })
-        .default(DEFAULT_TELEMETRY.serviceName),
-      capture_content: z
-        .boolean({
-          error: (iss) => `expected true or false, found ${describeValue(iss.input)}.`,
-        })
-        .default(false),
-    },
-    {
+export const telemetrySection = sectionMap("telemetry", {
+  endpoint: z
+    .url({
+      protocol: /^https?$/,
       error: (iss) =>
-        iss.code === "unrecognized_keys"
-          ? `unknown key ${JSON.stringify(iss.keys[0])}. The telemetry section takes endpoint:, service_name: and capture_content:.`
-          : `expected a map, found ${describeValue(iss.input)}. Put endpoint:, service_name: and capture_content: under telemetry:.`,
-    },
-  )
-  .transform(
-    (t): TelemetryConfig =>
-      Object.freeze({
-        ...(t.endpoint ? { endpoint: t.endpoint } : {}),
-        serviceName: t.service_name,
-        captureContent: t.capture_content,
-      }),
-  );
+        `expected an http(s) URL of an OTLP/HTTP collector, e.g. http://localhost:4318, found ${describeValue(iss.input)}.`,
+    })
+    .optional(),
+  service_name: z
+    .string({ error: (iss) => `expected a service name, found ${describeValue(iss.input)}.` })
+    .min(1, { error: "must not be empty; switchyard is the default." })
+    .default(DEFAULT_TELEMETRY.serviceName),
+  capture_content: z
+    .boolean({
+      error: (iss) => `expected true or false, found ${describeValue(iss.input)}.`,
+    })
+    .default(false),
+}).transform(
+  (t): TelemetryConfig =>
+    Object.freeze({
+      ...(t.endpoint ? { endpoint: t.endpoint } : {}),
+      serviceName: t.service_name,
+      captureContent: t.capture_content,
+    }),
+);

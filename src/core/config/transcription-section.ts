@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { describeValue } from "./errors.ts";
+import { sectionMap } from "./section-map.ts";
 
 /**
  * Where voice notes are transcribed: any OpenAI-compatible
@@ -32,31 +33,21 @@ const text = (what: string) =>
     .min(1, { error: `must not be empty: write ${what}, or leave the key out.` })
     .optional();
 
-export const transcriptionSection = z
-  .strictObject(
-    {
-      base_url: text("an http(s) URL such as https://api.openai.com/v1").refine(
-        (url) => url === undefined || /^https?:\/\/[^\s]+$/.test(url),
-        { message: "must be an http(s) URL such as https://api.openai.com/v1." },
-      ),
-      model: text("a model name such as whisper-1"),
-      key_env: text("the name of an environment variable such as OPENAI_API_KEY").refine(
-        (name) => name === undefined || /^[A-Za-z_][A-Za-z0-9_]*$/.test(name),
-        { message: "must be the name of an environment variable, such as OPENAI_API_KEY." },
-      ),
-    },
-    {
-      error: (iss) =>
-        iss.code === "unrecognized_keys"
-          ? `unknown key ${JSON.stringify(iss.keys[0])}. The transcription section takes base_url:, model: and key_env:.`
-          : `expected a map, found ${describeValue(iss.input)}. Put base_url:, model: and key_env: under transcription:.`,
-    },
-  )
-  .transform(
-    (s): TranscriptionConfig =>
-      Object.freeze({
-        ...(s.base_url ? { baseUrl: s.base_url } : {}),
-        model: s.model ?? DEFAULT_TRANSCRIPTION.model,
-        keyEnv: s.key_env ?? DEFAULT_TRANSCRIPTION.keyEnv,
-      }),
-  );
+export const transcriptionSection = sectionMap("transcription", {
+  base_url: text("an http(s) URL such as https://api.openai.com/v1").refine(
+    (url) => url === undefined || /^https?:\/\/[^\s]+$/.test(url),
+    { message: "must be an http(s) URL such as https://api.openai.com/v1." },
+  ),
+  model: text("a model name such as whisper-1"),
+  key_env: text("the name of an environment variable such as OPENAI_API_KEY").refine(
+    (name) => name === undefined || /^[A-Za-z_][A-Za-z0-9_]*$/.test(name),
+    { message: "must be the name of an environment variable, such as OPENAI_API_KEY." },
+  ),
+}).transform(
+  (s): TranscriptionConfig =>
+    Object.freeze({
+      ...(s.base_url ? { baseUrl: s.base_url } : {}),
+      model: s.model ?? DEFAULT_TRANSCRIPTION.model,
+      keyEnv: s.key_env ?? DEFAULT_TRANSCRIPTION.keyEnv,
+    }),
+);

@@ -57,6 +57,15 @@ export function parseSkillFile(text: string, file: string): SkillDocument | Skil
 }
 
 function read(text: string, file: string): SkillDocument {
+  const { front, body } = splitFrontmatter(text, file);
+  const { fields, at } = readFrontmatter(front, file);
+  const name = readName(fields, at, file);
+  const description = readDescription(fields, at, file);
+  return { name, key: skillKey(name), description: description.trim(), body };
+}
+
+/** The frontmatter's text (the file's line 2 on) and the trimmed body after it. */
+function splitFrontmatter(text: string, file: string): { front: string; body: string } {
   const lines = text.replace(/^\uFEFF/, "").split(/\r\n|\r|\n/);
   if (!FENCE.test(lines[0] ?? "")) {
     throw new SkillFileError(file, 1, `the file does not start with YAML frontmatter. ${SHAPE}`);
@@ -77,6 +86,21 @@ function read(text: string, file: string): SkillDocument {
       `the frontmatter is ${front.length} characters; a SKILL.md's is a few lines. Is this the right file?`,
     );
   }
+  const body = lines
+    .slice(close + 1)
+    .join("\n")
+    .trim();
+  return { front, body };
+}
+
+/** The file line a frontmatter key is on (2 when it cannot be told). */
+type LineOfKey = (key: string) => number;
+
+/** The frontmatter as a map of its keys, and where each key stands in the file. */
+function readFrontmatter(
+  front: string,
+  file: string,
+): { fields: Record<string, unknown>; at: LineOfKey } {
   // The frontmatter starts on the file's line 2.
   const fileLine = (line: number | undefined) => (line === undefined ? 2 : line + 1);
   const counter = new LineCounter();
@@ -101,17 +125,28 @@ function read(text: string, file: string): SkillDocument {
       `the frontmatter is ${data === null || data === undefined ? "empty" : describeValue(data)}, not a map. Write name: and description: lines between the "---" lines.`,
     );
   }
-  const fields = data as Record<string, unknown>;
-  const at = (key: string) => fileLine(lineOf(doc, counter, [key]));
+  return {
+    fields: data as Record<string, unknown>,
+    at: (key) => fileLine(lineOf(doc, counter, [key])),
+  };
+}
 
-  const name = Object.hasOwn(fields, "name") ? fields.name : undefined;
-  if (name === undefined || name === null) {
-    throw new SkillFileError(
-      file,
-      2,
-      "the frontmatter has no name:. Add one, e.g. name: meeting-notes.",
-    );
+/** The key's value; when it is missing (or null), an error saying how to add it. */
+function required(
+  fields: Record<string, unknown>,
+  key: string,
+  file: string,
+  howToAdd: string,
+): unknown {
+  const value = Object.hasOwn(fields, key) ? fields[key] : undefined;
+  if (value === undefined || value === null) {
+    throw new SkillFileError(file, 2, `the frontmatter has no ${key}:. ${howToAdd}`);
   }
+  return value;
+}
+
+function readName(fields: Record<string, unknown>, at: LineOfKey, file: string): string {
+  const name = required(fields, "name", file, "Add one, e.g. name: meeting-notes.");
   if (typeof name !== "string") {
     throw new SkillFileError(
       file,
@@ -126,15 +161,16 @@ function read(text: string, file: string): SkillDocument {
       `name: ${describeValue(name)} is not a skill name. Use ${SKILL_NAME_RULE}, e.g. name: meeting-notes.`,
     );
   }
+  return name;
+}
 
-  const description = Object.hasOwn(fields, "description") ? fields.description : undefined;
-  if (description === undefined || description === null) {
-    throw new SkillFileError(
-      file,
-      2,
-      "the frontmatter has no description:. Add one sentence saying what the skill does and when to use it.",
-    );
-  }
+function readDescription(fields: Record<string, unknown>, at: LineOfKey, file: string): string {
+  const description = required(
+    fields,
+    "description",
+    file,
+    "Add one sentence saying what the skill does and when to use it.",
+  );
   if (typeof description !== "string" || description.trim() === "") {
     throw new SkillFileError(
       file,
@@ -149,10 +185,5 @@ function read(text: string, file: string): SkillDocument {
       `description: is ${description.length} characters; the limit is ${MAX_DESCRIPTION}. Keep it to a sentence or two and move the rest into the body.`,
     );
   }
-
-  const body = lines
-    .slice(close + 1)
-    .join("\n")
-    .trim();
-  return { name, key: skillKey(name), description: description.trim(), body };
+  return description;
 }

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { Reading, Refusal } from "../reading.ts";
 import type { AnyTool } from "./tool.ts";
 import { type UnknownKey, unknownKeys } from "./unknown-keys.ts";
 
@@ -44,9 +45,7 @@ function deepProblem(tool: string): string {
 }
 
 /** Arguments as the model sent them, read; or why they cannot be, worded for the model. */
-export type ArgumentsReading =
-  | { readonly ok: true; readonly args: Readonly<Record<string, unknown>> }
-  | { readonly ok: false; readonly problem: string };
+export type ArgumentsReading = Reading<"args", Readonly<Record<string, unknown>>>;
 
 /**
  * Reads a tool call's `arguments` string. Empty text is no arguments. Text
@@ -90,9 +89,7 @@ export function objectArguments(tool: string, value: unknown): ArgumentsReading 
   return { ok: true, args: value as Record<string, unknown> };
 }
 
-export type ArgumentsCheck<T = unknown> =
-  | { readonly ok: true; readonly args: T }
-  | { readonly ok: false; readonly problem: string };
+export type ArgumentsCheck<T = unknown> = Reading<"args", T>;
 
 /**
  * Checks parsed arguments against a tool: their shape, keys the schema does
@@ -183,6 +180,6 @@ function renderKeyPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
-function refuse(problem: string): { readonly ok: false; readonly problem: string } {
+function refuse(problem: string): Refusal {
   return { ok: false, problem };
 }

@@ -1,23 +1,12 @@
 import { z } from "zod";
-import { defineTool, type ToolContext } from "../../core/tools/tool.ts";
+import { defineTool } from "../../core/tools/tool.ts";
+import { ownerOf } from "../owner.ts";
+import { answering } from "../refusals.ts";
 import { MemoryLimitError, NoteNotFoundError } from "./errors.ts";
-import type { MemoryStore, Note, NoteOwner } from "./memory-store.ts";
+import type { MemoryStore, Note } from "./memory-store.ts";
 
-/** The person a turn speaks for: notes are always theirs, never someone named in the arguments. */
-function ownerOf(ctx: ToolContext): NoteOwner {
-  return { platform: ctx.platform, workspace: ctx.workspace, user: ctx.user };
-}
-
-/** Expected refusals become the tool's answer; anything else is a real failure for the runner. */
-async function answering(run: () => Promise<string>): Promise<string> {
-  try {
-    return await run();
-  } catch (error) {
-    if (error instanceof MemoryLimitError || error instanceof NoteNotFoundError)
-      return error.message;
-    throw error;
-  }
-}
+/** A note over a limit, or a forget of a note that is not there, is the tool's answer. */
+const REFUSALS = [MemoryLimitError, NoteNotFoundError];
 
 export function rememberTool(store: MemoryStore) {
   const { maxNoteLength } = store.limits;
@@ -50,7 +39,7 @@ export function rememberTool(store: MemoryStore) {
         } = await store.remember(ownerOf(ctx), text, topic, ctx.callKey);
         const what = kind === "replaced" ? "Updated" : "Remembered";
         return `${what} ${describeNote(note)} (${used} of ${store.limits.maxNotes} notes used).`;
-      }),
+      }, REFUSALS),
   });
 }
 
@@ -83,7 +72,7 @@ export function recallTool(store: MemoryStore) {
           `${found.length} of ${count(notes.length)} match ${JSON.stringify(query)}:`,
           ...found.map((n) => `- ${describeNote(n)}`),
         ].join("\n");
-      }),
+      }, REFUSALS),
   });
 }
 
@@ -116,7 +105,7 @@ export function forgetTool(store: MemoryStore) {
         }
         const note = await store.forget(ownerOf(ctx), id);
         return `Forgot ${describeNote(note)}.`;
-      }),
+      }, REFUSALS),
   });
 }
 

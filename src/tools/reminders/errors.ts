@@ -6,9 +6,8 @@ export class ReminderInputError extends Error {
   override readonly name: string = "ReminderInputError";
 }
 
-/** A duration such as `2h30m` that does not parse; `token` is the part that is wrong. */
-export class DurationSyntaxError extends ReminderInputError {
-  override readonly name = "DurationSyntaxError";
+/** Text that should be a time and does not parse; `token` is the part that is wrong. */
+export abstract class TimeSyntaxError extends ReminderInputError {
   constructor(
     readonly input: string,
     readonly token: string,
@@ -18,16 +17,14 @@ export class DurationSyntaxError extends ReminderInputError {
   }
 }
 
-/** A date and time such as `2026-12-01T09:00` that does not parse; `token` is the part that is wrong. */
-export class DateTimeSyntaxError extends ReminderInputError {
+/** A duration such as `2h30m` that does not parse. */
+export class DurationSyntaxError extends TimeSyntaxError {
+  override readonly name = "DurationSyntaxError";
+}
+
+/** A date and time such as `2026-12-01T09:00` that does not parse. */
+export class DateTimeSyntaxError extends TimeSyntaxError {
   override readonly name = "DateTimeSyntaxError";
-  constructor(
-    readonly input: string,
-    readonly token: string,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 export class UnknownTimeZoneError extends ReminderInputError {

@@ -1,10 +1,12 @@
 import { z } from "zod";
 import type { RemindersConfig } from "../../core/config/reminders-section.ts";
-import { defineTool, type ToolContext } from "../../core/tools/tool.ts";
+import { defineTool } from "../../core/tools/tool.ts";
+import { ownerOf } from "../owner.ts";
+import { answering } from "../refusals.ts";
 import { formatDuration } from "./duration.ts";
 import { ReminderInputError, ReminderLimitError } from "./errors.ts";
 import type { LocalTimeAdjustment } from "./local-time.ts";
-import type { Reminder, ReminderOwner } from "./reminder.ts";
+import type { Reminder } from "./reminder.ts";
 import { resolveWhen } from "./resolve-time.ts";
 import type { ReminderSchedule } from "./schedule.ts";
 import { describeInstant } from "./time-text.ts";
@@ -21,19 +23,8 @@ export interface ReminderToolDeps {
   readonly defaults: RemindersConfig;
 }
 
-function ownerOf(ctx: ToolContext): ReminderOwner {
-  return { platform: ctx.platform, workspace: ctx.workspace, user: ctx.user };
-}
-
-/** Mistakes in the arguments become the tool's answer; anything else is a real failure. */
-async function answering(run: () => Promise<string>): Promise<string> {
-  try {
-    return await run();
-  } catch (error) {
-    if (error instanceof ReminderInputError) return error.message;
-    throw error;
-  }
-}
+/** Mistakes in the arguments become the tool's answer. */
+const REFUSALS = [ReminderInputError];
 
 export function setReminderTool({ schedule, now, defaults }: ReminderToolDeps) {
   return defineTool({
@@ -100,7 +91,7 @@ export function setReminderTool({ schedule, now, defaults }: ReminderToolDeps) {
           ...(when.adjustment ? [adjustmentNote(when.adjustment, when.timeZone)] : []),
           `It will be posted in this ${ctx.thread === undefined ? "conversation" : "thread"}; cancel_reminder with id ${reminder.id} cancels it.`,
         ].join(" ");
-      }),
+      }, REFUSALS),
   });
 }
 
@@ -126,7 +117,7 @@ export function listRemindersTool({ schedule, now }: ReminderToolDeps) {
         const heading =
           reminders.length === 1 ? "1 pending reminder" : `${reminders.length} pending reminders`;
         return [`${heading}:`, ...lines].join("\n");
-      }),
+      }, REFUSALS),
   });
 }
 
@@ -149,7 +140,7 @@ export function cancelReminderTool({ schedule }: ReminderToolDeps) {
           return `Reminder ${reminder.id} is being posted right now, so it can no longer be cancelled.`;
         }
         return `Cancelled reminder ${reminder.id} (was due ${describeInstant(reminder.dueAt, reminder.timeZone)}): ${JSON.stringify(reminder.text)}.`;
-      }),
+      }, REFUSALS),
   });
 }
 

@@ -1,17 +1,11 @@
 import { z } from "zod";
 import { searchJson } from "./search-http.ts";
-import { baseWithSlash, resultsOf } from "./search-results.ts";
+import { baseWithSlash, hitsOf } from "./search-results.ts";
 import type { SearchProvider, SearchResult } from "./search-types.ts";
 
 const LABEL = "SearxNG";
 
 const answer = z.object({ results: z.array(z.unknown()) });
-const hit = z.object({
-  url: z.string(),
-  title: z.string().optional(),
-  content: z.string().optional(),
-});
-
 /**
  * A SearxNG instance's JSON API: `GET {url}/search?q=...&format=json`. The
  * instance must list `json` under `search.formats` in its settings.yml; by
@@ -43,11 +37,7 @@ export function searxngProvider(settings: { url: string; timeoutMs: number }): S
               ? "SearxNG is rate limiting this bot (its limiter); try again later."
               : "Search is down; answer without it and tell the person.",
       });
-      return resultsOf(json.results, hit, (h) => ({
-        title: h.title ?? "",
-        url: h.url,
-        snippet: h.content ?? "",
-      })).slice(0, maxResults);
+      return hitsOf(json.results, "content").slice(0, maxResults);
     },
   };
 }

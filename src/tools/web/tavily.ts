@@ -1,18 +1,12 @@
 import { z } from "zod";
 import { searchJson } from "./search-http.ts";
-import { baseWithSlash, keyHint, resultsOf } from "./search-results.ts";
+import { baseWithSlash, hitsOf, keyedCallParts } from "./search-results.ts";
 import type { KeyedSearchSettings, SearchProvider, SearchResult } from "./search-types.ts";
 
 const LABEL = "Tavily";
 export const TAVILY_API = "https://api.tavily.com";
 
 const answer = z.object({ results: z.array(z.unknown()) });
-const hit = z.object({
-  url: z.string(),
-  title: z.string().optional(),
-  content: z.string().optional(),
-});
-
 /**
  * The Tavily search API: `POST /search` with a JSON body and the key as a
  * bearer token. `url` replaces https://api.tavily.com (a proxy, or a test
@@ -23,7 +17,7 @@ export function tavilyProvider(settings: KeyedSearchSettings): SearchProvider {
     label: LABEL,
     async search({ query, maxResults, signal }): Promise<readonly SearchResult[]> {
       const json = await searchJson({
-        label: LABEL,
+        ...keyedCallParts(LABEL, settings, signal),
         url: new URL("search", baseWithSlash(settings.url ?? TAVILY_API)),
         method: "POST",
         headers: {
@@ -37,16 +31,8 @@ export function tavilyProvider(settings: KeyedSearchSettings): SearchProvider {
           search_depth: "basic",
         }),
         schema: answer,
-        timeoutMs: settings.timeoutMs,
-        signal,
-        secrets: [settings.apiKey],
-        hint: keyHint(LABEL, settings.keyEnv),
       });
-      return resultsOf(json.results, hit, (h) => ({
-        title: h.title ?? "",
-        url: h.url,
-        snippet: h.content ?? "",
-      })).slice(0, maxResults);
+      return hitsOf(json.results, "content").slice(0, maxResults);
     },
   };
 }

@@ -1,0 +1,58 @@
+import { z } from "zod";
+import { parseLoadMode, UnknownModeError } from "../loading/modes.ts";
+import { describeValue } from "./errors.ts";
+import { isToolId } from "./names.ts";
+import { parsedBy } from "./parser-issue.ts";
+import { checkOneChoice, personaChoice, personaKeys, personaOverrides } from "./persona-section.ts";
+import { sectionMap } from "./section-map.ts";
+
+const MODE_CHOICES = "full, default, minimal (alias pi), discover (alias omp)";
+
+const mode = z
+  .string({
+    error: (iss) =>
+      `expected a load mode, found ${describeValue(iss.input)}. Use one of: ${MODE_CHOICES}.`,
+  })
+  .transform(parsedBy(parseLoadMode, UnknownModeError));
+
+/** The `agent:` section: the global load mode, toolset and essential set, and the persona. */
+export const agentSection = sectionMap(
+  "agent",
+  {
+    ...personaKeys,
+    workspaces: personaOverrides("workspace").optional(),
+    channels: personaOverrides("channel").optional(),
+    mode: mode.optional(),
+    toolset: z
+      .string({ error: (iss) => `expected a toolset name, found ${describeValue(iss.input)}.` })
+      .optional(),
+    essential: z
+      .array(
+        z
+          .string({ error: (iss) => `expected a tool id, found ${describeValue(iss.input)}.` })
+          .refine(isToolId, {
+            error: (iss) =>
+              `${describeValue(iss.input)} is not a tool id. Tool ids use letters, digits, "_" and "-", e.g. current_time.`,
+          }),
+        {
+          error: (iss) =>
+            `expected a list of tool ids, e.g. [current_time, recall], found ${describeValue(iss.input)}.`,
+        },
+      )
+      .optional(),
+  },
+  {
+    takes: "mode:, toolset:, essential:, persona:, persona_file:, workspaces: and channels:",
+    put: "mode:, toolset:, essential: and persona: lines",
+  },
+)
+  .superRefine((raw, ctx) => checkOneChoice(raw, ctx, []))
+  .transform(({ persona, persona_file, workspaces, channels, ...rest }) => {
+    const choice = personaChoice({ persona, persona_file });
+    return {
+      ...rest,
+      ...(choice ? { persona: choice } : {}),
+      ...(workspaces ? { workspaces } : {}),
+      ...(channels ? { channels } : {}),
+    };
+  });
