@@ -5,8 +5,8 @@ import {
   type SkillButtonScope,
   TOOL_BUTTON_SCOPES,
 } from "../../core/availability/scopes.ts";
+import type { SkillItem, SkillListView } from "../../core/commands/skills-view.ts";
 import type { ListView, ToolItem } from "../../core/commands/view.ts";
-import type { SkillItem, SkillListView } from "../../core/skills/command-view.ts";
 import { isSkillName, sourceLabel } from "../../core/skills/skill.ts";
 import { TOOL_ID_PATTERN } from "../../core/tools/tool.ts";
 import { escapeMrkdwn } from "./mrkdwn.ts";

@@ -1,6 +1,12 @@
-import { helpText, whyText } from "../commands/view.ts";
-import { deciderPhrase } from "./answers.ts";
-import { skillSummary } from "./block.ts";
+import { deciderPhrase } from "../skills/answers.ts";
+import { skillSummary } from "../skills/block.ts";
+import {
+  describeShadowing,
+  type ResolvedSkill,
+  type SkillLayer,
+  type SkillResolution,
+} from "../skills/resolve.ts";
+import { describeSkillSource, type SkillSourceKind, sourceLabel } from "../skills/skill.ts";
 import {
   INVOKE_SUMMARY,
   INVOKE_USAGE,
@@ -9,14 +15,8 @@ import {
   SKILLS_USAGE,
   SKILLS_VERBS,
   type SkillsVerb,
-} from "./command-usage.ts";
-import {
-  describeShadowing,
-  type ResolvedSkill,
-  type SkillLayer,
-  type SkillResolution,
-} from "./resolve.ts";
-import { describeSkillSource, type SkillSourceKind, sourceLabel } from "./skill.ts";
+} from "./skills-usage.ts";
+import { helpText, whyText } from "./view.ts";
 
 /**
  * What `/skills` shows, as data. Every channel renders the same view: the

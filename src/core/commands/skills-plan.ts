@@ -1,19 +1,5 @@
 import type { Switch } from "../availability/intent.ts";
-import {
-  type Actor,
-  type CommandPolicy,
-  checkPermission,
-  type Permission,
-} from "../commands/permissions.ts";
-import { APPLIES_NEXT, where } from "../commands/replies.ts";
-import { unknownSkillMessage } from "./answers.ts";
-import {
-  formatSkillsCommand,
-  parseSkillsCommand,
-  type SkillsCommand,
-  SkillsCommandError,
-} from "./command-parse.ts";
-import { type SkillsView, skillHelpView, skillListView, skillWhyView } from "./command-view.ts";
+import { unknownSkillMessage } from "../skills/answers.ts";
 import {
   findSkill,
   SKILL_SCOPES,
@@ -21,7 +7,16 @@ import {
   type SkillResolution,
   type SkillScope,
   type ToggleLayer,
-} from "./resolve.ts";
+} from "../skills/resolve.ts";
+import { type Actor, type CommandPolicy, checkPermission, type Permission } from "./permissions.ts";
+import { APPLIES_NEXT, where } from "./replies.ts";
+import {
+  formatSkillsCommand,
+  parseSkillsCommand,
+  type SkillsCommand,
+  SkillsCommandError,
+} from "./skills-parse.ts";
+import { type SkillsView, skillHelpView, skillListView, skillWhyView } from "./skills-view.ts";
 
 /** Everything planning needs, handed in by the shell: the core reads no store. */
 export interface SkillsPlanContext {

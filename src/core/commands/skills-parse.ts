@@ -1,7 +1,7 @@
-import { type CommandGrammar, missing, noMore, unknownVerb } from "../commands/grammar.ts";
-import { INVOKE_USAGE, SKILLS_USAGE, SKILLS_VERBS, type SkillsVerb } from "./command-usage.ts";
-import { SKILL_SCOPES, type SkillScope } from "./resolve.ts";
-import { isSkillName, SKILL_NAME_RULE } from "./skill.ts";
+import { SKILL_SCOPES, type SkillScope } from "../skills/resolve.ts";
+import { isSkillName, SKILL_NAME_RULE } from "../skills/skill.ts";
+import { type CommandGrammar, missing, noMore, unknownVerb } from "./grammar.ts";
+import { INVOKE_USAGE, SKILLS_USAGE, SKILLS_VERBS, type SkillsVerb } from "./skills-usage.ts";
 
 /**
  * A `/skills` or `/skill` command that cannot be read. The message names the
