@@ -4,7 +4,18 @@ import { isName, NAME_RULE } from "../config/names.ts";
 import { type LoadMode, parseLoadMode, UnknownModeError } from "../loading/modes.ts";
 import { TOOL_ID_PATTERN } from "../tools/tool.ts";
 import { CommandError } from "./errors.ts";
-import { type CommandGrammar, missing, noMore, unknownVerb } from "./grammar.ts";
+import {
+  invalid,
+  missing,
+  noMore,
+  parseWith,
+  readBare,
+  readHelp,
+  readReset,
+  readSwitch,
+  readWhy,
+  type ScopedGrammar,
+} from "./grammar.ts";
 import { TOOLS_VERBS, type ToolsVerb, USAGE } from "./usage.ts";
 
 /**
@@ -30,10 +41,6 @@ export type ToolsCommand =
   /** Conversation scope only; `ids: []` is `pick none`, which returns to the toolset. */
   | { readonly verb: "pick"; readonly ids: readonly string[] };
 
-/** `/tools`, `!tools` or `/tools@BotName` (Telegram in groups), in any case. */
-const PREFIX = /^[/!]tools(?:@[A-Za-z0-9_]+)?(?=\s|$)/i;
-/** Chat clients wrap ids in code spans and quotes: `web_search`, "web_search". */
-const WRAPPING = /^[`"'“”‘’]+|[`"'“”‘’]+$/g;
 /** Words people reach for, mapped to the verb they meant; suggested, never accepted. */
 const SYNONYMS: Readonly<Record<string, ToolsVerb>> = {
   enable: "on",
@@ -47,13 +54,38 @@ const SYNONYMS: Readonly<Record<string, ToolsVerb>> = {
   clear: "reset",
 };
 
-const TOOLS: CommandGrammar<ToolsVerb, CommandError> = {
+const TOOLS: ScopedGrammar<ToolsVerb, CommandError, ChatScope> = {
   command: "/tools",
   noun: "tool",
   verbs: TOOLS_VERBS,
   synonyms: SYNONYMS,
   usage: USAGE,
   error: (token, verb, usage, problem) => new CommandError(token, verb, usage, problem),
+  item: parseKey,
+  scope: parseScope,
+  isScope: isChatScope,
+};
+
+type Reader = (args: readonly string[], verb: ToolsVerb) => ToolsCommand;
+
+const switchTool: Reader = (args, verb) => {
+  const { item, scope } = readSwitch(TOOLS, args, verb);
+  return { verb: verb as "on" | "off", key: item, scope };
+};
+
+const READERS: Readonly<Record<ToolsVerb, Reader>> = {
+  list: (args) => readBare(TOOLS, args, "list") as ToolsCommand,
+  help: (args) => ({ verb: "help", topic: readHelp(TOOLS, args) }),
+  on: switchTool,
+  off: switchTool,
+  reset: (args) => {
+    const { item, scope } = readReset(TOOLS, args);
+    return { verb: "reset", key: item, scope };
+  },
+  why: (args) => ({ verb: "why", id: readWhy(TOOLS, args, toolId) }),
+  mode: parseMode,
+  preset: parsePreset,
+  pick: parsePick,
 };
 
 /**
@@ -69,47 +101,7 @@ const TOOLS: CommandGrammar<ToolsVerb, CommandError> = {
  * // { verb: "mode", mode: "minimal", scope: "conversation" }
  */
 export function parseToolsCommand(text: string): ToolsCommand {
-  const body = text.trim().replace(PREFIX, "");
-  const tokens = body
-    .split(/\s+/)
-    .map((token) => token.replace(WRAPPING, ""))
-    .filter((token) => token !== "");
-  const [first, ...args] = tokens;
-  if (first === undefined) return { verb: "list" };
-  const verb = first.toLowerCase();
-  switch (verb) {
-    case "list":
-      noMore(TOOLS, args, 0, "list");
-      return { verb: "list" };
-    case "help":
-      return parseHelp(args);
-    case "on":
-    case "off": {
-      const key = args[0];
-      if (key === undefined) throw missing(TOOLS, verb, `the tool to switch ${verb}`);
-      noMore(TOOLS, args, 2, verb);
-      return { verb, key: parseKey(key, verb), scope: parseScope(args[1], verb) };
-    }
-    case "reset":
-      return parseReset(args);
-    case "why": {
-      const id = args[0];
-      if (id === undefined) throw missing(TOOLS, "why", "the tool to explain");
-      noMore(TOOLS, args, 1, "why");
-      if (!TOOL_ID_PATTERN.test(id)) {
-        throw new CommandError(id, "why", USAGE.why, `"${id}" is not a tool id`);
-      }
-      return { verb: "why", id };
-    }
-    case "mode":
-      return parseMode(args);
-    case "preset":
-      return parsePreset(args);
-    case "pick":
-      return parsePick(args);
-    default:
-      throw unknownVerb(TOOLS, first, args);
-  }
+  return parseWith(TOOLS, text, READERS, { verb: "list" });
 }
 
 /**
@@ -148,34 +140,6 @@ export function formatToolsCommand(command: ToolsCommand): string {
   }
 }
 
-function parseHelp(args: readonly string[]): ToolsCommand {
-  noMore(TOOLS, args, 1, "help");
-  const topic = args[0];
-  if (topic === undefined) return { verb: "help", topic: null };
-  const verb = asVerb(topic.toLowerCase());
-  if (verb === undefined) {
-    throw new CommandError(
-      topic,
-      "help",
-      USAGE.help,
-      `There is no /tools command "${topic}". Commands: ${TOOLS_VERBS.join(", ")}`,
-    );
-  }
-  return { verb: "help", topic: verb };
-}
-
-function parseReset(args: readonly string[]): ToolsCommand {
-  noMore(TOOLS, args, 2, "reset");
-  const [first, second] = args;
-  if (first === undefined) return { verb: "reset", key: null, scope: "conversation" };
-  // `reset channel` reads as "reset everything in the channel": a scope word is never a key here.
-  if (second === undefined && isChatScope(first.toLowerCase())) {
-    return { verb: "reset", key: null, scope: first.toLowerCase() as ChatScope };
-  }
-  const key = parseKey(first, "reset");
-  return { verb: "reset", key: key === "all" ? null : key, scope: parseScope(second, "reset") };
-}
-
 function parseMode(args: readonly string[]): ToolsCommand {
   const label = args[0];
   if (label === undefined) throw missing(TOOLS, "mode", "the mode");
@@ -186,10 +150,10 @@ function parseMode(args: readonly string[]): ToolsCommand {
     return { verb: "mode", mode: parseLoadMode(label), scope };
   } catch (error) {
     if (!(error instanceof UnknownModeError)) throw error;
-    throw new CommandError(
+    throw invalid(
+      TOOLS,
       label,
       "mode",
-      USAGE.mode,
       `${error.message} Or "follow" to use the shallower scope's mode.`,
     );
   }
@@ -202,12 +166,7 @@ function parsePreset(args: readonly string[]): ToolsCommand {
   const scope = parseScope(args[1], "preset");
   if (name.toLowerCase() === "follow") return { verb: "preset", toolset: null, scope };
   if (!isName(name)) {
-    throw new CommandError(
-      name,
-      "preset",
-      USAGE.preset,
-      `"${name}" is not a toolset name. Use ${NAME_RULE}`,
-    );
+    throw invalid(TOOLS, name, "preset", `"${name}" is not a toolset name. Use ${NAME_RULE}`);
   }
   return { verb: "preset", toolset: name, scope };
 }
@@ -218,10 +177,10 @@ function parsePick(args: readonly string[]): ToolsCommand {
   if (last !== undefined && isChatScope(last)) {
     if (last !== "conversation") {
       const raw = words[words.length - 1] as string;
-      throw new CommandError(
+      throw invalid(
+        TOOLS,
         raw,
         "pick",
-        USAGE.pick,
         `Hand-picking tools works in the conversation scope only, not "${raw}". For the ${last} scope, choose a toolset instead: /tools preset <toolset> ${last}.`,
       );
     }
@@ -231,18 +190,14 @@ function parsePick(args: readonly string[]): ToolsCommand {
   if (ids.length === 0) throw missing(TOOLS, "pick", "the tools to pick, separated by commas");
   if (ids.some((id) => id.toLowerCase() === "none")) {
     if (ids.length === 1) return { verb: "pick", ids: [] };
-    throw new CommandError(
+    throw invalid(
+      TOOLS,
       "none",
       "pick",
-      USAGE.pick,
       '"none" clears the hand-picked list and cannot be combined with tools',
     );
   }
-  for (const id of ids) {
-    if (!TOOL_ID_PATTERN.test(id)) {
-      throw new CommandError(id, "pick", USAGE.pick, `"${id}" is not a tool id`);
-    }
-  }
+  for (const id of ids) toolId(id, "pick");
   return { verb: "pick", ids: [...new Set(ids)] };
 }
 
@@ -255,15 +210,8 @@ function parseKey(token: string, verb: ToolsVerb): string {
       : lower.startsWith("mcp:")
         ? `mcp:${token.slice(4)}`
         : token;
-  if (!isWellFormedKey(key)) {
-    throw new CommandError(
-      token,
-      verb,
-      USAGE[verb],
-      `"${token}" is not a tool id, "mcp", "mcp:<server>" or "all"`,
-    );
-  }
-  return key;
+  if (isWellFormedKey(key)) return key;
+  throw invalid(TOOLS, token, verb, `"${token}" is not a tool id, "mcp", "mcp:<server>" or "all"`);
 }
 
 function parseScope(token: string | undefined, verb: ToolsVerb): ChatScope {
@@ -274,13 +222,14 @@ function parseScope(token: string | undefined, verb: ToolsVerb): ChatScope {
     lower === "runtime"
       ? `Scope "${token}" cannot be changed from chat: the runtime scope is set when the bot starts (--tools or SWITCHYARD_TOOLS). Use conversation, channel, workspace or global`
       : `Unknown scope "${token}". Use conversation, channel, workspace or global`;
-  throw new CommandError(token, verb, USAGE[verb], problem);
+  throw invalid(TOOLS, token, verb, problem);
+}
+
+function toolId(id: string, verb: ToolsVerb = "why"): string {
+  if (TOOL_ID_PATTERN.test(id)) return id;
+  throw invalid(TOOLS, id, verb, `"${id}" is not a tool id`);
 }
 
 function isChatScope(word: string): word is ChatScope {
   return (CHAT_SCOPES as readonly string[]).includes(word);
-}
-
-function asVerb(word: string): ToolsVerb | undefined {
-  return (TOOLS_VERBS as readonly string[]).includes(word) ? (word as ToolsVerb) : undefined;
 }

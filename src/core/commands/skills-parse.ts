@@ -1,6 +1,18 @@
 import { SKILL_SCOPES, type SkillScope } from "../skills/resolve.ts";
 import { isSkillName, SKILL_NAME_RULE } from "../skills/skill.ts";
-import { type CommandGrammar, missing, noMore, unknownVerb } from "./grammar.ts";
+import { CommandError } from "./errors.ts";
+import {
+  commandPrefix,
+  invalid,
+  parseWith,
+  readBare,
+  readHelp,
+  readReset,
+  readSwitch,
+  readWhy,
+  type ScopedGrammar,
+  WRAPPING,
+} from "./grammar.ts";
 import { INVOKE_USAGE, SKILLS_USAGE, SKILLS_VERBS, type SkillsVerb } from "./skills-usage.ts";
 
 /**
@@ -8,18 +20,9 @@ import { INVOKE_USAGE, SKILLS_USAGE, SKILLS_VERBS, type SkillsVerb } from "./ski
  * offending token and ends with the usage line, so a channel can show it
  * as-is: `Unknown scope "chanel". Use channel, workspace or global: /skills off <skill> [scope]`.
  */
-export class SkillsCommandError extends Error {
-  override readonly name = "SkillsCommandError";
-  constructor(
-    /** What the person wrote that could not be read, or null when something is missing. */
-    readonly token: string | null,
-    /** The verb whose grammar failed; null when the verb itself is unknown, or for `/skill`. */
-    readonly verb: SkillsVerb | null,
-    readonly usage: string,
-    problem: string,
-  ) {
-    super(problem.endsWith(".") ? `${problem} Usage: ${usage}` : `${problem}: ${usage}`);
-  }
+export class SkillsCommandError extends CommandError<SkillsVerb> {
+  // The verb is null when the verb itself is unknown, and for `/skill`.
+  override readonly name: string = "SkillsCommandError";
 }
 
 /**
@@ -45,10 +48,7 @@ export interface SkillInvocation {
 /** The scope `on`, `off` and `reset` change when none is named. */
 export const DEFAULT_SKILL_SCOPE: SkillScope = "channel";
 
-const PREFIX = /^[/!]skills(?:@[A-Za-z0-9_]+)?(?=\s|$)/i;
-const INVOKE_PREFIX = /^[/!]skill(?:@[A-Za-z0-9_]+)?(?=\s|$)/i;
-/** Chat clients wrap names in code spans and quotes. */
-const WRAPPING = /^[`"'“”‘’]+|[`"'“”‘’]+$/g;
+const INVOKE_PREFIX = commandPrefix("skill");
 const SYNONYMS: Readonly<Record<string, SkillsVerb>> = {
   enable: "on",
   disable: "off",
@@ -61,7 +61,7 @@ const SYNONYMS: Readonly<Record<string, SkillsVerb>> = {
   rescan: "reload",
 };
 
-const SKILLS: CommandGrammar<SkillsVerb, SkillsCommandError> = {
+const SKILLS: ScopedGrammar<SkillsVerb, SkillsCommandError, SkillScope> = {
   command: "/skills",
   noun: "skill",
   verbs: SKILLS_VERBS,
@@ -69,6 +69,29 @@ const SKILLS: CommandGrammar<SkillsVerb, SkillsCommandError> = {
   usage: SKILLS_USAGE,
   unknownTail: `To use a skill: ${INVOKE_USAGE}.`,
   error: (token, verb, usage, problem) => new SkillsCommandError(token, verb, usage, problem),
+  item: parseName,
+  scope: parseScope,
+  isScope: isSkillScope,
+};
+
+type Reader = (args: readonly string[], verb: SkillsVerb) => SkillsCommand;
+
+const switchSkill: Reader = (args, verb) => {
+  const { item, scope } = readSwitch(SKILLS, args, verb);
+  return { verb: verb as "on" | "off", name: item, scope };
+};
+
+const READERS: Readonly<Record<SkillsVerb, Reader>> = {
+  list: (args) => readBare(SKILLS, args, "list") as SkillsCommand,
+  reload: (args) => readBare(SKILLS, args, "reload") as SkillsCommand,
+  help: (args) => ({ verb: "help", topic: readHelp(SKILLS, args) }),
+  on: switchSkill,
+  off: switchSkill,
+  reset: (args) => {
+    const { item, scope } = readReset(SKILLS, args);
+    return { verb: "reset", name: item, scope };
+  },
+  why: (args) => ({ verb: "why", name: readWhy(SKILLS, args, (name) => parseName(name, "why")) }),
 };
 
 /**
@@ -82,40 +105,7 @@ const SKILLS: CommandGrammar<SkillsVerb, SkillsCommandError> = {
  * parseSkillsCommand("/skills on bot-guide"); // { verb: "on", name: "bot-guide", scope: "channel" }
  */
 export function parseSkillsCommand(text: string): SkillsCommand {
-  const tokens = text
-    .trim()
-    .replace(PREFIX, "")
-    .split(/\s+/)
-    .map((token) => token.replace(WRAPPING, ""))
-    .filter((token) => token !== "");
-  const [first, ...args] = tokens;
-  if (first === undefined) return { verb: "list" };
-  const verb = first.toLowerCase();
-  switch (verb) {
-    case "list":
-    case "reload":
-      noMore(SKILLS, args, 0, verb);
-      return { verb };
-    case "help":
-      return parseHelp(args);
-    case "on":
-    case "off": {
-      const name = args[0];
-      if (name === undefined) throw missing(SKILLS, verb, `the skill to switch ${verb}`);
-      noMore(SKILLS, args, 2, verb);
-      return { verb, name: parseName(name, verb), scope: parseScope(args[1], verb) };
-    }
-    case "reset":
-      return parseReset(args);
-    case "why": {
-      const name = args[0];
-      if (name === undefined) throw missing(SKILLS, "why", "the skill to explain");
-      noMore(SKILLS, args, 1, "why");
-      return { verb: "why", name: parseName(name, "why") };
-    }
-    default:
-      throw unknownVerb(SKILLS, first, args);
-  }
+  return parseWith(SKILLS, text, READERS, { verb: "list" });
 }
 
 /** The canonical text of a command; `parseSkillsCommand(formatSkillsCommand(c))` gives back `c`. */
@@ -168,42 +158,13 @@ export function parseSkillInvocation(text: string): SkillInvocation {
   return { name, request: (match[2] as string).trim() };
 }
 
-function parseHelp(args: readonly string[]): SkillsCommand {
-  noMore(SKILLS, args, 1, "help");
-  const topic = args[0];
-  if (topic === undefined) return { verb: "help", topic: null };
-  const lower = topic.toLowerCase();
-  if (!(SKILLS_VERBS as readonly string[]).includes(lower)) {
-    throw new SkillsCommandError(
-      topic,
-      "help",
-      SKILLS_USAGE.help,
-      `There is no /skills command "${topic}". Commands: ${SKILLS_VERBS.join(", ")}`,
-    );
-  }
-  return { verb: "help", topic: lower as SkillsVerb };
-}
-
-function parseReset(args: readonly string[]): SkillsCommand {
-  noMore(SKILLS, args, 2, "reset");
-  const [first, second] = args;
-  if (first === undefined) return { verb: "reset", name: null, scope: DEFAULT_SKILL_SCOPE };
-  // `reset workspace` reads as "reset every skill in the workspace": a scope word is never a name here.
-  if (second === undefined && isSkillScope(first.toLowerCase())) {
-    return { verb: "reset", name: null, scope: first.toLowerCase() as SkillScope };
-  }
-  const scope = parseScope(second, "reset");
-  if (first.toLowerCase() === "all") return { verb: "reset", name: null, scope };
-  return { verb: "reset", name: parseName(first, "reset"), scope };
-}
-
 function parseName(token: string, verb: SkillsVerb): string {
   if (isSkillName(token)) return token;
   const hint = token.startsWith("/") ? ` Write the name without "/", e.g. ${token.slice(1)}.` : "";
-  throw new SkillsCommandError(
+  throw invalid(
+    SKILLS,
     token,
     verb,
-    SKILLS_USAGE[verb],
     `"${token}" is not a skill name. Use ${SKILL_NAME_RULE}.${hint}`,
   );
 }
@@ -220,7 +181,7 @@ function parseScope(token: string | undefined, verb: SkillsVerb): SkillScope {
   } else {
     problem = `Unknown scope "${token}". Use channel (the default), workspace or global`;
   }
-  throw new SkillsCommandError(token, verb, SKILLS_USAGE[verb], problem);
+  throw invalid(SKILLS, token, verb, problem);
 }
 
 export function isSkillScope(word: string): word is SkillScope {

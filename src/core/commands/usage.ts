@@ -1,3 +1,5 @@
+import { scopedUsage } from "./grammar.ts";
+
 /**
  * The `/tools` grammar as people read it: one usage line per verb. Every
  * parse error quotes the line of the verb it failed on, so the fix is in the
@@ -17,15 +19,10 @@ export const TOOLS_VERBS = [
 export type ToolsVerb = (typeof TOOLS_VERBS)[number];
 
 export const USAGE: Readonly<Record<ToolsVerb, string>> = {
-  list: "/tools [list]",
-  on: "/tools on <tool> [scope]",
-  off: "/tools off <tool> [scope]",
-  reset: "/tools reset [<tool>|all] [scope]",
-  why: "/tools why <tool>",
+  ...scopedUsage("/tools", "tool"),
   mode: "/tools mode <full|default|minimal|discover|follow> [scope]",
   preset: "/tools preset <toolset|follow> [scope]",
   pick: "/tools pick <tool,tool,...|none>",
-  help: "/tools help [command]",
 };
 
 export const SUMMARY: Readonly<Record<ToolsVerb, string>> = {
