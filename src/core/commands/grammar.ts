@@ -1,3 +1,5 @@
+import { type ScopeName, scopeDepth } from "../availability/scopes.ts";
+import { CommandError } from "./errors.ts";
 import { closest } from "./suggest.ts";
 
 /**
@@ -7,7 +9,11 @@ import { closest } from "./suggest.ts";
  * readers below word the common mistakes the same way in both, so a new
  * command is its grammar and a reader per verb of its own.
  */
-export interface CommandGrammar<V extends string, E extends Error, S extends string = string> {
+export interface CommandGrammar<
+  V extends string,
+  E extends Error,
+  S extends ScopeName = ScopeName,
+> {
   /** `/tools`, `/skills`. */
   readonly command: string;
   /** What the command switches, for hints: "tool", "skill". */
@@ -18,22 +24,36 @@ export interface CommandGrammar<V extends string, E extends Error, S extends str
   readonly usage: Readonly<Record<V | "help", string>>;
   /** Said after the list of commands when the verb is unknown. */
   readonly unknownTail?: string;
-  readonly error: (token: string | null, verb: V | null, usage: string, problem: string) => E;
+  /** Makes the command's typed error; a {@link CommandError} unless the command has its own. */
+  readonly error?: (token: string | null, verb: V | null, usage: string, problem: string) => E;
   /** Reads the item an `on`, `off` or `reset` names (a tool key, a skill name), or throws. */
   readonly item?: (token: string, verb: V) => string;
   /** Reads the scope word after the item; `undefined` is the command's default scope. */
   readonly scope?: (token: string | undefined, verb: V) => S;
-  /** Whether a word (lowercased) names a scope the command changes. */
-  readonly isScope?: (word: string) => word is S;
+  /** The scopes the command changes; one it names none of is the deepest. */
+  readonly scopes?: readonly S[];
 }
 
 /** A grammar whose commands switch items per scope: `/tools` and `/skills`. */
-export type ScopedGrammar<V extends string, E extends Error, S extends string> = CommandGrammar<
+export type ScopedGrammar<V extends string, E extends Error, S extends ScopeName> = CommandGrammar<
   V,
   E,
   S
 > &
-  Required<Pick<CommandGrammar<V, E, S>, "item" | "scope" | "isScope">>;
+  Required<Pick<CommandGrammar<V, E, S>, "item" | "scope" | "scopes">>;
+
+/** Whether a word (lowercased) names one of the grammar's scopes. */
+export function isScopeWord<S extends string>(
+  grammar: { readonly scopes: readonly S[] },
+  word: string,
+): word is S {
+  return (grammar.scopes as readonly string[]).includes(word);
+}
+
+/** The scope a command changes when it names none: the deepest of its scopes. */
+export function defaultScope<S extends ScopeName>(grammar: { readonly scopes: readonly S[] }): S {
+  return [...grammar.scopes].sort((a, b) => scopeDepth(b) - scopeDepth(a))[0] as S;
+}
 
 /** Chat clients wrap ids in code spans and quotes: `web_search`, "web_search". */
 export const WRAPPING = /^[`"'“”‘’]+|[`"'“”‘’]+$/g;
@@ -73,7 +93,7 @@ export function invalid<V extends string, E extends Error>(
   verb: V,
   problem: string,
 ): E {
-  return grammar.error(token, verb, grammar.usage[verb], problem);
+  return errorOf(grammar, token, verb, grammar.usage[verb], problem);
 }
 
 /** Refuses arguments past the `allowed` ones, naming the first extra one. */
@@ -94,79 +114,6 @@ export function missing<V extends string, E extends Error>(
   what: string,
 ): E {
   return invalid(grammar, null, verb, `Missing ${what}`);
-}
-
-/** A verb that takes no arguments (`list`, `reload`). */
-export function readBare<V extends string, E extends Error>(
-  grammar: CommandGrammar<V, E>,
-  args: readonly string[],
-  verb: V,
-): { readonly verb: V } {
-  noMore(grammar, args, 0, verb);
-  return { verb };
-}
-
-/** `help [command]`: the topic, or null for every command. */
-export function readHelp<V extends string, E extends Error>(
-  grammar: CommandGrammar<V, E>,
-  args: readonly string[],
-): V | null {
-  const help = "help" as V;
-  noMore(grammar, args, 1, help);
-  const topic = args[0];
-  if (topic === undefined) return null;
-  const verb = asVerb(grammar, topic.toLowerCase());
-  if (verb !== undefined) return verb;
-  throw invalid(
-    grammar,
-    topic,
-    help,
-    `There is no ${grammar.command} command "${topic}". Commands: ${grammar.verbs.join(", ")}`,
-  );
-}
-
-/** `on|off <item> [scope]`. */
-export function readSwitch<V extends string, E extends Error, S extends string>(
-  grammar: ScopedGrammar<V, E, S>,
-  args: readonly string[],
-  verb: V,
-): { readonly item: string; readonly scope: S } {
-  const item = args[0];
-  if (item === undefined) throw missing(grammar, verb, `the ${grammar.noun} to switch ${verb}`);
-  noMore(grammar, args, 2, verb);
-  return { item: grammar.item(item, verb), scope: grammar.scope(args[1], verb) };
-}
-
-/** `why <item>`, the item read by `read`. */
-export function readWhy<V extends string, E extends Error>(
-  grammar: CommandGrammar<V, E>,
-  args: readonly string[],
-  read: (token: string) => string,
-): string {
-  const why = "why" as V;
-  const item = args[0];
-  if (item === undefined) throw missing(grammar, why, `the ${grammar.noun} to explain`);
-  noMore(grammar, args, 1, why);
-  return read(item);
-}
-
-/**
- * `reset [<item>|all] [scope]`: `item: null` forgets everything at the scope.
- * A lone scope word (`reset channel`) reads as "reset everything in the
- * channel": a scope word is never an item here.
- */
-export function readReset<V extends string, E extends Error, S extends string>(
-  grammar: ScopedGrammar<V, E, S>,
-  args: readonly string[],
-): { readonly item: string | null; readonly scope: S } {
-  const reset = "reset" as V;
-  noMore(grammar, args, 2, reset);
-  const [first, second] = args;
-  if (first === undefined) return { item: null, scope: grammar.scope(undefined, reset) };
-  const lower = first.toLowerCase();
-  if (second === undefined && grammar.isScope(lower)) return { item: null, scope: lower };
-  const item = lower === "all" ? null : grammar.item(first, reset);
-  return { item, scope: grammar.scope(second, reset) };
 }
 
 /**
@@ -190,7 +137,8 @@ export function unknownVerb<V extends string, E extends Error>(
     hint = near === undefined ? "" : ` Did you mean "${near}"?`;
   }
   const tail = grammar.unknownTail ? ` ${grammar.unknownTail}` : "";
-  return grammar.error(
+  return errorOf(
+    grammar,
     token,
     null,
     grammar.usage.help,
@@ -198,18 +146,21 @@ export function unknownVerb<V extends string, E extends Error>(
   );
 }
 
-function asVerb<V extends string>(grammar: CommandGrammar<V, Error>, word: string): V | undefined {
+export function asVerb<V extends string>(
+  grammar: CommandGrammar<V, Error>,
+  word: string,
+): V | undefined {
   return (grammar.verbs as readonly string[]).includes(word) ? (word as V) : undefined;
 }
 
-/** The usage lines of the verbs every scoped command has, for `command` switching `noun`s. */
-export function scopedUsage(command: string, noun: string) {
-  return {
-    list: `${command} [list]`,
-    on: `${command} on <${noun}> [scope]`,
-    off: `${command} off <${noun}> [scope]`,
-    reset: `${command} reset [<${noun}>|all] [scope]`,
-    why: `${command} why <${noun}>`,
-    help: `${command} help [command]`,
-  } as const;
+function errorOf<V extends string, E extends Error>(
+  grammar: CommandGrammar<V, E>,
+  token: string | null,
+  verb: V | null,
+  usage: string,
+  problem: string,
+): E {
+  return grammar.error
+    ? grammar.error(token, verb, usage, problem)
+    : (new CommandError<V>(token, verb, usage, problem) as unknown as E);
 }

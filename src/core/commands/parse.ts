@@ -3,19 +3,18 @@ import { CHAT_SCOPES, type ChatScope } from "../availability/scopes.ts";
 import { isName, NAME_RULE } from "../config/names.ts";
 import { type LoadMode, parseLoadMode, UnknownModeError } from "../loading/modes.ts";
 import { TOOL_ID_PATTERN } from "../tools/tool.ts";
-import { CommandError } from "./errors.ts";
+import type { CommandError } from "./errors.ts";
+import { invalid, missing, parseWith, type ScopedGrammar } from "./grammar.ts";
 import {
-  invalid,
-  missing,
-  noMore,
-  parseWith,
-  readBare,
-  readHelp,
-  readReset,
-  readSwitch,
+  COMMON_SYNONYMS,
+  type CommonCommands,
+  formatCommon,
+  readSetting,
   readWhy,
-  type ScopedGrammar,
-} from "./grammar.ts";
+  scopedReaders,
+  scopedText,
+  type VerbReaders,
+} from "./scoped-verbs.ts";
 import { TOOLS_VERBS, type ToolsVerb, USAGE } from "./usage.ts";
 
 /**
@@ -29,10 +28,7 @@ import { TOOLS_VERBS, type ToolsVerb, USAGE } from "./usage.ts";
  * is no separate way to reset only the master switch.
  */
 export type ToolsCommand =
-  | { readonly verb: "list" }
-  | { readonly verb: "help"; readonly topic: ToolsVerb | null }
-  | { readonly verb: "on" | "off"; readonly key: string; readonly scope: ChatScope }
-  | { readonly verb: "reset"; readonly key: string | null; readonly scope: ChatScope }
+  | CommonCommands<ToolsVerb, ChatScope, "key">
   | { readonly verb: "why"; readonly id: string }
   /** `mode: null` is `follow`: the shallower scopes decide the mode again. */
   | { readonly verb: "mode"; readonly mode: LoadMode | null; readonly scope: ChatScope }
@@ -41,47 +37,19 @@ export type ToolsCommand =
   /** Conversation scope only; `ids: []` is `pick none`, which returns to the toolset. */
   | { readonly verb: "pick"; readonly ids: readonly string[] };
 
-/** Words people reach for, mapped to the verb they meant; suggested, never accepted. */
-const SYNONYMS: Readonly<Record<string, ToolsVerb>> = {
-  enable: "on",
-  disable: "off",
-  ls: "list",
-  show: "list",
-  status: "list",
-  explain: "why",
-  use: "preset",
-  toolset: "preset",
-  clear: "reset",
-};
-
 const TOOLS: ScopedGrammar<ToolsVerb, CommandError, ChatScope> = {
   command: "/tools",
   noun: "tool",
   verbs: TOOLS_VERBS,
-  synonyms: SYNONYMS,
+  synonyms: { ...COMMON_SYNONYMS, use: "preset", toolset: "preset" },
   usage: USAGE,
-  error: (token, verb, usage, problem) => new CommandError(token, verb, usage, problem),
   item: parseKey,
   scope: parseScope,
-  isScope: isChatScope,
+  scopes: CHAT_SCOPES,
 };
 
-type Reader = (args: readonly string[], verb: ToolsVerb) => ToolsCommand;
-
-const switchTool: Reader = (args, verb) => {
-  const { item, scope } = readSwitch(TOOLS, args, verb);
-  return { verb: verb as "on" | "off", key: item, scope };
-};
-
-const READERS: Readonly<Record<ToolsVerb, Reader>> = {
-  list: (args) => readBare(TOOLS, args, "list") as ToolsCommand,
-  help: (args) => ({ verb: "help", topic: readHelp(TOOLS, args) }),
-  on: switchTool,
-  off: switchTool,
-  reset: (args) => {
-    const { item, scope } = readReset(TOOLS, args);
-    return { verb: "reset", key: item, scope };
-  },
+const READERS: VerbReaders<ToolsVerb, ToolsCommand> = {
+  ...scopedReaders<ToolsVerb, CommandError, ChatScope, ToolsCommand>(TOOLS, "key"),
   why: (args) => ({ verb: "why", id: readWhy(TOOLS, args, toolId) }),
   mode: parseMode,
   preset: parsePreset,
@@ -109,27 +77,11 @@ export function parseToolsCommand(text: string): ToolsCommand {
  * scope, and help. `parseToolsCommand(formatToolsCommand(c))` gives back `c`.
  */
 export function formatToolsCommand(command: ToolsCommand): string {
-  const scoped = (text: string, scope: ChatScope) =>
-    scope === "conversation" ? `/tools ${text}` : `/tools ${text} ${scope}`;
   switch (command.verb) {
-    case "list":
-      return "/tools list";
-    case "help":
-      return command.topic === null ? "/tools help" : `/tools help ${command.topic}`;
-    case "on":
-    case "off":
-      return scoped(`${command.verb} ${command.key}`, command.scope);
-    case "reset":
-      // A key spelled like a scope would read as "reset that scope": name the scope explicitly.
-      return command.key !== null && isChatScope(command.key.toLowerCase())
-        ? `/tools reset ${command.key} ${command.scope}`
-        : scoped(`reset ${command.key ?? "all"}`, command.scope);
-    case "why":
-      return `/tools why ${command.id}`;
     case "mode":
-      return scoped(`mode ${command.mode ?? "follow"}`, command.scope);
+      return scopedText(TOOLS, `mode ${command.mode ?? "follow"}`, command.scope);
     case "preset":
-      return scoped(`preset ${command.toolset ?? "follow"}`, command.scope);
+      return scopedText(TOOLS, `preset ${command.toolset ?? "follow"}`, command.scope);
     case "pick": {
       if (command.ids.length === 0) return "/tools pick none";
       const last = command.ids[command.ids.length - 1] as string;
@@ -137,38 +89,29 @@ export function formatToolsCommand(command: ToolsCommand): string {
       const suffix = isChatScope(last.toLowerCase()) ? " conversation" : "";
       return `/tools pick ${command.ids.join(",")}${suffix}`;
     }
+    case "why":
+      return formatCommon(TOOLS, { verb: "why", item: command.id });
+    default:
+      return formatCommon(TOOLS, { ...command, item: "key" in command ? command.key : null });
   }
 }
 
 function parseMode(args: readonly string[]): ToolsCommand {
-  const label = args[0];
-  if (label === undefined) throw missing(TOOLS, "mode", "the mode");
-  noMore(TOOLS, args, 2, "mode");
-  const scope = parseScope(args[1], "mode");
-  if (label.toLowerCase() === "follow") return { verb: "mode", mode: null, scope };
+  const { value: label, scope } = readSetting(TOOLS, args, "mode", "the mode");
+  if (label === null) return { verb: "mode", mode: null, scope };
   try {
     return { verb: "mode", mode: parseLoadMode(label), scope };
   } catch (error) {
     if (!(error instanceof UnknownModeError)) throw error;
-    throw invalid(
-      TOOLS,
-      label,
-      "mode",
-      `${error.message} Or "follow" to use the shallower scope's mode.`,
-    );
+    const problem = `${error.message} Or "follow" to use the shallower scope's mode.`;
+    throw invalid(TOOLS, label, "mode", problem);
   }
 }
 
 function parsePreset(args: readonly string[]): ToolsCommand {
-  const name = args[0];
-  if (name === undefined) throw missing(TOOLS, "preset", "the toolset name");
-  noMore(TOOLS, args, 2, "preset");
-  const scope = parseScope(args[1], "preset");
-  if (name.toLowerCase() === "follow") return { verb: "preset", toolset: null, scope };
-  if (!isName(name)) {
-    throw invalid(TOOLS, name, "preset", `"${name}" is not a toolset name. Use ${NAME_RULE}`);
-  }
-  return { verb: "preset", toolset: name, scope };
+  const { value: name, scope } = readSetting(TOOLS, args, "preset", "the toolset name");
+  if (name === null || isName(name)) return { verb: "preset", toolset: name, scope };
+  throw invalid(TOOLS, name, "preset", `"${name}" is not a toolset name. Use ${NAME_RULE}`);
 }
 
 function parsePick(args: readonly string[]): ToolsCommand {

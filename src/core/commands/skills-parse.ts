@@ -1,18 +1,16 @@
 import { SKILL_SCOPES, type SkillScope } from "../skills/resolve.ts";
 import { isSkillName, SKILL_NAME_RULE } from "../skills/skill.ts";
 import { CommandError } from "./errors.ts";
+import { commandPrefix, invalid, parseWith, type ScopedGrammar, WRAPPING } from "./grammar.ts";
 import {
-  commandPrefix,
-  invalid,
-  parseWith,
+  COMMON_SYNONYMS,
+  type CommonCommands,
+  formatCommon,
   readBare,
-  readHelp,
-  readReset,
-  readSwitch,
   readWhy,
-  type ScopedGrammar,
-  WRAPPING,
-} from "./grammar.ts";
+  scopedReaders,
+  type VerbReaders,
+} from "./scoped-verbs.ts";
 import { INVOKE_USAGE, SKILLS_USAGE, SKILLS_VERBS, type SkillsVerb } from "./skills-usage.ts";
 
 /**
@@ -31,10 +29,7 @@ export class SkillsCommandError extends CommandError<SkillsVerb> {
  * forgets every skill setting at the scope.
  */
 export type SkillsCommand =
-  | { readonly verb: "list" }
-  | { readonly verb: "help"; readonly topic: SkillsVerb | null }
-  | { readonly verb: "on" | "off"; readonly name: string; readonly scope: SkillScope }
-  | { readonly verb: "reset"; readonly name: string | null; readonly scope: SkillScope }
+  | CommonCommands<SkillsVerb, SkillScope, "name">
   | { readonly verb: "why"; readonly name: string }
   | { readonly verb: "reload" };
 
@@ -49,49 +44,24 @@ export interface SkillInvocation {
 export const DEFAULT_SKILL_SCOPE: SkillScope = "channel";
 
 const INVOKE_PREFIX = commandPrefix("skill");
-const SYNONYMS: Readonly<Record<string, SkillsVerb>> = {
-  enable: "on",
-  disable: "off",
-  ls: "list",
-  show: "list",
-  status: "list",
-  explain: "why",
-  clear: "reset",
-  refresh: "reload",
-  rescan: "reload",
-};
 
 const SKILLS: ScopedGrammar<SkillsVerb, SkillsCommandError, SkillScope> = {
   command: "/skills",
   noun: "skill",
-  verbs: SKILLS_VERBS,
-  synonyms: SYNONYMS,
-  usage: SKILLS_USAGE,
   unknownTail: `To use a skill: ${INVOKE_USAGE}.`,
+  verbs: SKILLS_VERBS,
+  synonyms: { ...COMMON_SYNONYMS, refresh: "reload", rescan: "reload" },
+  usage: SKILLS_USAGE,
   error: (token, verb, usage, problem) => new SkillsCommandError(token, verb, usage, problem),
   item: parseName,
   scope: parseScope,
-  isScope: isSkillScope,
+  scopes: SKILL_SCOPES,
 };
 
-type Reader = (args: readonly string[], verb: SkillsVerb) => SkillsCommand;
-
-const switchSkill: Reader = (args, verb) => {
-  const { item, scope } = readSwitch(SKILLS, args, verb);
-  return { verb: verb as "on" | "off", name: item, scope };
-};
-
-const READERS: Readonly<Record<SkillsVerb, Reader>> = {
-  list: (args) => readBare(SKILLS, args, "list") as SkillsCommand,
-  reload: (args) => readBare(SKILLS, args, "reload") as SkillsCommand,
-  help: (args) => ({ verb: "help", topic: readHelp(SKILLS, args) }),
-  on: switchSkill,
-  off: switchSkill,
-  reset: (args) => {
-    const { item, scope } = readReset(SKILLS, args);
-    return { verb: "reset", name: item, scope };
-  },
+const READERS: VerbReaders<SkillsVerb, SkillsCommand> = {
   why: (args) => ({ verb: "why", name: readWhy(SKILLS, args, (name) => parseName(name, "why")) }),
+  reload: (args) => readBare(SKILLS, args, "reload") as SkillsCommand,
+  ...scopedReaders<SkillsVerb, SkillsCommandError, SkillScope, SkillsCommand>(SKILLS, "name"),
 };
 
 /**
@@ -110,25 +80,7 @@ export function parseSkillsCommand(text: string): SkillsCommand {
 
 /** The canonical text of a command; `parseSkillsCommand(formatSkillsCommand(c))` gives back `c`. */
 export function formatSkillsCommand(command: SkillsCommand): string {
-  const scoped = (text: string, scope: SkillScope) =>
-    scope === DEFAULT_SKILL_SCOPE ? `/skills ${text}` : `/skills ${text} ${scope}`;
-  switch (command.verb) {
-    case "list":
-    case "reload":
-      return `/skills ${command.verb}`;
-    case "help":
-      return command.topic === null ? "/skills help" : `/skills help ${command.topic}`;
-    case "on":
-    case "off":
-      return scoped(`${command.verb} ${command.name}`, command.scope);
-    case "reset":
-      // A name spelled like a scope would read as "reset that scope": name the scope explicitly.
-      return command.name !== null && isSkillScope(command.name.toLowerCase())
-        ? `/skills reset ${command.name} ${command.scope}`
-        : scoped(`reset ${command.name ?? "all"}`, command.scope);
-    case "why":
-      return `/skills why ${command.name}`;
-  }
+  return formatCommon(SKILLS, { ...command, item: "name" in command ? command.name : null });
 }
 
 /**

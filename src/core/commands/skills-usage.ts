@@ -1,4 +1,4 @@
-import { scopedUsage } from "./grammar.ts";
+import { scopedUsage } from "./usage.ts";
 
 /**
  * The `/skills` grammar as people read it: one usage line per verb, quoted at

@@ -1,5 +1,3 @@
-import { scopedUsage } from "./grammar.ts";
-
 /**
  * The `/tools` grammar as people read it: one usage line per verb. Every
  * parse error quotes the line of the verb it failed on, so the fix is in the
@@ -43,3 +41,15 @@ export const SCOPE_HELP =
 
 export const TIMING_HELP =
   "Changes apply from the next message; an answer in progress keeps its tools.";
+
+/** The usage lines of the verbs every scoped command has, for `command` switching `noun`s. */
+export function scopedUsage(command: string, noun: string) {
+  return {
+    list: `${command} [list]`,
+    on: `${command} on <${noun}> [scope]`,
+    off: `${command} off <${noun}> [scope]`,
+    reset: `${command} reset [<${noun}>|all] [scope]`,
+    why: `${command} why <${noun}>`,
+    help: `${command} help [command]`,
+  } as const;
+}
