@@ -38,6 +38,9 @@ export interface ListPanel {
 /** The lists with controls. */
 export type ListName = "tools" | "skills";
 
+/** Where a new list message's buttons act: each command's own default scope. */
+export const LIST_DEFAULT_SCOPE = { tools: "conversation", skills: "channel" } as const;
+
 export interface PanelEntry {
   readonly id: string;
   /** "resident", "disabled by channel scope", "off (disabled by the workspace scope)". */
