@@ -1,14 +1,14 @@
 import type { InlineKeyboardButton, InlineKeyboardMarkup } from "grammy/types";
 import type { ListView } from "../../core/commands/index.ts";
-import {
-  type ListName,
-  type ListPanel,
-  type PanelEntry,
-  skillsPanel,
-  toolsPanel,
-} from "../../core/commands/panel.ts";
+import { type ListPanel, skillsPanel, toolsPanel } from "../../core/commands/panel.ts";
 import type { SkillListView } from "../../core/skills/index.ts";
-import { encodePress, SKILLS_UI_SCOPES, TOOLS_UI_SCOPES, type UiScope } from "./callback-data.ts";
+import {
+  encodePress,
+  type ListName,
+  SKILLS_UI_SCOPES,
+  TOOLS_UI_SCOPES,
+  type UiScope,
+} from "./callback-data.ts";
 import { escapeHtml } from "./format.ts";
 
 /** A list message: Telegram HTML and the keyboard under it. */
@@ -91,7 +91,7 @@ export function listKeyboard(panel: ListPanel, options: ListKeyboardOptions): Ke
 }
 
 /** An entry with its switch marked: on, off, or out of reach (the capability floor). */
-function entryHtml(entry: PanelEntry): string {
+function entryHtml(entry: ListPanel["entries"][number]): string {
   const mark = entry.on ? "✅" : entry.switchable ? "⬜" : "🚫";
   const said = [entry.switchState, entry.source].filter((part) => part !== "").join(" · ");
   const summary = entry.summary === "" ? "" : `\n    ${escapeHtml(entry.summary)}`;
