@@ -13,8 +13,8 @@ import {
 /**
  * The verbs every scoped command (`/tools`, `/skills`) has, read and written
  * once: `list`, `help`, `on`/`off <item> [scope]`, `reset [<item>|all]
- * [scope]`, `why <item>` and `<value|follow> [scope]` settings, with their
- * usage lines and the words people use for them.
+ * [scope]`, `why <item>` and `<value|follow> [scope]` settings, and the
+ * words people use for them (their usage lines are `scopedUsage`'s).
  */
 
 /** Words people use for the shared verbs; suggested, never accepted. */
