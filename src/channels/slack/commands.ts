@@ -1,11 +1,11 @@
 import type { App } from "@slack/bolt";
 import { z } from "zod";
 import { type ConversationAddress, isTooLong, tooLongReply } from "../../core/agent/inbound.ts";
-import type { Actor, CommandPolicy } from "../../core/commands/index.ts";
+import type { Actor } from "../../core/commands/index.ts";
+import { LIST_DEFAULT_SCOPE, type ListName } from "../../core/commands/panel.ts";
 import type { ChannelRuntime } from "../channel.ts";
 import type { EventLedger } from "../event-ledger.ts";
-import { handleSkillsCommand } from "../skills-command.ts";
-import { handleToolsCommand } from "../tools-command.ts";
+import { answerListCommand } from "../list-command.ts";
 import {
   type ActionResult,
   parseSkillsAction,
@@ -13,13 +13,7 @@ import {
   type SkillsAction,
   type ToolsAction,
 } from "./block-actions.ts";
-import {
-  type BlockMessage,
-  SKILLS_ACTION,
-  skillsBlocks,
-  TOOLS_ACTION,
-  toolsBlocks,
-} from "./blocks.ts";
+import { type BlockMessage, listBlocks, SKILLS_ACTION, TOOLS_ACTION } from "./blocks.ts";
 import { describe } from "./errors.ts";
 import { actionEventId, commandEventId, installationTeam } from "./payload.ts";
 
@@ -55,50 +49,33 @@ interface ListCommand<Action extends ToolsAction | SkillsAction> {
   readonly toggle: (action: Extract<Action, { kind: "toggle" }>) => string;
 }
 
-const policyOf = (runtime: ChannelRuntime): CommandPolicy => runtime.permissions();
+/** Runs a typed `/tools` or `/skills` command; a list answer renders its panel as blocks. */
+function runList(list: ListName): ListCommand<ToolsAction | SkillsAction>["run"] {
+  return async (text, where, actor, { runtime }) => {
+    const answer = await answerListCommand(list, text, where, actor, runtime);
+    const { panel } = answer;
+    if (panel === undefined) return { text: answer.text };
+    const blocks = (scope: string, page?: number) =>
+      listBlocks(panel, { scope: scope as never, ...(page !== undefined ? { page } : {}) });
+    return { text: answer.text, list: blocks };
+  };
+}
 
 const TOOLS: ListCommand<ToolsAction> = {
   command: "/tools",
   actions: TOOLS_ACTION,
-  defaultScope: "conversation",
+  defaultScope: LIST_DEFAULT_SCOPE.tools,
   parse: parseToolsAction,
-  run: async (text, where, actor, { runtime }) => {
-    const result = await handleToolsCommand(text, where, actor, policyOf(runtime), runtime.sources);
-    const view = result.plan.kind === "reply" ? result.plan.view : undefined;
-    return view?.kind === "list"
-      ? {
-          text: result.text,
-          list: (scope, page) =>
-            toolsBlocks(view, { scope: scope as never, ...(page !== undefined ? { page } : {}) }),
-        }
-      : { text: result.text };
-  },
+  run: runList("tools"),
   toggle: ({ command: { verb, key, scope } }) => `/tools ${verb} ${key} ${scope}`,
 };
 
 const SKILLS: ListCommand<SkillsAction> = {
   command: "/skills",
   actions: SKILLS_ACTION,
-  defaultScope: "channel",
+  defaultScope: LIST_DEFAULT_SCOPE.skills,
   parse: parseSkillsAction,
-  run: async (text, where, actor, { runtime }) => {
-    const result = await handleSkillsCommand(
-      text,
-      where,
-      actor,
-      policyOf(runtime),
-      runtime.sources,
-      runtime.skills,
-    );
-    const view = result.plan.kind === "reply" ? result.plan.view : undefined;
-    return view?.kind === "list"
-      ? {
-          text: result.text,
-          list: (scope, page) =>
-            skillsBlocks(view, { scope: scope as never, ...(page !== undefined ? { page } : {}) }),
-        }
-      : { text: result.text };
-  },
+  run: runList("skills"),
   toggle: ({ command: { verb, name, scope } }) => `/skills ${verb} ${name} ${scope}`,
 };
 
