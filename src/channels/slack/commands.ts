@@ -115,6 +115,16 @@ function register<Action extends ToolsAction | SkillsAction>(
   deps: SlackCommandDeps,
   list: ListCommand<Action>,
 ): void {
+  registerCommand(app, deps, list);
+  registerClicks(app, deps, list);
+}
+
+/** The typed command: answers with the list, or the command's reply, once per delivery. */
+function registerCommand<Action extends ToolsAction | SkillsAction>(
+  app: App,
+  deps: SlackCommandDeps,
+  list: ListCommand<Action>,
+): void {
   app.command(list.command, async ({ body, ack }) => {
     const c = commandSchema.safeParse(body);
     if (!c.success) return ack(ephemeral(`${list.command} arrived without a user or a channel.`));
@@ -154,7 +164,14 @@ function register<Action extends ToolsAction | SkillsAction>(
       }
     }
   });
+}
 
+/** A click on the list: switches an item or moves the scope or page, updating the message in place. */
+function registerClicks<Action extends ToolsAction | SkillsAction>(
+  app: App,
+  deps: SlackCommandDeps,
+  list: ListCommand<Action>,
+): void {
   app.action(list.actions, async ({ body, ack, respond }) => {
     await ack();
     // What the person sees beside the message; a response_url that fails costs only this note.
