@@ -43,23 +43,29 @@ export async function handleSkillsCommand(
 ): Promise<{ plan: SkillsPlan; text: string }> {
   const resolution = await currentSkills(sources, where);
   const plan = planSkillsText(text, { actor, policy, resolution });
-  switch (plan.kind) {
-    case "reply":
-      return { plan, text: renderSkillsText(plan.view) };
-    case "refused":
-      return { plan, text: plan.reply };
-    case "change":
-      for (const change of plan.changes) {
-        await sources.store.scopes.applySkill(plan.scope, where, change.name, change.value);
-      }
-      return { plan, text: plan.reply };
-    case "reload": {
-      if (!library) return { plan, text: "This bot has no skill folders to reload." };
-      await library.reload();
-      const after = await currentSkills(sources, where);
-      return { plan, text: reloadReply(resolution, after, library.problems()) };
+  if (plan.kind === "reload")
+    return { plan, text: await reload(resolution, where, sources, library) };
+  if (plan.kind === "reply") return { plan, text: renderSkillsText(plan.view) };
+  if (plan.kind === "change") {
+    const { scope } = plan;
+    for (const { name, value } of plan.changes) {
+      await sources.store.scopes.applySkill(scope, where, name, value);
     }
   }
+  return { plan, text: plan.reply };
+}
+
+/** `/skills reload`: re-reads the folders and says what changed. */
+async function reload(
+  before: SkillResolution,
+  where: ConversationAddress,
+  sources: ContractSources,
+  library: ReloadableSkills | undefined,
+): Promise<string> {
+  if (!library) return "This bot has no skill folders to reload.";
+  await library.reload();
+  const after = await currentSkills(sources, where);
+  return reloadReply(before, after, library.problems());
 }
 
 /**

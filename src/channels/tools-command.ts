@@ -42,17 +42,11 @@ export async function handleToolsCommand(
       attachmentNotice(sources.capabilities()),
     ],
   });
-  switch (plan.kind) {
-    case "reply":
-      return { plan, text: renderText(plan.view) };
-    case "refused":
-      return { plan, text: plan.reply };
-    case "change":
-      if (plan.scope === "conversation") {
-        await sources.store.intent.apply(where, plan.change);
-      } else {
-        await sources.store.scopes.apply(plan.scope, where, plan.change);
-      }
-      return { plan, text: plan.reply };
+  if (plan.kind === "reply") return { plan, text: renderText(plan.view) };
+  if (plan.kind === "change" && plan.scope === "conversation") {
+    await sources.store.intent.apply(where, plan.change);
+  } else if (plan.kind === "change") {
+    await sources.store.scopes.apply(plan.scope, where, plan.change);
   }
+  return { plan, text: plan.reply };
 }

@@ -1,7 +1,4 @@
 import { dirname, resolve } from "node:path";
-import { parseArgs } from "node:util";
-import { configPath } from "../bot/config-file.ts";
-import { EMPTY_CONFIG, parseConfig } from "../core/config/index.ts";
 import { WarnOnce } from "../core/logger.ts";
 import {
   describeShadowing,
@@ -10,7 +7,7 @@ import {
   sourceLabel,
 } from "../core/skills/index.ts";
 import { loadSkills } from "../skills/loader.ts";
-import type { CliEnv } from "./tools.ts";
+import { type CliEnv, readCliConfig, startSubcommand } from "./cli-env.ts";
 
 const HELP = `Usage: switchyard skills [options]
 
@@ -25,24 +22,13 @@ Options:
   -h, --help           This help`;
 
 export async function runSkillsCommand(argv: string[], io: CliEnv): Promise<number> {
-  const out = io.stdout ?? ((t: string) => process.stdout.write(t));
-  const err = io.stderr ?? ((t: string) => process.stderr.write(t));
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      config: { type: "string" },
-      workspace: { type: "string" },
-      json: { type: "boolean", default: false },
-      help: { type: "boolean", short: "h", default: false },
-    },
-    strict: true,
+  const started = startSubcommand(argv, io, HELP, {
+    workspace: { type: "string" },
+    json: { type: "boolean", default: false },
   });
-  if (values.help) {
-    out(`${HELP}\n`);
-    return 0;
-  }
-  const file = configPath(values.config, io.env as NodeJS.ProcessEnv);
-  const config = file === undefined ? EMPTY_CONFIG : parseConfig(io.readFile(file), file);
+  if (started === undefined) return 0;
+  const { values, out, err } = started;
+  const { file, config } = readCliConfig(values.config, io);
   const warnings: string[] = [];
   const logger = { warn: (message: string) => warnings.push(message) };
   const library = await loadSkills(config.skillFolders, {

@@ -1,17 +1,10 @@
 import { dirname, resolve } from "node:path";
-import { parseArgs } from "node:util";
-import { configPath } from "../bot/config-file.ts";
 import { loadPlugins, pluginSpecsFor } from "../bot/plugins.ts";
 import { attachmentCapabilities } from "../core/attachments/capability-notice.ts";
-import { type Capabilities, capabilityStatus } from "../core/availability/capabilities.ts";
+import type { Capabilities } from "../core/availability/capabilities.ts";
 import { EMPTY_INTENT } from "../core/availability/intent.ts";
 import { runtimeLayer } from "../core/availability/runtime-spec.ts";
-import {
-  EMPTY_CONFIG,
-  globalLayer,
-  parseConfig,
-  type SwitchyardConfig,
-} from "../core/config/index.ts";
+import { globalLayer } from "../core/config/index.ts";
 import { freezeTurn } from "../core/loading/freeze.ts";
 import { parseLoadMode } from "../core/loading/modes.ts";
 import { type ContractReport, reportContract } from "../core/loading/report.ts";
@@ -19,13 +12,10 @@ import { WarnOnce } from "../core/logger.ts";
 import { ToolRegistry } from "../core/tools/registry.ts";
 import type { AnyTool } from "../core/tools/tool.ts";
 import { Host } from "../host.ts";
+import { type McpServerReport, mcpServerReports } from "../tools/mcp/server-report.ts";
+import { type CliEnv, readCliConfig, startSubcommand } from "./cli-env.ts";
 
-export interface CliEnv {
-  readonly env: Readonly<Record<string, string | undefined>>;
-  readonly readFile: (file: string) => string;
-  readonly stdout?: (text: string) => void;
-  readonly stderr?: (text: string) => void;
-}
+export type { CliEnv };
 
 const HELP = `Usage: switchyard tools [options]
 
@@ -75,28 +65,18 @@ async function loadDemoRegistry(): Promise<DemoRegistry> {
 }
 
 export async function runToolsCommand(argv: string[], io: CliEnv): Promise<number> {
-  const out = io.stdout ?? ((t: string) => process.stdout.write(t));
-  const err = io.stderr ?? ((t: string) => process.stderr.write(t));
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      config: { type: "string" },
-      tools: { type: "string" },
-      mode: { type: "string" },
-      registry: { type: "string" },
-      plugin: { type: "string", multiple: true },
-      json: { type: "boolean", default: false },
-      help: { type: "boolean", short: "h", default: false },
-    },
-    strict: true,
+  const started = startSubcommand(argv, io, HELP, {
+    tools: { type: "string" },
+    mode: { type: "string" },
+    registry: { type: "string" },
+    plugin: { type: "string", multiple: true },
+    json: { type: "boolean", default: false },
   });
-  if (values.help) {
-    out(`${HELP}\n`);
-    return 0;
-  }
+  if (started === undefined) return 0;
+  const { values, out, err } = started;
   const mode = values.mode === undefined ? undefined : parseLoadMode(values.mode);
   const runtime = runtimeLayer(values.tools, io.env.SWITCHYARD_TOOLS, mode);
-  const config = loadConfig(values.config, io);
+  const { file, config } = readCliConfig(values.config, io);
 
   let registry: ToolRegistry;
   let capabilities: Parameters<typeof freezeTurn>[3];
@@ -107,7 +87,6 @@ export async function runToolsCommand(argv: string[], io: CliEnv): Promise<numbe
     capabilities = demo.DEMO_CAPABILITIES;
   } else if (values.registry === undefined) {
     // MCP servers are connected to list their tools, then closed again.
-    const file = configPath(values.config, io.env as NodeJS.ProcessEnv);
     const plugins = await loadPlugins(pluginSpecsFor(config.plugins, file, values.plugin));
     const host = new Host({
       env: io.env,
@@ -119,7 +98,7 @@ export async function runToolsCommand(argv: string[], io: CliEnv): Promise<numbe
       await host.start();
       registry = host.registry.snapshot();
       capabilities = host.capabilities();
-      servers = mcpServers(host, capabilities);
+      servers = mcpServerReports(host.mcp.servers(), host.registry, capabilities);
     } finally {
       await host.close();
     }
@@ -149,24 +128,6 @@ export async function runToolsCommand(argv: string[], io: CliEnv): Promise<numbe
   return 0;
 }
 
-/** One configured MCP server as `switchyard tools` shows it: connected, or why not. */
-interface McpServerReport {
-  readonly server: string;
-  readonly tools: number;
-  readonly available: boolean;
-  readonly reason?: string;
-}
-
-function mcpServers(host: Host, capabilities: Capabilities): McpServerReport[] {
-  return host.mcp.servers().map((server) => {
-    const status = capabilityStatus(capabilities, `mcp:${server}`);
-    const tools = host.registry.list().filter((t) => t.family === `mcp:${server}`).length;
-    return status.available
-      ? { server, tools, available: true }
-      : { server, tools, available: false, reason: status.reason };
-  });
-}
-
 /** A server that never connected has no tools to list: this is where its reason shows. */
 function renderServers(servers: readonly McpServerReport[]): string {
   if (servers.length === 0) return "";
@@ -184,11 +145,6 @@ function renderAttachments(capabilities: Capabilities): string {
     (c) => `  ${c.name.padEnd(17)}${c.available ? "available" : `unavailable: ${c.reason}`}`,
   );
   return `\nAttachments\n${lines.join("\n")}\n`;
-}
-
-function loadConfig(flag: string | undefined, io: CliEnv): SwitchyardConfig {
-  const file = configPath(flag, io.env as NodeJS.ProcessEnv);
-  return file === undefined ? EMPTY_CONFIG : parseConfig(io.readFile(file), file);
 }
 
 function jsonShape(report: ContractReport) {

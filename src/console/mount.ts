@@ -3,15 +3,14 @@ import type { ContractSources } from "../conversation/contract.ts";
 import type { ConversationAddress } from "../core/agent/inbound.ts";
 import type { TurnResult } from "../core/agent/loop.ts";
 import type { Capabilities } from "../core/availability/capabilities.ts";
-import { capabilityStatus } from "../core/availability/capabilities.ts";
 import type { ToolRegistry } from "../core/tools/registry.ts";
 import type { OpsServer } from "../observability/http.ts";
 import { ActivityStore, type TurnActivity } from "../store/activity-store.ts";
+import { mcpServerReports } from "../tools/mcp/server-report.ts";
 import { reminderQueue } from "../tools/reminders/schedule.ts";
 import type { ConversationQueue } from "../workers/queue.ts";
 import { CONSOLE_PATH, consoleHandler } from "./console-app.ts";
 import { UsageReader } from "./usage.ts";
-import type { McpServerState } from "./views.ts";
 
 /** The variable holding the console's token; without it the console stays off. */
 export const CONSOLE_TOKEN_VARIABLE = "SWITCHYARD_CONSOLE_TOKEN";
@@ -75,7 +74,7 @@ export function mountConsole(ops: OpsServer, options: MountConsoleOptions): bool
       activity: new ActivityStore(options.redis, options.sources.store.keys),
       usage: new UsageReader(options.redis, options.sources.store, options.sources.config),
       queueMode: options.queueMode,
-      mcp: () => mcpServers(host),
+      mcp: () => mcpServerReports(host.mcp.servers(), host.registry, host.capabilities()),
       queues: {
         conversation: options.queue.queues,
         reminders: reminderQueue(options.redis, options.prefix),
@@ -84,15 +83,4 @@ export function mountConsole(ops: OpsServer, options: MountConsoleOptions): bool
   );
   options.logger.info({ path: CONSOLE_PATH, port: ops.port }, "console served");
   return true;
-}
-
-function mcpServers(host: MountConsoleOptions["host"]): McpServerState[] {
-  const capabilities = host.capabilities();
-  return host.mcp.servers().map((server) => {
-    const status = capabilityStatus(capabilities, `mcp:${server}`);
-    const tools = host.registry.list().filter((t) => t.family === `mcp:${server}`).length;
-    return status.available
-      ? { server, tools, available: true }
-      : { server, tools, available: false, reason: status.reason };
-  });
 }

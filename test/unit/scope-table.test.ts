@@ -17,7 +17,7 @@ import {
   TOOL_BUTTON_SCOPES,
 } from "../../src/core/availability/scopes.ts";
 import { checkPermission, listView, parseToolsCommand } from "../../src/core/commands/index.ts";
-import { parseSkillsCommand } from "../../src/core/skills/command-parse.ts";
+import { parseSkillsCommand } from "../../src/core/commands/skills-parse.ts";
 import { resolveSkills, skillListView } from "../../src/core/skills/index.ts";
 import { KeyScheme } from "../../src/store/keys.ts";
 import { skill, source } from "../support/skills.ts";

@@ -20,8 +20,8 @@ import { type Tombstone, tombstoneFor } from "../../src/core/agent/tombstone.ts"
 import type { Capabilities } from "../../src/core/availability/capabilities.ts";
 import { EMPTY_INTENT, setKey } from "../../src/core/availability/intent.ts";
 import { CommandError, parseToolsCommand } from "../../src/core/commands/index.ts";
+import type { SkillItem, SkillListView } from "../../src/core/commands/skills-view.ts";
 import { type ListView, listView, type ToolItem } from "../../src/core/commands/view.ts";
-import type { SkillItem, SkillListView } from "../../src/core/skills/command-view.ts";
 import { freeze, mcpTool, registryOf, tool } from "../support/tools.ts";
 
 const registry = registryOf(

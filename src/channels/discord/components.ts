@@ -5,10 +5,8 @@ import {
   type MessageActionRowComponentBuilder,
   StringSelectMenuBuilder,
 } from "discord.js";
-import type { ListView, ToolItem } from "../../core/commands/index.ts";
-import type { SkillItem, SkillListView } from "../../core/skills/index.ts";
+import type { ListPanel, PanelEntry } from "../../core/commands/panel.ts";
 import {
-  type ListKind,
   optionValue,
   pageId,
   pickId,
@@ -32,54 +30,19 @@ const SCOPE_NAME: Readonly<Record<UiScope, string>> = {
   workspace: "server",
 };
 
-/** One row of a list message, whatever the list. */
-export interface ListEntry {
-  readonly id: string;
-  /** "resident", "disabled by channel scope", "off (disabled by the workspace scope)"… */
-  readonly state: string;
-  /** Whether the select offers it: an unavailable tool is the operator's, not a click's. */
-  readonly switchable: boolean;
-}
+/**
+ * One row of a list message, whatever the list: the part of a
+ * {@link PanelEntry} Discord shows. `switchable` decides whether the select
+ * offers it: an unavailable tool is the operator's, not a click's.
+ */
+export type ListEntry = Pick<PanelEntry, "id" | "state" | "switchable">;
 
-/** A `/tools` or `/skills` list as the Discord message shows it. */
-export interface ListSpec {
-  readonly list: ListKind;
-  /** "N of M tools available". */
-  readonly title: string;
-  readonly footer: string;
+/** A `/tools` or `/skills` list as the Discord message shows it; every {@link ListPanel} is one. */
+export type ListSpec = Pick<ListPanel, "list" | "title" | "footer"> & {
   readonly entries: readonly ListEntry[];
-}
+};
 
 export type Rows = ActionRowBuilder<MessageActionRowComponentBuilder>[];
-
-export function toolEntries(view: ListView): ListEntry[] {
-  return view.items.map((item) => ({
-    id: item.id,
-    state: toolState(item),
-    switchable: item.state !== "unavailable",
-  }));
-}
-
-function toolState(item: ToolItem): string {
-  switch (item.state) {
-    case "resident":
-      return item.detail === "" ? "resident" : `resident (${item.detail})`;
-    case "deferred":
-      return `deferred (${item.detail})`;
-    case "disabled":
-      return `disabled by ${item.detail}`;
-    case "unavailable":
-      return `unavailable: ${item.detail}`;
-  }
-}
-
-export function skillEntries(view: SkillListView): ListEntry[] {
-  return view.items.map((item: SkillItem) => ({
-    id: item.name,
-    state: item.state === "on" ? "on" : `off (disabled by ${item.detail})`,
-    switchable: true,
-  }));
-}
 
 /** The pages there are, and `page` clamped to them (a list can shrink under an old message). */
 export function pageOf(
@@ -114,81 +77,87 @@ export function listComponents(
   const { list } = spec;
   const { page, pages } = pageOf(spec.entries, at.page);
   const { scope, picked } = at;
-  const row = () => new ActionRowBuilder<MessageActionRowComponentBuilder>();
   const rows: Rows = [];
   const choices = spec.entries
     .slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE)
     .filter((e) => e.switchable);
   if (choices.length > 0) {
     const what = list === "tools" ? "tool" : "skill";
-    rows.push(
-      row().addComponents(
-        new StringSelectMenuBuilder()
-          .setCustomId(pickId(list, scope, page))
-          .setPlaceholder(
-            pages > 1 ? `Pick a ${what} (page ${page + 1} of ${pages})` : `Pick a ${what}`,
-          )
-          .addOptions(
-            choices.map((e) => ({
-              label: clip(e.id, LABEL_MAX),
-              value: optionValue(e.id),
-              // Discord refuses an empty description; a state is rarely empty, but never send one.
-              ...(e.state === "" ? {} : { description: clip(e.state, LABEL_MAX) }),
-              default: e.id === picked,
-            })),
-          ),
-      ),
-    );
+    const placeholder =
+      pages > 1 ? `Pick a ${what} (page ${page + 1} of ${pages})` : `Pick a ${what}`;
+    rows.push(row(itemSelect(pickId(list, scope, page), placeholder, choices, picked)));
   }
   if (picked !== undefined) {
     rows.push(
-      row().addComponents(
-        new ButtonBuilder()
-          .setCustomId(switchId(list, "on", scope, page, picked))
-          .setLabel(`Turn on (${SCOPE_NAME[scope]})`)
-          .setStyle(ButtonStyle.Success),
-        new ButtonBuilder()
-          .setCustomId(switchId(list, "off", scope, page, picked))
-          .setLabel(`Turn off (${SCOPE_NAME[scope]})`)
-          .setStyle(ButtonStyle.Danger),
+      row(
+        button(
+          switchId(list, "on", scope, page, picked),
+          `Turn on (${SCOPE_NAME[scope]})`,
+          ButtonStyle.Success,
+        ),
+        button(
+          switchId(list, "off", scope, page, picked),
+          `Turn off (${SCOPE_NAME[scope]})`,
+          ButtonStyle.Danger,
+        ),
       ),
     );
   }
-  rows.push(
-    row().addComponents(
-      new StringSelectMenuBuilder()
-        .setCustomId(scopeId(list, page, picked))
-        .setPlaceholder("Where the buttons apply")
-        .addOptions(
-          UI_SCOPES[list].map((s: UiScope) => ({
-            label: `This ${SCOPE_NAME[s]}`,
-            value: s,
-            default: s === scope,
-          })),
-        ),
-    ),
-  );
+  rows.push(row(scopeSelect(scopeId(list, page, picked), UI_SCOPES[list], scope)));
   if (pages > 1) {
-    const pager = row();
-    if (page > 0) {
-      pager.addComponents(
-        new ButtonBuilder()
-          .setCustomId(pageId(list, scope, page - 1))
-          .setLabel("Previous")
-          .setStyle(ButtonStyle.Secondary),
-      );
-    }
-    if (page < pages - 1) {
-      pager.addComponents(
-        new ButtonBuilder()
-          .setCustomId(pageId(list, scope, page + 1))
-          .setLabel("Next")
-          .setStyle(ButtonStyle.Secondary),
-      );
-    }
-    rows.push(pager);
+    const pager: ButtonBuilder[] = [];
+    if (page > 0)
+      pager.push(button(pageId(list, scope, page - 1), "Previous", ButtonStyle.Secondary));
+    if (page < pages - 1)
+      pager.push(button(pageId(list, scope, page + 1), "Next", ButtonStyle.Secondary));
+    rows.push(row(...pager));
   }
   return rows;
+}
+
+function row(
+  ...components: (ButtonBuilder | StringSelectMenuBuilder)[]
+): ActionRowBuilder<MessageActionRowComponentBuilder> {
+  return new ActionRowBuilder<MessageActionRowComponentBuilder>().addComponents(...components);
+}
+
+function button(customId: string, label: string, style: ButtonStyle): ButtonBuilder {
+  return new ButtonBuilder().setCustomId(customId).setLabel(label).setStyle(style);
+}
+
+/** The page's items to pick from, the picked one shown selected. */
+function itemSelect(
+  customId: string,
+  placeholder: string,
+  choices: readonly ListEntry[],
+  picked: string | undefined,
+): StringSelectMenuBuilder {
+  return new StringSelectMenuBuilder()
+    .setCustomId(customId)
+    .setPlaceholder(placeholder)
+    .addOptions(
+      choices.map((e) => ({
+        label: clip(e.id, LABEL_MAX),
+        value: optionValue(e.id),
+        // Discord refuses an empty description; a state is rarely empty, but never send one.
+        ...(e.state === "" ? {} : { description: clip(e.state, LABEL_MAX) }),
+        default: e.id === picked,
+      })),
+    );
+}
+
+/** Where the on/off buttons apply, the current scope selected. */
+function scopeSelect(
+  customId: string,
+  scopes: readonly UiScope[],
+  scope: UiScope,
+): StringSelectMenuBuilder {
+  return new StringSelectMenuBuilder()
+    .setCustomId(customId)
+    .setPlaceholder("Where the buttons apply")
+    .addOptions(
+      scopes.map((s) => ({ label: `This ${SCOPE_NAME[s]}`, value: s, default: s === scope })),
+    );
 }
 
 export function clip(text: string, max: number): string {

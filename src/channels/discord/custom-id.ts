@@ -4,6 +4,7 @@ import {
   SKILL_BUTTON_SCOPES,
   TOOL_BUTTON_SCOPES,
 } from "../../core/availability/scopes.ts";
+import { LIST_DEFAULT_SCOPE, type ListName } from "../../core/commands/panel.ts";
 
 /**
  * The state of a `/tools` or `/skills` message lives in its components'
@@ -24,7 +25,7 @@ import {
  * if (parsed.ok) resolveItem(parsed.click.item, ids); // "web_search"
  */
 
-export type ListKind = "tools" | "skills";
+export type ListKind = ListName;
 
 /** The scopes the buttons can act on; global is changed by typing the command. */
 export const UI_SCOPES: Readonly<Record<ListKind, readonly ButtonScope[]>> = {
@@ -34,10 +35,7 @@ export const UI_SCOPES: Readonly<Record<ListKind, readonly ButtonScope[]>> = {
 export type UiScope = ButtonScope;
 
 /** Where a new list message's buttons act: the command's own default scope. */
-export const DEFAULT_UI_SCOPE: Readonly<Record<ListKind, UiScope>> = {
-  tools: "conversation",
-  skills: "channel",
-};
+export const DEFAULT_UI_SCOPE: Readonly<Record<ListKind, UiScope>> = LIST_DEFAULT_SCOPE;
 
 /** Discord's limit for a custom id and for a select option's value. */
 export const CUSTOM_ID_MAX = 100;

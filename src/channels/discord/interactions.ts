@@ -11,16 +11,8 @@ import { readConversationState, resolveConversationSkills } from "../../conversa
 import type { ConversationAddress } from "../../core/agent/inbound.ts";
 import type { Actor } from "../../core/commands/index.ts";
 import type { ChannelRuntime } from "../channel.ts";
-import { handleSkillsCommand } from "../skills-command.ts";
-import { handleToolsCommand } from "../tools-command.ts";
-import {
-  clip,
-  type ListSpec,
-  listComponents,
-  listText,
-  skillEntries,
-  toolEntries,
-} from "./components.ts";
+import { answerListCommand } from "../list-command.ts";
+import { clip, type ListSpec, listComponents, listText } from "./components.ts";
 import { DEFAULT_UI_SCOPE, type ListKind, parseListClick, resolveItem } from "./custom-id.ts";
 
 type AnyInteraction =
@@ -85,28 +77,8 @@ async function run(
   i: AnyInteraction,
   runtime: ChannelRuntime,
 ): Promise<Shown> {
-  const where = whereOf(i);
-  const actor = actorOf(i);
-  const policy = runtime.permissions();
-  if (list === "tools") {
-    const result = await handleToolsCommand(text, where, actor, policy, runtime.sources);
-    const view = result.plan.kind === "reply" ? result.plan.view : undefined;
-    if (view?.kind !== "list") return { text: result.text };
-    const spec = { list, title: view.title, footer: view.footer, entries: toolEntries(view) };
-    return { text: result.text, list: spec };
-  }
-  const result = await handleSkillsCommand(
-    text,
-    where,
-    actor,
-    policy,
-    runtime.sources,
-    runtime.skills,
-  );
-  const view = result.plan.kind === "reply" ? result.plan.view : undefined;
-  if (view?.kind !== "list") return { text: result.text };
-  const spec = { list, title: view.title, footer: view.footer, entries: skillEntries(view) };
-  return { text: result.text, list: spec };
+  const answer = await answerListCommand(list, text, whereOf(i), actorOf(i), runtime);
+  return answer.panel ? { text: answer.text, list: answer.panel } : { text: answer.text };
 }
 
 /**

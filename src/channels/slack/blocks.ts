@@ -5,10 +5,15 @@ import {
   type SkillButtonScope,
   TOOL_BUTTON_SCOPES,
 } from "../../core/availability/scopes.ts";
-import type { ListView, ToolItem } from "../../core/commands/view.ts";
-import type { SkillItem, SkillListView } from "../../core/skills/command-view.ts";
-import { isSkillName, sourceLabel } from "../../core/skills/skill.ts";
-import { TOOL_ID_PATTERN } from "../../core/tools/tool.ts";
+import {
+  type ListName,
+  type ListPanel,
+  type PanelEntry,
+  skillsPanel,
+  toolsPanel,
+} from "../../core/commands/panel.ts";
+import type { SkillListView } from "../../core/commands/skills-view.ts";
+import type { ListView } from "../../core/commands/view.ts";
 import { escapeMrkdwn } from "./mrkdwn.ts";
 
 /**
@@ -67,16 +72,7 @@ export function toolsBlocks(
   view: ListView,
   options: ListBlocksOptions<ToolsUiScope>,
 ): BlockMessage {
-  return listBlocks({
-    kind: "tools",
-    title: view.title,
-    context: `Mode *${view.mode}*`,
-    rows: view.items.map(toolRow),
-    empty: "No tools are registered.",
-    scopes: TOOLS_UI_SCOPES,
-    footer: view.footer,
-    options,
-  });
+  return listBlocks(toolsPanel(view), options);
 }
 
 /** "N of M skills available", each skill's state, source and summary, a switch, scope and pages. */
@@ -84,104 +80,69 @@ export function skillsBlocks(
   view: SkillListView,
   options: ListBlocksOptions<SkillsUiScope>,
 ): BlockMessage {
-  return listBlocks({
-    kind: "skills",
-    title: view.title,
-    context: undefined,
-    rows: view.items.map(skillRow),
-    empty: "No skills found.",
-    scopes: SKILLS_UI_SCOPES,
-    footer: view.footer,
-    options,
-  });
+  return listBlocks(skillsPanel(view), options);
 }
 
-interface Row {
-  readonly id: string;
-  /** mrkdwn. */
-  readonly text: string;
-  /** What the button does, or null when nothing in chat can switch it. */
-  readonly switchTo: "on" | "off" | null;
-}
+const UI_SCOPES: Readonly<Record<ListName, readonly ToolsUiScope[]>> = {
+  tools: TOOLS_UI_SCOPES,
+  skills: SKILLS_UI_SCOPES,
+};
 
-function toolRow(item: ToolItem): Row {
-  const state = {
-    resident: item.detail === "" ? "resident" : `resident (${item.detail})`,
-    deferred: `deferred (${item.detail})`,
-    disabled: `disabled by ${item.detail}`,
-    unavailable: `unavailable: ${item.detail}`,
-  }[item.state];
-  // The capability floor and the runtime scope are the operator's: no button can move them.
-  const fixed = item.state === "unavailable" || item.detail.startsWith("runtime scope");
-  return {
-    id: item.id,
-    text: `\`${item.id}\` · ${escapeMrkdwn(state)}`,
-    switchTo:
-      fixed || !TOOL_ID_PATTERN.test(item.id) ? null : item.state === "disabled" ? "on" : "off",
-  };
-}
-
-function skillRow(item: SkillItem): Row {
-  const state = item.state === "on" ? "on" : `off (disabled by ${item.detail})`;
-  const shadows = item.shadows.map((s) => `the ${sourceLabel(s)} skill`).join(" and ");
-  const source = `${sourceLabel(item.source)} skill${shadows === "" ? "" : `, shadows ${shadows}`}`;
-  const summary = item.summary === "" ? "" : `\n${escapeMrkdwn(item.summary)}`;
-  return {
-    id: item.name,
-    text: `\`${item.name}\` · ${escapeMrkdwn(`${state} · ${source}`)}${summary}`,
-    switchTo: !isSkillName(item.name) ? null : item.state === "on" ? "off" : "on",
-  };
-}
-
-interface ListSpec<Scope extends string> {
-  readonly kind: "tools" | "skills";
-  readonly title: string;
-  readonly context: string | undefined;
-  readonly rows: readonly Row[];
-  readonly empty: string;
-  readonly scopes: readonly Scope[];
-  readonly footer: string;
-  readonly options: ListBlocksOptions<Scope>;
-}
-
-function listBlocks<Scope extends ToolsUiScope>(spec: ListSpec<Scope>): BlockMessage {
-  const { kind, rows, options } = spec;
+/** Any list panel as blocks: the header, the mode, the scope picker, a section per entry, pages. */
+export function listBlocks(
+  panel: ListPanel,
+  options: ListBlocksOptions<ToolsUiScope>,
+): BlockMessage {
+  const { list: kind, entries } = panel;
   const pageSize = options.pageSize ?? PAGE_SIZE;
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 45) {
     throw new RangeError(
       `${kind}Blocks: pageSize must be a whole number from 1 to 45, got ${pageSize}`,
     );
   }
-  const pages = Math.max(1, Math.ceil(rows.length / pageSize));
+  const pages = Math.max(1, Math.ceil(entries.length / pageSize));
   const page = Math.min(Math.max(0, Math.trunc(options.page ?? 0)), pages - 1);
   const { scope } = options;
   const blocks: types.KnownBlock[] = [
     {
       type: "header",
-      text: { type: "plain_text", text: clip(spec.title, HEADER_MAX), emoji: false },
+      text: { type: "plain_text", text: clip(panel.title, HEADER_MAX), emoji: false },
     },
   ];
-  if (spec.context !== undefined) blocks.push(context(spec.context));
-  if (rows.length === 0) blocks.push(section(escapeMrkdwn(spec.empty)));
-  else blocks.push(scopePicker(kind, spec.scopes, scope, page));
-  rows.slice(page * pageSize, (page + 1) * pageSize).forEach((row, i) => {
-    const index = page * pageSize + i;
-    const block = section(row.text);
-    if (row.switchTo !== null) {
-      block.accessory = {
-        type: "button",
-        action_id: `${kind}:toggle:${index}`,
-        text: { type: "plain_text", text: row.switchTo === "on" ? "Turn on" : "Turn off" },
-        value: `${row.id}|${row.switchTo}|${scope}|${page}`,
-        ...(row.switchTo === "on" ? { style: "primary" as const } : {}),
-      };
-    }
-    blocks.push(block);
+  if (panel.mode !== undefined) blocks.push(context(`Mode *${panel.mode}*`));
+  if (entries.length === 0) blocks.push(section(escapeMrkdwn(panel.empty)));
+  else blocks.push(scopePicker(kind, UI_SCOPES[kind], scope, page));
+  entries.slice(page * pageSize, (page + 1) * pageSize).forEach((entry, i) => {
+    blocks.push(entrySection(entry, `${kind}:toggle:${page * pageSize + i}`, scope, page));
   });
   if (pages > 1) blocks.push(pager(kind, scope, page, pages));
   const paging = pages > 1 ? `Page ${page + 1} of ${pages}. ` : "";
-  blocks.push(context(`${paging}${APPLY_NOTE} ${escapeMrkdwn(spec.footer)}`));
-  return { text: `${spec.title}. ${APPLY_NOTE}`, blocks };
+  blocks.push(context(`${paging}${APPLY_NOTE} ${escapeMrkdwn(panel.footer)}`));
+  return { text: `${panel.title}. ${APPLY_NOTE}`, blocks };
+}
+
+/** An entry's state, where it comes from and its summary, with a button that switches it. */
+function entrySection(
+  entry: PanelEntry,
+  actionId: string,
+  scope: ToolsUiScope,
+  page: number,
+): types.SectionBlock {
+  const origin = entry.shadows === "" ? entry.source : `${entry.source}, shadows ${entry.shadows}`;
+  const said = [entry.state, origin].filter((part) => part !== "").join(" · ");
+  const summary = entry.summary === "" ? "" : `\n${escapeMrkdwn(entry.summary)}`;
+  const block = section(`\`${entry.id}\` · ${escapeMrkdwn(said)}${summary}`);
+  // The capability floor and the runtime scope are the operator's: no button can move them.
+  if (!entry.buttoned) return block;
+  const switchTo = entry.on ? "off" : "on";
+  block.accessory = {
+    type: "button",
+    action_id: actionId,
+    text: { type: "plain_text", text: switchTo === "on" ? "Turn on" : "Turn off" },
+    value: `${entry.id}|${switchTo}|${scope}|${page}`,
+    ...(switchTo === "on" ? { style: "primary" as const } : {}),
+  };
+  return block;
 }
 
 function scopePicker(

@@ -1,10 +1,9 @@
 import type { App } from "@slack/bolt";
 import { z } from "zod";
 import type { ConversationAddress } from "../../core/agent/inbound.ts";
-import type { Actor, CommandPolicy } from "../../core/commands/index.ts";
-import type { ChannelRuntime } from "../channel.ts";
-import { handleSkillsCommand } from "../skills-command.ts";
-import { handleToolsCommand } from "../tools-command.ts";
+import type { Actor } from "../../core/commands/index.ts";
+import { LIST_DEFAULT_SCOPE, type ListName } from "../../core/commands/panel.ts";
+import { answerListCommand } from "../list-command.ts";
 import {
   type ActionResult,
   parseSkillsAction,
@@ -12,13 +11,7 @@ import {
   type SkillsAction,
   type ToolsAction,
 } from "./block-actions.ts";
-import {
-  type BlockMessage,
-  SKILLS_ACTION,
-  skillsBlocks,
-  TOOLS_ACTION,
-  toolsBlocks,
-} from "./blocks.ts";
+import { type BlockMessage, listBlocks, SKILLS_ACTION, TOOLS_ACTION } from "./blocks.ts";
 import { describe } from "./errors.ts";
 import { actionEventId, installationTeam } from "./payload.ts";
 import { ephemeral, onSlashCommand, type SlackCommandDeps } from "./slash-command.ts";
@@ -47,53 +40,35 @@ interface ListCommand<Action extends ToolsAction | SkillsAction> {
   readonly toggle: (action: Extract<Action, { kind: "toggle" }>) => string;
 }
 
-const policyOf = (runtime: ChannelRuntime): CommandPolicy => runtime.permissions();
+/** Runs a typed `/tools` or `/skills` command; a list answer renders its panel as blocks. */
+function runList(list: ListName): ListCommand<ToolsAction | SkillsAction>["run"] {
+  return async (text, where, actor, { runtime }) => {
+    const answer = await answerListCommand(list, text, where, actor, runtime);
+    const { panel } = answer;
+    if (panel === undefined) return { text: answer.text };
+    const blocks = (scope: string, page?: number) =>
+      listBlocks(panel, { scope: scope as never, ...(page !== undefined ? { page } : {}) });
+    return { text: answer.text, list: blocks };
+  };
+}
 
 const TOOLS: ListCommand<ToolsAction> = {
   command: "/tools",
   actions: TOOLS_ACTION,
-  defaultScope: "conversation",
+  defaultScope: LIST_DEFAULT_SCOPE.tools,
   parse: parseToolsAction,
-  run: async (text, where, actor, { runtime }) => {
-    const result = await handleToolsCommand(text, where, actor, policyOf(runtime), runtime.sources);
-    return withList(result, toolsBlocks);
-  },
+  run: runList("tools"),
   toggle: ({ command: { verb, key, scope } }) => `/tools ${verb} ${key} ${scope}`,
 };
 
 const SKILLS: ListCommand<SkillsAction> = {
   command: "/skills",
   actions: SKILLS_ACTION,
-  defaultScope: "channel",
+  defaultScope: LIST_DEFAULT_SCOPE.skills,
   parse: parseSkillsAction,
-  run: async (text, where, actor, { runtime }) => {
-    const result = await handleSkillsCommand(
-      text,
-      where,
-      actor,
-      policyOf(runtime),
-      runtime.sources,
-      runtime.skills,
-    );
-    return withList(result, skillsBlocks);
-  },
+  run: runList("skills"),
   toggle: ({ command: { verb, name, scope } }) => `/skills ${verb} ${name} ${scope}`,
 };
-
-/** A command's reply, with the list's blocks when the reply is a list view. */
-function withList<View extends { kind: string }>(
-  result: { text: string; plan: { kind: string; view?: View } },
-  blocks: (view: Extract<View, { kind: "list" }>, options: never) => BlockMessage,
-): { text: string; list?: (scope: string, page?: number) => BlockMessage } {
-  const view = result.plan.kind === "reply" ? result.plan.view : undefined;
-  if (view?.kind !== "list") return { text: result.text };
-  const list = view as Extract<View, { kind: "list" }>;
-  return {
-    text: result.text,
-    list: (scope, page) =>
-      blocks(list, { scope, ...(page !== undefined ? { page } : {}) } as never),
-  };
-}
 
 const LISTS = [TOOLS, SKILLS] as const;
 

@@ -7,8 +7,10 @@ import {
   TOOL_BUTTON_SCOPES,
 } from "../../core/availability/scopes.ts";
 
+import type { ListName } from "../../core/commands/panel.ts";
+
 /** The lists with buttons: `/tools` and `/skills`. */
-export type ListName = "tools" | "skills";
+export type { ListName };
 
 /** The scopes buttons act on (the one scope table's); global is changed by typing the command (owners only). */
 export const TOOLS_UI_SCOPES = TOOL_BUTTON_SCOPES;

@@ -1,20 +1,16 @@
 import type { InlineKeyboardMarkup } from "grammy/types";
 import type { ConversationAddress } from "../../core/agent/inbound.ts";
 import type { Actor } from "../../core/commands/index.ts";
+import { LIST_DEFAULT_SCOPE } from "../../core/commands/panel.ts";
 import type { ChannelRuntime } from "../channel.ts";
 import { admitMessage, CHAT_COMMANDS, chatContextOf, routeChatText } from "../chat-commands.ts";
 import { helpText } from "../commands/help.ts";
 import { findCommand } from "../commands/registry.ts";
-import { handleSkillsCommand, planSkillCommand } from "../skills-command.ts";
-import { handleToolsCommand } from "../tools-command.ts";
+import { answerListCommand } from "../list-command.ts";
+import { planSkillCommand } from "../skills-command.ts";
 import type { KeyboardPress } from "./callback-data.ts";
 import { escapeHtml } from "./format.ts";
-import {
-  type KeyboardMessage,
-  type ListKeyboardOptions,
-  skillsKeyboard,
-  toolsKeyboard,
-} from "./keyboards.ts";
+import { type KeyboardMessage, listKeyboard } from "./keyboards.ts";
 import { type CommandMenu, skillForCommand } from "./menu.ts";
 
 /** What the command UI needs from the channel. */
@@ -88,39 +84,14 @@ async function answerTyped(
 ${help}`),
       };
     }
-    case "tools": {
-      const result = await handleToolsCommand(
-        command.text,
-        where,
-        await actor(),
-        runtime.permissions(),
-        runtime.sources,
-      );
-      const view = result.plan.kind === "reply" ? result.plan.view : undefined;
-      if (view?.kind === "list")
-        return keyboardReply(toolsKeyboard(view, { scope: "conversation" }));
-      return { kind: "reply", html: escapeHtml(result.text) };
-    }
+    case "tools":
     case "skills": {
-      const result = await handleSkillsCommand(
-        command.text,
-        where,
-        await actor(),
-        runtime.permissions(),
-        runtime.sources,
-        runtime.skills,
-      );
-      if (result.plan.kind === "reply" && result.plan.view.kind === "list") {
-        return keyboardReply(skillsKeyboard(result.plan.view, { scope: "channel" }));
-      }
-      if (result.plan.kind === "change" || result.plan.kind === "reload") {
-        await refreshMenus(
-          deps,
-          where,
-          result.plan.kind === "change" ? result.plan.scope : "global",
-        );
-      }
-      return { kind: "reply", html: escapeHtml(result.text) };
+      const list = command.name;
+      const answer = await answerListCommand(list, command.text, where, await actor(), runtime);
+      if (answer.skillsChanged !== undefined) await refreshMenus(deps, where, answer.skillsChanged);
+      if (answer.panel === undefined) return { kind: "reply", html: escapeHtml(answer.text) };
+      const message = listKeyboard(answer.panel, { scope: LIST_DEFAULT_SCOPE[list] });
+      return { kind: "reply", html: message.html, keyboard: message.keyboard };
     }
     case "skill":
       return invokeSkill(command.text, where, deps);
@@ -160,20 +131,15 @@ export async function answerPress(
   deps: TelegramCommandDeps,
 ): Promise<PressOutcome> {
   const { runtime } = deps;
-  const policy = runtime.permissions();
+  const { list } = press;
   let toast = "";
   let alert = false;
   if (press.kind === "switch") {
-    const text = `/${press.list} ${press.verb} ${press.id} ${press.scope}`;
-    const result =
-      press.list === "tools"
-        ? await handleToolsCommand(text, where, actor, policy, runtime.sources)
-        : await handleSkillsCommand(text, where, actor, policy, runtime.sources, runtime.skills);
-    toast = result.text;
-    alert = result.plan.kind === "refused";
-    if (press.list === "skills" && result.plan.kind === "change") {
-      await refreshMenus(deps, where, result.plan.scope);
-    }
+    const text = `/${list} ${press.verb} ${press.id} ${press.scope}`;
+    const answer = await answerListCommand(list, text, where, actor, runtime);
+    toast = answer.text;
+    alert = answer.refused;
+    if (answer.skillsChanged !== undefined) await refreshMenus(deps, where, answer.skillsChanged);
   }
   const options = {
     scope: press.scope,
@@ -183,54 +149,11 @@ export async function answerPress(
   return {
     toast: clip(toast, 200),
     alert,
-    render: () =>
-      press.list === "tools"
-        ? toolsList(where, actor, deps, options)
-        : skillsList(where, actor, deps, options),
+    render: async () => {
+      const { panel } = await answerListCommand(list, `/${list}`, where, actor, runtime);
+      return panel === undefined ? undefined : listKeyboard(panel, options);
+    },
   };
-}
-
-async function toolsList(
-  where: ConversationAddress,
-  actor: Actor,
-  deps: TelegramCommandDeps,
-  options: ListKeyboardOptions,
-): Promise<KeyboardMessage | undefined> {
-  const { runtime } = deps;
-  const { plan } = await handleToolsCommand(
-    "/tools",
-    where,
-    actor,
-    runtime.permissions(),
-    runtime.sources,
-  );
-  return plan.kind === "reply" && plan.view.kind === "list"
-    ? toolsKeyboard(plan.view, options)
-    : undefined;
-}
-
-async function skillsList(
-  where: ConversationAddress,
-  actor: Actor,
-  deps: TelegramCommandDeps,
-  options: ListKeyboardOptions,
-): Promise<KeyboardMessage | undefined> {
-  const { runtime } = deps;
-  const { plan } = await handleSkillsCommand(
-    "/skills",
-    where,
-    actor,
-    runtime.permissions(),
-    runtime.sources,
-    runtime.skills,
-  );
-  return plan.kind === "reply" && plan.view.kind === "list"
-    ? skillsKeyboard(plan.view, options)
-    : undefined;
-}
-
-function keyboardReply(message: KeyboardMessage): CommandOutcome {
-  return { kind: "reply", html: message.html, keyboard: message.keyboard };
 }
 
 async function invokeSkill(

@@ -1,6 +1,8 @@
 /**
- * The channel-neutral `/tools` command: parse -> plan -> view. Pure: the
- * shell applies a planned change to the store and renders the view.
+ * The channel-neutral `/tools` and `/skills` commands: parse -> plan -> view,
+ * both read with one grammar (grammar.ts, scoped-verbs.ts). Pure: the shell
+ * applies a planned change to the store and renders the view; a list view
+ * becomes a {@link ListPanel} that every platform's list UI renders.
  *
  * @example
  * const plan = planToolsText("/tools off web_search channel", ctx);
@@ -8,6 +10,14 @@
  * send(plan.kind === "reply" ? renderText(plan.view) : plan.reply);
  */
 export { CommandError } from "./errors.ts";
+export {
+  LIST_DEFAULT_SCOPE,
+  type ListName,
+  type ListPanel,
+  type PanelEntry,
+  skillsPanel,
+  toolsPanel,
+} from "./panel.ts";
 export { formatToolsCommand, parseToolsCommand, type ToolsCommand } from "./parse.ts";
 export {
   type Actor,

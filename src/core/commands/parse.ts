@@ -3,8 +3,18 @@ import { CHAT_SCOPES, type ChatScope } from "../availability/scopes.ts";
 import { isName, NAME_RULE } from "../config/names.ts";
 import { type LoadMode, parseLoadMode, UnknownModeError } from "../loading/modes.ts";
 import { TOOL_ID_PATTERN } from "../tools/tool.ts";
-import { CommandError } from "./errors.ts";
-import { type CommandGrammar, missing, noMore, unknownVerb } from "./grammar.ts";
+import type { CommandError } from "./errors.ts";
+import { invalid, missing, parseWith, type ScopedGrammar } from "./grammar.ts";
+import {
+  COMMON_SYNONYMS,
+  type CommonCommands,
+  formatCommon,
+  readSetting,
+  readWhy,
+  scopedReaders,
+  scopedText,
+  type VerbReaders,
+} from "./scoped-verbs.ts";
 import { TOOLS_VERBS, type ToolsVerb, USAGE } from "./usage.ts";
 
 /**
@@ -18,10 +28,7 @@ import { TOOLS_VERBS, type ToolsVerb, USAGE } from "./usage.ts";
  * is no separate way to reset only the master switch.
  */
 export type ToolsCommand =
-  | { readonly verb: "list" }
-  | { readonly verb: "help"; readonly topic: ToolsVerb | null }
-  | { readonly verb: "on" | "off"; readonly key: string; readonly scope: ChatScope }
-  | { readonly verb: "reset"; readonly key: string | null; readonly scope: ChatScope }
+  | CommonCommands<ToolsVerb, ChatScope, "key">
   | { readonly verb: "why"; readonly id: string }
   /** `mode: null` is `follow`: the shallower scopes decide the mode again. */
   | { readonly verb: "mode"; readonly mode: LoadMode | null; readonly scope: ChatScope }
@@ -30,30 +37,23 @@ export type ToolsCommand =
   /** Conversation scope only; `ids: []` is `pick none`, which returns to the toolset. */
   | { readonly verb: "pick"; readonly ids: readonly string[] };
 
-/** `/tools`, `!tools` or `/tools@BotName` (Telegram in groups), in any case. */
-const PREFIX = /^[/!]tools(?:@[A-Za-z0-9_]+)?(?=\s|$)/i;
-/** Chat clients wrap ids in code spans and quotes: `web_search`, "web_search". */
-const WRAPPING = /^[`"'“”‘’]+|[`"'“”‘’]+$/g;
-/** Words people reach for, mapped to the verb they meant; suggested, never accepted. */
-const SYNONYMS: Readonly<Record<string, ToolsVerb>> = {
-  enable: "on",
-  disable: "off",
-  ls: "list",
-  show: "list",
-  status: "list",
-  explain: "why",
-  use: "preset",
-  toolset: "preset",
-  clear: "reset",
-};
-
-const TOOLS: CommandGrammar<ToolsVerb, CommandError> = {
+const TOOLS: ScopedGrammar<ToolsVerb, CommandError, ChatScope> = {
   command: "/tools",
   noun: "tool",
   verbs: TOOLS_VERBS,
-  synonyms: SYNONYMS,
+  synonyms: { ...COMMON_SYNONYMS, use: "preset", toolset: "preset" },
   usage: USAGE,
-  error: (token, verb, usage, problem) => new CommandError(token, verb, usage, problem),
+  item: parseKey,
+  scope: parseScope,
+  scopes: CHAT_SCOPES,
+};
+
+const READERS: VerbReaders<ToolsVerb, ToolsCommand> = {
+  ...scopedReaders<ToolsVerb, CommandError, ChatScope, ToolsCommand>(TOOLS, "key"),
+  why: (args) => ({ verb: "why", id: readWhy(TOOLS, args, toolId) }),
+  mode: parseMode,
+  preset: parsePreset,
+  pick: parsePick,
 };
 
 /**
@@ -69,47 +69,7 @@ const TOOLS: CommandGrammar<ToolsVerb, CommandError> = {
  * // { verb: "mode", mode: "minimal", scope: "conversation" }
  */
 export function parseToolsCommand(text: string): ToolsCommand {
-  const body = text.trim().replace(PREFIX, "");
-  const tokens = body
-    .split(/\s+/)
-    .map((token) => token.replace(WRAPPING, ""))
-    .filter((token) => token !== "");
-  const [first, ...args] = tokens;
-  if (first === undefined) return { verb: "list" };
-  const verb = first.toLowerCase();
-  switch (verb) {
-    case "list":
-      noMore(TOOLS, args, 0, "list");
-      return { verb: "list" };
-    case "help":
-      return parseHelp(args);
-    case "on":
-    case "off": {
-      const key = args[0];
-      if (key === undefined) throw missing(TOOLS, verb, `the tool to switch ${verb}`);
-      noMore(TOOLS, args, 2, verb);
-      return { verb, key: parseKey(key, verb), scope: parseScope(args[1], verb) };
-    }
-    case "reset":
-      return parseReset(args);
-    case "why": {
-      const id = args[0];
-      if (id === undefined) throw missing(TOOLS, "why", "the tool to explain");
-      noMore(TOOLS, args, 1, "why");
-      if (!TOOL_ID_PATTERN.test(id)) {
-        throw new CommandError(id, "why", USAGE.why, `"${id}" is not a tool id`);
-      }
-      return { verb: "why", id };
-    }
-    case "mode":
-      return parseMode(args);
-    case "preset":
-      return parsePreset(args);
-    case "pick":
-      return parsePick(args);
-    default:
-      throw unknownVerb(TOOLS, first, args);
-  }
+  return parseWith(TOOLS, text, READERS, { verb: "list" });
 }
 
 /**
@@ -117,27 +77,11 @@ export function parseToolsCommand(text: string): ToolsCommand {
  * scope, and help. `parseToolsCommand(formatToolsCommand(c))` gives back `c`.
  */
 export function formatToolsCommand(command: ToolsCommand): string {
-  const scoped = (text: string, scope: ChatScope) =>
-    scope === "conversation" ? `/tools ${text}` : `/tools ${text} ${scope}`;
   switch (command.verb) {
-    case "list":
-      return "/tools list";
-    case "help":
-      return command.topic === null ? "/tools help" : `/tools help ${command.topic}`;
-    case "on":
-    case "off":
-      return scoped(`${command.verb} ${command.key}`, command.scope);
-    case "reset":
-      // A key spelled like a scope would read as "reset that scope": name the scope explicitly.
-      return command.key !== null && isChatScope(command.key.toLowerCase())
-        ? `/tools reset ${command.key} ${command.scope}`
-        : scoped(`reset ${command.key ?? "all"}`, command.scope);
-    case "why":
-      return `/tools why ${command.id}`;
     case "mode":
-      return scoped(`mode ${command.mode ?? "follow"}`, command.scope);
+      return scopedText(TOOLS, `mode ${command.mode ?? "follow"}`, command.scope);
     case "preset":
-      return scoped(`preset ${command.toolset ?? "follow"}`, command.scope);
+      return scopedText(TOOLS, `preset ${command.toolset ?? "follow"}`, command.scope);
     case "pick": {
       if (command.ids.length === 0) return "/tools pick none";
       const last = command.ids[command.ids.length - 1] as string;
@@ -145,71 +89,29 @@ export function formatToolsCommand(command: ToolsCommand): string {
       const suffix = isChatScope(last.toLowerCase()) ? " conversation" : "";
       return `/tools pick ${command.ids.join(",")}${suffix}`;
     }
+    case "why":
+      return formatCommon(TOOLS, { verb: "why", item: command.id });
+    default:
+      return formatCommon(TOOLS, { ...command, item: "key" in command ? command.key : null });
   }
-}
-
-function parseHelp(args: readonly string[]): ToolsCommand {
-  noMore(TOOLS, args, 1, "help");
-  const topic = args[0];
-  if (topic === undefined) return { verb: "help", topic: null };
-  const verb = asVerb(topic.toLowerCase());
-  if (verb === undefined) {
-    throw new CommandError(
-      topic,
-      "help",
-      USAGE.help,
-      `There is no /tools command "${topic}". Commands: ${TOOLS_VERBS.join(", ")}`,
-    );
-  }
-  return { verb: "help", topic: verb };
-}
-
-function parseReset(args: readonly string[]): ToolsCommand {
-  noMore(TOOLS, args, 2, "reset");
-  const [first, second] = args;
-  if (first === undefined) return { verb: "reset", key: null, scope: "conversation" };
-  // `reset channel` reads as "reset everything in the channel": a scope word is never a key here.
-  if (second === undefined && isChatScope(first.toLowerCase())) {
-    return { verb: "reset", key: null, scope: first.toLowerCase() as ChatScope };
-  }
-  const key = parseKey(first, "reset");
-  return { verb: "reset", key: key === "all" ? null : key, scope: parseScope(second, "reset") };
 }
 
 function parseMode(args: readonly string[]): ToolsCommand {
-  const label = args[0];
-  if (label === undefined) throw missing(TOOLS, "mode", "the mode");
-  noMore(TOOLS, args, 2, "mode");
-  const scope = parseScope(args[1], "mode");
-  if (label.toLowerCase() === "follow") return { verb: "mode", mode: null, scope };
+  const { value: label, scope } = readSetting(TOOLS, args, "mode", "the mode");
+  if (label === null) return { verb: "mode", mode: null, scope };
   try {
     return { verb: "mode", mode: parseLoadMode(label), scope };
   } catch (error) {
     if (!(error instanceof UnknownModeError)) throw error;
-    throw new CommandError(
-      label,
-      "mode",
-      USAGE.mode,
-      `${error.message} Or "follow" to use the shallower scope's mode.`,
-    );
+    const problem = `${error.message} Or "follow" to use the shallower scope's mode.`;
+    throw invalid(TOOLS, label, "mode", problem);
   }
 }
 
 function parsePreset(args: readonly string[]): ToolsCommand {
-  const name = args[0];
-  if (name === undefined) throw missing(TOOLS, "preset", "the toolset name");
-  noMore(TOOLS, args, 2, "preset");
-  const scope = parseScope(args[1], "preset");
-  if (name.toLowerCase() === "follow") return { verb: "preset", toolset: null, scope };
-  if (!isName(name)) {
-    throw new CommandError(
-      name,
-      "preset",
-      USAGE.preset,
-      `"${name}" is not a toolset name. Use ${NAME_RULE}`,
-    );
-  }
-  return { verb: "preset", toolset: name, scope };
+  const { value: name, scope } = readSetting(TOOLS, args, "preset", "the toolset name");
+  if (name === null || isName(name)) return { verb: "preset", toolset: name, scope };
+  throw invalid(TOOLS, name, "preset", `"${name}" is not a toolset name. Use ${NAME_RULE}`);
 }
 
 function parsePick(args: readonly string[]): ToolsCommand {
@@ -218,10 +120,10 @@ function parsePick(args: readonly string[]): ToolsCommand {
   if (last !== undefined && isChatScope(last)) {
     if (last !== "conversation") {
       const raw = words[words.length - 1] as string;
-      throw new CommandError(
+      throw invalid(
+        TOOLS,
         raw,
         "pick",
-        USAGE.pick,
         `Hand-picking tools works in the conversation scope only, not "${raw}". For the ${last} scope, choose a toolset instead: /tools preset <toolset> ${last}.`,
       );
     }
@@ -231,18 +133,14 @@ function parsePick(args: readonly string[]): ToolsCommand {
   if (ids.length === 0) throw missing(TOOLS, "pick", "the tools to pick, separated by commas");
   if (ids.some((id) => id.toLowerCase() === "none")) {
     if (ids.length === 1) return { verb: "pick", ids: [] };
-    throw new CommandError(
+    throw invalid(
+      TOOLS,
       "none",
       "pick",
-      USAGE.pick,
       '"none" clears the hand-picked list and cannot be combined with tools',
     );
   }
-  for (const id of ids) {
-    if (!TOOL_ID_PATTERN.test(id)) {
-      throw new CommandError(id, "pick", USAGE.pick, `"${id}" is not a tool id`);
-    }
-  }
+  for (const id of ids) toolId(id, "pick");
   return { verb: "pick", ids: [...new Set(ids)] };
 }
 
@@ -255,15 +153,8 @@ function parseKey(token: string, verb: ToolsVerb): string {
       : lower.startsWith("mcp:")
         ? `mcp:${token.slice(4)}`
         : token;
-  if (!isWellFormedKey(key)) {
-    throw new CommandError(
-      token,
-      verb,
-      USAGE[verb],
-      `"${token}" is not a tool id, "mcp", "mcp:<server>" or "all"`,
-    );
-  }
-  return key;
+  if (isWellFormedKey(key)) return key;
+  throw invalid(TOOLS, token, verb, `"${token}" is not a tool id, "mcp", "mcp:<server>" or "all"`);
 }
 
 function parseScope(token: string | undefined, verb: ToolsVerb): ChatScope {
@@ -274,13 +165,14 @@ function parseScope(token: string | undefined, verb: ToolsVerb): ChatScope {
     lower === "runtime"
       ? `Scope "${token}" cannot be changed from chat: the runtime scope is set when the bot starts (--tools or SWITCHYARD_TOOLS). Use conversation, channel, workspace or global`
       : `Unknown scope "${token}". Use conversation, channel, workspace or global`;
-  throw new CommandError(token, verb, USAGE[verb], problem);
+  throw invalid(TOOLS, token, verb, problem);
+}
+
+function toolId(id: string, verb: ToolsVerb = "why"): string {
+  if (TOOL_ID_PATTERN.test(id)) return id;
+  throw invalid(TOOLS, id, verb, `"${id}" is not a tool id`);
 }
 
 function isChatScope(word: string): word is ChatScope {
   return (CHAT_SCOPES as readonly string[]).includes(word);
-}
-
-function asVerb(word: string): ToolsVerb | undefined {
-  return (TOOLS_VERBS as readonly string[]).includes(word) ? (word as ToolsVerb) : undefined;
 }

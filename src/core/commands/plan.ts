@@ -7,7 +7,7 @@ import type { TurnContract } from "../loading/freeze.ts";
 import type { LoadMode } from "../loading/modes.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import type { Toolsets } from "../tools/toolsets.ts";
-import { CommandError } from "./errors.ts";
+import { planOrRefuse } from "./errors.ts";
 import { deeperSetting, holder, keyOverrideNote, keyOverrides, onOff } from "./overrides.ts";
 import { parseToolsCommand, type ToolsCommand } from "./parse.ts";
 import { type Actor, type CommandPolicy, checkPermission } from "./permissions.ts";
@@ -96,14 +96,7 @@ export function planToolsCommand(command: ToolsCommand, ctx: PlanContext): Tools
 
 /** Parses and plans in one step; a command that cannot be read is refused with the parser's message. */
 export function planToolsText(text: string, ctx: PlanContext): ToolsPlan {
-  let command: ToolsCommand;
-  try {
-    command = parseToolsCommand(text);
-  } catch (error) {
-    if (error instanceof CommandError) return refused(error.message);
-    throw error;
-  }
-  return planToolsCommand(command, ctx);
+  return planOrRefuse(text, parseToolsCommand, (c) => planToolsCommand(c, ctx), refused);
 }
 
 function planSwitch(key: string, on: boolean, scope: ChatScope, ctx: PlanContext): ToolsPlan {

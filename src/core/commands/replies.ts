@@ -1,5 +1,5 @@
 import { ALL_KEY, MCP_KEY } from "../availability/keys.ts";
-import type { ChatScope } from "../availability/scopes.ts";
+import { CHAT_SCOPES, type ChatScope } from "../availability/scopes.ts";
 import type { LoadMode } from "../loading/modes.ts";
 
 /** How the confirmations read. Kept apart from planning so the wording is in one place. */
@@ -12,18 +12,16 @@ export function where(scope: ChatScope): string {
   return scope === "global" ? "globally" : `in this ${scope}`;
 }
 
-/** What decides once this scope lets go. */
-export function shallower(scope: ChatScope): string {
-  switch (scope) {
-    case "conversation":
-      return "the channel, workspace and global settings";
-    case "channel":
-      return "the workspace and global settings";
-    case "workspace":
-      return "the global settings";
-    case "global":
-      return "the config file and the toolset";
-  }
+/**
+ * What decides once this scope lets go: the shallower chat scopes' settings
+ * ("the workspace and global settings"), or below the global scope `floor`.
+ */
+export function shallower(scope: ChatScope, floor = "the config file and the toolset"): string {
+  const below = CHAT_SCOPES.slice(CHAT_SCOPES.indexOf(scope) + 1);
+  if (below.length === 0) return floor;
+  const last = below[below.length - 1];
+  const list = below.length === 1 ? last : `${below.slice(0, -1).join(", ")} and ${last}`;
+  return `the ${list} settings`;
 }
 
 /** "web_search is", "All MCP tools are", "The tools of MCP server github are". */

@@ -17,15 +17,10 @@ export const TOOLS_VERBS = [
 export type ToolsVerb = (typeof TOOLS_VERBS)[number];
 
 export const USAGE: Readonly<Record<ToolsVerb, string>> = {
-  list: "/tools [list]",
-  on: "/tools on <tool> [scope]",
-  off: "/tools off <tool> [scope]",
-  reset: "/tools reset [<tool>|all] [scope]",
-  why: "/tools why <tool>",
+  ...scopedUsage("/tools", "tool"),
   mode: "/tools mode <full|default|minimal|discover|follow> [scope]",
   preset: "/tools preset <toolset|follow> [scope]",
   pick: "/tools pick <tool,tool,...|none>",
-  help: "/tools help [command]",
 };
 
 export const SUMMARY: Readonly<Record<ToolsVerb, string>> = {
@@ -46,3 +41,15 @@ export const SCOPE_HELP =
 
 export const TIMING_HELP =
   "Changes apply from the next message; an answer in progress keeps its tools.";
+
+/** The usage lines of the verbs every scoped command has, for `command` switching `noun`s. */
+export function scopedUsage(command: string, noun: string) {
+  return {
+    list: `${command} [list]`,
+    on: `${command} on <${noun}> [scope]`,
+    off: `${command} off <${noun}> [scope]`,
+    reset: `${command} reset [<${noun}>|all] [scope]`,
+    why: `${command} why <${noun}>`,
+    help: `${command} help [command]`,
+  } as const;
+}

@@ -216,7 +216,7 @@ export function renderText(view: ToolsView): string {
   switch (view.kind) {
     case "list": {
       const width = Math.max(0, ...view.items.map((i) => i.id.length)) + 2;
-      const rows = view.items.map((i) => `  ${i.id.padEnd(width)}${itemText(i)}`);
+      const rows = view.items.map((i) => `  ${i.id.padEnd(width)}${toolStateText(i)}`);
       return [view.title, ...rows, "", view.footer].join("\n");
     }
     case "why":
@@ -255,7 +255,8 @@ export function helpText(view: {
   ].join("\n");
 }
 
-function itemText(item: ToolItem): string {
+/** "resident", "deferred (load with tool_search)", "disabled by channel scope", "unavailable: …". */
+export function toolStateText(item: ToolItem): string {
   switch (item.state) {
     case "resident":
       return item.detail === "" ? "resident" : `resident (${item.detail})`;

@@ -10,6 +10,43 @@
  * // /skills:  planSkillsText(text, { actor, policy, resolution })
  * // /skill:   planSkillInvocation(text, resolution)
  */
+
+export {
+  DEFAULT_SKILL_SCOPE,
+  formatSkillsCommand,
+  isSkillScope,
+  parseSkillInvocation,
+  parseSkillsCommand,
+  type SkillInvocation,
+  type SkillsCommand,
+  SkillsCommandError,
+} from "../commands/skills-parse.ts";
+export {
+  planSkillsCommand,
+  planSkillsText,
+  type SkillsPlan,
+  type SkillsPlanContext,
+  type SkillToggleChange,
+  skillPermission,
+} from "../commands/skills-plan.ts";
+export {
+  INVOKE_USAGE,
+  SKILLS_USAGE,
+  SKILLS_VERBS,
+  type SkillsVerb,
+} from "../commands/skills-usage.ts";
+export {
+  renderSkillsText,
+  type SkillHelpView,
+  type SkillItem,
+  type SkillListView,
+  type SkillsView,
+  type SkillWhyLine,
+  type SkillWhyView,
+  skillHelpView,
+  skillListView,
+  skillWhyView,
+} from "../commands/skills-view.ts";
 export {
   deciderPhrase,
   disabledMessage,
@@ -30,42 +67,6 @@ export {
   skillsBlock,
   skillsBlockCost,
 } from "./block.ts";
-export {
-  DEFAULT_SKILL_SCOPE,
-  formatSkillsCommand,
-  isSkillScope,
-  parseSkillInvocation,
-  parseSkillsCommand,
-  type SkillInvocation,
-  type SkillsCommand,
-  SkillsCommandError,
-} from "./command-parse.ts";
-export {
-  planSkillsCommand,
-  planSkillsText,
-  type SkillsPlan,
-  type SkillsPlanContext,
-  type SkillToggleChange,
-  skillPermission,
-} from "./command-plan.ts";
-export {
-  INVOKE_USAGE,
-  SKILLS_USAGE,
-  SKILLS_VERBS,
-  type SkillsVerb,
-} from "./command-usage.ts";
-export {
-  renderSkillsText,
-  type SkillHelpView,
-  type SkillItem,
-  type SkillListView,
-  type SkillsView,
-  type SkillWhyLine,
-  type SkillWhyView,
-  skillHelpView,
-  skillListView,
-  skillWhyView,
-} from "./command-view.ts";
 export {
   defineSkill,
   INLINE_ORIGIN,

@@ -1,5 +1,5 @@
+import { parseSkillInvocation, SkillsCommandError } from "../commands/skills-parse.ts";
 import { lookupSkill, skillInvocationText } from "./answers.ts";
-import { parseSkillInvocation, SkillsCommandError } from "./command-parse.ts";
 import type { SkillResolution } from "./resolve.ts";
 import type { Skill } from "./skill.ts";
 

@@ -1,6 +1,12 @@
-import { helpText, whyText } from "../commands/view.ts";
-import { deciderPhrase } from "./answers.ts";
-import { skillSummary } from "./block.ts";
+import { deciderPhrase } from "../skills/answers.ts";
+import { skillSummary } from "../skills/block.ts";
+import {
+  describeShadowing,
+  type ResolvedSkill,
+  type SkillLayer,
+  type SkillResolution,
+} from "../skills/resolve.ts";
+import { describeSkillSource, type SkillSourceKind, sourceLabel } from "../skills/skill.ts";
 import {
   INVOKE_SUMMARY,
   INVOKE_USAGE,
@@ -9,14 +15,8 @@ import {
   SKILLS_USAGE,
   SKILLS_VERBS,
   type SkillsVerb,
-} from "./command-usage.ts";
-import {
-  describeShadowing,
-  type ResolvedSkill,
-  type SkillLayer,
-  type SkillResolution,
-} from "./resolve.ts";
-import { describeSkillSource, type SkillSourceKind, sourceLabel } from "./skill.ts";
+} from "./skills-usage.ts";
+import { helpText, whyText } from "./view.ts";
 
 /**
  * What `/skills` shows, as data. Every channel renders the same view: the
@@ -165,11 +165,21 @@ export function renderSkillsText(view: SkillsView): string {
 }
 
 function itemText(item: SkillItem): string {
-  const source = `${sourceLabel(item.source)} skill`;
-  const shadows =
-    item.shadows.length === 0
-      ? ""
-      : `, shadows the ${item.shadows.map((s) => `${sourceLabel(s)} skill`).join(" and the ")}`;
-  const state = item.state === "on" ? "on" : `off (disabled by ${item.detail})`;
-  return `${state} · ${source}${shadows}`;
+  const shadows = item.shadows.length === 0 ? "" : `, shadows ${skillShadowsText(item)}`;
+  return `${skillStateText(item)} · ${skillSourceText(item)}${shadows}`;
+}
+
+/** "on", or "off (disabled by the channel scope)". */
+export function skillStateText(item: SkillItem): string {
+  return item.state === "on" ? "on" : `off (disabled by ${item.detail})`;
+}
+
+/** "bundled skill": where the skill that is used comes from. */
+export function skillSourceText(item: SkillItem): string {
+  return `${sourceLabel(item.source)} skill`;
+}
+
+/** "the user skill and the bundled skill": the skills of that name it hides; "" for none. */
+export function skillShadowsText(item: SkillItem): string {
+  return item.shadows.map((s) => `the ${sourceLabel(s)} skill`).join(" and ");
 }

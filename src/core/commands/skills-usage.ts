@@ -1,3 +1,5 @@
+import { scopedUsage } from "./usage.ts";
+
 /**
  * The `/skills` grammar as people read it: one usage line per verb, quoted at
  * the end of every parse error so the fix is in the message.
@@ -6,13 +8,8 @@ export const SKILLS_VERBS = ["list", "on", "off", "reset", "why", "reload", "hel
 export type SkillsVerb = (typeof SKILLS_VERBS)[number];
 
 export const SKILLS_USAGE: Readonly<Record<SkillsVerb, string>> = {
-  list: "/skills [list]",
-  on: "/skills on <skill> [scope]",
-  off: "/skills off <skill> [scope]",
-  reset: "/skills reset [<skill>|all] [scope]",
-  why: "/skills why <skill>",
+  ...scopedUsage("/skills", "skill"),
   reload: "/skills reload",
-  help: "/skills help [command]",
 };
 
 export const SKILLS_SUMMARY: Readonly<Record<SkillsVerb, string>> = {

@@ -1,19 +1,5 @@
 import type { Switch } from "../availability/intent.ts";
-import {
-  type Actor,
-  type CommandPolicy,
-  checkPermission,
-  type Permission,
-} from "../commands/permissions.ts";
-import { APPLIES_NEXT, where } from "../commands/replies.ts";
-import { unknownSkillMessage } from "./answers.ts";
-import {
-  formatSkillsCommand,
-  parseSkillsCommand,
-  type SkillsCommand,
-  SkillsCommandError,
-} from "./command-parse.ts";
-import { type SkillsView, skillHelpView, skillListView, skillWhyView } from "./command-view.ts";
+import { unknownSkillMessage } from "../skills/answers.ts";
 import {
   findSkill,
   SKILL_SCOPES,
@@ -21,7 +7,12 @@ import {
   type SkillResolution,
   type SkillScope,
   type ToggleLayer,
-} from "./resolve.ts";
+} from "../skills/resolve.ts";
+import { planOrRefuse } from "./errors.ts";
+import { type Actor, type CommandPolicy, checkPermission, type Permission } from "./permissions.ts";
+import { APPLIES_NEXT, shallower, where } from "./replies.ts";
+import { formatSkillsCommand, parseSkillsCommand, type SkillsCommand } from "./skills-parse.ts";
+import { type SkillsView, skillHelpView, skillListView, skillWhyView } from "./skills-view.ts";
 
 /** Everything planning needs, handed in by the shell: the core reads no store. */
 export interface SkillsPlanContext {
@@ -95,14 +86,7 @@ export function planSkillsCommand(command: SkillsCommand, ctx: SkillsPlanContext
 
 /** Parses and plans in one step; a command that cannot be read is refused with the parser's message. */
 export function planSkillsText(text: string, ctx: SkillsPlanContext): SkillsPlan {
-  let command: SkillsCommand;
-  try {
-    command = parseSkillsCommand(text);
-  } catch (error) {
-    if (error instanceof SkillsCommandError) return refused(error.message);
-    throw error;
-  }
-  return planSkillsCommand(command, ctx);
+  return planOrRefuse(text, parseSkillsCommand, (c) => planSkillsCommand(c, ctx), refused);
 }
 
 /**
@@ -199,7 +183,7 @@ function planResetAll(scope: SkillScope, resolution: SkillResolution): SkillsPla
   return change(
     scope,
     names.map((n) => ({ name: n, value: "follow" as const })),
-    `Every skill setting ${where(scope)} is reset (${names.join(", ")}): ${shallower(scope)} decide again.${file} ${APPLIES_NEXT}`,
+    `Every skill setting ${where(scope)} is reset (${names.join(", ")}): ${shallower(scope, "the config file's settings")} decide again.${file} ${APPLIES_NEXT}`,
   );
 }
 
@@ -234,17 +218,6 @@ function stateWithout(
 
 function layerPhrase(layer: SkillLayer): string {
   return layer === "config" ? "the global scope (config file)" : `the ${layer} scope`;
-}
-
-function shallower(scope: SkillScope): string {
-  switch (scope) {
-    case "channel":
-      return "the workspace and global settings";
-    case "workspace":
-      return "the global settings";
-    case "global":
-      return "the config file's settings";
-  }
 }
 
 function change(scope: SkillScope, changes: SkillToggleChange[], reply: string): SkillsPlan {

@@ -1,0 +1,51 @@
+import { type ParseArgsConfig, parseArgs } from "node:util";
+import { configPath } from "../bot/config-file.ts";
+import { EMPTY_CONFIG, parseConfig, type SwitchyardConfig } from "../core/config/index.ts";
+
+/** What a `switchyard` subcommand gets from the shell: the environment, file reads, output. */
+export interface CliEnv {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly readFile: (file: string) => string;
+  readonly stdout?: (text: string) => void;
+  readonly stderr?: (text: string) => void;
+}
+
+/** The options every inspecting subcommand takes: the config file, and its help. */
+const COMMON_OPTIONS = {
+  config: { type: "string" },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
+
+/**
+ * Reads a subcommand's arguments (its own options plus `--config` and
+ * `--help`) and hands back where it writes; `help` is printed and
+ * `undefined` returned when it was asked for.
+ */
+export function startSubcommand<const O extends NonNullable<ParseArgsConfig["options"]>>(
+  argv: string[],
+  io: CliEnv,
+  help: string,
+  options: O,
+) {
+  const out = io.stdout ?? ((t: string) => process.stdout.write(t));
+  const err = io.stderr ?? ((t: string) => process.stderr.write(t));
+  const { values } = parseArgs<{
+    args: string[];
+    options: typeof COMMON_OPTIONS & O;
+    strict: true;
+  }>({ args: argv, options: { ...COMMON_OPTIONS, ...options }, strict: true });
+  if ((values as { help?: boolean }).help) {
+    out(`${help}\n`);
+    return undefined;
+  }
+  return { values, out, err };
+}
+
+/** The config file `--config` (else $SWITCHYARD_CONFIG, else ./switchyard.yaml) names, read; none is the empty config. */
+export function readCliConfig(
+  flag: string | undefined,
+  io: CliEnv,
+): { readonly file: string | undefined; readonly config: SwitchyardConfig } {
+  const file = configPath(flag, io.env as NodeJS.ProcessEnv);
+  return { file, config: file === undefined ? EMPTY_CONFIG : parseConfig(io.readFile(file), file) };
+}
