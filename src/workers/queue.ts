@@ -4,6 +4,7 @@ import { z } from "zod";
 import { conversationKey, INBOUND_TEXT_LIMIT, type InboundMessage } from "../core/agent/inbound.ts";
 import { traceIngress } from "../observability/tracing-ingress.ts";
 import { type Enqueue, InboundMessageError } from "../ports/enqueue.ts";
+import { addressPart, senderFields } from "../ports/sender-fields.ts";
 import { KeyScheme } from "../store/keys.ts";
 import type { Inbox } from "./inbox.ts";
 import { ShardLayouts, shardOf, shardQueues, TURN_QUEUE } from "./shards.ts";
@@ -16,14 +17,8 @@ export interface TurnJob {
   readonly enqueuedAt: number;
 }
 
-const part = z.string().min(1).max(512);
 const inboundSchema = z.object({
-  platform: part,
-  workspace: part,
-  channel: part,
-  conversation: part,
-  thread: part.optional(),
-  user: part,
+  ...senderFields,
   userName: z.string().max(256).optional(),
   kind: z.enum(["dm", "group"]).optional(),
   text: z.string().max(INBOUND_TEXT_LIMIT),
@@ -37,8 +32,8 @@ const inboundSchema = z.object({
       voice: z.boolean().optional(),
     }),
   ),
-  eventId: part,
-  messageRef: part.optional(),
+  eventId: addressPart,
+  messageRef: addressPart.optional(),
   time: z.number().finite(),
   trace: z.record(z.string().max(64), z.string().max(512)).optional(),
 });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { DeliveryTarget } from "../../ports/outbound.ts";
+import { senderFields } from "../../ports/sender-fields.ts";
 import type { WorkspaceRef } from "../../store/keys.ts";
 import { ReminderDataError } from "./errors.ts";
 
@@ -28,16 +29,9 @@ export interface Reminder extends ReminderOwner {
   readonly createdAt: number;
 }
 
-const part = z.string().min(1).max(512);
-
 const reminderSchema = z.object({
   id: z.string().regex(/^r[0-9]+$/),
-  platform: part,
-  workspace: part,
-  channel: part,
-  conversation: part,
-  thread: part.optional(),
-  user: part,
+  ...senderFields,
   text: z.string().min(1).max(10_000),
   dueAt: z.number().int().nonnegative(),
   timeZone: z.string().min(1).max(64),
