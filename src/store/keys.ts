@@ -22,16 +22,7 @@ import type {
 export const DEFAULT_PREFIX = "sy";
 
 export type { ChannelStateKeys, CommandRegistrationKeys } from "./channel-keys.ts";
-export type {
-  AccessKeys,
-  ChannelRef,
-  ConversationKeys,
-  RateLimitRef,
-  ScopeKind,
-  ScopeRef,
-  UsageOwner,
-  WorkspaceRef,
-} from "./key-types.ts";
+export type * from "./key-types.ts";
 
 /**
  * Where everything lives in Redis. Keys are grouped by a Redis Cluster hash
