@@ -47,11 +47,9 @@ interface Context extends layout.LayoutContext {
   readonly tokens: readonly string[];
 }
 
-interface Inline {
+interface Inline extends layout.MarkedInline {
   /** In a link label: Slack links do not nest, so no token stays raw. */
   readonly inLink: boolean;
-  /** Markers already open around this text (a heading is bold). */
-  readonly open: ReadonlySet<string>;
 }
 
 // Private-use characters mark slots (code's are U+E000 and U+E001, see
@@ -71,12 +69,12 @@ const SAFE_PROTOCOLS = new Set(["http:", "https:", "mailto:"]);
 const ZWSP = "\u200B";
 const WORD = /[\p{L}\p{N}]/u;
 const RULE = "──────────";
-const NO_STYLE: Inline = { inLink: false, open: new Set() };
+const NO_STYLE: Inline = { inLink: false, open: [] };
 
 const SYNTAX: layout.BlockSyntax<Context> = {
   paragraph: (children, ctx) => phrasing(children, ctx, NO_STYLE),
   heading: (children, ctx) => {
-    const text = phrasing(children, ctx, { inLink: false, open: new Set(["*"]) });
+    const text = phrasing(children, ctx, { inLink: false, open: ["*"] });
     return text === "" ? "" : `*${text}*`;
   },
   rule: RULE,
@@ -130,31 +128,19 @@ function plain(node: Nodes, ctx: Context): string {
   return restore(plainText(node), ctx).replace(/\n/g, " ");
 }
 
+const PHRASING: layout.PhrasingSyntax<Context, Inline> = {
+  markOf: markerOf,
+  leaf: inlineNode,
+  // Slack reads a marker only at a word boundary: `hel*l*o` needs zero-width spaces.
+  wrap: (marker, text, next, before) => {
+    const open = WORD.test(before.slice(-1)) ? ZWSP : "";
+    const close = next?.type === "text" && WORD.test(next.value.charAt(0)) ? ZWSP : "";
+    return `${open}${marker}${text}${marker}${close}`;
+  },
+};
+
 function phrasing(nodes: readonly PhrasingContent[], ctx: Context, inline: Inline): string {
-  let out = "";
-  nodes.forEach((node, i) => {
-    const marker = markerOf(node);
-    if (marker === undefined) {
-      out += inlineNode(node, ctx, inline);
-      return;
-    }
-    const children = "children" in node ? (node.children as PhrasingContent[]) : [];
-    if (inline.open.has(marker)) {
-      out += phrasing(children, ctx, inline);
-      return;
-    }
-    const text = phrasing(children, ctx, { ...inline, open: new Set([...inline.open, marker]) });
-    if (text.trim() === "") {
-      out += text;
-      return;
-    }
-    // Slack reads a marker only at a word boundary: `hel*l*o` needs zero-width spaces.
-    const next = nodes[i + 1];
-    const before = WORD.test(out.slice(-1)) ? ZWSP : "";
-    const after = next?.type === "text" && WORD.test(next.value.charAt(0)) ? ZWSP : "";
-    out += `${before}${marker}${text}${marker}${after}`;
-  });
-  return out;
+  return layout.renderPhrasing(nodes, ctx, inline, PHRASING);
 }
 
 function markerOf(node: PhrasingContent): string | undefined {

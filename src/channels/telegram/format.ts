@@ -50,11 +50,10 @@ function escapeAttribute(text: string): string {
 
 type Context = layout.LayoutContext;
 
-interface Inline {
+/** `open`: the formatting tags around this text, outermost first. */
+interface Inline extends layout.MarkedInline {
   /** In a link label: links do not nest, and code cannot be part of a link. */
   readonly inLink: boolean;
-  /** Formatting tags open around this text, outermost first. */
-  readonly open: readonly string[];
 }
 
 // Private-use characters mark code slots (see CodeSlots); any in the input are dropped first.
@@ -128,23 +127,14 @@ const TAG: Partial<Record<PhrasingContent["type"], string>> = {
   delete: "s",
 };
 
+const PHRASING: layout.PhrasingSyntax<Context, Inline> = {
+  markOf: (node) => TAG[node.type],
+  leaf: inlineNode,
+  wrap: (tag, text) => `<${tag}>${text}</${tag}>`,
+};
+
 function phrasing(nodes: readonly PhrasingContent[], ctx: Context, inline: Inline): string {
-  let out = "";
-  for (const node of nodes) {
-    const tag = TAG[node.type];
-    if (tag === undefined) {
-      out += inlineNode(node, ctx, inline);
-      continue;
-    }
-    const children = "children" in node ? (node.children as PhrasingContent[]) : [];
-    if (inline.open.includes(tag)) {
-      out += phrasing(children, ctx, inline);
-      continue;
-    }
-    const text = phrasing(children, ctx, { ...inline, open: [...inline.open, tag] });
-    out += text.trim() === "" ? text : `<${tag}>${text}</${tag}>`;
-  }
-  return out;
+  return layout.renderPhrasing(nodes, ctx, inline, PHRASING);
 }
 
 function inlineNode(node: PhrasingContent, ctx: Context, inline: Inline): string {
