@@ -16,19 +16,33 @@ const COMMON_OPTIONS = {
   help: { type: "boolean", short: "h", default: false },
 } as const;
 
+type SubcommandOptions = NonNullable<ParseArgsConfig["options"]>;
+
+/** What `parseArgs` reads from a subcommand's options plus the common ones. */
+type SubcommandValues<O extends SubcommandOptions> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: typeof COMMON_OPTIONS & O; strict: true }>
+>["values"];
+
+/** A subcommand's arguments read, and where it writes. */
+export interface Subcommand<O extends SubcommandOptions> {
+  readonly values: SubcommandValues<O>;
+  readonly out: (text: string) => void;
+  readonly err: (text: string) => void;
+}
+
 /**
  * Reads a subcommand's arguments (its own options plus `--config` and
  * `--help`) and hands back where it writes; `help` is printed and
  * `undefined` returned when it was asked for.
  */
-export function startSubcommand<const O extends NonNullable<ParseArgsConfig["options"]>>(
+export function startSubcommand<const O extends SubcommandOptions>(
   argv: string[],
   io: CliEnv,
   help: string,
   options: O,
-) {
-  const out = io.stdout ?? ((t: string) => process.stdout.write(t));
-  const err = io.stderr ?? ((t: string) => process.stderr.write(t));
+): Subcommand<O> | undefined {
+  const out = io.stdout ?? ((t: string) => void process.stdout.write(t));
+  const err = io.stderr ?? ((t: string) => void process.stderr.write(t));
   const { values } = parseArgs<{
     args: string[];
     options: typeof COMMON_OPTIONS & O;
