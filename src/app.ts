@@ -72,7 +72,7 @@ export interface SwitchyardOptions {
   readonly transcriber?: Transcriber;
   /** The SSRF guard for file URLs off a platform's host; default: public addresses only. */
   readonly fileGuard?: Dispatcher;
-  /** Outbound ports by platform, besides the console's Redis outbox. */
+  /** Outbound ports by platform; `console` is always the app's Redis outbox. */
   readonly outbounds?: Readonly<Record<string, Outbound>>;
   readonly logger?: LoggerPort;
   readonly observe?: TurnObserver & { queueWait?(ms: number): void };
@@ -244,7 +244,8 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
   // Stop and interrupt signals: any process may send one; a worker process listens.
   const signalsConnection = options.worker !== false ? factory.create("signals") : undefined;
   const signals = new TurnSignals(redis, signalsConnection, store.keys, logger);
-  const outbounds: Readonly<Record<string, Outbound>> = { console: outbox, ...options.outbounds };
+  // The console's answers always go through the outbox, which every process has.
+  const outbounds: Readonly<Record<string, Outbound>> = { ...options.outbounds, console: outbox };
   const plumbing: Plumbing = { prefix, shards, logger, factory, redis, store, signals, outbounds };
   const workers = options.worker !== false ? await startWorkers(options, plumbing) : undefined;
   const worker = workers?.worker;

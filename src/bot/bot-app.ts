@@ -1,6 +1,5 @@
 import { type Switchyard, startSwitchyard } from "../app.ts";
 import type { Channel } from "../channels/channel.ts";
-import { ConsoleChannel } from "../channels/console/console-channel.ts";
 import { mountConsole, turnActivity } from "../console/mount.ts";
 import type { ContractSources } from "../conversation/contract.ts";
 import type { ConversationAddress } from "../core/agent/inbound.ts";
@@ -127,12 +126,7 @@ async function startPipeline(
     ...transcriberOf(config.current, parts.env),
     skills: parts.skills,
     persona: (address) => parts.personas.personaFor(config.current, address),
-    // The console's answers go through the app's Redis outbox, which every worker has.
-    outbounds: Object.fromEntries(
-      parts.channels
-        .filter((c) => !(c instanceof ConsoleChannel))
-        .map((c) => [c.platform, c.outbound]),
-    ),
+    outbounds: Object.fromEntries(parts.channels.map((c) => [c.platform, c.outbound])),
     worker: parts.role !== "ingress",
     logger: loggerPort(parts.logger),
     observe: {

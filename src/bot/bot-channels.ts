@@ -2,8 +2,6 @@ import { IngressGate } from "../access/gate.ts";
 import type { Switchyard } from "../app.ts";
 import type { Channel } from "../channels/channel.ts";
 import { consoleChannel } from "../channels/console/console-channel.ts";
-import { DiscordChannel } from "../channels/discord/channel.ts";
-import { TelegramChannel } from "../channels/telegram/channel.ts";
 import type { ContractSources } from "../conversation/contract.ts";
 import type { ConversationAddress } from "../core/agent/inbound.ts";
 import type { QueueBehaviour, QueueMode } from "../core/agent/queue-mode.ts";
@@ -65,12 +63,9 @@ export async function startChannels(parts: ChannelStart): Promise<void> {
   const { channels, app, sources, skills, config, logger } = parts;
   const port = loggerPort(logger);
   if (parts.role === "worker") {
-    // Workers only post: Discord's REST needs the token, not a gateway session.
-    for (const channel of channels) if (channel instanceof DiscordChannel) channel.useRestOnly();
-    // Telegram's Bot API needs only the token; posts are remembered in Redis so a retry lands once.
+    // Workers only post: each channel readies its outbound without taking events.
     for (const channel of channels) {
-      if (channel instanceof TelegramChannel)
-        channel.useOutboundOnly(app.redis, parts.prefix, port);
+      channel.prepareWorker?.({ redis: app.redis, prefix: parts.prefix, logger: port });
     }
     logger.info("worker started; waiting for turns");
     return;

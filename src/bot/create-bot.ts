@@ -1,6 +1,5 @@
 import { dirname, resolve } from "node:path";
 import type { Channel } from "../channels/channel.ts";
-import { DiscordChannel } from "../channels/discord/channel.ts";
 import { DEFAULT_PERSONA } from "../core/agent/prompt.ts";
 import type { ToolRegistry } from "../core/tools/registry.ts";
 import { Host } from "../host.ts";
@@ -170,14 +169,14 @@ class SwitchyardBot implements Bot {
     );
   }
 
-  /** The channels given and the plugins', each Discord channel counting its failures into the metrics. */
+  /** The channels given and the plugins', each counting what it survives into the metrics. */
   #chooseChannels(plugins: readonly SwitchyardPlugin[]): Channel[] {
     const channels = channelsFor(this.#options.channels, plugins, this.role);
     this.#running.channels = channels;
     for (const channel of channels) {
-      if (channel instanceof DiscordChannel) {
-        channel.countFailuresWith((stage) => this.metrics.countChannelError("discord", stage));
-      }
+      channel.countFailuresWith?.((stage) =>
+        this.metrics.countChannelError(channel.platform, stage),
+      );
     }
     return channels;
   }

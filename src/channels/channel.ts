@@ -63,4 +63,25 @@ export interface Channel {
   start(runtime: ChannelRuntime): Promise<void>;
   /** Stops taking events; events already acked are in the queue. */
   stop(): Promise<void>;
+  /**
+   * Readies the outbound of a process that runs turns but takes no platform
+   * events (role `worker`), where `start` is never called: Discord posts over
+   * REST without a gateway session, Telegram remembers its posts in Redis.
+   */
+  prepareWorker?(parts: WorkerParts): void;
+  /** Counts what the channel survives (a failed gateway event, interaction, message) by stage, into the metrics. */
+  countFailuresWith?(count: (stage: string) => void): void;
+  /**
+   * For a channel whose input can end (the console at the end of its
+   * input): resolves once it has and every answer has been given, so the
+   * process can stop; a channel without it runs until it is stopped.
+   */
+  readonly finished?: Promise<void>;
+}
+
+/** What a worker-only process hands a channel's outbound: the shared Redis, its key prefix, a logger. */
+export interface WorkerParts {
+  readonly redis: Redis;
+  readonly prefix: string;
+  readonly logger: LoggerPort;
 }

@@ -1,6 +1,6 @@
 import type { ConversationDirectory } from "../ports/directory.ts";
 import type { Outbound } from "../ports/outbound.ts";
-import type { Channel, ChannelRuntime } from "./channel.ts";
+import type { Channel, ChannelRuntime, WorkerParts } from "./channel.ts";
 
 /** A platform's ingress for one run: built when the channel starts, dropped when it stops. */
 export interface ChannelIngress {
@@ -43,6 +43,12 @@ export interface ChannelDefinition<Options, Settings = Options> {
   readonly directory?: (settings: Settings) => ConversationDirectory;
   /** The platform's events in: each message through `takeMessage`, which gates, answers commands and queues. */
   readonly ingress: (parts: IngressParts<Settings>) => ChannelIngress;
+  /**
+   * What the outbound needs in a worker-only process, where `ingress` is
+   * never built (a ledger of posts in Redis, a REST token): leave it out when
+   * `outbound` is whole as built.
+   */
+  readonly prepareWorker?: (parts: WorkerParts & { readonly settings: Settings }) => void;
 }
 
 /** What {@link defineChannel} returns: a function from options to a {@link Channel}. */
@@ -163,6 +169,10 @@ class DefinedChannel<Options, Settings> implements Channel {
       this.#ingress = undefined;
       throw error;
     }
+  }
+
+  prepareWorker(parts: WorkerParts): void {
+    this.definition.prepareWorker?.({ ...parts, settings: this.settings });
   }
 
   async stop(): Promise<void> {

@@ -3,7 +3,6 @@ import { configPath, LiveConfig } from "../bot/config-file.ts";
 import { createBot } from "../bot/create-bot.ts";
 import { BOT_ROLES, type BotRole } from "../bot/options.ts";
 import { queueFromEnv } from "../bot/queue-settings.ts";
-import { ConsoleChannel } from "../channels/console/console-channel.ts";
 import { runtimeLayer } from "../core/availability/runtime-spec.ts";
 import { EMPTY_CONFIG } from "../core/config/index.ts";
 import { parseLoadMode } from "../core/loading/modes.ts";
@@ -133,7 +132,8 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
   process.once("SIGTERM", () => void stop().then(() => process.exit(0)));
   process.once("SIGINT", () => void stop().then(() => process.exit(0)));
   await bot.start();
-  const terminal = bot.channels.find((channel) => channel instanceof ConsoleChannel);
+  // A channel whose input can end (the console) ends the process with it.
+  const terminal = bot.channels.find((channel) => channel.finished !== undefined);
   if (terminal === undefined) await new Promise<void>(() => {});
   try {
     await terminal?.finished;

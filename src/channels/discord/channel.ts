@@ -75,6 +75,10 @@ export class DiscordChannel implements Channel {
     this.client.rest.setToken(this.options.token);
   }
 
+  prepareWorker(): void {
+    this.useRestOnly();
+  }
+
   /** Logs in to the gateway (ingress), resolving once the client is ready. */
   async connect(): Promise<void> {
     if (this.client.isReady()) return;

@@ -4,7 +4,7 @@ import type { Redis } from "ioredis";
 import type { SwitchyardConfig } from "../../core/config/index.ts";
 import { DEFAULT_TELEGRAM, type TelegramConfig } from "../../core/config/telegram-section.ts";
 import type { LoggerPort } from "../../core/logger.ts";
-import type { Channel, ChannelRuntime } from "../channel.ts";
+import type { Channel, ChannelRuntime, WorkerParts } from "../channel.ts";
 import { ChatAdmins } from "./admins.ts";
 import {
   describeTelegramError,
@@ -83,6 +83,10 @@ export class TelegramChannel implements Channel {
   /** For a worker process: posts through the Bot API, remembering its posts in Redis, without taking updates. */
   useOutboundOnly(redis: Redis, prefix: string, logger?: LoggerPort): void {
     this.outbound.attach(new SentLedger(redis, prefix), logger);
+  }
+
+  prepareWorker({ redis, prefix, logger }: WorkerParts): void {
+    this.useOutboundOnly(redis, prefix, logger);
   }
 
   async start(runtime: ChannelRuntime): Promise<void> {
