@@ -10,6 +10,8 @@ export type SchemeKeyKind =
   | "console"
   | "queue"
   | "outbox"
+  | "memory"
+  | "reminders"
   | "channel-state"
   | (typeof PLATFORM_KEY_KINDS)[number]
   | "legacy-queue";
@@ -24,6 +26,9 @@ const TAGS: ReadonlyArray<readonly [RegExp, SchemeKeyKind]> = [
   [/^\{console:recent\}/, "console"],
   [/^\{q:[^{}]+\}/, "queue"],
   [/^\{outbox\}/, "outbox"],
+  [/^\{mem:[^{}]+\}/, "memory"],
+  [/^\{rem:[^{}]+\}/, "reminders"],
+  [/^\{reminders\}/, "reminders"],
 ];
 
 /**

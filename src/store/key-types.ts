@@ -17,6 +17,11 @@ export interface ChannelRef extends WorkspaceRef {
   readonly channel: string;
 }
 
+/** One person in one workspace: the same person elsewhere has other notes and reminders. */
+export interface PersonRef extends WorkspaceRef {
+  readonly user: string;
+}
+
 /** What names one scope: a workspace, or a channel of one. A ConversationAddress is both. */
 export type ScopeRef<S extends ScopeKind> = S extends "channel"
   ? ChannelRef

@@ -11,18 +11,21 @@ import type {
   AccessKeys,
   ChannelRef,
   ConversationKeys,
+  PersonRef,
   RateLimitRef,
   ScopeKind,
   ScopeRef,
   UsageOwner,
   WorkspaceRef,
 } from "./key-types.ts";
+import { type NoteKeys, noteKeys, type ReminderKeys, reminderKeys } from "./tool-keys.ts";
 
 /** The prefix every Switchyard key starts with unless configured otherwise. */
 export const DEFAULT_PREFIX = "sy";
 
 export type { ChannelStateKeys, CommandRegistrationKeys } from "./channel-keys.ts";
 export type * from "./key-types.ts";
+export type { NoteKeys, ReminderKeys } from "./tool-keys.ts";
 
 /**
  * Where everything lives in Redis. Keys are grouped by a Redis Cluster hash
@@ -243,6 +246,16 @@ export class KeyScheme {
   outbox(): { readonly stream: string; readonly sent: (idempotencyKey: string) => string } {
     const tag = `${this.prefix}:{outbox}`;
     return { stream: `${tag}:stream`, sent: (key) => `${tag}:sent:${key}` };
+  }
+
+  /** One person's notes in one workspace (the memory tools). See {@link NoteKeys}. */
+  notes(owner: PersonRef): NoteKeys {
+    return noteKeys(this.prefix, owner);
+  }
+
+  /** The reminder ids and each person's pending reminders. See {@link ReminderKeys}. */
+  reminders(): ReminderKeys {
+    return reminderKeys(this.prefix);
   }
 
   /** BullMQ's prefix for the reminder queue: one queue, one slot of its own. */

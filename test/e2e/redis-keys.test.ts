@@ -1,6 +1,10 @@
 import type { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
+import { DEFAULT_MEMORY, DEFAULT_REMINDERS } from "../../src/core/config/index.ts";
+import { ToolRegistry } from "../../src/core/tools/registry.ts";
 import { schemeKeyKind } from "../../src/store/key-parse.ts";
+import { memoryTools } from "../../src/tools/memory/index.ts";
+import { reminderQueue, reminderTools } from "../../src/tools/reminders/index.ts";
 import { FAKE_DISCORD } from "../fakes/discord-api.ts";
 import { FAKE_SLACK } from "../fakes/slack-api.ts";
 import { appMentionEvent, sendEvent, sendSlashCommand } from "../fakes/slack-requests.ts";
@@ -14,6 +18,7 @@ import {
   slash,
   startDiscordBot,
 } from "../support/discord.ts";
+import { startPipeline } from "../support/pipeline.ts";
 import { keysUnder } from "../support/redis.ts";
 import {
   SLACK_SECRET,
@@ -114,6 +119,52 @@ describe("every Redis key a channel's run leaves is a KeyScheme key", () => {
     expect(outsideTheScheme(kinds)).toEqual([]);
     expect([...kinds.values()]).toEqual(
       expect.arrayContaining(["conversation", "queue", "channel-state", "sent"]),
+    );
+  });
+
+  it("the memory and reminder tools: a note saved and a reminder set in a turn", async () => {
+    const registry = new ToolRegistry();
+    const pipe = await startPipeline({ registry, runtime: { mode: "full" } });
+    const queue = reminderQueue(pipe.app.redis, pipe.prefix);
+    close = async () => {
+      await queue.close();
+      await pipe.close();
+    };
+    const { redis } = pipe.app;
+    for (const tool of memoryTools({ redis, prefix: pipe.prefix, limits: DEFAULT_MEMORY })) {
+      registry.register(tool);
+    }
+    const reminders = { queue, redis, prefix: pipe.prefix, defaults: DEFAULT_REMINDERS };
+    for (const tool of reminderTools(reminders)) registry.register(tool);
+    pipe.fake.script(
+      {
+        toolCalls: [
+          { id: "c1", name: "remember", arguments: { text: "Likes tea", topic: "drinks" } },
+          { id: "c2", name: "set_reminder", arguments: { text: "stand up", in: "1h" } },
+        ],
+      },
+      { content: "Noted, and I will remind you." },
+    );
+    await pipe.app.queue.enqueue(pipe.message("remember I like tea; remind me in an hour"));
+    expect((await pipe.posts(1)).map((p) => p.text)).toEqual(["Noted, and I will remind you."]);
+    await settle();
+    const kinds = await keysLeft(redis, pipe.prefix);
+    expect(outsideTheScheme(kinds)).toEqual([]);
+    expect([...kinds.values()]).toEqual(
+      expect.arrayContaining(["conversation", "queue", "memory", "reminders"]),
+    );
+    // The note's keys and the reminder's (its id, the call's id, the person's index) are all there.
+    const left = [...kinds.keys()].map((key) => key.slice(pipe.prefix.length + 1));
+    expect(left).toEqual(
+      expect.arrayContaining([
+        "{mem:console:local:alice}:notes",
+        "{mem:console:local:alice}:topics",
+        "{mem:console:local:alice}:seq",
+        "{mem:console:local:alice}:calls",
+        "{reminders}:seq",
+        expect.stringMatching(/^\{reminders\}:call:[0-9a-f]{40}$/),
+        "{rem:console:local:alice}:pending",
+      ]),
     );
   });
 });

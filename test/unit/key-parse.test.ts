@@ -3,6 +3,7 @@ import { schemeKeyKind } from "../../src/store/key-parse.ts";
 import { KeyScheme } from "../../src/store/keys.ts";
 
 const keys = new KeyScheme("sy");
+const person = { platform: "slack", workspace: "T1", user: "U1" };
 const address = { platform: "slack", workspace: "T1", channel: "C1", conversation: "C1:17.5" };
 
 describe("schemeKeyKind", () => {
@@ -23,6 +24,13 @@ describe("schemeKeyKind", () => {
     expect(schemeKeyKind("sy", keys.platformThread("discord", "9"))).toBe("thread");
     expect(schemeKeyKind("sy", keys.commandRegistration("discord", "1").guilds)).toBe("commands");
     expect(schemeKeyKind("sy", keys.sentMessage("telegram", "turn:1", 0))).toBe("sent");
+    for (const key of Object.values(keys.notes(person))) {
+      expect(schemeKeyKind("sy", key), key).toBe("memory");
+    }
+    const reminders = keys.reminders();
+    for (const key of [reminders.seq, reminders.call("turn-1.call_1"), reminders.pending(person)]) {
+      expect(schemeKeyKind("sy", key), key).toBe("reminders");
+    }
   });
 
   it("keeps the layouts deployments hold", () => {
@@ -38,6 +46,18 @@ describe("schemeKeyKind", () => {
     });
     expect(keys.sentMessage("telegram", "k", 2)).toBe("sy:telegram:sent:k:2");
     expect(keys.outbox().sent("k")).toBe("sy:{outbox}:sent:k");
+    expect(keys.notes({ platform: "slack", workspace: "T 1", user: "U:1" })).toEqual({
+      notes: "sy:{mem:slack:T%201:U%3A1}:notes",
+      topics: "sy:{mem:slack:T%201:U%3A1}:topics",
+      seq: "sy:{mem:slack:T%201:U%3A1}:seq",
+      calls: "sy:{mem:slack:T%201:U%3A1}:calls",
+    });
+    expect(keys.reminders().seq).toBe("sy:{reminders}:seq");
+    // By the SHA-1 of the call key.
+    expect(keys.reminders().call("turn-1.call_1")).toBe(
+      "sy:{reminders}:call:42bc1923cece65aff009a38918c604ef0ed3b40b",
+    );
+    expect(keys.reminders().pending(person)).toBe("sy:{rem:slack:T1:U1}:pending");
   });
 
   it("finds no kind for a key built by hand", () => {
@@ -46,7 +66,8 @@ describe("schemeKeyKind", () => {
       "sy:telegram:7",
       "sy:telegram:7:cursor",
       "sy:{conv:x}y",
-      "sy:{mem:slack:T1:U1}:notes",
+      "sy:{memo:slack:T1:U1}:notes",
+      "sy:{reminders}seq",
       "other:{conv:slack:T1:C1:1}:intent",
       "sy:slack:{T1}:event:1",
     ]) {

@@ -1,7 +1,9 @@
 import type { Redis } from "ioredis";
-import { KeyScheme, type WorkspaceRef } from "../../store/keys.ts";
+import { KeyScheme, type NoteKeys, type WorkspaceRef } from "../../store/keys.ts";
 import { LuaScript } from "../../store/lua.ts";
 import { MemoryLimitError, NoteNotFoundError } from "./errors.ts";
+
+export type { NoteKeys } from "../../store/keys.ts";
 
 /** Whose notes: one person in one workspace. The same person elsewhere has other notes. */
 export interface NoteOwner extends WorkspaceRef {
@@ -19,18 +21,6 @@ export interface Note {
 export interface MemoryLimits {
   readonly maxNotes: number;
   readonly maxNoteLength: number;
-}
-
-/** The keys of one person's notes; all share one hash tag, so one script can touch them all. */
-export interface NoteKeys {
-  /** HASH: note id -> JSON `{ text, topic? }`. */
-  readonly notes: string;
-  /** HASH: topic -> note id. */
-  readonly topics: string;
-  /** STRING: the last id number handed out (kept after `forget all`, so ids are never reused). */
-  readonly seq: string;
-  /** HASH: tool call key -> note id, for a week: a resumed turn's repeat stores nothing new. */
-  readonly calls: string;
 }
 
 /**
@@ -92,24 +82,18 @@ return note
  * await memory.list(owner); // [{ id: "m1", text: "Prefers answers in German", topic: "language" }]
  */
 export class MemoryStore {
-  readonly #prefix: string;
+  readonly #keys: KeyScheme;
 
   constructor(
     private readonly redis: Redis,
     prefix: string,
     readonly limits: MemoryLimits,
   ) {
-    this.#prefix = new KeyScheme(prefix).prefix;
+    this.#keys = new KeyScheme(prefix);
   }
 
   keys(owner: NoteOwner): NoteKeys {
-    const tag = `${this.#prefix}:{mem:${[owner.platform, owner.workspace, owner.user].map(encodeURIComponent).join(":")}}`;
-    return {
-      notes: `${tag}:notes`,
-      topics: `${tag}:topics`,
-      seq: `${tag}:seq`,
-      calls: `${tag}:calls`,
-    };
+    return this.#keys.notes(owner);
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { KeyScheme } from "../../store/keys.ts";
+import { KeyScheme, type ReminderKeys } from "../../store/keys.ts";
 import { LuaScript } from "../../store/lua.ts";
 import { decodeReminder, type Reminder, type ReminderOwner } from "./reminder.ts";
 
@@ -18,19 +18,18 @@ return 1
  * without scanning every job in the queue.
  */
 export class ReminderIndex {
-  readonly #prefix: string;
+  readonly #keys: ReminderKeys;
 
   constructor(
     private readonly redis: Redis,
     prefix: string,
   ) {
-    this.#prefix = new KeyScheme(prefix).prefix;
+    this.#keys = new KeyScheme(prefix).reminders();
   }
 
   /** `<prefix>:{rem:<platform>:<workspace>:<user>}:pending`. */
   key(owner: ReminderOwner): string {
-    const tag = [owner.platform, owner.workspace, owner.user].map(encodeURIComponent).join(":");
-    return `${this.#prefix}:{rem:${tag}}:pending`;
+    return this.#keys.pending(owner);
   }
 
   /** Adds it, unless the person has `max` pending already (checked and added in one script). */

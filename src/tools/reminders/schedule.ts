@@ -1,7 +1,6 @@
-import { createHash } from "node:crypto";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import { KeyScheme } from "../../store/keys.ts";
+import { KeyScheme, type ReminderKeys } from "../../store/keys.ts";
 import { LuaScript } from "../../store/lua.ts";
 import { ReminderLimitError, ReminderNotFoundError } from "./errors.ts";
 import type { Reminder, ReminderOwner } from "./reminder.ts";
@@ -68,15 +67,15 @@ export class ReminderSchedule {
   #queue: Queue<Reminder> | (() => Queue<Reminder>);
   readonly index: ReminderIndex;
   readonly #redis: Redis;
-  readonly #seq: string;
+  readonly #keys: ReminderKeys;
   readonly #retry: ReminderRetry;
 
   constructor(options: ReminderScheduleOptions) {
-    const prefix = new KeyScheme(options.prefix ?? "sy").prefix;
+    const keys = new KeyScheme(options.prefix ?? "sy");
     this.#queue = options.queue;
     this.#redis = options.redis;
-    this.index = new ReminderIndex(options.redis, prefix);
-    this.#seq = `${prefix}:{reminders}:seq`;
+    this.index = new ReminderIndex(options.redis, keys.prefix);
+    this.#keys = keys.reminders();
     this.#retry = options.retry ?? DEFAULT_RETRY;
   }
 
@@ -92,10 +91,11 @@ export class ReminderSchedule {
    * reminder is set once (rule 9).
    */
   async nextId(callKey?: string): Promise<string> {
-    if (callKey === undefined) return `r${await this.#redis.incr(this.#seq)}`;
-    const digest = createHash("sha1").update(callKey).digest("hex");
-    const call = this.#seq.replace(/:seq$/, `:call:${digest}`);
-    return String(await ID_FOR_CALL.run(this.#redis, [call, this.#seq], [CALL_MEMORY_MS]));
+    const { seq } = this.#keys;
+    if (callKey === undefined) return `r${await this.#redis.incr(seq)}`;
+    return String(
+      await ID_FOR_CALL.run(this.#redis, [this.#keys.call(callKey), seq], [CALL_MEMORY_MS]),
+    );
   }
 
   /**

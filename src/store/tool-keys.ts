@@ -1,0 +1,62 @@
+import { createHash } from "node:crypto";
+import type { PersonRef } from "./key-types.ts";
+
+/**
+ * The keys of one person's notes in one workspace (`remember`, `recall`,
+ * `forget`), e.g. "sy:{mem:slack:T1:U1}:notes". All share the person's
+ * `{mem:...}` hash tag, so one script touches them all. Running deployments
+ * hold notes under this layout: never change it.
+ */
+export interface NoteKeys {
+  /** HASH: note id -> JSON `{ text, topic? }`. */
+  readonly notes: string;
+  /** HASH: topic -> note id. */
+  readonly topics: string;
+  /** STRING: the last id number handed out (kept after `forget all`, so ids are never reused). */
+  readonly seq: string;
+  /** HASH: tool call key -> note id, for a week: a resumed turn's repeat stores nothing new. */
+  readonly calls: string;
+}
+
+/**
+ * The keys of reminders besides their BullMQ queue: the id counter and the
+ * ids given to tool calls share the `{reminders}` slot (one script reads
+ * both), each person's pending reminders are in a `{rem:...}` slot of their
+ * own. Running deployments hold reminders under this layout: never change it.
+ */
+export interface ReminderKeys {
+  /** STRING: the last reminder id number handed out, e.g. "sy:{reminders}:seq". */
+  readonly seq: string;
+  /**
+   * STRING with a TTL: the id one tool call got, so a resumed turn's repeat
+   * gets it again; by the SHA-1 of the call key, which may be long.
+   */
+  call(callKey: string): string;
+  /** HASH: id -> reminder JSON, one person's pending reminders in one workspace, e.g. "sy:{rem:slack:T1:U1}:pending". */
+  pending(owner: PersonRef): string;
+}
+
+/** The note keys of `owner` under `prefix` (see {@link NoteKeys}). */
+export function noteKeys(prefix: string, owner: PersonRef): NoteKeys {
+  const tag = personTag(prefix, "mem", owner);
+  return {
+    notes: `${tag}:notes`,
+    topics: `${tag}:topics`,
+    seq: `${tag}:seq`,
+    calls: `${tag}:calls`,
+  };
+}
+
+/** The reminder keys under `prefix` (see {@link ReminderKeys}). */
+export function reminderKeys(prefix: string): ReminderKeys {
+  const tag = `${prefix}:{reminders}`;
+  return {
+    seq: `${tag}:seq`,
+    call: (callKey) => `${tag}:call:${createHash("sha1").update(callKey).digest("hex")}`,
+    pending: (owner) => `${personTag(prefix, "rem", owner)}:pending`,
+  };
+}
+
+function personTag(prefix: string, kind: "mem" | "rem", owner: PersonRef): string {
+  return `${prefix}:{${kind}:${[owner.platform, owner.workspace, owner.user].map(encodeURIComponent).join(":")}}`;
+}
