@@ -14,7 +14,7 @@ import {
 } from "../../core/commands/panel.ts";
 import type { SkillListView } from "../../core/commands/skills-view.ts";
 import type { ListView } from "../../core/commands/view.ts";
-import { escapeMrkdwn } from "./mrkdwn.ts";
+import { escapeMrkdwn } from "./format.ts";
 
 /**
  * Block Kit for `/tools` and `/skills`, and for tombstones and errors.

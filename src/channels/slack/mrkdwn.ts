@@ -1,2 +1,0 @@
-// blocks.ts reads escapeMrkdwn here; the converter is format.ts, the splitter split.ts.
-export { escapeMrkdwn } from "./format.ts";
