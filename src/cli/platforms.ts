@@ -1,10 +1,6 @@
 import { StartOptionError } from "../bot/errors.ts";
 import type { Channel } from "../channels/channel.ts";
-import { DiscordChannel } from "../channels/discord/channel.ts";
-import { discordOptionsFromEnv } from "../channels/discord/settings.ts";
-import { SlackChannel } from "../channels/slack/channel.ts";
-import { TelegramChannel } from "../channels/telegram/channel.ts";
-import { telegramOptionsFromEnv } from "../channels/telegram/settings.ts";
+import { ENV_PLATFORMS, type EnvPlatform } from "../channels/env-platforms.ts";
 import type { SwitchyardConfig } from "../core/config/index.ts";
 import { registerSecret } from "../observability/logger.ts";
 
@@ -18,55 +14,29 @@ export { StartOptionError } from "../bot/errors.ts";
 export { modelLimitsFromEnv, providerFromEnv } from "../bot/provider-env.ts";
 
 /**
- * The platform channels whose credentials are set. With none, the process
- * runs the console channel instead.
+ * The platform channels whose credentials are set (see ENV_PLATFORMS). With
+ * none, the process runs the console channel instead.
  */
 export function platformChannels(
   env: NodeJS.ProcessEnv,
   httpPort: number,
   config: () => SwitchyardConfig,
+  platforms: readonly EnvPlatform[] = ENV_PLATFORMS,
 ): Channel[] {
-  const channels: Channel[] = [];
-  if (env.SLACK_BOT_TOKEN) {
-    if (!env.SLACK_SIGNING_SECRET && !env.SLACK_APP_TOKEN) {
-      throw new StartOptionError(
-        "SLACK_BOT_TOKEN is set but neither SLACK_SIGNING_SECRET (Events API over HTTP) nor SLACK_APP_TOKEN (Socket Mode) is. Set one of them.",
-      );
-    }
-    registerSecret(env.SLACK_BOT_TOKEN);
-    channels.push(
-      new SlackChannel({
-        botToken: env.SLACK_BOT_TOKEN,
-        ...(env.SLACK_SIGNING_SECRET ? { signingSecret: env.SLACK_SIGNING_SECRET } : {}),
-        ...(env.SLACK_APP_TOKEN ? { appToken: env.SLACK_APP_TOKEN } : {}),
-        ...(env.SLACK_API_URL ? { apiUrl: env.SLACK_API_URL } : {}),
-        port: httpPort,
-        settings: () => config().slack,
-      }),
+  const found = platforms.flatMap((p) => p.fromEnv(env, { httpPort, config }) ?? []);
+  const listening = found.flatMap((f) => (f.listens ? [f.listens] : []));
+  const [first, second] = listening;
+  if (first && second) {
+    throw new StartOptionError(
+      `${first.what} and ${second.what} would both listen on SWITCHYARD_HTTP_PORT. ${capitalized(first.instead)}, ${second.instead}, or run them in separate processes.`,
     );
   }
-  const discord = discordOptionsFromEnv(env, config);
-  if (discord) {
-    registerSecret(discord.token);
-    channels.push(new DiscordChannel(discord));
-  }
-  const telegram = telegramOptionsFromEnv(env, config, httpPort);
-  if (telegram) {
-    if (
-      telegram.webhookUrl &&
-      env.SLACK_BOT_TOKEN &&
-      env.SLACK_SIGNING_SECRET &&
-      !env.SLACK_APP_TOKEN
-    ) {
-      throw new StartOptionError(
-        "Slack's Events API and Telegram's webhook would both listen on SWITCHYARD_HTTP_PORT. Run Slack in Socket Mode (SLACK_APP_TOKEN), run Telegram by long polling (unset TELEGRAM_WEBHOOK_URL), or run them in separate processes.",
-      );
-    }
-    registerSecret(telegram.token);
-    registerSecret(telegram.webhookSecret);
-    channels.push(new TelegramChannel(telegram));
-  }
-  return channels;
+  for (const { secrets } of found) for (const secret of secrets) registerSecret(secret);
+  return found.map((f) => f.channel);
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 export function portFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {

@@ -1,0 +1,89 @@
+import type { SwitchyardConfig } from "../core/config/index.ts";
+import type { Channel } from "./channel.ts";
+import { DiscordChannel } from "./discord/channel.ts";
+import { discordOptionsFromEnv } from "./discord/settings.ts";
+import { SlackChannel } from "./slack/channel.ts";
+import { slackOptionsFromEnv } from "./slack/settings.ts";
+import { TelegramChannel } from "./telegram/channel.ts";
+import { telegramOptionsFromEnv } from "./telegram/settings.ts";
+
+/** What every platform reads its environment with: the shared HTTP port and the live config. */
+export interface EnvParts {
+  /** `SWITCHYARD_HTTP_PORT`: where platforms that receive events over HTTP listen. */
+  readonly httpPort: number;
+  readonly config: () => SwitchyardConfig;
+}
+
+/** A channel its environment asked for. */
+export interface EnvChannel {
+  readonly channel: Channel;
+  /** Credentials to keep out of every log line. */
+  readonly secrets: readonly (string | undefined)[];
+  /**
+   * Set when the channel listens on the shared HTTP port: what listens
+   * ("Slack's Events API") and how to run it without the port ("run Slack in
+   * Socket Mode (SLACK_APP_TOKEN)"), for the error when two would.
+   */
+  readonly listens?: { readonly what: string; readonly instead: string };
+}
+
+/**
+ * A platform `switchyard start` runs when its credentials are in the
+ * environment. A configuration half set (a token without its secret, a bad
+ * mode) throws an error that names the variable and the fix.
+ */
+export interface EnvPlatform {
+  readonly platform: string;
+  readonly fromEnv: (env: NodeJS.ProcessEnv, parts: EnvParts) => EnvChannel | undefined;
+}
+
+const slack: EnvPlatform = {
+  platform: "slack",
+  fromEnv: (env, { httpPort, config }) => {
+    const options = slackOptionsFromEnv(env, config, httpPort);
+    if (!options) return undefined;
+    return {
+      channel: new SlackChannel(options),
+      secrets: [options.botToken],
+      ...(options.appToken
+        ? {}
+        : {
+            listens: {
+              what: "Slack's Events API",
+              instead: "run Slack in Socket Mode (SLACK_APP_TOKEN)",
+            },
+          }),
+    };
+  },
+};
+
+const discord: EnvPlatform = {
+  platform: "discord",
+  fromEnv: (env, { config }) => {
+    const options = discordOptionsFromEnv(env, config);
+    return options ? { channel: new DiscordChannel(options), secrets: [options.token] } : undefined;
+  },
+};
+
+const telegram: EnvPlatform = {
+  platform: "telegram",
+  fromEnv: (env, { httpPort, config }) => {
+    const options = telegramOptionsFromEnv(env, config, httpPort);
+    if (!options) return undefined;
+    return {
+      channel: new TelegramChannel(options),
+      secrets: [options.token, options.webhookSecret],
+      ...(options.webhookUrl
+        ? {
+            listens: {
+              what: "Telegram's webhook",
+              instead: "run Telegram by long polling (unset TELEGRAM_WEBHOOK_URL)",
+            },
+          }
+        : {}),
+    };
+  },
+};
+
+/** The platforms `switchyard start` knows, in the order their channels start. */
+export const ENV_PLATFORMS: readonly EnvPlatform[] = [slack, discord, telegram];
