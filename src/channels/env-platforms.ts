@@ -42,18 +42,14 @@ const slack: EnvPlatform = {
   fromEnv: (env, { httpPort, config }) => {
     const options = slackOptionsFromEnv(env, config, httpPort);
     if (!options) return undefined;
-    return {
-      channel: new SlackChannel(options),
-      secrets: [options.botToken],
-      ...(options.appToken
-        ? {}
-        : {
-            listens: {
-              what: "Slack's Events API",
-              instead: "run Slack in Socket Mode (SLACK_APP_TOKEN)",
-            },
-          }),
+    const channel = new SlackChannel(options);
+    // Socket Mode needs no port; the Events API listens on it.
+    if (options.appToken) return { channel, secrets: [options.botToken] };
+    const listens = {
+      what: "Slack's Events API",
+      instead: "run Slack in Socket Mode (SLACK_APP_TOKEN)",
     };
+    return { channel, secrets: [options.botToken], listens };
   },
 };
 
@@ -70,18 +66,14 @@ const telegram: EnvPlatform = {
   fromEnv: (env, { httpPort, config }) => {
     const options = telegramOptionsFromEnv(env, config, httpPort);
     if (!options) return undefined;
-    return {
+    const found = {
       channel: new TelegramChannel(options),
       secrets: [options.token, options.webhookSecret],
-      ...(options.webhookUrl
-        ? {
-            listens: {
-              what: "Telegram's webhook",
-              instead: "run Telegram by long polling (unset TELEGRAM_WEBHOOK_URL)",
-            },
-          }
-        : {}),
     };
+    // Long polling needs no port; a webhook listens on it.
+    if (!options.webhookUrl) return found;
+    const instead = "run Telegram by long polling (unset TELEGRAM_WEBHOOK_URL)";
+    return { ...found, listens: { what: "Telegram's webhook", instead } };
   },
 };
 
