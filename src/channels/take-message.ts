@@ -1,6 +1,7 @@
 import { type InboundMessage, isTooLong, tooLongReply } from "../core/agent/inbound.ts";
 import type { Actor } from "../core/commands/index.ts";
 import type { ChannelRuntime } from "./channel.ts";
+import { ChannelState } from "./channel-state.ts";
 import { chatContextOf, routeChatText } from "./chat-commands.ts";
 import { passedGate } from "./gate-pass.ts";
 
@@ -15,6 +16,13 @@ export interface MessageOrigin {
   readonly actor: Actor | (() => Promise<Actor>);
   /** Posts a reply in the conversation, for answers given on the spot (commands, refusals). */
   readonly reply: (text: string) => Promise<unknown>;
+  /**
+   * True when the adapter has already taken the event once by its own
+   * ledger (Slack, Discord). Otherwise takeMessage takes `message.eventId`
+   * once in the channel's state, so a redelivered command is not answered
+   * twice (the queue alone would only keep it from a second turn).
+   */
+  readonly claimed?: boolean;
 }
 
 /**
@@ -38,6 +46,25 @@ export type TakenAs = "queued" | "repeat" | "answered" | "refused";
  * });
  */
 export async function takeMessage(
+  runtime: ChannelRuntime,
+  message: InboundMessage,
+  origin: MessageOrigin,
+): Promise<TakenAs> {
+  if (origin.claimed || !message.eventId) return takeNow(runtime, message, origin);
+  const state = new ChannelState(
+    runtime.redis,
+    runtime.sources.store.keys,
+    message.platform,
+    message.workspace,
+  );
+  let taken: TakenAs = "repeat";
+  await state.events.take(`message:${message.eventId}`, async () => {
+    taken = await takeNow(runtime, message, origin);
+  });
+  return taken;
+}
+
+async function takeNow(
   runtime: ChannelRuntime,
   message: InboundMessage,
   origin: MessageOrigin,

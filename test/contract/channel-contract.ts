@@ -78,12 +78,15 @@ export function channelContract(name: string, start: StartContractDriver): void 
       expect(asked).toHaveLength(1);
     });
 
-    it("answers /tools and /skills with their lists, without asking the model", async () => {
+    it("answers /tools and /skills with their lists once each, replays included, without asking the model", async () => {
       const d = await open();
-      await d.send("/tools");
+      const replay = await d.send("/tools");
       expect(await saysSoon(d, /tools available/)).toMatch(/2 of 2 tools available/);
+      await replay();
       await d.send("/skills");
       await saysSoon(d, /skills available/);
+      await settle();
+      expect(d.said().filter((text) => /tools available/.test(text))).toHaveLength(1);
       expect(d.model.requests).toHaveLength(0);
     });
 

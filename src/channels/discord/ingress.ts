@@ -45,6 +45,7 @@ export async function takeDiscordMessage(
     await takeMessage(runtime, inbound, {
       actor: actorOf(message),
       reply: (text) => reply(message, text),
+      claimed: true,
     });
   });
 }

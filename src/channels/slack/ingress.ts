@@ -138,7 +138,11 @@ async function handle(
       ...(message.thread ? { thread_ts: message.thread } : {}),
       text,
     });
-  await takeMessage(runtime, message, { actor: () => deps.people.actor(message.user), reply });
+  await takeMessage(runtime, message, {
+    actor: () => deps.people.actor(message.user),
+    reply,
+    claimed: true,
+  });
 }
 
 async function namesIn(deps: SlackIngressDeps, e: SlackMessageEvent): Promise<Map<string, string>> {
