@@ -2,7 +2,15 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parseConfig, type SwitchyardConfig } from "../../src/core/config/index.ts";
 import { FAKE_DISCORD } from "../fakes/discord-api.ts";
 import { until } from "../support/channels.ts";
-import { botPosts, type DiscordSetup, HUMAN, startDiscordBot } from "../support/discord.ts";
+import {
+  botPosts,
+  callbackOf,
+  type DiscordSetup,
+  HUMAN,
+  interactionPayload,
+  slash,
+  startDiscordBot,
+} from "../support/discord.ts";
 
 const OWNER = "1000000000000000009";
 const HUMAN_DM = "1300000000000000099";
@@ -97,5 +105,33 @@ describe("who may talk to the Discord bot", () => {
     );
     expect(texts[20]).toContain("over the limit of 20 messages per 10 minutes for one person");
     expect(s.pipe.fake.requests).toHaveLength(20);
+  });
+
+  it("answers a stranger's /tools in a DM with the pairing code, and changes nothing", async () => {
+    const s = await start(config());
+    // The same interaction, as Discord sends it from a DM: a user, no guild, no member.
+    const { guild_id, member, authorizing_integration_owners, ...inGuild } = interactionPayload({
+      type: 2,
+      data: slash("tools", "off", { tool: "lookup", scope: "conversation" }),
+    });
+    const fromDm = {
+      ...inGuild,
+      channel_id: HUMAN_DM,
+      channel: { id: HUMAN_DM, type: 1 },
+      user: member.user,
+      context: 1,
+      authorizing_integration_owners: { "1": HUMAN },
+    };
+    s.discord.dispatch("INTERACTION_CREATE", fromDm);
+    const answered = await until(() => callbackOf(s.discord, fromDm.token));
+    expect(answered.data?.content).toMatch(/pairing code is [A-Z2-9]{8}/);
+    const { intent } = await s.pipe.app.store.intent.read({
+      platform: "discord",
+      workspace: "dm",
+      channel: HUMAN_DM,
+      conversation: HUMAN_DM,
+    });
+    expect(intent.decisions).toEqual({});
+    expect(s.pipe.fake.requests).toHaveLength(0);
   });
 });

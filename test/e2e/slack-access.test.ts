@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { parseConfig, type SwitchyardConfig } from "../../src/core/config/index.ts";
 import { FAKE_SLACK } from "../fakes/slack-api.ts";
-import { appMentionEvent, messageEvent, sendEvent } from "../fakes/slack-requests.ts";
+import {
+  appMentionEvent,
+  messageEvent,
+  sendEvent,
+  sendSlashCommand,
+} from "../fakes/slack-requests.ts";
 import { until } from "../support/channels.ts";
 import {
   SLACK_SECRET,
@@ -116,5 +121,40 @@ describe("who may talk to the Slack bot", () => {
     );
     expect(texts[20]).toContain("over the limit of 20 messages per 10 minutes for one person");
     expect(h.pipe.fake.requests).toHaveLength(20);
+  });
+
+  it("answers a stranger's slash commands in a DM with the pairing code, running none of them", async () => {
+    const { h, url } = await start(config());
+    const slash = (command: string, text = "") =>
+      sendSlashCommand(url, SLACK_SECRET, {
+        command,
+        text,
+        userId: "U0HUMAN",
+        channelId: "D0HUMAN",
+        channelName: "directmessage",
+      });
+    const first = await slash("/tools", "off lookup");
+    expect(String(first.body?.text)).toMatch(/pairing code is [A-Z2-9]{8}/);
+    // Told once why; a second command gets a short answer, not a second code.
+    const second = await slash("/new");
+    expect(String(second.body?.text)).toBe(
+      "I can't take commands from you here; my earlier answer says why.",
+    );
+    // The owner's own command in their DM runs: the policy is about the person.
+    const owner = await sendSlashCommand(url, SLACK_SECRET, {
+      command: "/tools",
+      userId: "U0ADMIN",
+      channelId: "D0ADMIN",
+      channelName: "directmessage",
+    });
+    expect(JSON.stringify(owner.body)).toMatch(/tools available/);
+    const { intent } = await h.pipe.app.store.intent.read({
+      platform: "slack",
+      workspace: FAKE_SLACK.teamId,
+      channel: "D0HUMAN",
+      conversation: "D0HUMAN",
+    });
+    expect(intent.decisions).toEqual({});
+    expect(h.pipe.fake.requests).toHaveLength(0);
   });
 });

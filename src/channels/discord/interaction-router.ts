@@ -1,5 +1,6 @@
 import {
   type AutocompleteInteraction,
+  type ChatInputCommandInteraction,
   type Client,
   type Interaction,
   MessageFlags,
@@ -7,9 +8,10 @@ import {
   Routes,
 } from "discord.js";
 import type { ChannelRuntime } from "../channel.ts";
+import { type CommandOrigin, commandRefusal } from "../command-gate.ts";
 import type { EventLedger } from "../event-ledger.ts";
 import { isListClick } from "./custom-id.ts";
-import { answerAutocomplete, answerCommand, answerListClick } from "./interactions.ts";
+import { answerAutocomplete, answerCommand, answerListClick, whereOf } from "./interactions.ts";
 import { answerSharedCommand, SHARED_COMMAND_NAMES } from "./shared-commands.ts";
 
 /** The application commands the bot registers (commands.ts); any other name is not its own. */
@@ -56,6 +58,12 @@ export async function routeInteraction(i: Interaction, ctx: InteractionContext):
 async function answer(i: Interaction, ctx: InteractionContext): Promise<void> {
   const { runtime } = ctx;
   if (i.isAutocomplete()) return autocomplete(i, ctx);
+  if (i.isChatInputCommand() && (OWN_COMMANDS.has(i.commandName) || SHARED.has(i.commandName))) {
+    const origin = commandOrigin(i);
+    // Without a channel the command's own answer says what is missing.
+    const refusal = origin && (await commandRefusal(runtime, origin, `/${i.commandName}`));
+    if (refusal !== undefined) return replyAtOnce(i, refusal);
+  }
   if (i.isChatInputCommand() && OWN_COMMANDS.has(i.commandName)) {
     return finish(i, ctx, `/${i.commandName}`, answerCommand(i, runtime));
   }
@@ -189,4 +197,15 @@ export async function answerUnreadable(
   await take(`interaction:${id}`, async () => {
     await client.rest.post(Routes.interactionCallback(id, token), { body, auth: false });
   });
+}
+
+/** An application command as the access gate reads it: in a server a group, else a DM. */
+function commandOrigin(i: ChatInputCommandInteraction): CommandOrigin | undefined {
+  if (!i.channelId) return undefined;
+  return {
+    ...whereOf(i),
+    user: i.user.id,
+    kind: i.guildId ? "group" : "dm",
+    eventId: `interaction:${i.id}`,
+  };
 }

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { isTooLong, tooLongReply } from "../../core/agent/inbound.ts";
 import type { Actor } from "../../core/commands/index.ts";
 import type { ChannelRuntime } from "../channel.ts";
+import { type CommandOrigin, commandRefusal } from "../command-gate.ts";
 import type { EventLedger } from "../event-ledger.ts";
 import { describe } from "./errors.ts";
 import { commandEventId, installationTeam } from "./payload.ts";
@@ -51,20 +52,22 @@ export function onSlashCommand(
     const c = commandSchema.safeParse(body);
     if (!c.success) return ack(ephemeral(`${command} arrived without a user or a channel.`));
     let answered = false;
+    const eventId = commandEventId(body);
     const run = async () => {
       const line = `${command} ${c.data.text ?? ""}`.trim();
-      const reply = isTooLong(line)
-        ? ephemeral(tooLongReply(line.length))
-        : await answer({
-            line,
-            userId: c.data.user_id,
-            channelId: c.data.channel_id,
-            team: installationTeam(body, deps.teamId()),
-          });
+      const request = {
+        line,
+        userId: c.data.user_id,
+        channelId: c.data.channel_id,
+        team: installationTeam(body, deps.teamId()),
+      };
+      const refusal = isTooLong(line)
+        ? tooLongReply(line.length)
+        : await commandRefusal(deps.runtime, originOf(request, eventId), line);
+      const reply = refusal !== undefined ? ephemeral(refusal) : await answer(request);
       answered = true;
       await ack(reply);
     };
-    const eventId = commandEventId(body);
     try {
       if (!eventId) await run();
       else if (!(await deps.ledger().take(eventId, run))) await ack();
@@ -79,6 +82,19 @@ export function onSlashCommand(
       }
     }
   });
+}
+
+/** A slash command as the access gate reads it: a DM's channel id starts with D. */
+function originOf(request: SlashRequest, eventId: string | undefined): CommandOrigin {
+  return {
+    platform: "slack",
+    workspace: request.team,
+    channel: request.channelId,
+    conversation: request.channelId,
+    user: request.userId,
+    kind: request.channelId.startsWith("D") ? "dm" : "group",
+    eventId: eventId ?? `${request.line.split(" ")[0]}:${request.channelId}:${request.userId}`,
+  };
 }
 
 export function ephemeral(text: string): Record<string, unknown> {
