@@ -112,13 +112,9 @@ describe("the attachment fetcher", () => {
     expect(JSON.stringify(missing)).not.toContain(telegram.token);
   });
 
-  it("keeps a document longer than the inline cap for read_attachment, which reads it page by page", async () => {
-    const limits = { ...DEFAULT_ATTACHMENTS, maxInlineChars: 100 };
-    const body = Array.from({ length: 30 }, (_, i) => `line ${String(i).padStart(2, "0")}`).join(
-      "\n",
-    );
-    const doc = telegram.addFile(Buffer.from(body), "long.txt");
-    const keeping = new FileReader({
+  /** A reader of the fake Bot API's files that keeps long documents for read_attachment under `limits`. */
+  const keepingReader = (limits: typeof DEFAULT_ATTACHMENTS) =>
+    new FileReader({
       redis,
       keys: new KeyScheme(prefix),
       sources: () =>
@@ -130,6 +126,14 @@ describe("the attachment fetcher", () => {
       limits: () => limits,
       capabilities: () => ({ read_attachment: readAttachmentCapability(limits) }),
     });
+
+  it("keeps a document longer than the inline cap for read_attachment, which reads it page by page", async () => {
+    const limits = { ...DEFAULT_ATTACHMENTS, maxInlineChars: 100 };
+    const body = Array.from({ length: 30 }, (_, i) => `line ${String(i).padStart(2, "0")}`).join(
+      "\n",
+    );
+    const doc = telegram.addFile(Buffer.from(body), "long.txt");
+    const keeping = keepingReader(limits);
     const [read] = await keeping.read(
       address,
       [{ ref: doc.file_id, name: "long.txt", size: doc.file_size }],
@@ -161,18 +165,7 @@ describe("the attachment fetcher", () => {
     const paragraphs = Array.from({ length: 12 }, (_, i) => `Section ${i}: the plan goes on.`);
     const text = paragraphs.join("\n\n");
     const doc = telegram.addFile(makeDocx(paragraphs), "plan.docx");
-    const keeping = new FileReader({
-      redis,
-      keys: new KeyScheme(prefix),
-      sources: () =>
-        new TelegramFiles(
-          () => createTelegramApi(telegram.token, telegram.apiRoot),
-          telegram.token,
-          () => telegram.apiRoot,
-        ),
-      limits: () => limits,
-      capabilities: () => ({ read_attachment: readAttachmentCapability(limits) }),
-    });
+    const keeping = keepingReader(limits);
     const [read] = await keeping.read(
       address,
       [{ ref: doc.file_id, name: "plan.docx", size: doc.file_size }],
