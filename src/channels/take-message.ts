@@ -1,5 +1,6 @@
 import { type InboundMessage, isTooLong, tooLongReply } from "../core/agent/inbound.ts";
 import type { Actor } from "../core/commands/index.ts";
+import { traceReceive } from "../observability/tracing-ingress.ts";
 import type { ChannelRuntime } from "./channel.ts";
 import { ChannelState } from "./channel-state.ts";
 import { chatContextOf, routeChatText } from "./chat-commands.ts";
@@ -45,7 +46,15 @@ export type TakenAs = "queued" | "repeat" | "answered" | "refused";
  *   reply: (text) => room.send(text),
  * });
  */
-export async function takeMessage(
+export function takeMessage(
+  runtime: ChannelRuntime,
+  message: InboundMessage,
+  origin: MessageOrigin,
+): Promise<TakenAs> {
+  return traceReceive(message, () => takeOnce(runtime, message, origin));
+}
+
+async function takeOnce(
   runtime: ChannelRuntime,
   message: InboundMessage,
   origin: MessageOrigin,

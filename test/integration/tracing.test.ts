@@ -1,9 +1,13 @@
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { conversationKey } from "../../src/core/agent/inbound.ts";
+import { createBot, createLogger, createOpenAIProvider } from "../../src/index.ts";
 import { hashedKey, setCaptureContent } from "../../src/observability/tracing.ts";
+import { MemoryChat, memoryChannel } from "../contract/memory-channel.ts";
+import { startFakeOpenAI } from "../fakes/openai-server.ts";
 import { until } from "../support/channels.ts";
-import { type Pipeline, startPipeline } from "../support/pipeline.ts";
+import { lookupTool, type Pipeline, startPipeline } from "../support/pipeline.ts";
+import { connectRedis, deleteKeysUnder, redisEnv, uniquePrefix } from "../support/redis.ts";
 import { parentOf, startTestTracing, type TestTracing, traceTree } from "../support/tracing.ts";
 
 let tracing: TestTracing;
@@ -156,6 +160,65 @@ describe("traces of a message", () => {
       expect(text).not.toContain(ANSWER);
     } finally {
       setCaptureContent(false);
+    }
+  });
+});
+
+describe("traces of a message a channel takes", () => {
+  /** The in-memory fourth platform as a bot author runs it, on the shared Redis and the fake model. */
+  async function memoryBot() {
+    const model = await startFakeOpenAI();
+    const prefix = uniquePrefix("tracing-channel");
+    const chat = new MemoryChat({ admins: [] });
+    const bot = createBot({
+      channels: [memoryChannel({ chat })],
+      tools: [lookupTool],
+      builtins: [],
+      provider: createOpenAIProvider({ apiKey: "test", baseURL: model.url, model: "fake-model" }),
+      env: redisEnv(),
+      prefix,
+      queue: { debounceMs: 0 },
+      logger: createLogger({ level: "silent" }),
+      processGuard: false,
+    });
+    await bot.start();
+    const close = async () => {
+      await bot.stop();
+      await model.close();
+      const redis = connectRedis();
+      await deleteKeysUnder(redis, prefix);
+      redis.disconnect();
+    };
+    return { model, chat, close };
+  }
+
+  it("starts at the channel: the gate and commands are inside ingress, and its outcome says what became of it", async () => {
+    const bot = await memoryBot();
+    try {
+      bot.model.script({ content: "hello back" });
+      await bot.chat.say("alice", "general", "hello");
+      await until(() => (bot.chat.botMessages("general").length > 0 ? true : undefined));
+      await bot.chat.say("alice", "general", "/tools");
+      await until(() => (bot.chat.botMessages("general").length > 1 ? true : undefined));
+      const spans = await until(() => {
+        const found = tracing.spans();
+        return named(found, "switchyard.ingress").length === 2 &&
+          named(found, "switchyard.turn").length === 1
+          ? found
+          : undefined;
+      });
+      const [queued, answered] = named(spans, "switchyard.ingress").sort(
+        (a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1],
+      ) as [ReadableSpan, ReadableSpan];
+      expect(queued.attributes["switchyard.ingress.outcome"]).toBe("queued");
+      expect(queued.attributes["switchyard.platform"]).toBe("memory");
+      expect(parentOf(only(spans, "switchyard.enqueue"))).toBe(id(queued));
+      expect(parentOf(only(spans, "switchyard.turn"))).toBe(id(only(spans, "switchyard.enqueue")));
+      // A command is answered inside its ingress span and never reaches the queue.
+      expect(answered.attributes["switchyard.ingress.outcome"]).toBe("answered");
+      expect(spans.filter((span) => parentOf(span) === id(answered))).toEqual([]);
+    } finally {
+      await bot.close();
     }
   });
 });

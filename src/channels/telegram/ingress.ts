@@ -1,8 +1,10 @@
 import { type Api, Composer, type Context } from "grammy";
 import type { Message } from "grammy/types";
-import { isTooLong, tooLongReply } from "../../core/agent/inbound.ts";
+import { type InboundMessage, isTooLong, tooLongReply } from "../../core/agent/inbound.ts";
 import type { TelegramConfig } from "../../core/config/telegram-section.ts";
+import { traceReceive } from "../../observability/tracing-ingress.ts";
 import { passedGate, type RefusalAnswer } from "../gate-pass.ts";
+import type { TakenAs } from "../take-message.ts";
 import type { ChatAdmins } from "./admins.ts";
 import { isTelegramError } from "./api.ts";
 import { decodePress } from "./callback-data.ts";
@@ -50,7 +52,7 @@ export function isMessageForBot(message: Message, deps: TelegramIngressDeps): bo
 }
 
 async function takeMessage(message: Message, deps: TelegramIngressDeps): Promise<void> {
-  const { bot, runtime } = deps;
+  const { bot } = deps;
   if (message.new_chat_members?.some((member) => member.id === bot.id)) {
     return joined(message, deps);
   }
@@ -60,6 +62,16 @@ async function takeMessage(message: Message, deps: TelegramIngressDeps): Promise
     conversation: deps.settings().conversation,
   });
   if (!inbound) return;
+  await traceReceive(inbound, () => takeInbound(message, inbound, deps));
+}
+
+/** A message for the bot, normalized: answered on the spot, refused, or queued. */
+async function takeInbound(
+  message: Message,
+  inbound: InboundMessage,
+  deps: TelegramIngressDeps,
+): Promise<TakenAs> {
+  const { bot, runtime } = deps;
   // Not queued: the person hears why, once (the update ledger keeps a redelivery from answering
   // again). Telegram away is tried again like Redis away; a refusal (the bot was blocked) is not.
   if (isTooLong(inbound.text)) {
@@ -71,11 +83,11 @@ async function takeMessage(message: Message, deps: TelegramIngressDeps): Promise
         });
       },
     );
-    return;
+    return "answered";
   }
   const refused = refusalAnswer(message, deps);
   const admitted = await runtime.gate.admit(inbound, { canLeave: true });
-  if (!(await passedGate(admitted, refused))) return;
+  if (!(await passedGate(admitted, refused))) return "refused";
   // Read from the text without the bot's mention: "@bot /tools" is a command too.
   const typed = leadingCommand(inbound.text, []);
   const ours =
@@ -95,10 +107,11 @@ async function takeMessage(message: Message, deps: TelegramIngressDeps): Promise
         error: deps.describe(error),
       }),
     );
-    return;
+    return "answered";
   }
-  if (!(await passedGate(await runtime.gate.meter(inbound), refused))) return;
-  await runtime.queue.enqueue({ ...inbound, text: outcome.text });
+  if (!(await passedGate(await runtime.gate.meter(inbound), refused))) return "refused";
+  const { fresh } = await runtime.queue.enqueue({ ...inbound, text: outcome.text });
+  return fresh ? "queued" : "repeat";
 }
 
 /**
