@@ -59,16 +59,8 @@ async function answer(i: Interaction, ctx: InteractionContext): Promise<void> {
   const { runtime } = ctx;
   if (i.isAutocomplete()) return autocomplete(i, ctx);
   if (i.isChatInputCommand() && (OWN_COMMANDS.has(i.commandName) || SHARED.has(i.commandName))) {
-    const origin = commandOrigin(i);
-    // Without a channel the command's own answer says what is missing.
-    const refusal = origin && (await commandRefusal(runtime, origin, `/${i.commandName}`));
-    if (refusal !== undefined) return replyAtOnce(i, refusal);
-  }
-  if (i.isChatInputCommand() && OWN_COMMANDS.has(i.commandName)) {
-    return finish(i, ctx, `/${i.commandName}`, answerCommand(i, runtime));
-  }
-  if (i.isChatInputCommand() && SHARED.has(i.commandName)) {
-    return finish(i, ctx, `/${i.commandName}`, answerSharedCommand(i, runtime));
+    const run = OWN_COMMANDS.has(i.commandName) ? answerCommand : answerSharedCommand;
+    return finish(i, ctx, `/${i.commandName}`, gated(i, runtime, run));
   }
   if (i.isCommand()) {
     return replyAtOnce(
@@ -197,6 +189,23 @@ export async function answerUnreadable(
   await take(`interaction:${id}`, async () => {
     await client.rest.post(Routes.interactionCallback(id, token), { body, auth: false });
   });
+}
+
+/**
+ * Runs a command once its person and place pass the access gate, as a typed
+ * one does; a refused one is answered with why. Inside `finish`, so a gate
+ * that fails (Redis away) is answered like any failed command.
+ */
+async function gated(
+  i: ChatInputCommandInteraction,
+  runtime: ChannelRuntime,
+  run: (i: ChatInputCommandInteraction, runtime: ChannelRuntime) => Promise<void>,
+): Promise<void> {
+  const origin = commandOrigin(i);
+  // Without a channel the command's own answer says what is missing.
+  const refusal = origin && (await commandRefusal(runtime, origin, `/${i.commandName}`));
+  if (refusal !== undefined) return replyAtOnce(i, refusal);
+  return run(i, runtime);
 }
 
 /** An application command as the access gate reads it: in a server a group, else a DM. */
