@@ -1,6 +1,19 @@
 import type { ConversationAddress } from "../core/agent/inbound.ts";
 import type { FileSource } from "./file-source.ts";
 
+/**
+ * A file a tool made for the answer (a chart, a report), already checked
+ * against the attachment caps, its type sniffed from the bytes. Delivered
+ * after the answer's text, once, like a part of the answer.
+ */
+export interface OutgoingFile {
+  /** The file name people see, e.g. "report.pdf". */
+  readonly name: string;
+  /** Sniffed from the bytes (`image/png`, `application/pdf`); `application/octet-stream` when unknown. */
+  readonly type: string;
+  readonly bytes: Uint8Array;
+}
+
 /** Where an answer goes: the conversation, and the thread and message it answers. */
 export interface DeliveryTarget extends ConversationAddress {
   readonly thread?: string;
@@ -32,6 +45,17 @@ export interface Outbound {
   ): Promise<string>;
   edit(target: DeliveryTarget, ref: string, text: string): Promise<void>;
   typing(target: DeliveryTarget): Promise<void>;
+  /**
+   * Uploads a file into the conversation (the thread the answer is in), once
+   * per idempotency key, with `mayExist` meaning what it means for `post`.
+   * Returns the platform's ref of the file's message. Unset: the platform
+   * takes no files from this bot, and the answer says the file was not sent.
+   */
+  upload?(
+    target: DeliveryTarget,
+    file: OutgoingFile,
+    options: { idempotencyKey: string; mayExist?: boolean },
+  ): Promise<string>;
   /** Where the platform's files are, for the worker's fetcher; unset: files are named, not read. */
   readonly files?: FileSource;
 }
