@@ -66,6 +66,8 @@ async function reply(s: TelegramSetup, text: string, pattern: RegExp): Promise<s
 /** Alice sends the photo; resolves to the model's request once the bot answered. */
 async function sendPhoto(s: TelegramSetup, png: Buffer): Promise<RecordedRequest> {
   const asked = s.pipe.fake.requests.length;
+  const answers = () => s.telegram.botMessages(ALICE.id).filter((m) => m.text?.startsWith("echo:"));
+  const answered = answers().length;
   const photo = s.telegram.addFile(png, "photo.png");
   s.telegram.userSends({
     chat: ALICE.id,
@@ -73,8 +75,7 @@ async function sendPhoto(s: TelegramSetup, png: Buffer): Promise<RecordedRequest
     caption: "what is this?",
     extra: { photo: [{ ...photo, width: 64, height: 64 }] },
   });
-  await until(() => s.pipe.fake.requests.at(asked));
-  await until(() => s.telegram.botMessages(ALICE.id).find((m) => m.text?.startsWith("echo:")));
+  await until(() => answers().at(answered));
   return s.pipe.fake.requests[asked] as RecordedRequest;
 }
 
