@@ -1,4 +1,4 @@
-import { freezeState } from "../conversation/contract.ts";
+import { conversationCapabilities, freezeState } from "../conversation/contract.ts";
 import { type ConversationAddress, conversationKey } from "../core/agent/inbound.ts";
 import type { TurnResult } from "../core/agent/loop.ts";
 import { planTake } from "../core/agent/queue-mode.ts";
@@ -41,7 +41,7 @@ export async function drainConversation(
     // One registry per turn: a tool list that changes mid-turn applies at the next boundary.
     const turnEnv: TurnEnvironment = { ...env, registry: env.registry.snapshot() };
     // `/queue` and `/model` apply at turn boundaries, like every change people make.
-    const choices = choicesOf(env, address, snap.settings);
+    const choices = choicesOf(env, address, snap.state.settings);
     const outcome = await nextTurn(turnEnv, address, snap, signal, choices);
     if (outcome === "wait") continue;
     if (outcome === "idle") {
@@ -162,7 +162,8 @@ async function runTracedTurn({
   const target = targetOf(address, pending.at(-1));
   const typing = outbound ? keepTyping(() => outbound.typing(target)) : undefined;
   const stream = await openTurnStream(env, address, checkpoint.turnId, target, resumed);
-  const steps = new TurnSteps(env, address, checkpoint, signal, start.begun);
+  const capabilities = conversationCapabilities(env, address, start.state);
+  const steps = new TurnSteps(env, address, checkpoint, signal, capabilities, start.begun);
   // The streamed message is posted under this turn's id: the turn must be stored first.
   if (stream.streamer) await steps.durable();
   const watch = env.signals?.watch(address, checkpoint.turnId);
@@ -178,7 +179,7 @@ async function runTracedTurn({
       env,
       address,
       start,
-      { contract, steps, signal, watch, choices },
+      { contract, steps, signal, watch, choices, capabilities },
       (text) => stream.streamer?.update(text),
     );
   } finally {

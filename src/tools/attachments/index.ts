@@ -1,3 +1,4 @@
+export { VISION_CAPABILITY } from "../../core/attachments/model-vision.ts";
 export {
   DocumentStore,
   documentId,
@@ -6,11 +7,11 @@ export {
 } from "./document-store.ts";
 export { visionImage } from "./image.ts";
 export { readAttachmentTool } from "./read-attachment.ts";
-export { FileReader, type FileReaderOptions, VISION_CAPABILITY } from "./reader.ts";
+export { FileReader, type FileReaderOptions } from "./reader.ts";
 export {
   openAITranscriber,
   TRANSCRIPTION_CAPABILITY,
   type Transcriber,
   transcriptionCapability,
 } from "./transcribe.ts";
-export { NO_VISION_REASON, VisionSettingError, visionCapability } from "./vision.ts";
+export { VisionSettingError, visionDeclarations } from "./vision.ts";
