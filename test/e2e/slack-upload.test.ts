@@ -99,6 +99,27 @@ describe("Slack file uploads through the WebClient's filesUploadV2", () => {
     expect(await fileMessages()).toHaveLength(2);
   });
 
+  it("shares in a DM answered in place, and finds it there on a resumed delivery", async () => {
+    const asked = slack.addMessage({ channel: "D0HUMAN", user: HUMAN, text: "chart please" });
+    const dm = {
+      platform: "slack",
+      workspace: FAKE_SLACK.teamId,
+      channel: "D0HUMAN",
+      conversation: "D0HUMAN",
+      replyTo: asked.ts,
+    };
+    const first = await outbound.upload(dm, REPORT, { idempotencyKey: "turn-5:file:0" });
+    const again = await outbound.upload(dm, REPORT, {
+      idempotencyKey: "turn-5:file:0",
+      mayExist: true,
+    });
+    expect(again).toBe(first);
+    const shared = slack.messages.filter((m) => m.channel === "D0HUMAN" && m.files);
+    expect(shared).toHaveLength(1);
+    expect(shared[0]?.thread_ts).toBeUndefined();
+    expect(slack.callsTo("conversations.history")).toHaveLength(1);
+  });
+
   it("names Slack's refusal, and the fix, when the bot is not in the channel", async () => {
     const refused = outbound.upload(target("C0ELSEWHERE"), REPORT, {
       idempotencyKey: "turn-4:file:0",

@@ -116,6 +116,15 @@ describe("Telegram file uploads through grammY's InputFile", () => {
     expect(telegram.botMessages(TEAM, topic)).toHaveLength(1);
   });
 
+  it("keeps one copy when two deliveries of the same file race", async () => {
+    const [a, b] = await Promise.all([
+      workerChannel().outbound.upload(target(), REPORT, { idempotencyKey: "turn-5:file:0" }),
+      workerChannel().outbound.upload(target(), REPORT, { idempotencyKey: "turn-5:file:0" }),
+    ]);
+    expect(a).toBe(b);
+    expect(telegram.botMessages(TEAM, topic).map((m) => m.message_id)).toEqual([Number(a)]);
+  });
+
   it("names Telegram's refusal without the token", async () => {
     const { outbound } = workerChannel();
     const empty = { ...REPORT, bytes: new Uint8Array() };
