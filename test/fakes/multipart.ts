@@ -45,6 +45,7 @@ export function parseMultipart(contentType: string | undefined, body: Buffer): P
       parser = busboy({
         headers: { "content-type": contentType ?? "" },
         defParamCharset: "utf8",
+        preservePath: true,
         limits: { fieldSize: 16 * 1024 * 1024 },
       });
     } catch (error) {

@@ -41,6 +41,15 @@ const MIME_TYPES: Readonly<Record<string, string>> = {
   zip: "application/zip",
 };
 
+/** The fields the Bot API reads as JSON in a multipart body; every other one is text. */
+const JSON_FIELDS = new Set([
+  "reply_parameters",
+  "reply_markup",
+  "caption_entities",
+  "link_preview_options",
+  "suggested_post_parameters",
+]);
+
 /**
  * A multipart call's parameters as the Bot API reads them: JSON-typed
  * fields (reply_parameters) parsed, `attach://<id>` replaced by the part.
@@ -58,7 +67,7 @@ export async function multipartParams(contentType: string, raw: Buffer): Promise
         params[name] = { filename: part.filename, bytes: part.bytes } satisfies UploadedPart;
       continue;
     }
-    params[name] = /^[[{]/.test(value) ? jsonOr(value) : value;
+    params[name] = JSON_FIELDS.has(name) ? jsonOr(value) : value;
   }
   for (const part of form.files) {
     if (attached.has(part.field)) continue;
