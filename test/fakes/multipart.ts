@@ -1,9 +1,10 @@
 /**
  * multipart/form-data as the platforms read it, for the fakes that take
  * uploads (Slack's upload URL, Telegram's sendPhoto/sendDocument, Discord's
- * message attachments). busboy does the parsing: it is as strict as a real
- * server about the disposition header, so a part a client names badly
- * (an unquoted file name with a space) is dropped here as it would be there.
+ * message attachments). busboy does the parsing. It is strict about the
+ * disposition header: a part a client names badly (grammY's unquoted file
+ * name with a space) is dropped, as a strict server would drop it, which is
+ * why the Telegram upload quotes its names. File names keep their path.
  */
 import busboy from "busboy";
 
