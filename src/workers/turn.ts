@@ -10,15 +10,15 @@ import { openTurnStream } from "./stream-state.ts";
 import { askModel } from "./turn-ask.ts";
 import { beginTurn } from "./turn-begin.ts";
 import { choicesOf, type TurnChoices } from "./turn-choices.ts";
-import { markCutShort, recordUsage } from "./turn-end.ts";
+import { countShared, markCutShort, type TurnUsage, turnUsage } from "./turn-end.ts";
 import { LostLeaseError, type TurnEnvironment, type TurnStart } from "./turn-environment.ts";
 import { TurnSteps } from "./turn-steps.ts";
 
 /** How a turn ended for the drain: the inbox messages it consumed, and its usage to count. */
 interface TurnOutcome {
   readonly consumed: number;
-  /** Counts the turn's usage; issued together with the inbox trim that ends the turn. */
-  readonly countUsage?: () => Promise<void>;
+  /** The turn's usage: counted for the conversation by the inbox trim that ends the turn, then for the rest. */
+  readonly usage?: TurnUsage;
 }
 
 /**
@@ -48,11 +48,14 @@ export async function drainConversation(
       if ((await env.inbox.release(address, leaseToken)) <= 0) return;
       continue;
     }
-    // The usage goes out first, in the same batch as the trim: counted before the turn ends.
-    const counting = outcome.countUsage?.();
-    const left = await env.inbox.finish(address, leaseToken, outcome.consumed);
-    await counting;
+    const { usage } = outcome;
+    const counting = usage
+      ? env.store.usage.conversationCounting(address, usage.usage, usage.costMicros, usage.now)
+      : undefined;
+    const left = await env.inbox.finish(address, leaseToken, outcome.consumed, counting);
     if (left === -1) throw new LostLeaseError("lease lost before the inbox was trimmed");
+    // Counted for the conversation as the turn ended; the workspace and the person follow.
+    if (usage) await countShared(env, usage);
     if (left === 0) return;
   }
 }
@@ -207,6 +210,6 @@ async function runTracedTurn({
   });
   return {
     consumed: steps.checkpoint.inboxCount,
-    countUsage: () => recordUsage(env, address, start, result, choices),
+    usage: turnUsage(address, start, result, choices),
   };
 }
