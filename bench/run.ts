@@ -8,6 +8,7 @@ import { benchFreeze, benchModeTokens } from "./core.ts";
 import { benchFormat } from "./format.ts";
 import { benchPipeline, type PipelineFigures } from "./pipeline.ts";
 import { benchRealTokens } from "./real-registry.ts";
+import { benchTracing } from "./tracing.ts";
 
 const args = process.argv.slice(2);
 const json = args.includes("--json");
@@ -28,6 +29,7 @@ if (!only || only === "pipeline") {
     }),
   );
 }
+if (!only || only === "tracing") results.push(await benchTracing(print));
 if (!only || only === "format") results.push(benchFormat(print));
 if (json) process.stdout.write(`${JSON.stringify({ pipeline: pipeline ?? null }, null, 2)}\n`);
 if (results.some((ok) => !ok)) {

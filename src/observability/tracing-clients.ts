@@ -23,12 +23,15 @@ export interface ClientTracing {
  *
  * The project runs as ESM, where the instrumentation's require hook never
  * sees `import { Redis } from "ioredis"` (and by now ioredis is loaded
- * anyway): so the hook is installed, then ioredis is required once through
- * it, which patches the one `Redis.prototype` that every import shares.
+ * anyway); the hook also patches a module once per process, so a second SDK
+ * (a test file, the bench's rounds) would get nothing. So the Redis
+ * instrumentation is never enabled: its patch is applied by hand to the one
+ * `Redis.prototype` that every import shares, and taken off by `disable`.
  * Undici needs no patching; it reports through `diagnostics_channel`.
  */
 export function instrumentClients(provider: TracerProvider): ClientTracing {
   const redis = new IORedisInstrumentation({
+    enabled: false,
     requireParentSpan: true,
     dbStatementSerializer: (command, args) =>
       capturesContent() ? defaultDbStatementSerializer(command, args) : redisStatement(command),
@@ -38,16 +41,27 @@ export function instrumentClients(provider: TracerProvider): ClientTracing {
     // The span starts with these in place of the URL as sent: nothing with a token is ever set.
     startSpanHook: (request) => urlAttributesOf(request.path, request.origin),
   });
-  for (const instrumentation of [redis, http]) {
-    instrumentation.setTracerProvider(provider);
-    instrumentation.enable();
-  }
-  createRequire(import.meta.url)("ioredis");
+  redis.setTracerProvider(provider);
+  const unpatch = patchIoredis(redis);
+  http.setTracerProvider(provider);
+  http.enable();
   return {
     disable() {
-      redis.disable();
+      unpatch();
       http.disable();
     },
+  };
+}
+
+/** Applies the Redis instrumentation's patch to the loaded ioredis; returns how to take it off. */
+function patchIoredis(redis: IORedisInstrumentation): () => void {
+  const require = createRequire(import.meta.url);
+  const ioredis: unknown = require("ioredis");
+  const { version } = require("ioredis/package.json") as { version: string };
+  const definitions = redis.getModuleDefinitions().filter((d) => d.name === "ioredis");
+  for (const definition of definitions) definition.patch?.(ioredis, version);
+  return () => {
+    for (const definition of definitions) definition.unpatch?.(ioredis, version);
   };
 }
 
