@@ -3,8 +3,9 @@
  * tracer, as a process without `telemetry:` runs) against tracing on (the
  * SDK registered as `switchyard start` registers it, with the Redis and HTTP
  * client instrumentations, a batch processor and an exporter that drops
- * what it is handed, so the figure is ours and not a collector's). Warm-up
- * rounds of both first, then interleaved rounds, order rotated.
+ * what it is handed, so the figure is ours and not a collector's), and on
+ * without the client instrumentations, to tell their share. Warm-up rounds
+ * of each first, then interleaved rounds, order rotated.
  */
 import { randomUUID } from "node:crypto";
 import { context, propagation, trace } from "@opentelemetry/api";
@@ -37,26 +38,40 @@ class CountingExporter implements SpanExporter {
   async shutdown(): Promise<void> {}
 }
 
-/** One run with the SDK registered for it; returns the run and the spans it made. */
-async function tracedRun(prefix: string): Promise<{ run: SwitchyardRun; spans: number }> {
+/**
+ * One run with the SDK registered for it, with or without the client
+ * instrumentations; returns the run and the spans it made.
+ */
+async function tracedRun(
+  prefix: string,
+  withClients: boolean,
+): Promise<{ run: SwitchyardRun; spans: number }> {
   const exporter = new CountingExporter();
   const provider = new NodeTracerProvider({
     // Large enough that no span of a run is dropped: every span is paid for.
     spanProcessors: [new BatchSpanProcessor(exporter, { maxQueueSize: 200_000 })],
   });
   provider.register();
-  const clients = instrumentClients(provider);
+  const clients = withClients ? instrumentClients(provider) : undefined;
   try {
     const run = await switchyardRun(prefix, SHAPE);
     await provider.forceFlush();
     return { run, spans: exporter.spans };
   } finally {
-    clients.disable();
+    clients?.disable();
     await provider.shutdown();
     trace.disable();
     context.disable();
     propagation.disable();
   }
+}
+
+function traced(runs: readonly { run: SwitchyardRun; spans: number }[]) {
+  return {
+    perSecond: median(runs.map((r) => r.run.perSecond)),
+    cpuMicros: median(runs.map((r) => r.run.cpuMicros)),
+    spansPerTurn: median(runs.map((r) => r.spans / SHAPE.conversations)),
+  };
 }
 
 function median(values: readonly number[]): number {
@@ -74,17 +89,19 @@ export async function benchTracing(print: (line: string) => void): Promise<boole
   };
   const off: SwitchyardRun[] = [];
   const on: { run: SwitchyardRun; spans: number }[] = [];
+  const ours: { run: SwitchyardRun; spans: number }[] = [];
+  const sides = ["off", "on", "ours"] as const;
   try {
     for (let r = 0; r < WARMUP_ROUNDS + ROUNDS; r++) {
       const measured = r >= WARMUP_ROUNDS;
-      const sides = r % 2 === 0 ? (["off", "on"] as const) : (["on", "off"] as const);
-      for (const side of sides) {
+      for (let k = 0; k < sides.length; k++) {
+        const side = sides[(k + r) % sides.length] as (typeof sides)[number];
         if (side === "off") {
           const run = await switchyardRun(prefix("off"), SHAPE);
           if (measured) off.push(run);
         } else {
-          const run = await tracedRun(prefix("on"));
-          if (measured) on.push(run);
+          const run = await tracedRun(prefix(side), side === "on");
+          if (measured) (side === "on" ? on : ours).push(run);
         }
       }
     }
@@ -96,11 +113,8 @@ export async function benchTracing(print: (line: string) => void): Promise<boole
       perSecond: median(off.map((r) => r.perSecond)),
       cpuMicros: median(off.map((r) => r.cpuMicros)),
     },
-    on: {
-      perSecond: median(on.map((r) => r.run.perSecond)),
-      cpuMicros: median(on.map((r) => r.run.cpuMicros)),
-      spansPerTurn: median(on.map((r) => r.spans / SHAPE.conversations)),
-    },
+    on: traced(on),
+    ours: traced(ours),
   };
   const rateRatio = figures.on.perSecond / figures.off.perSecond;
   const cpuRatio = figures.on.cpuMicros / figures.off.cpuMicros;
@@ -109,7 +123,7 @@ export async function benchTracing(print: (line: string) => void): Promise<boole
     `Tracing on vs off: ${SHAPE.conversations} conversations, one tool call per turn, instant model, concurrency ${SHAPE.concurrency}`,
   );
   print(
-    `${WARMUP_ROUNDS} warm-up round of each discarded, then ${ROUNDS} rounds each, order alternated; medians`,
+    `${WARMUP_ROUNDS} warm-up round of each discarded, then ${ROUNDS} rounds each, order rotated; medians`,
   );
   print(
     `tracing off   ${figures.off.perSecond.toFixed(0)} turns/s   ${figures.off.cpuMicros.toFixed(0)} µs CPU per turn`,
@@ -118,7 +132,10 @@ export async function benchTracing(print: (line: string) => void): Promise<boole
     `tracing on    ${figures.on.perSecond.toFixed(0)} turns/s   ${figures.on.cpuMicros.toFixed(0)} µs CPU per turn   ${figures.on.spansPerTurn.toFixed(1)} spans per turn (SDK, Redis and HTTP instrumentations, exporter that drops)`,
   );
   print(
-    `on / off      ${(rateRatio * 100).toFixed(1)}% of the turn rate, ${cpuRatio.toFixed(2)}x the CPU per turn`,
+    `  our spans   ${figures.ours.perSecond.toFixed(0)} turns/s   ${figures.ours.cpuMicros.toFixed(0)} µs CPU per turn   ${figures.ours.spansPerTurn.toFixed(1)} spans per turn (the SDK without the client instrumentations)`,
+  );
+  print(
+    `on / off      ${(rateRatio * 100).toFixed(1)}% of the turn rate, ${cpuRatio.toFixed(2)}x the CPU per turn (${(figures.ours.cpuMicros / figures.off.cpuMicros).toFixed(2)}x without the client spans)`,
   );
   return true;
 }

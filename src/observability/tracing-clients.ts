@@ -15,7 +15,8 @@ export interface ClientTracing {
  * Redis commands (ioredis) and HTTP requests (undici and the global fetch:
  * model requests, Discord's REST calls, attachment downloads, web tools) as
  * client spans under whatever Switchyard span is active. Called only when an
- * SDK is registered, so a process without traces loads none of this.
+ * SDK is registered, so a process without traces patches and subscribes to
+ * nothing: its Redis commands and requests run as if this did not exist.
  *
  * Only inside a span: BullMQ's polling and background reconnects would
  * otherwise make a trace per command. What the spans may say is in
