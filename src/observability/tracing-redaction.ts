@@ -2,14 +2,23 @@
  * What the Redis and HTTP client spans may say. Our Redis commands carry
  * message text (the inbox, the history) and platform ids (in the keys); our
  * HTTP requests carry tokens (Telegram's Bot API puts the bot token in the
- * URL path, `/bot<token>/method` and `/file/bot<token>/path`) and search
- * queries made from what people wrote. So by default a span keeps the Redis
+ * URL path, `/bot<token>/method` and `/file/bot<token>/path`; Discord answers
+ * an interaction at `/interactions/<id>/<token>/callback` and
+ * `/webhooks/<application>/<token>/...`), platform ids (Discord's
+ * `/channels/<id>/messages`) and search queries made from what people wrote. So by default a span keeps the Redis
  * command's name only and a URL without its secrets; `telemetry.capture_content`
  * adds Redis arguments and query values back, never a token.
  */
 
 /** A Telegram bot token as a path segment, `bot123456:AA...`, plain or percent-encoded. */
 const TELEGRAM_TOKEN_SEGMENT = /\/bot\d+(?::|%3A)[^/?#]*/gi;
+/** Discord's interaction token, the segment after an interaction's or a webhook's id. */
+const DISCORD_TOKEN_SEGMENT = /\/(interactions|webhooks)\/(\d+)\/[^/?#]+/g;
+/** A platform id as a path segment (Discord snowflakes, Slack-style numeric ids). */
+const ID_SEGMENT = /\/\d{6,}(?=[/?#]|$)/g;
+
+/** What a platform id in a path becomes: the route stays readable, the id is gone. */
+export const ID = "{id}";
 
 export const REDACTED = "REDACTED";
 
@@ -18,9 +27,12 @@ export function redisStatement(command: string): string {
   return command;
 }
 
-/** A URL path with every Telegram token segment replaced. */
+/** A URL path with every token segment replaced, and every platform id. */
 export function redactPath(path: string): string {
-  return path.replace(TELEGRAM_TOKEN_SEGMENT, `/bot${REDACTED}`);
+  return path
+    .replace(TELEGRAM_TOKEN_SEGMENT, `/bot${REDACTED}`)
+    .replace(DISCORD_TOKEN_SEGMENT, `/$1/$2/${REDACTED}`)
+    .replace(ID_SEGMENT, `/${ID}`);
 }
 
 /**

@@ -71,7 +71,8 @@ describe("traces of a message on a platform", () => {
     const posts = httpSpans(trace).filter((span) => parentOf(span) === id(deliver));
     expect(
       posts.map((span) => [span.attributes["http.request.method"], span.attributes["url.path"]]),
-    ).toEqual([["POST", `/api/v10/channels/${FAKE_DISCORD.channelId}/messages`]]);
+      // The route, without the channel's id.
+    ).toEqual([["POST", "/api/v10/channels/{id}/messages"]]);
     const model = only(trace, "switchyard.model.request");
     expect(httpSpans(trace).filter((span) => parentOf(span) === id(model))).toHaveLength(1);
     expect(redisSpans(trace).length).toBeGreaterThan(0);
@@ -83,6 +84,9 @@ describe("traces of a message on a platform", () => {
       ANSWER,
       PIPELINE_API_KEY,
       setup.discord.token,
+      FAKE_DISCORD.channelId,
+      FAKE_DISCORD.guildId,
+      HUMAN,
     ]) {
       expect(said).not.toContain(secret);
     }

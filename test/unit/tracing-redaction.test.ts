@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
+  ID,
   REDACTED,
   redactedUrlAttributes,
   redactPath,
@@ -11,8 +12,10 @@ import {
 const token = fc
   .tuple(fc.integer({ min: 1, max: 9_999_999_999 }), fc.stringMatching(/^[A-Za-z0-9_-]{20,40}$/))
   .map(([id, secret]) => `${id}:${secret}`);
-// No "." or ".." segments: a URL resolves those away before any span sees it.
-const segment = fc.stringMatching(/^[A-Za-z0-9_~-]{0,12}$/);
+// No "." or ".." segments (a URL resolves those away before any span sees it), and
+// none all digits (those are platform ids, replaced on their own).
+const segment = fc.stringMatching(/^([a-z_~-][A-Za-z0-9_~-]{0,11})?$/);
+const snowflake = fc.bigInt({ min: 10n ** 16n, max: 10n ** 19n }).map(String);
 
 describe("what HTTP client spans say of a URL", () => {
   it("never keeps a Telegram token, in a method URL or a file URL, plain or encoded", () => {
@@ -32,8 +35,33 @@ describe("what HTTP client spans say of a URL", () => {
     );
   });
 
-  it("leaves paths without a token as they are", () => {
+  it("never keeps a Discord interaction token, nor the ids around it", () => {
+    fc.assert(
+      fc.property(
+        snowflake,
+        fc.stringMatching(/^[A-Za-z0-9_.-]{30,120}$/),
+        fc.constantFrom("/interactions/%/#/callback", "/webhooks/%/#/messages/@original"),
+        (id, token, route) => {
+          const path = `/api/v10${route.replace("%", id).replace("#", token)}`;
+          const redacted = redactPath(path);
+          expect(redacted).not.toContain(token);
+          expect(redacted).not.toContain(id);
+          expect(redacted).toBe(`/api/v10${route.replace("%", ID).replace("#", REDACTED)}`);
+        },
+      ),
+    );
+  });
+
+  it("shows a route with its platform ids replaced", () => {
+    fc.assert(
+      fc.property(snowflake, snowflake, (channel, message) => {
+        expect(redactPath(`/api/v10/channels/${channel}/messages/${message}`)).toBe(
+          `/api/v10/channels/${ID}/messages/${ID}`,
+        );
+      }),
+    );
     expect(redactPath("/api/v10/channels/1/messages")).toBe("/api/v10/channels/1/messages");
+    expect(redactPath("/v1/chat/completions")).toBe("/v1/chat/completions");
     expect(redactPath("/bots/list")).toBe("/bots/list");
   });
 
