@@ -16,6 +16,7 @@ import { benchPipeline, type PipelineFigures } from "./pipeline.ts";
 import { REDIS_URL } from "./pipeline-runs.ts";
 import type { BenchRun } from "./readme-section.ts";
 import { benchRealTokens } from "./real-registry.ts";
+import { benchTracing } from "./tracing.ts";
 
 const args = process.argv.slice(2);
 const jsonArg = args.find((a) => a === "--json" || a.startsWith("--json="));
@@ -40,6 +41,7 @@ if (!only || only === "pipeline") {
     }),
   );
 }
+if (!only || only === "tracing") results.push(await benchTracing(print));
 if (!only || only === "format") results.push(benchFormat(print));
 if (json) {
   const text = `${JSON.stringify({ run, pipeline: pipeline ?? null }, null, 2)}\n`;

@@ -4,6 +4,7 @@ import { BatchSpanProcessor, NodeTracerProvider } from "@opentelemetry/sdk-trace
 import { ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions";
 import type { TelemetryConfig } from "../core/config/telemetry-section.ts";
 import { setCaptureContent } from "./tracing.ts";
+import { instrumentClients } from "./tracing-clients.ts";
 
 /** A registered tracing SDK; `shutdown` sends what is still buffered. */
 export interface Tracing {
@@ -21,7 +22,8 @@ export function tracingWanted(config: TelemetryConfig, env: NodeJS.ProcessEnv): 
 }
 
 /**
- * Registers the OpenTelemetry SDK with an OTLP/HTTP exporter, when traces are
+ * Registers the OpenTelemetry SDK with an OTLP/HTTP exporter, and the Redis
+ * and HTTP client instrumentations (tracing-clients.ts), when traces are
  * configured; otherwise nothing is loaded into the API and every span is the
  * no-op one. The variables win over the file (as in every OpenTelemetry SDK):
  * `OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_SERVICE_NAME`, `OTEL_BSP_*` and so on.
@@ -45,8 +47,12 @@ export function setupTracing(config: TelemetryConfig, env: NodeJS.ProcessEnv): T
   });
   provider.register();
   setCaptureContent(config.captureContent);
+  const clients = instrumentClients(provider);
   return {
     destination: url ?? "the OTEL_* variables",
-    shutdown: () => provider.shutdown(),
+    shutdown: () => {
+      clients.disable();
+      return provider.shutdown();
+    },
   };
 }

@@ -1,4 +1,4 @@
-import { type Context, type Link, ROOT_CONTEXT } from "@opentelemetry/api";
+import { type Context, context, type Link, ROOT_CONTEXT } from "@opentelemetry/api";
 import { type ConversationAddress, conversationKey } from "../core/agent/inbound.ts";
 import type { TurnResult } from "../core/agent/loop.ts";
 import {
@@ -57,6 +57,17 @@ export function traceTurn<T>(info: TurnTraceInfo, run: () => Promise<T>): Promis
     },
     () => run(),
   );
+}
+
+/**
+ * Runs what a new turn does before its span opens (reading the history,
+ * downloading attachments) in the first carried message's trace, so its Redis
+ * commands and HTTP requests show there, beside `switchyard.queue.wait`,
+ * instead of nowhere (client spans are only made under a span).
+ */
+export function beforeTurn<T>(pending: readonly TurnMessage[], run: () => Promise<T>): Promise<T> {
+  const carried = pending.find((message) => message.trace?.traceparent);
+  return carried ? context.with(extractCarrier(carried.trace), run) : run();
 }
 
 /** The time a message waited in the inbox for its turn, in the message's own trace. */

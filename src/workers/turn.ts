@@ -2,7 +2,7 @@ import { conversationCapabilities, freezeState } from "../conversation/contract.
 import { type ConversationAddress, conversationKey } from "../core/agent/inbound.ts";
 import type { TurnResult } from "../core/agent/loop.ts";
 import { planTake } from "../core/agent/queue-mode.ts";
-import { noteTurnEnd, traceTurn } from "../observability/tracing-turn.ts";
+import { beforeTurn, noteTurnEnd, traceTurn } from "../observability/tracing-turn.ts";
 import { deliver, keepTyping, targetOf } from "./delivery.ts";
 import { countStalledResume, giveUp, MAX_STALLED_RESUMES } from "./resume.ts";
 import { type Snapshot, takeSnapshot } from "./snapshot.ts";
@@ -92,9 +92,11 @@ async function nextTurn(
     return "wait";
   }
   const taken = { ...snap, pending: snap.pending.slice(0, plan.take) };
-  const history = await env.store.history.compactRead(address, snap.history, env.history);
-  const start = { ...taken, ...(await beginTurn(env, address, taken, history, signal)) };
-  return runOneTurn(env, address, start, signal, choices);
+  const begun = await beforeTurn(taken.pending, async () => {
+    const history = await env.store.history.compactRead(address, snap.history, env.history);
+    return beginTurn(env, address, taken, history, signal);
+  });
+  return runOneTurn(env, address, { ...taken, ...begun }, signal, choices);
 }
 
 /** Waits, unless the lease is lost meanwhile. */

@@ -80,6 +80,11 @@ describe("traces of a turn resumed after its worker was killed", () => {
       return spans.some((span) => span.name === "switchyard.deliver") ? spans : undefined;
     });
     expect(own.map((span) => span.name)).toContain("switchyard.model.request");
+    // `switchyard start` runs as ESM through tsx: its Redis and HTTP instrumentations took all the same.
+    expect(own.some((span) => span.attributes["db.system.name"] === "redis")).toBe(true);
+    expect(own.find((span) => span.name === "POST")?.attributes["url.path"]).toBe(
+      "/v1/chat/completions",
+    );
     expect(collector.spans.filter((span) => span.name === "switchyard.turn")).toHaveLength(1);
   }, 60_000);
 });

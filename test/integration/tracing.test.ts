@@ -1,3 +1,4 @@
+import { SpanKind } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { conversationKey } from "../../src/core/agent/inbound.ts";
@@ -6,9 +7,18 @@ import { hashedKey, setCaptureContent } from "../../src/observability/tracing.ts
 import { MemoryChat, memoryChannel } from "../contract/memory-channel.ts";
 import { startFakeOpenAI } from "../fakes/openai-server.ts";
 import { until } from "../support/channels.ts";
-import { lookupTool, type Pipeline, startPipeline } from "../support/pipeline.ts";
+import { lookupTool, PIPELINE_API_KEY, type Pipeline, startPipeline } from "../support/pipeline.ts";
 import { connectRedis, deleteKeysUnder, redisEnv, uniquePrefix } from "../support/redis.ts";
-import { parentOf, startTestTracing, type TestTracing, traceTree } from "../support/tracing.ts";
+import {
+  everythingSaid,
+  httpSpans,
+  parentOf,
+  redisSpans,
+  startTestTracing,
+  switchyardSpans,
+  type TestTracing,
+  traceTree,
+} from "../support/tracing.ts";
 
 let tracing: TestTracing;
 let pipe: Pipeline | undefined;
@@ -77,7 +87,7 @@ describe("traces of a message", () => {
     expect(parentOf(turn)).toBe(id(enqueue));
     expect(models).toHaveLength(2);
     for (const span of [...models, tool, deliver]) expect(parentOf(span)).toBe(id(turn));
-    expect(traceTree(spans)).toBe(
+    expect(traceTree(switchyardSpans(spans))).toBe(
       [
         "switchyard.ingress",
         "  switchyard.enqueue",
@@ -89,6 +99,39 @@ describe("traces of a message", () => {
         "      switchyard.deliver",
       ].join("\n"),
     );
+  });
+
+  it("records the Redis commands and the model's HTTP requests as client spans under ours", async () => {
+    const spans = await traceOneMessage();
+    const ours = new Map(switchyardSpans(spans).map((span) => [id(span), span.name]));
+    const redis = redisSpans(spans);
+    // Each one is a child of a Switchyard span: nothing hangs loose, nothing starts a trace.
+    for (const span of [...redis, ...httpSpans(spans)]) {
+      expect(span.kind).toBe(SpanKind.CLIENT);
+      expect(ours.has(parentOf(span) ?? "")).toBe(true);
+    }
+    const byId = new Map(spans.map((span) => [id(span), span]));
+    const within = (span: ReadableSpan, name: string): boolean => {
+      const parent = byId.get(parentOf(span) ?? "");
+      return parent !== undefined && (parent.name === name || within(parent, name));
+    };
+    // The inbox write at ingress, and on the worker the turn's own writes (the outbox at delivery).
+    expect(
+      redis.filter((span) => parentOf(span) === id(only(spans, "switchyard.enqueue"))),
+    ).not.toEqual([]);
+    expect(redis.filter((span) => within(span, "switchyard.turn"))).not.toEqual([]);
+    for (const span of redis) expect(span.attributes["db.query.text"]).toBe(span.name);
+
+    const models = named(spans, "switchyard.model.request");
+    for (const model of models) {
+      const [post, ...more] = httpSpans(spans).filter((span) => parentOf(span) === id(model));
+      expect(more).toEqual([]);
+      expect(post?.attributes).toMatchObject({
+        "http.request.method": "POST",
+        "url.path": "/v1/chat/completions",
+        "http.response.status_code": 200,
+      });
+    }
   });
 
   it("names the turn, each model request, the tool call and the delivery", async () => {
@@ -130,15 +173,16 @@ describe("traces of a message", () => {
     });
   });
 
-  it("puts no message text, answer, tool argument or platform id in any attribute", async () => {
+  it("puts no message text, answer, tool argument, API key or platform id in any span", async () => {
     const spans = await traceOneMessage();
-    const values = spans.flatMap((span) => [
-      ...Object.values(span.attributes),
-      ...span.events.flatMap((event) => Object.values(event.attributes ?? {})),
-    ]);
-    expect(values.length).toBeGreaterThan(20);
-    const text = JSON.stringify(values);
-    for (const secret of [SECRET_TEXT, "X1234567", SECRET_WORD, ANSWER, "glossary", "alice"]) {
+    const enqueue = id(only(spans, "switchyard.enqueue"));
+    // The inbox write, whose arguments are the message: the span is there, the text is not.
+    expect(redisSpans(spans).filter((span) => parentOf(span) === enqueue).length).toBeGreaterThan(
+      0,
+    );
+    const text = everythingSaid(spans);
+    const secrets = [SECRET_TEXT, "X1234567", SECRET_WORD, ANSWER, "glossary", "alice"];
+    for (const secret of [...secrets, PIPELINE_API_KEY]) {
       expect(text).not.toContain(secret);
     }
     // The conversation's platform ids appear only hashed.
@@ -154,8 +198,12 @@ describe("traces of a message", () => {
         "switchyard.tool.arguments": JSON.stringify({ word: SECRET_WORD }),
         "switchyard.tool.result": `glossary: ${SECRET_WORD} means something`,
       });
-      // Message text and answers stay out even then.
-      const text = JSON.stringify(spans.map((span) => span.attributes));
+      // Redis commands show their arguments then (the inbox write carries the message).
+      expect(JSON.stringify(redisSpans(spans).map((span) => span.attributes))).toContain(
+        SECRET_TEXT,
+      );
+      // Answers in Switchyard's spans stay out even then.
+      const text = JSON.stringify(switchyardSpans(spans).map((span) => span.attributes));
       expect(text).not.toContain(SECRET_TEXT);
       expect(text).not.toContain(ANSWER);
     } finally {
@@ -216,7 +264,10 @@ describe("traces of a message a channel takes", () => {
       expect(parentOf(only(spans, "switchyard.turn"))).toBe(id(only(spans, "switchyard.enqueue")));
       // A command is answered inside its ingress span and never reaches the queue.
       expect(answered.attributes["switchyard.ingress.outcome"]).toBe("answered");
-      expect(spans.filter((span) => parentOf(span) === id(answered))).toEqual([]);
+      const underAnswered = switchyardSpans(spans).filter(
+        (span) => parentOf(span) === id(answered),
+      );
+      expect(underAnswered).toEqual([]);
     } finally {
       await bot.close();
     }

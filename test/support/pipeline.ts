@@ -27,6 +27,9 @@ export const bigTool = defineTool({
   execute: ({ title }) => `created ${title}`,
 });
 
+/** The model API key a pipeline sends: distinctive, so a test can look for it where it must not be. */
+export const PIPELINE_API_KEY = "sk-switchyard-pipeline-test-9f2c71";
+
 export interface Pipeline {
   readonly app: Switchyard;
   readonly fake: FakeOpenAI;
@@ -47,7 +50,11 @@ export async function startPipeline(
     redis: options.redisUrl ? RedisFactory.single(options.redisUrl) : testRedisFactory(),
     prefix,
     registry: new ToolRegistry(options.tools ?? [lookupTool, bigTool]),
-    provider: createOpenAIProvider({ apiKey: "test", baseURL: fake.url, model: "fake-model" }),
+    provider: createOpenAIProvider({
+      apiKey: PIPELINE_API_KEY,
+      baseURL: fake.url,
+      model: "fake-model",
+    }),
     // Tests time their turns; the quiet window is tested on its own.
     queueBehaviour: () => ({ mode: "collect", debounceMs: 0 }),
     leaseMs: 2_000,

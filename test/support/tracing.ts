@@ -5,8 +5,13 @@ import {
   type ReadableSpan,
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-node";
+import { instrumentClients } from "../../src/observability/tracing-clients.ts";
 
-/** A tracing SDK registered for one test file, keeping every finished span in memory. */
+/**
+ * A tracing SDK registered for one test file as `switchyard start` registers
+ * one (with the Redis and HTTP client instrumentations), keeping every
+ * finished span in memory.
+ */
 export interface TestTracing {
   readonly exporter: InMemorySpanExporter;
   spans(): ReadableSpan[];
@@ -17,10 +22,12 @@ export function startTestTracing(): TestTracing {
   const exporter = new InMemorySpanExporter();
   const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
   provider.register();
+  const clients = instrumentClients(provider);
   return {
     exporter,
     spans: () => exporter.getFinishedSpans(),
     async stop() {
+      clients.disable();
       await provider.shutdown();
       trace.disable();
       context.disable();
@@ -48,4 +55,35 @@ export function traceTree(spans: readonly ReadableSpan[]): string {
   };
   for (const root of children(undefined)) walk(root, 0);
   return lines.join("\n");
+}
+
+/**
+ * Everything the spans would tell a trace backend, as one string to search:
+ * names, every attribute, events (exceptions), status messages and links.
+ */
+export function everythingSaid(spans: readonly ReadableSpan[]): string {
+  return JSON.stringify(
+    spans.map((span) => ({
+      name: span.name,
+      attributes: span.attributes,
+      status: span.status.message ?? "",
+      events: span.events.map((event) => [event.name, event.attributes ?? {}]),
+      links: span.links.map((link) => link.attributes ?? {}),
+    })),
+  );
+}
+
+/** The client spans the Redis instrumentation made. */
+export function redisSpans(spans: readonly ReadableSpan[]): ReadableSpan[] {
+  return spans.filter((span) => span.attributes["db.system.name"] === "redis");
+}
+
+/** The client spans the HTTP (undici) instrumentation made. */
+export function httpSpans(spans: readonly ReadableSpan[]): ReadableSpan[] {
+  return spans.filter((span) => span.attributes["http.request.method"] !== undefined);
+}
+
+/** Switchyard's own spans, without the client spans under them. */
+export function switchyardSpans(spans: readonly ReadableSpan[]): ReadableSpan[] {
+  return spans.filter((span) => span.name.startsWith("switchyard."));
 }

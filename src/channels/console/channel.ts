@@ -12,12 +12,14 @@ import {
   tooLongReply,
 } from "../../core/agent/inbound.ts";
 import type { CommandPolicy } from "../../core/commands/index.ts";
+import { traceReceive } from "../../observability/tracing-ingress.ts";
 import type { AdmitCheck } from "../../ports/admission.ts";
 import type { Enqueue, IsIdle } from "../../ports/enqueue.ts";
 import type { StopTurn } from "../../ports/turn-control.ts";
 import { routeChatText } from "../chat-commands.ts";
 import { passedGate } from "../gate-pass.ts";
 import type { ReloadableSkills } from "../skills-command.ts";
+import type { TakenAs } from "../take-message.ts";
 import { consoleAttachment } from "./files.ts";
 import type { RedisOutbox } from "./outbox.ts";
 
@@ -66,7 +68,6 @@ export async function runConsole(options: ConsoleOptions): Promise<void> {
     admins: [],
     conversation: "anyone" as const,
   };
-  const actor = { id: CONSOLE_USER, isPlatformAdmin: true };
   const key = conversationKey(address);
   let since = await lastEntryId(options.reader, options.outbox.stream);
   let reading = true;
@@ -85,10 +86,6 @@ export async function runConsole(options: ConsoleOptions): Promise<void> {
   for await (const raw of lines) {
     const line = raw.trim();
     if (line === "") continue;
-    if (isTooLong(line)) {
-      options.print(`${tooLongReply(line.length)}\n`);
-      continue;
-    }
     const message: InboundMessage = {
       ...address,
       user: CONSOLE_USER,
@@ -99,33 +96,8 @@ export async function runConsole(options: ConsoleOptions): Promise<void> {
       eventId: randomUUID(),
       time: Date.now(),
     };
-    const refused = { say: async (text: string) => options.print(`${text}\n`) };
-    // The person at the terminal owns the bot: always let in, but the limits count them too.
-    if (!(await passedGate(await options.gate.admit(message, { trusted: true }), refused)))
-      continue;
-    if (/^\/attach\b/.test(line)) {
-      const { attachment, text, problem } = await consoleAttachment(line);
-      if (problem || !attachment) {
-        options.print(`${problem}\n`);
-        continue;
-      }
-      if (!(await passedGate(await options.gate.meter(message), refused))) continue;
-      await options.queue.enqueue({ ...message, text, attachments: [attachment] });
-      continue;
-    }
-    const outcome = await routeChatText(line, { ...address, user: CONSOLE_USER }, actor, {
-      sources: options.sources,
-      policy,
-      ...(options.skillLibrary ? { skills: options.skillLibrary } : {}),
-      ...(options.stopTurn ? { stopTurn: options.stopTurn } : {}),
-      ...(options.admit ? { admit: options.admit } : {}),
-    });
-    if (outcome.kind === "reply") {
-      options.print(`${outcome.text}\n`);
-      continue;
-    }
-    if (!(await passedGate(await options.gate.meter(message), refused))) continue;
-    await options.queue.enqueue({ ...message, text: outcome.text });
+    // As a platform event is in takeMessage: the gate, a command and the enqueue inside one ingress span.
+    await traceReceive(message, () => takeLine(options, message, policy));
   }
 
   // End of input: let the queued turns finish and their answers print.
@@ -133,6 +105,49 @@ export async function runConsole(options: ConsoleOptions): Promise<void> {
   reading = false;
   await tail;
   await drain(1);
+}
+
+/** What one typed line becomes: answered on the spot, refused by the gate, or queued for a turn. */
+async function takeLine(
+  options: ConsoleOptions,
+  message: InboundMessage,
+  policy: CommandPolicy,
+): Promise<Exclude<TakenAs, "repeat">> {
+  const line = message.text;
+  if (isTooLong(line)) {
+    options.print(`${tooLongReply(line.length)}\n`);
+    return "answered";
+  }
+  const refused = { say: async (text: string) => options.print(`${text}\n`) };
+  // The person at the terminal owns the bot: always let in, but the limits count them too.
+  if (!(await passedGate(await options.gate.admit(message, { trusted: true }), refused)))
+    return "refused";
+  if (/^\/attach\b/.test(line)) {
+    const { attachment, text, problem } = await consoleAttachment(line);
+    if (problem || !attachment) {
+      options.print(`${problem}\n`);
+      return "answered";
+    }
+    if (!(await passedGate(await options.gate.meter(message), refused))) return "refused";
+    await options.queue.enqueue({ ...message, text, attachments: [attachment] });
+    return "queued";
+  }
+  const actor = { id: CONSOLE_USER, isPlatformAdmin: true };
+  const address = options.address ?? CONSOLE_ADDRESS;
+  const outcome = await routeChatText(line, { ...address, user: CONSOLE_USER }, actor, {
+    sources: options.sources,
+    policy,
+    ...(options.skillLibrary ? { skills: options.skillLibrary } : {}),
+    ...(options.stopTurn ? { stopTurn: options.stopTurn } : {}),
+    ...(options.admit ? { admit: options.admit } : {}),
+  });
+  if (outcome.kind === "reply") {
+    options.print(`${outcome.text}\n`);
+    return "answered";
+  }
+  if (!(await passedGate(await options.gate.meter(message), refused))) return "refused";
+  await options.queue.enqueue({ ...message, text: outcome.text });
+  return "queued";
 }
 
 async function lastEntryId(redis: Redis, stream: string): Promise<string> {
