@@ -76,6 +76,16 @@ export class KeyScheme {
     return `${this.conversationTag(address)}:document:${documentId}`;
   }
 
+  /**
+   * STRING with a TTL: the bytes of a file a tool made for the answer,
+   * under its ref (see `ToolFileRecord`), in the conversation's slot, kept
+   * for `attachments.cache_seconds` so a turn resumed after a crash still
+   * sends it. e.g. "sy:{conv:slack:T1:C1:C1}:tool-file:9c01b7e43f2a".
+   */
+  toolFile(address: ConversationAddress, ref: string): string {
+    return `${this.conversationTag(address)}:tool-file:${ref}`;
+  }
+
   conversation(address: ConversationAddress): ConversationKeys {
     const tag = this.conversationTag(address);
     return {

@@ -38,6 +38,9 @@ export function askModel(
   // Only /stop cuts a running tool short; an interrupt lets it finish and keeps its result.
   const stop = watch ? stopOnly(watch.signal) : undefined;
   const toolSpans = new ToolSpans();
+  // The turn's files so far, from the checkpoint: a resumed turn counts what its crashed run kept.
+  const tally = { used: (checkpoint.files ?? []).reduce((sum, f) => sum + f.bytes, 0) };
+  const files = env.toolFiles ? { files: { store: env.toolFiles, tally } } : {};
   return runTurn({
     registry: env.registry,
     contract,
@@ -72,7 +75,7 @@ export function askModel(
             skills,
             callKey: `${checkpoint.turnId}.${call.id}`,
           },
-          { timeoutMs: env.toolTimeoutMs, ...(stop ? { stop } : {}) },
+          { timeoutMs: env.toolTimeoutMs, ...(stop ? { stop } : {}), ...files },
         ),
       ),
     onToolCall: (name, outcome, ms) => {
