@@ -4,12 +4,14 @@ import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { OutboxEntry } from "../../src/channels/console/outbox.ts";
+import { type OutboxEntry, RedisOutbox } from "../../src/channels/console/outbox.ts";
+import { conversationKey } from "../../src/core/agent/inbound.ts";
 import { DEFAULT_ATTACHMENTS, EMPTY_CONFIG } from "../../src/core/config/index.ts";
 import { defineTool } from "../../src/core/tools/tool.ts";
 import { toolResult } from "../../src/core/tools/tool-result.ts";
 import { makePdf, makePng } from "../support/files.ts";
 import { type Pipeline, startPipeline } from "../support/pipeline.ts";
+import { connectRedis, deleteKeysUnder, uniquePrefix } from "../support/redis.ts";
 
 let png: Buffer;
 let bigPng: Buffer;
@@ -123,4 +125,32 @@ describe("files a tool returns go out with the answer", () => {
     expect(told).toContain("report.pdf (application/pdf,");
     chartOf = () => png;
   }, 30_000);
+});
+
+describe("the console's upload", () => {
+  it("writes the file into its folder and adds one entry per key, however often it is asked", async () => {
+    const redis = connectRedis();
+    const prefix = uniquePrefix("outbox-files");
+    try {
+      const outbox = new RedisOutbox(redis, prefix, conversationKey, dir);
+      const target = { platform: "console", workspace: "w", channel: "c", conversation: "v" };
+      const file = { name: "../../etc/report.pdf", type: "application/pdf", bytes: pdf };
+      const first = await outbox.upload(target, file, { idempotencyKey: "t1-file-0" });
+      const again = await outbox.upload(target, file, { idempotencyKey: "t1-file-0" });
+      expect(again).toBe(first);
+      const out = await outbox.read("0", 10);
+      expect(out).toHaveLength(1);
+      const path = out[0]?.path as string;
+      // The tool's name cannot reach outside the folder.
+      expect(path.startsWith(`${dir}/`)).toBe(true);
+      expect(path.slice(dir.length + 1)).not.toContain("/");
+      expect(out[0]?.text).toBe(
+        `[file: ../../etc/report.pdf, application/pdf, ${pdf.byteLength} bytes → ${path}]`,
+      );
+      expect(Buffer.compare(readFileSync(path), pdf)).toBe(0);
+    } finally {
+      await deleteKeysUnder(redis, prefix);
+      redis.disconnect();
+    }
+  });
 });
