@@ -143,6 +143,22 @@ describe("delivering a tool's files", () => {
     expect(runs).toBe(1);
   }, 30_000);
 
+  it("sends the files with the answer when a turn that keeps failing is given up", async () => {
+    const outbound = new FileOutbound();
+    // The run and its three resumes fail on the first file; the give-up delivers it.
+    outbound.fail = (key, attempt) =>
+      key.endsWith("-file-0") && attempt <= 4
+        ? Object.assign(new Error("socket hang up"), { code: "ECONNRESET" })
+        : undefined;
+    pipe = await askForReport(outbound);
+    await until(() => outbound.uploads.length === 2, 30_000);
+    await settle();
+    expect(outbound.posts.map((p) => p.text)).toEqual(["Here is the report."]);
+    expect(outbound.uploads.map((u) => u.file.name)).toEqual(["chart.png", "report.pdf"]);
+    expect(outbound.calls.filter((c) => c.endsWith("-file-0"))).toHaveLength(5);
+    expect(runs).toBe(1);
+  }, 45_000);
+
   it("posts one note for a file the platform refuses, sends the rest, and the turn ends", async () => {
     const outbound = new FileOutbound();
     outbound.fail = (key) =>
