@@ -2,20 +2,32 @@
  * `npm run bench`: every benchmark, each printing ratios against a baseline
  * measured in the same run. Exits non-zero when a target is missed.
  * `npm run bench -- pipeline` runs one; `--json` prints the pipeline's
- * figures as JSON on stdout (the text goes to stderr).
+ * figures as JSON on stdout (the text goes to stderr), with where and how
+ * they were measured, and `--json=FILE` writes them to FILE;
+ * `npm run bench:readme` turns that file into the README's performance
+ * section.
  */
+import { writeFileSync } from "node:fs";
+import { cpus, loadavg, release, type } from "node:os";
+import { Redis } from "ioredis";
 import { benchFreeze, benchModeTokens } from "./core.ts";
 import { benchFormat } from "./format.ts";
 import { benchPipeline, type PipelineFigures } from "./pipeline.ts";
+import { REDIS_URL } from "./pipeline-runs.ts";
+import type { BenchRun } from "./readme-section.ts";
 import { benchRealTokens } from "./real-registry.ts";
 
 const args = process.argv.slice(2);
-const json = args.includes("--json");
+const jsonArg = args.find((a) => a === "--json" || a.startsWith("--json="));
+const json = jsonArg !== undefined;
+/** `--json=FILE` writes the JSON there (npm's own banner would be on stdout with `> FILE`). */
+const jsonFile = jsonArg?.startsWith("--json=") ? jsonArg.slice("--json=".length) : undefined;
 const only = args.find((a) => !a.startsWith("--"));
 const out = json ? process.stderr : process.stdout;
 const print = (line: string) => out.write(`${line}\n`);
 const results: boolean[] = [];
 let pipeline: PipelineFigures | undefined;
+const run = json ? await describeRun() : undefined;
 if (!only || only === "freeze") results.push(benchFreeze(print));
 if (!only || only === "tokens") {
   results.push(benchModeTokens(print));
@@ -29,8 +41,36 @@ if (!only || only === "pipeline") {
   );
 }
 if (!only || only === "format") results.push(benchFormat(print));
-if (json) process.stdout.write(`${JSON.stringify({ pipeline: pipeline ?? null }, null, 2)}\n`);
+if (json) {
+  const text = `${JSON.stringify({ run, pipeline: pipeline ?? null }, null, 2)}\n`;
+  if (jsonFile) writeFileSync(jsonFile, text);
+  else process.stdout.write(text);
+}
 if (results.some((ok) => !ok)) {
   print("\nA target was missed.");
   process.exitCode = 1;
+}
+
+/** The machine and command of this run, for the README's line under its figures. */
+async function describeRun(): Promise<BenchRun> {
+  const redis = new Redis(REDIS_URL);
+  let version = "unknown";
+  try {
+    version = /redis_version:(\S+)/.exec(await redis.info("server"))?.[1] ?? version;
+  } finally {
+    redis.disconnect();
+  }
+  const env = ["REDIS_URL", "BENCH_ROUNDS", "BENCH_CONCURRENCY"]
+    .filter((name) => process.env[name] !== undefined)
+    .map((name) => `${name}=${process.env[name]}`);
+  return {
+    date: new Date().toISOString(),
+    command: [...env, "npm run bench --", ...args].join(" "),
+    node: process.version,
+    os: `${type()} ${release()}`,
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model.trim() ?? "unknown CPU",
+    loadAverage: loadavg()[0] ?? 0,
+    redis: version,
+  };
 }

@@ -42,7 +42,8 @@ export interface SwitchyardOptions {
   /** How often the worker looks for queues of other shard counts to drain (15 s by default). */
   readonly drainIntervalMs?: number;
   readonly registry: ToolRegistry;
-  readonly capabilities?: () => Capabilities;
+  /** What the host has for a turn on a model (undefined: the bot's own); see `Host.capabilities`. */
+  readonly capabilities?: (model?: string) => Capabilities;
   readonly config?: () => SwitchyardConfig;
   readonly runtime?: ScopeLayer;
   readonly provider: Provider;
@@ -162,7 +163,6 @@ function turnEnvironment(options: SwitchyardOptions, plumbing: Plumbing): TurnEn
       keys: store.keys,
       sources: (platform) => outbounds[platform]?.files,
       limits: () => (options.config?.() ?? EMPTY_CONFIG).attachments,
-      capabilities: options.capabilities ?? (() => ({})),
       ...(options.transcriber ? { transcriber: options.transcriber } : {}),
       ...(options.fileGuard ? { guard: options.fileGuard } : {}),
       logger,

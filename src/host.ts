@@ -1,5 +1,6 @@
 import type { Queue } from "bullmq";
 import { Redis } from "ioredis";
+import { modelVision, type VisionDeclarations } from "./core/attachments/model-vision.ts";
 import type { Capabilities } from "./core/availability/capabilities.ts";
 import type { SwitchyardConfig } from "./core/config/index.ts";
 import type { LoggerPort } from "./core/logger.ts";
@@ -13,7 +14,7 @@ import {
   TRANSCRIPTION_CAPABILITY,
   transcriptionCapability,
   VISION_CAPABILITY,
-  visionCapability,
+  visionDeclarations,
 } from "./tools/attachments/index.ts";
 import { ALL_BUILTINS, type BuiltinTools } from "./tools/builtins.ts";
 import { McpHub } from "./tools/mcp/index.ts";
@@ -68,6 +69,7 @@ export class Host {
   readonly mcp: McpHub;
   readonly messaging = new MessagingRoutes();
   readonly #static: Capabilities;
+  #vision: VisionDeclarations;
   readonly #redis: Redis;
   #queue: Queue<Reminder> | undefined;
 
@@ -98,10 +100,10 @@ export class Host {
     ]);
     this.#static = {
       ...webCapabilities(config.web, env),
-      [VISION_CAPABILITY]: visionCapability(config.model, env, config.models),
       [TRANSCRIPTION_CAPABILITY]: transcriptionCapability(config.transcription, env),
       [READ_ATTACHMENT_CAPABILITY]: readAttachmentCapability(config.attachments),
     };
+    this.#vision = visionDeclarations(config.model, env, config.models);
     this.mcp = new McpHub(config.mcp, {
       registry: this.registry,
       env,
@@ -116,11 +118,24 @@ export class Host {
     await this.mcp.start();
   }
 
-  /** What the host has now: a web search provider, vision, transcription, each MCP server's connection. */
-  capabilities = (): Capabilities => ({ ...this.#static, ...this.mcp.capabilities() });
+  /**
+   * What the host has now for a turn on `model` (a name from the config's
+   * `models:`; undefined: the bot's own model): a web search provider,
+   * transcription, each MCP server's connection, and `vision` as that
+   * model was declared.
+   */
+  capabilities = (model?: string): Capabilities => ({
+    ...this.#static,
+    [VISION_CAPABILITY]: modelVision(model, this.#vision),
+    ...this.mcp.capabilities(),
+  });
 
-  /** A config edit: MCP servers added, changed or removed apply at the next turn. */
+  /**
+   * A config edit: MCP servers added, changed or removed, and which models
+   * take images (`model.vision`, `models:`), apply at the next turn.
+   */
   async reload(config: SwitchyardConfig): Promise<void> {
+    this.#vision = { ...this.#vision, declared: config.model.vision, models: config.models };
     await this.mcp.update(config.mcp);
   }
 

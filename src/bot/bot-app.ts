@@ -5,7 +5,7 @@ import type { ContractSources } from "../conversation/contract.ts";
 import type { ConversationAddress } from "../core/agent/inbound.ts";
 import type { Provider } from "../core/agent/provider.ts";
 import type { QueueBehaviour, QueueMode } from "../core/agent/queue-mode.ts";
-import type { SwitchyardConfig } from "../core/config/index.ts";
+import { botModelOf, type SwitchyardConfig } from "../core/config/index.ts";
 import { WarnOnce } from "../core/logger.ts";
 import type { Host } from "../host.ts";
 import { type OpsServer, startOpsServer } from "../observability/http.ts";
@@ -63,7 +63,7 @@ export interface Running {
 export async function startBotApp(parts: AppParts, running: Running): Promise<void> {
   const { config, metrics } = parts;
   const queueBehaviour = queueBehaviourOf(parts.queueEnv, () => config.current.queue);
-  const model = parts.env.SWITCHYARD_MODEL ?? "gpt-4.1-mini";
+  const model = botModelOf(parts.env);
   const app = await startPipeline(parts, queueBehaviour, model);
   running.app = app;
   running.stopWatchingWork = metrics.watchWork({

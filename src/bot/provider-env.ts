@@ -1,5 +1,6 @@
 import type { Provider } from "../core/agent/provider.ts";
 import {
+  botModelOf,
   checkModelLimit,
   DEFAULT_MODEL_LIMITS,
   MODEL_LIMIT_NAMES,
@@ -36,7 +37,7 @@ export function providerFromEnv(
       : createOpenAIProvider({
           ...(env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY } : {}),
           ...(env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : {}),
-          model: env.SWITCHYARD_MODEL ?? "gpt-4.1-mini",
+          model: botModelOf(env),
           limits,
           logger,
         });

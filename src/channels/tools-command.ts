@@ -1,4 +1,9 @@
-import { type ContractSources, freezeConversation } from "../conversation/contract.ts";
+import {
+  type ContractSources,
+  conversationCapabilities,
+  freezeState,
+  readConversationState,
+} from "../conversation/contract.ts";
 import type { ConversationAddress } from "../core/agent/inbound.ts";
 import { attachmentNotice } from "../core/attachments/capability-notice.ts";
 import {
@@ -30,17 +35,17 @@ export async function handleToolsCommand(
   sources: ContractSources,
 ): Promise<ToolsCommandResult> {
   const config = sources.config();
-  const contract = await freezeConversation(sources, where);
+  const state = await readConversationState(sources, where);
+  // The conversation's model decides `vision`: the list shows what its next turn would get.
+  const capabilities = conversationCapabilities(sources, where, state);
+  const contract = freezeState(sources, where, state);
   const plan = planToolsText(text, {
     actor,
     policy,
     registry: sources.registry,
     toolsets: config.toolsets,
     contract,
-    notices: [
-      ...missingFamilies(sources.capabilities(), sources.registry),
-      attachmentNotice(sources.capabilities()),
-    ],
+    notices: [...missingFamilies(capabilities, sources.registry), attachmentNotice(capabilities)],
   });
   if (plan.kind === "reply") return { plan, text: renderText(plan.view) };
   if (plan.kind === "change" && plan.scope === "conversation") {

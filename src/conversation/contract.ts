@@ -9,7 +9,8 @@ import type { WarnOnce } from "../core/logger.ts";
 import { resolveSkills, type SkillResolution, type SkillSource } from "../core/skills/index.ts";
 import { canonicalJson } from "../core/tools/canonical-json.ts";
 import type { ToolRegistry } from "../core/tools/registry.ts";
-import type { Store } from "../store/index.ts";
+import type { Store, StoredSettings } from "../store/index.ts";
+import { conversationModel } from "./conversation-model.ts";
 
 /** Where skills come from: the folders the loader reads, per workspace. */
 export interface SkillSources {
@@ -22,7 +23,12 @@ export interface ContractSources {
   /** The skill folders; without them the bot has no skills. */
   readonly skills?: SkillSources;
   readonly registry: ToolRegistry;
-  readonly capabilities: () => Capabilities;
+  /**
+   * What the host has for a turn on `model` (a `models:` name; undefined:
+   * the bot's own model). Only what depends on the model (`vision`) may
+   * differ between models; a function that ignores it is process-wide.
+   */
+  readonly capabilities: (model?: string) => Capabilities;
   readonly config: () => SwitchyardConfig;
   readonly runtime: ScopeLayer;
   readonly warnings: WarnOnce;
@@ -34,17 +40,35 @@ export interface ContractSources {
 export interface ConversationState {
   readonly intent: IntentReading;
   readonly layers: Awaited<ReturnType<Store["scopes"]["readStack"]>>;
+  /** The chat settings (`/model`): which model the conversation runs on decides `vision`. */
+  readonly settings: StoredSettings;
 }
 
 export async function readConversationState(
   sources: ContractSources,
   address: ConversationAddress,
 ): Promise<ConversationState> {
-  const [intent, layers] = await Promise.all([
+  const [intent, layers, settings] = await Promise.all([
     sources.store.intent.read(address),
     sources.store.scopes.readStack(address),
+    sources.store.settings.read(address),
   ]);
-  return { intent, layers };
+  return { intent, layers, settings };
+}
+
+/**
+ * What the host has for the conversation's next turn: its capabilities for
+ * the model the conversation runs on (see {@link conversationModel}), so a
+ * conversation switched to a text model has no `vision`, whatever the bot's
+ * own model takes. Derived from the config and the stored choice alone:
+ * the same state gives the same set, and so the same contract (rule 2).
+ */
+export function conversationCapabilities(
+  sources: ContractSources,
+  address: ConversationAddress,
+  state: ConversationState,
+): Capabilities {
+  return sources.capabilities(conversationModel(sources.config().models, address, state.settings));
 }
 
 /**
@@ -67,7 +91,8 @@ export function freezeState(
   }
   const config = sources.config();
   const { workspace, channel, globalOverlay } = state.layers;
-  const capabilities = sources.capabilities();
+  // The floor for this conversation's model; no scope below can revive what it lacks (rule 3).
+  const capabilities = conversationCapabilities(sources, address, state);
   const memo = frozenBy(sources);
   const key = memoKey(sources, config, capabilities, state, loaded);
   const known = memo.get(key);

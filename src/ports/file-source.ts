@@ -1,5 +1,6 @@
 import type { Attachment, ConversationAddress } from "../core/agent/inbound.ts";
 import type { AttachmentContent } from "../core/attachments/content.ts";
+import type { Capabilities } from "../core/availability/capabilities.ts";
 
 /**
  * Where a platform file's bytes are: a URL to GET (with the headers that
@@ -37,12 +38,15 @@ export interface FileSource {
  * What a turn hands the model for the files people sent: each attachment
  * fetched (or taken from the short-lived cache), sniffed, and made into
  * something the model reads. In attachment order; never throws for a file
- * (a failure is that file's note).
+ * (a failure is that file's note). `capabilities` are the turn's, for the
+ * model it runs on: they decide whether an image goes as an image part or
+ * as the "cannot see images" note, and whether voice is transcribed.
  */
 export interface AttachmentReader {
   read(
     address: ConversationAddress,
     attachments: readonly Attachment[],
     signal: AbortSignal,
+    capabilities: Capabilities,
   ): Promise<readonly AttachmentContent[]>;
 }

@@ -2,6 +2,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import OpenAI, { type ClientOptions } from "openai";
 import type { Provider, ProviderRequest, ProviderResponse } from "../core/agent/provider.ts";
 import { ProviderError } from "../core/agent/provider.ts";
+import { FALLBACK_MODEL } from "../core/config/bot-model.ts";
 import { DEFAULT_MODEL_LIMITS, type ModelLimits } from "../core/config/model-section.ts";
 import { type LoggerPort, silentLogger } from "../core/logger.ts";
 import { noteModel, noteRetry } from "../observability/tracing-model.ts";
@@ -83,7 +84,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
   if (!options.model?.trim()) {
     throw new ProviderError(
       "unconfigured",
-      "No model name was given. Set SWITCHYARD_MODEL (e.g. gpt-4.1-mini), then restart.",
+      `No model name was given. Set SWITCHYARD_MODEL (e.g. ${FALLBACK_MODEL}), then restart.`,
     );
   }
   return new ChatCompletionsProvider(options);

@@ -33,11 +33,11 @@ return 1
  * KEYS: checkpoint, history, contract. ARGV: checkpoint JSON, contract hash, messages...
  */
 const beginWrite = new LuaScript(`
-if redis.call('EXISTS', KEYS[1]) == 1 then return {0, false} end
+-- NX: the check and the write in one command; nothing else is written when it refuses.
+if not redis.call('SET', KEYS[1], ARGV[1], 'NX') then return {0, false} end
 for i = 3, #ARGV, ${UNPACK_CHUNK} do
   redis.call('RPUSH', KEYS[2], unpack(ARGV, i, math.min(i + ${UNPACK_CHUNK - 1}, #ARGV)))
 end
-redis.call('SET', KEYS[1], ARGV[1])
 return {1, redis.call('SET', KEYS[3], ARGV[2], 'GET') or false}
 `);
 

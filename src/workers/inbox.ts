@@ -2,6 +2,7 @@ import type { Redis } from "ioredis";
 import type { ConversationAddress, InboundMessage } from "../core/agent/inbound.ts";
 import type { KeyScheme } from "../store/keys.ts";
 import { LuaScript } from "../store/lua.ts";
+import { ADD_USAGE_LUA, type UsageCounting } from "../store/usage-store.ts";
 
 /**
  * A conversation's inbox and its lease, in Redis, next to the conversation's
@@ -13,8 +14,8 @@ import { LuaScript } from "../store/lua.ts";
 const ENQUEUE = new LuaScript(`
 local cutoff = tonumber(ARGV[2]) - tonumber(ARGV[3])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', cutoff)
-if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
-redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+-- NX: an id already remembered keeps its first time and adds nothing (a duplicate).
+if redis.call('ZADD', KEYS[1], 'NX', ARGV[2], ARGV[1]) == 0 then return 0 end
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return redis.call('RPUSH', KEYS[2], ARGV[4])
 `);
@@ -33,14 +34,18 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[
 return 0
 `);
 
-// KEYS: lease, inbox, checkpoint. ARGV: token, consumed.
-// Drops the consumed messages and the turn's checkpoint; lets go of the lease
-// only if nothing is left. Returns what is left, or -1 if the lease was lost.
-const FINISH = new LuaScript(`
+// KEYS: lease, inbox, checkpoint[, usage day, usage month]. ARGV: token, consumed[, the usage's six].
+// Drops the consumed messages and the turn's checkpoint, and counts the turn's usage for the
+// conversation (in the same step: a turn ends once, so it is counted once); lets go of the
+// lease only if nothing is left. Returns what is left, or -1 if the lease was lost.
+const FINISH = new LuaScript(`${ADD_USAGE_LUA}
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
 local consumed = tonumber(ARGV[2])
 if consumed > 0 then redis.call('LTRIM', KEYS[2], consumed, -1) end
 redis.call('DEL', KEYS[3])
+if KEYS[5] then
+  add_usage(KEYS[4], KEYS[5], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8])
+end
 local left = redis.call('LLEN', KEYS[2])
 if left == 0 then redis.call('DEL', KEYS[1]) end
 return left
@@ -116,11 +121,24 @@ export class Inbox {
     return { token, ttlMs: Number(ttl) };
   }
 
-  /** Ends a turn: see {@link FINISH}. Returns messages left, or -1 if the lease was lost. */
-  async finish(address: ConversationAddress, token: string, consumed: number): Promise<number> {
+  /**
+   * Ends a turn: see {@link FINISH}. With `usage`, the conversation's
+   * counters count the turn in the same step. Returns messages left, or -1
+   * if the lease was lost (and nothing was written).
+   */
+  async finish(
+    address: ConversationAddress,
+    token: string,
+    consumed: number,
+    usage?: UsageCounting,
+  ): Promise<number> {
     const k = this.keysOf(address);
     return Number(
-      await FINISH.run(this.redis, [k.lease, k.inbox, k.checkpoint], [token, consumed]),
+      await FINISH.run(
+        this.redis,
+        [k.lease, k.inbox, k.checkpoint, ...(usage?.keys ?? [])],
+        [token, consumed, ...(usage?.args ?? [])],
+      ),
     );
   }
 

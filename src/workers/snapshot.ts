@@ -2,7 +2,7 @@ import type { ConversationState } from "../conversation/contract.ts";
 import type { Checkpoint } from "../core/agent/checkpoint.ts";
 import type { ConversationAddress, InboundMessage } from "../core/agent/inbound.ts";
 import { type HashReading, hashReading, readHash, readHashes } from "../store/hash-read.ts";
-import type { HistoryReading, Store, StoredSettings } from "../store/index.ts";
+import type { HistoryReading, Store } from "../store/index.ts";
 import { hashFromReply, LuaScript } from "../store/lua.ts";
 import { APPLY_RESET_LUA } from "../store/reset-store.ts";
 import type { Inbox } from "./inbox.ts";
@@ -45,9 +45,8 @@ export interface Snapshot {
   readonly checkpoint: Checkpoint | undefined;
   readonly pending: InboundMessage[];
   readonly history: HistoryReading;
+  /** The intent, the scope layers, and what `/queue` and `/model` chose (the conversation's and its channel's). */
   readonly state: ConversationState;
-  /** What `/queue` and `/model` chose, the conversation's and its channel's. */
-  readonly settings: StoredSettings;
 }
 
 export type Taken =
@@ -118,12 +117,12 @@ export async function takeSnapshot(
           wrongType(intentType, "hash", keys.intent),
         ),
         layers,
+        settings: store.settings.fromHashes(
+          settingsKeys,
+          hashReading(reply[8], settingsKeys.conversation),
+          channelSettings as HashReading,
+        ),
       },
-      settings: store.settings.fromHashes(
-        settingsKeys,
-        hashReading(reply[8], settingsKeys.conversation),
-        channelSettings as HashReading,
-      ),
     },
   };
 }

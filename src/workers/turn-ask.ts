@@ -1,7 +1,11 @@
 import { resolveConversationSkills } from "../conversation/contract.ts";
 import { type ConversationAddress, conversationKey } from "../core/agent/inbound.ts";
 import { runTurn, type TurnResult } from "../core/agent/loop.ts";
+import type { ChatMessage } from "../core/agent/messages.ts";
 import { buildSystemPrompt } from "../core/agent/prompt.ts";
+import { VISION_CAPABILITY } from "../core/attachments/model-vision.ts";
+import { withoutImages } from "../core/attachments/unseen-images.ts";
+import { type Capabilities, capabilityStatus } from "../core/availability/capabilities.ts";
 import type { TurnContract } from "../core/loading/freeze.ts";
 import { skillsBlock } from "../core/skills/index.ts";
 import { tracedProvider } from "../observability/tracing-model.ts";
@@ -19,6 +23,8 @@ export interface TurnRun {
   readonly signal: AbortSignal;
   readonly watch: TurnWatch | undefined;
   readonly choices: TurnChoices;
+  /** The turn's capabilities, for the model it runs on. */
+  readonly capabilities: Capabilities;
 }
 
 /** The agent loop over this turn's history, tools and checkpoint. */
@@ -26,7 +32,7 @@ export function askModel(
   env: TurnEnvironment,
   address: ConversationAddress,
   start: TurnStart,
-  { contract, steps, signal, watch, choices }: TurnRun,
+  { contract, steps, signal, watch, choices, capabilities }: TurnRun,
   onText: (text: string) => void,
 ): Promise<TurnResult> {
   const { checkpoint, pending } = start;
@@ -41,6 +47,10 @@ export function askModel(
   // The turn's files so far, from the checkpoint: a resumed turn counts what its crashed run kept.
   const tally = { used: (checkpoint.files ?? []).reduce((sum, f) => sum + f.bytes, 0) };
   const files = env.toolFiles ? { files: { store: env.toolFiles, tally } } : {};
+  // Images sent while the conversation ran on a vision model stay in history, unsent to one without.
+  const vision = capabilityStatus(capabilities, VISION_CAPABILITY);
+  const seen = (messages: readonly ChatMessage[]) =>
+    vision.available ? messages : withoutImages(messages, vision.reason);
   return runTurn({
     registry: env.registry,
     contract,
@@ -49,8 +59,8 @@ export function askModel(
       catalog: contract.catalog,
       blocks: [skillsBlock(skills.enabled)],
     }),
-    history: before,
-    turn: from,
+    history: seen(before),
+    turn: seen(from),
     step: checkpoint.step - 1,
     loaded: checkpoint.loaded,
     ...(checkpoint.calling?.step === checkpoint.step

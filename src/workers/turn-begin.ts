@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { freezeState } from "../conversation/contract.ts";
+import { conversationCapabilities, freezeState } from "../conversation/contract.ts";
 import type { AttachmentRecord, Checkpoint } from "../core/agent/checkpoint.ts";
 import type { ConversationAddress, InboundMessage } from "../core/agent/inbound.ts";
 import type { ChatMessage } from "../core/agent/messages.ts";
 import { type AttachmentContent, namedOnly, userContent } from "../core/attachments/content.ts";
 import { declaredKind } from "../core/attachments/kind.ts";
+import type { Capabilities } from "../core/availability/capabilities.ts";
 import type { TurnContract } from "../core/loading/freeze.ts";
 import type { HistoryReading } from "../store/index.ts";
 import { encodeMessage } from "../store/message-json.ts";
@@ -26,7 +27,9 @@ export async function beginTurn(
   history: HistoryReading,
   signal: AbortSignal = new AbortController().signal,
 ): Promise<TurnBegun> {
-  const read = await readAttachments(env, address, snap.pending, signal);
+  // The files are read for the model this turn runs on, as its contract is frozen for it.
+  const capabilities = conversationCapabilities(env, address, snap.state);
+  const read = await readAttachments(env, address, snap.pending, signal, capabilities);
   const input = snap.pending.map((message, i) => userMessage(message, read[i]));
   const contract = freezeState(env, address, snap.state);
   const checkpoint: Checkpoint = {
@@ -74,19 +77,21 @@ export interface TurnBegun {
 
 /**
  * The files of each message, read by the worker at the turn (never in
- * ingress, which acks fast). Without a reader they are named only.
+ * ingress, which acks fast), with the turn's capabilities (`vision` is the
+ * turn's model's). Without a reader they are named only.
  */
 export async function readAttachments(
   env: TurnEnvironment,
   address: ConversationAddress,
   messages: readonly InboundMessage[],
   signal: AbortSignal,
+  capabilities: Capabilities,
 ): Promise<AttachmentContent[][]> {
   const all = messages.flatMap((message) => message.attachments);
   if (all.length === 0) return messages.map(() => []);
   // One read for the whole turn: the per-turn total covers every message's files.
   const read = env.attachments
-    ? await env.attachments.read(address, all, signal)
+    ? await env.attachments.read(address, all, signal, capabilities)
     : all.map((a) => namedOnly(a, declaredKind(a), "named", "this bot does not fetch files"));
   let next = 0;
   return messages.map((message) => {

@@ -1,6 +1,7 @@
+import { conversationModel } from "../conversation/conversation-model.ts";
 import type { ConversationAddress } from "../core/agent/inbound.ts";
 import { isQueueMode, type QueueBehaviour } from "../core/agent/queue-mode.ts";
-import { findModel, type ModelPrice, modelFor } from "../core/config/index.ts";
+import { findModel, type ModelPrice } from "../core/config/index.ts";
 import { type StoredSettings, settingOf } from "../store/index.ts";
 import type { TurnEnvironment } from "./turn-environment.ts";
 
@@ -38,7 +39,7 @@ export function choicesOf(
   const behaviour =
     env.queueBehaviour?.(address, isQueueMode(queue) ? queue : undefined) ?? COLLECT_AT_ONCE;
   const models = env.config().models;
-  const model = modelFor(models, address, [stored.conversation.model, stored.channel.model]);
+  const model = conversationModel(models, address, stored);
   const price = findModel(models, model ?? env.model ?? "")?.price;
   return { behaviour, model, price };
 }

@@ -1,7 +1,9 @@
 import type { ConversationAddress } from "../core/agent/inbound.ts";
 import { conversationKey } from "../core/agent/inbound.ts";
 import type { TurnResult } from "../core/agent/loop.ts";
+import type { Usage } from "../core/agent/messages.ts";
 import { costMicros } from "../core/budget/usage.ts";
+import type { UsageSubject } from "../store/usage-store.ts";
 import { deliver } from "./delivery.ts";
 import { StreamState } from "./stream-state.ts";
 import type { TurnChoices } from "./turn-choices.ts";
@@ -41,31 +43,48 @@ export async function markCutShort(
   });
 }
 
-/**
- * Counts the turn's reported usage for `/usage` and the token budgets, once
- * per turn. The answer is already out: a failure to count is logged, not
- * made the person's problem.
- */
-export async function recordUsage(
-  env: TurnEnvironment,
+/** A turn's reported usage, and who it is counted for, as the drain counts it when the turn ends. */
+export interface TurnUsage {
+  readonly subject: UsageSubject;
+  readonly usage: Usage;
+  readonly costMicros: number;
+  readonly now: number;
+}
+
+/** What {@link countShared} and the inbox's finish count for a turn that ended. */
+export function turnUsage(
   address: ConversationAddress,
   start: TurnStart,
   result: TurnResult,
   choices: TurnChoices,
-): Promise<void> {
+): TurnUsage {
   const last = start.pending.at(-1);
   const user = last?.user ? `${address.platform}:${last.user}` : undefined;
+  return {
+    subject: { address, user },
+    usage: result.usage,
+    costMicros: costMicros(result.usage, choices.price),
+    now: Date.now(),
+  };
+}
+
+/**
+ * Counts a turn's usage for the workspace and the person, once the script
+ * that ended the turn counted it for the conversation (see Inbox.finish), so
+ * `/usage` and the token budgets see every turn once. The answer is already
+ * out: a failure to count is logged, not made the person's problem.
+ */
+export async function countShared(env: TurnEnvironment, counted: TurnUsage): Promise<void> {
   try {
-    await env.store.usage.record(
-      { address, user },
-      start.checkpoint.turnId,
-      result.usage,
-      costMicros(result.usage, choices.price),
-      Date.now(),
+    await env.store.usage.recordShared(
+      counted.subject,
+      counted.usage,
+      counted.costMicros,
+      counted.now,
     );
   } catch (error) {
     env.logger.warn("a turn's token usage could not be counted", {
-      conversation: conversationKey(address),
+      conversation: conversationKey(counted.subject.address),
       error: (error as Error)?.message,
     });
   }

@@ -2,6 +2,7 @@ import type { Checkpoint } from "../core/agent/checkpoint.ts";
 import type { ConversationAddress, InboundMessage } from "../core/agent/inbound.ts";
 import type { TurnInput } from "../core/agent/loop.ts";
 import type { ChatMessage } from "../core/agent/messages.ts";
+import type { Capabilities } from "../core/availability/capabilities.ts";
 import { attachmentRecord, readAttachments, userMessage } from "./turn-begin.ts";
 import { LostLeaseError, type TurnEnvironment } from "./turn-environment.ts";
 import type { TurnWatch } from "./turn-signals.ts";
@@ -29,6 +30,8 @@ export class TurnSteps {
     private readonly address: ConversationAddress,
     checkpoint: Checkpoint,
     private readonly signal: AbortSignal,
+    /** The turn's capabilities, for its model: steered messages' files are read with them. */
+    private readonly capabilities: Capabilities,
     /** The turn's begin, issued but not waited for (a turn that began in this run). */
     begun?: Promise<boolean>,
   ) {
@@ -101,7 +104,13 @@ export class TurnSteps {
     }
     if (found.arrived.length === 0) return [];
     const arrived = found.arrived.map((raw) => JSON.parse(raw) as InboundMessage);
-    const read = await readAttachments(this.env, this.address, arrived, this.signal);
+    const read = await readAttachments(
+      this.env,
+      this.address,
+      arrived,
+      this.signal,
+      this.capabilities,
+    );
     const messages = arrived.map((message, i) => userMessage(message, read[i]));
     const records = read.flat().map(attachmentRecord);
     const next: Checkpoint = {

@@ -1,4 +1,4 @@
-import { freezeState } from "../conversation/contract.ts";
+import { conversationCapabilities, freezeState } from "../conversation/contract.ts";
 import { type ConversationAddress, conversationKey } from "../core/agent/inbound.ts";
 import type { TurnResult } from "../core/agent/loop.ts";
 import { planTake } from "../core/agent/queue-mode.ts";
@@ -10,15 +10,15 @@ import { openTurnStream } from "./stream-state.ts";
 import { askModel } from "./turn-ask.ts";
 import { beginTurn } from "./turn-begin.ts";
 import { choicesOf, type TurnChoices } from "./turn-choices.ts";
-import { markCutShort, recordUsage } from "./turn-end.ts";
+import { countShared, markCutShort, type TurnUsage, turnUsage } from "./turn-end.ts";
 import { LostLeaseError, type TurnEnvironment, type TurnStart } from "./turn-environment.ts";
 import { TurnSteps } from "./turn-steps.ts";
 
 /** How a turn ended for the drain: the inbox messages it consumed, and its usage to count. */
 interface TurnOutcome {
   readonly consumed: number;
-  /** Counts the turn's usage; issued together with the inbox trim that ends the turn. */
-  readonly countUsage?: () => Promise<void>;
+  /** The turn's usage: counted for the conversation by the inbox trim that ends the turn, then for the rest. */
+  readonly usage?: TurnUsage;
 }
 
 /**
@@ -41,18 +41,21 @@ export async function drainConversation(
     // One registry per turn: a tool list that changes mid-turn applies at the next boundary.
     const turnEnv: TurnEnvironment = { ...env, registry: env.registry.snapshot() };
     // `/queue` and `/model` apply at turn boundaries, like every change people make.
-    const choices = choicesOf(env, address, snap.settings);
+    const choices = choicesOf(env, address, snap.state.settings);
     const outcome = await nextTurn(turnEnv, address, snap, signal, choices);
     if (outcome === "wait") continue;
     if (outcome === "idle") {
       if ((await env.inbox.release(address, leaseToken)) <= 0) return;
       continue;
     }
-    // The usage goes out first, in the same batch as the trim: counted before the turn ends.
-    const counting = outcome.countUsage?.();
-    const left = await env.inbox.finish(address, leaseToken, outcome.consumed);
-    await counting;
+    const { usage } = outcome;
+    const counting = usage
+      ? env.store.usage.conversationCounting(address, usage.usage, usage.costMicros, usage.now)
+      : undefined;
+    const left = await env.inbox.finish(address, leaseToken, outcome.consumed, counting);
     if (left === -1) throw new LostLeaseError("lease lost before the inbox was trimmed");
+    // Counted for the conversation as the turn ended; the workspace and the person follow.
+    if (usage) await countShared(env, usage);
     if (left === 0) return;
   }
 }
@@ -162,7 +165,8 @@ async function runTracedTurn({
   const target = targetOf(address, pending.at(-1));
   const typing = outbound ? keepTyping(() => outbound.typing(target)) : undefined;
   const stream = await openTurnStream(env, address, checkpoint.turnId, target, resumed);
-  const steps = new TurnSteps(env, address, checkpoint, signal, start.begun);
+  const capabilities = conversationCapabilities(env, address, start.state);
+  const steps = new TurnSteps(env, address, checkpoint, signal, capabilities, start.begun);
   // The streamed message is posted under this turn's id: the turn must be stored first.
   if (stream.streamer) await steps.durable();
   const watch = env.signals?.watch(address, checkpoint.turnId);
@@ -178,7 +182,7 @@ async function runTracedTurn({
       env,
       address,
       start,
-      { contract, steps, signal, watch, choices },
+      { contract, steps, signal, watch, choices, capabilities },
       (text) => stream.streamer?.update(text),
     );
   } finally {
@@ -211,6 +215,6 @@ async function runTracedTurn({
   });
   return {
     consumed: steps.checkpoint.inboxCount,
-    countUsage: () => recordUsage(env, address, start, result, choices),
+    usage: turnUsage(address, start, result, choices),
   };
 }

@@ -41,7 +41,7 @@ describe("switchyard start with the console channel", () => {
     expect(stdout).toContain("10 of 12 tools available");
     expect(stdout).toMatch(/read_attachment +deferred/);
     expect(stdout).toContain(
-      "Attachments: vision off (the configured model has no vision); transcription off (no transcription endpoint: set transcription.base_url (and its key) in the config file); read_attachment on.",
+      "Attachments: vision off (the model fake-model has no vision); transcription off (no transcription endpoint: set transcription.base_url (and its key) in the config file); read_attachment on.",
     );
     expect(stdout).toMatch(/web_search +unavailable: no web search provider configured/);
     expect(stdout).toMatch(/send_message +deferred/);

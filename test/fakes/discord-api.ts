@@ -161,11 +161,32 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     guilds,
     rateLimits: [] as FakeRateLimit[],
     acknowledged: new Set<string>(),
+    storeFile: (channelId: string, bytes: Uint8Array, filename: string, contentType?: string) =>
+      storeFile(channelId, bytes, filename, contentType),
     defaultChannelId: () => guilds[0]?.channels[0]?.id ?? "0",
     onCall: (call: RecordedDiscordCall) => answered.emit("call", call),
   };
   const rest = createDiscordRest(restState);
   const files = new Map<string, Uint8Array>();
+  /** An attachment as Discord's CDN holds it, its bytes served at its url. */
+  const storeFile = (
+    channel: string,
+    bytes: Uint8Array,
+    filename: string,
+    contentType?: string,
+  ): Record<string, unknown> => {
+    const id = nextId();
+    files.set(id, bytes);
+    const path = `${origin}/attachments/${channel}/${id}/${encodeURIComponent(filename)}`;
+    return {
+      id,
+      filename,
+      size: bytes.byteLength,
+      url: `${path}?ex=ffffffff&is=0&hm=fake`,
+      proxy_url: path,
+      ...(contentType ? { content_type: contentType } : {}),
+    };
+  };
   const fileDownloads: string[] = [];
   const server = await listenLocal(
     (req, res) => {
@@ -213,19 +234,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   };
 
   return {
-    addFile: (bytes, filename, contentType) => {
-      const id = nextId();
-      files.set(id, bytes);
-      const channel = FAKE_DISCORD.channelId;
-      return {
-        id,
-        filename,
-        size: bytes.byteLength,
-        url: `${origin}/attachments/${channel}/${id}/${encodeURIComponent(filename)}?ex=ffffffff&is=0&hm=fake`,
-        proxy_url: `${origin}/attachments/${channel}/${id}/${encodeURIComponent(filename)}`,
-        ...(contentType ? { content_type: contentType } : {}),
-      };
-    },
+    addFile: (bytes, filename, contentType) =>
+      storeFile(FAKE_DISCORD.channelId, bytes, filename, contentType),
     fileDownloads,
     apiUrl: `${origin}/api`,
     gatewayUrl: gateway.url,

@@ -16,15 +16,18 @@ import {
   rolesPayload,
   userPayload,
 } from "./discord-model.ts";
-import { readBody } from "./local-server.ts";
+import { readBytes } from "./local-server.ts";
+import { type FormFile, isMultipart, parseMultipart } from "./multipart.ts";
 
 export interface RecordedDiscordCall {
   method: string;
   /** Without the `/api/v10` prefix, e.g. "/channels/1300000000000000001/messages". */
   path: string;
   query: Record<string, string>;
-  /** The parsed JSON body; tests read arbitrary fields. */
+  /** The parsed JSON body (a multipart body's `payload_json`); tests read arbitrary fields. */
   body: JsonBody;
+  /** A multipart body's file parts (`files[n]`), bytes and all. */
+  files?: readonly FormFile[];
   /** From `Authorization: Bot …`. */
   token: string | undefined;
   at: number;
@@ -55,7 +58,19 @@ export interface DiscordRestState {
   rateLimits: FakeRateLimit[];
   /** Interactions already given their initial response: Discord refuses a second (40060). */
   acknowledged: Set<string>;
+  /** Keeps an attachment's bytes on the CDN; returns the attachment object Discord sends. */
+  storeFile(
+    channelId: string,
+    bytes: Uint8Array,
+    filename: string,
+    contentType?: string,
+  ): Record<string, unknown>;
 }
+
+/** Attach Files: without it in a channel, Discord refuses a message with files (50013). */
+const ATTACH_FILES = 1n << 15n;
+/** What Discord takes from a bot in a server without boosts. */
+const FILE_LIMIT = 10 * 1024 * 1024;
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies as discord.js sends them, read field by field
 type JsonBody = any;
@@ -119,7 +134,7 @@ const ROUTES: [string, RegExp, Route][] = [
   [
     "POST",
     /^\/channels\/(\d+)\/messages$/,
-    ([channelId], call, state) => post(state, channelId as string, call.body),
+    ([channelId], call, state) => post(state, channelId as string, call.body, call.files),
   ],
   [
     "PATCH",
@@ -214,12 +229,16 @@ export function createDiscordRest(state: DiscordRestState) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? "/", "http://fake");
     const path = url.pathname.replace(/^\/api\/v\d+/, "");
-    const raw = await readBody(req);
+    const bytes = await readBytes(req);
+    const contentType = req.headers["content-type"];
+    const form = isMultipart(contentType) ? await parseMultipart(contentType, bytes) : undefined;
+    const raw = form ? (form.fields.payload_json ?? "") : bytes.toString("utf8");
     const call: RecordedDiscordCall = {
       method: req.method ?? "GET",
       path,
       query: Object.fromEntries(url.searchParams),
       body: raw === "" ? undefined : parseJson(raw),
+      ...(form ? { files: form.files } : {}),
       token: /^Bot (.+)$/.exec(req.headers.authorization ?? "")?.[1],
       at: Date.now(),
     };
@@ -304,8 +323,15 @@ function botUser(state: DiscordRestState) {
   return { ...userPayload(state.botUserId, bot), verified: true, mfa_enabled: false };
 }
 
-function post(state: DiscordRestState, channelId: string, body: JsonBody): Reply {
+function post(
+  state: DiscordRestState,
+  channelId: string,
+  body: JsonBody,
+  files: readonly FormFile[] = [],
+): Reply {
   const content = typeof body?.content === "string" ? body.content : "";
+  const refused = files.length > 0 ? refuseFiles(state, channelId, files) : undefined;
+  if (refused) return refused;
   if (content.length > 2000) {
     return {
       status: 400,
@@ -345,7 +371,7 @@ function post(state: DiscordRestState, channelId: string, body: JsonBody): Reply
     mention_everyone: false,
     mentions: mentions(state, content),
     mention_roles: [],
-    attachments: [],
+    attachments: files.map((f) => state.storeFile(channelId, f.bytes, f.filename, f.type)),
     embeds: body?.embeds ?? [],
     components: body?.components ?? [],
     pinned: false,
@@ -364,6 +390,24 @@ function post(state: DiscordRestState, channelId: string, body: JsonBody): Reply
   state.messages.push(message);
   state.byId.set(message.id, message);
   return ok(message);
+}
+
+/** Why Discord would refuse these files here: Attach Files denied, or a file over the limit. */
+function refuseFiles(
+  state: DiscordRestState,
+  channelId: string,
+  files: readonly FormFile[],
+): Reply | undefined {
+  const guildId = state.guildOf(channelId);
+  const channel = state.guilds.flatMap((g) => g.channels).find((c) => c.id === channelId);
+  const denied = channel?.overwrites?.some(
+    (o) => (o.id === guildId || o.id === state.botUserId) && (BigInt(o.deny) & ATTACH_FILES) !== 0n,
+  );
+  if (denied) return apiError(403, 50013, "Missing Permissions");
+  if (files.some((f) => f.bytes.byteLength > FILE_LIMIT)) {
+    return apiError(413, 40005, "Request entity too large");
+  }
+  return undefined;
 }
 
 function edit(

@@ -70,9 +70,14 @@ export async function listenLocal(
 
 /** The request body as text. */
 export async function readBody(req: IncomingMessage): Promise<string> {
+  return (await readBytes(req)).toString("utf8");
+}
+
+/** The request body as bytes, for what may be binary (a multipart upload). */
+export async function readBytes(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
 }
 
 /** Resolves when the client goes away before the response ended (an aborted request). */

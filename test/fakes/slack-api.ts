@@ -26,6 +26,7 @@ import { EventEmitter } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { requiredSlackScopes } from "../../src/channels/slack/scopes.ts";
 import { listenLocal, parseJson, pause, readBody } from "./local-server.ts";
+import { FakeSlackUploads, storedFile } from "./slack-uploads.ts";
 import {
   FAKE_SLACK,
   type FakeSlackChannel,
@@ -196,6 +197,7 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
   let roundTrip = roundTripMs;
   const identity: FakeSlackIdentity = { ...FAKE_SLACK, ...overrides };
   const workspace = new FakeSlackWorkspace(identity, startTs);
+  const uploads = new FakeSlackUploads(workspace, () => origin);
   for (const [id, user] of Object.entries(users)) workspace.users.set(id, user);
 
   const calls: RecordedCall[] = [];
@@ -250,11 +252,12 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
     if (call.token !== identity.botToken) return { body: { ok: false, error: "invalid_auth" } };
     const custom = await handlers.get(call.method)?.(call);
     if (custom) return { body: custom };
-    const body = workspace.call(call.method, call.args) ?? {
-      ok: true,
-      warning: "method_not_implemented_by_fake",
-      response_metadata: { warnings: [`method_not_implemented_by_fake: ${call.method}`] },
-    };
+    const body = uploads.call(call.method, call.args) ??
+      workspace.call(call.method, call.args) ?? {
+        ok: true,
+        warning: "method_not_implemented_by_fake",
+        response_metadata: { warnings: [`method_not_implemented_by_fake: ${call.method}`] },
+      };
     return { body };
   };
 
@@ -291,6 +294,8 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
     }
     const response = /^\/response\/(\w+)$/.exec(path)?.[1];
     if (response && req.method === "POST") return answerResponseUrl(response, req, res);
+    const upload = /^\/upload\/v1\/(\w+)$/.exec(path)?.[1];
+    if (upload && req.method === "POST") return uploads.receive(upload, req, res);
     const download = /^\/files-pri\/[^-/]+-([^/]+)\/download\//.exec(path)?.[1];
     if (download && req.method === "GET") return answerDownload(download, req, res);
     sendJson(res, 404, { ok: false, error: "unknown_method", req_method: req.method, path });
@@ -349,23 +354,9 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
       return stored;
     },
     addFile: (file) => {
-      const id = file.id ?? `F${randomBytes(5).toString("hex").toUpperCase()}`;
-      const content = Buffer.from(file.content);
-      const url = `${origin}/files-pri/${identity.teamId}-${id}`;
-      const stored: FakeSlackFile = {
-        id,
-        name: file.name,
-        title: file.name,
-        mimetype: file.mimetype ?? "text/plain",
-        filetype: file.name.split(".").pop() ?? "text",
-        size: content.length,
-        user: file.user ?? identity.botUserId,
-        created: Math.floor(Date.now() / 1000),
-        url_private: `${url}/${encodeURIComponent(file.name)}`,
-        url_private_download: `${url}/download/${encodeURIComponent(file.name)}`,
-        content,
-      };
-      workspace.files.set(id, stored);
+      const stored = storedFile(identity, origin, { ...file, content: Buffer.from(file.content) });
+      if (!file.mimetype) stored.mimetype = "text/plain";
+      workspace.files.set(stored.id, stored);
       return stored;
     },
     fileDownloads,

@@ -54,6 +54,10 @@ export interface FakeSlackMessage {
   parent_user_id?: string;
   edited?: { user: string; ts: string };
   metadata?: unknown;
+  /** A file share's files, as Slack lists them (slack-uploads.ts). */
+  files?: SlackResult[];
+  upload?: boolean;
+  display_as_bot?: boolean;
 }
 
 /** A channel a test declares; channels it never declares still take posts, as before. */

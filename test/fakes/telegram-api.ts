@@ -21,7 +21,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { BotCommand, Message, Update, User } from "grammy/types";
-import { listenLocal } from "./local-server.ts";
+import { listenLocal, readBytes } from "./local-server.ts";
+import { isMultipart } from "./multipart.ts";
 import { ChatBook, type FakeChat, type Params, type StoredMessage } from "./telegram-chats.ts";
 import {
   BotApiError,
@@ -30,6 +31,7 @@ import {
   type WebhookDelivery,
   type WebhookSetting,
 } from "./telegram-updates.ts";
+import { type HeldFile, multipartParams, uploadMethods } from "./telegram-uploads.ts";
 
 export type { FakeChat, StoredMessage } from "./telegram-chats.ts";
 
@@ -136,7 +138,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
   const failures = new Map<string, BotApiError[]>();
   const queries = new Map<string, { answered: boolean }>();
   let nextQuery = 1;
-  const files = new Map<string, { bytes: Uint8Array; path: string }>();
+  const files = new Map<string, HeldFile>();
   const fileDownloads: string[] = [];
 
   const methods: Record<string, (p: Params, gone: AbortSignal) => unknown> = {
@@ -173,6 +175,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
       pending_update_count: queue.pending.length,
     }),
     sendMessage: (p) => book.sendMessage(p),
+    ...uploadMethods(book, files),
     editMessageText: (p) => book.editMessageText(p),
     deleteMessage: (p) => book.deleteMessage(p),
     sendChatAction: (p) => {
@@ -355,11 +358,12 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
 }
 
 async function readParams(req: IncomingMessage): Promise<Params> {
-  const parts: Buffer[] = [];
-  for await (const part of req) parts.push(part as Buffer);
-  const raw = Buffer.concat(parts).toString("utf8");
+  const bytes = await readBytes(req);
+  const contentType = req.headers["content-type"] ?? "";
+  if (isMultipart(contentType)) return multipartParams(contentType, bytes);
+  const raw = bytes.toString("utf8");
   if (raw === "") return {};
-  if ((req.headers["content-type"] ?? "").includes("application/json")) {
+  if (contentType.includes("application/json")) {
     return JSON.parse(raw) as Params;
   }
   return Object.fromEntries(new URLSearchParams(raw));

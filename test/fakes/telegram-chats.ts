@@ -132,12 +132,25 @@ export class ChatBook {
   }
 
   sendMessage(p: Params): StoredMessage {
+    return this.botSends(p, () => {
+      const { text, entities } = formatted(p.text, p.parse_mode);
+      checkKeyboard(p.reply_markup);
+      return { text, ...(entities.length > 0 ? { entities } : {}) };
+    });
+  }
+
+  /**
+   * A message from the bot with this content (text, a photo, a document),
+   * placed as `p` asks: the chat (which must still have the bot), the
+   * topic, the message it replies to. The content is read after the chat
+   * is checked, so a refused chat answers before a refused content.
+   */
+  botSends(p: Params, content: () => Partial<Message>): StoredMessage {
     const chat = this.chat(p.chat_id);
     if (chat.gone?.includes(BOT_ID)) {
       throw new BotApiError(403, "Forbidden: bot was kicked from the group chat");
     }
-    const { text, entities } = formatted(p.text, p.parse_mode);
-    checkKeyboard(p.reply_markup);
+    const body = content();
     const replyTo = p.reply_parameters?.message_id;
     if (replyTo !== undefined && !this.find(chat.id, replyTo)) {
       if (!p.reply_parameters.allow_sending_without_reply) {
@@ -149,8 +162,7 @@ export class ChatBook {
       date: now(),
       chat: chatOf(chat),
       from: this.bot,
-      text,
-      ...(entities.length > 0 ? { entities } : {}),
+      ...body,
       ...this.#placement(chat, p.message_thread_id, this.find(chat.id, replyTo)?.message_id),
       ...(p.reply_markup ? { reply_markup: p.reply_markup } : {}),
     } as StoredMessage);

@@ -93,6 +93,8 @@ export async function startTelegram(options: StartTelegramOptions = {}): Promise
       ...(options.config ? { config: options.config } : {}),
       logger: { warn: (message, fields) => warnings.push(`${message} ${JSON.stringify(fields)}`) },
       ...(options.stopTurn ? { stopTurn: options.stopTurn } : {}),
+      // The channel's commands see what the worker has, as in the bot.
+      ...(options.pipeline?.capabilities ? { capabilities: options.pipeline.capabilities } : {}),
     }),
     ...options.runtime,
   };

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { dayPeriod, monthPeriod } from "../../src/core/budget/usage.ts";
 import { parseConfig } from "../../src/core/config/index.ts";
+import { Inbox } from "../../src/workers/inbox.ts";
 import { type Pipeline, startPipeline } from "../support/pipeline.ts";
 
 let pipe: Pipeline | undefined;
@@ -56,5 +57,53 @@ describe("chat settings the worker reads", () => {
       const ttl = await pipe.app.redis.ttl(pipe.app.store.keys.usage(owner, dayPeriod(now)));
       expect(ttl).toBeGreaterThan(0);
     }
+  });
+
+  it("counts each turn a worker runs once, for the conversation as the turn ends, then the person and the workspace", async () => {
+    pipe = await startPipeline();
+    const address = pipe.message("");
+    pipe.fake.script(
+      { content: "one", usage: { prompt_tokens: 100, completion_tokens: 7 } },
+      { content: "two", usage: { prompt_tokens: 50, completion_tokens: 3 } },
+    );
+    await pipe.app.queue.enqueue(pipe.message("first"));
+    await pipe.posts(1);
+    await pipe.app.queue.enqueue(pipe.message("second"));
+    await pipe.posts(2);
+    const usage = pipe.app.store.usage;
+    const owners = [
+      { kind: "conversation", address },
+      { kind: "workspace", ref: address },
+      { kind: "user", user: "console:alice" },
+    ] as const;
+    const today = dayPeriod(Date.now());
+    const counted = { prompt: 150, cached: 0, completion: 10, turns: 2, costMicros: 0 };
+    // The answer is posted before the turn ends; the counting follows within moments.
+    for (let i = 0; i < 50; i++) {
+      const all = await Promise.all(owners.map((owner) => usage.read(owner, today)));
+      if (all.every((c) => c.turns >= 2)) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    for (const owner of owners) expect(await usage.read(owner, today)).toEqual(counted);
+  });
+
+  it("counts nothing for a turn whose worker lost the lease before it could end it", async () => {
+    pipe = await startPipeline({ worker: false });
+    const address = pipe.message("");
+    const inbox = new Inbox(pipe.app.redis, pipe.app.store.keys);
+    const usage = pipe.app.store.usage;
+    const now = Date.now();
+    const counting = usage.conversationCounting(
+      address,
+      { promptTokens: 10, cachedTokens: 0, completionTokens: 1 },
+      0,
+      now,
+    );
+    await pipe.app.redis.set(inbox.keysOf(address).lease, "another-worker");
+    expect(await inbox.finish(address, "this-worker", 0, counting)).toBe(-1);
+    const owner = { kind: "conversation", address } as const;
+    expect((await usage.read(owner, dayPeriod(now))).turns).toBe(0);
+    expect(await inbox.finish(address, "another-worker", 0, counting)).toBe(0);
+    expect(await usage.read(owner, dayPeriod(now))).toMatchObject({ turns: 1, prompt: 10 });
   });
 });

@@ -62,14 +62,16 @@ describe("the attachment fetcher", () => {
             )
           : new DiscordFiles("https://discord.com/api"),
       limits: () => limits,
-      capabilities: () => ({}),
     });
+
+  /** What the host has for the turn: nothing, so images are named and voice is not transcribed. */
+  const NONE = {};
 
   it("reads a file once: a second read of the same file id (a resumed turn) comes from the cache", async () => {
     const pdf = telegram.addFile(makePdf(["cached text"]), "a.pdf");
     const attachment = { ref: pdf.file_id, name: "a.pdf", size: pdf.file_size };
-    const first = await reader().read(address, [attachment], new AbortController().signal);
-    const second = await reader().read(address, [attachment], new AbortController().signal);
+    const first = await reader().read(address, [attachment], new AbortController().signal, NONE);
+    const second = await reader().read(address, [attachment], new AbortController().signal, NONE);
     expect(second).toEqual(first);
     expect(first[0]?.text).toBe("--- page 1 ---\ncached text");
     expect(telegram.fileDownloads.filter((p) => p.includes(pdf.file_id))).toHaveLength(1);
@@ -88,6 +90,7 @@ describe("the attachment fetcher", () => {
         { ref: two.file_id, name: "two.txt", size: two.file_size },
       ],
       new AbortController().signal,
+      NONE,
     );
     expect(read.map((r) => r.outcome)).toEqual(["text", "refused"]);
     expect(read[1]?.note).toContain("attachments.max_turn_bytes");
@@ -99,6 +102,7 @@ describe("the attachment fetcher", () => {
       discord,
       [{ ref: "123", name: "x.txt", url: localUrl }],
       new AbortController().signal,
+      NONE,
     );
     expect(refused?.outcome).toBe("failed");
     expect(refused?.note).toMatch(/^it could not be fetched: the address is not allowed/);
@@ -107,12 +111,13 @@ describe("the attachment fetcher", () => {
       address,
       [{ ref: "no-such-file", name: "gone.txt" }],
       new AbortController().signal,
+      NONE,
     );
     expect(missing?.outcome).toBe("failed");
     expect(JSON.stringify(missing)).not.toContain(telegram.token);
   });
 
-  /** A reader of the fake Bot API's files that keeps long documents for read_attachment under `limits`. */
+  /** A reader of the fake Bot API's files under `limits`; it keeps long documents when the turn has read_attachment. */
   const keepingReader = (limits: typeof DEFAULT_ATTACHMENTS) =>
     new FileReader({
       redis,
@@ -124,7 +129,6 @@ describe("the attachment fetcher", () => {
           () => telegram.apiRoot,
         ),
       limits: () => limits,
-      capabilities: () => ({ read_attachment: readAttachmentCapability(limits) }),
     });
 
   it("keeps a document longer than the inline cap for read_attachment, which reads it page by page", async () => {
@@ -138,6 +142,7 @@ describe("the attachment fetcher", () => {
       address,
       [{ ref: doc.file_id, name: "long.txt", size: doc.file_size }],
       new AbortController().signal,
+      { read_attachment: readAttachmentCapability(limits) },
     );
     const id = documentId(doc.file_id);
     expect(read?.text).toBe(body.slice(0, 100));
@@ -170,6 +175,7 @@ describe("the attachment fetcher", () => {
       address,
       [{ ref: doc.file_id, name: "plan.docx", size: doc.file_size }],
       new AbortController().signal,
+      { read_attachment: readAttachmentCapability(limits) },
     );
     const id = documentId(doc.file_id);
     const pages = Math.ceil(text.length / 100);
@@ -200,7 +206,6 @@ describe("the attachment fetcher", () => {
         keys: new KeyScheme(prefix),
         sources: () => new SlackFiles(new WebClient("xoxb-wrong"), "xoxb-wrong", slack.url),
         limits: () => DEFAULT_ATTACHMENTS,
-        capabilities: () => ({}),
       });
       const [read] = await wrongToken.read(
         { ...address, platform: "slack" },
@@ -213,6 +218,7 @@ describe("the attachment fetcher", () => {
           },
         ],
         new AbortController().signal,
+        NONE,
       );
       expect(read?.outcome).toBe("failed");
       expect(read?.note).toBe(

@@ -1,5 +1,6 @@
 import { IngressGate } from "../../src/access/gate.ts";
 import type { ChannelRuntime } from "../../src/channels/channel.ts";
+import type { ContractSources } from "../../src/conversation/contract.ts";
 import { EMPTY_CONFIG, type SwitchyardConfig } from "../../src/core/config/index.ts";
 import type { LoggerPort } from "../../src/core/logger.ts";
 import { WarnOnce } from "../../src/core/logger.ts";
@@ -27,6 +28,8 @@ export function channelRuntime(
     refused?: (reason: string) => void;
     /** `/stop`'s port; default: the pipeline's own turn signals. */
     stopTurn?: StopTurn;
+    /** What `/tools` and `/model` see the host has (the worker's, e.g. a Host's); default: nothing. */
+    capabilities?: ContractSources["capabilities"];
   } = {},
 ): ChannelRuntime {
   const config = options.config ?? (() => OPEN_DMS);
@@ -36,7 +39,7 @@ export function channelRuntime(
     sources: {
       store: pipe.app.store,
       registry: new ToolRegistry(tools),
-      capabilities: () => ({}),
+      capabilities: options.capabilities ?? (() => ({})),
       config,
       runtime: {},
       warnings: new WarnOnce(),

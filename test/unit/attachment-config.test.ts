@@ -1,29 +1,39 @@
 import { describe, expect, it } from "vitest";
 import { attachmentNotice } from "../../src/core/attachments/capability-notice.ts";
+import { modelVision } from "../../src/core/attachments/model-vision.ts";
 import { capabilityStatus } from "../../src/core/availability/capabilities.ts";
-import { DEFAULT_ATTACHMENTS, parseConfig } from "../../src/core/config/index.ts";
+import {
+  DEFAULT_ATTACHMENTS,
+  type ModelSection,
+  type ModelsConfig,
+  parseConfig,
+} from "../../src/core/config/index.ts";
 import { Host } from "../../src/host.ts";
 import {
-  NO_VISION_REASON,
   transcriptionCapability,
   VisionSettingError,
-  visionCapability,
+  visionDeclarations,
 } from "../../src/tools/attachments/index.ts";
 
 const FILE = "switchyard.yaml";
 
+/** The `vision` of a turn on the bot's own model, as the host decides it from these settings. */
+const ownVision = (
+  model: Pick<ModelSection, "vision">,
+  env: Record<string, string>,
+  models?: ModelsConfig,
+) => modelVision(undefined, visionDeclarations(model, env, models));
+
 describe("the attachment settings", () => {
   it("vision comes from model.vision, and SWITCHYARD_MODEL_VISION wins; a typo there is an error", () => {
     const on = parseConfig("model:\n  vision: true\n", FILE).model;
-    expect(visionCapability(on, {})).toEqual({ available: true });
-    expect(visionCapability(on, { SWITCHYARD_MODEL_VISION: "false" })).toEqual({
+    expect(ownVision(on, {})).toEqual({ available: true });
+    expect(ownVision(on, { SWITCHYARD_MODEL_VISION: "false" })).toEqual({
       available: false,
-      reason: NO_VISION_REASON,
+      reason: "the model gpt-4.1-mini has no vision",
     });
-    expect(visionCapability({ vision: false }, { SWITCHYARD_MODEL_VISION: "yes" }).available).toBe(
-      true,
-    );
-    expect(() => visionCapability({ vision: false }, { SWITCHYARD_MODEL_VISION: "ture" })).toThrow(
+    expect(ownVision({ vision: false }, { SWITCHYARD_MODEL_VISION: "yes" }).available).toBe(true);
+    expect(() => ownVision({ vision: false }, { SWITCHYARD_MODEL_VISION: "ture" })).toThrow(
       VisionSettingError,
     );
     expect(() => parseConfig("model:\n  vision: maybe\n", FILE)).toThrow(
@@ -42,22 +52,34 @@ describe("the attachment settings", () => {
       ].join("\n"),
       FILE,
     );
-    const status = (env: Record<string, string>) =>
-      visionCapability(config.model, env, config.models);
+    const status = (env: Record<string, string>) => ownVision(config.model, env, config.models);
     expect(status({ SWITCHYARD_MODEL: "big-model" })).toEqual({ available: true });
     expect(status({ SWITCHYARD_MODEL: "fake-model" })).toEqual({
       available: false,
-      reason: NO_VISION_REASON,
+      reason: "the model fake-model has no vision",
     });
     // Unset, requests name the fallback model, which this list does not declare.
-    expect(status({}).available).toBe(false);
+    expect(status({})).toEqual({
+      available: false,
+      reason: "the model gpt-4.1-mini has no vision",
+    });
     expect(
       status({ SWITCHYARD_MODEL: "big-model", SWITCHYARD_MODEL_VISION: "false" }).available,
     ).toBe(false);
-    // The host's capability floor is what the contract and the file reader read.
-    const host = new Host({ env: { SWITCHYARD_MODEL: "big-model" }, config });
+    // The host's capability floor is what the contract and the file reader read, per model.
+    const host = new Host({ env: { SWITCHYARD_MODEL: "fake-model" }, config, builtins: [] });
     try {
+      expect(capabilityStatus(host.capabilities(), "vision")).toEqual({
+        available: false,
+        reason: "the model fake-model has no vision",
+      });
+      expect(capabilityStatus(host.capabilities("big-model"), "vision")).toEqual({
+        available: true,
+      });
+      // A config edit that declares the bot's model applies from the next turn.
+      await host.reload(parseConfig("model:\n  vision: true\n", FILE));
       expect(capabilityStatus(host.capabilities(), "vision")).toEqual({ available: true });
+      expect(capabilityStatus(host.capabilities("big-model"), "vision").available).toBe(false);
     } finally {
       await host.close();
     }

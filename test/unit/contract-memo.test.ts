@@ -5,16 +5,37 @@ import {
   type ConversationState,
   freezeState,
 } from "../../src/conversation/contract.ts";
+import { modelVision, type VisionDeclarations } from "../../src/core/attachments/model-vision.ts";
 import type { Capabilities } from "../../src/core/availability/capabilities.ts";
 import { EMPTY_INTENT, type Intent, setKey } from "../../src/core/availability/intent.ts";
 import { overlayLayer, type ScopeLayer } from "../../src/core/availability/scopes.ts";
-import { EMPTY_CONFIG, globalLayer } from "../../src/core/config/index.ts";
+import { EMPTY_CONFIG, globalLayer, parseConfig } from "../../src/core/config/index.ts";
 import { freezeTurn } from "../../src/core/loading/freeze.ts";
 import { WarnOnce } from "../../src/core/logger.ts";
-import type { Store } from "../../src/store/index.ts";
+import type { Store, StoredSettings } from "../../src/store/index.ts";
 import { registryOf, tool } from "../support/tools.ts";
 
 const address = { platform: "slack", workspace: "T1", channel: "C1", conversation: "C1" };
+
+/** A bot on a text model that lists a vision model people may switch to. */
+const MODELS_CONFIG = parseConfig(
+  [
+    "models:",
+    "  list:",
+    "    - name: text-model",
+    "    - name: vision-model",
+    "      capabilities: { vision: true }",
+  ].join("\n"),
+  "test.yaml",
+);
+const VISION: VisionDeclarations = {
+  botModel: "text-model",
+  declared: false,
+  models: MODELS_CONFIG.models,
+};
+const NO_SETTINGS: StoredSettings = { conversation: {}, channel: {} };
+const onModel = (model: string | undefined): StoredSettings =>
+  model === undefined ? NO_SETTINGS : { conversation: { model }, channel: {} };
 
 /** What freezeState must always equal: a fresh freeze of the same inputs. */
 function fresh(sources: ContractSources, state: ConversationState) {
@@ -28,7 +49,7 @@ function fresh(sources: ContractSources, state: ConversationState) {
       runtime: sources.runtime,
     },
     state.intent.intent,
-    sources.capabilities(),
+    sources.capabilities(state.settings.conversation.model),
     { toolsets: config.toolsets, warnings: sources.warnings },
   );
 }
@@ -37,7 +58,8 @@ type Step =
   | { kind: "register"; n: number }
   | { kind: "intent"; key: string; on: boolean }
   | { kind: "channel"; key: string; on: boolean }
-  | { kind: "capability"; available: boolean };
+  | { kind: "capability"; available: boolean }
+  | { kind: "model"; model: string | undefined };
 
 const keyArb = fc.constantFrom("current_time", "fetch_url", "web_search", "extra_1", "mcp", "all");
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
@@ -45,6 +67,10 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant("intent" as const), key: keyArb, on: fc.boolean() }),
   fc.record({ kind: fc.constant("channel" as const), key: keyArb, on: fc.boolean() }),
   fc.record({ kind: fc.constant("capability" as const), available: fc.boolean() }),
+  fc.record({
+    kind: fc.constant("model" as const),
+    model: fc.constantFrom(undefined, "text-model", "vision-model"),
+  }),
 );
 
 describe("freezeState's memory of contracts", () => {
@@ -55,15 +81,17 @@ describe("freezeState's memory of contracts", () => {
           tool("current_time"),
           tool("fetch_url"),
           tool("web_search", { capability: "search_provider" }),
+          tool("image_describe", { capability: "vision" }),
         );
         let capabilities: Capabilities = {};
         let intent: Intent = EMPTY_INTENT;
         let channel: ScopeLayer = {};
+        let settings = NO_SETTINGS;
         const sources: ContractSources = {
           store: {} as Store,
           registry,
-          capabilities: () => capabilities,
-          config: () => EMPTY_CONFIG,
+          capabilities: (model) => ({ ...capabilities, vision: modelVision(model, VISION) }),
+          config: () => MODELS_CONFIG,
           runtime: {},
           warnings: new WarnOnce(),
         };
@@ -75,6 +103,7 @@ describe("freezeState's memory of contracts", () => {
             globalOverlay: {},
             skills: {},
           } as ConversationState["layers"],
+          settings,
         });
         for (const step of steps) {
           if (step.kind === "register" && !registry.has(`extra_${step.n}`)) {
@@ -89,6 +118,8 @@ describe("freezeState's memory of contracts", () => {
                 ? { available: true }
                 : { available: false, reason: "no search API key is configured" },
             } as Capabilities;
+          } else if (step.kind === "model") {
+            settings = onModel(step.model);
           }
           const remembered = freezeState(sources, address, state());
           const expected = fresh(sources, state());
@@ -119,8 +150,45 @@ describe("freezeState's memory of contracts", () => {
         globalOverlay: {},
         skills: {},
       } as ConversationState["layers"],
+      settings: NO_SETTINGS,
     };
     const first = freezeState(sources, address, state);
     expect(freezeState(sources, { ...address, conversation: "other" }, state)).toBe(first);
+  });
+
+  it("takes vision from the model the conversation runs on, at the floor: a text model's lack wins over /tools on", () => {
+    const registry = registryOf(
+      tool("current_time"),
+      tool("image_describe", { capability: "vision" }),
+    );
+    const sources: ContractSources = {
+      store: {} as Store,
+      registry,
+      capabilities: (model) => ({ vision: modelVision(model, VISION) }),
+      config: () => MODELS_CONFIG,
+      runtime: {},
+      warnings: new WarnOnce(),
+    };
+    const state = (settings: StoredSettings): ConversationState => ({
+      intent: { intent: setKey(EMPTY_INTENT, "image_describe", "on"), problems: [] },
+      layers: {
+        workspace: {},
+        channel: {},
+        globalOverlay: {},
+        skills: {},
+      } as ConversationState["layers"],
+      settings,
+    });
+    const onText = freezeState(sources, address, state(NO_SETTINGS));
+    expect(onText.callable.has("image_describe")).toBe(false);
+    const onVision = freezeState(sources, address, state(onModel("vision-model")));
+    expect(onVision.callable.has("image_describe")).toBe(true);
+    // The channel's choice counts when the conversation has none; a model the list dropped is skipped.
+    const viaChannel = { conversation: {}, channel: { model: "vision-model" } };
+    expect(freezeState(sources, address, state(viaChannel)).hash).toBe(onVision.hash);
+    expect(freezeState(sources, address, state(onModel("gone-model"))).hash).toBe(onText.hash);
+    // The same model gives the same bytes (rule 2), from a fresh freeze too.
+    expect(fresh(sources, state(onModel("vision-model"))).hash).toBe(onVision.hash);
+    expect(onText.hash).not.toBe(onVision.hash);
   });
 });

@@ -15,6 +15,11 @@ import { ROOT, readRepoFile } from "../support/deploy.ts";
 const http = parse(readRepoFile("deploy/slack/manifest.yaml"));
 const socket = parse(readRepoFile("deploy/slack/manifest.socket-mode.yaml"));
 
+/** The WebClient's own helpers, and the Web API methods each of them calls. */
+const HELPERS: Record<string, string[]> = {
+  filesUploadV2: ["files.getUploadURLExternal", "files.completeUploadExternal"],
+};
+
 /** Every `client.<family>.<method>(` call in the Slack channel's source, e.g. "chat.postMessage". */
 function methodsTheCodeCalls(): string[] {
   const dir = join(ROOT, "src/channels/slack");
@@ -30,6 +35,9 @@ function methodsTheCodeCalls(): string[] {
     for (const match of source.matchAll(/client\.([a-z]+\.[a-z]+)\s*\n\s*\.([a-zA-Z]+)\(/g)) {
       called.add(`${match[1]}.${match[2]}`);
       called.delete(match[1] as string);
+    }
+    for (const match of source.matchAll(/client\.([a-zA-Z0-9]+)\(/g)) {
+      for (const method of HELPERS[match[1] as string] ?? []) called.add(method);
     }
   }
   return [...called].sort();

@@ -1,4 +1,7 @@
-import { findModel, type ModelsConfig, modelFor } from "../../core/config/index.ts";
+import { conversationModel } from "../../conversation/conversation-model.ts";
+import { VISION_CAPABILITY } from "../../core/attachments/model-vision.ts";
+import { type Capabilities, capabilityStatus } from "../../core/availability/capabilities.ts";
+import { findModel, type ModelsConfig } from "../../core/config/index.ts";
 import { adminsOnly, type ChatCommand, mayUse } from "./registry.ts";
 import { parseSettingArgs, scopeName } from "./setting-args.ts";
 
@@ -39,7 +42,7 @@ export const modelCommand: ChatCommand = {
     const store = ctx.sources.store.settings;
     if (parsed.kind === "show") {
       const stored = await store.read(where);
-      const chosen = modelFor(models, where, [stored.conversation.model, stored.channel.model]);
+      const chosen = conversationModel(models, where, stored);
       const from =
         chosen === undefined
           ? "the bot's default"
@@ -71,10 +74,18 @@ export const modelCommand: ChatCommand = {
       text:
         parsed.value === undefined
           ? `${capital(scopeName(parsed.scope))} uses the default model again from my next turn.`
-          : `${capital(scopeName(parsed.scope))} uses ${parsed.value} from my next turn.`,
+          : `${capital(scopeName(parsed.scope))} uses ${parsed.value} from my next turn; ${sight(ctx.sources.capabilities(parsed.value))}.`,
     };
   },
 };
+
+/** Whether a model sees the images people send, as the switch's reply says it. */
+function sight(capabilities: Capabilities): string {
+  const vision = capabilityStatus(capabilities, VISION_CAPABILITY);
+  return vision.available
+    ? "it can see images"
+    : `it cannot see images (${vision.reason.replace(/\.$/, "")})`;
+}
 
 function capital(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);

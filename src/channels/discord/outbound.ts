@@ -1,6 +1,8 @@
 import { type Client, Routes } from "discord.js";
-import type { DeliveryTarget, Outbound } from "../../ports/outbound.ts";
+import type { DeliveryTarget, Outbound, OutgoingFile } from "../../ports/outbound.ts";
 import { DiscordFiles } from "./files.ts";
+import { nonceOf } from "./nonce.ts";
+import { uploadToDiscord } from "./upload.ts";
 
 /** Discord refuses messages over 2,000 characters. */
 const MESSAGE_LIMIT = 2_000;
@@ -60,14 +62,16 @@ export class DiscordOutbound implements Outbound {
     });
   }
 
+  /** Posts a file as a message of its own, once per key (see upload.ts). */
+  upload(
+    target: DeliveryTarget,
+    file: OutgoingFile,
+    options: { idempotencyKey: string; mayExist?: boolean },
+  ): Promise<string> {
+    return uploadToDiscord(this.client.rest, target, file, options);
+  }
+
   async typing(target: DeliveryTarget): Promise<void> {
     await this.client.rest.post(Routes.channelTyping(target.thread ?? target.channel));
   }
-}
-
-/** Discord nonces are at most 25 characters: the key's hash, shortened. */
-function nonceOf(key: string): string {
-  let hash = 0n;
-  for (const char of key) hash = (hash * 131n + BigInt(char.codePointAt(0) ?? 0)) % 2n ** 64n;
-  return hash.toString(36).slice(0, 25);
 }

@@ -1,7 +1,9 @@
-import { WebAPIPlatformError, type WebClient } from "@slack/web-api";
+import type { WebClient } from "@slack/web-api";
 import type { FileSource } from "../../ports/file-source.ts";
-import type { DeliveryTarget, Outbound } from "../../ports/outbound.ts";
+import type { DeliveryTarget, Outbound, OutgoingFile } from "../../ports/outbound.ts";
 import { toMrkdwn } from "./format.ts";
+import { answerNeighbours } from "./thread-messages.ts";
+import { uploadToSlack } from "./upload.ts";
 
 /** Slack shows about 4,000 characters of a message before "Show more"; mrkdwn conversion adds a little. */
 const MESSAGE_LIMIT = 3_500;
@@ -60,6 +62,15 @@ export class SlackOutbound implements Outbound {
     await this.client.chat.update({ channel: target.channel, ts: ref, text: toMrkdwn(text) });
   }
 
+  /** Shares a file in the answer's thread; the ref is the Slack file id (see upload.ts). */
+  upload(
+    target: DeliveryTarget,
+    file: OutgoingFile,
+    options: { idempotencyKey: string; mayExist?: boolean },
+  ): Promise<string> {
+    return uploadToSlack(this.client, target, file, options);
+  }
+
   /** Slack has no typing indicator for bots outside assistant threads; the status is best effort. */
   async typing(target: DeliveryTarget): Promise<void> {
     const thread = target.thread;
@@ -74,26 +85,7 @@ export class SlackOutbound implements Outbound {
     target: DeliveryTarget,
     key: string,
   ): Promise<{ ts: string; text: string | undefined } | undefined> {
-    const thread = target.thread;
-    const listed = await (thread
-      ? this.client.conversations.replies({
-          channel: target.channel,
-          ts: thread,
-          include_all_metadata: true,
-          limit: 200,
-        })
-      : this.client.conversations.history({
-          channel: target.channel,
-          include_all_metadata: true,
-          limit: 50,
-        })
-    ).catch((error: unknown) => {
-      // Slack said no (a missing history scope): there is nothing to find, post. Slack
-      // unreachable: fail, so the delivery is retried rather than risk a second post.
-      if (error instanceof WebAPIPlatformError) return undefined;
-      throw error;
-    });
-    const found = listed?.messages?.find(
+    const found = (await answerNeighbours(this.client, target))?.find(
       (m) => (m.metadata?.event_payload as { key?: string } | undefined)?.key === key,
     );
     return found?.ts ? { ts: found.ts, text: found.text } : undefined;

@@ -47,6 +47,15 @@ export const SLACK_METHODS: Readonly<Record<string, SlackMethodNeed>> = {
     scopes: ["files:read"],
     why: "a shared file's download URL, when the event left it out",
   },
+  // Both through the WebClient's filesUploadV2, which also POSTs the bytes to the upload URL.
+  "files.getUploadURLExternal": {
+    scopes: ["files:write"],
+    why: "files a tool made for the answer (a chart, a report)",
+  },
+  "files.completeUploadExternal": {
+    scopes: ["files:write"],
+    why: "sharing those files in the answer's thread",
+  },
   // Slack takes chat:write for it since March 2026 (assistant:write before, soon no longer).
   "assistant.threads.setStatus": {
     scopes: ["chat:write"],

@@ -1,13 +1,14 @@
 import type { Api } from "grammy";
 import { clip } from "../../core/delivery/split.ts";
 import type { LoggerPort } from "../../core/logger.ts";
-import type { DeliveryTarget, Outbound } from "../../ports/outbound.ts";
+import type { DeliveryTarget, Outbound, OutgoingFile } from "../../ports/outbound.ts";
 import { describeTelegramError, isTelegramError } from "./api.ts";
 import { ChatPacer } from "./chat-pacer.ts";
 import { TelegramFiles } from "./files.ts";
 import { escapeHtml, toTelegramHtml } from "./format.ts";
 import { splitTelegramHtml, visibleText } from "./html-split.ts";
 import type { SentLedger } from "./sent-ledger.ts";
+import { uploadToTelegram } from "./upload.ts";
 
 /** Telegram refuses a message whose text, after entity parsing, is over 4,096 characters. */
 export const TELEGRAM_TEXT_LIMIT = 4_096;
@@ -99,6 +100,16 @@ export class TelegramOutbound implements Outbound {
       if (existing !== undefined) await this.#edit(target, existing, html, text);
       else await this.#postOnce(target, html, text, key);
     }
+  }
+
+  /** Sends a file into the answer's chat and topic, once per key (see upload.ts). */
+  async upload(
+    target: DeliveryTarget,
+    file: OutgoingFile,
+    options: { idempotencyKey: string; mayExist?: boolean },
+  ): Promise<string> {
+    const deps = { api: this.api(), ledger: this.#ledgerOrThrow(), logger: this.#logger };
+    return uploadToTelegram(deps, target, file, options);
   }
 
   async typing(target: DeliveryTarget): Promise<void> {

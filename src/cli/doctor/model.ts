@@ -1,4 +1,5 @@
 import OpenAI from "openai";
+import { botModelOf } from "../../core/config/bot-model.ts";
 import { type DoctorContext, type Finding, ok, problem, reasonOf, within } from "./finding.ts";
 
 /** The request features every turn uses; a server that refuses one fails every turn. */
@@ -31,7 +32,7 @@ export async function checkModel(context: DoctorContext): Promise<Finding[]> {
       ),
     ];
   }
-  const model = env.SWITCHYARD_MODEL ?? "gpt-4.1-mini";
+  const model = botModelOf(env);
   const baseURL = env.OPENAI_BASE_URL ?? "https://api.openai.com/v1";
   const client = new OpenAI({
     apiKey: env.OPENAI_API_KEY || "no-api-key",

@@ -1,7 +1,12 @@
 import { type Capabilities, capabilityStatus } from "../availability/capabilities.ts";
+import { VISION_CAPABILITY } from "./model-vision.ts";
 
 /** The capabilities that decide what happens to files people send, in the order they are shown. */
-export const ATTACHMENT_CAPABILITIES = ["vision", "transcription", "read_attachment"] as const;
+export const ATTACHMENT_CAPABILITIES = [
+  VISION_CAPABILITY,
+  "transcription",
+  "read_attachment",
+] as const;
 
 /** Each attachment capability: present, or absent with its reason. */
 export function attachmentCapabilities(

@@ -14,6 +14,7 @@ export {
   type GroupPolicy,
 } from "./access-section.ts";
 export { type AttachmentsConfig, DEFAULT_ATTACHMENTS } from "./attachments-section.ts";
+export { botModelOf, FALLBACK_MODEL } from "./bot-model.ts";
 export {
   type BudgetsConfig,
   DEFAULT_BUDGETS,

@@ -16,7 +16,7 @@ import { sectionMap } from "./section-map.ts";
  *   max_answer_chars: 40000    # a longer answer is cut, with a note saying so
  *   max_tool_call_chars: 100000  # a tool call with longer arguments is not run; the model is told
  *   max_tool_calls: 32         # a reply asking for more calls at once runs none of them
- *   vision: true               # the model takes images (the `vision` capability); env SWITCHYARD_MODEL_VISION
+ *   vision: true               # the bot's own model takes images (`vision`); env SWITCHYARD_MODEL_VISION
  * ```
  */
 export interface ModelLimits {
@@ -132,7 +132,11 @@ const limit = (name: keyof ModelLimits) =>
 
 /** The `model:` section: the limits, and whether the model takes images. */
 export interface ModelSection extends ModelLimits {
-  /** Declared by the operator: images go to the model as `image_url` parts (the `vision` capability). */
+  /**
+   * Declared by the operator: images go to the bot's own model as `image_url`
+   * parts (the `vision` capability). A model chosen with `/model` follows its
+   * own `models:` entry instead.
+   */
   readonly vision: boolean;
 }
 

@@ -19,7 +19,7 @@ export interface ModelEntry {
   /** The environment variable holding that server's API key; unset: `OPENAI_API_KEY`. */
   readonly apiKeyEnv?: string;
   readonly price?: ModelPrice;
-  /** What the model can do beyond text, e.g. `{ vision: true }`. */
+  /** What the model can do beyond text, e.g. `{ vision: true }`: a turn on this model sees images. */
   readonly capabilities: Readonly<Record<string, boolean>>;
 }
 

@@ -1,3 +1,4 @@
+export { VISION_CAPABILITY } from "../../core/attachments/model-vision.ts";
 export {
   DocumentStore,
   documentId,
@@ -6,7 +7,7 @@ export {
 } from "./document-store.ts";
 export { visionImage } from "./image.ts";
 export { readAttachmentTool } from "./read-attachment.ts";
-export { FileReader, type FileReaderOptions, VISION_CAPABILITY } from "./reader.ts";
+export { FileReader, type FileReaderOptions } from "./reader.ts";
 export { fileRef, RedisToolFiles, type RedisToolFilesOptions } from "./tool-files.ts";
 export {
   openAITranscriber,
@@ -14,4 +15,4 @@ export {
   type Transcriber,
   transcriptionCapability,
 } from "./transcribe.ts";
-export { NO_VISION_REASON, VisionSettingError, visionCapability } from "./vision.ts";
+export { VisionSettingError, visionDeclarations } from "./vision.ts";

@@ -6,6 +6,7 @@ import {
   shownSize,
 } from "../../core/attachments/content.ts";
 import { kindOf, VISION_TYPES } from "../../core/attachments/kind.ts";
+import { imageNote } from "../../core/attachments/unseen-images.ts";
 import type { CapabilityStatus } from "../../core/availability/capabilities.ts";
 import type { AttachmentsConfig } from "../../core/config/attachments-section.ts";
 import { documentText } from "./document.ts";
@@ -70,7 +71,7 @@ async function readImage(
     return {
       ...base,
       outcome: "named",
-      note: `an image was attached, but this bot cannot see images (${powers.vision.reason}); say so if it matters`,
+      note: imageNote(powers.vision.reason),
     };
   }
   if (!VISION_TYPES.has(base.type ?? "")) {

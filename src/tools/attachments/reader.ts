@@ -4,6 +4,7 @@ import type { Attachment, ConversationAddress } from "../../core/agent/inbound.t
 import { capOf } from "../../core/attachments/caps.ts";
 import { type AttachmentContent, namedOnly } from "../../core/attachments/content.ts";
 import { declaredKind } from "../../core/attachments/kind.ts";
+import { VISION_CAPABILITY } from "../../core/attachments/model-vision.ts";
 import { type Capabilities, capabilityStatus } from "../../core/availability/capabilities.ts";
 import type { AttachmentsConfig } from "../../core/config/attachments-section.ts";
 import type { LoggerPort } from "../../core/logger.ts";
@@ -18,16 +19,12 @@ import { type ReadingPowers, readBytes, tooBig } from "./read-one.ts";
 import { sniffType } from "./sniff.ts";
 import type { Transcriber } from "./transcribe.ts";
 
-export const VISION_CAPABILITY = "vision";
-
 export interface FileReaderOptions {
   readonly redis: Redis;
   readonly keys: KeyScheme;
   /** The platform's file source (its outbound's `files`), by platform name. */
   readonly sources: (platform: string) => FileSource | undefined;
   readonly limits: () => AttachmentsConfig;
-  /** `vision` and `transcription` are read from here at each turn. */
-  readonly capabilities: () => Capabilities;
   readonly transcriber?: Transcriber;
   /** The SSRF guard for URLs off the platform's host; default: public addresses only. */
   readonly guard?: Dispatcher;
@@ -55,9 +52,9 @@ export class FileReader implements AttachmentReader {
     address: ConversationAddress,
     attachments: readonly Attachment[],
     signal: AbortSignal,
+    capabilities: Capabilities,
   ): Promise<readonly AttachmentContent[]> {
     const limits = this.options.limits();
-    const capabilities = this.options.capabilities();
     const keeping = capabilityStatus(capabilities, READ_ATTACHMENT_CAPABILITY).available;
     const powers: ReadingPowers = {
       vision: capabilityStatus(capabilities, VISION_CAPABILITY),
@@ -70,10 +67,11 @@ export class FileReader implements AttachmentReader {
             this.#documents.keep(address, id, text, limits.maxInlineChars, limits.keepSeconds)
         : undefined,
     };
-    // What the result depends on besides the file: a change of settings reads it anew.
+    // What the result depends on besides the file: a change of settings reads it anew. The
+    // vision status is whole: the note of a text model names that model.
     const settings = canonicalJson({
       limits,
-      vision: powers.vision.available,
+      vision: powers.vision,
       transcription: powers.transcription.available,
       keeping,
     });

@@ -1,38 +1,29 @@
-import type { CapabilityStatus } from "../../core/availability/capabilities.ts";
+import type { VisionDeclarations } from "../../core/attachments/model-vision.ts";
+import { botModelOf } from "../../core/config/bot-model.ts";
 import { type ModelSection, visionFromEnv } from "../../core/config/model-section.ts";
-import { findModel, type ModelsConfig } from "../../core/config/models-section.ts";
-
-/** The model requests name when neither the config nor a chat choice picks one (`SWITCHYARD_MODEL` unset). */
-export const FALLBACK_MODEL = "gpt-4.1-mini";
+import { DEFAULT_MODELS, type ModelsConfig } from "../../core/config/models-section.ts";
 
 /** A `SWITCHYARD_MODEL_VISION` that is neither true nor false: a start error, never a guess. */
 export class VisionSettingError extends Error {
   override readonly name = "VisionSettingError";
 }
 
-export const NO_VISION_REASON = "the configured model has no vision";
-
 /**
- * The `vision` capability: present when the operator declared the model
- * vision-capable: `model.vision: true`, or the bot's model
- * (`SWITCHYARD_MODEL`) listed under `models:` with
- * `capabilities: { vision: true }`; `SWITCHYARD_MODEL_VISION` wins over
- * both. Nothing probes the model: a wrong declaration shows as the
- * provider's error on the first image.
+ * What the operator declared about vision, from the config and the
+ * environment: `model.vision` and `SWITCHYARD_MODEL_VISION` speak for the
+ * bot's own model (`SWITCHYARD_MODEL`), each `models:` entry's
+ * `capabilities: { vision: true }` for that model. The `vision` capability
+ * of a turn is then decided by the model it runs on (`modelVision`).
  *
  * @example
- * visionCapability(config.model, { SWITCHYARD_MODEL: "gpt-4.1" }, config.models);
- * // { available: true } when models.list has { name: gpt-4.1, capabilities: { vision: true } }
+ * modelVision("gpt-4.1", visionDeclarations(config.model, process.env, config.models));
  */
-export function visionCapability(
+export function visionDeclarations(
   model: Pick<ModelSection, "vision">,
   env: Readonly<Record<string, string | undefined>>,
-  models?: ModelsConfig,
-): CapabilityStatus {
-  const fromEnv = visionFromEnv(env.SWITCHYARD_MODEL_VISION);
-  if (typeof fromEnv === "string") throw new VisionSettingError(fromEnv);
-  const listed = models && findModel(models, env.SWITCHYARD_MODEL ?? FALLBACK_MODEL);
-  return (fromEnv ?? (model.vision || listed?.capabilities.vision === true))
-    ? { available: true }
-    : { available: false, reason: NO_VISION_REASON };
+  models: ModelsConfig = DEFAULT_MODELS,
+): VisionDeclarations {
+  const override = visionFromEnv(env.SWITCHYARD_MODEL_VISION);
+  if (typeof override === "string") throw new VisionSettingError(override);
+  return { botModel: botModelOf(env), declared: model.vision, override, models };
 }
