@@ -28,8 +28,9 @@ export function answerText(
 
 /**
  * Uploads one of the answer's files, once per key (`mayExist` on a resumed
- * turn, as for posts). A platform's refusal, or bytes that expired before
- * delivery, become one note in the conversation and the turn ends as it
+ * turn, as for posts). A platform's refusal (its message names the file,
+ * the reason and the fix), or bytes that expired before delivery, become
+ * one note in the conversation and the turn ends as it
  * would; any other failure is thrown, so the delivery is retried like a
  * post that failed. Returns the ref the checkpoint records.
  */
@@ -67,6 +68,9 @@ export async function sendFile(
       file: record.name,
       error: error.message,
     });
-    return note(error.message);
+    return outbound.post(target, `_(${error.message})_`, {
+      idempotencyKey: `${key}-note`,
+      mayExist: resumed,
+    });
   }
 }

@@ -163,14 +163,14 @@ describe("delivering a tool's files", () => {
     const outbound = new FileOutbound();
     outbound.fail = (key) =>
       key.endsWith("-file-0")
-        ? new UploadRefusedError("the platform takes no PNG here")
+        ? new UploadRefusedError("Test", "chart.png", "no PNG here", "Send a PDF.", undefined)
         : undefined;
     pipe = await askForReport(outbound);
     await until(() => outbound.uploads.length === 1);
     await settle();
     expect(outbound.posts.map((p) => p.text)).toEqual([
       "Here is the report.",
-      "_(The file chart.png could not be sent: the platform takes no PNG here.)_",
+      '_(Test refused the file "chart.png": no PNG here. Send a PDF.)_',
     ]);
     expect(outbound.uploads.map((u) => u.file.name)).toEqual(["report.pdf"]);
     // The conversation moves on: the next message gets its answer.
