@@ -77,10 +77,8 @@ export class KeyScheme {
   }
 
   /**
-   * STRING with a TTL: the bytes of a file a tool made for the answer,
-   * under its ref (see `ToolFileRecord`), in the conversation's slot, kept
-   * for `attachments.cache_seconds` so a turn resumed after a crash still
-   * sends it. e.g. "sy:{conv:slack:T1:C1:C1}:tool-file:9c01b7e43f2a".
+   * STRING, TTL `attachments.cache_seconds`: the bytes of a file a tool made for the answer, by
+   * its ref, so a resumed turn still sends it. e.g. "sy:{conv:slack:T1:C1:C1}:tool-file:9c01b7e4".
    */
   toolFile(address: ConversationAddress, ref: string): string {
     return `${this.conversationTag(address)}:tool-file:${ref}`;
