@@ -3,7 +3,7 @@ import type { ToolCall } from "../core/agent/messages.ts";
 import { withFileNotes } from "../core/attachments/outgoing.ts";
 import { checkArguments } from "../core/tools/arguments.ts";
 import type { AnyTool, ToolContext, ToolOutput } from "../core/tools/tool.ts";
-import { isToolResult } from "../core/tools/tool-result.ts";
+import { isToolResult, toolResult } from "../core/tools/tool-result.ts";
 import type { FileTally, ToolFileStore } from "../ports/tool-files.ts";
 
 export interface ToolRunnerOptions {
@@ -70,6 +70,17 @@ export async function runTool(
       return { outcome: "error", output: `${tool.id} failed: ${message}` };
     }
     // Outside the catch: Redis failing to keep a file is not the tool's failure; the turn is retried.
+    // A hand-made result with a file toolResult would refuse is the tool's error, not the turn's.
+    if (isToolResult(output)) {
+      try {
+        output = toolResult(output.text, output.files);
+      } catch (error) {
+        return {
+          outcome: "error",
+          output: `${tool.id} returned a file that cannot be sent: ${(error as Error).message}`,
+        };
+      }
+    }
     return okRun(output, { ...context, callKey: context.callKey ?? call.id }, options);
   })();
   try {

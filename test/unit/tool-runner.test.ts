@@ -34,6 +34,20 @@ describe("running one tool call", () => {
     });
   });
 
+  it("answers a hand-made result whose file has no bytes as the tool's error", async () => {
+    const tool = defineTool({
+      id: "chart",
+      description: "Draws a chart.",
+      parameters: z.object({}),
+      execute: () => ({ text: "Drawn.", files: [{ name: "c.png", bytes: "not bytes" as never }] }),
+    });
+    const run = await runTool(tool, {}, call, context, { timeoutMs: 1_000 });
+    expect(run.outcome).toBe("error");
+    expect(run.output).toMatch(
+      /^chart returned a file that cannot be sent: File "c.png" .* no bytes/,
+    );
+  });
+
   it("answers invalid arguments with what is wrong, without running the tool", async () => {
     let ran = false;
     const tool = defineTool({
