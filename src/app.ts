@@ -14,7 +14,7 @@ import type { ToolRegistry } from "./core/tools/registry.ts";
 import type { Outbound } from "./ports/outbound.ts";
 import { RedisFactory } from "./redis/redis-factory.ts";
 import { createStore, type Store } from "./store/index.ts";
-import { FileReader, type Transcriber } from "./tools/attachments/index.ts";
+import { FileReader, RedisToolFiles, type Transcriber } from "./tools/attachments/index.ts";
 import { ReminderWorker } from "./tools/reminders/index.ts";
 import { Inbox } from "./workers/inbox.ts";
 import { ConversationQueue } from "./workers/queue.ts";
@@ -73,6 +73,8 @@ export interface SwitchyardOptions {
   readonly transcriber?: Transcriber;
   /** The SSRF guard for file URLs off a platform's host; default: public addresses only. */
   readonly fileGuard?: Dispatcher;
+  /** Where the console writes the files answers carry; default: `switchyard-files` in the OS's temp folder. */
+  readonly consoleFilesDir?: string;
   /** Outbound ports by platform; `console` is always the app's Redis outbox. */
   readonly outbounds?: Readonly<Record<string, Outbound>>;
   readonly logger?: LoggerPort;
@@ -165,6 +167,11 @@ function turnEnvironment(options: SwitchyardOptions, plumbing: Plumbing): TurnEn
       ...(options.fileGuard ? { guard: options.fileGuard } : {}),
       logger,
     }),
+    toolFiles: new RedisToolFiles({
+      redis,
+      keys: store.keys,
+      limits: () => (options.config?.() ?? EMPTY_CONFIG).attachments,
+    }),
     logger,
     ...(options.observe ? { observe: options.observe } : {}),
   };
@@ -240,7 +247,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     ...(options.waitForReplicas !== undefined ? { waitForReplicas: options.waitForReplicas } : {}),
     ...(options.waitTimeoutMs !== undefined ? { waitTimeoutMs: options.waitTimeoutMs } : {}),
   });
-  const outbox = new RedisOutbox(redis, prefix, conversationKey);
+  const outbox = new RedisOutbox(redis, prefix, conversationKey, options.consoleFilesDir);
   // Stop and interrupt signals: any process may send one; a worker process listens.
   const signalsConnection = options.worker !== false ? factory.create("signals") : undefined;
   const signals = new TurnSignals(redis, signalsConnection, store.keys, logger);

@@ -25,7 +25,7 @@
  * splitting, streaming edits.
  *
  * @example
- * import { createBot, defineTool } from "switchyard";
+ * import { createBot, defineTool, toolResult } from "switchyard";
  * import { z } from "zod";
  *
  * const weather = defineTool({
@@ -35,8 +35,19 @@
  *   execute: async ({ city }) => `Sunny in ${city}`,
  * });
  *
+ * // A tool may hand back files too: they are sent after the answer's text, once.
+ * const forecast = defineTool({
+ *   id: "forecast_chart",
+ *   description: "A chart of the week's forecast for a city, as a PNG.",
+ *   parameters: z.object({ city: z.string() }),
+ *   execute: async ({ city }) =>
+ *     toolResult(`The chart of ${city}'s week is attached.`, [
+ *       { name: "forecast.png", bytes: await drawForecast(city) },
+ *     ]),
+ * });
+ *
  * // The console on stdin and stdout; pass channels: [slackChannel({...})] for Slack.
- * const bot = createBot({ tools: [weather], persona: "You are Ada, a weather helper." });
+ * const bot = createBot({ tools: [weather, forecast], persona: "You are Ada, a weather helper." });
  * await bot.start();
  */
 export type { GateVerdict, IngressGate } from "./access/gate.ts";
@@ -108,7 +119,14 @@ export {
   defineTool,
   type Tool,
   type ToolContext,
+  type ToolOutput,
 } from "./core/tools/tool.ts";
+export {
+  type ToolFile,
+  type ToolResult,
+  ToolResultError,
+  toolResult,
+} from "./core/tools/tool-result.ts";
 export { defineToolsets, type ToolsetDef, type Toolsets } from "./core/tools/toolsets.ts";
 export { Host, type HostOptions } from "./host.ts";
 export {

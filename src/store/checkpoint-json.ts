@@ -18,6 +18,9 @@ const checkpointSchema = z.looseObject({
   attachments: z
     .array(z.looseObject({ ref: z.string(), name: z.string(), outcome: z.string(), bytes: count }))
     .optional(),
+  files: z
+    .array(z.looseObject({ ref: z.string(), name: z.string(), type: z.string(), bytes: count }))
+    .optional(),
   calling: z
     .object({
       step: count,

@@ -76,6 +76,14 @@ export class KeyScheme {
     return `${this.conversationTag(address)}:document:${documentId}`;
   }
 
+  /**
+   * STRING, TTL `attachments.cache_seconds`: the bytes of a file a tool made for the answer, by
+   * its ref, so a resumed turn still sends it. e.g. "sy:{conv:slack:T1:C1:C1}:tool-file:9c01b7e4".
+   */
+  toolFile(address: ConversationAddress, ref: string): string {
+    return `${this.conversationTag(address)}:tool-file:${ref}`;
+  }
+
   conversation(address: ConversationAddress): ConversationKeys {
     const tag = this.conversationTag(address);
     return {

@@ -1,8 +1,9 @@
-import type { Checkpoint } from "../core/agent/checkpoint.ts";
+import type { Checkpoint, ToolFileRecord } from "../core/agent/checkpoint.ts";
 import type { ConversationAddress, InboundMessage } from "../core/agent/inbound.ts";
 import { splitMessage } from "../core/delivery/split.ts";
 import { noteDelivery, traceDelivery } from "../observability/tracing-turn.ts";
 import type { DeliveryTarget } from "../ports/outbound.ts";
+import { answerText, fileKey, sendFile } from "./file-delivery.ts";
 import type { TurnEnvironment } from "./turn-environment.ts";
 
 /** Where a turn's answer goes: the conversation, in the thread of the last message, replying to it. */
@@ -17,12 +18,21 @@ export function targetOf(
   };
 }
 
+/** How the answer was shown so far and what goes with it. */
+export interface Shown {
+  readonly streamRef?: string | undefined;
+  readonly resumed: boolean;
+  /** Files the turn's tools made, sent after the text (see Checkpoint.files). */
+  readonly files?: readonly ToolFileRecord[] | undefined;
+}
+
 /**
- * Posts the answer, part by part. Each part but the last records its ref in
- * the checkpoint, so a resumed turn skips what was posted; every part carries
- * an idempotency key, so a part posted just before a crash lands once. The
- * last part needs no record: the inbox trim that follows clears the turn.
- * A streamed answer's first part replaces the streamed message by an edit.
+ * Posts the answer, part by part, then uploads its files. Each item but the
+ * last records its ref in the checkpoint, so a resumed turn skips what went
+ * out; every item carries an idempotency key, so one sent just before a
+ * crash lands once. The last needs no record: the inbox trim that follows
+ * clears the turn. A streamed answer's first part replaces the streamed
+ * message by an edit.
  */
 export function deliver(
   env: TurnEnvironment,
@@ -30,7 +40,7 @@ export function deliver(
   checkpoint: Checkpoint,
   pending: readonly InboundMessage[],
   answer: string,
-  shown: { streamRef?: string | undefined; resumed: boolean },
+  shown: Shown,
 ): Promise<void> {
   return traceDelivery(address.platform, () =>
     deliverParts(env, address, checkpoint, pending, answer, shown),
@@ -43,7 +53,7 @@ async function deliverParts(
   checkpoint: Checkpoint,
   pending: readonly InboundMessage[],
   answer: string,
-  { streamRef, resumed }: { streamRef?: string | undefined; resumed: boolean },
+  { streamRef, resumed, files = [] }: Shown,
 ): Promise<void> {
   const outbound = env.outbounds[address.platform];
   if (!outbound) {
@@ -53,13 +63,23 @@ async function deliverParts(
     return;
   }
   const target = targetOf(address, pending.at(-1));
-  const parts = splitMessage(answer.trim() === "" ? "(no answer)" : answer, outbound.maxLength);
+  const parts = splitMessage(answerText(answer, files, outbound), outbound.maxLength);
+  const uploads = outbound.upload ? files : [];
+  const items = parts.length + uploads.length;
   noteDelivery(parts.length, streamRef !== undefined && checkpoint.delivered.length === 0 ? 1 : 0);
   let current = checkpoint;
-  for (let i = current.delivered.length; i < parts.length; i++) {
-    const part = parts[i] as string;
+  for (let i = current.delivered.length; i < items; i++) {
+    const part = parts[i];
     let ref: string;
-    if (i === 0 && streamRef !== undefined) {
+    if (part === undefined) {
+      const n = i - parts.length;
+      const record = uploads[n] as ToolFileRecord;
+      ref = await sendFile(env, address, target, {
+        record,
+        key: fileKey(current.turnId, n),
+        resumed,
+      });
+    } else if (i === 0 && streamRef !== undefined) {
       await outbound.edit(target, streamRef, part);
       ref = streamRef;
     } else {
@@ -69,7 +89,7 @@ async function deliverParts(
         mayExist: resumed,
       });
     }
-    if (i === parts.length - 1) break;
+    if (i === items - 1) break;
     const next = { ...current, delivered: [...current.delivered, ref] };
     await env.store.turns.writeCheckpoint(address, next, {
       turnId: current.turnId,

@@ -55,16 +55,23 @@ export const GAVE_UP_PARTIAL =
 
 /**
  * What a turn given up says: its answer if the crashed runs had one (only
- * delivery was left), else what it had streamed with a closing note, else
+ * delivery was left; its files go with it), else what it had streamed with a closing note, else
  * the apology.
  */
 export function giveUpText(turn: readonly ChatMessage[], streamed: string | undefined): string {
+  const answer = answerOf(turn);
+  if (answer !== undefined) return answer;
+  if (streamed !== undefined && streamed.trim() !== "") return `${streamed}\n\n${GAVE_UP_PARTIAL}`;
+  return GAVE_UP;
+}
+
+/** The turn's answer, when its crashed runs got as far as one (only delivery was left). */
+function answerOf(turn: readonly ChatMessage[]): string | undefined {
   const last = turn.at(-1);
   if (last?.role === "assistant" && !last.tool_calls?.length && (last.content ?? "") !== "") {
     return last.content ?? "";
   }
-  if (streamed !== undefined && streamed.trim() !== "") return `${streamed}\n\n${GAVE_UP_PARTIAL}`;
-  return GAVE_UP;
+  return undefined;
 }
 
 /** The fields a give-up is logged with. */
@@ -92,6 +99,8 @@ export async function giveUp(env: TurnEnvironment, address: ConversationAddress,
     await deliver(env, address, checkpoint, pending, text, {
       streamRef: stream.ref,
       resumed: true,
+      // The answer's files go with it; an apology or a cut-short partial sends none.
+      ...(answerOf(from) !== undefined ? { files: checkpoint.files } : {}),
     });
   } catch (error) {
     env.logger.warn("a turn given up could not deliver its answer; sending the apology alone", {

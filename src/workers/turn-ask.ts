@@ -44,6 +44,9 @@ export function askModel(
   // Only /stop cuts a running tool short; an interrupt lets it finish and keeps its result.
   const stop = watch ? stopOnly(watch.signal) : undefined;
   const toolSpans = new ToolSpans();
+  // The turn's files so far, from the checkpoint: a resumed turn counts what its crashed run kept.
+  const tally = { used: (checkpoint.files ?? []).reduce((sum, f) => sum + f.bytes, 0) };
+  const files = env.toolFiles ? { files: { store: env.toolFiles, tally } } : {};
   // Images sent while the conversation ran on a vision model stay in history, unsent to one without.
   const vision = capabilityStatus(capabilities, VISION_CAPABILITY);
   const seen = (messages: readonly ChatMessage[]) =>
@@ -82,7 +85,7 @@ export function askModel(
             skills,
             callKey: `${checkpoint.turnId}.${call.id}`,
           },
-          { timeoutMs: env.toolTimeoutMs, ...(stop ? { stop } : {}) },
+          { timeoutMs: env.toolTimeoutMs, ...(stop ? { stop } : {}), ...files },
         ),
       ),
     onToolCall: (name, outcome, ms) => {

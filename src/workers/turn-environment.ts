@@ -8,6 +8,7 @@ import type { TurnContract } from "../core/loading/freeze.ts";
 import type { LoggerPort } from "../core/logger.ts";
 import type { AttachmentReader } from "../ports/file-source.ts";
 import type { Outbounds } from "../ports/outbound.ts";
+import type { ToolFileStore } from "../ports/tool-files.ts";
 import type { HistoryReading } from "../store/index.ts";
 import type { Inbox } from "./inbox.ts";
 import type { TurnSignals } from "./turn-signals.ts";
@@ -33,6 +34,8 @@ export interface TurnEnvironment extends ContractSources {
   readonly queueBehaviour?: (address: ConversationAddress, chosen?: QueueMode) => QueueBehaviour;
   /** Fetches and reads the files people sent, at the turn; unset: files are only named. */
   readonly attachments?: AttachmentReader;
+  /** Keeps the files tools return until the answer goes out; unset: such files are refused with a note. */
+  readonly toolFiles?: ToolFileStore;
   /** Stop and interrupt signals for running turns; unset: turns cannot be stopped. */
   readonly signals?: TurnSignals;
 }

@@ -72,6 +72,7 @@ export class TurnSteps {
       step: step.step + 1,
       loaded: step.loaded,
       contractHash: step.contractHash,
+      ...(step.files?.length ? { files: [...(current.files ?? []), ...step.files] } : {}),
     };
     this.#issue(this.env.store.turns.commitStep(this.address, step.messages, next));
     this.#checkpoint = next;

@@ -200,7 +200,12 @@ async function runTracedTurn({
   if (result.stop === "interrupted") {
     await markCutShort(env, address, steps, watch, { streamRef, resumed, pending });
   } else {
-    await deliver(env, address, steps.checkpoint, pending, result.answer, { streamRef, resumed });
+    const { files } = steps.checkpoint;
+    await deliver(env, address, steps.checkpoint, pending, result.answer, {
+      streamRef,
+      resumed,
+      files,
+    });
   }
   noteTurnEnd(contract.hash, result);
   env.observe?.turn?.({

@@ -1,7 +1,13 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { DEFAULT_MEMORY, DEFAULT_REMINDERS } from "../../src/core/config/index.ts";
 import { ToolRegistry } from "../../src/core/tools/registry.ts";
+import { defineTool } from "../../src/core/tools/tool.ts";
+import { toolResult } from "../../src/core/tools/tool-result.ts";
 import { schemeKeyKind } from "../../src/store/key-parse.ts";
 import { memoryTools } from "../../src/tools/memory/index.ts";
 import { reminderQueue, reminderTools } from "../../src/tools/reminders/index.ts";
@@ -165,6 +171,34 @@ describe("every Redis key a channel's run leaves is a KeyScheme key", () => {
         expect.stringMatching(/^\{reminders\}:call:[0-9a-f]{40}$/),
         "{rem:console:local:alice}:pending",
       ]),
+    );
+  });
+
+  it("a tool that returns a file: its bytes wait in the conversation's slot", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sy-keys-files-"));
+    const chart = defineTool({
+      id: "chart",
+      description: "Draws a chart.",
+      parameters: z.object({}),
+      execute: () => toolResult("Drawn.", [{ name: "c.csv", bytes: Buffer.from("a,b\n1,2\n") }]),
+    });
+    const pipe = await startPipeline({ tools: [chart], consoleFilesDir: dir });
+    close = async () => {
+      await pipe.close();
+      rmSync(dir, { recursive: true, force: true });
+    };
+    pipe.fake.script(
+      { toolCalls: [{ id: "c1", name: "chart", arguments: {} }] },
+      { content: "Here." },
+    );
+    await pipe.app.queue.enqueue(pipe.message("a chart"));
+    expect((await pipe.posts(1)).map((p) => p.text)).toEqual(["Here."]);
+    await settle();
+    const kinds = await keysLeft(pipe.app.redis, pipe.prefix);
+    expect(outsideTheScheme(kinds)).toEqual([]);
+    const left = [...kinds.keys()].map((key) => key.slice(pipe.prefix.length + 1));
+    expect(left).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^\{conv:[^}]+\}:tool-file:[0-9a-f]{20}$/)]),
     );
   });
 });

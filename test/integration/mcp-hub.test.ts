@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { mcpSection } from "../../src/core/config/mcp-section.ts";
+import type { ToolResult } from "../../src/core/tools/tool-result.ts";
 import { mcpToolId } from "../../src/tools/mcp/index.ts";
 import { DOTTED_TOOL, LONG_TOOL } from "../fakes/mcp-server.ts";
 import {
@@ -314,12 +315,21 @@ describe("McpHub with a fixture server built on the SDK", () => {
     );
   });
 
-  it("describes an image with structured data and no text", async () => {
+  it("describes an image with structured data and no text, and hands the image on as a file", async () => {
     const { hub, registry } = hubOf({ servers: { fixture: FIXTURE } });
     await hub.start();
+    // Without a store for answer files (no Redis here) the model is told the file was not sent.
     expect((await callTool(registry, "mcp__fixture__picture", {})).output).toBe(
-      '[image: image/png, 3 KB]\n{"height":10,"width":20}',
+      '[image: image/png, 3 KB]\n{"height":10,"width":20}\n\n[files not sent: image-1.png: this bot keeps no files for answers]',
     );
+    const tool = registry.get("mcp__fixture__picture");
+    const output = await tool?.execute(
+      {},
+      { ...TOOL_CONTEXT, signal: new AbortController().signal },
+    );
+    expect(output).toMatchObject({ files: [{ name: "image-1.png", type: "image/png" }] });
+    const [file] = (output as ToolResult).files;
+    expect(Buffer.compare(Buffer.from(file?.bytes ?? []), Buffer.alloc(3 * 1024))).toBe(0);
   });
 
   it("cancels a call that outlives call_timeout_ms and stays connected", async () => {

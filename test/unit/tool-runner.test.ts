@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTool } from "../../src/core/tools/tool.ts";
+import { toolResult } from "../../src/core/tools/tool-result.ts";
 import { runTool } from "../../src/workers/tool-runner.ts";
 
 const context = { platform: "console", workspace: "w", channel: "c", conversation: "v", user: "u" };
@@ -18,6 +19,33 @@ describe("running one tool call", () => {
       outcome: "ok",
       output: "hello Ada",
     });
+  });
+
+  it("answers a result with files by its text, naming files it has nowhere to keep", async () => {
+    const tool = defineTool({
+      id: "chart",
+      description: "Draws a chart.",
+      parameters: z.object({}),
+      execute: () => toolResult("Drawn.", [{ name: "c.png", bytes: new Uint8Array([1]) }]),
+    });
+    expect(await runTool(tool, {}, call, context, { timeoutMs: 1_000 })).toEqual({
+      outcome: "ok",
+      output: "Drawn.\n\n[files not sent: c.png: this bot keeps no files for answers]",
+    });
+  });
+
+  it("answers a hand-made result whose file has no bytes as the tool's error", async () => {
+    const tool = defineTool({
+      id: "chart",
+      description: "Draws a chart.",
+      parameters: z.object({}),
+      execute: () => ({ text: "Drawn.", files: [{ name: "c.png", bytes: "not bytes" as never }] }),
+    });
+    const run = await runTool(tool, {}, call, context, { timeoutMs: 1_000 });
+    expect(run.outcome).toBe("error");
+    expect(run.output).toMatch(
+      /^chart returned a file that cannot be sent: File "c.png" .* no bytes/,
+    );
   });
 
   it("answers invalid arguments with what is wrong, without running the tool", async () => {

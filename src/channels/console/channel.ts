@@ -75,7 +75,7 @@ export async function runConsole(options: ConsoleOptions): Promise<void> {
     const entries = await options.outbox.read(since, blockMs, options.reader);
     for (const entry of entries) {
       since = entry.id;
-      if (entry.conversation === key && entry.kind === "post") options.print(`${entry.text}\n`);
+      if (entry.conversation === key && entry.kind !== "edit") options.print(`${entry.text}\n`);
     }
   };
   const tail = (async () => {

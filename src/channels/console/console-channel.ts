@@ -2,7 +2,7 @@ import type { Readable } from "node:stream";
 import type { Redis } from "ioredis";
 import { type ConversationAddress, conversationKey } from "../../core/agent/inbound.ts";
 import type { CommandPolicy } from "../../core/commands/index.ts";
-import type { DeliveryTarget, Outbound } from "../../ports/outbound.ts";
+import type { DeliveryTarget, Outbound, OutgoingFile } from "../../ports/outbound.ts";
 import { Inbox } from "../../workers/inbox.ts";
 import type { Channel, ChannelRuntime } from "../channel.ts";
 import { runConsole } from "./channel.ts";
@@ -57,6 +57,8 @@ export class ConsoleChannel implements Channel {
       post: (target: DeliveryTarget, text: string, options: { idempotencyKey: string }) =>
         outbox().post(target, text, options),
       edit: (target: DeliveryTarget, ref: string, text: string) => outbox().edit(target, ref, text),
+      upload: (target: DeliveryTarget, file: OutgoingFile, options: { idempotencyKey: string }) =>
+        outbox().upload(target, file, options),
       typing: async () => {},
     };
   }

@@ -1,6 +1,10 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Redis } from "ioredis";
 import type { ConversationAddress } from "../../core/agent/inbound.ts";
-import type { DeliveryTarget, Outbound } from "../../ports/outbound.ts";
+import { shownSize } from "../../core/attachments/content.ts";
+import type { DeliveryTarget, Outbound, OutgoingFile } from "../../ports/outbound.ts";
 import { KeyScheme } from "../../store/keys.ts";
 import { LuaScript } from "../../store/lua.ts";
 import { LocalFiles } from "./files.ts";
@@ -10,23 +14,30 @@ import { LocalFiles } from "./files.ts";
  * console process reads, so workers in other processes (or on other
  * machines) can answer a terminal too. Posting is exactly once per
  * idempotency key: the key and the stream entry are written by one script.
+ * A file is written into a folder of the worker's disk (the console runs
+ * where its workers do) and its entry says where.
  */
 const POST = new LuaScript(`
 local existing = redis.call('GET', KEYS[1])
 if existing then return existing end
-local id = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], '*', 'kind', 'post', 'conversation', ARGV[1], 'text', ARGV[2], 'key', ARGV[5])
+local id = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], '*', 'kind', ARGV[6], 'conversation', ARGV[1], 'text', ARGV[2], 'key', ARGV[5], 'path', ARGV[7])
 redis.call('SET', KEYS[1], id, 'PX', ARGV[4])
 return id
 `);
 
 export interface OutboxEntry {
   readonly id: string;
-  readonly kind: "post" | "edit";
+  readonly kind: "post" | "edit" | "file";
   readonly conversation: string;
   readonly text: string;
   readonly ref?: string;
   readonly key?: string;
+  /** Where a file entry's bytes were written. */
+  readonly path?: string;
 }
+
+/** Where the console's files go unless told otherwise: a folder of the OS's temporary directory. */
+export const DEFAULT_FILES_DIR = join(tmpdir(), "switchyard-files");
 
 export class RedisOutbox implements Outbound {
   readonly maxLength = 40_000;
@@ -40,18 +51,40 @@ export class RedisOutbox implements Outbound {
     private readonly redis: Redis,
     prefix: string,
     private readonly conversationOf: (target: ConversationAddress) => string,
+    /** Where files the answers carry are written. */
+    readonly filesDir: string = DEFAULT_FILES_DIR,
   ) {
     const keys = new KeyScheme(prefix).outbox();
     this.stream = keys.stream;
     this.#sentKey = keys.sent;
   }
 
-  async post(target: DeliveryTarget, text: string, { idempotencyKey }: { idempotencyKey: string }) {
-    const keyName = this.#sentKey(idempotencyKey);
+  post(target: DeliveryTarget, text: string, { idempotencyKey }: { idempotencyKey: string }) {
+    return this.#add(target, text, idempotencyKey, "post", "");
+  }
+
+  /**
+   * Writes the file into {@link filesDir} (its name made safe for a path,
+   * prefixed by the key so two answers' files never clash) and adds a
+   * "[file: name, type, size → path]" entry, once per key.
+   */
+  async upload(
+    target: DeliveryTarget,
+    file: OutgoingFile,
+    { idempotencyKey }: { idempotencyKey: string },
+  ): Promise<string> {
+    await mkdir(this.filesDir, { recursive: true });
+    const path = join(this.filesDir, `${safeName(idempotencyKey)}-${safeName(file.name)}`);
+    await writeFile(path, file.bytes);
+    const text = `[file: ${file.name}, ${file.type}, ${shownSize(file.bytes.byteLength)} → ${path}]`;
+    return this.#add(target, text, idempotencyKey, "file", path);
+  }
+
+  async #add(target: DeliveryTarget, text: string, key: string, kind: string, path: string) {
     const id = await POST.run(
       this.redis,
-      [keyName, this.stream],
-      [this.conversationOf(target), text, 100_000, 24 * 60 * 60 * 1000, idempotencyKey],
+      [this.#sentKey(key), this.stream],
+      [this.conversationOf(target), text, 100_000, 24 * 60 * 60 * 1000, key, kind, path],
     );
     return String(id);
   }
@@ -96,14 +129,21 @@ export class RedisOutbox implements Outbound {
           map[fields[i] as string] = fields[i + 1] as string;
         entries.push({
           id,
-          kind: map.kind === "edit" ? "edit" : "post",
+          kind: map.kind === "edit" || map.kind === "file" ? map.kind : "post",
           conversation: map.conversation ?? "",
           text: map.text ?? "",
           ...(map.ref ? { ref: map.ref } : {}),
           ...(map.key ? { key: map.key } : {}),
+          ...(map.path ? { path: map.path } : {}),
         });
       }
     }
     return entries;
   }
+}
+
+/** A name that is one path segment: no folders, no dots in front, nothing a shell trips on. */
+function safeName(name: string): string {
+  const cleaned = name.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "_");
+  return cleaned.slice(-120) || "file";
 }

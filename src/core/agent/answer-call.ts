@@ -4,6 +4,7 @@ import type { TurnContract } from "../loading/freeze.ts";
 import { parseToolArguments } from "../tools/arguments.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import type { AnyTool } from "../tools/tool.ts";
+import type { ToolFileRecord } from "./checkpoint.ts";
 import type { ToolCall } from "./messages.ts";
 import { tombstoneFor } from "./tombstone.ts";
 
@@ -13,6 +14,15 @@ export type ToolOutcome = "ok" | "error" | "timeout" | "invalid_args" | "tombsto
 export interface ToolRun {
   readonly output: string;
   readonly outcome: Exclude<ToolOutcome, "tombstone" | "discovery">;
+  /** Files the tool made, already kept by the shell (the output says they will be sent). */
+  readonly files?: readonly ToolFileRecord[];
+}
+
+/** What answering one call gives the step: the result text, what discovery loads, the files kept. */
+export interface CallAnswer {
+  readonly output: string;
+  readonly load: readonly string[];
+  readonly files?: readonly ToolFileRecord[];
 }
 
 /** What answering a call needs from the turn: the live tools, how to run one, and who hears how it ended. */
@@ -32,7 +42,7 @@ export async function answerCall(
   contract: TurnContract,
   call: ToolCall,
   now: () => number,
-): Promise<{ output: string; load: readonly string[] }> {
+): Promise<CallAnswer> {
   const started = now();
   const name = call.function.name;
   const report = (outcome: ToolOutcome) => input.onToolCall?.(name, outcome, now() - started);
@@ -61,7 +71,7 @@ export async function answerCall(
   }
   const run = await input.runTool(tool, args, call);
   report(run.outcome);
-  return { output: run.output, load: [] };
+  return { output: run.output, load: [], ...(run.files?.length ? { files: run.files } : {}) };
 }
 
 /** Whether any of these calls would run a tool that has effects outside the conversation. */

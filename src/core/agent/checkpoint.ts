@@ -10,6 +10,21 @@ export interface AttachmentRecord {
 }
 
 /**
+ * One file a tool made for the answer, as the checkpoint records it: never
+ * the bytes (those wait in Redis under `ref`, in the conversation's slot,
+ * for as long as `attachments.cache_seconds`), so a turn resumed on another
+ * worker sends the same files without running the tool again.
+ */
+export interface ToolFileRecord {
+  /** Where the bytes are kept (the id in the key scheme's `toolFile` key). */
+  readonly ref: string;
+  readonly name: string;
+  /** Sniffed from the bytes. */
+  readonly type: string;
+  readonly bytes: number;
+}
+
+/**
  * What a turn leaves behind after every step, so a worker that dies mid-turn
  * is replaced by one that resumes where it stopped: it never asks the model
  * again for a step already stored, and never delivers an answer twice.
@@ -42,7 +57,15 @@ export interface Checkpoint {
    * checkpoint, so a resumed turn sends the same bytes without fetching again.
    */
   readonly attachments?: readonly AttachmentRecord[];
-  /** Platform refs of what was already posted for this turn (the answer, its parts). */
+  /**
+   * The files this turn's tools made, in call order, stored with the step
+   * that made them; delivered after the answer's text parts.
+   */
+  readonly files?: readonly ToolFileRecord[];
+  /**
+   * Platform refs of what was already sent for this turn: the answer's
+   * parts, then its files, in order.
+   */
   readonly delivered: readonly string[];
   /** Set just before the answer is posted: a resumed turn that finds it knows to check, not to repost blindly. */
   readonly delivering?: { readonly parts: number; readonly digest: string };

@@ -2,6 +2,7 @@ import { appendLoaded, type TurnContract } from "../loading/freeze.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import type { AnyTool } from "../tools/tool.ts";
 import { answerCall, hasEffects, type ToolOutcome, type ToolRun } from "./answer-call.ts";
+import type { ToolFileRecord } from "./checkpoint.ts";
 import {
   type AssistantMessage,
   addUsage,
@@ -20,6 +21,8 @@ export interface StepCommit {
   readonly messages: readonly ChatMessage[];
   readonly loaded: readonly string[];
   readonly contractHash: string;
+  /** Files the step's tools made, in call order: the checkpoint records them with the step. */
+  readonly files?: readonly ToolFileRecord[];
 }
 
 export interface TurnInput {
@@ -226,7 +229,10 @@ class TurnRun {
       tool_call_id: response.toolCalls[i]?.id as string,
       content: a.output,
     }));
-    await this.#commit([assistant, ...results]);
+    await this.#commit(
+      [assistant, ...results],
+      answered.flatMap((a) => a.files ?? []),
+    );
   }
 
   /** Ends the turn with a closing message, committed as this step. */
@@ -235,13 +241,14 @@ class TurnRun {
     return this.result(content, stop);
   }
 
-  async #commit(messages: ChatMessage[]): Promise<void> {
+  async #commit(messages: ChatMessage[], files: readonly ToolFileRecord[] = []): Promise<void> {
     this.turn.push(...messages);
     await this.input.commit({
       step: this.step,
       messages,
       loaded: this.#loaded,
       contractHash: this.#contract.hash,
+      ...(files.length > 0 ? { files } : {}),
     });
   }
 }

@@ -4,6 +4,7 @@ import { TOOL_ID_PATTERN } from "../availability/keys.ts";
 import type { SkillResolution } from "../skills/resolve.ts";
 import { canonicalJson } from "./canonical-json.ts";
 import { ToolDefinitionError } from "./errors.ts";
+import type { ToolOutput } from "./tool-result.ts";
 
 /** A JSON Schema object, as it goes on the wire in a function tool's `parameters`. */
 export type JsonSchema = { readonly [key: string]: unknown };
@@ -44,8 +45,11 @@ export interface ToolContext {
   readonly skills?: SkillResolution;
 }
 
-/** A tool result is text for the model; structured results are JSON-encoded by the tool. */
-export type ToolOutput = string;
+/**
+ * A tool result is text for the model (structured results are JSON-encoded
+ * by the tool), or text and files made with `toolResult`.
+ */
+export type { ToolOutput };
 
 export interface ToolSpec<P extends z.ZodType = z.ZodType> {
   /** Unique, `[A-Za-z0-9_-]{1,64}` (the providers' function-name rule). */

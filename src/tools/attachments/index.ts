@@ -8,6 +8,7 @@ export {
 export { visionImage } from "./image.ts";
 export { readAttachmentTool } from "./read-attachment.ts";
 export { FileReader, type FileReaderOptions } from "./reader.ts";
+export { fileRef, RedisToolFiles, type RedisToolFilesOptions } from "./tool-files.ts";
 export {
   openAITranscriber,
   TRANSCRIPTION_CAPABILITY,

@@ -25,20 +25,6 @@ export interface ReadingPowers {
   readonly keep?: ((id: string, text: string) => Promise<void>) | undefined;
 }
 
-/** The cap for a kind, and the config key that sets it (named in the note). */
-export function capOf(kind: AttachmentKind, limits: AttachmentsConfig): [number, string] {
-  switch (kind) {
-    case "image":
-      return [limits.maxImageBytes, "attachments.max_image_bytes"];
-    case "document":
-      return [limits.maxDocumentBytes, "attachments.max_document_bytes"];
-    case "audio":
-      return [limits.maxAudioBytes, "attachments.max_audio_bytes"];
-    default:
-      return [limits.maxOtherBytes, "attachments.max_other_bytes"];
-  }
-}
-
 /**
  * The fetched bytes as what the model reads: an image part (with vision),
  * a transcript (with transcription), a document's text (cut at the inline

@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import type { Dispatcher } from "undici";
 import type { Attachment, ConversationAddress } from "../../core/agent/inbound.ts";
+import { capOf } from "../../core/attachments/caps.ts";
 import { type AttachmentContent, namedOnly } from "../../core/attachments/content.ts";
 import { declaredKind } from "../../core/attachments/kind.ts";
 import { VISION_CAPABILITY } from "../../core/attachments/model-vision.ts";
@@ -14,7 +15,7 @@ import { PUBLIC_ONLY } from "../web/address-policy.ts";
 import { guardedAgent } from "../web/guarded-agent.ts";
 import { DocumentStore, READ_ATTACHMENT_CAPABILITY } from "./document-store.ts";
 import { download } from "./download.ts";
-import { capOf, type ReadingPowers, readBytes, tooBig } from "./read-one.ts";
+import { type ReadingPowers, readBytes, tooBig } from "./read-one.ts";
 import { sniffType } from "./sniff.ts";
 import type { Transcriber } from "./transcribe.ts";
 

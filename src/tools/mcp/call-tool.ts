@@ -2,7 +2,9 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { canonicalJson } from "../../core/tools/canonical-json.ts";
 import type { ToolOutput } from "../../core/tools/tool.ts";
+import { toolResult } from "../../core/tools/tool-result.ts";
 import { McpCallError, McpToolError } from "./errors.ts";
+import { mcpResultFiles } from "./result-files.ts";
 import { mcpResultText } from "./result-text.ts";
 import { errorLine } from "./server-state.ts";
 
@@ -15,7 +17,8 @@ export interface CallOptions {
 }
 
 /**
- * Calls one tool and returns its result as text. The call ends at the
+ * Calls one tool and returns its result as text, with its images and blob
+ * resources as the result's files (sent with the answer). The call ends at the
  * timeout or when `signal` aborts, whichever comes first, and the server is
  * sent a cancellation either way. An `isError` result throws
  * {@link McpToolError}; anything else that goes wrong throws
@@ -44,7 +47,8 @@ export async function callMcpTool(
   if (!isContentResult(result)) return canonicalJson(result.toolResult ?? null);
   const text = mcpResultText(result);
   if (result.isError === true) throw new McpToolError(server, name, text);
-  return text;
+  const files = mcpResultFiles(result);
+  return files.length > 0 ? toolResult(text, files) : text;
 }
 
 function callError(error: unknown, name: string, options: CallOptions): McpCallError {

@@ -13,7 +13,9 @@ const DEFAULT_RESOURCE_TEXT_MAX = 8_000;
  * (DESIGN: Tool), and base64 in a prompt is tokens spent on nothing, so:
  *
  * - text blocks are kept, one per line;
- * - images and audio are described: `[image: image/png, 12 KB]`;
+ * - images and audio are described: `[image: image/png, 12 KB]` (images,
+ *   like blob resources, also become files of the result: see
+ *   `mcpResultFiles`);
  * - embedded resources and resource links are described by URI and MIME
  *   type, and a text resource's text is included, capped;
  * - `structuredContent` is included as canonical JSON when no block is text
