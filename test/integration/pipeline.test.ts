@@ -63,10 +63,23 @@ describe("the conversation pipeline", () => {
 
   it("coalesces messages that arrive during a turn into the next turn, in order", async () => {
     pipe = await startPipeline();
-    pipe.fake.script({ content: "first answer", delayMs: 800 }, { content: "second answer" });
+    // The first turn answers only once the others are queued, so all three surely arrive
+    // during it: its model request reaching the fake starts "during", not "300 ms later".
+    let othersQueued: () => void = () => {};
+    const queued = new Promise<void>((resolve) => {
+      othersQueued = resolve;
+    });
+    pipe.fake.script(
+      async () => {
+        await queued;
+        return { content: "first answer" };
+      },
+      { content: "second answer" },
+    );
     await pipe.app.queue.enqueue(pipe.message("one"));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await pipe.requests(1);
     for (const text of ["two", "three", "four"]) await pipe.app.queue.enqueue(pipe.message(text));
+    othersQueued();
     const posts = await pipe.posts(2);
     expect(posts.map((p) => p.text)).toEqual(["first answer", "second answer"]);
     expect(pipe.fake.requests).toHaveLength(2);
@@ -257,7 +270,10 @@ describe("the agent loop at run time", () => {
         return { content: "slow answer" };
       });
       await pipe.app.queue.enqueue(pipe.message("first"));
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The second message must arrive while the first turn runs (one queued before it starts
+      // joins it, in one turn): its model request reaching the fake is that moment, however
+      // slow the machine. A fixed 300 ms was not, under load.
+      await pipe.requests(1);
       await second.queue.enqueue(pipe.message("second"));
       await pipe.posts(2, 20_000);
       expect(spans).toHaveLength(2);
