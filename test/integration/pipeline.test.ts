@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ToolRegistry } from "../../src/core/tools/registry.ts";
 import { defineTool } from "../../src/core/tools/tool.ts";
+import { KeyScheme } from "../../src/store/keys.ts";
+import { Inbox } from "../../src/workers/inbox.ts";
 import { lookupTool, type Pipeline, startPipeline } from "../support/pipeline.ts";
 
 let pipe: Pipeline | undefined;
@@ -263,9 +265,17 @@ describe("the agent loop at run time", () => {
     });
     try {
       const spans: [number, number][] = [];
+      // Who holds the lease as each model call starts and once it has outlasted the lease: the
+      // same turn, or the heartbeat let it lapse (a second worker would not have to be quick to
+      // take it then; checking the spans alone missed a dead heartbeat).
+      const lease = new Inbox(pipe.app.redis, new KeyScheme(pipe.prefix)).keysOf(address).lease;
+      const holders: [string | null, string | null][] = [];
+      const app = pipe.app;
       pipe.fake.setResponder(async () => {
         const start = Date.now();
+        const before = await app.redis.get(lease);
         await new Promise((resolve) => setTimeout(resolve, 2_500)); // longer than the lease
+        holders.push([before, await app.redis.get(lease)]);
         spans.push([start, Date.now()]);
         return { content: "slow answer" };
       });
@@ -279,6 +289,10 @@ describe("the agent loop at run time", () => {
       expect(spans).toHaveLength(2);
       const [a, b] = spans as [[number, number], [number, number]];
       expect(b[0]).toBeGreaterThanOrEqual(a[1]);
+      for (const [before, after] of holders) {
+        expect(before).toEqual(expect.any(String));
+        expect(after).toBe(before);
+      }
     } finally {
       await second.close();
     }
