@@ -51,7 +51,25 @@ function outsideTheScheme(kinds: Map<string, string | undefined>): string[] {
   return [...kinds].filter(([, kind]) => kind === undefined).map(([key]) => key);
 }
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+/**
+ * The keys left once every kind in `expected` is there (a command's write lands after
+ * its reply; a fixed 300 ms wait was not enough under load), or what is there after
+ * `timeoutMs`, for the assertion to show.
+ */
+async function keysOnceThere(
+  redis: Redis,
+  prefix: string,
+  expected: readonly string[],
+  timeoutMs = 15_000,
+): Promise<Map<string, string | undefined>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const kinds = await keysLeft(redis, prefix);
+    const present = new Set(kinds.values());
+    if (expected.every((kind) => present.has(kind)) || Date.now() > deadline) return kinds;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
 
 describe("every Redis key a channel's run leaves is a KeyScheme key", () => {
   it("Slack: a mention in a thread, a slash command", async () => {
@@ -63,12 +81,10 @@ describe("every Redis key a channel's run leaves is a KeyScheme key", () => {
     await sendEvent(url, SLACK_SECRET, m);
     await until(() => (visibleIn(h.slack, m.ts as string).length === 1 ? true : undefined));
     await sendSlashCommand(url, SLACK_SECRET, { text: "off lookup", userId: "U0HUMAN" });
-    await settle();
-    const kinds = await keysLeft(h.pipe.app.redis, h.pipe.prefix);
+    const expected = ["conversation", "queue", "channel-state", "workspace"];
+    const kinds = await keysOnceThere(h.pipe.app.redis, h.pipe.prefix, expected);
     expect(outsideTheScheme(kinds)).toEqual([]);
-    expect([...kinds.values()]).toEqual(
-      expect.arrayContaining(["conversation", "queue", "channel-state", "workspace"]),
-    );
+    expect([...kinds.values()]).toEqual(expect.arrayContaining(expected));
   });
 
   it("Discord: a mention, a message in a thread, a slash command", async () => {
@@ -99,12 +115,10 @@ describe("every Redis key a channel's run leaves is a KeyScheme key", () => {
     discord.messageCreate({ channelId: THREAD, authorId: HUMAN, content: "and now?" });
     await until(() => (botPosts(discord, THREAD).length === 2 ? true : undefined));
     interact(discord, { type: 2, data: slash("tools", "off", { tool: "lookup" }) });
-    await settle();
-    const kinds = await keysLeft(pipe.app.redis, pipe.prefix);
+    const expected = ["conversation", "queue", "channel-state", "thread", "commands"];
+    const kinds = await keysOnceThere(pipe.app.redis, pipe.prefix, expected);
     expect(outsideTheScheme(kinds)).toEqual([]);
-    expect([...kinds.values()]).toEqual(
-      expect.arrayContaining(["conversation", "queue", "channel-state", "thread", "commands"]),
-    );
+    expect([...kinds.values()]).toEqual(expect.arrayContaining(expected));
   });
 
   it("Telegram: a private message, a command in a group", async () => {
@@ -120,12 +134,10 @@ describe("every Redis key a channel's run leaves is a KeyScheme key", () => {
     await until(() => (telegram.botMessages(ALICE.id).length ? true : undefined));
     telegram.userSends({ chat: TEAM, from: ALICE, text: `/tools@${BOT.username}` });
     await until(() => (telegram.botMessages(TEAM).length ? true : undefined));
-    await settle();
-    const kinds = await keysLeft(pipe.app.redis, pipe.prefix);
+    const expected = ["conversation", "queue", "channel-state", "sent"];
+    const kinds = await keysOnceThere(pipe.app.redis, pipe.prefix, expected);
     expect(outsideTheScheme(kinds)).toEqual([]);
-    expect([...kinds.values()]).toEqual(
-      expect.arrayContaining(["conversation", "queue", "channel-state", "sent"]),
-    );
+    expect([...kinds.values()]).toEqual(expect.arrayContaining(expected));
   });
 
   it("the memory and reminder tools: a note saved and a reminder set in a turn", async () => {
@@ -153,12 +165,10 @@ describe("every Redis key a channel's run leaves is a KeyScheme key", () => {
     );
     await pipe.app.queue.enqueue(pipe.message("remember I like tea; remind me in an hour"));
     expect((await pipe.posts(1)).map((p) => p.text)).toEqual(["Noted, and I will remind you."]);
-    await settle();
-    const kinds = await keysLeft(redis, pipe.prefix);
+    const expected = ["conversation", "queue", "memory", "reminders"];
+    const kinds = await keysOnceThere(redis, pipe.prefix, expected);
     expect(outsideTheScheme(kinds)).toEqual([]);
-    expect([...kinds.values()]).toEqual(
-      expect.arrayContaining(["conversation", "queue", "memory", "reminders"]),
-    );
+    expect([...kinds.values()]).toEqual(expect.arrayContaining(expected));
     // The note's keys and the reminder's (its id, the call's id, the person's index) are all there.
     const left = [...kinds.keys()].map((key) => key.slice(pipe.prefix.length + 1));
     expect(left).toEqual(

@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ToolRegistry } from "../../src/core/tools/registry.ts";
 import { defineTool } from "../../src/core/tools/tool.ts";
+import { KeyScheme } from "../../src/store/keys.ts";
+import { Inbox } from "../../src/workers/inbox.ts";
 import { lookupTool, type Pipeline, startPipeline } from "../support/pipeline.ts";
 
 let pipe: Pipeline | undefined;
@@ -63,10 +65,23 @@ describe("the conversation pipeline", () => {
 
   it("coalesces messages that arrive during a turn into the next turn, in order", async () => {
     pipe = await startPipeline();
-    pipe.fake.script({ content: "first answer", delayMs: 800 }, { content: "second answer" });
+    // The first turn answers only once the others are queued, so all three surely arrive
+    // during it: its model request reaching the fake starts "during", not "300 ms later".
+    let othersQueued: () => void = () => {};
+    const queued = new Promise<void>((resolve) => {
+      othersQueued = resolve;
+    });
+    pipe.fake.script(
+      async () => {
+        await queued;
+        return { content: "first answer" };
+      },
+      { content: "second answer" },
+    );
     await pipe.app.queue.enqueue(pipe.message("one"));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await pipe.requests(1);
     for (const text of ["two", "three", "four"]) await pipe.app.queue.enqueue(pipe.message(text));
+    othersQueued();
     const posts = await pipe.posts(2);
     expect(posts.map((p) => p.text)).toEqual(["first answer", "second answer"]);
     expect(pipe.fake.requests).toHaveLength(2);
@@ -250,19 +265,34 @@ describe("the agent loop at run time", () => {
     });
     try {
       const spans: [number, number][] = [];
+      // Who holds the lease as each model call starts and once it has outlasted the lease: the
+      // same turn, or the heartbeat let it lapse (a second worker would not have to be quick to
+      // take it then; checking the spans alone missed a dead heartbeat).
+      const lease = new Inbox(pipe.app.redis, new KeyScheme(pipe.prefix)).keysOf(address).lease;
+      const holders: [string | null, string | null][] = [];
+      const app = pipe.app;
       pipe.fake.setResponder(async () => {
         const start = Date.now();
+        const before = await app.redis.get(lease);
         await new Promise((resolve) => setTimeout(resolve, 2_500)); // longer than the lease
+        holders.push([before, await app.redis.get(lease)]);
         spans.push([start, Date.now()]);
         return { content: "slow answer" };
       });
       await pipe.app.queue.enqueue(pipe.message("first"));
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The second message must arrive while the first turn runs (one queued before it starts
+      // joins it, in one turn): its model request reaching the fake is that moment, however
+      // slow the machine. A fixed 300 ms was not, under load.
+      await pipe.requests(1);
       await second.queue.enqueue(pipe.message("second"));
       await pipe.posts(2, 20_000);
       expect(spans).toHaveLength(2);
       const [a, b] = spans as [[number, number], [number, number]];
       expect(b[0]).toBeGreaterThanOrEqual(a[1]);
+      for (const [before, after] of holders) {
+        expect(before).toEqual(expect.any(String));
+        expect(after).toBe(before);
+      }
     } finally {
       await second.close();
     }

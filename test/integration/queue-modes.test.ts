@@ -20,20 +20,22 @@ afterEach(async () => {
   slack = undefined;
 });
 
-/** A tool that takes its time, and says when it started. */
+/** A tool that takes its time (`ms`, or until `finish` is called), and says when it started. */
 function slowTool(ms: number) {
   const started: number[] = [];
+  const finished = new AbortController();
   const tool = defineTool({
     id: "query_db",
     description: "Runs a query on the team database.",
     parameters: z.object({ sql: z.string() }),
     execute: async ({ sql }, ctx) => {
       started.push(Date.now());
-      await sleep(ms, undefined, { signal: ctx.signal }).catch(() => {});
+      const signal = AbortSignal.any([ctx.signal, finished.signal]);
+      await sleep(ms, undefined, { signal }).catch(() => {});
       return `rows for ${sql}`;
     },
   });
-  return { tool, started };
+  return { tool, started, finish: () => finished.abort() };
 }
 
 const userTexts = (request: RecordedRequest | undefined) =>
@@ -47,7 +49,9 @@ function queueOf(mode: QueueMode, debounceMs = 0) {
 
 describe("steer", () => {
   it("hands a message that arrives during a tool to the next model request of the same turn, after the tool's result", async () => {
-    const { tool, started } = slowTool(1_500);
+    // The tool runs until the second message is queued: it surely arrives during the tool,
+    // however slow the machine (a 1.5 s tool was a bet on the enqueue being quicker).
+    const { tool, started, finish } = slowTool(30_000);
     pipe = await startPipeline({ tools: [tool], queueBehaviour: queueOf("steer") });
     pipe.fake.script(
       { toolCalls: [{ id: "call_q", name: "query_db", arguments: { sql: "select 1" } }] },
@@ -56,6 +60,7 @@ describe("steer", () => {
     await pipe.app.queue.enqueue(pipe.message("run the report"));
     await until(() => (started.length === 1 ? true : undefined));
     await pipe.app.queue.enqueue(pipe.message("wait, use the staging database"));
+    finish();
 
     expect((await pipe.posts(1)).map((p) => p.text)).toEqual(["Ran it on staging."]);
     await sleep(800);

@@ -56,7 +56,14 @@ describe("SIGTERM", () => {
     while (fake.requests.length === 0) await new Promise((r) => setTimeout(r, 20));
 
     const exited = first.stop("SIGTERM");
-    await new Promise((r) => setTimeout(r, 200));
+    // "During shutdown" is once the worker says it is stopping, not 200 ms after the signal
+    // (a loaded machine can take longer to even run the handler, and it would take the message).
+    const stopBy = Date.now() + 15_000;
+    while (!first.logs().includes("stopping: finishing the turns in progress")) {
+      if (Date.now() > stopBy)
+        throw new Error(`the worker never said it was stopping:\n${first.logs()}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
     await queue.enqueue(message("b", "later"));
     expect(await exited).toBe(0);
 

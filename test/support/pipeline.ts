@@ -37,6 +37,11 @@ export interface Pipeline {
   message(text: string, overrides?: Partial<InboundMessage>): InboundMessage;
   /** Waits until `count` posts are in the outbox (or fails after `timeoutMs`). */
   posts(count: number, timeoutMs?: number): Promise<OutboxEntry[]>;
+  /**
+   * Waits until the fake model has received `count` requests (or fails after
+   * `timeoutMs`): the moment a turn is surely running, however slow the machine.
+   */
+  requests(count: number, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -82,6 +87,7 @@ export async function startPipeline(
       ...overrides,
     }),
     posts: (count, timeoutMs = 15_000) => waitForPosts(app, count, timeoutMs),
+    requests: (count, timeoutMs = 15_000) => waitForRequests(fake, count, timeoutMs),
     async close() {
       await app.close();
       await fake.close();
@@ -105,6 +111,18 @@ async function waitForPosts(
   throw new Error(
     `expected ${count} posts within ${timeoutMs} ms, got ${entries.length}: ${JSON.stringify(entries.map((e) => e.text))}`,
   );
+}
+
+async function waitForRequests(fake: FakeOpenAI, count: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (fake.requests.length < count) {
+    if (Date.now() > deadline) {
+      throw new Error(
+        `expected ${count} model requests within ${timeoutMs} ms, got ${fake.requests.length}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 async function cleanup(redis: Redis, prefix: string): Promise<void> {
