@@ -6,7 +6,6 @@ import {
   channelStateKeys,
 } from "./channel-keys.ts";
 import { StoreInputError } from "./errors.ts";
-import { slotSpreadTag } from "./key-slot.ts";
 import type {
   AccessKeys,
   ChannelRef,
@@ -18,6 +17,12 @@ import type {
   UsageOwner,
   WorkspaceRef,
 } from "./key-types.ts";
+import {
+  legacyQueuePrefix,
+  queueLayoutsKey,
+  reminderQueuePrefix,
+  turnQueuePrefix,
+} from "./queue-keys.ts";
 import { type NoteKeys, noteKeys, type ReminderKeys, reminderKeys } from "./tool-keys.ts";
 
 /** The prefix every Switchyard key starts with unless configured otherwise. */
@@ -141,25 +146,9 @@ export class KeyScheme {
     return `${tag}:channel:${encodeURIComponent(channel)}:scope`;
   }
 
-  /**
-   * BullMQ's prefix for shard `shard` of `shards` of the conversation queue.
-   * BullMQ's scripts touch several keys of one queue at once, so all of them
-   * must share a slot: the prefix carries the hash tag. Each shard's tag sits
-   * at a different stretch of the slot space (see `slotSpreadTag`), so on a
-   * cluster the shards land on different masters. The shard count is part of
-   * the tag: queues of another count are other queues, drained, never mixed.
-   * This layout is read by every process of a deployment: never change it.
-   */
+  /** BullMQ's prefix for shard `shard` of `shards` of the conversation queue (see {@link turnQueuePrefix}). */
   turnQueuePrefix(shard: number, shards: number): string {
-    if (!Number.isInteger(shards) || shards < 1 || !Number.isInteger(shard) || shard < 0) {
-      throw new StoreInputError(`There is no queue shard ${shard} of ${shards}.`);
-    }
-    if (shard >= shards) {
-      throw new StoreInputError(
-        `Shard ${shard} does not exist with ${shards} shards: shards are numbered 0 to ${shards - 1}.`,
-      );
-    }
-    return `${this.prefix}:{${slotSpreadTag(`q:turns:${shard}of${shards}`, shard, shards)}}`;
+    return turnQueuePrefix(this.prefix, shard, shards);
   }
 
   /**
@@ -268,25 +257,17 @@ export class KeyScheme {
 
   /** BullMQ's prefix for the reminder queue: one queue, one slot of its own. */
   reminderQueuePrefix(): string {
-    return `${this.prefix}:{q:reminders}`;
+    return reminderQueuePrefix(this.prefix);
   }
 
-  /**
-   * The HASH of the shard counts in use (count -> when a process last said it
-   * uses it), so workers can find and drain the queues of a count no longer
-   * configured.
-   */
+  /** The HASH of the shard counts in use (see {@link queueLayoutsKey}). */
   queueLayouts(): string {
-    return `${this.prefix}:{q:layouts}`;
+    return queueLayoutsKey(this.prefix);
   }
 
-  /**
-   * BullMQ's prefix before queues were sharded and hash-tagged, `<prefix>:bull`.
-   * Its keys span slots, so it exists only on a single Redis or Sentinel;
-   * read only to drain what a deployment queued before upgrading.
-   */
+  /** BullMQ's prefix before queues were sharded, `<prefix>:bull` (see {@link legacyQueuePrefix}). */
   legacyQueuePrefix(): string {
-    return `${this.prefix}:bull`;
+    return legacyQueuePrefix(this.prefix);
   }
 }
 
