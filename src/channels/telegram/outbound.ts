@@ -7,6 +7,7 @@ import { ChatPacer } from "./chat-pacer.ts";
 import { TelegramFiles } from "./files.ts";
 import { escapeHtml, toTelegramHtml } from "./format.ts";
 import { splitTelegramHtml, visibleText } from "./html-split.ts";
+import { placementOf } from "./placement.ts";
 import type { SentLedger } from "./sent-ledger.ts";
 import { uploadToTelegram } from "./upload.ts";
 
@@ -149,15 +150,7 @@ export class TelegramOutbound implements Outbound {
   async #send(target: DeliveryTarget, html: string, markdown: string): Promise<number> {
     const where = {
       link_preview_options: { is_disabled: true },
-      ...(target.thread !== undefined ? { message_thread_id: Number(target.thread) } : {}),
-      ...(target.replyTo !== undefined
-        ? {
-            reply_parameters: {
-              message_id: Number(target.replyTo),
-              allow_sending_without_reply: true,
-            },
-          }
-        : {}),
+      ...placementOf(target),
     };
     try {
       const sent = await this.api().sendMessage(target.channel, html, {

@@ -4,6 +4,7 @@ import type { LoggerPort } from "../../core/logger.ts";
 import type { DeliveryTarget, OutgoingFile } from "../../ports/outbound.ts";
 import { UploadRefusedError } from "../upload-error.ts";
 import { isTelegramError } from "./api.ts";
+import { placementOf } from "./placement.ts";
 import type { SentLedger } from "./sent-ledger.ts";
 
 /** What Telegram shows as a photo (recompressed, inline); anything else goes as a document. */
@@ -70,17 +71,7 @@ export async function uploadToTelegram(
 }
 
 async function send(api: Api, target: DeliveryTarget, file: OutgoingFile): Promise<number> {
-  const where = {
-    ...(target.thread !== undefined ? { message_thread_id: Number(target.thread) } : {}),
-    ...(target.replyTo !== undefined
-      ? {
-          reply_parameters: {
-            message_id: Number(target.replyTo),
-            allow_sending_without_reply: true,
-          },
-        }
-      : {}),
-  };
+  const where = placementOf(target);
   if (await fitsAsPhoto(file)) {
     try {
       return (await api.sendPhoto(target.channel, inputFile(file), where)).message_id;
