@@ -1,13 +1,10 @@
 import { createHash } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import { z } from "zod";
 import { DEFAULT_ATTACHMENTS } from "../../src/core/config/index.ts";
-import { defineTool } from "../../src/core/tools/tool.ts";
-import { type ToolFile, toolResult } from "../../src/core/tools/tool-result.ts";
 import { FAKE_DISCORD } from "../fakes/discord-api.ts";
 import { OPEN_DMS, until } from "../support/channels.ts";
 import { botPosts, type DiscordSetup, HUMAN, startDiscordBot } from "../support/discord.ts";
-import { makePdf, makePng } from "../support/files.ts";
+import { makePdf, makePng, reportTool } from "../support/files.ts";
 
 const sha = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 const GENERAL = FAKE_DISCORD.channelId;
@@ -17,21 +14,6 @@ afterEach(async () => {
   await setup?.close();
   setup = undefined;
 });
-
-/** A plugin tool that makes the quarterly report's files, counting its runs. */
-function reportTool(files: () => ToolFile[]) {
-  const counted = { runs: 0 };
-  const tool = defineTool({
-    id: "make_report",
-    description: "Makes the quarterly report and its chart.",
-    parameters: z.object({}),
-    execute: () => {
-      counted.runs++;
-      return toolResult("Made the report.", files());
-    },
-  });
-  return { tool, counted };
-}
 
 /** The multipart message posts the bot made: a payload_json beside its file parts. */
 const uploads = (s: DiscordSetup) =>

@@ -1,32 +1,14 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import { DEFAULT_ATTACHMENTS } from "../../src/core/config/index.ts";
-import { defineTool } from "../../src/core/tools/tool.ts";
-import { type ToolFile, toolResult } from "../../src/core/tools/tool-result.ts";
 import { FAKE_SLACK } from "../fakes/slack-api.ts";
 import { appMentionEvent, sendEvent } from "../fakes/slack-requests.ts";
 import { OPEN_DMS, until } from "../support/channels.ts";
-import { makePdf, makePng } from "../support/files.ts";
+import { makePdf, makePng, reportTool } from "../support/files.ts";
 import { SLACK_SECRET, settle, useSlackHarness, visibleIn } from "../support/slack-harness.ts";
 
 const sha = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 const start = useSlackHarness();
-
-/** A plugin tool that makes the quarterly report's files, counting its runs. */
-function reportTool(files: () => ToolFile[]) {
-  const counted = { runs: 0 };
-  const tool = defineTool({
-    id: "make_report",
-    description: "Makes the quarterly report and its chart.",
-    parameters: z.object({}),
-    execute: () => {
-      counted.runs++;
-      return toolResult("Made the report.", files());
-    },
-  });
-  return { tool, counted };
-}
 
 /** Someone mentions the bot in #general; resolves to the thread the answer goes in. */
 async function ask(events: string, text: string): Promise<string> {

@@ -1,12 +1,9 @@
 import { createHash } from "node:crypto";
 import { Api } from "grammy";
 import { afterEach, describe, expect, it } from "vitest";
-import { z } from "zod";
-import { defineTool } from "../../src/core/tools/tool.ts";
-import { toolResult } from "../../src/core/tools/tool-result.ts";
 import { ALICE, startTelegram, type TelegramSetup } from "../fakes/telegram-setup.ts";
 import { until } from "../support/channels.ts";
-import { makePdf, makePng } from "../support/files.ts";
+import { makePdf, makePng, reportTool } from "../support/files.ts";
 
 const sha = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
@@ -22,19 +19,10 @@ describe("a tool's files reach a Telegram chat", () => {
   it("sends the answer, then the chart as a photo and the report as a document, once each", async () => {
     const png = await makePng(120, 80);
     const pdf = makePdf(["Quarterly report"]);
-    let runs = 0;
-    const report = defineTool({
-      id: "make_report",
-      description: "Makes the quarterly report and its chart.",
-      parameters: z.object({}),
-      execute: () => {
-        runs++;
-        return toolResult("Made the report.", [
-          { name: "chart.png", bytes: png },
-          { name: "report.pdf", bytes: pdf },
-        ]);
-      },
-    });
+    const { tool: report, counted } = reportTool(() => [
+      { name: "chart.png", bytes: png },
+      { name: "report.pdf", bytes: pdf },
+    ]);
     setup = await startTelegram({ tools: [report] });
     const { telegram, pipe } = setup;
     pipe.fake.script(
@@ -60,6 +48,6 @@ describe("a tool's files reach a Telegram chat", () => {
     };
     expect(sha(await download(photo?.photo?.[0]?.file_id ?? ""))).toBe(sha(png));
     expect(sha(await download(document?.document?.file_id ?? ""))).toBe(sha(pdf));
-    expect(runs).toBe(1);
+    expect(counted.runs).toBe(1);
   }, 60_000);
 });

@@ -1,10 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
-import { defineTool } from "../../src/core/tools/tool.ts";
-import { toolResult } from "../../src/core/tools/tool-result.ts";
 import type { DeliveryTarget, Outbound, OutgoingFile } from "../../src/ports/outbound.ts";
 import { UploadRefusedError } from "../../src/ports/upload-refused.ts";
-import { makePdf, makePng } from "../support/files.ts";
+import { makePdf, makePng, reportTool as reportToolOf } from "../support/files.ts";
 import { type Pipeline, startPipeline } from "../support/pipeline.ts";
 
 /**
@@ -70,7 +67,6 @@ class TextOnlyOutbound implements Outbound {
 
 let png: Buffer;
 const pdf = makePdf(["Report"]);
-let runs = 0;
 let pipe: Pipeline | undefined;
 
 beforeAll(async () => {
@@ -81,21 +77,13 @@ afterEach(async () => {
   pipe = undefined;
 });
 
-const reportTool = defineTool({
-  id: "make_report",
-  description: "Makes the report and its chart.",
-  parameters: z.object({}),
-  execute: () => {
-    runs++;
-    return toolResult("Made the report.", [
-      { name: "chart.png", bytes: png },
-      { name: "report.pdf", bytes: pdf },
-    ]);
-  },
-});
+const { tool: reportTool, counted } = reportToolOf(() => [
+  { name: "chart.png", bytes: png },
+  { name: "report.pdf", bytes: pdf },
+]);
 
 async function askForReport(outbound: Outbound): Promise<Pipeline> {
-  runs = 0;
+  counted.runs = 0;
   const p = await startPipeline({ tools: [reportTool], outbounds: { test: outbound } });
   p.fake.script(
     { toolCalls: [{ id: "c1", name: "make_report", arguments: {} }] },
@@ -140,7 +128,7 @@ describe("delivering a tool's files", () => {
     ]);
     expect(Buffer.compare(Buffer.from(outbound.uploads[0]?.file.bytes ?? []), png)).toBe(0);
     expect(Buffer.compare(Buffer.from(outbound.uploads[1]?.file.bytes ?? []), pdf)).toBe(0);
-    expect(runs).toBe(1);
+    expect(counted.runs).toBe(1);
   }, 30_000);
 
   it("sends the files with the answer when a turn that keeps failing is given up", async () => {
@@ -156,7 +144,7 @@ describe("delivering a tool's files", () => {
     expect(outbound.posts.map((p) => p.text)).toEqual(["Here is the report."]);
     expect(outbound.uploads.map((u) => u.file.name)).toEqual(["chart.png", "report.pdf"]);
     expect(outbound.calls.filter((c) => c.endsWith("-file-0"))).toHaveLength(5);
-    expect(runs).toBe(1);
+    expect(counted.runs).toBe(1);
   }, 45_000);
 
   it("posts one note for a file the platform refuses, sends the rest, and the turn ends", async () => {

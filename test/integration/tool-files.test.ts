@@ -3,13 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
 import { type OutboxEntry, RedisOutbox } from "../../src/channels/console/outbox.ts";
 import { conversationKey } from "../../src/core/agent/inbound.ts";
 import { DEFAULT_ATTACHMENTS, EMPTY_CONFIG } from "../../src/core/config/index.ts";
-import { defineTool } from "../../src/core/tools/tool.ts";
-import { toolResult } from "../../src/core/tools/tool-result.ts";
-import { makePdf, makePng } from "../support/files.ts";
+import { makePdf, makePng, reportTool as reportToolOf } from "../support/files.ts";
 import { type Pipeline, startPipeline } from "../support/pipeline.ts";
 import { connectRedis, deleteKeysUnder, uniquePrefix } from "../support/redis.ts";
 
@@ -19,7 +16,6 @@ let chartOf = () => png;
 const pdf = makePdf(["Quarterly report"]);
 let dir: string;
 let pipe: Pipeline | undefined;
-let runs = 0;
 
 beforeAll(async () => {
   png = await makePng(64, 48);
@@ -39,18 +35,10 @@ afterEach(async () => {
 });
 
 /** A tool that makes a chart and a report; declared types are wrong on purpose (the bytes decide). */
-const reportTool = defineTool({
-  id: "make_report",
-  description: "Makes the quarterly report and its chart.",
-  parameters: z.object({}),
-  execute: () => {
-    runs++;
-    return toolResult("Made the report.", [
-      { name: "chart.png", bytes: chartOf(), type: "application/octet-stream" },
-      { name: "report.pdf", bytes: pdf },
-    ]);
-  },
-});
+const { tool: reportTool, counted } = reportToolOf(() => [
+  { name: "chart.png", bytes: chartOf(), type: "application/octet-stream" },
+  { name: "report.pdf", bytes: pdf },
+]);
 
 async function entries(p: Pipeline, count: number): Promise<OutboxEntry[]> {
   const deadline = Date.now() + 15_000;
@@ -71,7 +59,7 @@ function toolResultText(p: Pipeline): string {
 
 describe("files a tool returns go out with the answer", () => {
   it("uploads a PNG and a PDF once each, after the text, with their bytes and sniffed types", async () => {
-    runs = 0;
+    counted.runs = 0;
     pipe = await startPipeline({ tools: [reportTool], consoleFilesDir: dir });
     pipe.fake.script(
       { toolCalls: [{ id: "c1", name: "make_report", arguments: {} }] },
@@ -86,7 +74,7 @@ describe("files a tool returns go out with the answer", () => {
     expect(report.text).toMatch(/^\[file: report\.pdf, application\/pdf, /);
     expect(Buffer.compare(readFileSync(chart.path as string), png)).toBe(0);
     expect(Buffer.compare(readFileSync(report.path as string), pdf)).toBe(0);
-    expect(runs).toBe(1);
+    expect(counted.runs).toBe(1);
     // The model was told what will be sent; no bytes went into its request.
     const told = toolResultText(pipe);
     expect(told).toContain("chart.png (image/png,");
@@ -98,7 +86,7 @@ describe("files a tool returns go out with the answer", () => {
   }, 30_000);
 
   it("refuses a file over its kind's cap with a note naming the cap and the size; the turn answers", async () => {
-    runs = 0;
+    counted.runs = 0;
     pipe = await startPipeline({
       tools: [reportTool],
       consoleFilesDir: dir,

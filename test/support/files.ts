@@ -1,10 +1,13 @@
 import { crc32 } from "node:zlib";
 import sharp from "sharp";
+import { z } from "zod";
+import { type AnyTool, defineTool } from "../../src/core/tools/tool.ts";
+import { type ToolFile, toolResult } from "../../src/core/tools/tool-result.ts";
 
 /**
  * Small real files for attachment tests, made here rather than checked in:
  * a PNG the image library draws, a PDF written by hand, a Word document
- * zipped by hand, an Ogg/Opus stream.
+ * zipped by hand, an Ogg/Opus stream; and a tool that returns such files.
  */
 
 /** A PNG of the given size: two colour bands, so a downscaled copy is still recognisably it. */
@@ -153,4 +156,19 @@ export function makeOggOpus(): Buffer {
   ]);
   const silence = Buffer.from([0xf8, 0xff, 0xfe]);
   return Buffer.concat([oggPage(head, 0, 2), oggPage(tags, 1, 0), oggPage(silence, 2, 4)]);
+}
+
+/** A plugin tool, `make_report`, that returns the files `files()` makes, counting its runs (a resumed turn must not run it again). */
+export function reportTool(files: () => ToolFile[]): { tool: AnyTool; counted: { runs: number } } {
+  const counted = { runs: 0 };
+  const tool = defineTool({
+    id: "make_report",
+    description: "Makes the quarterly report and its chart.",
+    parameters: z.object({}),
+    execute: () => {
+      counted.runs++;
+      return toolResult("Made the report.", files());
+    },
+  });
+  return { tool, counted };
 }
