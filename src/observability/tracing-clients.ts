@@ -1,5 +1,7 @@
+import type { RequestOptions } from "node:http";
 import { createRequire } from "node:module";
 import type { TracerProvider } from "@opentelemetry/api";
+import { HttpInstrumentation } from "@opentelemetry/instrumentation-http";
 import { IORedisInstrumentation } from "@opentelemetry/instrumentation-ioredis";
 import { UndiciInstrumentation } from "@opentelemetry/instrumentation-undici";
 import { defaultDbStatementSerializer } from "@opentelemetry/redis-common";
@@ -13,8 +15,9 @@ export interface ClientTracing {
 
 /**
  * Redis commands (ioredis) and HTTP requests (undici and the global fetch:
- * model requests, Discord's REST calls, attachment downloads, web tools) as
- * client spans under whatever Switchyard span is active. Called only when an
+ * model requests, Discord's REST calls, Slack's Web API, attachment
+ * downloads, web tools; `node:http`/`node:https`: Telegram's Bot API, which
+ * grammY calls through node-fetch) as client spans under whatever Switchyard span is active. Called only when an
  * SDK is registered, so a process without traces patches and subscribes to
  * nothing: its Redis commands and requests run as if this did not exist.
  *
@@ -28,7 +31,14 @@ export interface ClientTracing {
  * (a test file, the bench's rounds) would get nothing. So the Redis
  * instrumentation is never enabled: its patch is applied by hand to the one
  * `Redis.prototype` that every import shares, and taken off by `disable`.
- * Undici needs no patching; it reports through `diagnostics_channel`.
+ * The same holds for `node:http` and `node:https`: by the time an SDK is
+ * registered they are loaded (node-fetch required them on import), so the
+ * instrumentation's hook never fires; enabling it gives no Telegram spans
+ * (tested). Its patch goes by hand onto the core modules' exports objects,
+ * the ones `require("node:http")` and a default `import http` share, which
+ * node-fetch reads at each request. Undici needs no patching; it reports
+ * through `diagnostics_channel`, and fetch never goes through `node:http`,
+ * so no request gets two spans.
  */
 export function instrumentClients(provider: TracerProvider): ClientTracing {
   const redis = new IORedisInstrumentation({
@@ -42,16 +52,46 @@ export function instrumentClients(provider: TracerProvider): ClientTracing {
     // The span starts with these in place of the URL as sent: nothing with a token is ever set.
     startSpanHook: (request) => urlAttributesOf(request.path, request.origin),
   });
+  const core = new HttpInstrumentation({
+    enabled: false,
+    requireParentforOutgoingSpans: true,
+    // Not `ignoreIncomingRequestHook`: an ignored request runs with tracing
+    // suppressed, which would silence the ingress spans of Bolt's and the
+    // webhook's servers. The ingress spans exist; /metrics is not traced.
+    disableIncomingRequestInstrumentation: true,
+    // Replaces the URL as sent (the span is started with these last); headers are never read.
+    startOutgoingSpanHook: (request) => urlAttributesOf(request.path ?? "/", originOf(request)),
+  });
   redis.setTracerProvider(provider);
-  const unpatch = patchIoredis(redis);
+  const unpatchRedis = patchIoredis(redis);
   http.setTracerProvider(provider);
   http.enable();
+  core.setTracerProvider(provider);
+  const unpatchCore = patchCoreHttp(core);
   return {
     disable() {
-      unpatch();
+      unpatchRedis();
       http.disable();
+      unpatchCore();
     },
   };
+}
+
+/** Applies the HTTP instrumentation's patch to `node:http` and `node:https`; returns how to take it off. */
+function patchCoreHttp(core: HttpInstrumentation): () => void {
+  const require = createRequire(import.meta.url);
+  const modules = core.getModuleDefinitions().map((d) => [d, require(`node:${d.name}`)] as const);
+  for (const [definition, exports] of modules) definition.patch?.(exports);
+  return () => {
+    for (const [definition, exports] of modules) definition.unpatch?.(exports);
+  };
+}
+
+/** Where a `node:http` request goes, as the instrumentation reads it (`https` sets its protocol). */
+function originOf(request: RequestOptions): string {
+  const host = request.hostname ?? request.host ?? "localhost";
+  const port = request.port ? `:${request.port}` : "";
+  return `${request.protocol ?? "http:"}//${host.includes(":") ? host : `${host}${port}`}`;
 }
 
 /** Applies the Redis instrumentation's patch to the loaded ioredis; returns how to take it off. */

@@ -2,12 +2,15 @@ import type { ReadableSpan } from "@opentelemetry/sdk-trace-node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { FAKE_DISCORD } from "../fakes/discord-api.ts";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
+import { appMentionEvent, sendEvent } from "../fakes/slack-requests.ts";
+import { FAKE_SLACK } from "../fakes/slack-workspace.ts";
 import { ALICE, startTelegram, type TelegramSetup } from "../fakes/telegram-setup.ts";
 import { attachmentPipeline } from "../support/attachments.ts";
 import { until } from "../support/channels.ts";
 import { botPosts, type DiscordSetup, HUMAN, startDiscordBot } from "../support/discord.ts";
 import { makePng } from "../support/files.ts";
 import { PIPELINE_API_KEY } from "../support/pipeline.ts";
+import { SLACK_SECRET, startSlackHarness } from "../support/slack-harness.ts";
 import {
   everythingSaid,
   httpSpans,
@@ -42,6 +45,17 @@ function afterDelivery(): Promise<ReadableSpan[]> {
       ? spans
       : undefined;
   });
+}
+
+/** The HTTP client spans a delivery made, as method and path. */
+function deliveryRequests(spans: readonly ReadableSpan[]): string[][] {
+  const deliver = only(spans, "switchyard.deliver");
+  return httpSpans(spans)
+    .filter((span) => parentOf(span) === id(deliver))
+    .map((span) => [
+      String(span.attributes["http.request.method"]),
+      String(span.attributes["url.path"]),
+    ]);
 }
 
 function only(spans: readonly ReadableSpan[], name: string): ReadableSpan {
@@ -127,5 +141,53 @@ describe("traces of a message on a platform", () => {
     expect(said).not.toContain(secretHalf);
     expect(said).not.toContain(`bot${botId}`);
     expect(said).not.toContain(SECRET_TEXT);
+  });
+
+  it("shows Slack's chat.postMessage under the delivery, without the bot token or the signing secret", async () => {
+    // Not streamed: the answer is posted by the delivery, not edited into a message the model request began.
+    const setup = await startSlackHarness({ pipeline: { streamEditMs: 0 } });
+    closers.push(() => setup.close());
+    setup.pipe.fake.script({ content: ANSWER });
+    const mention = appMentionEvent({ text: `<@${FAKE_SLACK.botUserId}> ${SECRET_TEXT}` });
+    expect((await sendEvent(setup.events[0] as string, SLACK_SECRET, mention)).status).toBe(200);
+    await until(() => (setup.slack.callsTo("chat.postMessage").length ? true : undefined));
+    const spans = await afterDelivery();
+
+    // The Web API calls fetch (undici) and the token goes in a header, which no span reads.
+    expect(deliveryRequests(spans)).toEqual([["POST", "/api/chat.postMessage"]]);
+    // One trace from Bolt's server to the post: receiving the event is not traced away.
+    const ingress = only(spans, "switchyard.ingress");
+    expect(only(spans, "switchyard.deliver").spanContext().traceId).toBe(
+      ingress.spanContext().traceId,
+    );
+    const said = everythingSaid(spans);
+    for (const secret of [FAKE_SLACK.botToken, SLACK_SECRET, SECRET_TEXT, ANSWER]) {
+      expect(said).not.toContain(secret);
+    }
+  });
+
+  it("shows Telegram's sendMessage under the delivery, with the token out of its path", async () => {
+    const setup: TelegramSetup = await startTelegram();
+    closers.push(async () => {
+      await setup.channel.stop();
+      await setup.pipe.close();
+      await setup.telegram.close();
+    });
+    setup.pipe.fake.script({ content: ANSWER });
+    setup.telegram.userSends({ chat: ALICE.id, from: ALICE, text: SECRET_TEXT });
+    await until(() => setup.telegram.botMessages(ALICE.id).at(0)?.text);
+    const spans = await afterDelivery();
+
+    // grammY's node-fetch goes through `node:https`/`node:http`, once: no second span from undici.
+    expect(deliveryRequests(spans)).toEqual([["POST", "/botREDACTED/sendMessage"]]);
+    const send = httpSpans(spans).find((span) =>
+      String(span.attributes["url.path"]).endsWith("/sendMessage"),
+    );
+    expect(send?.attributes["url.full"]).toContain("/botREDACTED/sendMessage");
+    const said = everythingSaid(spans);
+    const [botId, secretHalf] = setup.telegram.token.split(":") as [string, string];
+    for (const secret of [setup.telegram.token, secretHalf, `bot${botId}`, SECRET_TEXT, ANSWER]) {
+      expect(said).not.toContain(secret);
+    }
   });
 });

@@ -78,7 +78,7 @@ export function redisSpans(spans: readonly ReadableSpan[]): ReadableSpan[] {
   return spans.filter((span) => span.attributes["db.system.name"] === "redis");
 }
 
-/** The client spans the HTTP (undici) instrumentation made. */
+/** The client spans the HTTP instrumentations (undici, node:http) made. */
 export function httpSpans(spans: readonly ReadableSpan[]): ReadableSpan[] {
   return spans.filter((span) => span.attributes["http.request.method"] !== undefined);
 }
