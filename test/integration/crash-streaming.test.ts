@@ -75,6 +75,27 @@ const enqueue = ({ crash }: Setup) => crash.enqueue({ ...mention, time: Date.now
 const botMessages = (slack: FakeSlackApi) =>
   slack.messages.filter((m) => m.thread_ts === THREAD && m.bot_id).map((m) => m.text);
 
+/**
+ * Resolves once two posts or edits of the streamed answer, sent after `since`, have been
+ * answered by Slack: the partial is visible, and the second call shows the run had taken
+ * in the first (its ref and text recorded) before it sent on.
+ */
+const streamedSince = (slack: FakeSlackApi, since: number) =>
+  until(
+    () =>
+      slack.calls.filter(
+        (c) =>
+          (c.method === "chat.postMessage" || c.method === "chat.update") &&
+          c.args.channel === mention.channel &&
+          c.at >= since &&
+          c.answeredAt !== undefined &&
+          c.response?.ok === true,
+      ).length >= 2
+        ? true
+        : undefined,
+    30_000,
+  );
+
 describe("a Slack worker killed while its answer streams", () => {
   it("leaves one message, edited into the whole answer by the worker that resumes", async () => {
     let asked = 0;
@@ -115,8 +136,13 @@ describe("a Slack worker killed while its answer streams", () => {
 
   it("given up after repeated kills that made no progress, finishes the partial instead of posting an apology beside it", async () => {
     // Every run streams the start of the answer, then hangs: each is killed there.
+    const content = `${ANSWER} ${"more ".repeat(200)}`;
+    const askedAt: number[] = [];
     const fake = await startFakeOpenAI({
-      responder: () => ({ content: `${ANSWER} ${"more ".repeat(200)}`, chunkDelayMs: 150 }),
+      responder: () => {
+        askedAt.push(Date.now());
+        return { content, chunkDelayMs: 150 };
+      },
     });
     const s = await start(fake, 2);
     await enqueue(s);
@@ -129,8 +155,14 @@ describe("a Slack worker killed while its answer streams", () => {
           );
         },
       );
-      // Let the run stream something first.
-      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      // Kill once this run has streamed something the person sees (posts or edits that reached
+      // Slack after its model request began), not a fixed 2.5 s later: a loaded machine may not
+      // have streamed anything by then, and a run killed before it streams is another case.
+      await streamedSince(s.slack, askedAt[kill] ?? 0).catch((error: Error) => {
+        throw new Error(
+          `${error.message}: run ${kill + 1} streamed nothing; the thread shows ${JSON.stringify(botMessages(s.slack))}\n${s.crash.workers.map((w) => w.logs()).join("\n")}`,
+        );
+      });
       const victim = await s.crash.killLeaseHolder(mention);
       s.crash.workers.splice(s.crash.workers.indexOf(victim), 1);
       s.crash.workers.push(await startWorkerProcess(s.crash.env));
@@ -146,7 +178,12 @@ describe("a Slack worker killed while its answer streams", () => {
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(botMessages(s.slack)).toEqual(shown);
     expect(shown).toHaveLength(1);
-    expect(shown[0]).toMatch(/^Streaming answers arrive word by word/);
+    // The partial the runs streamed, cut where they were killed, then the note: not the apology.
+    const [partial, note] = (shown[0] ?? "").split("\n\n");
+    expect(partial).toMatch(/^Streaming answers arrive word by word/);
+    expect(content.startsWith(partial ?? "")).toBe(true);
+    expect(partial?.length).toBeLessThan(content.trimEnd().length);
+    expect(note).toContain(GAVE_UP_NOTE);
     expect(shown.join("\n")).not.toMatch(/Sorry/);
     // The conversation moved on: nothing left in its inbox, no turn in progress.
     const inbox = new Inbox(s.crash.redis, s.crash.store.keys);
