@@ -42,18 +42,21 @@ export async function sendFile(
 ): Promise<string> {
   const outbound = env.outbounds[address.platform] as Outbound;
   const { record, key, resumed } = file;
-  const note = (why: string) =>
-    outbound.post(target, notDelivered(record.name, why), {
-      idempotencyKey: `${key}-note`,
-      mayExist: resumed,
-    });
+  // At most one note stands in for a file, under the file's own key.
+  const note = (text: string) =>
+    outbound.post(target, text, { idempotencyKey: `${key}-note`, mayExist: resumed });
   const bytes = await env.toolFiles?.load(address, record.ref);
   if (!bytes || !outbound.upload) {
     env.logger.warn("a file of the answer was gone before it could be sent", {
       conversation: conversationKey(address),
       file: record.name,
     });
-    return note("it was kept for attachments.cache_seconds, and that time ran out first");
+    return note(
+      notDelivered(
+        record.name,
+        "it was kept for attachments.cache_seconds, and that time ran out first",
+      ),
+    );
   }
   try {
     return await outbound.upload(
@@ -68,9 +71,6 @@ export async function sendFile(
       file: record.name,
       error: error.message,
     });
-    return outbound.post(target, `_(${error.message})_`, {
-      idempotencyKey: `${key}-note`,
-      mayExist: resumed,
-    });
+    return note(`_(${error.message})_`);
   }
 }
