@@ -1,10 +1,9 @@
 import { createHash } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import { DEFAULT_ATTACHMENTS } from "../../src/core/config/index.ts";
 import { FAKE_DISCORD } from "../fakes/discord-api.ts";
-import { OPEN_DMS, until } from "../support/channels.ts";
+import { until } from "../support/channels.ts";
 import { botPosts, type DiscordSetup, HUMAN, startDiscordBot } from "../support/discord.ts";
-import { makePdf, makePng, reportTool } from "../support/files.ts";
+import { makePdf, makePng, oversizedReport, reportTool } from "../support/files.ts";
 
 const sha = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 const GENERAL = FAKE_DISCORD.channelId;
@@ -78,12 +77,7 @@ describe("a tool's files reach a Discord channel", () => {
   }, 60_000);
 
   it("tells the model a file over its cap was not sent; the answer posts and nothing is uploaded", async () => {
-    const pdf = makePdf(["Quarterly report", "with many pages of figures"]);
-    const { tool } = reportTool(() => [{ name: "report.pdf", bytes: pdf }]);
-    const config = () => ({
-      ...OPEN_DMS,
-      attachments: { ...DEFAULT_ATTACHMENTS, maxDocumentBytes: 100 },
-    });
+    const { pdf, tool, config } = oversizedReport();
     expect(pdf.byteLength).toBeGreaterThan(100);
     setup = await startDiscordBot({
       tools: [tool],

@@ -1,10 +1,9 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_ATTACHMENTS } from "../../src/core/config/index.ts";
 import { FAKE_SLACK } from "../fakes/slack-api.ts";
 import { appMentionEvent, sendEvent } from "../fakes/slack-requests.ts";
-import { OPEN_DMS, until } from "../support/channels.ts";
-import { makePdf, makePng, reportTool } from "../support/files.ts";
+import { until } from "../support/channels.ts";
+import { makePdf, makePng, oversizedReport, reportTool } from "../support/files.ts";
 import { SLACK_SECRET, settle, useSlackHarness, visibleIn } from "../support/slack-harness.ts";
 
 const sha = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
@@ -65,12 +64,7 @@ describe("a tool's files reach a Slack thread", () => {
   }, 60_000);
 
   it("tells the model a file over its cap was not sent; the answer posts and nothing is uploaded", async () => {
-    const pdf = makePdf(["Quarterly report", "with many pages of figures"]);
-    const { tool } = reportTool(() => [{ name: "report.pdf", bytes: pdf }]);
-    const config = () => ({
-      ...OPEN_DMS,
-      attachments: { ...DEFAULT_ATTACHMENTS, maxDocumentBytes: 100 },
-    });
+    const { pdf, tool, config } = oversizedReport();
     expect(pdf.byteLength).toBeGreaterThan(100);
     const { pipe, slack, events } = await start({ tools: [tool], config });
     pipe.fake.script(

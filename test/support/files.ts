@@ -1,8 +1,10 @@
 import { crc32 } from "node:zlib";
 import sharp from "sharp";
 import { z } from "zod";
+import { DEFAULT_ATTACHMENTS } from "../../src/core/config/index.ts";
 import { type AnyTool, defineTool } from "../../src/core/tools/tool.ts";
 import { type ToolFile, toolResult } from "../../src/core/tools/tool-result.ts";
+import { OPEN_DMS } from "./channels.ts";
 
 /**
  * Small real files for attachment tests, made here rather than checked in:
@@ -171,4 +173,15 @@ export function reportTool(files: () => ToolFile[]): { tool: AnyTool; counted: {
     },
   });
   return { tool, counted };
+}
+
+/** A report over a 100-byte document cap: the tool that makes it, and the config whose cap refuses it. */
+export function oversizedReport() {
+  const pdf = makePdf(["Quarterly report", "with many pages of figures"]);
+  const { tool } = reportTool(() => [{ name: "report.pdf", bytes: pdf }]);
+  const config = () => ({
+    ...OPEN_DMS,
+    attachments: { ...DEFAULT_ATTACHMENTS, maxDocumentBytes: 100 },
+  });
+  return { pdf, tool, config };
 }
