@@ -17,7 +17,12 @@ export interface Fence {
   readonly length: number;
 }
 
-/** A position in a line: the index, and the column with tabs expanded to stops of 4. */
+/**
+ * A position in a line: the index, and the column with tabs expanded to
+ * stops of 4. A container may take only part of a tab (CommonMark): then the
+ * index stays on the tab and the column is inside it, and whoever reads on
+ * counts the tab as the columns left to its stop.
+ */
 export interface Cursor {
   readonly pos: number;
   readonly col: number;
@@ -31,9 +36,14 @@ export interface Breaks {
 
 export interface Opened {
   readonly container: Container;
-  /** The marker as the line shows it when it heads the levels past the limit. */
+  /**
+   * The marker as written when it heads the levels past the limit: a list
+   * item's with its indentation and spacing as spaces, so it keeps its width.
+   */
   readonly marker: string;
   readonly end: Cursor;
+  /** A list item with nothing after its marker on this line. */
+  readonly empty?: boolean;
 }
 
 /** A line that is only spaces and tabs. */
@@ -50,22 +60,20 @@ export function openContainers(
 ): Opened[] {
   const opened: Opened[] = [];
   let at = from;
-  let interrupting = interruptsParagraph;
   for (;;) {
     const quote = quoteMarker(line, at);
     if (quote !== undefined) {
       opened.push({ container: { quote: true, width: 0 }, marker: ">", end: quote });
       at = quote;
-      interrupting = false;
       continue;
     }
     const start = skipIndent(line, at);
     if (start === undefined || isBreak(start, breaks)) return opened;
-    const item = listItem(line, at, start, interrupting);
+    // micromark holds every list the line opens to the paragraph's rule, not only the first.
+    const item = listItem(line, at, start, interruptsParagraph);
     if (item === undefined) return opened;
     opened.push(item);
     at = item.end;
-    interrupting = false;
   }
 }
 
@@ -89,22 +97,31 @@ export function quoteMarker(line: string, from: Cursor): Cursor | undefined {
   if (start === undefined || line[start.pos] !== ">") return undefined;
   const next = line[start.pos + 1];
   if (next === " ") return { pos: start.pos + 2, col: start.col + 2 };
-  if (next === "\t")
-    return { pos: start.pos + 2, col: start.col + 1 + (4 - ((start.col + 1) % 4)) };
+  // A tab after `>` gives its first column as the marker's space; the rest is content.
+  if (next === "\t") return intoTab(start.pos + 1, start.col + 1);
   return { pos: start.pos + 1, col: start.col + 1 };
 }
 
-/** Past `width` columns of indentation (a tab may overshoot), or undefined when the line has fewer. */
+/** One column into the tab at `pos` (which starts at `col`): still on it, unless that was its last column. */
+function intoTab(pos: number, col: number): Cursor {
+  return col % 4 === 3 ? { pos: pos + 1, col: col + 1 } : { pos, col: col + 1 };
+}
+
+/** Past `width` columns of indentation (inside a tab wider than what is left), or undefined when the line has fewer. */
 export function indented(line: string, from: Cursor, width: number): Cursor | undefined {
   let { pos, col } = from;
-  while (col - from.col < width && pos < line.length) {
+  const goal = from.col + width;
+  while (col < goal && pos < line.length) {
     const char = line[pos];
     if (char === " ") col++;
-    else if (char === "\t") col += 4 - (col % 4);
-    else break;
+    else if (char === "\t") {
+      const stop = col + 4 - (col % 4);
+      if (stop > goal) return { pos, col: goal };
+      col = stop;
+    } else break;
     pos++;
   }
-  return col - from.col >= width ? { pos, col } : undefined;
+  return col >= goal ? { pos, col } : undefined;
 }
 
 /**
@@ -133,13 +150,21 @@ function listItem(
   if (interrupting && (empty || (marker[1] !== undefined && Number(marker[1]) !== 1))) {
     return undefined;
   }
-  const text = marker[0];
+  const text = (width: number) =>
+    " ".repeat(start.col - from.col) + marker[0] + " ".repeat(width - (markerCol - from.col));
   if (empty || col - markerCol >= 5) {
-    // Content after five or more spaces is indented code: the item's own content starts one column in.
-    const end = empty ? { pos, col } : { pos: after + 1, col: markerCol + 1 };
-    return { container: { quote: false, width: markerCol + 1 - from.col }, marker: text, end };
+    // Content after five or more spaces is indented code: the item's own content starts one column in
+    // (inside the tab, when a tab follows the marker).
+    const end = empty
+      ? { pos, col }
+      : line[after] === "\t"
+        ? intoTab(after, markerCol)
+        : { pos: after + 1, col: markerCol + 1 };
+    const width = markerCol + 1 - from.col;
+    return { container: { quote: false, width }, marker: text(width), end, empty };
   }
-  return { container: { quote: false, width: col - from.col }, marker: text, end: { pos, col } };
+  const width = col - from.col;
+  return { container: { quote: false, width }, marker: text(width), end: { pos, col } };
 }
 
 export function openFence(line: string, from: Cursor): Omit<Fence, "depth"> | undefined {

@@ -28,6 +28,53 @@ function containerDepth(tree: Nodes): number {
 /** What a person reads, whatever the nesting: the input without markers, digits and whitespace. */
 const words = (markdown: string) => markdown.replace(/[\s>*+\-.)\d]/g, "");
 
+/**
+ * Short lines of container markers, tabs and spaces: where the scanner's
+ * reading of columns, empty items and a paragraph's rule for lists must
+ * agree with micromark's, line by line.
+ */
+const containerLines = fc
+  .array(
+    fc.constantFrom(
+      "> ",
+      ">",
+      "- ",
+      "* ",
+      "1. ",
+      "2) ",
+      "10. ",
+      "\t",
+      " ",
+      "  ",
+      "x",
+      "\n",
+      "\n\n",
+    ),
+    { maxLength: 30 },
+  )
+  .map((pieces) => pieces.join(""));
+
+/** Each found by a property on a rare seed: the bound handed micromark one level too many. */
+const FOUND = [
+  // Dropped quotes moved a tab to a column where it is narrower: indented code became a quote.
+  ["> > \t> ", 1],
+  // A container takes only part of a tab; the rest still counts.
+  ["1. - \n\t > > ", 3],
+  ["> >\t> > ", 3],
+  // A list after a table's rows: a table is no paragraph, any list may start in it.
+  ["| a | b |\n|---|---|\n| 1 | 2 |\nword---\n2) 2) ", 1],
+  // An indented item written without its indentation is narrower; a line it left outside fell in.
+  ["  1. \n\t> ", 1],
+  ["word- item 0\n  - item 1\n    - item 2- item 0\n  - item 1", 1],
+  // With its quote dropped, the item would be empty, and an empty item is narrower.
+  ["2)   > \n\t> ", 1],
+  // The paragraph's rule kept `* ` from opening a list; written at the item's level it is not held.
+  ["- x\n\t> * ", 1],
+  // A setext underline ends its paragraph: the list after it is not held to the paragraph's rule.
+  ["| a |\r\n==\r\n> 1. ", 1],
+  ["a\n-\n> 1. ", 1],
+] as const;
+
 describe("boundNesting", () => {
   it("keeps 2,000 nested quotes' text, quoted 16 deep", () => {
     expect(boundNesting(`${"> ".repeat(2000)}deep text`)).toBe(`${"> ".repeat(16)}deep text`);
@@ -79,6 +126,32 @@ describe("boundNesting", () => {
         expect(words(bounded)).toBe(words(markdown));
       }),
       { numRuns: 100 },
+    );
+  });
+
+  it.each(FOUND)("hands the parser %j nested no deeper than %i", (markdown, max) => {
+    const bounded = boundNesting(markdown, max);
+    expect(containerDepth(parse(bounded))).toBeLessThanOrEqual(max);
+    expect(words(bounded)).toBe(words(markdown));
+  });
+
+  it("leaves what micromark reads as text as written: a list after indented code, or in a quote opened on a paragraph's next line", () => {
+    for (const markdown of ["\t> \n2) > > > > ", "    a\n\n2) > > > > x", "x\n> 2) > > > > "]) {
+      expect(containerDepth(parse(markdown))).toBeLessThanOrEqual(1);
+      expect(boundNesting(markdown, 3)).toBe(markdown);
+    }
+  });
+
+  it("property: lines of markers, tabs and spaces nest no deeper than the limit, and are left alone within it", () => {
+    fc.assert(
+      fc.property(containerLines, fc.integer({ min: 1, max: 4 }), (markdown, max) => {
+        const bounded = boundNesting(markdown, max);
+        expect(containerDepth(parse(bounded))).toBeLessThanOrEqual(max);
+        expect(words(bounded)).toBe(words(markdown));
+        const depth = containerDepth(parse(markdown));
+        if (depth <= max) expect(bounded).toBe(markdown);
+      }),
+      { numRuns: 3000 },
     );
   });
 
