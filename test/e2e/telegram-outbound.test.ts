@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { TelegramChannel } from "../../src/channels/telegram/channel.ts";
+import type { TelegramOutbound } from "../../src/channels/telegram/outbound.ts";
 import { TelegramSetupError } from "../../src/channels/telegram/outbound.ts";
 import { UpdateLedger } from "../../src/channels/telegram/update-ledger.ts";
 import { UpdateOffset } from "../../src/channels/telegram/update-offset.ts";
@@ -26,6 +27,15 @@ beforeEach(async () => {
 afterEach(async () => {
   await telegram.close();
 });
+
+/** An answer Telegram gave that is held on its way back until `let` is called. */
+function held(): { until: Promise<void>; let: () => void } {
+  let go = () => {};
+  const until = new Promise<void>((resolve) => {
+    go = resolve;
+  });
+  return { until, let: () => go() };
+}
 
 /** A worker process's channel: the token and the API root, never started. */
 function workerChannel(): TelegramChannel {
@@ -99,6 +109,45 @@ describe("a worker process's Telegram outbound", () => {
     expect(telegram.botMessages(TEAM, topic).map((m) => m.text)).toEqual([
       "The answer so far, and the rest.",
     ]);
+  });
+
+  it("finishes the streamed start another run recorded first when a resumed delivery's own copy loses the race", async () => {
+    // A run that lost the turn (Redis restarted under it) was still posting the streamed start
+    // of the answer while the run that took the turn over delivered all of it, under the same key.
+    const answers = { stale: held(), resumed: held() };
+    const proxies = await Promise.all(
+      [answers.stale, answers.resumed].map((answer) =>
+        startLatencyProxy({
+          target: telegram.apiRoot,
+          fromFake: (path) => (path.endsWith("/sendMessage") ? answer.until : 0),
+        }),
+      ),
+    );
+    try {
+      const [stale, resumed] = proxies.map((proxy) => {
+        const channel = new TelegramChannel({ token: telegram.token, apiRoot: proxy.url });
+        channel.useOutboundOnly(db.redis, db.prefix);
+        return channel.outbound;
+      }) as [TelegramOutbound, TelegramOutbound];
+      const shown = () => telegram.botMessages(TEAM, topic).map((m) => m.text);
+      const streamed = stale.post(target(), "The answer so", { idempotencyKey: "turn-9-0" });
+      await until(() => (shown().length === 1 ? true : undefined));
+      const delivered = resumed.post(target(), "The answer so far, and the rest.", {
+        idempotencyKey: "turn-9-0",
+        mayExist: true,
+      });
+      await until(() => (shown().length === 2 ? true : undefined));
+      // The stale post hears back first and is recorded; the delivery's copy is the second.
+      answers.stale.let();
+      const first = await streamed;
+      answers.resumed.let();
+      expect(await delivered).toBe(first);
+      expect(shown()).toEqual(["The answer so far, and the rest."]);
+    } finally {
+      answers.stale.let();
+      answers.resumed.let();
+      await Promise.all(proxies.map((proxy) => proxy.close()));
+    }
   });
 
   it("sends again over a send whose worker died before Telegram answered, and says it may be doubled", async () => {
