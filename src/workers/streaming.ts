@@ -91,6 +91,7 @@ export class StreamingReply {
           this.#ref = await outbound.post(target, text, {
             idempotencyKey: this.#o.idempotencyKey,
             mayExist: this.#o.mayExist ?? false,
+            preview: true,
           });
           await this.#o.onPosted(this.#ref, text);
         } else {

@@ -37,6 +37,55 @@ function held(): { until: Promise<void>; let: () => void } {
   return { until, let: () => go() };
 }
 
+/**
+ * A stale run's streamed post ("The answer so", a preview of a resumed turn) and the taking-over
+ * run's delivery of the whole answer race on one key: both reach Telegram, and the one named
+ * `first` hears back (and is recorded) first. Returns what the chat shows and both refs.
+ */
+async function staleStreamRacesDelivery(key: string, first: "stale" | "delivery") {
+  const answers = { stale: held(), delivery: held() };
+  const proxies = await Promise.all(
+    [answers.stale, answers.delivery].map((answer) =>
+      startLatencyProxy({
+        target: telegram.apiRoot,
+        fromFake: (path) => (path.endsWith("/sendMessage") ? answer.until : 0),
+      }),
+    ),
+  );
+  try {
+    const [stale, taker] = proxies.map((proxy) => {
+      const channel = new TelegramChannel({ token: telegram.token, apiRoot: proxy.url });
+      channel.useOutboundOnly(db.redis, db.prefix);
+      return channel.outbound;
+    }) as [TelegramOutbound, TelegramOutbound];
+    const shown = () => telegram.botMessages(TEAM, topic).map((m) => m.text);
+    const streamed = stale.post(target(), "The answer so", {
+      idempotencyKey: key,
+      mayExist: true,
+      preview: true,
+    });
+    await until(() => (shown().length === 1 ? true : undefined));
+    const delivered = taker.post(target(), "The answer so far, and the rest.", {
+      idempotencyKey: key,
+      mayExist: true,
+    });
+    await until(() => (shown().length === 2 ? true : undefined));
+    const order =
+      first === "stale" ? (["stale", "delivery"] as const) : (["delivery", "stale"] as const);
+    const posts = { stale: streamed, delivery: delivered };
+    const refs: Record<string, string> = {};
+    for (const which of order) {
+      answers[which].let();
+      refs[which] = await posts[which];
+    }
+    return { shown: shown(), refs: { streamed: refs.stale, delivered: refs.delivery } };
+  } finally {
+    answers.stale.let();
+    answers.delivery.let();
+    await Promise.all(proxies.map((proxy) => proxy.close()));
+  }
+}
+
 /** A worker process's channel: the token and the API root, never started. */
 function workerChannel(): TelegramChannel {
   const channel = new TelegramChannel({ token: telegram.token, apiRoot: telegram.apiRoot });
@@ -114,40 +163,15 @@ describe("a worker process's Telegram outbound", () => {
   it("finishes the streamed start another run recorded first when a resumed delivery's own copy loses the race", async () => {
     // A run that lost the turn (Redis restarted under it) was still posting the streamed start
     // of the answer while the run that took the turn over delivered all of it, under the same key.
-    const answers = { stale: held(), resumed: held() };
-    const proxies = await Promise.all(
-      [answers.stale, answers.resumed].map((answer) =>
-        startLatencyProxy({
-          target: telegram.apiRoot,
-          fromFake: (path) => (path.endsWith("/sendMessage") ? answer.until : 0),
-        }),
-      ),
-    );
-    try {
-      const [stale, resumed] = proxies.map((proxy) => {
-        const channel = new TelegramChannel({ token: telegram.token, apiRoot: proxy.url });
-        channel.useOutboundOnly(db.redis, db.prefix);
-        return channel.outbound;
-      }) as [TelegramOutbound, TelegramOutbound];
-      const shown = () => telegram.botMessages(TEAM, topic).map((m) => m.text);
-      const streamed = stale.post(target(), "The answer so", { idempotencyKey: "turn-9-0" });
-      await until(() => (shown().length === 1 ? true : undefined));
-      const delivered = resumed.post(target(), "The answer so far, and the rest.", {
-        idempotencyKey: "turn-9-0",
-        mayExist: true,
-      });
-      await until(() => (shown().length === 2 ? true : undefined));
-      // The stale post hears back first and is recorded; the delivery's copy is the second.
-      answers.stale.let();
-      const first = await streamed;
-      answers.resumed.let();
-      expect(await delivered).toBe(first);
-      expect(shown()).toEqual(["The answer so far, and the rest."]);
-    } finally {
-      answers.stale.let();
-      answers.resumed.let();
-      await Promise.all(proxies.map((proxy) => proxy.close()));
-    }
+    const { shown, refs } = await staleStreamRacesDelivery("turn-9-0", "stale");
+    expect(refs.delivered).toBe(refs.streamed);
+    expect(shown).toEqual(["The answer so far, and the rest."]);
+  });
+
+  it("leaves the answer as it is when a stale run's streamed start is recorded after it", async () => {
+    const { shown, refs } = await staleStreamRacesDelivery("turn-10-0", "delivery");
+    expect(refs.streamed).toBe(refs.delivered);
+    expect(shown).toEqual(["The answer so far, and the rest."]);
   });
 
   it("sends again over a send whose worker died before Telegram answered, and says it may be doubled", async () => {

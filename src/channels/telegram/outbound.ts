@@ -68,7 +68,11 @@ export class TelegramOutbound implements Outbound {
   async post(
     target: DeliveryTarget,
     text: string,
-    { idempotencyKey, mayExist = false }: { idempotencyKey: string; mayExist?: boolean },
+    {
+      idempotencyKey,
+      mayExist = false,
+      preview = false,
+    }: { idempotencyKey: string; mayExist?: boolean; preview?: boolean },
   ): Promise<string> {
     const ledger = this.#ledgerOrThrow();
     const [head, ...overflow] = renderParts(text);
@@ -79,7 +83,8 @@ export class TelegramOutbound implements Outbound {
       // that raced this post and was recorded first (the streamed post of a run that lost the
       // turn, still on its way when the run that took over delivered). It shows that
       // delivery's text: bring it to this one rather than leave a partial behind.
-      if (mayExist) await this.edit(target, first.ref, text);
+      // A streamed preview leaves it: it may be the answer itself.
+      if (mayExist && !preview) await this.edit(target, first.ref, text);
       return first.ref;
     }
     for (const [i, html] of overflow.entries()) {
