@@ -1,18 +1,24 @@
+import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { type ChannelStateKeys, channelStateKeys } from "../store/channel-keys.ts";
 import { LuaScript } from "../store/lua.ts";
 
-// KEYS: the event's key. ARGV: ttl of a claim. Returns "fresh" for a new claim, else the state.
+// KEYS: the event's key. ARGV: ttl of a claim, the claim's own 'taking:<nonce>'.
+// Returns "fresh" for a new claim, else the state. The claim finding itself is fresh too: Redis
+// ran it, then the link dropped before the answer came (Redis killed after its fsync), and the
+// client sent the same command again.
 const CLAIM = new LuaScript(`
 local state = redis.call('GET', KEYS[1])
+if state == ARGV[2] then return 'fresh' end
 if state then return state end
-redis.call('SET', KEYS[1], 'taking', 'PX', ARGV[1])
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[1])
 return 'fresh'
 `);
 
 // KEYS: the event's key. Lets go of a claim that did not finish, so a redelivery is taken.
 const RELEASE = new LuaScript(`
-if redis.call('GET', KEYS[1]) == 'taking' then redis.call('DEL', KEYS[1]) end
+local state = redis.call('GET', KEYS[1])
+if state and string.sub(state, 1, 6) == 'taking' then redis.call('DEL', KEYS[1]) end
 return 0
 `);
 
@@ -54,8 +60,11 @@ export class EventLedger {
   }
 
   async claim(id: string): Promise<EventClaim> {
-    const state = String(await CLAIM.run(this.redis, [this.#key(id)], [this.takingMs]));
-    return state === "fresh" || state === "taking" ? state : "done";
+    const own = `taking:${randomUUID()}`;
+    const state = String(await CLAIM.run(this.redis, [this.#key(id)], [this.takingMs, own]));
+    if (state === "fresh") return "fresh";
+    // Claims of before this nonce were the bare word.
+    return state.startsWith("taking") ? "taking" : "done";
   }
 
   async done(id: string): Promise<void> {

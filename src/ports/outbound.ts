@@ -37,11 +37,15 @@ export interface Outbound {
    * that can look its posts up checks first, and a message it finds under
    * the key is edited to `text` if it shows something else (the streamed
    * partial of a worker that died is the answer's first part, same key).
+   * `preview` marks a streamed preview, not the answer: a message already
+   * under the key is left as it shows (it may be the answer, delivered by
+   * the run that took the turn over while this one's post was on its way);
+   * the answer's own delivery brings the message to the answer.
    */
   post(
     target: DeliveryTarget,
     text: string,
-    options: { idempotencyKey: string; mayExist?: boolean },
+    options: { idempotencyKey: string; mayExist?: boolean; preview?: boolean },
   ): Promise<string>;
   edit(target: DeliveryTarget, ref: string, text: string): Promise<void>;
   typing(target: DeliveryTarget): Promise<void>;

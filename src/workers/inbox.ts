@@ -38,8 +38,11 @@ return 0
 // Drops the consumed messages and the turn's checkpoint, and counts the turn's usage for the
 // conversation (in the same step: a turn ends once, so it is counted once); lets go of the
 // lease only if nothing is left. Returns what is left, or -1 if the lease was lost.
+// No checkpoint means the turn has ended already: this is the same finish run again (Redis ran
+// it, then died before answering, and the client sent it again), and trims nothing more.
 const FINISH = new LuaScript(`${ADD_USAGE_LUA}
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
+if redis.call('EXISTS', KEYS[3]) == 0 then return redis.call('LLEN', KEYS[2]) end
 local consumed = tonumber(ARGV[2])
 if consumed > 0 then redis.call('LTRIM', KEYS[2], consumed, -1) end
 redis.call('DEL', KEYS[3])
@@ -122,9 +125,10 @@ export class Inbox {
   }
 
   /**
-   * Ends a turn: see {@link FINISH}. With `usage`, the conversation's
-   * counters count the turn in the same step. Returns messages left, or -1
-   * if the lease was lost (and nothing was written).
+   * Ends the turn in progress (its checkpoint is stored): see {@link FINISH}.
+   * With `usage`, the conversation's counters count the turn in the same
+   * step. Returns messages left, or -1 if the lease was lost (and nothing
+   * was written). Run twice, it ends the turn once.
    */
   async finish(
     address: ConversationAddress,

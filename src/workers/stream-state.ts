@@ -70,6 +70,8 @@ export async function openTurnStream(
   turnId: string,
   target: DeliveryTarget,
   resumed: boolean,
+  /** The turn's lease; the stream stops once it is lost. */
+  signal?: AbortSignal,
 ): Promise<TurnStream> {
   const streams = new StreamState(env.inbox.redis, env.store.keys);
   const stored = resumed ? await streams.read(address, turnId) : {};
@@ -85,6 +87,7 @@ export async function openTurnStream(
     mayExist: resumed,
     onPosted: (ref, text) => streams.posted(address, turnId, ref, text),
     onShown: (text) => streams.shown(address, turnId, text),
+    ...(signal ? { signal } : {}),
   });
   return { streamer, ref: stored.ref };
 }

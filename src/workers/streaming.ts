@@ -19,6 +19,12 @@ export interface StreamingReplyOptions {
   readonly onPosted: (ref: string, text: string) => Promise<void>;
   /** Called after each edit that landed, with the text it shows. */
   readonly onShown?: (text: string) => Promise<void>;
+  /**
+   * The turn's lease: once it is lost, nothing more is posted or edited. The
+   * run that took the turn over shows the answer, and a late edit of this
+   * run's partial must not land over its final one.
+   */
+  readonly signal?: AbortSignal;
   readonly now?: () => number;
 }
 
@@ -54,7 +60,7 @@ export class StreamingReply {
 
   update(text: string): void {
     const max = this.#o.outbound.maxLength;
-    if (this.#closed || text.trim() === "") return;
+    if (this.#closed || this.#o.signal?.aborted || text.trim() === "") return;
     this.#latest = text.length > max ? `${clip(text, max - 1)}…` : text;
     if (this.#timer) return;
     const wait = this.#lastSent + this.#o.intervalMs - this.#now();
@@ -75,6 +81,7 @@ export class StreamingReply {
     this.#timer = undefined;
     this.#inFlight = this.#inFlight.then(async () => {
       if (this.#closed && this.#ref !== undefined) return;
+      if (this.#o.signal?.aborted) return;
       const text = this.#latest;
       if (text === this.#shown) return;
       this.#lastSent = this.#now();
@@ -84,6 +91,7 @@ export class StreamingReply {
           this.#ref = await outbound.post(target, text, {
             idempotencyKey: this.#o.idempotencyKey,
             mayExist: this.#o.mayExist ?? false,
+            preview: true,
           });
           await this.#o.onPosted(this.#ref, text);
         } else {

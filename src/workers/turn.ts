@@ -166,7 +166,7 @@ async function runTracedTurn({
   const outbound = env.outbounds[address.platform];
   const target = targetOf(address, pending.at(-1));
   const typing = outbound ? keepTyping(() => outbound.typing(target)) : undefined;
-  const stream = await openTurnStream(env, address, checkpoint.turnId, target, resumed);
+  const stream = await openTurnStream(env, address, checkpoint.turnId, target, resumed, signal);
   const capabilities = conversationCapabilities(env, address, start.state);
   const steps = new TurnSteps(env, address, checkpoint, signal, capabilities, start.begun);
   // The streamed message is posted under this turn's id: the turn must be stored first.

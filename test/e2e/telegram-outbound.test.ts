@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { TelegramChannel } from "../../src/channels/telegram/channel.ts";
+import type { TelegramOutbound } from "../../src/channels/telegram/outbound.ts";
 import { TelegramSetupError } from "../../src/channels/telegram/outbound.ts";
 import { UpdateLedger } from "../../src/channels/telegram/update-ledger.ts";
 import { UpdateOffset } from "../../src/channels/telegram/update-offset.ts";
@@ -26,6 +27,64 @@ beforeEach(async () => {
 afterEach(async () => {
   await telegram.close();
 });
+
+/** An answer Telegram gave that is held on its way back until `let` is called. */
+function held(): { until: Promise<void>; let: () => void } {
+  let go = () => {};
+  const until = new Promise<void>((resolve) => {
+    go = resolve;
+  });
+  return { until, let: () => go() };
+}
+
+/**
+ * A stale run's streamed post ("The answer so", a preview of a resumed turn) and the taking-over
+ * run's delivery of the whole answer race on one key: both reach Telegram, and the one named
+ * `first` hears back (and is recorded) first. Returns what the chat shows and both refs.
+ */
+async function staleStreamRacesDelivery(key: string, first: "stale" | "delivery") {
+  const answers = { stale: held(), delivery: held() };
+  const proxies = await Promise.all(
+    [answers.stale, answers.delivery].map((answer) =>
+      startLatencyProxy({
+        target: telegram.apiRoot,
+        fromFake: (path) => (path.endsWith("/sendMessage") ? answer.until : 0),
+      }),
+    ),
+  );
+  try {
+    const [stale, taker] = proxies.map((proxy) => {
+      const channel = new TelegramChannel({ token: telegram.token, apiRoot: proxy.url });
+      channel.useOutboundOnly(db.redis, db.prefix);
+      return channel.outbound;
+    }) as [TelegramOutbound, TelegramOutbound];
+    const shown = () => telegram.botMessages(TEAM, topic).map((m) => m.text);
+    const streamed = stale.post(target(), "The answer so", {
+      idempotencyKey: key,
+      mayExist: true,
+      preview: true,
+    });
+    await until(() => (shown().length === 1 ? true : undefined));
+    const delivered = taker.post(target(), "The answer so far, and the rest.", {
+      idempotencyKey: key,
+      mayExist: true,
+    });
+    await until(() => (shown().length === 2 ? true : undefined));
+    const order =
+      first === "stale" ? (["stale", "delivery"] as const) : (["delivery", "stale"] as const);
+    const posts = { stale: streamed, delivery: delivered };
+    const refs: Record<string, string> = {};
+    for (const which of order) {
+      answers[which].let();
+      refs[which] = await posts[which];
+    }
+    return { shown: shown(), refs: { streamed: refs.stale, delivered: refs.delivery } };
+  } finally {
+    answers.stale.let();
+    answers.delivery.let();
+    await Promise.all(proxies.map((proxy) => proxy.close()));
+  }
+}
 
 /** A worker process's channel: the token and the API root, never started. */
 function workerChannel(): TelegramChannel {
@@ -99,6 +158,20 @@ describe("a worker process's Telegram outbound", () => {
     expect(telegram.botMessages(TEAM, topic).map((m) => m.text)).toEqual([
       "The answer so far, and the rest.",
     ]);
+  });
+
+  it("finishes the streamed start another run recorded first when a resumed delivery's own copy loses the race", async () => {
+    // A run that lost the turn (Redis restarted under it) was still posting the streamed start
+    // of the answer while the run that took the turn over delivered all of it, under the same key.
+    const { shown, refs } = await staleStreamRacesDelivery("turn-9-0", "stale");
+    expect(refs.delivered).toBe(refs.streamed);
+    expect(shown).toEqual(["The answer so far, and the rest."]);
+  });
+
+  it("leaves the answer as it is when a stale run's streamed start is recorded after it", async () => {
+    const { shown, refs } = await staleStreamRacesDelivery("turn-10-0", "delivery");
+    expect(refs.streamed).toBe(refs.delivered);
+    expect(shown).toEqual(["The answer so far, and the rest."]);
   });
 
   it("sends again over a send whose worker died before Telegram answered, and says it may be doubled", async () => {

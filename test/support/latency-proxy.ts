@@ -7,8 +7,11 @@ export interface LatencyProxyOptions {
   readonly target: string;
   /** How long a request travels to the fake (ms), by request path. */
   readonly toFake?: (path: string) => number;
-  /** How long the fake's answer travels back (ms), by request path: the platform has acted by then. */
-  readonly fromFake?: (path: string) => number;
+  /**
+   * How long the fake's answer travels back (ms), by request path: the
+   * platform has acted by then. A promise holds the answer until it settles.
+   */
+  readonly fromFake?: (path: string) => number | Promise<void>;
 }
 
 /**
@@ -48,7 +51,8 @@ export async function startLatencyProxy(options: LatencyProxyOptions): Promise<L
         forwarded.end(Buffer.concat(chunks));
       },
     );
-    await sleep(options.fromFake?.(path) ?? 0);
+    const back = options.fromFake?.(path) ?? 0;
+    await (typeof back === "number" ? sleep(back) : back);
     if (res.destroyed) return;
     const headers = { ...answer.headers } as Record<string, string | string[] | undefined>;
     delete headers["transfer-encoding"];

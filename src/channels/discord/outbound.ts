@@ -32,7 +32,11 @@ export class DiscordOutbound implements Outbound {
   async post(
     target: DeliveryTarget,
     text: string,
-    { idempotencyKey, mayExist = false }: { idempotencyKey: string; mayExist?: boolean },
+    {
+      idempotencyKey,
+      mayExist = false,
+      preview = false,
+    }: { idempotencyKey: string; mayExist?: boolean; preview?: boolean },
   ): Promise<string> {
     const sent = (await this.client.rest.post(
       Routes.channelMessages(target.thread ?? target.channel),
@@ -49,8 +53,9 @@ export class DiscordOutbound implements Outbound {
       },
     )) as { id: string; content?: string };
     // A nonce Discord saw in the last minutes answers with that message: a resumed
-    // delivery (or the streamed message that is the first part) is brought to this text.
-    if (mayExist && sent.content !== undefined && sent.content !== text) {
+    // delivery (or the streamed message that is the first part) is brought to this text; a
+    // streamed preview leaves it, as it may be the answer itself.
+    if (mayExist && !preview && sent.content !== undefined && sent.content !== text) {
       await this.edit(target, sent.id, text);
     }
     return sent.id;

@@ -35,13 +35,18 @@ export class SlackOutbound implements Outbound {
   async post(
     target: DeliveryTarget,
     text: string,
-    { idempotencyKey, mayExist = false }: { idempotencyKey: string; mayExist?: boolean },
+    {
+      idempotencyKey,
+      mayExist = false,
+      preview = false,
+    }: { idempotencyKey: string; mayExist?: boolean; preview?: boolean },
   ): Promise<string> {
     const mrkdwn = toMrkdwn(text);
     if (mayExist) {
       const existing = await this.#find(target, idempotencyKey);
       if (existing) {
-        if (existing.text !== mrkdwn) {
+        // A streamed preview leaves it: it may be the answer itself.
+        if (!preview && existing.text !== mrkdwn) {
           await this.client.chat.update({ channel: target.channel, ts: existing.ts, text: mrkdwn });
         }
         return existing.ts;

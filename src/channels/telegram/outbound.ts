@@ -68,22 +68,29 @@ export class TelegramOutbound implements Outbound {
   async post(
     target: DeliveryTarget,
     text: string,
-    { idempotencyKey, mayExist = false }: { idempotencyKey: string; mayExist?: boolean },
+    {
+      idempotencyKey,
+      mayExist = false,
+      preview = false,
+    }: { idempotencyKey: string; mayExist?: boolean; preview?: boolean },
   ): Promise<string> {
     const ledger = this.#ledgerOrThrow();
-    const existing = await ledger.find(ledger.key(idempotencyKey, 0));
-    if (existing !== undefined) {
-      // A resumed delivery of a part sent before, or of the streamed message that is the
-      // answer's first part: bring it to this text rather than leave a partial behind.
-      if (mayExist) await this.edit(target, existing, text);
-      return existing;
-    }
     const [head, ...overflow] = renderParts(text);
-    const ref = await this.#postOnce(target, head as string, text, ledger.key(idempotencyKey, 0));
-    for (const [i, html] of overflow.entries()) {
-      await this.#postOnce(target, html, text, this.#overflowKey(ledger, target, ref, i));
+    const first = await this.#postOnce(target, head as string, text, ledger.key(idempotencyKey, 0));
+    if (!first.ours) {
+      // The key's message is another delivery's: one recorded before (a resumed delivery of a
+      // part sent before, or of the streamed message that is the answer's first part), or one
+      // that raced this post and was recorded first (the streamed post of a run that lost the
+      // turn, still on its way when the run that took over delivered). It shows that
+      // delivery's text: bring it to this one rather than leave a partial behind.
+      // A streamed preview leaves it: it may be the answer itself.
+      if (mayExist && !preview) await this.edit(target, first.ref, text);
+      return first.ref;
     }
-    return ref;
+    for (const [i, html] of overflow.entries()) {
+      await this.#postOnce(target, html, text, this.#overflowKey(ledger, target, first.ref, i));
+    }
+    return first.ref;
   }
 
   /**
@@ -119,15 +126,19 @@ export class TelegramOutbound implements Outbound {
     });
   }
 
+  /**
+   * Sends one message under `key` unless one is recorded there; `ours` says
+   * whether the message returned is the one this call sent (and so shows `html`).
+   */
   async #postOnce(
     target: DeliveryTarget,
     html: string,
     markdown: string,
     key: string,
-  ): Promise<string> {
+  ): Promise<{ ref: string; ours: boolean }> {
     const ledger = this.#ledgerOrThrow();
     const state = await ledger.state(key);
-    if (state.kind === "sent") return state.messageId;
+    if (state.kind === "sent") return { ref: state.messageId, ours: false };
     if (state.kind === "sending") {
       this.#logger?.warn(
         "a Telegram message is sent again: the worker that began sending it stopped before Telegram answered, so it may appear twice",
@@ -138,13 +149,12 @@ export class TelegramOutbound implements Outbound {
     const sent = await this.#send(target, html, markdown);
     const id = String(sent);
     const winner = await ledger.record(key, id);
-    if (winner !== id) {
-      // Another delivery of the same part got there first: keep one copy.
-      await this.api()
-        .deleteMessage(target.channel, sent)
-        .catch(() => {});
-    }
-    return winner;
+    if (winner === id) return { ref: id, ours: true };
+    // Another delivery of the same part got there first: keep one copy, theirs.
+    await this.api()
+      .deleteMessage(target.channel, sent)
+      .catch(() => {});
+    return { ref: winner, ours: false };
   }
 
   async #send(target: DeliveryTarget, html: string, markdown: string): Promise<number> {
