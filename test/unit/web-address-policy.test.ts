@@ -106,13 +106,23 @@ describe("the address classifier", () => {
         const verdict = checkAddress(address, address, PUBLIC_ONLY);
         expect(verdict.allowed).toBe(false);
         if (verdict.allowed) return;
-        // Metadata services sit inside link-local and CGNAT, and are named as such.
+        // Metadata services sit inside link-local and CGNAT, and the limited broadcast
+        // address 255.255.255.255 inside reserved 240/4: each is named as the narrower block.
+        const narrower = address === "255.255.255.255" ? "a broadcast address" : "cloud metadata";
         const expected = new RegExp(
-          `^${address.replaceAll(".", "\\.")} is .*(${word}|cloud metadata)`,
+          `^${address.replaceAll(".", "\\.")} is .*(${word}|${narrower})`,
         );
         expect(verdict.reason).toMatch(expected);
       }),
     );
+  });
+
+  it("names 255.255.255.255, the top of reserved 240/4, as the broadcast address it is", () => {
+    expect(checkAddress("255.255.255.255", "255.255.255.255", PUBLIC_ONLY)).toEqual({
+      allowed: false,
+      reason: expect.stringMatching(/^255\.255\.255\.255 is a broadcast address/),
+      relaxable: false,
+    });
   });
 
   it("refuses the same addresses written as IPv6 (mapped, translated, NAT64, 6to4)", () => {
