@@ -63,6 +63,7 @@ const FOUND = [
   ["> >\t> > ", 3],
   // A list after a table's rows: a table is no paragraph, any list may start in it.
   ["| a | b |\n|---|---|\n| 1 | 2 |\nword---\n2) 2) ", 1],
+  [`| a |\n|---|\n${"2) ".repeat(10)}x`, 4],
   // An indented item written without its indentation is narrower; a line it left outside fell in.
   ["  1. \n\t> ", 1],
   ["word- item 0\n  - item 1\n    - item 2- item 0\n  - item 1", 1],
