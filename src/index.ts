@@ -145,7 +145,12 @@ export {
 export type { ConversationDirectory, DirectoryEntry, PostPermission } from "./ports/directory.ts";
 export { type Enqueue, InboundMessageError } from "./ports/enqueue.ts";
 export { type FileLocation, type FileSource, FileSourceError } from "./ports/file-source.ts";
-export type { DeliveryTarget, Outbound } from "./ports/outbound.ts";
+export type {
+  DeliveryOptions,
+  DeliveryTarget,
+  Outbound,
+  PostOptions,
+} from "./ports/outbound.ts";
 export type { StopTurn } from "./ports/turn-control.ts";
 export {
   createOpenAIProvider,

@@ -26,6 +26,17 @@ export interface DeliveryTarget extends ConversationAddress {
  * deliver the same part of the same answer: a channel that can dedupe on it
  * (a nonce, a Redis SET NX) makes a retried delivery land once.
  */
+/** How a post or upload is delivered once: see {@link Outbound.post}. */
+export interface DeliveryOptions {
+  readonly idempotencyKey: string;
+  readonly mayExist?: boolean;
+}
+
+/** A post's options: a delivery's, and whether it is a streamed preview. */
+export interface PostOptions extends DeliveryOptions {
+  readonly preview?: boolean;
+}
+
 export interface Outbound {
   /** The longest message the platform takes; longer answers are split. */
   readonly maxLength: number;
@@ -42,11 +53,7 @@ export interface Outbound {
    * the run that took the turn over while this one's post was on its way);
    * the answer's own delivery brings the message to the answer.
    */
-  post(
-    target: DeliveryTarget,
-    text: string,
-    options: { idempotencyKey: string; mayExist?: boolean; preview?: boolean },
-  ): Promise<string>;
+  post(target: DeliveryTarget, text: string, options: PostOptions): Promise<string>;
   edit(target: DeliveryTarget, ref: string, text: string): Promise<void>;
   typing(target: DeliveryTarget): Promise<void>;
   /**
@@ -55,11 +62,7 @@ export interface Outbound {
    * Returns the platform's ref of the file's message. Unset: the platform
    * takes no files from this bot, and the answer says the file was not sent.
    */
-  upload?(
-    target: DeliveryTarget,
-    file: OutgoingFile,
-    options: { idempotencyKey: string; mayExist?: boolean },
-  ): Promise<string>;
+  upload?(target: DeliveryTarget, file: OutgoingFile, options: DeliveryOptions): Promise<string>;
   /** Where the platform's files are, for the worker's fetcher; unset: files are named, not read. */
   readonly files?: FileSource;
 }

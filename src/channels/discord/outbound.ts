@@ -1,5 +1,11 @@
 import { type Client, Routes } from "discord.js";
-import type { DeliveryTarget, Outbound, OutgoingFile } from "../../ports/outbound.ts";
+import type {
+  DeliveryOptions,
+  DeliveryTarget,
+  Outbound,
+  OutgoingFile,
+  PostOptions,
+} from "../../ports/outbound.ts";
 import { DiscordFiles } from "./files.ts";
 import { nonceOf } from "./nonce.ts";
 import { uploadToDiscord } from "./upload.ts";
@@ -32,11 +38,7 @@ export class DiscordOutbound implements Outbound {
   async post(
     target: DeliveryTarget,
     text: string,
-    {
-      idempotencyKey,
-      mayExist = false,
-      preview = false,
-    }: { idempotencyKey: string; mayExist?: boolean; preview?: boolean },
+    { idempotencyKey, mayExist = false, preview = false }: PostOptions,
   ): Promise<string> {
     const sent = (await this.client.rest.post(
       Routes.channelMessages(target.thread ?? target.channel),
@@ -68,11 +70,7 @@ export class DiscordOutbound implements Outbound {
   }
 
   /** Posts a file as a message of its own, once per key (see upload.ts). */
-  upload(
-    target: DeliveryTarget,
-    file: OutgoingFile,
-    options: { idempotencyKey: string; mayExist?: boolean },
-  ): Promise<string> {
+  upload(target: DeliveryTarget, file: OutgoingFile, options: DeliveryOptions): Promise<string> {
     return uploadToDiscord(this.client.rest, target, file, options);
   }
 

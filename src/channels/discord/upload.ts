@@ -1,5 +1,5 @@
 import { DiscordAPIError, type REST, Routes } from "discord.js";
-import type { DeliveryTarget, OutgoingFile } from "../../ports/outbound.ts";
+import type { DeliveryOptions, DeliveryTarget, OutgoingFile } from "../../ports/outbound.ts";
 import { UploadRefusedError } from "../upload-error.ts";
 import { nonceOf } from "./nonce.ts";
 
@@ -23,7 +23,7 @@ export async function uploadToDiscord(
   rest: REST,
   target: DeliveryTarget,
   file: OutgoingFile,
-  { idempotencyKey }: { idempotencyKey: string; mayExist?: boolean },
+  { idempotencyKey }: DeliveryOptions,
 ): Promise<string> {
   try {
     const sent = (await rest.post(Routes.channelMessages(target.thread ?? target.channel), {

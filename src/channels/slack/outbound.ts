@@ -1,6 +1,12 @@
 import type { WebClient } from "@slack/web-api";
 import type { FileSource } from "../../ports/file-source.ts";
-import type { DeliveryTarget, Outbound, OutgoingFile } from "../../ports/outbound.ts";
+import type {
+  DeliveryOptions,
+  DeliveryTarget,
+  Outbound,
+  OutgoingFile,
+  PostOptions,
+} from "../../ports/outbound.ts";
 import { toMrkdwn } from "./format.ts";
 import { answerNeighbours } from "./thread-messages.ts";
 import { uploadToSlack } from "./upload.ts";
@@ -35,11 +41,7 @@ export class SlackOutbound implements Outbound {
   async post(
     target: DeliveryTarget,
     text: string,
-    {
-      idempotencyKey,
-      mayExist = false,
-      preview = false,
-    }: { idempotencyKey: string; mayExist?: boolean; preview?: boolean },
+    { idempotencyKey, mayExist = false, preview = false }: PostOptions,
   ): Promise<string> {
     const mrkdwn = toMrkdwn(text);
     if (mayExist) {
@@ -68,11 +70,7 @@ export class SlackOutbound implements Outbound {
   }
 
   /** Shares a file in the answer's thread; the ref is the Slack file id (see upload.ts). */
-  upload(
-    target: DeliveryTarget,
-    file: OutgoingFile,
-    options: { idempotencyKey: string; mayExist?: boolean },
-  ): Promise<string> {
+  upload(target: DeliveryTarget, file: OutgoingFile, options: DeliveryOptions): Promise<string> {
     return uploadToSlack(this.client, target, file, options);
   }
 

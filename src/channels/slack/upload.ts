@@ -1,5 +1,5 @@
 import { WebAPIPlatformError, type WebClient } from "@slack/web-api";
-import type { DeliveryTarget, OutgoingFile } from "../../ports/outbound.ts";
+import type { DeliveryOptions, DeliveryTarget, OutgoingFile } from "../../ports/outbound.ts";
 import { UploadRefusedError } from "../upload-error.ts";
 import { answerNeighbours, type ListedMessage } from "./thread-messages.ts";
 
@@ -33,7 +33,7 @@ export async function uploadToSlack(
   client: WebClient,
   target: DeliveryTarget,
   file: OutgoingFile,
-  { mayExist = false }: { idempotencyKey: string; mayExist?: boolean },
+  { mayExist = false }: DeliveryOptions,
 ): Promise<string> {
   if (mayExist) {
     const found = await findUpload(client, target, file);

@@ -1,7 +1,13 @@
 import type { Api } from "grammy";
 import { clip } from "../../core/delivery/split.ts";
 import type { LoggerPort } from "../../core/logger.ts";
-import type { DeliveryTarget, Outbound, OutgoingFile } from "../../ports/outbound.ts";
+import type {
+  DeliveryOptions,
+  DeliveryTarget,
+  Outbound,
+  OutgoingFile,
+  PostOptions,
+} from "../../ports/outbound.ts";
 import { describeTelegramError, isTelegramError } from "./api.ts";
 import { ChatPacer } from "./chat-pacer.ts";
 import { TelegramFiles } from "./files.ts";
@@ -68,11 +74,7 @@ export class TelegramOutbound implements Outbound {
   async post(
     target: DeliveryTarget,
     text: string,
-    {
-      idempotencyKey,
-      mayExist = false,
-      preview = false,
-    }: { idempotencyKey: string; mayExist?: boolean; preview?: boolean },
+    { idempotencyKey, mayExist = false, preview = false }: PostOptions,
   ): Promise<string> {
     const ledger = this.#ledgerOrThrow();
     const [head, ...overflow] = renderParts(text);
@@ -114,7 +116,7 @@ export class TelegramOutbound implements Outbound {
   async upload(
     target: DeliveryTarget,
     file: OutgoingFile,
-    options: { idempotencyKey: string; mayExist?: boolean },
+    options: DeliveryOptions,
   ): Promise<string> {
     const deps = { api: this.api(), ledger: this.#ledgerOrThrow(), logger: this.#logger };
     return uploadToTelegram(deps, target, file, options);

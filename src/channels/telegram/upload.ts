@@ -1,7 +1,7 @@
 import { type Api, InputFile } from "grammy";
 import sharp from "sharp";
 import type { LoggerPort } from "../../core/logger.ts";
-import type { DeliveryTarget, OutgoingFile } from "../../ports/outbound.ts";
+import type { DeliveryOptions, DeliveryTarget, OutgoingFile } from "../../ports/outbound.ts";
 import { UploadRefusedError } from "../upload-error.ts";
 import { isTelegramError } from "./api.ts";
 import { placementOf } from "./placement.ts";
@@ -46,7 +46,7 @@ export async function uploadToTelegram(
   { api, ledger, logger }: TelegramUploadDeps,
   target: DeliveryTarget,
   file: OutgoingFile,
-  { idempotencyKey }: { idempotencyKey: string; mayExist?: boolean },
+  { idempotencyKey }: DeliveryOptions,
 ): Promise<string> {
   const key = ledger.key(`file:${idempotencyKey}`, 0);
   const state = await ledger.state(key);
