@@ -28,6 +28,14 @@ function containerDepth(tree: Nodes): number {
 /** What a person reads, whatever the nesting: the input without markers, digits and whitespace. */
 const words = (markdown: string) => markdown.replace(/[\s>*+\-.)\d]/g, "");
 
+/** Bounds `markdown` to `max` levels, checks the parser sees no more and every word is kept. */
+function boundedWithin(markdown: string, max: number): string {
+  const bounded = boundNesting(markdown, max);
+  expect(containerDepth(parse(bounded))).toBeLessThanOrEqual(max);
+  expect(words(bounded)).toBe(words(markdown));
+  return bounded;
+}
+
 /**
  * Short lines of container markers, tabs and spaces: where the scanner's
  * reading of columns, empty items and a paragraph's rule for lists must
@@ -122,18 +130,14 @@ describe("boundNesting", () => {
   it("property: what it hands the parser nests no deeper than the limit, and keeps every word", () => {
     fc.assert(
       fc.property(deepMarkdown, fc.integer({ min: 1, max: 20 }), (markdown, max) => {
-        const bounded = boundNesting(markdown, max);
-        expect(containerDepth(parse(bounded))).toBeLessThanOrEqual(max);
-        expect(words(bounded)).toBe(words(markdown));
+        boundedWithin(markdown, max);
       }),
       { numRuns: 100 },
     );
   });
 
   it.each(FOUND)("hands the parser %j nested no deeper than %i", (markdown, max) => {
-    const bounded = boundNesting(markdown, max);
-    expect(containerDepth(parse(bounded))).toBeLessThanOrEqual(max);
-    expect(words(bounded)).toBe(words(markdown));
+    boundedWithin(markdown, max);
   });
 
   it("leaves what micromark reads as text as written: a list after indented code, or in a quote opened on a paragraph's next line", () => {
@@ -146,9 +150,7 @@ describe("boundNesting", () => {
   it("property: lines of markers, tabs and spaces nest no deeper than the limit, and are left alone within it", () => {
     fc.assert(
       fc.property(containerLines, fc.integer({ min: 1, max: 4 }), (markdown, max) => {
-        const bounded = boundNesting(markdown, max);
-        expect(containerDepth(parse(bounded))).toBeLessThanOrEqual(max);
-        expect(words(bounded)).toBe(words(markdown));
+        const bounded = boundedWithin(markdown, max);
         const depth = containerDepth(parse(markdown));
         if (depth <= max) expect(bounded).toBe(markdown);
       }),

@@ -7,43 +7,41 @@ const target = { platform: "telegram", workspace: "1", channel: "1", conversatio
 /** Lets every post and edit already handed to the reply run to its end. */
 const settled = () => new Promise((resolve) => setImmediate(resolve));
 
+/** A reply that sends every update at once, under `key`. */
+const reply = (outbound: RecordingOutbound, key: string, signal?: AbortSignal) =>
+  new StreamingReply({
+    outbound,
+    target,
+    idempotencyKey: key,
+    intervalMs: 0,
+    onPosted: async () => {},
+    ...(signal ? { signal } : {}),
+  });
+
 describe("a streamed answer", () => {
   it("posts the first text and edits it with what follows", async () => {
     const outbound = new RecordingOutbound();
-    const reply = new StreamingReply({
-      outbound,
-      target,
-      idempotencyKey: "turn-1-0",
-      intervalMs: 0,
-      onPosted: async () => {},
-    });
-    reply.update("The answer");
+    const streamed = reply(outbound, "turn-1-0");
+    streamed.update("The answer");
     await settled();
-    reply.update("The answer so far");
+    streamed.update("The answer so far");
     await settled();
-    await reply.close();
+    await streamed.close();
     expect(outbound.visible()).toEqual(["The answer so far"]);
   });
 
   it("shows nothing more once the turn's lease is lost: the run that took the turn over answers", async () => {
     const outbound = new RecordingOutbound();
     const lease = new AbortController();
-    const reply = new StreamingReply({
-      outbound,
-      target,
-      idempotencyKey: "turn-2-0",
-      intervalMs: 0,
-      onPosted: async () => {},
-      signal: lease.signal,
-    });
-    reply.update("The answer");
+    const streamed = reply(outbound, "turn-2-0", lease.signal);
+    streamed.update("The answer");
     await settled();
     lease.abort();
     // The model's stream goes on until the abort reaches it; this run's late edits must not
     // land over the final answer the new run delivers into the same message.
-    reply.update("The answer so far");
+    streamed.update("The answer so far");
     await settled();
-    await reply.close();
+    await streamed.close();
     expect(outbound.visible()).toEqual(["The answer"]);
     expect(outbound.calls.filter((c) => c.kind === "edit")).toEqual([]);
   });
