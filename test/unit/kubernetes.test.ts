@@ -1,6 +1,4 @@
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { ScaledObject, TriggerAuthentication } from "@kubernetes-models/keda/keda.sh/v1alpha1";
 import { Deployment } from "kubernetes-models/apps/v1";
@@ -12,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { KeyScheme } from "../../src/store/keys.ts";
 import { TURN_QUEUE } from "../../src/workers/shards.ts";
-import { LONGEST_STEP_SECONDS, ROOT, readRepoFile } from "../support/deploy.ts";
+import { KUBECTL, kustomize, LONGEST_STEP_SECONDS, ROOT, readRepoFile } from "../support/deploy.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: manifests are free-form YAML until validated.
 type Manifest = any;
@@ -80,11 +78,10 @@ function merge(base: Manifest, patch: Manifest): Manifest {
   return out;
 }
 
-const kubectl = spawnSync("kubectl", ["version", "--client"], { stdio: "ignore" }).status === 0;
-
 describe("the Kubernetes manifests (deploy/kubernetes)", () => {
   it("validates every object against the Kubernetes and KEDA schemas", () => {
     expect(objects.map(({ object }) => object.kind).sort()).toEqual([
+      "ConfigMap",
       "ConfigMap",
       "Deployment",
       "Deployment",
@@ -204,7 +201,7 @@ describe("the Kubernetes manifests (deploy/kubernetes)", () => {
   });
 
   it(
-    kubectl
+    KUBECTL
       ? "builds with kubectl kustomize, alone and with each component, into valid objects"
       : "has kustomizations that name only files that exist (kubectl is not installed, so it does not build them)",
     () => {
@@ -221,35 +218,26 @@ describe("the Kubernetes manifests (deploy/kubernetes)", () => {
             ).toBe(true);
         }
       }
-      if (!kubectl) return;
+      if (!KUBECTL) return;
       for (const component of [undefined, "keda", "hpa", "telegram-polling"]) {
-        const overlay = mkdtempSync(join(tmpdir(), "sy-kustomize-"));
-        try {
-          const base = relative(overlay, DIR);
-          writeFileSync(
-            join(overlay, "kustomization.yaml"),
-            `resources: [${base}]\n${component ? `components: [${base}/components/${component}]\n` : ""}`,
-          );
-          const built = spawnSync("kubectl", ["kustomize", overlay], { encoding: "utf8" });
-          expect(built.stderr).toBe("");
-          const output = documents(built.stdout, `kustomize with ${component ?? "no component"}`);
-          for (const object of output) validate(object, `${component ?? "base"}: ${object.kind}`);
-          const worker = output.find(
-            (o) => o.kind === "Deployment" && o.metadata.name === "switchyard-worker",
-          );
-          const ingress = output.find(
-            (o) => o.kind === "Deployment" && o.metadata.name === "switchyard-ingress",
-          );
-          // An autoscaler owns the worker count; a fixed one would undo it on every apply.
-          expect(worker.spec.replicas).toBe(
-            component === "keda" || component === "hpa" ? undefined : 2,
-          );
-          expect(ingress.spec.strategy.type).toBe(
-            component === "telegram-polling" ? "Recreate" : "RollingUpdate",
-          );
-        } finally {
-          rmSync(overlay, { recursive: true, force: true });
-        }
+        const output = documents(
+          kustomize(component ? [component] : []),
+          `kustomize with ${component ?? "no component"}`,
+        );
+        for (const object of output) validate(object, `${component ?? "base"}: ${object.kind}`);
+        const worker = output.find(
+          (o) => o.kind === "Deployment" && o.metadata.name === "switchyard-worker",
+        );
+        const ingress = output.find(
+          (o) => o.kind === "Deployment" && o.metadata.name === "switchyard-ingress",
+        );
+        // An autoscaler owns the worker count; a fixed one would undo it on every apply.
+        expect(worker.spec.replicas).toBe(
+          component === "keda" || component === "hpa" ? undefined : 2,
+        );
+        expect(ingress.spec.strategy.type).toBe(
+          component === "telegram-polling" ? "Recreate" : "RollingUpdate",
+        );
       }
     },
   );
