@@ -20,6 +20,14 @@ export function readRepoFile(path: string): string {
  */
 export const LONGEST_STEP_SECONDS = (DEFAULT_MODEL_LIMITS.callMs + DEFAULT_TOOL_TIMEOUT_MS) / 1000;
 
+/**
+ * What a stopping ingress needs: its preStop sleep (5 s, while load balancers
+ * drop it), the webhooks in flight (Slack wants its ack within 3 s), the MCP
+ * servers' close (stdin, then SIGTERM and SIGKILL 2 s apart) and Redis's QUIT
+ * (2 s at most), rounded up. It runs no turns, so nothing of a turn's length.
+ */
+export const INGRESS_STOP_SECONDS = 5 + 3 + 4 + 2;
+
 /** Every variable the README's "Environment" table names, in its first column. */
 export function readmeEnvironmentNames(): string[] {
   const readme = readRepoFile("README.md");
