@@ -4,13 +4,22 @@ import { ScaledObject, TriggerAuthentication } from "@kubernetes-models/keda/ked
 import { Deployment } from "kubernetes-models/apps/v1";
 import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2";
 import { Job } from "kubernetes-models/batch/v1";
+import { Ingress } from "kubernetes-models/networking.k8s.io/v1";
 import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
 import { ConfigMap, Namespace, Secret, Service } from "kubernetes-models/v1";
 import { describe, expect, it } from "vitest";
-import { parseAllDocuments } from "yaml";
+import { parse, parseAllDocuments } from "yaml";
+import { EVENTS_PATH } from "../../src/channels/slack/http-screen.ts";
 import { KeyScheme } from "../../src/store/keys.ts";
 import { TURN_QUEUE } from "../../src/workers/shards.ts";
-import { KUBECTL, kustomize, LONGEST_STEP_SECONDS, ROOT, readRepoFile } from "../support/deploy.ts";
+import {
+  INGRESS_STOP_SECONDS,
+  KUBECTL,
+  kustomize,
+  LONGEST_STEP_SECONDS,
+  ROOT,
+  readRepoFile,
+} from "../support/deploy.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: manifests are free-form YAML until validated.
 type Manifest = any;
@@ -29,6 +38,7 @@ const MODELS: Record<
   "apps/v1/Deployment": Deployment,
   "policy/v1/PodDisruptionBudget": PodDisruptionBudget,
   "batch/v1/Job": Job,
+  "networking.k8s.io/v1/Ingress": Ingress,
   "autoscaling/v2/HorizontalPodAutoscaler": HorizontalPodAutoscaler,
   "keda.sh/v1alpha1/ScaledObject": ScaledObject,
   "keda.sh/v1alpha1/TriggerAuthentication": TriggerAuthentication,
@@ -86,6 +96,7 @@ describe("the Kubernetes manifests (deploy/kubernetes)", () => {
       "Deployment",
       "Deployment",
       "HorizontalPodAutoscaler",
+      "Ingress",
       "Job",
       "Namespace",
       "PodDisruptionBudget",
@@ -103,7 +114,7 @@ describe("the Kubernetes manifests (deploy/kubernetes)", () => {
     expect(() => validate(broken, "broken")).toThrow(/replicas must be integer/);
   });
 
-  it("probes readiness on /readyz and liveness on /healthz, and gives a stopping pod past a turn's longest step", () => {
+  it("probes readiness on /readyz and liveness on /healthz, and gives each pod the stop its role needs", () => {
     for (const name of ["switchyard-ingress", "switchyard-worker"]) {
       const pod = named("Deployment", name).spec.template.spec;
       const [container] = pod.containers;
@@ -113,7 +124,13 @@ describe("the Kubernetes manifests (deploy/kubernetes)", () => {
         expect.arrayContaining([{ name: "metrics", containerPort: 9464 }]),
       );
       expect(container.lifecycle.preStop.exec.command[0]).toBe("sleep");
-      expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(LONGEST_STEP_SECONDS);
+      if (name === "switchyard-worker") {
+        expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(LONGEST_STEP_SECONDS);
+      } else {
+        // An ingress runs no turns: sized to its drain, so a rollout takes seconds, not minutes.
+        expect(pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(INGRESS_STOP_SECONDS);
+        expect(pod.terminationGracePeriodSeconds).toBeLessThan(LONGEST_STEP_SECONDS);
+      }
       expect(container.resources.requests).toEqual({
         cpu: expect.any(String),
         memory: expect.any(String),
@@ -192,6 +209,29 @@ describe("the Kubernetes manifests (deploy/kubernetes)", () => {
     ).toEqual(["switchyard_queue_waiting", "switchyard_turns_in_progress"]);
   });
 
+  it("routes Slack's and Telegram's webhook paths, and nothing else, to the ingress Service over HTTPS", () => {
+    const ingress = named("Ingress", "switchyard-webhooks");
+    const service = named("Service", "switchyard-ingress");
+    const [rule] = ingress.spec.rules;
+    const secretTemplate = readRepoFile("deploy/kubernetes/secret.example.yaml");
+    const telegram = new URL(/TELEGRAM_WEBHOOK_URL: "([^"]+)"/.exec(secretTemplate)?.[1] ?? "");
+    const slack = new URL(
+      parse(readRepoFile("deploy/slack/manifest.yaml")).settings.event_subscriptions.request_url,
+    );
+    expect(rule.http.paths.map((p: Manifest) => [p.path, p.pathType])).toEqual([
+      [EVENTS_PATH, "Exact"],
+      [telegram.pathname, "Exact"],
+    ]);
+    expect([rule.host, ingress.spec.tls[0].hosts]).toEqual([slack.host, [telegram.host]]);
+    for (const path of rule.http.paths) {
+      expect(path.backend.service.name).toBe(service.metadata.name);
+      const port = service.spec.ports.find(
+        (p: Manifest) => p.name === path.backend.service.port.name,
+      );
+      expect(port.targetPort).toBe("http");
+    }
+  });
+
   it("runs one Telegram long poller: one replica, recreated rather than rolled", () => {
     const patch = files.find(({ path }) => isPatch(path))?.docs[0];
     const ingress = merge(named("Deployment", "switchyard-ingress"), patch);
@@ -219,7 +259,7 @@ describe("the Kubernetes manifests (deploy/kubernetes)", () => {
         }
       }
       if (!KUBECTL) return;
-      for (const component of [undefined, "keda", "hpa", "telegram-polling"]) {
+      for (const component of [undefined, "keda", "hpa", "telegram-polling", "webhooks"]) {
         const output = documents(
           kustomize(component ? [component] : []),
           `kustomize with ${component ?? "no component"}`,
