@@ -87,6 +87,7 @@ export class RedisFactory {
           !passwordOf(url) && topology.password ? { password: topology.password } : {};
         return new Redis(url, {
           ...password,
+          ...(topology.tls ? { tls: {} } : {}),
           ...(pipelined ? { enableAutoPipelining: true } : {}),
           ...base,
         });

@@ -23,6 +23,8 @@ export interface SingleTopology {
   readonly url?: string;
   /** Used when the URL carries no password of its own. */
   readonly password?: string;
+  /** TLS for a `redis://` URL (`REDIS_TLS`), as `rediss://` would: one switch for the app and KEDA. */
+  readonly tls?: true;
 }
 
 interface Credentials {
@@ -145,6 +147,7 @@ export function topologyFrom(
     kind: "single",
     ...(url !== undefined ? { url } : {}),
     ...(password ? { password } : {}),
+    ...(tls ? { tls: true as const } : {}),
   };
 }
 
@@ -158,7 +161,9 @@ export function topologyFrom(
 export function describeTopology(topology: RedisTopology): string {
   switch (topology.kind) {
     case "single":
-      return topology.url ? `Redis at ${maskRedisUrl(topology.url)}` : "the local Redis";
+      return topology.url
+        ? `Redis at ${maskRedisUrl(topology.url)}${topology.tls ? " (TLS)" : ""}`
+        : "the local Redis";
     case "cluster":
       return `Redis Cluster via ${topology.nodes.map(formatRedisAddress).join(", ")}${topology.tls ? " (TLS)" : ""}`;
     case "sentinel":

@@ -1,4 +1,4 @@
-import { describe } from "vitest";
+import { describe, expect, it } from "vitest";
 import { FAKE_SLACK } from "../fakes/slack-api.ts";
 import { messageEvent, sendEvent, sendSlashCommand } from "../fakes/slack-requests.ts";
 import {
@@ -8,7 +8,7 @@ import {
   itAnswersTheChatCommands,
   type Persona,
 } from "../support/command-scenarios.ts";
-import { SLACK_SECRET, startSlackHarness } from "../support/slack-harness.ts";
+import { SLACK_SECRET, startSlackHarness, useSlackHarness } from "../support/slack-harness.ts";
 
 const PEOPLE = {
   member: { user: "U0HUMAN", dm: "D0HUMAN" },
@@ -20,7 +20,7 @@ const PEOPLE = {
  * typed in a message (with `!`, as Slack's composer keeps `/` for slash
  * commands) or sent as slash commands, whose answers are the private acks.
  */
-function slackDriver(commands: "typed" | "slash") {
+function slackDriver(commands: "typed" | "slash" | "switchyard") {
   return async (options: DriverOptions): Promise<CommandDriver> => {
     const config = configOf(options.config, `slack:${PEOPLE.admin.user}`);
     const h = await startSlackHarness({
@@ -41,10 +41,12 @@ function slackDriver(commands: "typed" | "slash") {
       say: async (text, who = "member") => {
         const { user, dm } = PEOPLE[who];
         const command = /^\/(\w+)\s*([\s\S]*)$/.exec(text);
-        if (command && commands === "slash") {
+        if (command && commands !== "typed") {
+          // As the manifests register them: /switchyard new, or (uncommented) the bare /new.
+          const [name, args] = [command[1] ?? "", command[2] ?? ""];
           const answer = await sendSlashCommand(events, SLACK_SECRET, {
-            command: `/${command[1]}`,
-            text: command[2] ?? "",
+            command: commands === "slash" ? `/${name}` : "/switchyard",
+            text: commands === "slash" ? args : `${name} ${args}`.trim(),
             userId: user,
             channelId: dm,
           });
@@ -69,9 +71,42 @@ function slackDriver(commands: "typed" | "slash") {
   };
 }
 
-for (const commands of ["typed", "slash"] as const) {
+const HOW = {
+  typed: "typed in a DM",
+  slash: "as bare slash commands",
+  switchyard: "as /switchyard <command>",
+} as const;
+
+for (const commands of ["typed", "slash", "switchyard"] as const) {
   const start = slackDriver(commands);
-  describe(`chat commands in Slack, ${commands === "typed" ? "typed in a DM" : "as slash commands"}`, () => {
+  describe(`chat commands in Slack, ${HOW[commands]}`, () => {
     itAnswersTheChatCommands(start, "DM");
   });
 }
+
+describe("/switchyard in Slack", () => {
+  const start = useSlackHarness();
+
+  it("answers /switchyard alone with the help, and a word it does not know with where to look", async () => {
+    const h = await start({ config: configOf("", `slack:${PEOPLE.admin.user}`) });
+    const events = h.events[0] as string;
+    const ask = async (text: string) => {
+      const answer = await sendSlashCommand(events, SLACK_SECRET, {
+        command: "/switchyard",
+        text,
+        userId: PEOPLE.member.user,
+        channelId: PEOPLE.member.dm,
+      });
+      return String(answer.body?.text);
+    };
+    const help = await ask("");
+    expect(help).toBe(await ask("help"));
+    expect(help).toMatch(/^\/new \[--all\] - /m);
+    expect(help).toMatch(/As a slash command: \/switchyard new, \/switchyard usage/);
+    expect(await ask("frobnicate now")).toBe(
+      "/switchyard frobnicate is not a command I know. /switchyard help lists the ones you can use here.",
+    );
+    // Nothing reached the model: neither line was a message.
+    expect(h.pipe.fake.requests).toHaveLength(0);
+  });
+});

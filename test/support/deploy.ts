@@ -1,5 +1,7 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_TOOL_TIMEOUT_MS } from "../../src/app.ts";
 import { DEFAULT_MODEL_LIMITS } from "../../src/core/config/index.ts";
@@ -17,6 +19,14 @@ export function readRepoFile(path: string): string {
  * A turn checkpoints after every step, so one cut off later resumes elsewhere.
  */
 export const LONGEST_STEP_SECONDS = (DEFAULT_MODEL_LIMITS.callMs + DEFAULT_TOOL_TIMEOUT_MS) / 1000;
+
+/**
+ * What a stopping ingress needs: its preStop sleep (5 s, while load balancers
+ * drop it), the webhooks in flight (Slack wants its ack within 3 s), the MCP
+ * servers' close (stdin, then SIGTERM and SIGKILL 2 s apart) and Redis's QUIT
+ * (2 s at most), rounded up. It runs no turns, so nothing of a turn's length.
+ */
+export const INGRESS_STOP_SECONDS = 5 + 3 + 4 + 2;
 
 /** Every variable the README's "Environment" table names, in its first column. */
 export function readmeEnvironmentNames(): string[] {
@@ -50,4 +60,33 @@ export function durationSeconds(text: string): number {
   }
   const unit = { h: 3600, m: 60, s: 1 } as const;
   return parts.reduce((sum, [, n, u]) => sum + Number(n) * unit[u as keyof typeof unit], 0);
+}
+
+/** Whether `kubectl` runs here: its `kustomize` builds deploy/kubernetes as `kubectl apply -k` would. */
+export const KUBECTL =
+  spawnSync("kubectl", ["version", "--client"], { stdio: "ignore" }).status === 0;
+
+/**
+ * The YAML `kubectl kustomize` makes of deploy/kubernetes with `components`
+ * (e.g. `["keda"]`), built from an overlay in a temporary folder as an
+ * operator's own overlay would be. Throws with kustomize's message when the
+ * build fails or warns.
+ */
+export function kustomize(components: readonly string[] = []): string {
+  const overlay = mkdtempSync(join(tmpdir(), "sy-kustomize-"));
+  try {
+    const base = relative(overlay, join(ROOT, "deploy/kubernetes"));
+    const listed = components.map((c) => `${base}/components/${c}`).join(", ");
+    writeFileSync(
+      join(overlay, "kustomization.yaml"),
+      `resources: [${base}]\n${components.length > 0 ? `components: [${listed}]\n` : ""}`,
+    );
+    const built = spawnSync("kubectl", ["kustomize", overlay], { encoding: "utf8" });
+    if (built.status !== 0 || built.stderr !== "") {
+      throw new Error(`kubectl kustomize with [${components.join(", ")}]: ${built.stderr}`);
+    }
+    return built.stdout;
+  } finally {
+    rmSync(overlay, { recursive: true, force: true });
+  }
 }

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -8,6 +8,7 @@ import { readConfig } from "../../src/core/config/load.ts";
 import {
   durationSeconds,
   envFileNames,
+  INGRESS_STOP_SECONDS,
   LONGEST_STEP_SECONDS,
   ROOT,
   readmeEnvironmentNames,
@@ -17,7 +18,7 @@ import {
 interface Service {
   image?: string;
   command?: string[];
-  environment?: Record<string, string>;
+  environment?: Record<string, string | null>;
   env_file?: string | string[];
   volumes?: string[];
   healthcheck?: { test: string[] };
@@ -58,18 +59,29 @@ describe("the compose file (deploy/compose.yaml)", () => {
     for (const [, service] of switchyards) {
       expect(service.image).toBe("switchyard:latest");
       expect(service.depends_on).toEqual({ redis: { condition: "service_healthy" } });
-      expect(service.env_file).toBe(".env");
-      expect(service.environment?.REDIS_URL).toBe("redis://redis:6379");
+      // No env_file: docker-compose v1 refuses to run without the file.
+      expect(service.env_file).toBeUndefined();
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: compose interpolates it, not JavaScript.
+      expect(service.environment?.REDIS_URL).toBe("${REDIS_URL:-redis://redis:6379}");
       expect(service.volumes).toContain("./switchyard.yaml:/etc/switchyard/switchyard.yaml:ro");
       expect(service.environment?.SWITCHYARD_CONFIG).toBe("/etc/switchyard/switchyard.yaml");
       expect(service.restart).toBe("unless-stopped");
     }
   });
 
-  it("gives a stopping process longer than a turn's longest step to finish it", () => {
-    for (const [, service] of switchyards) {
-      expect(durationSeconds(service.stop_grace_period ?? "0s")).toBeGreaterThan(
-        LONGEST_STEP_SECONDS,
+  it("gives a stopping worker longer than a turn's longest step, and an ingress what it needs to drain", () => {
+    expect(durationSeconds(services.worker?.stop_grace_period ?? "0s")).toBeGreaterThan(
+      LONGEST_STEP_SECONDS,
+    );
+    const ingress = durationSeconds(services.ingress?.stop_grace_period ?? "0s");
+    expect(ingress).toBeGreaterThanOrEqual(INGRESS_STOP_SECONDS);
+    expect(ingress).toBeLessThan(LONGEST_STEP_SECONDS);
+  });
+
+  it("passes every variable of the README's table on to both processes, from deploy/.env when it sets it", () => {
+    for (const [name, service] of switchyards) {
+      expect(Object.keys(service.environment ?? {}), name).toEqual(
+        expect.arrayContaining(readmeEnvironmentNames()),
       );
     }
   });
@@ -89,17 +101,11 @@ describe("the compose file (deploy/compose.yaml)", () => {
 
   it(
     dockerCompose
-      ? "is accepted by docker-compose config, with .env made from .env.example"
+      ? "is accepted by docker-compose config on a fresh clone, with no deploy/.env"
       : "has references that resolve (docker-compose is not installed, so it does not check them too)",
     () => {
-      // As an operator's first deploy does: .env copied from the example, beside the compose file.
-      const dir = mkdtempSync(join(tmpdir(), "sy-compose-"));
+      const dir = freshClone();
       try {
-        mkdirSync(join(dir, "deploy"));
-        for (const file of ["compose.yaml", "switchyard.yaml", "Dockerfile"]) {
-          copyFileSync(join(ROOT, "deploy", file), join(dir, "deploy", file));
-        }
-        copyFileSync(join(ROOT, "deploy/.env.example"), join(dir, "deploy/.env"));
         for (const [, service] of switchyards) {
           for (const volume of service.volumes ?? []) {
             expect(existsSync(join(dir, "deploy", volume.split(":")[0] as string))).toBe(true);
@@ -111,14 +117,58 @@ describe("the compose file (deploy/compose.yaml)", () => {
         for (const volume of services.redis?.volumes ?? []) {
           expect(Object.keys(compose.volumes ?? {})).toContain(volume.split(":")[0]);
         }
-        if (dockerCompose) {
-          execFileSync("docker-compose", ["-f", join(dir, "deploy/compose.yaml"), "config", "-q"], {
-            stdio: ["ignore", "ignore", "pipe"],
+        if (dockerCompose) expect(composeConfig(dir).services.worker).toBeDefined();
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
+
+  it.runIf(dockerCompose)(
+    "gives the processes what deploy/.env sets, REDIS_URL and the HTTP port included",
+    () => {
+      const dir = freshClone();
+      try {
+        writeFileSync(
+          join(dir, "deploy/.env"),
+          "OPENAI_API_KEY=test-key\nREDIS_URL=redis://redis.example:6380\nSWITCHYARD_HTTP_PORT=8080\n",
+        );
+        const resolved = composeConfig(dir).services;
+        for (const name of ["ingress", "worker"]) {
+          expect(resolved[name]?.environment, name).toMatchObject({
+            OPENAI_API_KEY: "test-key",
+            REDIS_URL: "redis://redis.example:6380",
+            SWITCHYARD_HTTP_PORT: "8080",
           });
         }
+        expect(JSON.stringify(resolved.ingress?.ports)).toMatch(/8080/);
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
     },
   );
 });
+
+/** deploy/ as a fresh clone has it: the tracked files, no deploy/.env. */
+function freshClone(): string {
+  const dir = mkdtempSync(join(tmpdir(), "sy-compose-"));
+  mkdirSync(join(dir, "deploy"));
+  for (const file of ["compose.yaml", "switchyard.yaml", "Dockerfile", ".env.example"]) {
+    copyFileSync(join(ROOT, "deploy", file), join(dir, "deploy", file));
+  }
+  return dir;
+}
+
+/** `docker-compose config` of the clone at `dir`, parsed; this process's own variables kept out. */
+function composeConfig(dir: string): { services: Record<string, Service & { ports?: unknown }> } {
+  const output = execFileSync(
+    "docker-compose",
+    ["-f", join(dir, "deploy/compose.yaml"), "config"],
+    {
+      encoding: "utf8",
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  return parse(output);
+}

@@ -1,18 +1,25 @@
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { ScaledObject, TriggerAuthentication } from "@kubernetes-models/keda/keda.sh/v1alpha1";
 import { Deployment } from "kubernetes-models/apps/v1";
 import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2";
 import { Job } from "kubernetes-models/batch/v1";
+import { Ingress } from "kubernetes-models/networking.k8s.io/v1";
 import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
 import { ConfigMap, Namespace, Secret, Service } from "kubernetes-models/v1";
 import { describe, expect, it } from "vitest";
-import { parseAllDocuments } from "yaml";
+import { parse, parseAllDocuments } from "yaml";
+import { EVENTS_PATH } from "../../src/channels/slack/http-screen.ts";
 import { KeyScheme } from "../../src/store/keys.ts";
 import { TURN_QUEUE } from "../../src/workers/shards.ts";
-import { LONGEST_STEP_SECONDS, ROOT, readRepoFile } from "../support/deploy.ts";
+import {
+  INGRESS_STOP_SECONDS,
+  KUBECTL,
+  kustomize,
+  LONGEST_STEP_SECONDS,
+  ROOT,
+  readRepoFile,
+} from "../support/deploy.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: manifests are free-form YAML until validated.
 type Manifest = any;
@@ -31,6 +38,7 @@ const MODELS: Record<
   "apps/v1/Deployment": Deployment,
   "policy/v1/PodDisruptionBudget": PodDisruptionBudget,
   "batch/v1/Job": Job,
+  "networking.k8s.io/v1/Ingress": Ingress,
   "autoscaling/v2/HorizontalPodAutoscaler": HorizontalPodAutoscaler,
   "keda.sh/v1alpha1/ScaledObject": ScaledObject,
   "keda.sh/v1alpha1/TriggerAuthentication": TriggerAuthentication,
@@ -80,15 +88,15 @@ function merge(base: Manifest, patch: Manifest): Manifest {
   return out;
 }
 
-const kubectl = spawnSync("kubectl", ["version", "--client"], { stdio: "ignore" }).status === 0;
-
 describe("the Kubernetes manifests (deploy/kubernetes)", () => {
   it("validates every object against the Kubernetes and KEDA schemas", () => {
     expect(objects.map(({ object }) => object.kind).sort()).toEqual([
       "ConfigMap",
+      "ConfigMap",
       "Deployment",
       "Deployment",
       "HorizontalPodAutoscaler",
+      "Ingress",
       "Job",
       "Namespace",
       "PodDisruptionBudget",
@@ -106,7 +114,7 @@ describe("the Kubernetes manifests (deploy/kubernetes)", () => {
     expect(() => validate(broken, "broken")).toThrow(/replicas must be integer/);
   });
 
-  it("probes readiness on /readyz and liveness on /healthz, and gives a stopping pod past a turn's longest step", () => {
+  it("probes readiness on /readyz and liveness on /healthz, and gives each pod the stop its role needs", () => {
     for (const name of ["switchyard-ingress", "switchyard-worker"]) {
       const pod = named("Deployment", name).spec.template.spec;
       const [container] = pod.containers;
@@ -116,7 +124,13 @@ describe("the Kubernetes manifests (deploy/kubernetes)", () => {
         expect.arrayContaining([{ name: "metrics", containerPort: 9464 }]),
       );
       expect(container.lifecycle.preStop.exec.command[0]).toBe("sleep");
-      expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(LONGEST_STEP_SECONDS);
+      if (name === "switchyard-worker") {
+        expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(LONGEST_STEP_SECONDS);
+      } else {
+        // An ingress runs no turns: sized to its drain, so a rollout takes seconds, not minutes.
+        expect(pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(INGRESS_STOP_SECONDS);
+        expect(pod.terminationGracePeriodSeconds).toBeLessThan(LONGEST_STEP_SECONDS);
+      }
       expect(container.resources.requests).toEqual({
         cpu: expect.any(String),
         memory: expect.any(String),
@@ -195,6 +209,29 @@ describe("the Kubernetes manifests (deploy/kubernetes)", () => {
     ).toEqual(["switchyard_queue_waiting", "switchyard_turns_in_progress"]);
   });
 
+  it("routes Slack's and Telegram's webhook paths, and nothing else, to the ingress Service over HTTPS", () => {
+    const ingress = named("Ingress", "switchyard-webhooks");
+    const service = named("Service", "switchyard-ingress");
+    const [rule] = ingress.spec.rules;
+    const secretTemplate = readRepoFile("deploy/kubernetes/secret.example.yaml");
+    const telegram = new URL(/TELEGRAM_WEBHOOK_URL: "([^"]+)"/.exec(secretTemplate)?.[1] ?? "");
+    const slack = new URL(
+      parse(readRepoFile("deploy/slack/manifest.yaml")).settings.event_subscriptions.request_url,
+    );
+    expect(rule.http.paths.map((p: Manifest) => [p.path, p.pathType])).toEqual([
+      [EVENTS_PATH, "Exact"],
+      [telegram.pathname, "Exact"],
+    ]);
+    expect([rule.host, ingress.spec.tls[0].hosts]).toEqual([slack.host, [telegram.host]]);
+    for (const path of rule.http.paths) {
+      expect(path.backend.service.name).toBe(service.metadata.name);
+      const port = service.spec.ports.find(
+        (p: Manifest) => p.name === path.backend.service.port.name,
+      );
+      expect(port.targetPort).toBe("http");
+    }
+  });
+
   it("runs one Telegram long poller: one replica, recreated rather than rolled", () => {
     const patch = files.find(({ path }) => isPatch(path))?.docs[0];
     const ingress = merge(named("Deployment", "switchyard-ingress"), patch);
@@ -204,7 +241,7 @@ describe("the Kubernetes manifests (deploy/kubernetes)", () => {
   });
 
   it(
-    kubectl
+    KUBECTL
       ? "builds with kubectl kustomize, alone and with each component, into valid objects"
       : "has kustomizations that name only files that exist (kubectl is not installed, so it does not build them)",
     () => {
@@ -221,35 +258,26 @@ describe("the Kubernetes manifests (deploy/kubernetes)", () => {
             ).toBe(true);
         }
       }
-      if (!kubectl) return;
-      for (const component of [undefined, "keda", "hpa", "telegram-polling"]) {
-        const overlay = mkdtempSync(join(tmpdir(), "sy-kustomize-"));
-        try {
-          const base = relative(overlay, DIR);
-          writeFileSync(
-            join(overlay, "kustomization.yaml"),
-            `resources: [${base}]\n${component ? `components: [${base}/components/${component}]\n` : ""}`,
-          );
-          const built = spawnSync("kubectl", ["kustomize", overlay], { encoding: "utf8" });
-          expect(built.stderr).toBe("");
-          const output = documents(built.stdout, `kustomize with ${component ?? "no component"}`);
-          for (const object of output) validate(object, `${component ?? "base"}: ${object.kind}`);
-          const worker = output.find(
-            (o) => o.kind === "Deployment" && o.metadata.name === "switchyard-worker",
-          );
-          const ingress = output.find(
-            (o) => o.kind === "Deployment" && o.metadata.name === "switchyard-ingress",
-          );
-          // An autoscaler owns the worker count; a fixed one would undo it on every apply.
-          expect(worker.spec.replicas).toBe(
-            component === "keda" || component === "hpa" ? undefined : 2,
-          );
-          expect(ingress.spec.strategy.type).toBe(
-            component === "telegram-polling" ? "Recreate" : "RollingUpdate",
-          );
-        } finally {
-          rmSync(overlay, { recursive: true, force: true });
-        }
+      if (!KUBECTL) return;
+      for (const component of [undefined, "keda", "hpa", "telegram-polling", "webhooks"]) {
+        const output = documents(
+          kustomize(component ? [component] : []),
+          `kustomize with ${component ?? "no component"}`,
+        );
+        for (const object of output) validate(object, `${component ?? "base"}: ${object.kind}`);
+        const worker = output.find(
+          (o) => o.kind === "Deployment" && o.metadata.name === "switchyard-worker",
+        );
+        const ingress = output.find(
+          (o) => o.kind === "Deployment" && o.metadata.name === "switchyard-ingress",
+        );
+        // An autoscaler owns the worker count; a fixed one would undo it on every apply.
+        expect(worker.spec.replicas).toBe(
+          component === "keda" || component === "hpa" ? undefined : 2,
+        );
+        expect(ingress.spec.strategy.type).toBe(
+          component === "telegram-polling" ? "Recreate" : "RollingUpdate",
+        );
       }
     },
   );

@@ -285,6 +285,23 @@ describe("RedisFactory", () => {
     }
   });
 
+  it("speaks TLS to a redis:// REDIS_URL when REDIS_TLS is on, as deploy/kubernetes/redis.yaml sets it", () => {
+    const on = topologyFrom({ REDIS_URL: "redis://cache:6379/0", REDIS_TLS: "true" });
+    expect(on).toEqual({ kind: "single", url: "redis://cache:6379/0", tls: true });
+    expect(describeTopology(on)).toBe("Redis at redis://cache:6379/0 (TLS)");
+    const off = topologyFrom({ REDIS_URL: "redis://cache:6379/0", REDIS_TLS: "false" });
+    expect(off).toEqual({ kind: "single", url: "redis://cache:6379/0" });
+    const secure = new RedisFactory(on).create("tools");
+    const plain = new RedisFactory(off).create("tools");
+    try {
+      expect(secure.options.tls).toEqual({});
+      expect(plain.options.tls).toBeUndefined();
+    } finally {
+      secure.disconnect();
+      plain.disconnect();
+    }
+  });
+
   it("keeps a URL's own password and uses REDIS_PASSWORD only when the URL has none", () => {
     const withOwn = new RedisFactory({ kind: "single", url: "redis://:own@h:1", password: "env" });
     const without = new RedisFactory({ kind: "single", url: "redis://h:1", password: "env" });

@@ -9,7 +9,10 @@ import {
   SLACK_EVENTS,
   SLACK_METHODS,
 } from "../../src/channels/slack/scopes.ts";
-import { SLACK_SHARED_COMMANDS } from "../../src/channels/slack/shared-commands.ts";
+import {
+  SLACK_SHARED_COMMANDS,
+  SLACK_SWITCHYARD_COMMAND,
+} from "../../src/channels/slack/shared-commands.ts";
 import { ROOT, readRepoFile } from "../support/deploy.ts";
 
 const http = parse(readRepoFile("deploy/slack/manifest.yaml"));
@@ -64,16 +67,25 @@ describe("the Slack app manifests in deploy/slack", () => {
       expect([...manifest.settings.event_subscriptions.bot_events].sort()).toEqual(
         Object.keys(SLACK_EVENTS).sort(),
       );
-      // Every command the channel registers is in the manifest, and nothing else.
+      // /tools, /skills and one /switchyard for the rest: nothing workspace-wide that
+      // another app's /help or /new would clash with.
       expect(manifest.features.slash_commands.map((c: { command: string }) => c.command)).toEqual([
         ...SLACK_COMMANDS,
-        ...SLACK_SHARED_COMMANDS,
+        SLACK_SWITCHYARD_COMMAND,
       ]);
       expect(manifest.features.app_home).toMatchObject({
         messages_tab_enabled: true,
         messages_tab_read_only_enabled: false,
       });
       expect(manifest.settings.interactivity.is_enabled).toBe(true);
+    }
+  });
+
+  it("offer the bare shared commands commented out, each one the app answers", () => {
+    for (const file of ["manifest.yaml", "manifest.socket-mode.yaml"]) {
+      const text = readRepoFile(`deploy/slack/${file}`);
+      const commented = [...text.matchAll(/^\s*# - command: (\/\w+)$/gm)].map((m) => m[1]);
+      expect(commented, file).toEqual([...SLACK_SHARED_COMMANDS]);
     }
   });
 

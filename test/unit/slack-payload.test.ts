@@ -132,9 +132,11 @@ describe("payload kinds and ids", () => {
   });
 
   it("tells the sender of an unknown command which commands there are", () => {
-    expect(unhandledAck("command", { command: "/foo" }, ["/tools", "/skills"])).toEqual({
+    expect(
+      unhandledAck("command", { command: "/foo" }, ["/tools", "/skills", "/switchyard"]),
+    ).toEqual({
       response_type: "ephemeral",
-      text: "I don't know /foo. I answer /tools and /skills; in a thread, type !tools or !skills.",
+      text: "I don't know /foo. I answer /tools, /skills and /switchyard; in a thread, type !help for the commands.",
     });
     expect(unhandledAck("options", {}, [])).toEqual({ options: [] });
     expect(unhandledAck("shortcut", {}, [])).toBeUndefined();

@@ -12,7 +12,7 @@ import { SlackOutbound } from "./outbound.ts";
 import { SlackPeople } from "./people.ts";
 import { slackHttpReceiver, slackSocketReceiver } from "./receiver.ts";
 import type { SlackChannelOptions } from "./settings.ts";
-import { SLACK_SHARED_COMMANDS } from "./shared-commands.ts";
+import { SLACK_SWITCHYARD_COMMAND } from "./shared-commands.ts";
 
 export type { SlackChannelOptions } from "./settings.ts";
 
@@ -81,7 +81,8 @@ export class SlackChannel implements Channel {
     };
     const ingress = {
       logger: runtime.logger,
-      commands: [...SLACK_COMMANDS, ...SLACK_SHARED_COMMANDS],
+      // What the manifests register, named to someone who typed a command they do not.
+      commands: [...SLACK_COMMANDS, SLACK_SWITCHYARD_COMMAND],
     };
     let receiver: Receiver;
     if (o.appToken) {

@@ -130,9 +130,16 @@ export function unhandledAck(
   if (kind === "command") {
     return {
       response_type: "ephemeral",
-      text: `I don't know ${commandName(body)}. I answer ${commands.join(" and ")}; in a thread, type ${commands.map((c) => `!${c.slice(1)}`).join(" or ")}.`,
+      text: `I don't know ${commandName(body)}. I answer ${listed(commands)}; in a thread, type !help for the commands.`,
     };
   }
   if (kind === "options") return { options: [] };
   return undefined;
+}
+
+/** "/a", "/a and /b", "/a, /b and /c". */
+function listed(items: readonly string[]): string {
+  return items.length <= 2
+    ? items.join(" and ")
+    : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
 }
