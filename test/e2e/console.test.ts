@@ -134,7 +134,7 @@ describe("switchyard start with the console channel", () => {
     expect(stdout).toContain("There is no file at /no/such/file.txt.");
     expect(fake.requests).toHaveLength(1);
     expect(fake.requests[0]?.body.messages.at(-1).content).toBe(
-      "summarize this\n\n[file: notes.md (text/markdown, 29 bytes), its text follows]\n# Plan\nShip the attachments.",
+      'summarize this\n\n[file: notes.md (text/markdown, 29 bytes), its text follows]\n<untrusted source="file notes.md">\n# Plan\nShip the attachments.\n</untrusted>',
     );
   }, 60_000);
 });

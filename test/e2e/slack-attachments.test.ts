@@ -96,7 +96,8 @@ describe("files shared in Slack reach the model", () => {
       "",
     );
     const text = contentText(lastUserContent(request));
-    expect(text).toContain("transcript follows]\na voice note of");
+    expect(text).toContain('transcript follows]\n<untrusted source="transcript of ');
+    expect(text).toContain("\na voice note of");
     expect(text).toContain("[file: F0HIDDEN]\n(it could not be fetched: Slack's files.info");
     expect(h.voice.transcriptions.map((t) => t.bytes.byteLength)).toEqual([
       makeOggOpus().byteLength,

@@ -118,7 +118,7 @@ describe("files people send on Telegram reach the model", () => {
     expect(Buffer.from(s.voice.transcriptions[0]?.bytes ?? []).equals(ogg)).toBe(true);
     expect(s.voice.transcriptions[0]?.model).toBe("whisper-1");
     expect(asText(lastUser(request))).toBe(
-      `[voice note: voice-note.ogg (audio/ogg, ${ogg.byteLength} bytes), transcript follows]\na voice note of ${ogg.byteLength} bytes, heard`,
+      `[voice note: voice-note.ogg (audio/ogg, ${ogg.byteLength} bytes), transcript follows]\n<untrusted source="transcript of voice-note.ogg">\na voice note of ${ogg.byteLength} bytes, heard\n</untrusted>`,
     );
   });
 

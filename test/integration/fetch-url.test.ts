@@ -53,6 +53,11 @@ function read(
   return runTool(tool, { url }, call, context, { timeoutMs: options.runnerTimeoutMs ?? 10_000 });
 }
 
+/** What fetch_url answers for a page: the address, then the site's words as untrusted text. */
+function fetched(url: string, text: string): string {
+  return `URL: ${url}\n\n<untrusted source="fetch_url ${url}">\n${text}\n</untrusted>`;
+}
+
 let sites: FakeSite[] = [];
 async function site(pages: Record<string, Page>): Promise<FakeSite> {
   const started = await startFakeSite(pages);
@@ -82,17 +87,19 @@ describe("fetch_url reads pages", () => {
     const run = await read(`http://good.example:${s.port}/`, good);
     expect(run).toEqual({
       outcome: "ok",
-      output: [
-        "Title: Switchyard & friends",
-        `URL: http://good.example:${s.port}/`,
-        "",
-        "# Hello",
-        "",
-        "Some **bold** text and a [link](https://example.org/a).",
-        "",
-        "* one",
-        "* two",
-      ].join("\n"),
+      output: fetched(
+        `http://good.example:${s.port}/`,
+        [
+          "Title: Switchyard & friends",
+          "",
+          "# Hello",
+          "",
+          "Some **bold** text and a [link](https://example.org/a).",
+          "",
+          "* one",
+          "* two",
+        ].join("\n"),
+      ),
     });
   });
 
@@ -103,11 +110,14 @@ describe("fetch_url reads pages", () => {
     });
     const text = await read(`http://good.example:${s.port}/notes.txt`, good);
     expect(text.output).toBe(
-      `URL: http://good.example:${s.port}/notes.txt\n\nline one\n  line two`,
+      fetched(`http://good.example:${s.port}/notes.txt`, "line one\n  line two"),
     );
     const json = await read(`http://good.example:${s.port}/data`, good);
     expect(json.output).toBe(
-      `URL: http://good.example:${s.port}/data\n\n${JSON.stringify({ name: "switchyard", tags: ["a", "b"] }, null, 2)}`,
+      fetched(
+        `http://good.example:${s.port}/data`,
+        JSON.stringify({ name: "switchyard", tags: ["a", "b"] }, null, 2),
+      ),
     );
   });
 
@@ -150,10 +160,9 @@ describe("fetch_url reads pages", () => {
       settings: { ...good.settings, maxBytes: 10_000 },
     });
     expect(run.outcome).toBe("ok");
-    const [header, body, note] = run.output.split("\n\n");
-    expect(header).toBe(`URL: http://good.example:${s.port}/stream`);
-    expect(body).toBe("x".repeat(10_000));
-    expect(note).toBe("[truncated: stopped reading after 10 kB; the page is longer]");
+    expect(run.output).toBe(
+      `${fetched(`http://good.example:${s.port}/stream`, "x".repeat(10_000))}\n\n[truncated: stopped reading after 10 kB; the page is longer]`,
+    );
   });
 
   it("hands the model at most max_chars of text, and says how much there was", async () => {
@@ -162,10 +171,9 @@ describe("fetch_url reads pages", () => {
       ...good,
       settings: { ...good.settings, maxChars: 1_000 },
     });
-    expect(run.output.split("\n\n").slice(1)).toEqual([
-      "y".repeat(1_000),
-      "[truncated: showing the first 1000 of 3000 characters]",
-    ]);
+    expect(run.output).toBe(
+      `${fetched(`http://good.example:${s.port}/long`, "y".repeat(1_000))}\n\n[truncated: showing the first 1000 of 3000 characters]`,
+    );
   });
 
   it("gives up on a site that does not answer within its time limit, and hangs up", async () => {
@@ -198,7 +206,7 @@ describe("fetch_url reads pages", () => {
       "/final": page("<p>arrived</p>"),
     });
     expect((await read(`http://good.example:${s.port}/1`, good)).output).toBe(
-      `URL: http://good.example:${s.port}/final\n\narrived`,
+      fetched(`http://good.example:${s.port}/final`, "arrived"),
     );
   });
 
@@ -339,7 +347,7 @@ describe("fetch_url refuses addresses outside the public internet", () => {
       const s = await site(pages);
       pages["/start"] = redirect(`http://good.example:${s.port}/secret`);
       const run = await read(`http://good.example:${s.port}/start`, { settings, lookup });
-      expect(run.output).toBe(`URL: http://good.example:${s.port}/secret\n\nsecret`);
+      expect(run.output).toBe(fetched(`http://good.example:${s.port}/secret`, "secret"));
     });
   });
 
@@ -357,14 +365,14 @@ describe("fetch_url refuses addresses outside the public internet", () => {
       settings: { allowHosts: ["good.example"] },
       lookup: rebinding,
     });
-    expect(run.output).toBe(`URL: http://good.example:${s.port}/\n\nthe real page`);
+    expect(run.output).toBe(fetched(`http://good.example:${s.port}/`, "the real page"));
     expect(calls).toEqual(["good.example"]);
   });
 
   it("lets allow_private reach a self-hosted page", async () => {
     const s = await site({ "/": page("<p>team wiki</p>") });
     const run = await read(`http://127.0.0.1:${s.port}/`, { settings: { allowPrivate: true } });
-    expect(run.output).toBe(`URL: http://127.0.0.1:${s.port}/\n\nteam wiki`);
+    expect(run.output).toBe(fetched(`http://127.0.0.1:${s.port}/`, "team wiki"));
   });
 
   it.each([

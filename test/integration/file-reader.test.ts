@@ -152,7 +152,7 @@ describe("the attachment fetcher", () => {
     const tool = readAttachmentTool(() => new DocumentStore(redis, new KeyScheme(prefix)));
     const ctx = { ...address, user: "5", signal: new AbortController().signal };
     expect(await tool.execute({ document: id, page: 2 }, ctx)).toBe(
-      `Document ${id}, page 2 of 3:\n${body.slice(100, 200)}`,
+      `Document ${id}, page 2 of 3:\n<untrusted source="document ${id}, page 2">\n${body.slice(100, 200)}\n</untrusted>`,
     );
     expect(await tool.execute({ document: id, page: 9 }, ctx)).toBe(
       `Document ${id} has pages 1 to 3; there is no page 9.`,
@@ -189,7 +189,7 @@ describe("the attachment fetcher", () => {
     const tool = readAttachmentTool(() => new DocumentStore(redis, new KeyScheme(prefix)));
     const ctx = { ...address, user: "5", signal: new AbortController().signal };
     expect(await tool.execute({ document: id, page: 2 }, ctx)).toBe(
-      `Document ${id}, page 2 of ${pages}:\n${text.slice(100, 200)}`,
+      `Document ${id}, page 2 of ${pages}:\n<untrusted source="document ${id}, page 2">\n${text.slice(100, 200)}\n</untrusted>`,
     );
   });
 

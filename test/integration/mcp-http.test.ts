@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { type McpHttpFixture, startMcpHttpFixture } from "../fakes/mcp-server.ts";
-import { callTool, hubOf, ManualTimers, openHubs } from "../support/mcp.ts";
+import { callTool, hubOf, ManualTimers, mcpAnswer, openHubs } from "../support/mcp.ts";
 
 const WAIT = { timeout: 20_000, interval: 20 };
 const TOKEN = "t0ken-for-tests";
@@ -30,7 +30,7 @@ describe("McpHub with a server over streamable HTTP", () => {
     expect(hub.capabilities()["mcp:remote"]).toEqual({ available: true });
     expect(await callTool(registry, "mcp__remote__echo", { text: "over http" })).toEqual({
       outcome: "ok",
-      output: "echo: over http",
+      output: mcpAnswer("remote", "echo", "echo: over http"),
     });
     expect(secrets).toEqual([`Bearer ${TOKEN}`]);
   });
@@ -85,7 +85,7 @@ describe("McpHub with a server over streamable HTTP", () => {
     timers.fire();
     await vi.waitFor(() => expect(hub.state("remote")?.kind).toBe("connected"), WAIT);
     expect((await callTool(registry, "mcp__remote__echo", { text: "again" })).output).toBe(
-      "echo: again",
+      mcpAnswer("remote", "echo", "echo: again"),
     );
   });
 });

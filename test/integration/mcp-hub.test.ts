@@ -15,6 +15,8 @@ import {
   hubOf,
   isRunning,
   ManualTimers,
+  mcpAnswer,
+  mcpText,
   openHubs,
   TOOL_CONTEXT,
 } from "../support/mcp.ts";
@@ -97,12 +99,15 @@ describe("McpHub with the reference servers over stdio", () => {
 
     expect(await callTool(registry, "mcp__everything__echo", { message: "hello" })).toEqual({
       outcome: "ok",
-      output: "Echo: hello",
+      output: mcpAnswer("everything", "echo", "Echo: hello"),
     });
     const read = await callTool(registry, "mcp__filesystem__read_text_file", {
       path: join(dir, "notes.txt"),
     });
-    expect(read).toEqual({ outcome: "ok", output: "buy milk\nwater the plants\n" });
+    expect(read).toEqual({
+      outcome: "ok",
+      output: mcpAnswer("filesystem", "read_text_file", "buy milk\nwater the plants\n"),
+    });
   });
 
   it("describes images and embedded resources instead of pasting their bytes", async () => {
@@ -111,7 +116,7 @@ describe("McpHub with the reference servers over stdio", () => {
 
     const image = await callTool(registry, "mcp__everything__get-tiny-image", {});
     expect(image.output).toMatch(
-      /^Here's the image you requested:\n\[image: image\/png, \d+ KB\]\n/,
+      /^<untrusted source="MCP server everything, tool get-tiny-image">\nHere's the image you requested:\n\[image: image\/png, \d+ KB\]\n/,
     );
     const resource = await callTool(registry, "mcp__everything__get-resource-reference", {
       resourceType: "Text",
@@ -160,7 +165,7 @@ describe("McpHub with the reference servers over stdio", () => {
     expect(again?.kind === "connected" && again.pid).not.toBe(state.pid);
     expect(await callTool(registry, "mcp__everything__echo", { message: "back" })).toEqual({
       outcome: "ok",
-      output: "Echo: back",
+      output: mcpAnswer("everything", "echo", "Echo: back"),
     });
   });
 
@@ -227,7 +232,7 @@ describe("McpHub with the reference servers over stdio", () => {
     await hub.start();
 
     const env = await callTool(registry, "mcp__everything__get-env", {});
-    expect(JSON.parse(env.output)).toMatchObject({ GREETING: "hello world" });
+    expect(JSON.parse(mcpText(env.output))).toMatchObject({ GREETING: "hello world" });
     const allowed = await callTool(registry, "mcp__files__list_allowed_directories", {});
     expect(allowed.output).toContain(join(dir, "shared"));
   });
@@ -298,8 +303,12 @@ describe("McpHub with a fixture server built on the SDK", () => {
     );
     expect(dotted).toMatch(/^mcp__fixture__repo_search_[0-9a-f]{8}$/);
     expect(long).toHaveLength(64);
-    expect((await callTool(registry, dotted, {})).output).toBe("called repo.search");
-    expect((await callTool(registry, long, {})).output).toBe(`called ${LONG_TOOL}`);
+    expect((await callTool(registry, dotted, {})).output).toBe(
+      mcpAnswer("fixture", DOTTED_TOOL, "called repo.search"),
+    );
+    expect((await callTool(registry, long, {})).output).toBe(
+      mcpAnswer("fixture", LONG_TOOL, `called ${LONG_TOOL}`),
+    );
   });
 
   it("refreshes the family when the server announces that its tools changed", async () => {
@@ -311,7 +320,7 @@ describe("McpHub with a fixture server built on the SDK", () => {
 
     await vi.waitFor(() => expect(registry.has("mcp__fixture__late_tool")).toBe(true), WAIT);
     expect((await callTool(registry, "mcp__fixture__late_tool", {})).output).toBe(
-      "called late_tool",
+      mcpAnswer("fixture", "late_tool", "called late_tool"),
     );
   });
 
@@ -320,7 +329,7 @@ describe("McpHub with a fixture server built on the SDK", () => {
     await hub.start();
     // Without a store for answer files (no Redis here) the model is told the file was not sent.
     expect((await callTool(registry, "mcp__fixture__picture", {})).output).toBe(
-      '[image: image/png, 3 KB]\n{"height":10,"width":20}\n\n[files not sent: image-1.png: this bot keeps no files for answers]',
+      `${mcpAnswer("fixture", "picture", '[image: image/png, 3 KB]\n{"height":10,"width":20}')}\n\n[files not sent: image-1.png: this bot keeps no files for answers]`,
     );
     const tool = registry.get("mcp__fixture__picture");
     const output = await tool?.execute(
@@ -343,7 +352,7 @@ describe("McpHub with a fixture server built on the SDK", () => {
         "mcp__fixture__hang failed: the MCP server fixture did not answer hang within 200 ms (mcp.call_timeout_ms), so the call was cancelled. Try again later or do without it",
     });
     expect((await callTool(registry, "mcp__fixture__echo", { text: "still here" })).output).toBe(
-      "echo: still here",
+      mcpAnswer("fixture", "echo", "echo: still here"),
     );
   });
 

@@ -41,10 +41,10 @@ describe("memory tools on real Redis", () => {
       'Remembered m2 [home]: "Lives in Berlin" (2 of 100 notes used).',
     );
     expect(await memory.recall()).toBe(
-      '2 notes:\n- m1: "Prefers answers in German."\n- m2 [home]: "Lives in Berlin"',
+      '2 notes:\n<untrusted source="saved notes">\n- m1: "Prefers answers in German."\n- m2 [home]: "Lives in Berlin"\n</untrusted>',
     );
     expect(await memory.recall({ query: "berlin" })).toBe(
-      '1 of 2 notes match "berlin":\n- m2 [home]: "Lives in Berlin"',
+      '1 of 2 notes match "berlin":\n<untrusted source="saved notes">\n- m2 [home]: "Lives in Berlin"\n</untrusted>',
     );
     expect(await memory.recall({ query: "cats" })).toMatch(
       /^No note matches "cats" \(2 notes saved/,
@@ -59,7 +59,7 @@ describe("memory tools on real Redis", () => {
       'Updated m1 [home]: "Moved to Lisbon" (2 of 100 notes used).',
     );
     expect(await memory.recall()).toBe(
-      '2 notes:\n- m1 [home]: "Moved to Lisbon"\n- m2: "Likes tea"',
+      '2 notes:\n<untrusted source="saved notes">\n- m1 [home]: "Moved to Lisbon"\n- m2: "Likes tea"\n</untrusted>',
     );
   });
 
@@ -68,7 +68,9 @@ describe("memory tools on real Redis", () => {
     const repeat = { ...ada, callKey: "turn-3.call_9" };
     const first = await memory.remember({ text: "Allergic to nuts" }, repeat);
     expect(await memory.remember({ text: "Allergic to nuts" }, repeat)).toBe(first);
-    expect(await memory.recall()).toBe('1 note:\n- m1: "Allergic to nuts"');
+    expect(await memory.recall()).toBe(
+      '1 note:\n<untrusted source="saved notes">\n- m1: "Allergic to nuts"\n</untrusted>',
+    );
     // Another call (a new request) is another note.
     await memory.remember({ text: "Allergic to nuts" }, { ...ada, callKey: "turn-4.call_1" });
     expect(await memory.recall()).toMatch(/^2 notes:/);
@@ -113,14 +115,22 @@ describe("memory tools on real Redis", () => {
     await memory.remember({ text: "Ada in T2" }, { ...ada, workspace: "T2" });
     await memory.remember({ text: "Bob in T1" }, { ...ada, user: "U_BOB" });
     await memory.remember({ text: "Ada on discord" }, { ...ada, platform: "discord" });
-    expect(await memory.recall()).toBe('1 note:\n- m1: "Ada in T1"');
-    expect(await memory.recall({}, { ...ada, workspace: "T2" })).toBe('1 note:\n- m1: "Ada in T2"');
-    expect(await memory.recall({}, { ...ada, user: "U_BOB" })).toBe('1 note:\n- m1: "Bob in T1"');
+    expect(await memory.recall()).toBe(
+      '1 note:\n<untrusted source="saved notes">\n- m1: "Ada in T1"\n</untrusted>',
+    );
+    expect(await memory.recall({}, { ...ada, workspace: "T2" })).toBe(
+      '1 note:\n<untrusted source="saved notes">\n- m1: "Ada in T2"\n</untrusted>',
+    );
+    expect(await memory.recall({}, { ...ada, user: "U_BOB" })).toBe(
+      '1 note:\n<untrusted source="saved notes">\n- m1: "Bob in T1"\n</untrusted>',
+    );
     // Bob cannot forget Ada's note by its id: his m1 is his own.
     await memory.forget({ id: "m1" }, { ...ada, user: "U_BOB" });
-    expect(await memory.recall()).toBe('1 note:\n- m1: "Ada in T1"');
+    expect(await memory.recall()).toBe(
+      '1 note:\n<untrusted source="saved notes">\n- m1: "Ada in T1"\n</untrusted>',
+    );
     expect(await memory.recall({}, { ...ada, channel: "C2", conversation: "C2" })).toBe(
-      '1 note:\n- m1: "Ada in T1"',
+      '1 note:\n<untrusted source="saved notes">\n- m1: "Ada in T1"\n</untrusted>',
     );
   });
 

@@ -57,6 +57,10 @@ const searx = (url: string, extra: Partial<WebSearchConfig> = {}): WebSearchConf
   ...extra,
 });
 
+/** What web_search answers: the results as one untrusted block named by the query. */
+const found = (query: string, listing: string) =>
+  `<untrusted source="web_search ${query}">\n${listing}\n</untrusted>`;
+
 describe("web_search with SearxNG", () => {
   it("answers numbered results with title, URL and snippet, asking SearxNG's JSON API", async () => {
     const fake = await searxng();
@@ -71,15 +75,18 @@ describe("web_search with SearxNG", () => {
     const run = await search(searchTool(searx(fake.url)), "javascript runtime");
     expect(run).toEqual({
       outcome: "ok",
-      output: [
-        "1. Node.js",
-        "   https://nodejs.org/",
-        "   Node.js® is a JavaScript runtime.",
-        "",
-        "2. Bun",
-        "   https://bun.sh/",
-        "   Bun is a fast all-in-one toolkit.",
-      ].join("\n"),
+      output: found(
+        "javascript runtime",
+        [
+          "1. Node.js",
+          "   https://nodejs.org/",
+          "   Node.js® is a JavaScript runtime.",
+          "",
+          "2. Bun",
+          "   https://bun.sh/",
+          "   Bun is a fast all-in-one toolkit.",
+        ].join("\n"),
+      ),
     });
     expect(fake.requests).toEqual([
       { query: "javascript runtime", format: "json", path: "/search" },
@@ -94,7 +101,10 @@ describe("web_search with SearxNG", () => {
     }));
     const run = await search(searchTool(searx(fake.url, { maxResults: 3 })), "many");
     expect(run.output).toBe(
-      "1. R0\n   https://r0.example/\n\n2. R1\n   https://r1.example/\n\n3. R2\n   https://r2.example/",
+      found(
+        "many",
+        "1. R0\n   https://r0.example/\n\n2. R1\n   https://r1.example/\n\n3. R2\n   https://r2.example/",
+      ),
     );
   });
 
@@ -102,7 +112,7 @@ describe("web_search with SearxNG", () => {
     const fake = await searxng({ basePath: "/searx" });
     fake.results = [{ url: "https://a.example/", title: "A" }];
     const run = await search(searchTool(searx(`${fake.url}/`)), "a");
-    expect(run.output).toBe("1. A\n   https://a.example/");
+    expect(run.output).toBe(found("a", "1. A\n   https://a.example/"));
     expect(fake.requests[0]?.path).toBe("/searx/search");
   });
 
@@ -150,7 +160,7 @@ describe("web_search with SearxNG", () => {
       }),
     };
     expect((await search(searchTool(searx(fake.url)), "q")).output).toBe(
-      "1. OK\n   https://ok.example/",
+      found("q", "1. OK\n   https://ok.example/"),
     );
   });
 
@@ -202,15 +212,18 @@ describe("web_search with Brave Search", () => {
     ];
     const run = await search(searchTool(brave(fake.url), { BRAVE_API_KEY: KEY }), "rust");
     expect(run.output).toBe(
-      [
-        "1. Rust & Cargo",
-        "   https://rust-lang.org/",
-        "   A language empowering everyone.",
-        "",
-        "2. Crates",
-        "   https://crates.io/",
-        "   The Rust package registry.",
-      ].join("\n"),
+      found(
+        "rust",
+        [
+          "1. Rust & Cargo",
+          "   https://rust-lang.org/",
+          "   A language empowering everyone.",
+          "",
+          "2. Crates",
+          "   https://crates.io/",
+          "   The Rust package registry.",
+        ].join("\n"),
+      ),
     );
     expect(fake.requests[0]).toMatchObject({
       method: "GET",
@@ -250,7 +263,9 @@ describe("web_search with Tavily", () => {
     const fake = await api(startFakeTavily);
     fake.results = [{ title: "Tavily", url: "https://tavily.com/", snippet: "Search for agents." }];
     const run = await search(searchTool(tavily(fake.url), { TAVILY_KEY: KEY }), "agents");
-    expect(run.output).toBe("1. Tavily\n   https://tavily.com/\n   Search for agents.");
+    expect(run.output).toBe(
+      found("agents", "1. Tavily\n   https://tavily.com/\n   Search for agents."),
+    );
     expect(fake.requests[0]).toMatchObject({
       method: "POST",
       path: "/search",

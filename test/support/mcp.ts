@@ -102,3 +102,13 @@ export function isRunning(pid: number): boolean {
     return false;
   }
 }
+
+/** What a successful MCP call answers the model: the server's text as untrusted text, named by server and tool. */
+export function mcpAnswer(server: string, tool: string, text: string): string {
+  return `<untrusted source="MCP server ${server}, tool ${tool}">\n${text}\n</untrusted>`;
+}
+
+/** The text inside an MCP call's untrusted block. */
+export function mcpText(output: string): string {
+  return output.slice(output.indexOf("\n") + 1, output.lastIndexOf("\n</untrusted>"));
+}

@@ -20,12 +20,14 @@ describe("search results as the model reads them", () => {
       ]),
     ).toBe(
       [
+        '<untrusted source="web_search q">',
         "1. A title",
         "   https://a.example/",
         `   ${"x".repeat(299)}…`,
         "",
         "2. https://untitled.example/",
         "   https://untitled.example/",
+        "</untrusted>",
       ].join("\n"),
     );
   });
@@ -34,15 +36,16 @@ describe("search results as the model reads them", () => {
     fc.assert(
       fc.property(fc.array(result, { maxLength: 40 }), (results) => {
         const text = formatResults("q", results);
-        const [listing = "", note] = text.split(
-          /\n\n(?=\[\d+ more results left out for length\]$)/,
-        );
-        expect(listing.length).toBeLessThanOrEqual(MAX_SEARCH_CHARS);
+        const [block = "", note] = text.split(/\n\n(?=\[\d+ more results left out for length\]$)/);
         const urls = new Set(results.map((r) => r.url.trim()).filter((u) => u !== ""));
         if (urls.size === 0) {
           expect(text).toBe('No results for "q". Try other words, or a broader query.');
           return;
         }
+        const head = '<untrusted source="web_search q">\n';
+        expect(block.startsWith(head) && block.endsWith("\n</untrusted>")).toBe(true);
+        const listing = block.slice(head.length, -"\n</untrusted>".length);
+        expect(listing.length).toBeLessThanOrEqual(MAX_SEARCH_CHARS);
         const blocks = listing.split(/\n\n(?=\d+\. )/);
         const shown = blocks.map((block, i) => {
           const [first = "", second = ""] = block.split("\n");

@@ -1,8 +1,11 @@
+import { UNTRUSTED_TEXT_RULE } from "./untrusted-text.ts";
+
 /**
- * The system prompt: the persona, then the catalog of deferred tools. No
- * timestamps, ids or names of people: anything that changes between turns
- * rides in the user message, so the prompt's bytes stay in the provider's
- * cache until people change the tools (rule 2).
+ * The system prompt: the persona, the rule about untrusted text, then the
+ * skills and the catalog of deferred tools. No timestamps, ids or names of
+ * people: anything that changes between turns rides in the user message, so
+ * the prompt's bytes stay in the provider's cache until people change the
+ * tools (rule 2).
  */
 export interface SystemPromptParts {
   readonly persona: string;
@@ -17,7 +20,7 @@ export const DEFAULT_PERSONA =
   "when a tool result says a tool is off or unavailable, tell the person what it said instead of retrying.";
 
 export function buildSystemPrompt(parts: SystemPromptParts): string {
-  const sections = [parts.persona.trim()];
+  const sections = [parts.persona.trim(), UNTRUSTED_TEXT_RULE];
   for (const block of parts.blocks ?? []) if (block.trim() !== "") sections.push(block.trim());
   if (parts.catalog !== "") {
     sections.push(

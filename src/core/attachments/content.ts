@@ -1,4 +1,5 @@
 import type { Attachment } from "../agent/inbound.ts";
+import { untrustedText } from "../agent/untrusted-text.ts";
 
 /** What a file is taken as, from its sniffed type (the declared one only when the bytes say nothing). */
 export type AttachmentKind = "image" | "audio" | "document" | "video" | "file";
@@ -47,7 +48,11 @@ function header(content: AttachmentContent): string {
   return facts.length > 0 ? `${content.name} (${facts.join(", ")})` : content.name;
 }
 
-/** One attachment as text lines, in the fixed order header, body, note. */
+/**
+ * One attachment as text lines, in the fixed order header, body, note. The
+ * body (a document's text, a transcript) is untrusted text: it comes as its
+ * own delimited block, after the person's words, never as part of them.
+ */
 function describe(content: AttachmentContent): string {
   const lines: string[] = [];
   switch (content.outcome) {
@@ -55,10 +60,16 @@ function describe(content: AttachmentContent): string {
       lines.push(`[image: ${header(content)}]`);
       break;
     case "transcript":
-      lines.push(`[voice note: ${header(content)}, transcript follows]`, content.text ?? "");
+      lines.push(
+        `[voice note: ${header(content)}, transcript follows]`,
+        untrustedText(`transcript of ${content.name}`, content.text ?? ""),
+      );
       break;
     case "text":
-      lines.push(`[file: ${header(content)}, its text follows]`, content.text ?? "");
+      lines.push(
+        `[file: ${header(content)}, its text follows]`,
+        untrustedText(`file ${content.name}`, content.text ?? ""),
+      );
       break;
     default:
       lines.push(`[file: ${header(content)}]`);

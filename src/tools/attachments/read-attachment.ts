@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { untrustedText } from "../../core/agent/untrusted-text.ts";
 import { defineTool } from "../../core/tools/tool.ts";
 import { type DocumentStore, READ_ATTACHMENT_CAPABILITY } from "./document-store.ts";
 
@@ -31,7 +32,8 @@ export function readAttachmentTool(store: () => DocumentStore) {
       }
       if (found.text === "")
         return `Document ${document} has pages 1 to ${found.pages}; there is no page ${page}.`;
-      return `Document ${document}, page ${found.page} of ${found.pages}:\n${found.text}`;
+      // The document's words are untrusted text, as its first page was in the message.
+      return `Document ${document}, page ${found.page} of ${found.pages}:\n${untrustedText(`document ${document}, page ${found.page}`, found.text)}`;
     },
   });
 }

@@ -1,5 +1,6 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { untrustedText } from "../../core/agent/untrusted-text.ts";
 import { canonicalJson } from "../../core/tools/canonical-json.ts";
 import type { ToolOutput } from "../../core/tools/tool.ts";
 import { toolResult } from "../../core/tools/tool-result.ts";
@@ -17,8 +18,8 @@ export interface CallOptions {
 }
 
 /**
- * Calls one tool and returns its result as text, with its images and blob
- * resources as the result's files (sent with the answer). The call ends at the
+ * Calls one tool and returns its result as untrusted text, with its images
+ * and blob resources as the result's files (sent with the answer). The call ends at the
  * timeout or when `signal` aborts, whichever comes first, and the server is
  * sent a cancellation either way. An `isError` result throws
  * {@link McpToolError}; anything else that goes wrong throws
@@ -43,12 +44,17 @@ export async function callMcpTool(
   } catch (error) {
     throw callError(error, name, options);
   }
+  // What the server answers is untrusted text, named by server and tool; its errors stay ours.
+  const source = `MCP server ${server}, tool ${name}`;
   // The compatibility shape (`toolResult`, from before `content`) is passed on as JSON.
-  if (!isContentResult(result)) return canonicalJson(result.toolResult ?? null);
+  if (!isContentResult(result)) {
+    return untrustedText(source, canonicalJson(result.toolResult ?? null));
+  }
   const text = mcpResultText(result);
   if (result.isError === true) throw new McpToolError(server, name, text);
   const files = mcpResultFiles(result);
-  return files.length > 0 ? toolResult(text, files) : text;
+  const block = untrustedText(source, text);
+  return files.length > 0 ? toolResult(block, files) : block;
 }
 
 function callError(error: unknown, name: string, options: CallOptions): McpCallError {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { untrustedText } from "../../core/agent/untrusted-text.ts";
 import { defineTool } from "../../core/tools/tool.ts";
 import { ownerOf } from "../owner.ts";
 import { answering } from "../refusals.ts";
@@ -60,18 +61,13 @@ export function recallTool(store: MemoryStore) {
         const notes = await store.list(ownerOf(ctx));
         if (notes.length === 0) return "No notes are saved for this person yet.";
         if (query === undefined || query === "") {
-          return [`${count(notes.length)}:`, ...notes.map((n) => `- ${describeNote(n)}`)].join(
-            "\n",
-          );
+          return `${count(notes.length)}:\n${recalled(notes)}`;
         }
         const found = notes.filter((note) => matchesQuery(note, query));
         if (found.length === 0) {
           return `No note matches ${JSON.stringify(query)} (${count(notes.length)} saved; call recall without a query to see them all).`;
         }
-        return [
-          `${found.length} of ${count(notes.length)} match ${JSON.stringify(query)}:`,
-          ...found.map((n) => `- ${describeNote(n)}`),
-        ].join("\n");
+        return `${found.length} of ${count(notes.length)} match ${JSON.stringify(query)}:\n${recalled(found)}`;
       }, REFUSALS),
   });
 }
@@ -121,6 +117,14 @@ export function matchesQuery(note: Note, query: string): boolean {
 
 function count(notes: number): string {
   return notes === 1 ? "1 note" : `${notes} notes`;
+}
+
+/**
+ * Notes as recall lists them: untrusted text, since a note may hold words
+ * the model took from a page or a file in an earlier conversation.
+ */
+function recalled(notes: readonly Note[]): string {
+  return untrustedText("saved notes", notes.map((n) => `- ${describeNote(n)}`).join("\n"));
 }
 
 function describeNote(note: Note): string {

@@ -1,5 +1,6 @@
 import { fetch, type Response } from "undici";
 import { z } from "zod";
+import { untrustedText } from "../../core/agent/untrusted-text.ts";
 import { DEFAULT_WEB_FETCH, type WebFetchConfig } from "../../core/config/web-section.ts";
 import { defineTool } from "../../core/tools/tool.ts";
 import { addressPolicy } from "./address-policy.ts";
@@ -7,7 +8,7 @@ import { readCapped } from "./capped-body.ts";
 import { FetchError, FetchRefusedError } from "./errors.ts";
 import { fetchTarget } from "./fetch-target.ts";
 import { guardedAgent, type HostLookup, systemLookup } from "./guarded-agent.ts";
-import { pageKind, parseMediaType, readablePage } from "./readable.ts";
+import { pageKind, parseMediaType, type ReadablePage, readablePage } from "./readable.ts";
 
 /** Redirects followed before giving up; each hop is checked like the first request. */
 export const MAX_REDIRECTS = 5;
@@ -139,22 +140,40 @@ async function render(response: Response, url: URL, settings: WebFetchConfig): P
       `${url.href} is binary data, not text. fetch_url reads HTML, plain text and JSON.`,
     );
   }
-  const lines = [...(page.title === undefined ? [] : [`Title: ${page.title}`]), `URL: ${url.href}`];
-  const text =
-    page.text === ""
-      ? "(The page has no readable text. It may be built by JavaScript, which fetch_url does not run.)"
-      : page.text;
+  return pageText(page, url, body.truncated, settings);
+}
+
+/**
+ * What the model reads of a page: the address (ours), the title and text as
+ * untrusted text named by that address (the site's words), then our notes.
+ */
+function pageText(
+  page: ReadablePage,
+  url: URL,
+  truncated: boolean,
+  settings: WebFetchConfig,
+): string {
   const notes: string[] = [];
-  if (body.truncated) {
+  if (page.text === "") {
+    notes.push(
+      "(The page has no readable text. It may be built by JavaScript, which fetch_url does not run.)",
+    );
+  }
+  if (truncated) {
     notes.push(
       `[truncated: stopped reading after ${bytes(settings.maxBytes)}; the page is longer]`,
     );
   }
-  const shown = text.length > settings.maxChars ? text.slice(0, settings.maxChars) : text;
-  if (shown !== text) {
-    notes.push(`[truncated: showing the first ${settings.maxChars} of ${text.length} characters]`);
+  const shown = page.text.slice(0, settings.maxChars);
+  if (shown !== page.text) {
+    notes.push(
+      `[truncated: showing the first ${settings.maxChars} of ${page.text.length} characters]`,
+    );
   }
-  return [lines.join("\n"), shown, ...notes].join("\n\n");
+  const words = [...(page.title === undefined ? [] : [`Title: ${page.title}`]), shown];
+  const site = words.filter((w) => w !== "").join("\n\n");
+  const block = site === "" ? [] : [untrustedText(`fetch_url ${url.href}`, site)];
+  return [`URL: ${url.href}`, ...block, ...notes].join("\n\n");
 }
 
 function statusHint(status: number): string {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { untrustedText } from "../../core/agent/untrusted-text.ts";
 import type { WebSearchConfig } from "../../core/config/web-section.ts";
 import { defineTool } from "../../core/tools/tool.ts";
 import { WebSearchError } from "./errors.ts";
@@ -45,12 +46,13 @@ export function webSearchTool(config: WebSearchConfig | undefined, env: Environm
 /**
  * Results as the model reads them: numbered, one field a line, markup and
  * runs of whitespace removed, each field cut to size, and at most
- * {@link MAX_SEARCH_CHARS} in all. Duplicate URLs are listed once. A URL is
- * never cut (a cut URL is a wrong URL): a result that does not fit is dropped.
+ * {@link MAX_SEARCH_CHARS} in all, in one untrusted block. Duplicate URLs are
+ * listed once. A URL is never cut (a cut URL is a wrong URL): a result that
+ * does not fit is dropped.
  *
  * @example
  * formatResults("rust", [{ title: "Rust", url: "https://rust-lang.org", snippet: "A <b>language</b>" }])
- * // '1. Rust\n   https://rust-lang.org\n   A language'
+ * // '<untrusted source="web_search rust">\n1. Rust\n   https://rust-lang.org\n   A language\n</untrusted>'
  */
 export function formatResults(query: string, results: readonly SearchResult[]): string {
   const blocks: string[] = [];
@@ -78,9 +80,9 @@ export function formatResults(query: string, results: readonly SearchResult[]): 
   if (blocks.length === 0) {
     return `No results for ${JSON.stringify(query)}. Try other words, or a broader query.`;
   }
-  return dropped === 0
-    ? blocks.join("\n\n")
-    : `${blocks.join("\n\n")}\n\n[${dropped} more results left out for length]`;
+  // Titles, URLs and snippets are the sites' words: one untrusted block, named by the query.
+  const found = untrustedText(`web_search ${query}`, blocks.join("\n\n"));
+  return dropped === 0 ? found : `${found}\n\n[${dropped} more results left out for length]`;
 }
 
 const ENTITIES: Readonly<Record<string, string>> = {
