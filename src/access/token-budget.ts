@@ -1,8 +1,10 @@
-import { budgetRefusalText, spentBudget } from "../core/budget/token-budget.ts";
-import { dayPeriod } from "../core/budget/usage.ts";
+import type { InboundMessage } from "../core/agent/inbound.ts";
+import { RESERVATION_TTL_MS, turnEstimate } from "../core/budget/reservation.ts";
+import { budgetRefusalText, type SpentBudget, spentBudget } from "../core/budget/token-budget.ts";
+import { dayPeriod, monthPeriod, nextUtcMidnight } from "../core/budget/usage.ts";
 import type { SwitchyardConfig } from "../core/config/index.ts";
 import type { AdmitCheck, MessageSubject } from "../ports/admission.ts";
-import type { Store } from "../store/index.ts";
+import type { ReservationOwner, Store } from "../store/index.ts";
 import { NOTICE_INTERVAL_MS, type Refusal } from "./refusals.ts";
 
 /** Why a message over a daily token budget is refused, in `switchyard_refused_total{reason}`. */
@@ -10,7 +12,7 @@ export const TOKEN_BUDGET_REASON = "token_budget";
 
 /** Where the budgets and the usage counted against them are read. */
 export interface BudgetSources {
-  readonly store: Pick<Store, "usage">;
+  readonly store: Pick<Store, "usage" | "reservations" | "keys">;
   readonly config: () => SwitchyardConfig;
 }
 
@@ -36,13 +38,79 @@ export async function budgetRefusal(
     usage.read({ kind: "workspace", ref: message }, day),
   ]);
   const spent = spentBudget(budgets, { user, workspace }, now);
-  if (!spent) return undefined;
+  return spent && budgetRefusalOf(spent, now);
+}
+
+function budgetRefusalOf(spent: SpentBudget, now: number): Refusal {
   return {
     reason: TOKEN_BUDGET_REASON,
     text: budgetRefusalText(spent, now),
     // Told again after the usual interval, or as soon as it has reset.
     quietMs: Math.max(1, Math.min(NOTICE_INTERVAL_MS, spent.resetsAt - now)),
   };
+}
+
+/** A message admitted under the token budgets: `release` gives its reservations back if it is refused after all. */
+export type BudgetAdmission =
+  | { readonly admitted: true; readonly release: () => Promise<void> }
+  | { readonly admitted: false; readonly refusal: Refusal };
+
+const NOTHING_HELD: BudgetAdmission = Object.freeze({ admitted: true, release: async () => {} });
+
+/**
+ * Admits a message under the daily token budgets (`budgets.tokens`) and
+ * reserves its turn's estimate against each (see ReservationStore), or
+ * refuses it naming the budget. The workspace's goes first, then the
+ * person's: two scripts, each in its owner's slot (a cluster has them on
+ * different masters); a refusal by the second gives the first back, so a
+ * refused message holds nothing. The turn's end settles the reservations to
+ * its real usage. The estimate is the person's recent average turn (see
+ * `turnEstimate`), else `budgets.turn_estimate_tokens`.
+ */
+export async function reserveBudget(
+  sources: BudgetSources,
+  message: InboundMessage,
+  now: number,
+  ttlMs: number = RESERVATION_TTL_MS,
+): Promise<BudgetAdmission> {
+  const budgets = sources.config().budgets;
+  const person = `${message.platform}:${message.user}`;
+  const owners: [ReservationOwner, SpentBudget["owner"], number | undefined][] = [
+    [{ kind: "workspace", ref: message }, "workspace", budgets.workspaceTokensPerDay],
+    [{ kind: "user", user: person }, "user", budgets.userTokensPerDay],
+  ];
+  const budgeted = owners.filter(
+    (entry): entry is [ReservationOwner, SpentBudget["owner"], number] => entry[2] !== undefined,
+  );
+  if (budgeted.length === 0) return NOTHING_HELD;
+  const { usage, reservations, keys } = sources.store;
+  const userOwner = { kind: "user", user: person } as const;
+  const [today, month] = await Promise.all([
+    usage.read(userOwner, dayPeriod(now)),
+    usage.read(userOwner, monthPeriod(now)),
+  ]);
+  const estimate = turnEstimate({ today, month }, budgets.turnEstimateTokens);
+  const taken: ReservationOwner[] = [];
+  const release = async () => {
+    await Promise.all(taken.map((owner) => reservations.releaseIds(owner, [message.eventId])));
+  };
+  for (const [owner, name, budget] of budgeted) {
+    const day = keys.usage(owner, dayPeriod(now));
+    const check = await reservations.reserve(owner, day, budget, estimate, message.eventId, ttlMs);
+    if (!check.admitted) {
+      await release();
+      const spent: SpentBudget = {
+        owner: name,
+        budget,
+        spent: check.used,
+        reserved: check.reserved,
+        resetsAt: nextUtcMidnight(now),
+      };
+      return { admitted: false, refusal: budgetRefusalOf(spent, now) };
+    }
+    taken.push(owner);
+  }
+  return { admitted: true, release };
 }
 
 /**
