@@ -136,7 +136,7 @@ describe("token budgets, with messages arriving together on two ingress processe
     expect(await store.reservations.reserved(person(first))).toBe(TURN);
     const today = await store.usage.read(person(first), dayPeriod(now));
     expect(today).toMatchObject({ prompt: 80, completion: 20, turns: 1 });
-    // 100 used + 1,000 held < 1,500: one more is let in; then 100 + 2 x 100 (the person's average now) ...
+    // 100 used + 1,000 held < 1,500: one more is let in, reserving the person's average turn (100).
     expect(await two?.meter(message({ user: "settle" }))).toEqual({ kind: "pass" });
     expect(await store.reservations.reserved(person(first))).toBe(TURN + 100);
   });
