@@ -12,8 +12,20 @@ export const TOKEN_BUDGET_REASON = "token_budget";
 
 /** Where the budgets and the usage counted against them are read. */
 export interface BudgetSources {
-  readonly store: Pick<Store, "usage" | "reservations" | "keys">;
+  readonly store: Pick<Store, "usage">;
   readonly config: () => SwitchyardConfig;
+}
+
+/** What {@link reserveBudget} reads and writes: the budgets, the usage and the reservations. */
+export interface ReservationSources extends BudgetSources {
+  readonly store: Pick<Store, "usage" | "reservations" | "keys">;
+}
+
+/** One budget a message is measured against: whose, how many tokens a day, and its counters. */
+interface OwnedBudget {
+  readonly owner: ReservationOwner;
+  readonly name: SpentBudget["owner"];
+  readonly budget: number;
 }
 
 /**
@@ -68,45 +80,43 @@ const NOTHING_HELD: BudgetAdmission = Object.freeze({ admitted: true, release: a
  * `turnEstimate`), else `budgets.turn_estimate_tokens`.
  */
 export async function reserveBudget(
-  sources: BudgetSources,
+  sources: ReservationSources,
   message: InboundMessage,
   now: number,
   ttlMs: number = RESERVATION_TTL_MS,
 ): Promise<BudgetAdmission> {
   const budgets = sources.config().budgets;
-  const person = `${message.platform}:${message.user}`;
-  const owners: [ReservationOwner, SpentBudget["owner"], number | undefined][] = [
-    [{ kind: "workspace", ref: message }, "workspace", budgets.workspaceTokensPerDay],
-    [{ kind: "user", user: person }, "user", budgets.userTokensPerDay],
-  ];
-  const budgeted = owners.filter(
-    (entry): entry is [ReservationOwner, SpentBudget["owner"], number] => entry[2] !== undefined,
-  );
-  if (budgeted.length === 0) return NOTHING_HELD;
+  const person: ReservationOwner = { kind: "user", user: `${message.platform}:${message.user}` };
+  const owned: OwnedBudget[] = [];
+  if (budgets.workspaceTokensPerDay !== undefined) {
+    const owner = { kind: "workspace", ref: message } as const;
+    owned.push({ owner, name: "workspace", budget: budgets.workspaceTokensPerDay });
+  }
+  if (budgets.userTokensPerDay !== undefined) {
+    owned.push({ owner: person, name: "user", budget: budgets.userTokensPerDay });
+  }
+  if (owned.length === 0) return NOTHING_HELD;
   const { usage, reservations, keys } = sources.store;
-  const userOwner = { kind: "user", user: person } as const;
   const [today, month] = await Promise.all([
-    usage.read(userOwner, dayPeriod(now)),
-    usage.read(userOwner, monthPeriod(now)),
+    usage.read(person, dayPeriod(now)),
+    usage.read(person, monthPeriod(now)),
   ]);
   const estimate = turnEstimate({ today, month }, budgets.turnEstimateTokens);
   const taken: ReservationOwner[] = [];
   const release = async () => {
     await Promise.all(taken.map((owner) => reservations.releaseIds(owner, [message.eventId])));
   };
-  for (const [owner, name, budget] of budgeted) {
+  for (const { owner, name, budget } of owned) {
     const day = keys.usage(owner, dayPeriod(now));
     const check = await reservations.reserve(owner, day, budget, estimate, message.eventId, ttlMs);
     if (!check.admitted) {
       await release();
-      const spent: SpentBudget = {
-        owner: name,
-        budget,
-        spent: check.used,
-        reserved: check.reserved,
-        resetsAt: nextUtcMidnight(now),
+      const { used: spent, reserved } = check;
+      const resetsAt = nextUtcMidnight(now);
+      return {
+        admitted: false,
+        refusal: budgetRefusalOf({ owner: name, budget, spent, reserved, resetsAt }, now),
       };
-      return { admitted: false, refusal: budgetRefusalOf(spent, now) };
     }
     taken.push(owner);
   }
@@ -115,7 +125,9 @@ export async function reserveBudget(
 
 /**
  * The token-budget check as a stand-alone {@link AdmitCheck}, for a
- * pipeline of one's own; the access gate runs the same check in `meter`.
+ * pipeline of one's own. It reads today's usage and reserves nothing, so
+ * messages arriving together can all pass it; the access gate's `meter`
+ * reserves each admitted turn's estimate instead ({@link reserveBudget}).
  *
  * @example
  * const check = tokenBudgetCheck(sources);
