@@ -6,7 +6,7 @@ import type { InboundMessage } from "../../src/core/agent/inbound.ts";
 import { dayPeriod } from "../../src/core/budget/usage.ts";
 import { parseConfig, type SwitchyardConfig } from "../../src/core/config/index.ts";
 import { createStore, type ReservationOwner, type Store } from "../../src/store/index.ts";
-import { GAVE_UP, MAX_STALLED_RESUMES, progressOf } from "../../src/workers/resume.ts";
+import { countStalledResume, GAVE_UP, MAX_STALLED_RESUMES } from "../../src/workers/resume.ts";
 import { startPipeline } from "../support/pipeline.ts";
 import { connectRedis, deleteKeysUnder, uniquePrefix } from "../support/redis.ts";
 
@@ -223,13 +223,9 @@ describe("token-budget reservations of real turns", () => {
         delivered: [],
       };
       await store.turns.beginTurn(m, [{ role: "user", content: m.text }], checkpoint);
-      await redis.hset(
-        `${store.keys.conversationTag(m)}:resumes:${checkpoint.turnId}`,
-        "at",
-        progressOf(checkpoint),
-        "count",
-        MAX_STALLED_RESUMES,
-      );
+      for (let i = 0; i < MAX_STALLED_RESUMES; i++) {
+        await countStalledResume(redis, store.keys, m, checkpoint);
+      }
       await pipe.app.queue.enqueue(m);
       const [post] = await pipe.posts(1);
       expect(post?.text).toBe(GAVE_UP);
