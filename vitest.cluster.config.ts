@@ -29,6 +29,7 @@ export default defineConfig({
           name: "cluster",
           include: [
             "test/integration/{pipeline,shards,crash,crash-effects,crash-streaming,resume-count,shutdown,outbound,model-limits-pipeline}.test.ts",
+            "test/integration/budget-reservations.test.ts",
             "test/integration/{reminders,reminders-pipeline,memory-tools,skills-pipeline}.test.ts",
             "test/integration/store-{intent,scope,history,turn,keys}.test.ts",
             "test/e2e/{slack,discord,telegram,console}.test.ts",

@@ -21,7 +21,7 @@ import {
   type Refusal,
   type RefusalReason,
 } from "./refusals.ts";
-import { budgetRefusal } from "./token-budget.ts";
+import { reserveBudget } from "./token-budget.ts";
 
 /**
  * One check a message passes before it is queued: undefined lets it on,
@@ -51,6 +51,8 @@ export interface IngressGateOptions {
   readonly checks?: readonly GateCheck[];
   readonly now?: () => number;
   readonly newCode?: () => string;
+  /** How long a token-budget reservation holds unsettled; default RESERVATION_TTL_MS (15 min). */
+  readonly reservationMs?: number;
 }
 
 export interface AdmitOptions {
@@ -105,7 +107,10 @@ export class IngressGate {
   /**
    * What a queued message would cost: the rate limits, then the daily token
    * budgets (`budgets.tokens`), then the added checks. Each refusal is
-   * counted by its reason and answered at most once per interval.
+   * counted by its reason and answered at most once per interval. A message
+   * let through holds its rate-limit slots and a reservation of its turn's
+   * estimated tokens, which the turn settles to its real usage; a refusal
+   * gives back what earlier steps took.
    */
   async meter(message: InboundMessage): Promise<GateVerdict> {
     const limits = limitsFor(this.options.config().limits, message);
@@ -132,14 +137,20 @@ export class IngressGate {
       }
       taken.push(key);
     }
-    const checks: GateCheck[] = [
-      (m) => budgetRefusal(this.options, m, this.#now()),
-      ...(this.options.checks ?? []),
-    ];
-    for (const check of checks) {
+    const budget = await reserveBudget(
+      this.options,
+      message,
+      this.#now(),
+      this.options.reservationMs,
+    );
+    if (!budget.admitted) {
+      await refund();
+      return this.#refuse(message, budget.refusal);
+    }
+    for (const check of this.options.checks ?? []) {
       const refusal = await check(message);
       if (refusal) {
-        await refund();
+        await Promise.all([refund(), budget.release()]);
         return this.#refuse(message, refusal);
       }
     }

@@ -1,8 +1,10 @@
-import { budgetRefusalText, spentBudget } from "../core/budget/token-budget.ts";
-import { dayPeriod } from "../core/budget/usage.ts";
+import type { InboundMessage } from "../core/agent/inbound.ts";
+import { RESERVATION_TTL_MS, turnEstimate } from "../core/budget/reservation.ts";
+import { budgetRefusalText, type SpentBudget, spentBudget } from "../core/budget/token-budget.ts";
+import { dayPeriod, monthPeriod, nextUtcMidnight } from "../core/budget/usage.ts";
 import type { SwitchyardConfig } from "../core/config/index.ts";
 import type { AdmitCheck, MessageSubject } from "../ports/admission.ts";
-import type { Store } from "../store/index.ts";
+import type { ReservationOwner, Store } from "../store/index.ts";
 import { NOTICE_INTERVAL_MS, type Refusal } from "./refusals.ts";
 
 /** Why a message over a daily token budget is refused, in `switchyard_refused_total{reason}`. */
@@ -12,6 +14,18 @@ export const TOKEN_BUDGET_REASON = "token_budget";
 export interface BudgetSources {
   readonly store: Pick<Store, "usage">;
   readonly config: () => SwitchyardConfig;
+}
+
+/** What {@link reserveBudget} reads and writes: the budgets, the usage and the reservations. */
+export interface ReservationSources extends BudgetSources {
+  readonly store: Pick<Store, "usage" | "reservations" | "keys">;
+}
+
+/** One budget a message is measured against: whose, how many tokens a day, and its counters. */
+interface OwnedBudget {
+  readonly owner: ReservationOwner;
+  readonly name: SpentBudget["owner"];
+  readonly budget: number;
 }
 
 /**
@@ -36,7 +50,10 @@ export async function budgetRefusal(
     usage.read({ kind: "workspace", ref: message }, day),
   ]);
   const spent = spentBudget(budgets, { user, workspace }, now);
-  if (!spent) return undefined;
+  return spent && budgetRefusalOf(spent, now);
+}
+
+function budgetRefusalOf(spent: SpentBudget, now: number): Refusal {
   return {
     reason: TOKEN_BUDGET_REASON,
     text: budgetRefusalText(spent, now),
@@ -45,9 +62,72 @@ export async function budgetRefusal(
   };
 }
 
+/** A message admitted under the token budgets: `release` gives its reservations back if it is refused after all. */
+export type BudgetAdmission =
+  | { readonly admitted: true; readonly release: () => Promise<void> }
+  | { readonly admitted: false; readonly refusal: Refusal };
+
+const NOTHING_HELD: BudgetAdmission = Object.freeze({ admitted: true, release: async () => {} });
+
+/**
+ * Admits a message under the daily token budgets (`budgets.tokens`) and
+ * reserves its turn's estimate against each (see ReservationStore), or
+ * refuses it naming the budget. The workspace's goes first, then the
+ * person's: two scripts, each in its owner's slot (a cluster has them on
+ * different masters); a refusal by the second gives the first back, so a
+ * refused message holds nothing. The turn's end settles the reservations to
+ * its real usage. The estimate is the person's recent average turn (see
+ * `turnEstimate`), else `budgets.turn_estimate_tokens`.
+ */
+export async function reserveBudget(
+  sources: ReservationSources,
+  message: InboundMessage,
+  now: number,
+  ttlMs: number = RESERVATION_TTL_MS,
+): Promise<BudgetAdmission> {
+  const budgets = sources.config().budgets;
+  const person: ReservationOwner = { kind: "user", user: `${message.platform}:${message.user}` };
+  const owned: OwnedBudget[] = [];
+  if (budgets.workspaceTokensPerDay !== undefined) {
+    const owner = { kind: "workspace", ref: message } as const;
+    owned.push({ owner, name: "workspace", budget: budgets.workspaceTokensPerDay });
+  }
+  if (budgets.userTokensPerDay !== undefined) {
+    owned.push({ owner: person, name: "user", budget: budgets.userTokensPerDay });
+  }
+  if (owned.length === 0) return NOTHING_HELD;
+  const { usage, reservations, keys } = sources.store;
+  const [today, month] = await Promise.all([
+    usage.read(person, dayPeriod(now)),
+    usage.read(person, monthPeriod(now)),
+  ]);
+  const estimate = turnEstimate({ today, month }, budgets.turnEstimateTokens);
+  const taken: ReservationOwner[] = [];
+  const release = async () => {
+    await Promise.all(taken.map((owner) => reservations.releaseIds(owner, [message.eventId])));
+  };
+  for (const { owner, name, budget } of owned) {
+    const day = keys.usage(owner, dayPeriod(now));
+    const check = await reservations.reserve(owner, day, budget, estimate, message.eventId, ttlMs);
+    if (!check.admitted) {
+      await release();
+      const { used: spent, reserved } = check;
+      const resetsAt = nextUtcMidnight(now);
+      return {
+        admitted: false,
+        refusal: budgetRefusalOf({ owner: name, budget, spent, reserved, resetsAt }, now),
+      };
+    }
+    taken.push(owner);
+  }
+  return { admitted: true, release };
+}
+
 /**
  * The token-budget check as a stand-alone {@link AdmitCheck}, for a
- * pipeline of one's own; the access gate runs the same check in `meter`.
+ * pipeline of one's own. It reads today's usage and reserves nothing, so
+ * messages arriving together can all pass it; the access gate's `meter`
+ * reserves each admitted turn's estimate instead ({@link reserveBudget}).
  *
  * @example
  * const check = tokenBudgetCheck(sources);

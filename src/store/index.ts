@@ -5,6 +5,7 @@ import { HistoryStore } from "./history-store.ts";
 import { IntentStore } from "./intent-store.ts";
 import { DEFAULT_PREFIX, KeyScheme } from "./keys.ts";
 import { RateLimitStore } from "./rate-limit-store.ts";
+import { ReservationStore } from "./reservation-store.ts";
 import { ResetStore } from "./reset-store.ts";
 import { ScopeStore } from "./scope-store.ts";
 import { SettingsStore } from "./settings-store.ts";
@@ -28,12 +29,19 @@ export {
   DEFAULT_PREFIX,
   KeyScheme,
   type RateLimitRef,
+  type ReservationKeys,
+  type ReservationOwner,
   type ScopeKind,
   type ScopeRef,
   type UsageOwner,
   type WorkspaceRef,
 } from "./keys.ts";
 export { type RateCheck, RateLimitStore } from "./rate-limit-store.ts";
+export {
+  type HeldMessage,
+  type ReservationCheck,
+  ReservationStore,
+} from "./reservation-store.ts";
 export { type ResetKind, ResetStore } from "./reset-store.ts";
 export {
   type ScopeChange,
@@ -49,7 +57,7 @@ export {
   settingOf,
 } from "./settings-store.ts";
 export { type CheckpointExpectation, TurnStore } from "./turn-store.ts";
-export { UsageStore, type UsageSubject } from "./usage-store.ts";
+export { type OwnedCounting, UsageStore, type UsageSubject } from "./usage-store.ts";
 
 export interface StoreOptions {
   /** Every key starts with `<prefix>:`; default "sy". */
@@ -71,6 +79,8 @@ export interface Store {
   readonly limits: RateLimitStore;
   /** Token usage per conversation, person and workspace, per day and month. */
   readonly usage: UsageStore;
+  /** What turns admitted and not yet counted hold against the token budgets. */
+  readonly reservations: ReservationStore;
   /** `/model` and `/queue` choices per conversation and channel. */
   readonly settings: SettingsStore;
   /** `/new`, atomic against a turn in progress. */
@@ -95,6 +105,7 @@ export function createStore(redis: Redis, options: StoreOptions = {}): Store {
     access: new AccessStore(redis, keys),
     limits: new RateLimitStore(redis),
     usage: new UsageStore(redis, keys),
+    reservations: new ReservationStore(redis, keys),
     settings: new SettingsStore(redis, keys, logger),
     resets: new ResetStore(redis, keys),
   };

@@ -74,3 +74,14 @@ export type UsageOwner =
   | { readonly kind: "workspace"; readonly ref: WorkspaceRef }
   /** A person, by platform-qualified id (`slack:U0123`). */
   | { readonly kind: "user"; readonly user: string };
+
+/** Whose token budget a reservation holds: a workspace's or a person's (never a conversation's). */
+export type ReservationOwner = Exclude<UsageOwner, { readonly kind: "conversation" }>;
+
+/** The turns in flight against one owner's token budget, in the slot of the owner's usage counters. */
+export interface ReservationKeys {
+  /** ZSET: each admitted message's event id, scored by when its reservation expires (ms, Redis's clock). */
+  readonly deadlines: string;
+  /** HASH: each admitted message's event id -> the tokens its turn reserves. */
+  readonly tokens: string;
+}

@@ -12,6 +12,8 @@ import type {
   ConversationKeys,
   PersonRef,
   RateLimitRef,
+  ReservationKeys,
+  ReservationOwner,
   ScopeKind,
   ScopeRef,
   UsageOwner,
@@ -115,8 +117,26 @@ export class KeyScheme {
       case "workspace":
         return `${this.#workspaceTag(owner.ref)}:usage:${period}`;
       case "user":
-        return `${this.prefix}:{user:${encodeURIComponent(owner.user)}}:usage:${period}`;
+        return `${this.#usageUserTag(owner.user)}:usage:${period}`;
     }
+  }
+
+  /**
+   * The token-budget reservations of turns in flight for a workspace or a
+   * person (see {@link ReservationKeys}), in the slot of the same owner's
+   * usage counters: one script reads what was used, what is held, and
+   * reserves, atomically on a single Redis and a cluster alike.
+   * e.g. "sy:{ws:slack:T1}:budget:reserved" and "sy:{ws:slack:T1}:budget:reserved:tokens".
+   */
+  reservations(owner: ReservationOwner): ReservationKeys {
+    const tag =
+      owner.kind === "workspace" ? this.#workspaceTag(owner.ref) : this.#usageUserTag(owner.user);
+    return { deadlines: `${tag}:budget:reserved`, tokens: `${tag}:budget:reserved:tokens` };
+  }
+
+  /** A person's usage counters' tag, by platform-qualified id (`slack:U0123`). */
+  #usageUserTag(user: string): string {
+    return `${this.prefix}:{user:${encodeURIComponent(user)}}`;
   }
 
   /** The HASH of what admins chose in chat for a whole channel (`model`, `queue`). */

@@ -2,7 +2,7 @@ import type { Redis } from "ioredis";
 import type { ConversationAddress } from "../core/agent/inbound.ts";
 import type { Usage } from "../core/agent/messages.ts";
 import { dayPeriod, monthPeriod, NO_USAGE, type UsageCounts } from "../core/budget/usage.ts";
-import type { KeyScheme, UsageOwner } from "./keys.ts";
+import type { KeyScheme, ReservationOwner, UsageOwner } from "./keys.ts";
 import { LuaScript } from "./lua.ts";
 
 /** Long enough to show yesterday and check today's budget; short enough to stay small. */
@@ -47,6 +47,12 @@ return 1
 export interface UsageCounting {
   readonly keys: readonly [day: string, month: string];
   readonly args: readonly (string | number)[];
+}
+
+/** A workspace's or a person's counting of one turn. */
+export interface OwnedCounting {
+  readonly owner: ReservationOwner;
+  readonly counting: UsageCounting;
 }
 
 /** Who a turn's usage is counted for. */
@@ -116,17 +122,33 @@ export class UsageStore {
     costMicros: number,
     now: number,
   ): Promise<void> {
+    await Promise.all(
+      this.sharedCountings(subject, usage, costMicros, now).map(({ counting }) =>
+        ADD.run(this.redis, counting.keys, counting.args),
+      ),
+    );
+  }
+
+  /**
+   * The workspace's and the person's countings of a turn, each with its
+   * owner, for a script that counts them in the same step as it releases
+   * the turn's budget reservations (see ReservationStore.settle).
+   */
+  sharedCountings(
+    subject: UsageSubject,
+    usage: Usage,
+    costMicros: number,
+    now: number,
+  ): readonly OwnedCounting[] {
     const { address, user } = subject;
-    const owners: UsageOwner[] = [
+    const owners: ReservationOwner[] = [
       { kind: "workspace", ref: address },
       ...(user ? [{ kind: "user", user } as const] : []),
     ];
-    await Promise.all(
-      owners.map((owner) => {
-        const { keys, args } = this.counting(owner, usage, costMicros, now);
-        return ADD.run(this.redis, keys, args);
-      }),
-    );
+    return owners.map((owner) => ({
+      owner,
+      counting: this.counting(owner, usage, costMicros, now),
+    }));
   }
 
   private counting(

@@ -6,6 +6,7 @@ import type { KeyScheme } from "../store/keys.ts";
 import { LuaScript } from "../store/lua.ts";
 import { deliver, targetOf } from "./delivery.ts";
 import { StreamState } from "./stream-state.ts";
+import { releaseReservations } from "./turn-end.ts";
 import type { TurnEnvironment, TurnStart } from "./turn-environment.ts";
 
 /**
@@ -95,6 +96,7 @@ export async function giveUp(env: TurnEnvironment, address: ConversationAddress,
   );
   const { from } = env.store.history.split(address, history, checkpoint.historyStart);
   const text = giveUpText(from, stream.text);
+  await releaseReservations(env, pending);
   try {
     await deliver(env, address, checkpoint, pending, text, {
       streamRef: stream.ref,

@@ -3,6 +3,7 @@ import { conversationKey } from "../core/agent/inbound.ts";
 import type { TurnResult } from "../core/agent/loop.ts";
 import type { Usage } from "../core/agent/messages.ts";
 import { costMicros } from "../core/budget/usage.ts";
+import type { HeldMessage } from "../store/reservation-store.ts";
 import type { UsageSubject } from "../store/usage-store.ts";
 import { deliver } from "./delivery.ts";
 import { StreamState } from "./stream-state.ts";
@@ -71,20 +72,43 @@ export function turnUsage(
 /**
  * Counts a turn's usage for the workspace and the person, once the script
  * that ended the turn counted it for the conversation (see Inbox.finish), so
- * `/usage` and the token budgets see every turn once. The answer is already
- * out: a failure to count is logged, not made the person's problem.
+ * `/usage` and the token budgets see every turn once; in the same scripts,
+ * the token-budget reservations of the messages it answered (`answered`)
+ * give way to that real usage. The answer is already out: a failure to
+ * count is logged, not made the person's problem (the reservations expire).
  */
-export async function countShared(env: TurnEnvironment, counted: TurnUsage): Promise<void> {
+export async function countShared(
+  env: TurnEnvironment,
+  counted: TurnUsage,
+  answered: readonly HeldMessage[] = [],
+): Promise<void> {
   try {
-    await env.store.usage.recordShared(
-      counted.subject,
-      counted.usage,
-      counted.costMicros,
-      counted.now,
+    const { subject, usage, costMicros, now } = counted;
+    await env.store.reservations.settle(
+      env.store.usage.sharedCountings(subject, usage, costMicros, now),
+      answered,
     );
   } catch (error) {
     env.logger.warn("a turn's token usage could not be counted", {
       conversation: conversationKey(counted.subject.address),
+      error: (error as Error)?.message,
+    });
+  }
+}
+
+/**
+ * Gives back the token-budget reservations of a turn's messages when the
+ * turn ends without usage to count (given up). A failure is logged: the
+ * reservations then expire on their own.
+ */
+export async function releaseReservations(
+  env: TurnEnvironment,
+  messages: readonly HeldMessage[],
+): Promise<void> {
+  try {
+    await env.store.reservations.release(messages);
+  } catch (error) {
+    env.logger.warn("a turn's token-budget reservations could not be released; they expire", {
       error: (error as Error)?.message,
     });
   }

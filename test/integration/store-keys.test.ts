@@ -56,6 +56,24 @@ describe("key scheme", () => {
     );
   });
 
+  it("keeps each owner's budget reservations in the slot of its usage counters, whatever the ids hold", () => {
+    fc.assert(
+      fc.property(addressArb, part, (address, user) => {
+        const keys = new KeyScheme("sy");
+        const owners = [
+          { kind: "workspace", ref: address } as const,
+          { kind: "user", user: `${address.platform}:${user}` } as const,
+        ];
+        for (const owner of owners) {
+          const { deadlines, tokens } = keys.reservations(owner);
+          const day = keys.usage(owner, "d:2026-12-01");
+          expect(new Set([deadlines, tokens, day].map(keySlot)).size).toBe(1);
+          expect(deadlines).not.toBe(tokens);
+        }
+      }),
+    );
+  });
+
   it("names keys under the prefix with the conversation key as hash tag", () => {
     const keys = new KeyScheme("sy");
     const address = { platform: "slack", workspace: "T1", channel: "C1", conversation: "17.5" };

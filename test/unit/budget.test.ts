@@ -7,6 +7,16 @@ import {
   estimateTokens,
   residentToolTokens,
 } from "../../src/core/budget/estimate.ts";
+import {
+  admitTurn,
+  budgetAdmits,
+  DEFAULT_TURN_ESTIMATE,
+  EMPTY_LEDGER,
+  reservedTokens,
+  settleTurn,
+  turnEstimate,
+} from "../../src/core/budget/reservation.ts";
+import { NO_USAGE } from "../../src/core/budget/usage.ts";
 import { realisticProse, realisticToolNames, realisticTools } from "../fixtures/realistic-tools.ts";
 
 // The estimate is checked against the real tokenizer on the real payloads.
@@ -151,5 +161,110 @@ describe("estimateTokens", () => {
         );
       }),
     );
+  });
+});
+
+describe("token-budget reservations", () => {
+  /** Admits and settles, in any order: a message arrives, or the oldest turns in flight end. */
+  const step = fc.oneof(
+    fc.record({ kind: fc.constant("admit" as const) }),
+    fc.record({ kind: fc.constant("settle" as const), turns: fc.integer({ min: 1, max: 4 }) }),
+  );
+
+  /**
+   * Runs `steps` against one budget; each settle ends up to `turns` of the
+   * turns in flight, answered as one turn that cost `cost(estimate held)`.
+   * At the end every turn left in flight settles. Returns the tokens used,
+   * and the most any one admitted turn reserved.
+   */
+  function run(
+    budget: number,
+    steps: readonly { kind: "admit" | "settle"; turns?: number }[],
+    estimates: readonly number[],
+    cost: (held: number, i: number) => number,
+  ) {
+    let ledger = EMPTY_LEDGER;
+    let admitted = 0;
+    let errors = 0;
+    const settle = (count: number) => {
+      const ids = [...ledger.reserved.keys()].slice(0, count);
+      const held = ids.reduce((sum, id) => sum + (ledger.reserved.get(id) ?? 0), 0);
+      const used = cost(held, admitted);
+      errors += Math.max(0, used - held);
+      ledger = settleTurn(ledger, ids, used);
+    };
+    steps.forEach((s, i) => {
+      if (s.kind === "settle") {
+        settle(s.turns ?? 1);
+        return;
+      }
+      const estimate = estimates[i % estimates.length] ?? 1;
+      const before = ledger.used + reservedTokens(ledger);
+      const result = admitTurn(ledger, budget, `m${i}`, estimate);
+      // Refused exactly when what is used and held has reached the budget.
+      expect(result.admitted).toBe(before < budget);
+      if (result.admitted) admitted += 1;
+      ledger = result.ledger;
+    });
+    settle(ledger.reserved.size);
+    return { used: ledger.used, admitted, errors };
+  }
+
+  it("never spends past the budget plus one turn's estimate when turns cost what they reserved, in any order of admits and settles", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 50_000 }),
+        fc.integer({ min: 1, max: 20_000 }),
+        fc.array(step, { maxLength: 60 }),
+        (budget, estimate, steps) => {
+          const { used } = run(budget, steps, [estimate], (held) => held);
+          expect(used).toBeLessThanOrEqual(budget - 1 + estimate);
+        },
+      ),
+    );
+  });
+
+  it("overshoots by at most the last admitted estimate plus what turns cost beyond their reservations", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 50_000 }),
+        fc.array(fc.integer({ min: 1, max: 20_000 }), { minLength: 1, maxLength: 8 }),
+        fc.array(step, { maxLength: 60 }),
+        fc.array(fc.integer({ min: 0, max: 30_000 }), { minLength: 1, maxLength: 8 }),
+        (budget, estimates, steps, costs) => {
+          const { used, errors } = run(
+            budget,
+            steps,
+            estimates,
+            (_, i) => costs[i % costs.length] ?? 0,
+          );
+          expect(used).toBeLessThanOrEqual(budget - 1 + Math.max(...estimates) + errors);
+        },
+      ),
+    );
+  });
+
+  it("admits a message already holding a reservation again, reserving nothing more", () => {
+    const once = admitTurn(EMPTY_LEDGER, 1_500, "m1", 1_000).ledger;
+    const full = admitTurn(once, 1_500, "m2", 1_000).ledger;
+    expect(admitTurn(full, 1_500, "m3", 1_000).admitted).toBe(false);
+    expect(admitTurn(full, 1_500, "m1", 1_000)).toEqual({ admitted: true, ledger: full });
+    expect(budgetAdmits({ used: 499, reserved: 1_000 }, 1_500)).toBe(true);
+  });
+
+  it("estimates a turn by the person's average today, else this month's, else the configured default", () => {
+    const counts = (prompt: number, completion: number, turns: number) => ({
+      ...NO_USAGE,
+      prompt,
+      completion,
+      turns,
+    });
+    const month = counts(40_000, 2_000, 7);
+    expect(turnEstimate({ today: counts(9_000, 1_000, 2), month }, 8_000)).toBe(5_000);
+    expect(turnEstimate({ today: NO_USAGE, month }, 8_000)).toBe(6_000);
+    expect(turnEstimate({ today: NO_USAGE, month: NO_USAGE }, 3_000)).toBe(3_000);
+    expect(turnEstimate({ today: NO_USAGE, month: NO_USAGE })).toBe(DEFAULT_TURN_ESTIMATE);
+    // A turn the provider reported as free still reserves something.
+    expect(turnEstimate({ today: counts(0, 0, 3), month }, 8_000)).toBe(1);
   });
 });

@@ -135,6 +135,12 @@ describe("the budgets: and models: config sections", () => {
     expect(() => parseConfig("budgets:\n  tokens:\n    user: 10/hour\n", "s.yaml")).toThrow(
       /^s\.yaml:3: budgets\.tokens\.user: "10\/hour": token budgets are per day/,
     );
+    expect(() => parseConfig("budgets:\n  turn_estimate_tokens: 8000/day\n", "s.yaml")).toThrow(
+      /^s\.yaml:2: budgets\.turn_estimate_tokens: "8000\/day" is not a number of tokens\. Write what one turn costs, e\.g\. 8000 or 8k\./,
+    );
+    expect(parseConfig("budgets:\n  turn_estimate_tokens: 8k\n", "s.yaml").budgets).toEqual({
+      turnEstimateTokens: 8_000,
+    });
     expect(() =>
       parseConfig('models:\n  list:\n    - name: a\n  channels:\n    "slack:C1": b\n', "s.yaml"),
     ).toThrow(

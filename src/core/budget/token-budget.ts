@@ -12,6 +12,8 @@ export interface SpentBudget {
   readonly owner: "user" | "workspace";
   readonly budget: number;
   readonly spent: number;
+  /** Tokens reserved by answers in progress, when the refusal counted them. */
+  readonly reserved?: number;
   /** When it starts again: the next midnight UTC (ms since the epoch). */
   readonly resetsAt: number;
 }
@@ -49,7 +51,19 @@ export function spentBudget(
  */
 export function budgetRefusalText(spent: SpentBudget, now: number): string {
   const when = `It resets at 00:00 UTC (in ${formatWait(spent.resetsAt - now)})`;
+  if (spent.spent < spent.budget) return heldText(spent, when);
   return spent.owner === "workspace"
     ? `This workspace has used its daily budget of ${formatCount(spent.budget)} tokens. ${when}; until then I can't answer here. An admin can raise budgets.tokens.workspace in the config.`
     : `You have used your daily budget of ${formatCount(spent.budget)} tokens. ${when}; until then I can't answer you. An admin can raise budgets.tokens.user in the config.`;
+}
+
+/**
+ * The reply when the budget is not used up yet but the answers in progress
+ * hold the rest of it: saying "used" would be wrong, and the person may
+ * well be answered again once they are done (they may cost less than reserved).
+ */
+function heldText(spent: SpentBudget, when: string): string {
+  const whose = spent.owner === "workspace" ? "This workspace's" : "Your";
+  const raise = `budgets.tokens.${spent.owner}`;
+  return `${whose} daily budget of ${formatCount(spent.budget)} tokens is taken up by what was used today (${formatCount(spent.spent)}) and the answers in progress. Try again once they are done. ${when}. An admin can raise ${raise} in the config.`;
 }

@@ -7,11 +7,16 @@ import { describeValue } from "./errors.ts";
  * person's or a workspace's budget for the day (UTC) is spent, their next
  * message is refused until midnight UTC; a turn in progress always finishes.
  *
+ * Each admitted message reserves its turn's estimated cost until the turn
+ * ends and its real usage is counted, so messages arriving together cannot
+ * all start under the budget.
+ *
  * ```yaml
  * budgets:
  *   tokens:
  *     user: 200000/day         # each person, across conversations
  *     workspace: 2000000/day   # a Slack team, Discord guild or Telegram chat
+ *   turn_estimate_tokens: 8000 # a turn's reservation for someone with none counted yet
  * ```
  */
 export interface BudgetsConfig {
@@ -19,6 +24,11 @@ export interface BudgetsConfig {
   readonly userTokensPerDay?: number;
   /** Tokens per workspace per UTC day; undefined: no budget. */
   readonly workspaceTokensPerDay?: number;
+  /**
+   * What a turn reserves when the person has no turn counted this month;
+   * undefined: `DEFAULT_TURN_ESTIMATE` (see core/budget/reservation.ts).
+   */
+  readonly turnEstimateTokens?: number;
 }
 
 export const DEFAULT_BUDGETS: BudgetsConfig = Object.freeze({});
@@ -88,13 +98,32 @@ const tokensSection = z.strictObject(
   },
 );
 
+/** A turn's estimate: a whole number of tokens, written as a budget is but without `/day`. */
+const turnEstimate = z
+  .union([z.string(), z.number()], {
+    error: (iss) => `expected tokens such as 8000 or 8k, found ${describeValue(iss.input)}.`,
+  })
+  .transform((written, ctx) => {
+    const read =
+      typeof written === "string" && written.includes("/") ? undefined : parseTokenBudget(written);
+    if (read && "tokens" in read) return read.tokens;
+    ctx.addIssue({
+      code: "custom",
+      message: `${describeValue(written)} is not a number of tokens. Write what one turn costs, e.g. 8000 or 8k.`,
+    });
+    return z.NEVER;
+  });
+
 export const budgetsSection = z
   .strictObject(
-    { tokens: z.preprocess((v) => v ?? {}, tokensSection).default({}) },
+    {
+      tokens: z.preprocess((v) => v ?? {}, tokensSection).default({}),
+      turn_estimate_tokens: turnEstimate.optional(),
+    },
     {
       error: (iss) =>
         iss.code === "unrecognized_keys"
-          ? `unknown key ${JSON.stringify(iss.keys[0])}. The budgets section takes tokens: (message rates are under limits:).`
+          ? `unknown key ${JSON.stringify(iss.keys[0])}. The budgets section takes tokens: and turn_estimate_tokens: (message rates are under limits:).`
           : `expected a map, found ${describeValue(iss.input)}. Put tokens: under budgets:.`,
     },
   )
@@ -104,6 +133,9 @@ export const budgetsSection = z
         ...(section.tokens.user !== undefined ? { userTokensPerDay: section.tokens.user } : {}),
         ...(section.tokens.workspace !== undefined
           ? { workspaceTokensPerDay: section.tokens.workspace }
+          : {}),
+        ...(section.turn_estimate_tokens !== undefined
+          ? { turnEstimateTokens: section.turn_estimate_tokens }
           : {}),
       }),
   );
