@@ -100,6 +100,7 @@ export class KeyScheme {
       settings: `${tag}:settings`,
       reset: `${tag}:reset`,
       lease: `${tag}:lease`,
+      pickups: `${tag}:pickups`,
     };
   }
 
