@@ -66,7 +66,8 @@ export async function countPickup(
     [keys.conversation(address).pickups],
     [pickup.at, pickup.token, pickup.takes, PICKUPS_TTL_MS],
   )) as [number, string];
-  return { count: Number(count), took: Number(took) };
+  // Never none: a turn given up with nothing to drop would be picked up again at once, forever.
+  return { count: Number(count), took: Number(took) || pickup.takes };
 }
 
 /** Whether the pickup found its turn stuck too often: it is given up instead of run. */
