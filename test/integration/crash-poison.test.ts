@@ -58,7 +58,8 @@ describe("a message whose file kills the worker reading it, again and again", ()
   }, 120_000);
 
   afterAll(async () => {
-    await crash?.close();
+    // Killed, not stopped: a worker still in the held download (when the test failed) would wait on it.
+    await crash?.close("SIGKILL");
     await fake?.close();
     await telegram?.close();
     rmSync(dir, { recursive: true, force: true });
