@@ -47,6 +47,12 @@ export interface ConversationKeys {
   readonly reset: string;
   /** STRING: the token of the worker holding the conversation (its lease). */
   readonly lease: string;
+  /**
+   * HASH with a TTL: how many pickups in a row found the conversation's next
+   * turn where the last one left it (`at`, `count`, the last pickup's
+   * `token`, the messages it `took`): the poison-message count.
+   */
+  readonly pickups: string;
 }
 
 /** The keys of pairing and approvals; `user` is platform-qualified (`telegram:123`). */

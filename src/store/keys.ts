@@ -102,6 +102,7 @@ export class KeyScheme {
       settings: `${tag}:settings`,
       reset: `${tag}:reset`,
       lease: `${tag}:lease`,
+      pickups: `${tag}:pickups`,
     };
   }
 

@@ -62,6 +62,23 @@ if left == 0 and redis.call('EXISTS', KEYS[3]) == 0 then redis.call('DEL', KEYS[
 return left + redis.call('EXISTS', KEYS[3])
 `);
 
+// KEYS: lease, inbox, pickups. ARGV: token, the first message's event id, how many.
+// Drops messages given up before their turn began, and their pickup count. Returns 1, or 0 if
+// the lease was lost. Run again (Redis ran it and died before answering, and the client sent it
+// again), it finds another message first, or none, and drops nothing more.
+const DROP = new LuaScript(`
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+local head = redis.call('LINDEX', KEYS[2], 0)
+if head then
+  local ok, message = pcall(cjson.decode, head)
+  if ok and type(message) == 'table' and message.eventId == ARGV[2] then
+    redis.call('LTRIM', KEYS[2], tonumber(ARGV[3]), -1)
+  end
+end
+redis.call('DEL', KEYS[3])
+return 1
+`);
+
 export interface InboxKeys {
   readonly inbox: string;
   readonly seen: string;
@@ -144,6 +161,28 @@ export class Inbox {
         [token, consumed, ...(usage?.args ?? [])],
       ),
     );
+  }
+
+  /**
+   * Drops the first `count` messages, when the first is still `firstEventId`:
+   * a turn given up before it began (see `giveUpUnbegun`). Keeps the lease;
+   * the drain looks at the inbox again. Returns false if the lease was lost.
+   * Run twice, it drops them once.
+   */
+  async drop(
+    address: ConversationAddress,
+    token: string,
+    firstEventId: string,
+    count: number,
+  ): Promise<boolean> {
+    const k = this.keysOf(address);
+    const pickups = this.keys.conversation(address).pickups;
+    const dropped = await DROP.run(
+      this.redis,
+      [k.lease, k.inbox, pickups],
+      [token, firstEventId, count],
+    );
+    return Number(dropped) === 1;
   }
 
   /** Lets go when idle. Returns 0 when released, >0 when there is work after all, -1 if lost. */

@@ -1,50 +1,15 @@
-import type { Redis } from "ioredis";
+import { createHash } from "node:crypto";
 import type { Checkpoint } from "../core/agent/checkpoint.ts";
-import { type ConversationAddress, conversationKey } from "../core/agent/inbound.ts";
+import {
+  type ConversationAddress,
+  conversationKey,
+  type InboundMessage,
+} from "../core/agent/inbound.ts";
 import type { ChatMessage } from "../core/agent/messages.ts";
-import type { KeyScheme } from "../store/keys.ts";
-import { LuaScript } from "../store/lua.ts";
 import { deliver, targetOf } from "./delivery.ts";
 import { StreamState } from "./stream-state.ts";
 import { releaseReservations } from "./turn-end.ts";
-import type { TurnEnvironment, TurnStart } from "./turn-environment.ts";
-
-/**
- * A turn picked up again this many times without moving on is given up, so
- * one poison message cannot wedge a conversation. Pickups that made progress
- * (a step committed, a part delivered) do not count: a long turn on a fleet
- * that restarts a lot still finishes.
- */
-export const MAX_STALLED_RESUMES = 3;
-
-// KEYS: the turn's resume record. ARGV: the checkpoint's progress, ttl.
-// Counts pickups that find the turn where the previous pickup found it; progress starts over at 1.
-const COUNT = new LuaScript(`
-local count = 1
-if redis.call('HGET', KEYS[1], 'at') == ARGV[1] then
-  count = redis.call('HINCRBY', KEYS[1], 'count', 1)
-else
-  redis.call('HSET', KEYS[1], 'at', ARGV[1], 'count', 1)
-end
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return count
-`);
-
-/** Where a checkpoint stands: what a pickup that made progress changes. */
-export function progressOf(checkpoint: Checkpoint): string {
-  return `${checkpoint.step}.${checkpoint.calling?.step ?? 0}.${checkpoint.delivered.length}`;
-}
-
-/** Counts this pickup of a checkpointed turn; returns how many pickups in a row found it stalled. */
-export async function countStalledResume(
-  redis: Redis,
-  keys: KeyScheme,
-  address: ConversationAddress,
-  checkpoint: Checkpoint,
-): Promise<number> {
-  const key = `${keys.conversationTag(address)}:resumes:${checkpoint.turnId}`;
-  return Number(await COUNT.run(redis, [key], [progressOf(checkpoint), 86_400_000]));
-}
+import { LostLeaseError, type TurnEnvironment, type TurnStart } from "./turn-environment.ts";
 
 /** The apology of a turn given up with nothing shown. */
 export const GAVE_UP =
@@ -122,4 +87,50 @@ export async function giveUp(env: TurnEnvironment, address: ConversationAddress,
         }),
       );
   }
+}
+
+/**
+ * Ends a turn that kept failing before it began (its worker died reading a
+ * file, say): one apology to the sender, and the messages it took leave the
+ * inbox without joining the history, so the conversation's later messages
+ * are answered as usual. The apology's idempotency key comes from the first
+ * message, so a give-up run again (its worker died here too) posts it once.
+ */
+export async function giveUpUnbegun(
+  env: TurnEnvironment,
+  address: ConversationAddress,
+  given: readonly InboundMessage[],
+  token: string,
+): Promise<void> {
+  const first = given[0];
+  if (!first) return;
+  const fields = { conversation: conversationKey(address), events: given.map((m) => m.eventId) };
+  env.logger.warn("giving up on messages whose turn failed repeatedly before it began", fields);
+  await env.outbounds[address.platform]
+    ?.post(targetOf(address, given.at(-1)), GAVE_UP, {
+      idempotencyKey: `${unbegunId(address, first)}-gave-up`,
+      mayExist: true,
+    })
+    .catch((error: unknown) =>
+      env.logger.warn("messages given up could not say so; the conversation moves on", {
+        ...fields,
+        error: (error as Error)?.message,
+      }),
+    );
+  if (!(await env.inbox.drop(address, token, first.eventId, given.length))) {
+    throw new LostLeaseError("lease lost before the messages given up left the inbox");
+  }
+  await releaseReservations(env, given);
+}
+
+/**
+ * What stands for a turn id where none was made: the same for every pickup
+ * of the same first message, and unlike any other conversation's (an event
+ * id is unique only within its conversation).
+ */
+function unbegunId(address: ConversationAddress, first: InboundMessage): string {
+  return createHash("sha256")
+    .update(`${conversationKey(address)}\n${first.eventId}`)
+    .digest("hex")
+    .slice(0, 32);
 }

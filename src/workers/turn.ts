@@ -4,7 +4,8 @@ import type { TurnResult } from "../core/agent/loop.ts";
 import { planTake } from "../core/agent/queue-mode.ts";
 import { beforeTurn, noteTurnEnd, traceTurn } from "../observability/tracing-turn.ts";
 import { deliver, keepTyping, targetOf } from "./delivery.ts";
-import { countStalledResume, giveUp, MAX_STALLED_RESUMES } from "./resume.ts";
+import { begunAt, countPickup, stalled, unbegunAt } from "./pickups.ts";
+import { giveUp, giveUpUnbegun } from "./resume.ts";
 import { type Snapshot, takeSnapshot } from "./snapshot.ts";
 import { openTurnStream } from "./stream-state.ts";
 import { askModel } from "./turn-ask.ts";
@@ -42,8 +43,8 @@ export async function drainConversation(
     const turnEnv: TurnEnvironment = { ...env, registry: env.registry.snapshot() };
     // `/queue` and `/model` apply at turn boundaries, like every change people make.
     const choices = choicesOf(env, address, snap.state.settings);
-    const outcome = await nextTurn(turnEnv, address, snap, signal, choices);
-    if (outcome === "wait") continue;
+    const outcome = await nextTurn(turnEnv, address, snap, { token: leaseToken, signal }, choices);
+    if (outcome === "again") continue;
     if (outcome === "idle") {
       if ((await env.inbox.release(address, leaseToken)) <= 0) return;
       continue;
@@ -64,24 +65,26 @@ export async function drainConversation(
 }
 
 /**
- * The turn a snapshot calls for: a checkpointed one resumed (or given up
- * when it keeps failing in place), else the inbox's messages as a new one;
- * "idle" when there is nothing to do, "wait" after a quiet window passed.
+ * The turn a snapshot calls for: a checkpointed one resumed, else the
+ * inbox's messages as a new one; either is given up instead when it keeps
+ * failing in place (see MAX_STALLED_PICKUPS). "idle" when there is nothing
+ * to do, "again" to look at the inbox afresh (a quiet window passed, or
+ * messages were given up).
  */
 async function nextTurn(
   env: TurnEnvironment,
   address: ConversationAddress,
   snap: Snapshot,
-  signal: AbortSignal,
+  lease: { readonly token: string; readonly signal: AbortSignal },
   choices: TurnChoices,
-): Promise<TurnOutcome | "idle" | "wait"> {
+): Promise<TurnOutcome | "idle" | "again"> {
+  const { signal } = lease;
+  const count = (at: string, takes: number) =>
+    countPickup(env.inbox.redis, env.store.keys, address, { at, token: lease.token, takes });
   if (snap.checkpoint) {
     const { checkpoint } = snap;
     const start = { ...snap, checkpoint, pending: snap.pending.slice(0, checkpoint.inboxCount) };
-    const keys = env.store.keys;
-    if (
-      (await countStalledResume(env.inbox.redis, keys, address, checkpoint)) > MAX_STALLED_RESUMES
-    ) {
+    if (stalled(await count(begunAt(checkpoint), checkpoint.inboxCount))) {
       await giveUp(env, address, start);
       return { consumed: checkpoint.inboxCount };
     }
@@ -92,9 +95,16 @@ async function nextTurn(
   if ("waitMs" in plan) {
     // The quiet window: more of a burst may be on its way; look again when it has passed.
     await waitOrLose(plan.waitMs, signal);
-    return "wait";
+    return "again";
   }
   const taken = { ...snap, pending: snap.pending.slice(0, plan.take) };
+  // Counted before the files are read: a file that kills its worker is given up like any turn.
+  const pickup = await count(unbegunAt(taken.pending), plan.take);
+  if (stalled(pickup)) {
+    // Only what the first crashed pickup took: a message that came since gets its own turn.
+    await giveUpUnbegun(env, address, taken.pending.slice(0, pickup.took), lease.token);
+    return "again";
+  }
   const begun = await beforeTurn(taken.pending, async () => {
     const history = await env.store.history.compactRead(address, snap.history, env.history);
     return beginTurn(env, address, taken, history, signal);

@@ -120,10 +120,13 @@ export interface FakeTelegram {
   /**
    * Stores a file a person sent: `getFile` knows it by its file_id, and its
    * bytes are served at `/file/bot<token>/<file_path>`, as the Bot API does.
+   * A `held` file's download sends its headers and first byte, then nothing
+   * more until the caller goes away: a worker killed while reading it.
    */
   addFile(
     bytes: Uint8Array,
     name: string,
+    options?: { held?: boolean },
   ): { file_id: string; file_unique_id: string; file_size: number };
   /** Every download of a stored file, by file_path, in order. */
   readonly fileDownloads: readonly string[];
@@ -140,6 +143,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
   let nextQuery = 1;
   const files = new Map<string, HeldFile>();
   const fileDownloads: string[] = [];
+  const heldPaths = new Set<string>();
 
   const methods: Record<string, (p: Params, gone: AbortSignal) => unknown> = {
     getMe: () => FAKE_TELEGRAM.bot,
@@ -263,7 +267,9 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
       return;
     }
     fileDownloads.push(path);
-    res.writeHead(200, { "content-length": file.bytes.byteLength }).end(file.bytes);
+    res.writeHead(200, { "content-length": file.bytes.byteLength });
+    if (heldPaths.has(path)) res.write(file.bytes.subarray(0, 1));
+    else res.end(file.bytes);
   };
 
   const server = await listenLocal(handle, {
@@ -287,9 +293,10 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
     },
     callsTo: (method) => calls.filter((c) => c.method === method),
     fileDownloads,
-    addFile: (bytes, name) => {
+    addFile: (bytes, name, options) => {
       const id = `file-${files.size + 1}`;
       files.set(id, { bytes, path: `documents/${id}-${name}` });
+      if (options?.held) heldPaths.add(`documents/${id}-${name}`);
       return { file_id: id, file_unique_id: `u-${id}`, file_size: bytes.byteLength };
     },
     addChat: (chat) => book.addChat(chat),

@@ -6,7 +6,8 @@ import type { InboundMessage } from "../../src/core/agent/inbound.ts";
 import { dayPeriod } from "../../src/core/budget/usage.ts";
 import { parseConfig, type SwitchyardConfig } from "../../src/core/config/index.ts";
 import { createStore, type ReservationOwner, type Store } from "../../src/store/index.ts";
-import { countStalledResume, GAVE_UP, MAX_STALLED_RESUMES } from "../../src/workers/resume.ts";
+import { begunAt, countPickup, MAX_STALLED_PICKUPS } from "../../src/workers/pickups.ts";
+import { GAVE_UP } from "../../src/workers/resume.ts";
 import { startPipeline } from "../support/pipeline.ts";
 import { connectRedis, deleteKeysUnder, uniquePrefix } from "../support/redis.ts";
 
@@ -210,7 +211,7 @@ describe("token-budget reservations of real turns", () => {
       const gate = new IngressGate({ store, config: () => config });
       const m = pipe.message("this one keeps crashing its worker");
       expect(await gate.meter(m)).toEqual({ kind: "pass" });
-      // A turn already begun and picked up MAX_STALLED_RESUMES times without moving on:
+      // A turn already begun and picked up MAX_STALLED_PICKUPS times without moving on:
       // the next pickup gives it up.
       const checkpoint: Checkpoint = {
         v: 1,
@@ -223,8 +224,12 @@ describe("token-budget reservations of real turns", () => {
         delivered: [],
       };
       await store.turns.beginTurn(m, [{ role: "user", content: m.text }], checkpoint);
-      for (let i = 0; i < MAX_STALLED_RESUMES; i++) {
-        await countStalledResume(redis, store.keys, m, checkpoint);
+      for (let i = 0; i < MAX_STALLED_PICKUPS; i++) {
+        await countPickup(redis, store.keys, m, {
+          at: begunAt(checkpoint),
+          token: `crashed-${i}`,
+          takes: 1,
+        });
       }
       await pipe.app.queue.enqueue(m);
       const [post] = await pipe.posts(1);

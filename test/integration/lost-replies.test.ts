@@ -8,6 +8,7 @@ import { RedisFactory } from "../../src/redis/redis-factory.ts";
 import { type SpawnedRedis, spawnRedis } from "../../src/redis/redis-spawn.ts";
 import { KeyScheme } from "../../src/store/keys.ts";
 import { Inbox } from "../../src/workers/inbox.ts";
+import { countPickup } from "../../src/workers/pickups.ts";
 import {
   type ReplyDroppingProxy,
   startReplyDroppingProxy,
@@ -87,5 +88,42 @@ describe("a turn's end when Redis ran it and its answer was lost", () => {
     expect(await inbox.finish(address, token, 1)).toBe(2);
     expect(proxy.dropped).toBe(dropped + 1);
     expect((await inbox.pending(address)).map((m) => m.text)).toEqual(["message 2", "message 3"]);
+  });
+});
+
+describe("a poison-message count when Redis ran it and its answer was lost", () => {
+  it("counts the pickup once, so a message is not given up a crash early", async () => {
+    const keys = new KeyScheme("sy");
+    const address = { platform: "telegram", workspace: "9", channel: "9", conversation: "9" };
+    const pickup = (token: string) =>
+      countPickup(ingress, keys, address, { at: "new:9:1", token, takes: 1 });
+    expect((await pickup("job-1|worker-a|lease")).count).toBe(1);
+    const dropped = proxy.dropped;
+    proxy.dropReplyTo("worker-b");
+    // Redis counts the second pickup and dies before answering; the same count is sent again.
+    expect(await pickup("job-1|worker-b|lease")).toEqual({ count: 2, took: 1 });
+    expect(proxy.dropped).toBe(dropped + 1);
+    expect((await pickup("job-1|worker-c|lease")).count).toBe(3);
+  });
+
+  it("drops the messages given up once, so the message that came after them is still answered", async () => {
+    const inbox = new Inbox(ingress, new KeyScheme("sy"));
+    const address = { platform: "telegram", workspace: "10", channel: "10", conversation: "10" };
+    for (const n of [1, 2]) {
+      const text = `message ${n}`;
+      await inbox.push(
+        { ...address, user: "10", text, attachments: [], eventId: `e${n}`, time: n },
+        n,
+      );
+    }
+    const token = "job-1|worker-dropping|lease";
+    expect(await inbox.acquire(address, token, 60_000)).toBe(true);
+    // The script is loaded (a drop without the lease drops nothing), so the drop below is one command.
+    expect(await inbox.drop(address, "someone else", "e1", 1)).toBe(false);
+    const dropped = proxy.dropped;
+    proxy.dropReplyTo("worker-dropping");
+    expect(await inbox.drop(address, token, "e1", 1)).toBe(true);
+    expect(proxy.dropped).toBe(dropped + 1);
+    expect((await inbox.pending(address)).map((m) => m.text)).toEqual(["message 2"]);
   });
 });

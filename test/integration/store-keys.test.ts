@@ -86,6 +86,7 @@ describe("key scheme", () => {
       settings: "sy:{conv:slack:T1:C1:17.5}:settings",
       reset: "sy:{conv:slack:T1:C1:17.5}:reset",
       lease: "sy:{conv:slack:T1:C1:17.5}:lease",
+      pickups: "sy:{conv:slack:T1:C1:17.5}:pickups",
     });
     // Usage counters: a conversation's in its slot, a workspace's with its scopes, a person's alone.
     expect(keys.usage({ kind: "conversation", address }, "d:2026-12-01")).toBe(
