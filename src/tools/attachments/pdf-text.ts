@@ -5,7 +5,7 @@ import type { DocumentBounds } from "./document-bounds.ts";
 /**
  * A PDF's text layer through `unpdf` (pdf.js), page by page, from the
  * first: at most `maxPdfPages` pages, stopping once `maxChars` characters
- * are read or the soft deadline passes. What was left out is said in `cut`
+ * are read or the soft deadline passes (the first page is always read). What was left out is said in `cut`
  * ("the first 500 of 100,000 pages were read (attachments.max_pdf_pages)").
  */
 export async function pdfText(bytes: Uint8Array, bounds: DocumentBounds): Promise<DocumentText> {
@@ -19,7 +19,7 @@ export async function pdfText(bytes: Uint8Array, bounds: DocumentBounds): Promis
     for (let n = 1; n <= total; n++) {
       if (n > bounds.maxPdfPages) stop = "attachments.max_pdf_pages";
       else if (chars > bounds.maxChars) stop = "attachments.max_document_chars";
-      else if (Date.now() > bounds.softDeadline) stop = "attachments.parse_ms";
+      else if (n > 1 && Date.now() > bounds.softDeadline) stop = "attachments.parse_ms";
       if (stop) break;
       const page = await pdf.getPage(n);
       const content = await page.getTextContent();
