@@ -96,7 +96,7 @@ async function bombWithBystander(s: TelegramSetup, bytes: Buffer, name: string, 
 const DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
 
 describe("document bombs are answered with a note, and nobody else waits", () => {
-  it("a DOCX of 2 MB that unzips to 300 MB is refused from its directory", async () => {
+  it("a DOCX of 2.5 MB that unzips to 300 MB is refused from its directory", async () => {
     const s = await start();
     const { answer, aliceMs, bobMs } = await bombWithBystander(
       s,

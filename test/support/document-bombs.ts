@@ -85,7 +85,7 @@ function docxOf(documentXml: Buffer, declared?: number): Buffer {
 
 /**
  * A DOCX whose document.xml is `unzipped` bytes of one paragraph repeated
- * (300 MB squeezes to about 2 MB). With `lie`, its headers declare the part
+ * (300 MB squeezes to 2.5 MB). With `lie`, its headers declare the part
  * 1 KB, so only a bound enforced while inflating catches it.
  */
 export function zipBombDocx(unzipped = 300_000_000, lie = false): Buffer {

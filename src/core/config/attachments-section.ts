@@ -105,7 +105,9 @@ const KEYS: Readonly<Record<keyof AttachmentsConfig, readonly [string, string, n
   maxInlineChars: ["max_inline_chars", "characters", 100, 1_000_000],
   cacheSeconds: ["cache_seconds", "seconds", 10, 604_800],
   keepSeconds: ["keep_seconds", "seconds", 0, 7_776_000],
-  maxUnzippedBytes: ["max_unzipped_bytes", "bytes", 1_000, 2_000_000_000],
+  // At most 200 MB: a part is decoded into one string on a parser thread of 512 MB, and one
+  // allocation past a thread's heap crashes the whole process instead of ending the thread.
+  maxUnzippedBytes: ["max_unzipped_bytes", "bytes", 1_000, 200_000_000],
   maxZipEntries: ["max_zip_entries", "entries", 1, 1_000_000],
   maxPdfPages: ["max_pdf_pages", "pages", 1, 1_000_000],
   maxDocumentChars: ["max_document_chars", "characters", 100, 100_000_000],

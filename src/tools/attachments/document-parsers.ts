@@ -129,7 +129,7 @@ export class DocumentParsers {
       const onExit = (code: number) => lost(`its reader stopped (exit code ${code})`);
       const onAbort = () => lost("the turn was stopped");
       const timer = setTimeout(
-        () => lost(`reading it took longer than ${Math.round(budgetMs / 1000)} s`),
+        () => lost(`reading it took longer than ${shownTime(budgetMs)}`),
         budgetMs,
       );
       const finish = (answer: ParseAnswer, kept: boolean) => {
@@ -144,6 +144,11 @@ export class DocumentParsers {
       else thread.postMessage(request);
     });
   }
+}
+
+/** A budget as people read it: 20 s, 2.5 s, 300 ms. */
+function shownTime(ms: number): string {
+  return ms >= 1_000 ? `${Number((ms / 1_000).toFixed(1))} s` : `${ms} ms`;
 }
 
 /**
