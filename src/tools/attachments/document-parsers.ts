@@ -64,10 +64,7 @@ export class DocumentParsers {
     limits: AttachmentsConfig,
     signal: AbortSignal,
   ): Promise<ParseAnswer> {
-    if (this.#running >= this.#size) {
-      await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    }
-    this.#running++;
+    await this.#slot();
     try {
       const parser = this.#take();
       const request = { ...document, bounds: documentBounds(limits, Date.now()) };
@@ -82,9 +79,23 @@ export class DocumentParsers {
         bound: false,
       };
     } finally {
-      this.#running--;
-      this.#waiting.shift()?.();
+      this.#release();
     }
+  }
+
+  /** A free slot, or a wait for one: a finished document hands its slot straight to the next. */
+  async #slot(): Promise<void> {
+    if (this.#running < this.#size) {
+      this.#running++;
+      return;
+    }
+    await new Promise<void>((resolve) => this.#waiting.push(resolve));
+  }
+
+  #release(): void {
+    const next = this.#waiting.shift();
+    if (next) next();
+    else this.#running--;
   }
 
   /** Ends every idle thread (a busy one ends when its document is done or its budget runs out). */
