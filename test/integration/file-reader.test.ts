@@ -105,7 +105,10 @@ describe("the attachment fetcher", () => {
       NONE,
     );
     expect(refused?.outcome).toBe("failed");
-    expect(refused?.note).toMatch(/^it could not be fetched: the address is not allowed/);
+    expect(refused?.note).toMatch(/^it could not be fetched: the address is not allowed: /);
+    // What a person can do about a file link, not the web tool's settings.
+    expect(refused?.note).toContain("ask the person to upload it instead of linking it");
+    expect(refused?.note).not.toMatch(/fetch_url|allow_hosts/);
     expect(refused?.text).toBeUndefined();
     const [missing] = await reader().read(
       address,
@@ -115,6 +118,20 @@ describe("the attachment fetcher", () => {
     );
     expect(missing?.outcome).toBe("failed");
     expect(JSON.stringify(missing)).not.toContain(telegram.token);
+  });
+
+  it("says what was measured when a file's declared size lies: cut at the cap, not 'it is 1 KB'", async () => {
+    const liar = telegram.addFile(Buffer.alloc(30_000, "z"), "small.txt");
+    const [read] = await reader({ ...DEFAULT_ATTACHMENTS, maxDocumentBytes: 4_000 }).read(
+      address,
+      [{ ref: liar.file_id, name: "small.txt", size: 1_000 }],
+      new AbortController().signal,
+      NONE,
+    );
+    expect(read?.outcome).toBe("refused");
+    expect(read?.note).toBe(
+      "not read: it is over the 4 KB limit (attachments.max_document_bytes), though it was said to be 1 KB; ask for a smaller file",
+    );
   });
 
   /** A reader of the fake Bot API's files under `limits`; it keeps long documents when the turn has read_attachment. */

@@ -24,6 +24,13 @@ export const TELEGRAM_RECORD_GRACE_MS = 100;
 /** A streamed message counts as between edits once nothing was written to its chat for this long. */
 const QUIET_MS = 100;
 
+/** A file a person sends with a message in a scenario. */
+export interface ChaosDocument {
+  readonly bytes: Uint8Array;
+  readonly name: string;
+  readonly mime: string;
+}
+
 export interface TelegramChaos extends ChaosPlatform {
   readonly fake: FakeTelegram;
   /** The person who writes in conversation `c`, in a private chat of their own. */
@@ -40,11 +47,14 @@ export async function telegramChaos(
   {
     webhook,
     replays = 0,
+    files,
   }: {
     /** Take updates by webhook on this port, with this secret, instead of long polling. */
     webhook?: { port: number; secret: string };
     /** With a webhook: every update is posted again this many times, alongside Telegram's own delivery. */
     replays?: number;
+    /** A document sent with the message of this tag (its caption), e.g. a document bomb among the traffic. */
+    files?: (tag: string) => ChaosDocument | undefined;
   } = {},
 ): Promise<TelegramChaos> {
   const telegram = await startFakeTelegram({ roundTripMs: delayMs });
@@ -84,7 +94,21 @@ export async function telegramChaos(
         telegram.addChat({ id: from.id, type: "private", title: from.first_name });
         opened.add(conversation);
       }
-      const update = telegram.userSends({ chat: from.id, from, text: tag });
+      const file = files?.(tag);
+      const update = file
+        ? telegram.userSends({
+            chat: from.id,
+            from,
+            caption: tag,
+            extra: {
+              document: {
+                ...telegram.addFile(file.bytes, file.name),
+                file_name: file.name,
+                mime_type: file.mime,
+              },
+            },
+          })
+        : telegram.userSends({ chat: from.id, from, text: tag });
       if (webhook && replays > 0) {
         await Promise.all(
           Array.from({ length: replays }, () => telegram.postToWebhook(update, webhook.secret)),

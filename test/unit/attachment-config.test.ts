@@ -114,8 +114,35 @@ describe("the attachment settings", () => {
     expect(() => parseConfig("attachments:\n  image_max_side: 10\n", FILE)).toThrow(
       "attachments.image_max_side: must be at least 64 pixels; 1568 is the default.",
     );
-    expect(() => parseConfig("attachments:\n  max_pdf_pages: 3\n", FILE)).toThrow(
-      'unknown key "max_pdf_pages"',
+    expect(() => parseConfig("attachments:\n  max_pages: 3\n", FILE)).toThrow(
+      'unknown key "max_pages"',
+    );
+  });
+
+  it("the document bounds default to what a real document never reaches, and are checked like the caps", () => {
+    expect(DEFAULT_ATTACHMENTS).toMatchObject({
+      maxUnzippedBytes: 50_000_000,
+      maxZipEntries: 2_000,
+      maxPdfPages: 500,
+      maxDocumentChars: 2_000_000,
+      parseMs: 20_000,
+    });
+    const set = parseConfig(
+      "attachments:\n  max_unzipped_bytes: 10000000\n  max_zip_entries: 100\n  max_pdf_pages: 50\n  max_document_chars: 500000\n  parse_ms: 5000\n",
+      FILE,
+    ).attachments;
+    expect([set.maxUnzippedBytes, set.maxZipEntries, set.maxPdfPages]).toEqual([
+      10_000_000, 100, 50,
+    ]);
+    expect([set.maxDocumentChars, set.parseMs]).toEqual([500_000, 5_000]);
+    expect(() => parseConfig("attachments:\n  max_pdf_pages: 0\n", FILE)).toThrow(
+      "attachments.max_pdf_pages: must be at least 1 pages; 500 is the default.",
+    );
+    expect(() => parseConfig("attachments:\n  parse_ms: 1.5\n", FILE)).toThrow(
+      "attachments.parse_ms: expected a whole number of milliseconds, found 1.5.",
+    );
+    expect(() => parseConfig("attachments:\n  max_unzipped_bytes: 300000000\n", FILE)).toThrow(
+      "attachments.max_unzipped_bytes: must be at most 200000000 bytes; 50000000 is the default.",
     );
   });
 

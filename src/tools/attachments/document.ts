@@ -1,46 +1,48 @@
-import mammoth from "mammoth";
-import { extractText, getDocumentProxy } from "unpdf";
 import { DOCX_TYPE } from "../../core/attachments/kind.ts";
 import { parseMediaType, readablePage } from "../web/readable.ts";
+import type { DocumentBounds } from "./document-bounds.ts";
+import { docxText } from "./docx-text.ts";
+import { pdfText } from "./pdf-text.ts";
 
-/** A document's text, whole; the reader cuts it to the inline cap. */
+/** A document's text, cut at `maxChars` at most; the reader cuts it again to the inline cap. */
 export interface DocumentText {
   readonly text: string;
   /** Pages, for a PDF. */
   readonly pages?: number;
+  /** What was left out and by which bound, e.g. "the first 500 of 100,000 pages were read (attachments.max_pdf_pages)". */
+  readonly cut?: string;
 }
 
 /**
  * The text of a text-like file (decoded as its charset says, else UTF-8),
- * an HTML page through the same readable-text path `fetch_url` uses, or a
- * PDF's text layer through `unpdf` (pdf.js), page by page, or a Word
- * document's (DOCX) paragraphs through `mammoth`. Undefined when the type
- * is not one of those. A PDF with no text layer (a scan) comes back
- * empty; the reader says so.
+ * an HTML page through the same readable-text path `fetch_url` uses, a
+ * PDF's text layer (see `pdfText`), or a Word document's (DOCX)
+ * paragraphs (see `docxText`), within `bounds`. Undefined when the type is
+ * not one of those. A PDF with no text layer (a scan) comes back empty; the
+ * reader says so. Runs on a parser thread (see `DocumentParsers`): a
+ * parser that goes past its memory or stack kills only that thread.
  */
 export async function documentText(
   bytes: Uint8Array,
   type: string,
+  bounds: DocumentBounds,
 ): Promise<DocumentText | undefined> {
-  if (type === "application/pdf") {
-    const pdf = await getDocumentProxy(new Uint8Array(bytes));
-    try {
-      const { totalPages, text } = await extractText(pdf, { mergePages: false });
-      const pages = text.map((page, i) => `--- page ${i + 1} ---\n${page.trim()}`);
-      const empty = text.every((page) => page.trim() === "");
-      return { text: empty ? "" : pages.join("\n\n"), pages: totalPages };
-    } finally {
-      await pdf.destroy().catch(() => {});
-    }
-  }
-  if (type === DOCX_TYPE) {
-    const { value } = await mammoth.extractRawText({ buffer: Buffer.from(bytes) });
-    return { text: value.trim() };
-  }
+  if (type === "application/pdf") return pdfText(bytes, bounds);
+  if (type === DOCX_TYPE) return capped(await docxText(bytes, bounds), bounds);
   const media = parseMediaType(type);
   if (type === "text/html" || type === "application/xhtml+xml") {
-    return { text: readablePage(bytes, media, "html")?.text ?? "" };
+    return capped(readablePage(bytes, media, "html")?.text ?? "", bounds);
   }
-  if (type === "application/json") return { text: readablePage(bytes, media, "json")?.text ?? "" };
-  return { text: readablePage(bytes, media, "text")?.text ?? "" };
+  if (type === "application/json") {
+    return capped(readablePage(bytes, media, "json")?.text ?? "", bounds);
+  }
+  return capped(readablePage(bytes, media, "text")?.text ?? "", bounds);
+}
+
+function capped(text: string, bounds: DocumentBounds): DocumentText {
+  if (text.length <= bounds.maxChars) return { text };
+  return {
+    text: text.slice(0, bounds.maxChars),
+    cut: `the first ${bounds.maxChars.toLocaleString("en-US")} of ${text.length.toLocaleString("en-US")} characters were read (attachments.max_document_chars)`,
+  };
 }

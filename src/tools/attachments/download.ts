@@ -81,7 +81,10 @@ function failure(
   signal: AbortSignal,
 ): string {
   const cause = (error as { cause?: unknown }).cause;
-  if (cause instanceof FetchRefusedError) return `the address is not allowed (${cause.message})`;
+  // The reason alone: the error's own hint is about fetch_url and its settings, not files.
+  if (cause instanceof FetchRefusedError) {
+    return `the address is not allowed: ${cause.reason}. A file is fetched only from the platform or a public address; ask the person to upload it instead of linking it`;
+  }
   if (signal.aborted && !limits.signal.aborted) {
     return `${host} did not send it within ${Math.round(limits.timeoutMs / 1000)} s`;
   }

@@ -9,7 +9,7 @@ import { kindOf, VISION_TYPES } from "../../core/attachments/kind.ts";
 import { imageNote } from "../../core/attachments/unseen-images.ts";
 import type { CapabilityStatus } from "../../core/availability/capabilities.ts";
 import type { AttachmentsConfig } from "../../core/config/attachments-section.ts";
-import { documentText } from "./document.ts";
+import type { DocumentParsers } from "./document-parsers.ts";
 import { documentId } from "./document-store.ts";
 import { visionImage } from "./image.ts";
 import type { Transcriber } from "./transcribe.ts";
@@ -21,6 +21,8 @@ export interface ReadingPowers {
   readonly transcriber?: Transcriber | undefined;
   readonly limits: AttachmentsConfig;
   readonly signal: AbortSignal;
+  /** The parser threads documents are read on, off the main thread. */
+  readonly parsers: DocumentParsers;
   /** Keeps a long document for `read_attachment` (present with the capability). */
   readonly keep?: ((id: string, text: string) => Promise<void>) | undefined;
 }
@@ -118,12 +120,22 @@ async function readDocument(
   powers: ReadingPowers,
 ): Promise<AttachmentContent> {
   const maxChars = powers.limits.maxInlineChars;
-  const doc = await documentText(bytes, base.type ?? "text/plain");
-  if (doc === undefined || doc.text === "") {
+  const type = base.type ?? "text/plain";
+  const doc = await powers.parsers.parse({ bytes, type }, powers.limits, powers.signal);
+  if (!doc.ok) {
+    // A bound refuses the same file every time (kept in the cache); a lost thread may not.
+    const outcome = doc.bound ? "refused" : "failed";
+    return { ...base, outcome, note: `it could not be read: ${doc.problem}` };
+  }
+  if (doc.text === "") {
     const scan = base.type === "application/pdf" ? " (a scan without a text layer?)" : "";
     return { ...base, outcome: "named", note: `no text could be read from it${scan}` };
   }
-  if (doc.text.length <= maxChars) return { ...base, outcome: "text", text: doc.text };
+  const cut = doc.cut ? `${doc.cut}; ` : "";
+  if (doc.text.length <= maxChars) {
+    return { ...base, outcome: "text", text: doc.text, ...(doc.cut ? { note: doc.cut } : {}) };
+  }
+  const length = doc.text.length.toLocaleString("en-US");
   if (powers.keep) {
     const id = documentId(base.ref);
     await powers.keep(id, doc.text);
@@ -133,29 +145,36 @@ async function readDocument(
       ...base,
       outcome: "text",
       text: doc.text.slice(0, maxChars),
-      note: `page 1 of ${pages} of document ${id} (${doc.text.length.toLocaleString("en-US")} characters); read_attachment reads pages 2 to ${pages}, for ${days} day${days === 1 ? "" : "s"}`,
+      note: `${cut}page 1 of ${pages} of document ${id} (${length} characters); read_attachment reads pages 2 to ${pages}, for ${days} day${days === 1 ? "" : "s"}`,
     };
   }
   return {
     ...base,
     outcome: "text",
     text: doc.text.slice(0, maxChars),
-    note: `cut: the first ${maxChars.toLocaleString("en-US")} of ${doc.text.length.toLocaleString("en-US")} characters are shown (attachments.max_inline_chars)`,
+    note: `${cut}cut: the first ${maxChars.toLocaleString("en-US")} of ${length} characters are shown (attachments.max_inline_chars)`,
   };
 }
 
-/** A file over its cap, refused before a byte is fetched, or cut off at the cap. */
+/**
+ * A file over its cap: refused before a byte is fetched, by the size the
+ * platform declared, or `measured`: cut off at the cap as it arrived, when
+ * the declared size (if any) was wrong, and the note says both.
+ */
 export function tooBig(
   attachment: Attachment,
   kind: AttachmentKind,
   cap: number,
   key: string,
+  measured = false,
 ): AttachmentContent {
-  const size = attachment.size !== undefined ? `it is ${shownSize(attachment.size)}, ` : "it is ";
+  const declared = attachment.size !== undefined ? shownSize(attachment.size) : undefined;
+  const said = measured && declared ? `, though it was said to be ${declared}` : "";
+  const size = declared && !measured ? `it is ${declared}, ` : "it is ";
   return namedOnly(
     attachment,
     kind,
     "refused",
-    `not read: ${size}over the ${shownSize(cap)} limit (${key}); ask for a smaller file`,
+    `not read: ${size}over the ${shownSize(cap)} limit (${key})${said}; ask for a smaller file`,
   );
 }

@@ -13,6 +13,7 @@ import type { AttachmentReader, FileSource } from "../../ports/file-source.ts";
 import type { KeyScheme } from "../../store/keys.ts";
 import { PUBLIC_ONLY } from "../web/address-policy.ts";
 import { guardedAgent } from "../web/guarded-agent.ts";
+import { DocumentParsers } from "./document-parsers.ts";
 import { DocumentStore, READ_ATTACHMENT_CAPABILITY } from "./document-store.ts";
 import { download } from "./download.ts";
 import { type ReadingPowers, readBytes, tooBig } from "./read-one.ts";
@@ -28,6 +29,8 @@ export interface FileReaderOptions {
   readonly transcriber?: Transcriber;
   /** The SSRF guard for URLs off the platform's host; default: public addresses only. */
   readonly guard?: Dispatcher;
+  /** The threads documents are read on; default: this process's one pool. */
+  readonly parsers?: DocumentParsers;
   readonly logger?: LoggerPort & { info?(message: string, fields?: Record<string, unknown>): void };
 }
 
@@ -42,9 +45,11 @@ export interface FileReaderOptions {
 export class FileReader implements AttachmentReader {
   readonly #guard: Dispatcher;
   readonly #documents: DocumentStore;
+  readonly #parsers: DocumentParsers;
 
   constructor(private readonly options: FileReaderOptions) {
     this.#guard = options.guard ?? guardedAgent(PUBLIC_ONLY);
+    this.#parsers = options.parsers ?? processParsers();
     this.#documents = new DocumentStore(options.redis, options.keys);
   }
 
@@ -62,6 +67,7 @@ export class FileReader implements AttachmentReader {
       transcriber: this.options.transcriber,
       limits,
       signal,
+      parsers: this.#parsers,
       keep: keeping
         ? (id, text) =>
             this.#documents.keep(address, id, text, limits.maxInlineChars, limits.keepSeconds)
@@ -158,8 +164,8 @@ export class FileReader implements AttachmentReader {
     if (!got.ok) {
       if (got.tooBig) {
         return cap <= left
-          ? tooBig(attachment, kind, cap, capKey)
-          : tooBig(attachment, kind, limits.maxTurnBytes, turnCap);
+          ? tooBig(attachment, kind, cap, capKey, true)
+          : tooBig(attachment, kind, limits.maxTurnBytes, turnCap, true);
       }
       return namedOnly(
         attachment,
@@ -180,6 +186,14 @@ export class FileReader implements AttachmentReader {
     const type = await sniffType(got.bytes, attachment.mimeType, attachment.name);
     return readBytes(attachment, got.bytes, type, powers);
   }
+}
+
+let shared: DocumentParsers | undefined;
+
+/** One pool per process, whatever number of readers: its threads' heaps are what is bounded. */
+function processParsers(): DocumentParsers {
+  shared ??= new DocumentParsers();
+  return shared;
 }
 
 /** An HTML answer for a file that was declared as something else: a login page, not the file. */
