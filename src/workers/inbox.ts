@@ -37,13 +37,17 @@ return 0
 // KEYS: lease, inbox, checkpoint[, usage day, usage month]. ARGV: token, consumed[, the usage's six].
 // Drops the consumed messages and the turn's checkpoint, and counts the turn's usage for the
 // conversation (in the same step: a turn ends once, so it is counted once); lets go of the
-// lease only if nothing is left. Returns what is left, or -1 if the lease was lost.
+// lease only if nothing is left. Returns {left, the consumed messages}, or {-1} if the lease
+// was lost. The consumed messages come back only with usage: their token-budget reservations
+// are settled with it (one round trip for the turn's end, not two).
 // No checkpoint means the turn has ended already: this is the same finish run again (Redis ran
 // it, then died before answering, and the client sent it again), and trims nothing more.
 const FINISH = new LuaScript(`${ADD_USAGE_LUA}
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
-if redis.call('EXISTS', KEYS[3]) == 0 then return redis.call('LLEN', KEYS[2]) end
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {-1} end
+if redis.call('EXISTS', KEYS[3]) == 0 then return {redis.call('LLEN', KEYS[2])} end
 local consumed = tonumber(ARGV[2])
+local answered = {}
+if KEYS[5] and consumed > 0 then answered = redis.call('LRANGE', KEYS[2], 0, consumed - 1) end
 if consumed > 0 then redis.call('LTRIM', KEYS[2], consumed, -1) end
 redis.call('DEL', KEYS[3])
 if KEYS[5] then
@@ -51,7 +55,8 @@ if KEYS[5] then
 end
 local left = redis.call('LLEN', KEYS[2])
 if left == 0 then redis.call('DEL', KEYS[1]) end
-return left
+table.insert(answered, 1, left)
+return answered
 `);
 
 // KEYS: lease, inbox, checkpoint. ARGV: token. Lets go only if there is nothing to do.
@@ -144,23 +149,26 @@ export class Inbox {
   /**
    * Ends the turn in progress (its checkpoint is stored): see {@link FINISH}.
    * With `usage`, the conversation's counters count the turn in the same
-   * step. Returns messages left, or -1 if the lease was lost (and nothing
-   * was written). Run twice, it ends the turn once.
+   * step, and `answered` holds the messages it consumed. `left` is the
+   * number of messages left, or -1 if the lease was lost (and nothing was
+   * written). Run twice, it ends the turn once (the second run answers none).
    */
   async finish(
     address: ConversationAddress,
     token: string,
     consumed: number,
     usage?: UsageCounting,
-  ): Promise<number> {
+  ): Promise<{ left: number; answered: InboundMessage[] }> {
     const k = this.keysOf(address);
-    return Number(
-      await FINISH.run(
-        this.redis,
-        [k.lease, k.inbox, k.checkpoint, ...(usage?.keys ?? [])],
-        [token, consumed, ...(usage?.args ?? [])],
-      ),
-    );
+    const [left, ...answered] = (await FINISH.run(
+      this.redis,
+      [k.lease, k.inbox, k.checkpoint, ...(usage?.keys ?? [])],
+      [token, consumed, ...(usage?.args ?? [])],
+    )) as [number, ...string[]];
+    return {
+      left: Number(left),
+      answered: answered.map((text) => JSON.parse(text) as InboundMessage),
+    };
   }
 
   /**

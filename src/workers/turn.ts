@@ -53,10 +53,14 @@ export async function drainConversation(
     const counting = usage
       ? env.store.usage.conversationCounting(address, usage.usage, usage.costMicros, usage.now)
       : undefined;
-    // The messages the turn answered (steered ones too), read before the trim drops them:
-    // their token-budget reservations are settled with the turn's usage.
-    const answered = usage ? (await env.inbox.pending(address)).slice(0, outcome.consumed) : [];
-    const left = await env.inbox.finish(address, leaseToken, outcome.consumed, counting);
+    // The messages the turn answered (steered ones too) come back from the trim: their
+    // token-budget reservations are settled with the turn's usage.
+    const { left, answered } = await env.inbox.finish(
+      address,
+      leaseToken,
+      outcome.consumed,
+      counting,
+    );
     if (left === -1) throw new LostLeaseError("lease lost before the inbox was trimmed");
     // Counted for the conversation as the turn ended; the workspace and the person follow.
     if (usage) await countShared(env, usage, answered);

@@ -102,10 +102,10 @@ describe("chat settings the worker reads", () => {
     await pipe.app.redis.set(inbox.keysOf(address).lease, "another-worker");
     // The turn in progress, as the turn's begin stored it.
     await pipe.app.redis.set(inbox.keysOf(address).checkpoint, "{}");
-    expect(await inbox.finish(address, "this-worker", 0, counting)).toBe(-1);
+    expect((await inbox.finish(address, "this-worker", 0, counting)).left).toBe(-1);
     const owner = { kind: "conversation", address } as const;
     expect((await usage.read(owner, dayPeriod(now))).turns).toBe(0);
-    expect(await inbox.finish(address, "another-worker", 0, counting)).toBe(0);
+    expect((await inbox.finish(address, "another-worker", 0, counting)).left).toBe(0);
     expect(await usage.read(owner, dayPeriod(now))).toMatchObject({ turns: 1, prompt: 10 });
   });
 });

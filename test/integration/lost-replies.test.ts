@@ -81,11 +81,11 @@ describe("a turn's end when Redis ran it and its answer was lost", () => {
     // The turn that took message 1 is in progress (its begin stored the checkpoint).
     await other.set(inbox.keysOf(address).checkpoint, "{}");
     // The script is loaded (a finish without the lease ends nothing), so the finish below is one command.
-    expect(await inbox.finish({ ...address, conversation: "8" }, token, 0)).toBe(-1);
+    expect((await inbox.finish({ ...address, conversation: "8" }, token, 0)).left).toBe(-1);
     const dropped = proxy.dropped;
     proxy.dropReplyTo("worker-finishing");
     // Redis ends the turn and dies before answering; the same end is sent again.
-    expect(await inbox.finish(address, token, 1)).toBe(2);
+    expect((await inbox.finish(address, token, 1)).left).toBe(2);
     expect(proxy.dropped).toBe(dropped + 1);
     expect((await inbox.pending(address)).map((m) => m.text)).toEqual(["message 2", "message 3"]);
   });
