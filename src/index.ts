@@ -58,7 +58,12 @@ export { type Bot, createBot } from "./bot/create-bot.ts";
 export { StartOptionError } from "./bot/errors.ts";
 export type { BotOptions, BotRole, ConfigSource, TurnTuning } from "./bot/options.ts";
 export { definePlugin, type SwitchyardPlugin } from "./bot/plugins.ts";
-export type { Channel, ChannelRuntime, WorkerParts } from "./channels/channel.ts";
+export {
+  type Channel,
+  type ChannelRuntime,
+  ChannelRuntimeError,
+  type WorkerParts,
+} from "./channels/channel.ts";
 export {
   ConsoleChannel,
   type ConsoleChannelOptions,

@@ -5,7 +5,7 @@ import type { ContractSources } from "../conversation/contract.ts";
 import type { ConversationAddress } from "../core/agent/inbound.ts";
 import type { Provider } from "../core/agent/provider.ts";
 import type { QueueBehaviour, QueueMode } from "../core/agent/queue-mode.ts";
-import { botModelOf, type SwitchyardConfig } from "../core/config/index.ts";
+import { botModelOf, CONSOLE_DEFAULT_HOST, type SwitchyardConfig } from "../core/config/index.ts";
 import { WarnOnce } from "../core/logger.ts";
 import type { Host } from "../host.ts";
 import { type OpsServer, startOpsServer } from "../observability/http.ts";
@@ -160,16 +160,34 @@ function contractSources(parts: AppParts, app: Switchyard, model: string): Contr
 async function startOps(parts: AppParts, app: Switchyard): Promise<OpsServer | undefined> {
   const port = parts.options.metricsPort ?? 0;
   if (port <= 0) return undefined;
+  const host = opsHost(parts.options.metricsHost, parts.config.current.console);
   try {
     return await startOpsServer({
       port,
+      ...(host === undefined ? {} : { host }),
       metrics: parts.metrics,
       ready: () => app.redis.status === "ready",
     });
   } catch (error) {
-    parts.logger.warn({ port, error: (error as Error).message }, "metrics server not started");
+    parts.logger.warn(
+      { port, host, error: (error as Error).message },
+      "metrics server not started",
+    );
     return undefined;
   }
+}
+
+/**
+ * Where the ops server listens: the environment's choice, else the config's,
+ * else this machine only when it serves the console (a page that can reset
+ * conversations should not face every network by default), else every
+ * interface (undefined), because probes and Prometheus reach a pod by its IP.
+ */
+export function opsHost(
+  fromEnv: string | undefined,
+  console: { readonly enabled: boolean; readonly host?: string },
+): string | undefined {
+  return fromEnv ?? console.host ?? (console.enabled ? CONSOLE_DEFAULT_HOST : undefined);
 }
 
 function turnTuning(options: BotOptions) {

@@ -1,6 +1,6 @@
 import { IngressGate } from "../access/gate.ts";
 import type { Switchyard } from "../app.ts";
-import type { Channel } from "../channels/channel.ts";
+import { type Channel, type ChannelRuntime, removedQueue } from "../channels/channel.ts";
 import { consoleChannel } from "../channels/console/console-channel.ts";
 import type { ContractSources } from "../conversation/contract.ts";
 import type { ConversationAddress } from "../core/agent/inbound.ts";
@@ -78,18 +78,30 @@ export async function startChannels(parts: ChannelStart): Promise<void> {
   });
   const stopTurn = (address: ConversationAddress) => app.signals.send(address, "stop");
   for (const channel of channels) {
-    await channel.start({
-      queue: app.queue,
-      redis: app.redis,
-      sources,
-      permissions: () => config.current.permissions,
-      skills,
-      gate,
-      logger: port,
-      stopTurn,
-      queueBehaviour: parts.queueBehaviour,
-    });
+    await channel.start(
+      withRemovedQueue({
+        ungatedQueue: app.queue,
+        redis: app.redis,
+        sources,
+        permissions: () => config.current.permissions,
+        skills,
+        gate,
+        logger: port,
+        stopTurn,
+        queueBehaviour: parts.queueBehaviour,
+      }),
+    );
     logger.info({ platform: channel.platform }, "channel started");
   }
   logger.info("channels started");
+}
+
+/**
+ * The runtime with the old `queue` as a property that throws, naming
+ * `takeMessage`: a channel written before the rename fails at its first
+ * message instead of letting everyone past the gate. Not enumerable, so
+ * spreading the runtime (`{ ...runtime }`) does not trip it.
+ */
+function withRemovedQueue(runtime: ChannelRuntime): ChannelRuntime {
+  return Object.defineProperty(runtime, "queue", { get: removedQueue, enumerable: false });
 }

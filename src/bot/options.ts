@@ -86,6 +86,12 @@ export interface BotOptions extends TurnTuning {
   /** Serve /metrics, /healthz and /readyz on this port; unset or 0: not served. */
   readonly metricsPort?: number;
   /**
+   * The address that server listens on (`SWITCHYARD_METRICS_HOST`); unset:
+   * the config's `console.host`, else 127.0.0.1 when the console is enabled,
+   * else every interface (probes and Prometheus scrape a pod's IP).
+   */
+  readonly metricsHost?: string;
+  /**
    * Log an error a library throws asynchronously and count it, instead of
    * letting it end the process (default true). Turn it off if your
    * program installs its own `uncaughtException` handler.

@@ -2,17 +2,17 @@ import { readPairingCode } from "../access/pairing-code.ts";
 import { duration } from "../access/refusals.ts";
 import type { Actor, CommandPolicy } from "../core/commands/index.ts";
 import { formatAccessEntry, type SwitchyardConfig } from "../core/config/index.ts";
-import type { AccessStore } from "../store/index.ts";
+import { type AccessStore, MAX_PENDING_REQUESTS, type PendingPage } from "../store/index.ts";
 
 /**
- * `/access approve <code>`, `/access list` and `/access revoke <platform:user>`:
+ * `/access approve <code>`, `/access list [page]` and `/access revoke <platform:user>`:
  * who may talk to the bot, changed by people only (rule 8), never by the
  * model. Approving takes an owner; listing and revoking an owner or a
  * configured admin. A platform's own admins do not count here: anyone who
  * makes a Telegram group administers it, and an approval opens every DM.
  */
 export const ACCESS_USAGE =
-  "Usage: /access approve CODE (owners), /access list, /access revoke PLATFORM:USER (owners and admins).";
+  "Usage: /access approve CODE (owners), /access list [PAGE], /access revoke PLATFORM:USER (owners and admins).";
 
 /** What the command needs: the approvals in Redis and who owns the bot. */
 export interface AccessCommandDeps {
@@ -40,7 +40,7 @@ export async function handleAccessCommand(
     case "list":
       if (!admin)
         return "Only the bot's owners and admins (permissions: in the config) can list who is let in.";
-      return list(deps, now);
+      return (await list(deps, args[0])).text;
     case "revoke": {
       if (!admin)
         return "Only the bot's owners and admins (permissions: in the config) can revoke access.";
@@ -83,23 +83,62 @@ export async function approve(
   };
 }
 
-export async function list(deps: AccessCommandDeps, now: number): Promise<string> {
-  const config = deps.config();
+/** How many waiting people one `/access list` shows: one short reply, whatever the crowd. */
+export const PENDING_PAGE_SIZE = 10;
+
+/**
+ * Who is let in and, newest first, one page of who is waiting. `page` is
+ * what followed `list` (1 when nothing did); `command` is how the person
+ * asks for another page where they are (`/access list`, `switchyard access list`).
+ */
+export async function list(
+  deps: AccessCommandDeps,
+  typedPage = "",
+  command = "/access list",
+): Promise<AccessChange> {
+  const page = typedPage === "" ? 1 : Number(typedPage);
+  if (!Number.isSafeInteger(page) || page < 1) {
+    return {
+      ok: false,
+      text: `${JSON.stringify(typedPage)} is not a page number: e.g. ${command} 2.`,
+    };
+  }
+  const offset = (page - 1) * PENDING_PAGE_SIZE;
   const [approvals, pending] = await Promise.all([
-    deps.access.approvals(),
-    deps.access.pending(now),
+    page === 1 ? deps.access.approvals() : [],
+    deps.access.pending(offset, PENDING_PAGE_SIZE),
   ]);
+  const waiting = waitingPage(pending, page, command);
+  if (page > 1) return { ok: true, text: waiting };
+  const config = deps.config();
   const lines = [
     `Direct messages: ${config.access.dm}; groups: ${config.access.groups}.`,
     `Allowed by the config: ${config.access.allow.map(formatAccessEntry).join(", ") || "nobody"}.`,
     approvals.length === 0
       ? "Approved by pairing: nobody."
       : `Approved by pairing:\n${approvals.map((a) => `- ${describePerson(a.user, a.name)}, by ${a.by} on ${new Date(a.at).toISOString().slice(0, 10)}`).join("\n")}`,
-    pending.length === 0
-      ? "Waiting for approval: nobody."
-      : `Waiting for approval:\n${pending.map((p) => `- ${describePerson(p.user, p.name)}, code expires in ${duration(p.expiresAt - now)}`).join("\n")}`,
+    waiting,
   ];
-  return lines.join("\n");
+  return { ok: true, text: lines.join("\n") };
+}
+
+/** The waiting part of `/access list`: all of it when it fits one page, else a count, a page and the next page's command. */
+function waitingPage(pending: PendingPage, page: number, command: string): string {
+  const { total, requests, now } = pending;
+  if (total === 0) return "Waiting for approval: nobody.";
+  const rows = requests.map(
+    (p) => `- ${describePerson(p.user, p.name)}, code expires in ${duration(p.expiresAt - now)}`,
+  );
+  if (total <= PENDING_PAGE_SIZE && page === 1) return `Waiting for approval:\n${rows.join("\n")}`;
+  const pages = Math.ceil(total / PENDING_PAGE_SIZE);
+  if (rows.length === 0)
+    return `Waiting for approval: ${total}; page ${page} is past the last, ${pages}.`;
+  const full =
+    total >= MAX_PENDING_REQUESTS
+      ? ` The list keeps the newest ${MAX_PENDING_REQUESTS}; an older code still works when its person gives it to you.`
+      : "";
+  const next = page < pages ? `\nNext: ${command} ${page + 1}.` : "";
+  return `Waiting for approval: ${total}, newest first, page ${page} of ${pages}:${full}\n${rows.join("\n")}${next}`;
 }
 
 export async function revoke(user: string, deps: AccessCommandDeps): Promise<AccessChange> {

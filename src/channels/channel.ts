@@ -18,7 +18,19 @@ import type { ReloadableSkills } from "./skills-command.ts";
  * to answer commands, and an HTTP server to mount webhook routes on.
  */
 export interface ChannelRuntime {
-  readonly queue: Enqueue;
+  /**
+   * Puts a message in the queue as it is: past the access gate, the chat
+   * commands and the limits, so a stranger under `pairing` would reach the
+   * model. Only for a message that has been through them; `takeMessage`
+   * uses it after they pass. A channel of your own calls `takeMessage`.
+   */
+  readonly ungatedQueue: Enqueue;
+  /**
+   * Renamed `ungatedQueue`, so that code enqueueing past the gate says so.
+   * Reading it throws a {@link ChannelRuntimeError} that names `takeMessage`.
+   * @deprecated Call `takeMessage(runtime, message, { actor, reply })`.
+   */
+  readonly queue?: never;
   /** For the channel's own small state (which threads the bot is in), under the store's key scheme. */
   readonly redis: Redis;
   /** For `/tools` and `/skills`: the conversation's contract and skills as a turn would see them. */
@@ -77,6 +89,23 @@ export interface Channel {
    * process can stop; a channel without it runs until it is stopped.
    */
   readonly finished?: Promise<void>;
+}
+
+/** A channel used the process's runtime the wrong way; the message says the fix. */
+export class ChannelRuntimeError extends Error {
+  override readonly name = "ChannelRuntimeError";
+}
+
+/**
+ * What reading `runtime.queue` throws. A channel written against it before
+ * the rename enqueued every message past the access gate, the commands and
+ * the limits; failing loudly at its first message beats a bot that anyone
+ * can talk to.
+ */
+export function removedQueue(): never {
+  throw new ChannelRuntimeError(
+    "runtime.queue is gone: it queued messages past the access gate, chat commands and limits, so anyone could talk to the bot. Hand each message to takeMessage(runtime, message, { actor, reply }) instead (see defineChannel); runtime.ungatedQueue is for a message that has been through them.",
+  );
 }
 
 /** What a worker-only process hands a channel's outbound: the shared Redis, its key prefix, a logger. */

@@ -13,7 +13,7 @@ export interface ChannelIngress {
 /** What a channel's ingress is built with. */
 export interface IngressParts<Settings> {
   readonly settings: Settings;
-  /** What the process gives every channel: the queue, the gate, the command sources. */
+  /** What the process gives every channel: the gate, the command sources, the queue behind them. */
   readonly runtime: ChannelRuntime;
   /** The channel's own outbound, for ingress that answers on the spot over the same API. */
   readonly outbound: Outbound;

@@ -95,6 +95,6 @@ async function takeNow(
     return "answered";
   }
   if (!(await passedGate(await runtime.gate.meter(message), refused))) return "refused";
-  const { fresh } = await runtime.queue.enqueue({ ...message, text: outcome.text });
+  const { fresh } = await runtime.ungatedQueue.enqueue({ ...message, text: outcome.text });
   return fresh ? "queued" : "repeat";
 }

@@ -7,11 +7,11 @@ import { topologyFrom } from "../redis/redis-topology.ts";
 import { createStore } from "../store/index.ts";
 import type { CliEnv } from "./tools.ts";
 
-const HELP = `Usage: switchyard access <approve CODE | list | revoke PLATFORM:USER> [options]
+const HELP = `Usage: switchyard access <approve CODE | list [PAGE] | revoke PLATFORM:USER> [options]
 
 Who may talk to the bot: approve a pairing code someone got from the bot in
-a direct message, list who is let in and who is waiting, or revoke an
-approval. Works on the Redis the bot uses (REDIS_URL, or the config's redis:).
+a direct message, list who is let in and who is waiting (the newest 10, then
+page by page: list 2, list 3...), or revoke an approval. Works on the Redis the bot uses (REDIS_URL, or the config's redis:).
 
 Options:
   --config FILE        The config file (default: $SWITCHYARD_CONFIG, else ./switchyard.yaml if present)
@@ -41,8 +41,11 @@ export async function runAccessCommand(argv: string[], io: CliEnv): Promise<numb
     out(`${HELP}\n`);
     return values.help ? 0 : 2;
   }
-  if (!["approve", "list", "revoke"].includes(verb) || (verb !== "list" && args.length !== 1)) {
-    err(`switchyard access: expected approve CODE, list or revoke PLATFORM:USER.\n\n${HELP}\n`);
+  const argsOk = verb === "list" ? args.length <= 1 : args.length === 1;
+  if (!["approve", "list", "revoke"].includes(verb) || !argsOk) {
+    err(
+      `switchyard access: expected approve CODE, list [PAGE] or revoke PLATFORM:USER.\n\n${HELP}\n`,
+    );
     return 2;
   }
   const env = io.env as NodeJS.ProcessEnv;
@@ -63,7 +66,7 @@ export async function runAccessCommand(argv: string[], io: CliEnv): Promise<numb
       verb === "approve"
         ? await approve(arg, SHELL, now, store.access)
         : verb === "list"
-          ? { ok: true, text: await list(deps, now) }
+          ? await list(deps, arg, "switchyard access list")
           : await revoke(arg, deps);
     out(`${result.text}\n`);
     return result.ok ? 0 : 1;

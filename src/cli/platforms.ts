@@ -1,7 +1,7 @@
 import { StartOptionError } from "../bot/errors.ts";
 import type { Channel } from "../channels/channel.ts";
 import { ENV_PLATFORMS, type EnvPlatform } from "../channels/env-platforms.ts";
-import type { SwitchyardConfig } from "../core/config/index.ts";
+import { bindHostProblem, type SwitchyardConfig } from "../core/config/index.ts";
 import { registerSecret } from "../observability/logger.ts";
 
 /**
@@ -47,6 +47,15 @@ export function portFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: numb
     throw new StartOptionError(`${name} must be a port number (0 turns it off), not "${raw}".`);
   }
   return port;
+}
+
+/** An address to listen on from `name`, undefined when unset; anything else is a start error naming the fix. */
+export function hostFromEnv(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === "") return undefined;
+  const problem = bindHostProblem(raw);
+  if (problem) throw new StartOptionError(`${name}: ${problem}`);
+  return raw;
 }
 
 export function numberFromEnv<K extends string>(

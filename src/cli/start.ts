@@ -10,6 +10,7 @@ import { createLogger, loggerPort } from "../observability/logger.ts";
 import { Metrics } from "../observability/metrics.ts";
 import { setupTracing } from "../observability/tracing-setup.ts";
 import {
+  hostFromEnv,
   numberFromEnv,
   platformChannels,
   portFromEnv,
@@ -43,6 +44,8 @@ Environment:
   OPENAI_API_KEY, OPENAI_BASE_URL, SWITCHYARD_MODEL   The model (any OpenAI-compatible server)
   SWITCHYARD_MODEL_FIRST_BYTE_MS, _IDLE_MS, _CALL_MS   Model timeouts (default 60000, 30000, 300000)
   SWITCHYARD_METRICS_PORT     Prometheus /metrics, /healthz, /readyz (default 9464; 0 = off)
+  SWITCHYARD_METRICS_HOST     The address it listens on (default: console.host, else 127.0.0.1
+                              with the console enabled, else every interface)
   SWITCHYARD_CONSOLE_TOKEN    The web console's token (/console on the metrics port; needs console.enabled)
   SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET (Events API) or SLACK_APP_TOKEN (Socket Mode),
   SLACK_API_URL               The Slack channel; with none of the platforms set, the console runs
@@ -93,6 +96,7 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
     ...numberFromEnv(env, "SWITCHYARD_TOOL_TIMEOUT_MS", "toolTimeoutMs"),
   };
   const metricsPort = portFromEnv(env, "SWITCHYARD_METRICS_PORT", 9464);
+  const metricsHost = hostFromEnv(env, "SWITCHYARD_METRICS_HOST");
   const queue = queueFromEnv(env);
   let liveConfig: LiveConfig | undefined;
   const channels = platformChannels(env, portFromEnv(env, "SWITCHYARD_HTTP_PORT", 3000), () =>
@@ -124,6 +128,7 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
     logger,
     metrics: new Metrics(),
     metricsPort,
+    ...(metricsHost === undefined ? {} : { metricsHost }),
   });
   const stop = async () => {
     await bot.stop();

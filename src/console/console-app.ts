@@ -16,6 +16,7 @@ import { reportContract } from "../core/loading/report.ts";
 import { type ActivityStore, addressOf, RECENT_CONVERSATIONS } from "../store/activity-store.ts";
 import { CONSOLE_REALM, consoleAuthorized } from "./auth.ts";
 import { html, page } from "./html.ts";
+import { crossOriginRefusal } from "./origin.ts";
 import { actionToken, actionTokenMatches, resetConversation } from "./reset.ts";
 import type { UsageReader } from "./usage.ts";
 import { usageView, workspaceUsageView } from "./usage-view.ts";
@@ -49,7 +50,8 @@ export interface ConsoleOptions {
  * The operator console: Switchyard's own pages (recent conversations, one
  * conversation's contract and state, MCP servers), server-rendered, and Bull
  * Board for the queues under `/console/queues`. Every request without the
- * token is refused with 401 before anything is read. Read-only, except
+ * token is refused with 401 before anything is read, and every POST from
+ * another site (its `Origin`) with 403. Read-only, except
  * what exists as a command: retrying a failed job in Bull Board, and
  * resetting a conversation as `/new` does (a POST carrying the page's form
  * token, so another site cannot make the operator's browser do it).
@@ -65,6 +67,11 @@ export function consoleHandler(
     if (consoleAuthorized(c.req.header("authorization"), options.token)) return next();
     c.header("www-authenticate", `Basic realm="${CONSOLE_REALM}", charset="UTF-8"`);
     return c.text("The console needs the token in SWITCHYARD_CONSOLE_TOKEN.", 401);
+  });
+  app.use("*", async (c, next) => {
+    if (c.req.method === "GET" || c.req.method === "HEAD") return next();
+    const refusal = crossOriginRefusal(c.req.header("origin"), c.req.url);
+    return refusal === undefined ? next() : c.text(refusal, 403);
   });
   app.get("/", async (c) =>
     c.html(page("Recent conversations", conversationsView(await options.activity.recent()))),

@@ -81,6 +81,29 @@ export function mountConsole(ops: OpsServer, options: MountConsoleOptions): bool
       },
     }),
   );
-  options.logger.info({ path: CONSOLE_PATH, port: ops.port }, "console served");
+  options.logger.info(
+    { path: CONSOLE_PATH, host: ops.host, port: ops.port },
+    consoleServedLine(ops.host, ops.port),
+  );
   return true;
+}
+
+/**
+ * The start log's line for the console: where to open it, and, when it
+ * listens on this machine only, how to open it from others, so a console
+ * that cannot be reached from a laptop explains itself.
+ */
+export function consoleServedLine(host: string, port: number): string {
+  const everywhere = host === "::" || host === "0.0.0.0";
+  const shown = everywhere ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
+  const url = `http://${shown}:${port}${CONSOLE_PATH}`;
+  if (everywhere) return `console served on ${url}, and on every interface of this machine`;
+  if (isLoopback(host)) {
+    return `console served on ${url} (this machine only: set console.host or SWITCHYARD_METRICS_HOST to 0.0.0.0 to reach it from other machines)`;
+  }
+  return `console served on ${url}`;
+}
+
+function isLoopback(host: string): boolean {
+  return host === "::1" || host === "localhost" || host.startsWith("127.");
 }

@@ -15,7 +15,9 @@ import { UsageStore } from "./usage-store.ts";
 export {
   AccessStore,
   type Approval,
+  MAX_PENDING_REQUESTS,
   type PairingRequest,
+  type PendingPage,
   pairingCodeHash,
 } from "./access-store.ts";
 export { StoreInputError } from "./errors.ts";

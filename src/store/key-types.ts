@@ -63,8 +63,10 @@ export interface AccessKeys {
   readonly codeOf: (user: string) => string;
   /** ZSET: when the requester was last given codes, to limit how often. */
   readonly requests: (user: string) => string;
-  /** HASH: user -> the pending request (JSON with its expiry), for `/access list`. */
+  /** HASH: user -> the pending request (JSON), for `/access list`; bounded, pruned on every write. */
   readonly pending: string;
+  /** ZSET: user -> when their code expires (Redis's clock): the pending hash's order and expiry. */
+  readonly pendingOrder: string;
   /** HASH: user -> who approved them and when (JSON). */
   readonly approved: string;
 }

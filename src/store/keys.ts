@@ -185,6 +185,7 @@ export class KeyScheme {
       codeOf: (user) => `${tag}:pairing:by:${encodeURIComponent(user)}`,
       requests: (user) => `${tag}:pairing:requests:${encodeURIComponent(user)}`,
       pending: `${tag}:pairing:pending`,
+      pendingOrder: `${tag}:pairing:pending:order`,
       approved: `${tag}:approved`,
     };
   }

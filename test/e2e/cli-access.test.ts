@@ -71,4 +71,31 @@ describe("switchyard access", () => {
     expect((await access(prefix, ["promote", "x"])).code).toBe(2);
     redis.disconnect();
   }, 120_000);
+
+  it("pages the waiting list as chat does, and says how to ask for the next page", async () => {
+    const prefix = uniquePrefix("cli-access");
+    prefixes.push(prefix);
+    const redis = connectRedis();
+    const store = createStore(redis, { prefix });
+    for (let n = 0; n < 12; n++) {
+      await store.access.issue(
+        { user: `telegram:${6000 + n}` },
+        `K7QM2XP${"ABCDEFGHJKMN"[n]}`,
+        600_000,
+        Date.now(),
+      );
+    }
+    redis.disconnect();
+    const first = await access(prefix, ["list"]);
+    expect(first.stdout).toContain("Waiting for approval: 12, newest first, page 1 of 2:");
+    expect(first.stdout).toContain("Next: switchyard access list 2.");
+    const second = await access(prefix, ["list", "2"]);
+    expect(second.stdout).toMatch(
+      /^Waiting for approval: 12, newest first, page 2 of 2:\n- telegram:600[01], code expires in (9|10) minutes\n- telegram:600[01], /,
+    );
+    expect(await access(prefix, ["list", "two"])).toEqual({
+      code: 1,
+      stdout: '"two" is not a page number: e.g. switchyard access list 2.\n',
+    });
+  }, 120_000);
 });

@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -17,6 +17,7 @@ describe("switchyard start with console.enabled", () => {
   let redis: Redis;
   let worker: WorkerProcess;
   let url: string;
+  let port: number;
   const prefix = uniquePrefix("cstart");
   const dir = mkdtempSync(join(tmpdir(), "sy-console-"));
 
@@ -26,7 +27,7 @@ describe("switchyard start with console.enabled", () => {
     redis = connectRedis({ maxRetriesPerRequest: null });
     const config = join(dir, "switchyard.yaml");
     writeFileSync(config, "console:\n  enabled: true\n");
-    const port = await freePort();
+    port = await freePort();
     url = `http://127.0.0.1:${port}/console`;
     worker = await startWorkerProcess({
       SWITCHYARD_PREFIX: prefix,
@@ -45,6 +46,25 @@ describe("switchyard start with console.enabled", () => {
     redis?.disconnect();
     await fake?.close();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("listens on this machine only by default, and says at start how to open it from others", async () => {
+    expect(worker.logs()).toContain(
+      `console served on http://127.0.0.1:${port}/console (this machine only: set console.host or SWITCHYARD_METRICS_HOST to 0.0.0.0`,
+    );
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    // The machine's other addresses get no answer at all.
+    const outward = Object.values(networkInterfaces())
+      .flat()
+      .filter((a) => a !== undefined && !a.internal && a.family === "IPv4");
+    expect(outward.length).toBeGreaterThan(0);
+    for (const address of outward) {
+      const reached = await fetch(`http://${address?.address}:${port}/healthz`).then(
+        (r) => `answered ${r.status}`,
+        (error: Error & { cause?: { code?: string } }) => error.cause?.code,
+      );
+      expect(reached, address?.address).toBe("ECONNREFUSED");
+    }
   });
 
   it("serves the console behind the token and lists what its turns did", async () => {

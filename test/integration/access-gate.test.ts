@@ -127,7 +127,7 @@ describe("the ingress gate", () => {
       user: "telegram:42",
     });
     expect(await store.access.isApproved("telegram:42")).toBe(true);
-    expect(await store.access.pending(Date.now())).toEqual([]);
+    expect((await store.access.pending()).total).toBe(0);
   });
 
   it("lets owners and admins in under every policy, but counts their messages too", async () => {

@@ -119,15 +119,40 @@ describe("resetting a conversation from the console", () => {
     expect(JSON.stringify(lastRequestTurns())).toContain("hello");
   });
 
+  it("refuses a POST from another site even with a valid form token, and says why", async () => {
+    const token = await formToken();
+    for (const origin of ["https://evil.example", "null", "http://127.0.0.1.evil.example"]) {
+      const res = await postReset({ token }, { origin });
+      expect(res.status, origin).toBe(403);
+      expect(await res.text()).toMatch(
+        /^Refused: this request came from another site \(Origin: .+\), not from the console at 127\.0\.0\.1:\d+\./,
+      );
+    }
+    // Bull Board's retry, which carries no form token, is held to the same rule.
+    const shard = encodeURIComponent("shard 0 of 1: switchyard-turns");
+    const retry = await fetch(`${bot.url}/queues/api/queues/${shard}/retry/failed`, {
+      method: "PUT",
+      headers: { ...headers, origin: "https://evil.example" },
+    });
+    expect(retry.status).toBe(403);
+    bot.pipe.fake.script({ content: "Still remembered." });
+    await turn("and now?", 3);
+    expect(JSON.stringify(lastRequestTurns())).toContain("hello");
+  });
+
   it("does what /new does: answers as /new does, and the next request carries no earlier message", async () => {
-    const res = await postReset({ token: await formToken(), all: "no" });
+    // As a browser on the console's own page sends it: with the console's origin.
+    const res = await postReset(
+      { token: await formToken(), all: "no" },
+      { origin: new URL(bot.url).origin },
+    );
     expect(res.status).toBe(200);
     const body = await res.text();
     expect(body).toContain(
       "Starting a fresh conversation: I&#39;ve forgotten what we said here and the tools I loaded.",
     );
     bot.pipe.fake.script({ content: "Fresh answer." });
-    await turn("after the reset", 3);
+    await turn("after the reset", 4);
     const sent = lastRequestTurns();
     expect(sent).toHaveLength(1);
     expect(sent[0]).toMatchObject({ role: "user", content: "after the reset" });

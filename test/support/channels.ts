@@ -34,7 +34,7 @@ export function channelRuntime(
 ): ChannelRuntime {
   const config = options.config ?? (() => OPEN_DMS);
   return {
-    queue: pipe.app.queue,
+    ungatedQueue: pipe.app.queue,
     redis: pipe.app.redis,
     sources: {
       store: pipe.app.store,

@@ -10,8 +10,10 @@ export interface MemoryPost {
 
 /**
  * A platform that lives in the test: `say` puts a message on the queue as
- * a person in `channel` would, and every answer lands in `posts`. Written
- * against the exported Channel contract alone, as a bot author's would be.
+ * a person in `channel` would, and every answer lands in `posts`. It skips
+ * the access gate and commands on purpose (`ungatedQueue`), to test what a
+ * worker does with a message; test/contract/memory-channel.ts is the
+ * platform a bot author would write.
  */
 export class MemoryChannel implements Channel {
   readonly platform = "memory";
@@ -38,7 +40,7 @@ export class MemoryChannel implements Channel {
 
   async say(channel: string, text: string): Promise<void> {
     if (!this.#runtime) throw new Error("start the bot before saying anything");
-    await this.#runtime.queue.enqueue({
+    await this.#runtime.ungatedQueue.enqueue({
       platform: this.platform,
       workspace: "team",
       channel,

@@ -148,6 +148,15 @@ describe("the Kubernetes manifests (deploy/kubernetes)", () => {
     }
   });
 
+  it("keeps /healthz and /metrics on the pod's IP, whether or not the config enables the console", () => {
+    for (const name of ["switchyard-ingress", "switchyard-worker"]) {
+      const [container] = named("Deployment", name).spec.template.spec.containers;
+      expect(container.env, name).toEqual(
+        expect.arrayContaining([{ name: "SWITCHYARD_METRICS_HOST", value: "0.0.0.0" }]),
+      );
+    }
+  });
+
   it("runs every pod as a non-root user on a read-only root filesystem, /tmp its only writable place", () => {
     const pods = [
       named("Deployment", "switchyard-ingress").spec.template.spec,

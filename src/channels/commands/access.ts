@@ -15,7 +15,11 @@ export const accessCommand: ChatCommand = {
       summary: "Lets in the person a pairing code was given to.",
       audience: "owners",
     },
-    { usage: "/access list", summary: "Who is let in, and pending codes.", audience: "admins" },
+    {
+      usage: "/access list [PAGE]",
+      summary: "Who is let in, and who is waiting: the newest 10, then page by page.",
+      audience: "admins",
+    },
     {
       usage: "/access revoke PLATFORM:USER",
       summary: "Takes someone's approval back.",

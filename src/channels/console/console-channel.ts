@@ -82,7 +82,7 @@ export class ConsoleChannel implements Channel {
     runConsole({
       input: this.#options.input ?? process.stdin,
       print,
-      queue: runtime.queue,
+      queue: runtime.ungatedQueue,
       idle: (address) => new Inbox(runtime.redis, keys).idle(address),
       outbox,
       reader,

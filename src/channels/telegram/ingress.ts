@@ -110,7 +110,7 @@ async function takeInbound(
     return "answered";
   }
   if (!(await passedGate(await runtime.gate.meter(inbound), refused))) return "refused";
-  const { fresh } = await runtime.queue.enqueue({ ...inbound, text: outcome.text });
+  const { fresh } = await runtime.ungatedQueue.enqueue({ ...inbound, text: outcome.text });
   return fresh ? "queued" : "repeat";
 }
 

@@ -20,7 +20,12 @@ export {
   DEFAULT_BUDGETS,
   parseTokenBudget,
 } from "./budgets-section.ts";
-export { type ConsoleConfig, DEFAULT_CONSOLE } from "./console-section.ts";
+export {
+  bindHostProblem,
+  CONSOLE_DEFAULT_HOST,
+  type ConsoleConfig,
+  DEFAULT_CONSOLE,
+} from "./console-section.ts";
 export {
   DEFAULT_DISCORD,
   type DiscordCommandScope,
