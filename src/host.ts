@@ -4,6 +4,7 @@ import { modelVision, type VisionDeclarations } from "./core/attachments/model-v
 import type { Capabilities } from "./core/availability/capabilities.ts";
 import type { SwitchyardConfig } from "./core/config/index.ts";
 import type { LoggerPort } from "./core/logger.ts";
+import { DuplicateToolError } from "./core/tools/errors.ts";
 import { ToolRegistry } from "./core/tools/registry.ts";
 import type { AnyTool } from "./core/tools/tool.ts";
 import type { ConversationDirectory } from "./ports/directory.ts";
@@ -75,6 +76,9 @@ export class Host {
 
   constructor(options: HostOptions) {
     const { config, env } = options;
+    const chosen = options.builtins ?? ALL_BUILTINS;
+    // Before anything connects: a start that fails here leaves nothing to close.
+    refuseBuiltinIds(options.tools ?? [], chosen);
     const prefix = options.redis?.prefix ?? "sy";
     // Nothing connects until a memory or reminder tool runs: listing tools needs no Redis.
     this.#redis =
@@ -95,7 +99,7 @@ export class Host {
       messaging: this.messaging,
     };
     this.registry = new ToolRegistry([
-      ...(options.builtins ?? ALL_BUILTINS).flatMap((builtin) => builtin.build(context)),
+      ...chosen.flatMap((builtin) => builtin.build(context)),
       ...(options.tools ?? []),
     ]);
     this.#static = {
@@ -143,6 +147,22 @@ export class Host {
     await this.mcp.close();
     await this.#queue?.close();
     this.#redis.disconnect();
+  }
+}
+
+/**
+ * A bot's own tool that takes a built-in's id is refused with the fixes a
+ * `createBot` user has: the registry's own advice (`registry.unregister`)
+ * is out of their reach at this point.
+ */
+function refuseBuiltinIds(tools: readonly AnyTool[], builtins: readonly BuiltinTools[]): void {
+  for (const tool of tools) {
+    const builtin = builtins.find((b) => b.ids.includes(tool.id));
+    if (builtin === undefined) continue;
+    throw new DuplicateToolError(
+      tool.id,
+      `"${tool.id}" is a built-in tool (builtins.${builtin.name}). Rename your tool, or leave that built-in out with createBot's builtins: option, e.g. builtins: ALL_BUILTINS.filter((b) => b !== builtins.${builtin.name}).`,
+    );
   }
 }
 

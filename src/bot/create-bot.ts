@@ -75,6 +75,7 @@ class SwitchyardBot implements Bot {
   #registry: ToolRegistry | undefined;
   #starting: Promise<void> | undefined;
   #stopping: Promise<void> | undefined;
+  #releasing: Promise<void> | undefined;
 
   constructor(options: BotOptions) {
     const role = options.role ?? "all";
@@ -104,14 +105,32 @@ class SwitchyardBot implements Bot {
   }
 
   async #start(): Promise<void> {
+    const metrics = this.metrics;
+    // From here on, an error a library throws asynchronously is logged and counted, not the end.
+    const guard =
+      this.#options.processGuard === false
+        ? undefined
+        : installProcessGuard({
+            logger: this.#logger,
+            count: (kind) => metrics.countProcessError(kind),
+          });
+    try {
+      await this.#startParts();
+    } catch (error) {
+      // A failed start is the caller's error, not one nobody caught: the guard
+      // must not swallow it (an uncaught one then ends the process with its
+      // message), and nothing this start opened may keep the process alive.
+      guard?.uninstall();
+      await this.#release().catch(() => {});
+      throw error;
+    }
+  }
+
+  async #startParts(): Promise<void> {
     const options = this.#options;
     const logger = this.#logger;
     const metrics = this.metrics;
     const port = loggerPort(logger);
-    if (options.processGuard !== false) {
-      // From here on, an error a library throws asynchronously is logged and counted, not the end.
-      installProcessGuard({ logger, count: (kind) => metrics.countProcessError(kind) });
-    }
     const config = configSourceOf(options.config, port);
     this.#running.config = config;
     const baseDir = config.file ? dirname(resolve(config.file)) : process.cwd();
@@ -244,8 +263,16 @@ class SwitchyardBot implements Bot {
   stop(): Promise<void> {
     this.#stopping ??= (async () => {
       await this.#starting?.catch(() => {});
-      const running = this.#running;
       this.#logger.info("stopping: finishing the turns in progress");
+      await this.#release();
+    })();
+    return this.#stopping;
+  }
+
+  /** Closes what has started, as far as it got; once, whether a failed start or `stop` asks first. */
+  #release(): Promise<void> {
+    this.#releasing ??= (async () => {
+      const running = this.#running;
       running.config?.close?.();
       running.skills?.close();
       for (const channel of running.channels) await channel.stop();
@@ -255,6 +282,6 @@ class SwitchyardBot implements Bot {
       await running.ops?.close();
       await running.redis?.stop();
     })();
-    return this.#stopping;
+    return this.#releasing;
   }
 }
