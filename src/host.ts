@@ -49,6 +49,8 @@ export interface HostOptions {
   readonly builtins?: readonly BuiltinTools[];
   /** The bot's own tools, after the built-ins in the registry. */
   readonly tools?: readonly AnyTool[];
+  /** False when the bot's own model is not configured: `vision` is then off for that reason. Default true. */
+  readonly modelConfigured?: boolean;
 }
 
 /**
@@ -107,7 +109,10 @@ export class Host {
       [TRANSCRIPTION_CAPABILITY]: transcriptionCapability(config.transcription, env),
       [READ_ATTACHMENT_CAPABILITY]: readAttachmentCapability(config.attachments),
     };
-    this.#vision = visionDeclarations(config.model, env, config.models);
+    this.#vision = {
+      ...visionDeclarations(config.model, env, config.models),
+      ...(options.modelConfigured === false ? { unconfigured: true } : {}),
+    };
     this.mcp = new McpHub(config.mcp, {
       registry: this.registry,
       env,

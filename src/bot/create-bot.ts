@@ -1,11 +1,13 @@
 import { dirname, resolve } from "node:path";
 import type { Channel } from "../channels/channel.ts";
 import { DEFAULT_PERSONA } from "../core/agent/prompt.ts";
+import type { Provider } from "../core/agent/provider.ts";
 import type { ToolRegistry } from "../core/tools/registry.ts";
 import { Host } from "../host.ts";
 import { createLogger, type Logger, loggerPort, registerSecret } from "../observability/logger.ts";
 import { Metrics } from "../observability/metrics.ts";
 import { installProcessGuard } from "../observability/process-guard.ts";
+import { isUnconfigured } from "../providers/unconfigured.ts";
 import { connectRedis, type RedisConnection } from "../redis/redis.ts";
 import { type SkillLibrary, watchSkills } from "../skills/loader.ts";
 import { type Running, startBotApp } from "./bot-app.ts";
@@ -157,7 +159,7 @@ class SwitchyardBot implements Bot {
     const queue = queueSettings(queueEnv, config.current.queue, redis.check);
     logger.info({ shards: queue.shards, consume: queue.consume ?? "all" }, "conversation queue");
     const prefix = options.prefix ?? this.#env.SWITCHYARD_PREFIX ?? "sy";
-    const host = await this.#startHost(config, baseDir, redis, prefix, plugins);
+    const host = await this.#startHost(config, baseDir, redis, prefix, plugins, provider);
     for (const channel of channels) {
       host.messaging.add(channel.platform, channel.outbound, channel.directory);
     }
@@ -238,6 +240,7 @@ class SwitchyardBot implements Bot {
     redis: RedisConnection,
     prefix: string,
     plugins: readonly SwitchyardPlugin[],
+    provider: Provider,
   ): Promise<Host> {
     const logger = this.#logger;
     const host = new Host({
@@ -252,6 +255,7 @@ class SwitchyardBot implements Bot {
       onSecret: registerSecret,
       ...(this.#options.builtins ? { builtins: this.#options.builtins } : {}),
       tools: [...(this.#options.tools ?? []), ...plugins.flatMap((p) => p.tools ?? [])],
+      modelConfigured: !isUnconfigured(provider),
     });
     this.#running.host = host;
     this.#registry = host.registry;
