@@ -1,5 +1,7 @@
 import { dirname, resolve } from "node:path";
 import type { Channel } from "../channels/channel.ts";
+import { ConsoleChannel } from "../channels/console/console-channel.ts";
+import { atTerminal, terminalLogLevel } from "../channels/console/terminal.ts";
 import { DEFAULT_PERSONA } from "../core/agent/prompt.ts";
 import type { Provider } from "../core/agent/provider.ts";
 import type { ToolRegistry } from "../core/tools/registry.ts";
@@ -67,6 +69,12 @@ export function createBot(options: BotOptions = {}): Bot {
   return new SwitchyardBot(options);
 }
 
+/** Whether the bot's console (given, or the default one) has a person typing at a terminal. */
+function consoleAtTerminal(channels: readonly Channel[] | undefined, role: BotRole): boolean {
+  if (channels === undefined) return role === "all" && atTerminal();
+  return channels.some((channel) => channel instanceof ConsoleChannel && channel.interactive);
+}
+
 class SwitchyardBot implements Bot {
   readonly role: BotRole;
   readonly metrics: Metrics;
@@ -87,9 +95,15 @@ class SwitchyardBot implements Bot {
     this.role = role;
     this.#options = options;
     this.#env = options.env ?? process.env;
+    // The console at a terminal: pino's lines below warn would interleave with the conversation.
+    const level = terminalLogLevel(this.#env, consoleAtTerminal(options.channels, role));
     this.#logger =
       options.logger ??
-      createLogger({ destination: process.stderr, env: this.#env as NodeJS.ProcessEnv });
+      createLogger({
+        destination: process.stderr,
+        env: this.#env as NodeJS.ProcessEnv,
+        ...(level ? { level } : {}),
+      });
     this.metrics = options.metrics ?? new Metrics();
   }
 

@@ -2,6 +2,7 @@ import { type ParseArgsConfig, parseArgs } from "node:util";
 import { configPath, LiveConfig } from "../bot/config-file.ts";
 import { createBot } from "../bot/create-bot.ts";
 import { queueFromEnv } from "../bot/queue-settings.ts";
+import { atTerminal, terminalLogLevel } from "../channels/console/terminal.ts";
 import { runtimeLayer } from "../core/availability/runtime-spec.ts";
 import { EMPTY_CONFIG } from "../core/config/index.ts";
 import { parseLoadMode } from "../core/loading/modes.ts";
@@ -96,7 +97,9 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
   const channels = platformChannels(env, portFromEnv(env, "SWITCHYARD_HTTP_PORT", 3000), () =>
     liveConfig ? liveConfig.current : EMPTY_CONFIG,
   );
-  const logger = createLogger({ destination: process.stderr, env });
+  // The console at a terminal: pino's lines below warn would interleave with the conversation.
+  const level = terminalLogLevel(env, channels.length === 0 && role === "all" && atTerminal());
+  const logger = createLogger({ destination: process.stderr, env, ...(level ? { level } : {}) });
   const port = loggerPort(logger);
   const config = new LiveConfig(configPath(values.config, env), port);
   liveConfig = config;
