@@ -126,10 +126,9 @@ function openLines(options: ConsoleOptions): {
   const { terminal } = options;
   if (terminal === undefined) {
     const lines = createInterface({ input: options.input, crlfDelay: Number.POSITIVE_INFINITY });
-    return {
-      lines: { prompt: () => {}, [Symbol.asyncIterator]: () => lines[Symbol.asyncIterator]() },
-      options,
-    };
+    // Taken now: lines read before the loop starts wait in the iterator instead of being lost.
+    const typed = lines[Symbol.asyncIterator]();
+    return { lines: { prompt: () => {}, [Symbol.asyncIterator]: () => typed }, options };
   }
   terminal.write(`${CONSOLE_GREETING}\n`);
   const lines = createInterface({
@@ -139,6 +138,7 @@ function openLines(options: ConsoleOptions): {
     terminal: true,
     crlfDelay: Number.POSITIVE_INFINITY,
   });
+  const typed = lines[Symbol.asyncIterator]();
   let open = true;
   lines.once("close", () => {
     open = false;
@@ -156,10 +156,7 @@ function openLines(options: ConsoleOptions): {
     lines.prompt(true);
   };
   return {
-    lines: {
-      prompt: () => open && lines.prompt(),
-      [Symbol.asyncIterator]: () => lines[Symbol.asyncIterator](),
-    },
+    lines: { prompt: () => open && lines.prompt(), [Symbol.asyncIterator]: () => typed },
     options: { ...options, print },
   };
 }
