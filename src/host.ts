@@ -4,6 +4,7 @@ import { modelVision, type VisionDeclarations } from "./core/attachments/model-v
 import type { Capabilities } from "./core/availability/capabilities.ts";
 import type { SwitchyardConfig } from "./core/config/index.ts";
 import type { LoggerPort } from "./core/logger.ts";
+import { DuplicateToolError } from "./core/tools/errors.ts";
 import { ToolRegistry } from "./core/tools/registry.ts";
 import type { AnyTool } from "./core/tools/tool.ts";
 import type { ConversationDirectory } from "./ports/directory.ts";
@@ -48,6 +49,8 @@ export interface HostOptions {
   readonly builtins?: readonly BuiltinTools[];
   /** The bot's own tools, after the built-ins in the registry. */
   readonly tools?: readonly AnyTool[];
+  /** False when the bot's own model is not configured: `vision` is then off for that reason. Default true. */
+  readonly modelConfigured?: boolean;
 }
 
 /**
@@ -75,6 +78,9 @@ export class Host {
 
   constructor(options: HostOptions) {
     const { config, env } = options;
+    const chosen = options.builtins ?? ALL_BUILTINS;
+    // Before anything connects: a start that fails here leaves nothing to close.
+    refuseBuiltinIds(options.tools ?? [], chosen);
     const prefix = options.redis?.prefix ?? "sy";
     // Nothing connects until a memory or reminder tool runs: listing tools needs no Redis.
     this.#redis =
@@ -95,7 +101,7 @@ export class Host {
       messaging: this.messaging,
     };
     this.registry = new ToolRegistry([
-      ...(options.builtins ?? ALL_BUILTINS).flatMap((builtin) => builtin.build(context)),
+      ...chosen.flatMap((builtin) => builtin.build(context)),
       ...(options.tools ?? []),
     ]);
     this.#static = {
@@ -103,7 +109,10 @@ export class Host {
       [TRANSCRIPTION_CAPABILITY]: transcriptionCapability(config.transcription, env),
       [READ_ATTACHMENT_CAPABILITY]: readAttachmentCapability(config.attachments),
     };
-    this.#vision = visionDeclarations(config.model, env, config.models);
+    this.#vision = {
+      ...visionDeclarations(config.model, env, config.models),
+      ...(options.modelConfigured === false ? { unconfigured: true } : {}),
+    };
     this.mcp = new McpHub(config.mcp, {
       registry: this.registry,
       env,
@@ -143,6 +152,22 @@ export class Host {
     await this.mcp.close();
     await this.#queue?.close();
     this.#redis.disconnect();
+  }
+}
+
+/**
+ * A bot's own tool that takes a built-in's id is refused with the fixes a
+ * `createBot` user has: the registry's own advice (`registry.unregister`)
+ * is out of their reach at this point.
+ */
+function refuseBuiltinIds(tools: readonly AnyTool[], builtins: readonly BuiltinTools[]): void {
+  for (const tool of tools) {
+    const builtin = builtins.find((b) => b.ids.includes(tool.id));
+    if (builtin === undefined) continue;
+    throw new DuplicateToolError(
+      tool.id,
+      `"${tool.id}" is a built-in tool (builtins.${builtin.name}). Rename your tool, or leave that built-in out with createBot's builtins: option, e.g. builtins: ALL_BUILTINS.filter((b) => b !== builtins.${builtin.name}).`,
+    );
   }
 }
 

@@ -117,6 +117,7 @@ export {
   type SkillDefinition,
   SkillDefinitionError,
 } from "./core/skills/index.ts";
+export { DuplicateToolError, ToolDefinitionError } from "./core/tools/errors.ts";
 export { ToolRegistry } from "./core/tools/registry.ts";
 export {
   type AnyTool,

@@ -13,10 +13,12 @@ const onCall = defineTool({
 });
 
 const { SLACK_BOT_TOKEN, SLACK_APP_TOKEN } = process.env;
+// Without Slack tokens, a conversation in this terminal; it ends with its input (Ctrl-D).
+const terminal = consoleChannel();
 const channels: Channel[] =
   SLACK_BOT_TOKEN && SLACK_APP_TOKEN
     ? [slackChannel({ botToken: SLACK_BOT_TOKEN, appToken: SLACK_APP_TOKEN })]
-    : [consoleChannel()];
+    : [terminal];
 
 const bot = createBot({
   tools: [onCall],
@@ -28,3 +30,7 @@ const bot = createBot({
 await bot.start();
 process.once("SIGTERM", () => void bot.stop());
 process.once("SIGINT", () => void bot.stop());
+if (channels.includes(terminal)) {
+  await terminal.finished; // Ctrl-D, every answer printed
+  await bot.stop();
+}

@@ -2,6 +2,7 @@ import { IngressGate } from "../access/gate.ts";
 import type { Switchyard } from "../app.ts";
 import { type Channel, type ChannelRuntime, removedQueue } from "../channels/channel.ts";
 import { consoleChannel } from "../channels/console/console-channel.ts";
+import { PLATFORM_VARIABLES } from "../channels/env-platforms.ts";
 import type { ContractSources } from "../conversation/contract.ts";
 import type { ConversationAddress } from "../core/agent/inbound.ts";
 import type { QueueBehaviour, QueueMode } from "../core/agent/queue-mode.ts";
@@ -14,8 +15,10 @@ import type { SwitchyardPlugin } from "./plugins.ts";
 
 /**
  * The channels a bot runs: those given, then the plugins'. With none given
- * and none from plugins, the console, unless the process only runs turns.
- * Two channels of one platform are a {@link StartOptionError}: their
+ * and none from plugins, the console when the process runs everything, and
+ * none for a worker. An ingress with no channel is a {@link StartOptionError}:
+ * the console would end with its (empty) input, and a supervisor would
+ * restart it forever. Two channels of one platform are one too: their
  * outbounds would share one key.
  */
 export function channelsFor(
@@ -24,7 +27,12 @@ export function channelsFor(
   role: BotRole,
 ): Channel[] {
   const channels = [...(given ?? []), ...plugins.flatMap((plugin) => plugin.channels ?? [])];
-  if (given === undefined && channels.length === 0 && role !== "worker") {
+  if (role === "ingress" && channels.length === 0) {
+    throw new StartOptionError(
+      `An ingress runs the platforms' channels, and none is configured. Set ${PLATFORM_VARIABLES} (switchyard start), pass channels: to createBot, or load a plugin that brings a channel; the console channel runs with role all.`,
+    );
+  }
+  if (given === undefined && channels.length === 0 && role === "all") {
     channels.push(consoleChannel());
   }
   const seen = new Set<string>();

@@ -1,11 +1,15 @@
 import { dirname, resolve } from "node:path";
 import type { Channel } from "../channels/channel.ts";
+import { ConsoleChannel } from "../channels/console/console-channel.ts";
+import { atTerminal, terminalLogLevel } from "../channels/console/terminal.ts";
 import { DEFAULT_PERSONA } from "../core/agent/prompt.ts";
+import type { Provider } from "../core/agent/provider.ts";
 import type { ToolRegistry } from "../core/tools/registry.ts";
 import { Host } from "../host.ts";
 import { createLogger, type Logger, loggerPort, registerSecret } from "../observability/logger.ts";
 import { Metrics } from "../observability/metrics.ts";
 import { installProcessGuard } from "../observability/process-guard.ts";
+import { isUnconfigured } from "../providers/unconfigured.ts";
 import { connectRedis, type RedisConnection } from "../redis/redis.ts";
 import { type SkillLibrary, watchSkills } from "../skills/loader.ts";
 import { type Running, startBotApp } from "./bot-app.ts";
@@ -65,6 +69,12 @@ export function createBot(options: BotOptions = {}): Bot {
   return new SwitchyardBot(options);
 }
 
+/** Whether the bot's console (given, or the default one) has a person typing at a terminal. */
+function consoleAtTerminal(channels: readonly Channel[] | undefined, role: BotRole): boolean {
+  if (channels === undefined) return role === "all" && atTerminal();
+  return channels.some((channel) => channel instanceof ConsoleChannel && channel.interactive);
+}
+
 class SwitchyardBot implements Bot {
   readonly role: BotRole;
   readonly metrics: Metrics;
@@ -75,6 +85,7 @@ class SwitchyardBot implements Bot {
   #registry: ToolRegistry | undefined;
   #starting: Promise<void> | undefined;
   #stopping: Promise<void> | undefined;
+  #releasing: Promise<void> | undefined;
 
   constructor(options: BotOptions) {
     const role = options.role ?? "all";
@@ -84,9 +95,15 @@ class SwitchyardBot implements Bot {
     this.role = role;
     this.#options = options;
     this.#env = options.env ?? process.env;
+    // The console at a terminal: pino's lines below warn would interleave with the conversation.
+    const level = terminalLogLevel(this.#env, consoleAtTerminal(options.channels, role));
     this.#logger =
       options.logger ??
-      createLogger({ destination: process.stderr, env: this.#env as NodeJS.ProcessEnv });
+      createLogger({
+        destination: process.stderr,
+        env: this.#env as NodeJS.ProcessEnv,
+        ...(level ? { level } : {}),
+      });
     this.metrics = options.metrics ?? new Metrics();
   }
 
@@ -104,14 +121,32 @@ class SwitchyardBot implements Bot {
   }
 
   async #start(): Promise<void> {
+    const metrics = this.metrics;
+    // From here on, an error a library throws asynchronously is logged and counted, not the end.
+    const guard =
+      this.#options.processGuard === false
+        ? undefined
+        : installProcessGuard({
+            logger: this.#logger,
+            count: (kind) => metrics.countProcessError(kind),
+          });
+    try {
+      await this.#startParts();
+    } catch (error) {
+      // A failed start is the caller's error, not one nobody caught: the guard
+      // must not swallow it (an uncaught one then ends the process with its
+      // message), and nothing this start opened may keep the process alive.
+      guard?.uninstall();
+      await this.#release().catch(() => {});
+      throw error;
+    }
+  }
+
+  async #startParts(): Promise<void> {
     const options = this.#options;
     const logger = this.#logger;
     const metrics = this.metrics;
     const port = loggerPort(logger);
-    if (options.processGuard !== false) {
-      // From here on, an error a library throws asynchronously is logged and counted, not the end.
-      installProcessGuard({ logger, count: (kind) => metrics.countProcessError(kind) });
-    }
     const config = configSourceOf(options.config, port);
     this.#running.config = config;
     const baseDir = config.file ? dirname(resolve(config.file)) : process.cwd();
@@ -138,7 +173,7 @@ class SwitchyardBot implements Bot {
     const queue = queueSettings(queueEnv, config.current.queue, redis.check);
     logger.info({ shards: queue.shards, consume: queue.consume ?? "all" }, "conversation queue");
     const prefix = options.prefix ?? this.#env.SWITCHYARD_PREFIX ?? "sy";
-    const host = await this.#startHost(config, baseDir, redis, prefix, plugins);
+    const host = await this.#startHost(config, baseDir, redis, prefix, plugins, provider);
     for (const channel of channels) {
       host.messaging.add(channel.platform, channel.outbound, channel.directory);
     }
@@ -219,6 +254,7 @@ class SwitchyardBot implements Bot {
     redis: RedisConnection,
     prefix: string,
     plugins: readonly SwitchyardPlugin[],
+    provider: Provider,
   ): Promise<Host> {
     const logger = this.#logger;
     const host = new Host({
@@ -233,6 +269,7 @@ class SwitchyardBot implements Bot {
       onSecret: registerSecret,
       ...(this.#options.builtins ? { builtins: this.#options.builtins } : {}),
       tools: [...(this.#options.tools ?? []), ...plugins.flatMap((p) => p.tools ?? [])],
+      modelConfigured: !isUnconfigured(provider),
     });
     this.#running.host = host;
     this.#registry = host.registry;
@@ -244,8 +281,16 @@ class SwitchyardBot implements Bot {
   stop(): Promise<void> {
     this.#stopping ??= (async () => {
       await this.#starting?.catch(() => {});
-      const running = this.#running;
       this.#logger.info("stopping: finishing the turns in progress");
+      await this.#release();
+    })();
+    return this.#stopping;
+  }
+
+  /** Closes what has started, as far as it got; once, whether a failed start or `stop` asks first. */
+  #release(): Promise<void> {
+    this.#releasing ??= (async () => {
+      const running = this.#running;
       running.config?.close?.();
       running.skills?.close();
       for (const channel of running.channels) await channel.stop();
@@ -255,6 +300,6 @@ class SwitchyardBot implements Bot {
       await running.ops?.close();
       await running.redis?.stop();
     })();
-    return this.#stopping;
+    return this.#releasing;
   }
 }

@@ -12,7 +12,11 @@ import type { LoggerPort } from "../core/logger.ts";
 import { registerSecret } from "../observability/logger.ts";
 import { routeByModel } from "../providers/model-router.ts";
 import { createOpenAIProvider } from "../providers/openai.ts";
-import { unconfiguredProvider } from "../providers/unconfigured.ts";
+import {
+  isUnconfigured,
+  markUnconfigured,
+  unconfiguredProvider,
+} from "../providers/unconfigured.ts";
 import { StartOptionError } from "./errors.ts";
 
 /**
@@ -42,7 +46,7 @@ export function providerFromEnv(
           logger,
         });
   if (!models) return own;
-  return routeByModel(own, models, (entry) => {
+  const routed = routeByModel(own, models, (entry) => {
     const apiKey = env[entry.apiKeyEnv ?? "OPENAI_API_KEY"];
     if (apiKey) registerSecret(apiKey);
     return createOpenAIProvider({
@@ -53,6 +57,7 @@ export function providerFromEnv(
       logger,
     });
   });
+  return isUnconfigured(own) ? markUnconfigured(routed) : routed;
 }
 
 /** The `SWITCHYARD_MODEL_*` timeouts and caps that are set; a bad one is a {@link StartOptionError}. */

@@ -77,5 +77,9 @@ const telegram: EnvPlatform = {
   },
 };
 
+/** The variables that turn a platform on, as errors and `switchyard doctor` name them. */
+export const PLATFORM_VARIABLES =
+  "SLACK_BOT_TOKEN (with SLACK_APP_TOKEN for Socket Mode, or SLACK_SIGNING_SECRET for the Events API), DISCORD_TOKEN or TELEGRAM_BOT_TOKEN";
+
 /** The platforms `switchyard start` knows, in the order their channels start. */
 export const ENV_PLATFORMS: readonly EnvPlatform[] = [slack, discord, telegram];

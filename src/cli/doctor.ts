@@ -3,15 +3,17 @@ import { configPath } from "../bot/config-file.ts";
 import { redactSecrets, registeredSecrets, secretsFromEnv } from "../observability/secrets.ts";
 import { checkConfigFile } from "./doctor/config.ts";
 import { checkDiscord } from "./doctor/discord.ts";
-import { type DoctorContext, type Finding, formatFinding, guarded, ok } from "./doctor/finding.ts";
+import { type DoctorContext, type Finding, formatFinding, guarded } from "./doctor/finding.ts";
 import { checkMcpServers } from "./doctor/mcp.ts";
 import { checkModel } from "./doctor/model.ts";
+import { checkPlatformForRole } from "./doctor/platform.ts";
 import { checkRedisAnswers } from "./doctor/redis.ts";
 import { checkSlack } from "./doctor/slack.ts";
 import { checkTelegram } from "./doctor/telegram.ts";
 import { checkWebSearch } from "./doctor/web-search.ts";
+import { roleOf } from "./platforms.ts";
 
-const HELP = `Usage: switchyard doctor [--config FILE]
+const HELP = `Usage: switchyard doctor [--config FILE] [--role all|ingress|worker]
 
 Checks what a deployment needs, one line each: ok, or the problem and how to
 fix it. The config file parses; Redis answers (version, standalone, cluster or
@@ -25,6 +27,8 @@ otherwise. Tokens are never printed.
 
 Options:
   --config FILE   The config file (default: $SWITCHYARD_CONFIG, else ./switchyard.yaml)
+  --role ROLE     The role start will run (default: $SWITCHYARD_ROLE, else all): an
+                  ingress needs a platform configured
   -h, --help      This help`;
 
 /** How long one check waits on a server before it counts as not answering. */
@@ -42,6 +46,7 @@ export async function runDoctorCommand(argv: string[], io: DoctorIO): Promise<nu
     args: argv,
     options: {
       config: { type: "string" },
+      role: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
     strict: true,
@@ -50,6 +55,7 @@ export async function runDoctorCommand(argv: string[], io: DoctorIO): Promise<nu
     io.print(HELP);
     return 0;
   }
+  const role = roleOf(values.role, io.env);
   const file = configPath(values.config, io.env);
   const { config, findings: configFindings } = checkConfigFile(file);
   const context: DoctorContext = {
@@ -68,9 +74,7 @@ export async function runDoctorCommand(argv: string[], io: DoctorIO): Promise<nu
     guarded("search", () => checkWebSearch(context)),
   ]);
   const findings: Finding[] = [...configFindings, ...groups.flat()];
-  if (!["SLACK_BOT_TOKEN", "TELEGRAM_BOT_TOKEN", "DISCORD_TOKEN"].some((name) => io.env[name])) {
-    findings.push(ok("platform", "no platform configured: start runs the console channel"));
-  }
+  findings.push(...checkPlatformForRole(io.env, role));
   // Checks name variables, not values; this is the net under that rule (a library's error text).
   const secrets = secretsFromEnv(io.env);
   for (const finding of findings) {

@@ -1,4 +1,5 @@
 import { StartOptionError } from "../bot/errors.ts";
+import { BOT_ROLES, type BotRole } from "../bot/options.ts";
 import type { Channel } from "../channels/channel.ts";
 import { ENV_PLATFORMS, type EnvPlatform } from "../channels/env-platforms.ts";
 import { bindHostProblem, type SwitchyardConfig } from "../core/config/index.ts";
@@ -70,4 +71,15 @@ export function numberFromEnv<K extends string>(
     throw new StartOptionError(`${name} must be a positive number, not "${raw}".`);
   }
   return { [key]: value } as Partial<Record<K, number>>;
+}
+
+/** The role: `--role`, else its environment twin `SWITCHYARD_ROLE` (the deploy files set it), else all. */
+export function roleOf(flag: string | undefined, env: NodeJS.ProcessEnv): BotRole {
+  const fromEnv = env.SWITCHYARD_ROLE?.trim() || undefined;
+  const role = flag ?? fromEnv ?? "all";
+  if (!BOT_ROLES.includes(role as BotRole)) {
+    const where = flag === undefined ? "SWITCHYARD_ROLE" : "--role";
+    throw new StartOptionError(`${where} takes all, ingress or worker, not "${role}".`);
+  }
+  return role as BotRole;
 }

@@ -1,8 +1,8 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { configPath, LiveConfig } from "../bot/config-file.ts";
 import { createBot } from "../bot/create-bot.ts";
-import { BOT_ROLES, type BotRole } from "../bot/options.ts";
 import { queueFromEnv } from "../bot/queue-settings.ts";
+import { atTerminal, terminalLogLevel } from "../channels/console/terminal.ts";
 import { runtimeLayer } from "../core/availability/runtime-spec.ts";
 import { EMPTY_CONFIG } from "../core/config/index.ts";
 import { parseLoadMode } from "../core/loading/modes.ts";
@@ -15,7 +15,7 @@ import {
   platformChannels,
   portFromEnv,
   providerFromEnv,
-  StartOptionError,
+  roleOf,
 } from "./platforms.ts";
 
 export { StartOptionError } from "./platforms.ts";
@@ -26,8 +26,9 @@ Runs the bot. With no platform credentials it runs the console channel: type
 messages on stdin, answers print on stdout, /tools works; end of input exits.
 
 Options:
-  --role all|ingress|worker   all (default): channels and turns in this process;
-                              ingress: channels only; worker: turns only
+  --role all|ingress|worker   all (default: $SWITCHYARD_ROLE, else all): channels and turns
+                              in this process; ingress: channels only (a platform must be
+                              configured); worker: turns only
   --config FILE               The config file (default: $SWITCHYARD_CONFIG, else ./switchyard.yaml)
   --tools SPEC                Runtime decisions, e.g. 'web_search=off' (default: $SWITCHYARD_TOOLS)
   --mode MODE                 Load mode: full, default, minimal (pi), discover (omp)
@@ -35,6 +36,7 @@ Options:
   -h, --help                  This help
 
 Environment:
+  SWITCHYARD_ROLE             The role when --role is not given: all, ingress or worker
   REDIS_URL                   Redis (default: 127.0.0.1:6379, else a local redis-server is started)
   REDIS_CLUSTER_NODES         A Redis Cluster instead: host:port,host:port (seed nodes)
   REDIS_SENTINELS, REDIS_SENTINEL_NAME   Sentinel instead: host:port,host:port and the master group
@@ -62,7 +64,7 @@ Environment:
 
 /** The flags `switchyard start` takes, as HELP lists them. */
 const START_FLAGS = {
-  role: { type: "string", default: "all" },
+  role: { type: "string" },
   config: { type: "string" },
   tools: { type: "string" },
   mode: { type: "string" },
@@ -81,10 +83,7 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
     process.stdout.write(`${HELP}\n`);
     return 0;
   }
-  const role = values.role as BotRole;
-  if (!BOT_ROLES.includes(role)) {
-    throw new StartOptionError(`--role takes all, ingress or worker, not "${values.role}".`);
-  }
+  const role = roleOf(values.role, env);
   const mode = values.mode === undefined ? undefined : parseLoadMode(values.mode);
   const runtime = runtimeLayer(values.tools, env.SWITCHYARD_TOOLS, mode);
   const tuning = {
@@ -102,7 +101,9 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
   const channels = platformChannels(env, portFromEnv(env, "SWITCHYARD_HTTP_PORT", 3000), () =>
     liveConfig ? liveConfig.current : EMPTY_CONFIG,
   );
-  const logger = createLogger({ destination: process.stderr, env });
+  // The console at a terminal: pino's lines below warn would interleave with the conversation.
+  const level = terminalLogLevel(env, channels.length === 0 && role === "all" && atTerminal());
+  const logger = createLogger({ destination: process.stderr, env, ...(level ? { level } : {}) });
   const port = loggerPort(logger);
   const config = new LiveConfig(configPath(values.config, env), port);
   liveConfig = config;
@@ -136,7 +137,13 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
   };
   process.once("SIGTERM", () => void stop().then(() => process.exit(0)));
   process.once("SIGINT", () => void stop().then(() => process.exit(0)));
-  await bot.start();
+  try {
+    await bot.start();
+  } catch (error) {
+    // The bot released what it opened; the traces exporter is the CLI's own.
+    await tracing?.shutdown().catch(() => {});
+    throw error;
+  }
   // A channel whose input can end (the console) ends the process with it.
   const terminal = bot.channels.find((channel) => channel.finished !== undefined);
   if (terminal === undefined) await new Promise<void>(() => {});

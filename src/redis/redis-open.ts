@@ -90,11 +90,20 @@ export function watchErrors(redis: Redis, where: string, logger: RedisLogger): v
   });
 }
 
-/** QUIT, or a hard disconnect when the server is already gone. */
+/**
+ * QUIT, or a hard disconnect when the server is already gone. Resolves once
+ * the socket is closed, not when the server answers: a process whose bot
+ * stopped (or failed to start) can then end by itself.
+ */
 export async function quit(redis: Redis): Promise<void> {
   if (redis.status === "end") return;
+  const ended = new Promise<void>((resolve) => redis.once("end", () => resolve()));
   try {
-    await withTimeout(redis.quit(), 2_000, () => new Error("QUIT timed out"));
+    await withTimeout(
+      redis.quit().then(() => ended),
+      2_000,
+      () => new Error("QUIT timed out"),
+    );
   } catch {
     redis.disconnect();
   }

@@ -232,8 +232,10 @@ async function runTracedTurn({
     ms: Date.now() - started,
     contractChanged: (await start.contractChanged) ?? false,
   });
+  // A turn that reached no model (none is configured) spent nothing: /usage and the budgets count it not at all.
+  const reachedModel = result.error?.kind !== "unconfigured";
   return {
     consumed: steps.checkpoint.inboxCount,
-    usage: turnUsage(address, start, result, choices),
+    ...(reachedModel ? { usage: turnUsage(address, start, result, choices) } : {}),
   };
 }

@@ -99,6 +99,28 @@ describe("switchyard start with the console channel", () => {
     expect(stdout).toContain("No model is configured. Set OPENAI_API_KEY");
   }, 60_000);
 
+  it("without a model, /tools says no model is configured and /usage counts no turn for the replies saying so", async () => {
+    const prefix = uniquePrefix("console");
+    prefixes.push(prefix);
+    const env: Record<string, string> = {
+      SWITCHYARD_PREFIX: prefix,
+      OPENAI_API_KEY: "",
+      OPENAI_BASE_URL: "",
+      SWITCHYARD_MODEL: "",
+    };
+    const first = await runConsoleStart("hello\nanyone there?\n/tools\n", env);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain("No model is configured. Set OPENAI_API_KEY");
+    expect(first.stdout).toContain("Attachments: vision off (no model is configured);");
+    expect(first.stdout).not.toContain("has no vision");
+    // A second run on the same conversation: the two replies above are in its history by now.
+    const second = await runConsoleStart("/usage\n", env);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toContain(
+      "today: 0 tokens (prompt 0, cached 0, completion 0) in 0 turns",
+    );
+  }, 120_000);
+
   it("refuses a malformed --tools spec before starting anything", async () => {
     const { code, stderr } = await runConsoleStart("", {}, ["--tools", "current_time=maybe"]);
     expect(code).toBe(2);

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline";
-import type { Readable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 import type { Redis } from "ioredis";
 import type { IngressGate } from "../../access/gate.ts";
 import type { ContractSources } from "../../conversation/contract.ts";
@@ -22,6 +22,7 @@ import type { ReloadableSkills } from "../skills-command.ts";
 import type { TakenAs } from "../take-message.ts";
 import { consoleAttachment } from "./files.ts";
 import type { RedisOutbox } from "./outbox.ts";
+import { CONSOLE_GREETING, PROMPT } from "./terminal.ts";
 
 export const CONSOLE_ADDRESS: ConversationAddress = {
   platform: "console",
@@ -53,6 +54,11 @@ export interface ConsoleOptions {
   readonly stopTurn?: StopTurn;
   /** A check of its own a message must pass before it is queued (the gate checks limits and budgets). */
   readonly admit?: AdmitCheck;
+  /**
+   * The terminal, when a person types at one: the greeting, a prompt, and
+   * answers printed above the line being typed. Unset: lines in, answers out.
+   */
+  readonly terminal?: Writable;
 }
 
 /**
@@ -61,7 +67,8 @@ export interface ConsoleOptions {
  * the Redis outbox, so the worker may be another process). At the end of
  * input it waits for the conversation to come to rest, then returns.
  */
-export async function runConsole(options: ConsoleOptions): Promise<void> {
+export async function runConsole(given: ConsoleOptions): Promise<void> {
+  const { lines, options } = openLines(given);
   const address = options.address ?? CONSOLE_ADDRESS;
   const policy = options.policy ?? {
     owners: [CONSOLE_USER],
@@ -82,10 +89,13 @@ export async function runConsole(options: ConsoleOptions): Promise<void> {
     while (reading) await drain(200);
   })();
 
-  const lines = createInterface({ input: options.input, crlfDelay: Number.POSITIVE_INFINITY });
+  lines.prompt();
   for await (const raw of lines) {
     const line = raw.trim();
-    if (line === "") continue;
+    if (line === "") {
+      lines.prompt();
+      continue;
+    }
     const message: InboundMessage = {
       ...address,
       user: CONSOLE_USER,
@@ -98,6 +108,7 @@ export async function runConsole(options: ConsoleOptions): Promise<void> {
     };
     // As a platform event is in takeMessage: the gate, a command and the enqueue inside one ingress span.
     await traceReceive(message, () => takeLine(options, message, policy));
+    lines.prompt();
   }
 
   // End of input: let the queued turns finish and their answers print.
@@ -105,6 +116,49 @@ export async function runConsole(options: ConsoleOptions): Promise<void> {
   reading = false;
   await tail;
   await drain(1);
+}
+
+/** The lines typed, and the options with `print` made to keep the prompt below what it prints. */
+function openLines(options: ConsoleOptions): {
+  lines: { prompt(): void; [Symbol.asyncIterator](): AsyncIterator<string> };
+  options: ConsoleOptions;
+} {
+  const { terminal } = options;
+  if (terminal === undefined) {
+    const lines = createInterface({ input: options.input, crlfDelay: Number.POSITIVE_INFINITY });
+    // Taken now: lines read before the loop starts wait in the iterator instead of being lost.
+    const typed = lines[Symbol.asyncIterator]();
+    return { lines: { prompt: () => {}, [Symbol.asyncIterator]: () => typed }, options };
+  }
+  terminal.write(`${CONSOLE_GREETING}\n`);
+  const lines = createInterface({
+    input: options.input,
+    output: terminal,
+    prompt: PROMPT,
+    terminal: true,
+    crlfDelay: Number.POSITIVE_INFINITY,
+  });
+  const typed = lines[Symbol.asyncIterator]();
+  let open = true;
+  lines.once("close", () => {
+    open = false;
+  });
+  // Raw mode takes Ctrl-C from the kernel: hand it back, so the process stops as it would anywhere.
+  lines.on("SIGINT", () => {
+    lines.close();
+    process.kill(process.pid, "SIGINT");
+  });
+  const print = (text: string) => {
+    if (!open) return options.print(text);
+    // Above the line being typed: clear it, print, and draw the prompt and the typing again.
+    terminal.write("\r\x1b[K");
+    options.print(text);
+    lines.prompt(true);
+  };
+  return {
+    lines: { prompt: () => open && lines.prompt(), [Symbol.asyncIterator]: () => typed },
+    options: { ...options, print },
+  };
 }
 
 /** What one typed line becomes: answered on the spot, refused by the gate, or queued for a turn. */

@@ -7,6 +7,7 @@ import { Inbox } from "../../workers/inbox.ts";
 import type { Channel, ChannelRuntime } from "../channel.ts";
 import { runConsole } from "./channel.ts";
 import { RedisOutbox } from "./outbox.ts";
+import { atTerminal } from "./terminal.ts";
 
 export interface ConsoleChannelOptions {
   /** Where messages are typed; stdin by default. */
@@ -17,6 +18,11 @@ export interface ConsoleChannelOptions {
   readonly address?: ConversationAddress;
   /** Who may change which scope; the person at the terminal owns the bot by default. */
   readonly policy?: CommandPolicy;
+  /**
+   * Greet, prompt and keep answers above the line being typed. Default: when
+   * the channel reads stdin and prints to stdout and both are a terminal.
+   */
+  readonly interactive?: boolean;
 }
 
 /**
@@ -63,6 +69,12 @@ export class ConsoleChannel implements Channel {
     };
   }
 
+  /** Whether a person types at a terminal here: the greeting and the prompt show, logs stay off it. */
+  get interactive(): boolean {
+    const { input, print, interactive } = this.#options;
+    return interactive ?? (input === undefined && print === undefined && atTerminal());
+  }
+
   /** Resolves once the input has ended and every answer to it has printed; rejects if reading fails. */
   get finished(): Promise<void> {
     return this.#finished.promise;
@@ -92,6 +104,7 @@ export class ConsoleChannel implements Channel {
       ...(runtime.skills ? { skillLibrary: runtime.skills } : {}),
       ...(this.#options.policy ? { policy: this.#options.policy } : {}),
       ...(this.#options.address ? { address: this.#options.address } : {}),
+      ...(this.interactive ? { terminal: process.stdout } : {}),
     })
       .finally(() => reader.disconnect())
       .then(this.#finished.resolve, this.#finished.reject);

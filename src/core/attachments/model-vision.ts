@@ -14,7 +14,12 @@ export interface VisionDeclarations {
   readonly override?: boolean | undefined;
   /** The `models:` list: each entry's `capabilities: { vision: true }` speaks for that model. */
   readonly models: ModelsConfig;
+  /** No model is configured for the bot's own model (no key, no server): it sees nothing, and says why. */
+  readonly unconfigured?: boolean;
 }
+
+/** Why the bot's own model gets no images when there is no model at all. */
+export const NO_MODEL_REASON = "no model is configured";
 
 /** Why a model gets no images: names it, so a person who switched with `/model` sees which. */
 export function noVisionReason(model: string): string {
@@ -38,6 +43,9 @@ export function modelVision(
   declarations: VisionDeclarations,
 ): CapabilityStatus {
   const name = model ?? declarations.botModel;
+  if (name === declarations.botModel && declarations.unconfigured) {
+    return { available: false, reason: NO_MODEL_REASON };
+  }
   const listed = findModel(declarations.models, name)?.capabilities.vision === true;
   const sees =
     name === declarations.botModel

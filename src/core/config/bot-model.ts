@@ -5,7 +5,7 @@
  */
 export const FALLBACK_MODEL = "gpt-4.1-mini";
 
-/** The bot's own model: `SWITCHYARD_MODEL`, else {@link FALLBACK_MODEL}. */
+/** The bot's own model: `SWITCHYARD_MODEL`, else (unset or empty) {@link FALLBACK_MODEL}. */
 export function botModelOf(env: Readonly<Record<string, string | undefined>>): string {
-  return env.SWITCHYARD_MODEL ?? FALLBACK_MODEL;
+  return env.SWITCHYARD_MODEL?.trim() || FALLBACK_MODEL;
 }

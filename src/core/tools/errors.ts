@@ -6,11 +6,16 @@ export class ToolDefinitionError extends Error {
   override readonly name = "ToolDefinitionError";
 }
 
+/**
+ * Two tools with one id. `fix` is the remedy where the caller knows a better
+ * one than the registry's (a bot's tool that takes a built-in's id).
+ */
 export class DuplicateToolError extends Error {
   override readonly name = "DuplicateToolError";
-  constructor(readonly id: string) {
-    super(
-      `A tool with id "${id}" is already registered. Tool ids must be unique: rename one of them, or unregister the old one first (registry.unregister("${id}")).`,
-    );
+  constructor(
+    readonly id: string,
+    fix = `Tool ids must be unique: rename one of them, or unregister the old one first (registry.unregister("${id}")).`,
+  ) {
+    super(`A tool with id "${id}" is already registered. ${fix}`);
   }
 }
