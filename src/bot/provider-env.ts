@@ -19,6 +19,11 @@ import {
 } from "../providers/unconfigured.ts";
 import { StartOptionError } from "./errors.ts";
 
+/** Whether the environment names a model server at all (a key or a base URL). */
+export function modelConfiguredIn(env: NodeJS.ProcessEnv): boolean {
+  return Boolean(env.OPENAI_API_KEY || env.OPENAI_BASE_URL);
+}
+
 /**
  * The model from the environment. Its timeouts and caps are the config
  * file's `model:` section (read on every call, so a reload applies), with any
@@ -35,16 +40,15 @@ export function providerFromEnv(
   // Checked even without a model: a typo must fail now, not once a key is added.
   const overrides = modelLimitsFromEnv(env);
   const limits = () => ({ ...configured(), ...overrides });
-  const own =
-    !env.OPENAI_API_KEY && !env.OPENAI_BASE_URL
-      ? unconfiguredProvider()
-      : createOpenAIProvider({
-          ...(env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY } : {}),
-          ...(env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : {}),
-          model: botModelOf(env),
-          limits,
-          logger,
-        });
+  const own = !modelConfiguredIn(env)
+    ? unconfiguredProvider()
+    : createOpenAIProvider({
+        ...(env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY } : {}),
+        ...(env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : {}),
+        model: botModelOf(env),
+        limits,
+        logger,
+      });
   if (!models) return own;
   const routed = routeByModel(own, models, (entry) => {
     const apiKey = env[entry.apiKeyEnv ?? "OPENAI_API_KEY"];

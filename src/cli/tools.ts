@@ -1,5 +1,6 @@
 import { dirname, resolve } from "node:path";
 import { loadPlugins, pluginSpecsFor } from "../bot/plugins.ts";
+import { modelConfiguredIn } from "../bot/provider-env.ts";
 import { attachmentCapabilities } from "../core/attachments/capability-notice.ts";
 import type { Capabilities } from "../core/availability/capabilities.ts";
 import { EMPTY_INTENT } from "../core/availability/intent.ts";
@@ -91,6 +92,8 @@ export async function runToolsCommand(argv: string[], io: CliEnv): Promise<numbe
     const host = new Host({
       env: io.env,
       config,
+      // As a started bot says it: without a model, vision is off because there is none.
+      modelConfigured: modelConfiguredIn(io.env),
       tools: plugins.flatMap((plugin) => plugin.tools ?? []),
       ...(file !== undefined ? { baseDir: dirname(resolve(file)) } : {}),
     });
