@@ -78,7 +78,7 @@ describe("the console: section", () => {
 
   it("keeps the token out of the file", () => {
     expect(problem(() => consoleSection.parse({ token: "abc" }))).toBe(
-      'unknown key "token". The console section takes enabled: (the token stays in SWITCHYARD_CONSOLE_TOKEN).',
+      'unknown key "token". The console section takes enabled: and host: (the token stays in SWITCHYARD_CONSOLE_TOKEN).',
     );
     expect(problem(() => consoleSection.parse({ enabled: "on" }))).toBe(
       'expected true or false, found "on".',

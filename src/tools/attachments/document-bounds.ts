@@ -1,6 +1,15 @@
 import { shownSize } from "../../core/attachments/content.ts";
 import type { AttachmentsConfig } from "../../core/config/attachments-section.ts";
 
+/** A document's text, cut at `maxChars` at most; the reader cuts it again to the inline cap. */
+export interface DocumentText {
+  readonly text: string;
+  /** Pages, for a PDF. */
+  readonly pages?: number;
+  /** What was left out and by which bound, e.g. "the first 500 of 100,000 pages were read (attachments.max_pdf_pages)". */
+  readonly cut?: string;
+}
+
 /**
  * How far reading one document may go, as the parser thread gets it: plain
  * numbers (they cross a thread boundary), taken from the `attachments:`

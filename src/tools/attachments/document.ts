@@ -1,17 +1,8 @@
 import { DOCX_TYPE } from "../../core/attachments/kind.ts";
 import { parseMediaType, readablePage } from "../web/readable.ts";
-import type { DocumentBounds } from "./document-bounds.ts";
+import type { DocumentBounds, DocumentText } from "./document-bounds.ts";
 import { docxText } from "./docx-text.ts";
 import { pdfText } from "./pdf-text.ts";
-
-/** A document's text, cut at `maxChars` at most; the reader cuts it again to the inline cap. */
-export interface DocumentText {
-  readonly text: string;
-  /** Pages, for a PDF. */
-  readonly pages?: number;
-  /** What was left out and by which bound, e.g. "the first 500 of 100,000 pages were read (attachments.max_pdf_pages)". */
-  readonly cut?: string;
-}
 
 /**
  * The text of a text-like file (decoded as its charset says, else UTF-8),

@@ -1,6 +1,5 @@
 import { getDocumentProxy } from "unpdf";
-import type { DocumentText } from "./document.ts";
-import type { DocumentBounds } from "./document-bounds.ts";
+import type { DocumentBounds, DocumentText } from "./document-bounds.ts";
 
 /**
  * A PDF's text layer through `unpdf` (pdf.js), page by page, from the
