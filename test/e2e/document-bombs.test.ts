@@ -1,8 +1,8 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DEFAULT_ATTACHMENTS } from "../../src/core/config/index.ts";
-import { type FakeOpenAI, type Responder, startFakeOpenAI } from "../fakes/openai-server.ts";
-import { ALICE, BOB, startTelegram, type TelegramSetup } from "../fakes/telegram-setup.ts";
-import { attachmentPipeline } from "../support/attachments.ts";
+import type { Responder } from "../fakes/openai-server.ts";
+import { ALICE, BOB, type TelegramSetup } from "../fakes/telegram-setup.ts";
+import { useTelegramAttachmentBots } from "../support/attachments.ts";
 import { until } from "../support/channels.ts";
 import { manyPagesPdf, nestedDocx, zipBombDocx } from "../support/document-bombs.ts";
 
@@ -17,18 +17,7 @@ import { manyPagesPdf, nestedDocx, zipBombDocx } from "../support/document-bombs
 
 const BUDGET_MS = DEFAULT_ATTACHMENTS.parseMs;
 
-let setups: TelegramSetup[] = [];
-let voices: FakeOpenAI[] = [];
-afterEach(async () => {
-  for (const s of setups) await s.channel.stop();
-  for (const s of setups) {
-    await s.pipe.close().catch(() => {});
-    await s.telegram.close();
-  }
-  for (const v of voices) await v.close();
-  setups = [];
-  voices = [];
-});
+const startBot = useTelegramAttachmentBots();
 
 /** Answers with the last line of the last user message: a file's note, or what was written. */
 const lastLine: Responder = (request) => {
@@ -39,16 +28,7 @@ const lastLine: Responder = (request) => {
 };
 
 async function start(): Promise<TelegramSetup> {
-  const voice = await startFakeOpenAI();
-  voices.push(voice);
-  const setup = await startTelegram({
-    pipeline: attachmentPipeline(
-      voice,
-      { vision: false, transcription: false },
-      DEFAULT_ATTACHMENTS,
-    ),
-  });
-  setups.push(setup);
+  const setup = await startBot({ vision: false, transcription: false }, DEFAULT_ATTACHMENTS);
   setup.pipe.fake.setResponder(lastLine);
   setup.telegram.addChat({ id: BOB.id, type: "private", title: "Bob" });
   return setup;

@@ -1,32 +1,13 @@
 import sharp from "sharp";
-import { afterEach, describe, expect, it } from "vitest";
-import { type FakeOpenAI, type RecordedRequest, startFakeOpenAI } from "../fakes/openai-server.ts";
-import { ALICE, startTelegram, type TelegramSetup } from "../fakes/telegram-setup.ts";
-import { attachmentPipeline } from "../support/attachments.ts";
+import { describe, expect, it } from "vitest";
+import type { RecordedRequest } from "../fakes/openai-server.ts";
+import { ALICE, type TelegramSetup } from "../fakes/telegram-setup.ts";
+import { useTelegramAttachmentBots } from "../support/attachments.ts";
 import { until } from "../support/channels.ts";
 import { makeDocx, makeOggOpus, makePdf, makePng } from "../support/files.ts";
 
-let setups: TelegramSetup[] = [];
-let voices: FakeOpenAI[] = [];
-afterEach(async () => {
-  for (const s of setups) await s.channel.stop();
-  for (const s of setups) {
-    await s.pipe.close().catch(() => {});
-    await s.telegram.close();
-  }
-  for (const v of voices) await v.close();
-  setups = [];
-  voices = [];
-});
-
 /** A Telegram bot whose model sees images and whose voice notes go to a fake /audio/transcriptions. */
-async function start(powers: { vision: boolean; transcription: boolean }) {
-  const voice = await startFakeOpenAI();
-  voices.push(voice);
-  const setup = await startTelegram({ pipeline: attachmentPipeline(voice, powers) });
-  setups.push(setup);
-  return { ...setup, voice };
-}
+const start = useTelegramAttachmentBots();
 
 /** Alice sends a message with a file; resolves to the model's request once the bot answered. */
 async function send(

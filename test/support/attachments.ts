@@ -1,3 +1,4 @@
+import { afterEach } from "vitest";
 import type { SwitchyardOptions } from "../../src/app.ts";
 import {
   type AttachmentsConfig,
@@ -5,7 +6,8 @@ import {
   EMPTY_CONFIG,
 } from "../../src/core/config/index.ts";
 import { openAITranscriber } from "../../src/tools/attachments/index.ts";
-import type { FakeOpenAI, RecordedRequest } from "../fakes/openai-server.ts";
+import { type FakeOpenAI, type RecordedRequest, startFakeOpenAI } from "../fakes/openai-server.ts";
+import { startTelegram, type TelegramSetup } from "../fakes/telegram-setup.ts";
 
 /** Small caps so a test's files are over or under them without megabytes of bytes. */
 export const TEST_LIMITS: AttachmentsConfig = {
@@ -63,4 +65,34 @@ export function imageParts(content: UserContent): Buffer[] {
   return content
     .filter((p) => p.type === "image_url")
     .map((p) => Buffer.from(p.image_url?.url.split(",")[1] ?? "", "base64"));
+}
+
+/**
+ * Starts Telegram bots whose files go through {@link attachmentPipeline},
+ * each with its own fake transcription server (`voice`); every bot a test
+ * started is stopped after it.
+ */
+export function useTelegramAttachmentBots() {
+  let setups: TelegramSetup[] = [];
+  let voices: FakeOpenAI[] = [];
+  afterEach(async () => {
+    for (const s of setups) await s.channel.stop();
+    for (const s of setups) {
+      await s.pipe.close().catch(() => {});
+      await s.telegram.close();
+    }
+    for (const v of voices) await v.close();
+    setups = [];
+    voices = [];
+  });
+  return async (
+    powers: { vision: boolean; transcription: boolean },
+    limits?: AttachmentsConfig,
+  ): Promise<TelegramSetup & { voice: FakeOpenAI }> => {
+    const voice = await startFakeOpenAI();
+    voices.push(voice);
+    const setup = await startTelegram({ pipeline: attachmentPipeline(voice, powers, limits) });
+    setups.push(setup);
+    return { ...setup, voice };
+  };
 }
