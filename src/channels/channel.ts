@@ -7,6 +7,7 @@ import type { PermissionsConfig } from "../core/config/index.ts";
 import type { LoggerPort } from "../core/logger.ts";
 import type { OpsServer } from "../observability/http.ts";
 import type { AdmitCheck } from "../ports/admission.ts";
+import type { Approvals } from "../ports/approvals.ts";
 import type { ConversationDirectory } from "../ports/directory.ts";
 import type { Enqueue } from "../ports/enqueue.ts";
 import type { Outbound } from "../ports/outbound.ts";
@@ -45,6 +46,8 @@ export interface ChannelRuntime {
   readonly logger: LoggerPort;
   /** `/stop`: signals the conversation's running turn, on any worker. */
   readonly stopTurn?: StopTurn;
+  /** Records a decision on an approval request (a click or `/approve`), on any ingress. */
+  readonly approvals?: Approvals;
   /** A check of its own a message for the model must pass before it is queued (the gate checks limits and budgets). */
   readonly admit?: AdmitCheck;
   /** The worker's queue behaviour, so `/queue` shows what turns will do. */

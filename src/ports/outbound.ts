@@ -32,9 +32,23 @@ export interface DeliveryOptions {
   readonly mayExist?: boolean;
 }
 
-/** A post's options: a delivery's, and whether it is a streamed preview. */
+/**
+ * A button under a posted message (an approval request's Approve, Deny...):
+ * a Slack Block Kit button, a Discord button, a Telegram inline key, or a
+ * typed command where a channel has no buttons. `payload` comes back in the
+ * click exactly as given (at most 64 bytes, Telegram's limit).
+ */
+export interface MessageControl {
+  readonly payload: string;
+  readonly label: string;
+  readonly style?: "primary" | "danger";
+}
+
+/** A post's options: a delivery's, whether it is a streamed preview, and its buttons. */
 export interface PostOptions extends DeliveryOptions {
   readonly preview?: boolean;
+  /** Buttons under the message, in order; a later {@link Outbound.edit} removes them. */
+  readonly controls?: readonly MessageControl[];
 }
 
 export interface Outbound {
@@ -54,6 +68,7 @@ export interface Outbound {
    * the answer's own delivery brings the message to the answer.
    */
   post(target: DeliveryTarget, text: string, options: PostOptions): Promise<string>;
+  /** Replaces the message's text; it keeps no buttons ({@link PostOptions.controls}). */
   edit(target: DeliveryTarget, ref: string, text: string): Promise<void>;
   typing(target: DeliveryTarget): Promise<void>;
   /**

@@ -1,3 +1,4 @@
+import type { ApprovalWait } from "../approvals/approval.ts";
 import type { AssistantMessage } from "./messages.ts";
 
 /** One file of a turn as the checkpoint records it. */
@@ -50,6 +51,12 @@ export interface Checkpoint {
    * step's commit.
    */
   readonly calling?: { readonly step: number; readonly message: AssistantMessage };
+  /**
+   * Set while the step's calls wait for a person's decision (some call a
+   * tool under `ask`): the turn is parked, no worker holds it, and the
+   * step's calls are in `calling`. Cleared by the step's commit.
+   */
+  readonly approval?: ApprovalWait;
   /**
    * The files this turn's messages carried, as the worker read them (file
    * id, what became of it, sniffed type, bytes fetched). What the model gets

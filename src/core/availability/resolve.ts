@@ -12,7 +12,9 @@ import type { ScopeLayer, ScopeName, ScopeStack } from "./scopes.ts";
 export type Decider =
   | { readonly kind: "scope"; readonly scope: ScopeName; readonly key: string }
   | { readonly kind: "toolset"; readonly toolset: string }
-  | { readonly kind: "picked" };
+  | { readonly kind: "picked" }
+  /** The tool's own default (`approval: "ask"` in `defineTool`). */
+  | { readonly kind: "tool" };
 
 export type ToolState =
   | {
@@ -21,6 +23,11 @@ export type ToolState =
       readonly by: Decider;
       /** Switched on by its own id: a standing mount, resident even under a curated mode. */
       readonly standing: boolean;
+      /**
+       * Set when a call must wait for a person's approval (`ask`): who
+       * decided that. The model sees the tool exactly as under `on`.
+       */
+      readonly ask?: Decider;
     }
   | { readonly id: string; readonly status: "disabled"; readonly by: Decider }
   | {
@@ -257,6 +264,8 @@ export function describeDecider(by: Decider): string {
       return `toolset ${by.toolset}`;
     case "picked":
       return "the hand-picked tool list";
+    case "tool":
+      return "the tool's own default";
   }
 }
 

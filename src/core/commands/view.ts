@@ -149,6 +149,8 @@ export function deciderPhrase(by: Decider, id: string): string {
       return `toolset ${by.toolset}`;
     case "picked":
       return "the hand-picked list";
+    case "tool":
+      return "the tool's own default";
   }
 }
 

@@ -29,6 +29,12 @@ export interface TurnContract {
   readonly catalog: string;
   /** What the model may call now. */
   readonly callable: ReadonlySet<string>;
+  /**
+   * Enabled tools (resident, deferred or mounted) whose calls wait for a
+   * person's approval (`ask`). Not part of the bytes or the hash: switching
+   * a tool between `on` and `ask` never breaks the prompt cache (rule 2).
+   */
+  readonly asking: ReadonlySet<string>;
   /** Discovery loads in effect (the conversation's and this turn's), in load order. */
   readonly mounted: readonly string[];
   /** Whether `tool_search` is offered. */
@@ -65,9 +71,11 @@ export function freezeTurn(
   const baseWires: string[] = [];
   const digests: string[] = [];
   const deferred: string[] = [];
+  const asking = new Set<string>();
   for (const tool of registry.list()) {
     const state = states.get(tool.id);
     if (state?.status !== "enabled") continue;
+    if (state.ask !== undefined) asking.add(tool.id);
     const keep =
       mode === "full" ||
       essential.has(tool.id) ||
@@ -109,6 +117,7 @@ export function freezeTurn(
     deferred,
     catalog,
     callable: new Set(resident),
+    asking,
     mounted,
     discovery,
     resolution,
