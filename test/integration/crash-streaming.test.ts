@@ -96,6 +96,24 @@ const streamedSince = (slack: FakeSlackApi, since: number) =>
     30_000,
   );
 
+/**
+ * Resolves once the conversation is at rest (nothing queued, no turn in progress, no lease)
+ * and Slack has answered every call: from then on nothing can post or edit, so what the
+ * thread shows is final. Waits on that, not on a fixed pause after the answer appeared.
+ */
+async function settled({ crash, slack }: Setup): Promise<void> {
+  const inbox = new Inbox(crash.redis, crash.store.keys);
+  const deadline = Date.now() + 15_000;
+  while (!((await inbox.idle(mention)) && slack.calls.every((c) => c.answeredAt !== undefined))) {
+    if (Date.now() > deadline) {
+      throw new Error(
+        `the conversation never came to rest; the thread shows ${JSON.stringify(botMessages(slack))}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 describe("a Slack worker killed while its answer streams", () => {
   it("leaves one message, edited into the whole answer by the worker that resumes", async () => {
     let asked = 0;
@@ -109,7 +127,7 @@ describe("a Slack worker killed while its answer streams", () => {
     await s.crash.killLeaseHolder(mention);
     await until(() => (asked === 2 ? true : undefined), 30_000);
     await until(() => (botMessages(s.slack).includes(ANSWER) ? true : undefined), 30_000);
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await settled(s);
     expect(botMessages(s.slack)).toEqual([ANSWER]);
     expect(asked).toBe(2);
   }, 60_000);
@@ -130,7 +148,7 @@ describe("a Slack worker killed while its answer streams", () => {
     await until(() => (s.slack.messages.some((m) => m.bot_id) ? true : undefined), 20_000);
     await s.crash.killLeaseHolder(mention);
     await until(() => (botMessages(s.slack).includes(ANSWER) ? true : undefined), 30_000);
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await settled(s);
     expect(botMessages(s.slack)).toEqual([ANSWER]);
   }, 60_000);
 
@@ -175,7 +193,7 @@ describe("a Slack worker killed while its answer streams", () => {
         `${error.message}; the thread shows ${JSON.stringify(botMessages(s.slack))}; asked ${fake.requests.length} times\n${s.crash.workers.map((w) => w.logs()).join("\n")}`,
       );
     });
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await settled(s);
     expect(botMessages(s.slack)).toEqual(shown);
     expect(shown).toHaveLength(1);
     // The partial the runs streamed, cut where they were killed, then the note: not the apology.
@@ -186,11 +204,6 @@ describe("a Slack worker killed while its answer streams", () => {
     expect(note).toContain(GAVE_UP_NOTE);
     expect(shown.join("\n")).not.toMatch(/Sorry/);
     // The conversation moved on: nothing left in its inbox, no turn in progress.
-    const inbox = new Inbox(s.crash.redis, s.crash.store.keys);
-    const deadline = Date.now() + 15_000;
-    while (!(await inbox.idle(mention)) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect(await inbox.idle(mention)).toBe(true);
+    expect(await new Inbox(s.crash.redis, s.crash.store.keys).idle(mention)).toBe(true);
   }, 120_000);
 });
