@@ -24,7 +24,8 @@ async function startModel(): Promise<FakeOpenAI> {
 }
 
 // Each case starts its own process on a prefix (and model) of its own, so they run side by
-// side: most of each one's time is the process starting.
+// side: most of each one's time is the process starting. Five processes starting at once
+// on a loaded 2-core machine take up to a minute: the timeouts allow twice that.
 describe.concurrent("switchyard start with the console channel", () => {
   it("runs /tools, answers typed messages through the model with tombstones for tools that are off, and exits at the end of input", async ({
     expect,
@@ -78,7 +79,7 @@ describe.concurrent("switchyard start with the console channel", () => {
       content: expect.stringContaining("/tools on current_time"),
     });
     expect(stderr).not.toContain("sk-test-secret-value");
-  }, 60_000);
+  }, 120_000);
 
   it("answers a line over the inbound limit with the limit, sends it to nobody, and goes on", async ({
     expect,
@@ -97,7 +98,7 @@ describe.concurrent("switchyard start with the console channel", () => {
     expect(stdout).toContain("That message is 100,001 characters long; I read at most 100,000.");
     expect(stdout).toContain("Short one answered.");
     expect(fake.requests).toHaveLength(1);
-  }, 60_000);
+  }, 120_000);
 
   it("starts without a model and answers with the variables to set", async ({ expect }) => {
     const prefix = uniquePrefix("console");
@@ -110,7 +111,7 @@ describe.concurrent("switchyard start with the console channel", () => {
     const { code, stdout } = await runConsoleStart("hello\n", env);
     expect(code).toBe(0);
     expect(stdout).toContain("No model is configured. Set OPENAI_API_KEY");
-  }, 60_000);
+  }, 120_000);
 
   it("without a model, /tools says no model is configured and /usage counts no turn for the replies saying so", async ({
     expect,
@@ -140,13 +141,13 @@ describe.concurrent("switchyard start with the console channel", () => {
     const { code, stderr } = await runConsoleStart("", {}, ["--tools", "current_time=maybe"]);
     expect(code).toBe(2);
     expect(stderr).toContain('"maybe" is not one of on, off, true, false');
-  }, 60_000);
+  }, 120_000);
 
   it("refuses an unknown --mode label", async ({ expect }) => {
     const { code, stderr } = await runConsoleStart("", {}, ["--mode", "turbo"]);
     expect(code).toBe(2);
     expect(stderr).toContain('Unknown load mode "turbo"');
-  }, 60_000);
+  }, 120_000);
 
   it("/attach <path> sends a local file with the message, and refuses a file outside the working and temp folders", async ({
     expect,
@@ -175,5 +176,5 @@ describe.concurrent("switchyard start with the console channel", () => {
     expect(fake.requests[0]?.body.messages.at(-1).content).toBe(
       'summarize this\n\n[file: notes.md (text/markdown, 29 bytes), its text follows]\n<untrusted source="file notes.md">\n# Plan\nShip the attachments.\n</untrusted>',
     );
-  }, 60_000);
+  }, 120_000);
 });
