@@ -79,7 +79,7 @@ describe.concurrent("switchyard access", () => {
     expect(await store.access.isApproved("telegram:5001")).toBe(false);
     expect((await access(prefix, ["revoke", "telegram:5001"])).code).toBe(1);
     redis.disconnect();
-  }, 120_000);
+  }, 180_000);
 
   it("pages the waiting list as chat does, and says how to ask for the next page", async ({
     expect,
@@ -112,5 +112,5 @@ describe.concurrent("switchyard access", () => {
       code: 1,
       stdout: '"two" is not a page number: e.g. switchyard access list 2.\n',
     });
-  }, 120_000);
+  }, 180_000);
 });

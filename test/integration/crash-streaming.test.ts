@@ -130,7 +130,7 @@ describe("a Slack worker killed while its answer streams", () => {
     await settled(s);
     expect(botMessages(s.slack)).toEqual([ANSWER]);
     expect(asked).toBe(2);
-  }, 60_000);
+  }, 120_000);
 
   it("also when the kill lands after the post reached Slack but before its ref was stored", async () => {
     let asked = 0;
@@ -150,7 +150,7 @@ describe("a Slack worker killed while its answer streams", () => {
     await until(() => (botMessages(s.slack).includes(ANSWER) ? true : undefined), 30_000);
     await settled(s);
     expect(botMessages(s.slack)).toEqual([ANSWER]);
-  }, 60_000);
+  }, 120_000);
 
   it("given up after repeated kills that made no progress, finishes the partial instead of posting an apology beside it", async () => {
     // Every run streams the start of the answer, then hangs: each is killed there.
@@ -205,5 +205,5 @@ describe("a Slack worker killed while its answer streams", () => {
     expect(shown.join("\n")).not.toMatch(/Sorry/);
     // The conversation moved on: nothing left in its inbox, no turn in progress.
     expect(await new Inbox(s.crash.redis, s.crash.store.keys).idle(mention)).toBe(true);
-  }, 120_000);
+  }, 180_000);
 });
