@@ -179,6 +179,21 @@ describe("a turn that calls a tool under ask", () => {
     ]);
   });
 
+  it("in the interrupt mode, a message cancels the wait and is answered by the next turn", async () => {
+    const p = await start("interrupt");
+    p.fake.script({ toolCalls: [deployCall] }, { content: "Here is the status." });
+    await p.app.queue.enqueue(p.message("deploy prod"));
+    await parkedWait(p.app.redis, p.app.store, address);
+    await p.app.queue.enqueue(p.message("actually, just the status"));
+    expect((await p.posts(2)).map((e) => e.text)[1]).toBe("Here is the status.");
+    expect(await deployRuns(counter, p.prefix)).toBe(0);
+    expect((await entries(p)).filter((e) => e.kind === "edit").map((e) => e.text)).toEqual([
+      "Cancelled: the turn was stopped, so deploy did not run.",
+    ]);
+    const history = await p.app.store.history.load(address);
+    expect(history.map((m) => m.role)).toEqual(["user", "assistant", "tool", "user", "assistant"]);
+  });
+
   it("turns the tool on for the conversation when approved for it, and runs the tool once", async () => {
     const p = await start();
     p.fake.script({ toolCalls: [deployCall] }, { content: "Deployed." });
