@@ -13,7 +13,7 @@ import { openTurnStream } from "./stream-state.ts";
 import { askModel } from "./turn-ask.ts";
 import { beginTurn } from "./turn-begin.ts";
 import { choicesOf, type TurnChoices } from "./turn-choices.ts";
-import { countShared, markCutShort, type TurnUsage, turnUsage } from "./turn-end.ts";
+import { countParked, countShared, markCutShort, type TurnUsage, turnUsage } from "./turn-end.ts";
 import { LostLeaseError, type TurnEnvironment, type TurnStart } from "./turn-environment.ts";
 import { TurnSteps } from "./turn-steps.ts";
 
@@ -272,6 +272,10 @@ async function runTracedTurn({
     // replaces by an edit once the turn resumes (the same message under the same key):
     // one message for the answer, the request posted below it.
     const opened = await openWait(env, address, steps, result.pending ?? [], pending.at(-1));
+    // What the model cost so far is counted now (once, by the wait's id); the resumed run counts the rest.
+    if (result.error?.kind !== "unconfigured") {
+      await countParked(env, turnUsage(address, start, result, choices), opened.id);
+    }
     return { opened: opened.id };
   }
   if (result.stop === "interrupted") {

@@ -2,6 +2,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { OutboxEntry } from "../../src/channels/console/outbox.ts";
 import type { ConversationAddress } from "../../src/core/agent/inbound.ts";
 import type { QueueMode } from "../../src/core/agent/queue-mode.ts";
+import { dayPeriod } from "../../src/core/budget/usage.ts";
 import { clickBy, deployRuns, deployTool, parkedWait } from "../support/approvals.ts";
 import { type Pipeline, startPipeline } from "../support/pipeline.ts";
 import { connectRedis, uniquePrefix } from "../support/redis.ts";
@@ -50,7 +51,10 @@ async function entries(p: Pipeline): Promise<OutboxEntry[]> {
 describe("a turn that calls a tool under ask", () => {
   it("parks with its request posted and the lease let go; an approval runs the tool once and the answer follows", async () => {
     const p = await start();
-    p.fake.script({ toolCalls: [deployCall] }, { content: "Deployed to prod." });
+    p.fake.script(
+      { toolCalls: [deployCall], usage: { prompt_tokens: 100, completion_tokens: 10 } },
+      { content: "Deployed to prod.", usage: { prompt_tokens: 200, completion_tokens: 20 } },
+    );
     await p.app.queue.enqueue(p.message("deploy prod"));
     const wait = await parkedWait(p.app.redis, p.app.store, address);
     const [request] = await p.posts(1);
@@ -76,6 +80,12 @@ describe("a turn that calls a tool under ask", () => {
       [wait.requestRef, "Approved by Alice: deploy."],
     ]);
     expect(await p.app.store.turns.readCheckpoint(address)).toBeUndefined();
+    // What the model cost before the wait is counted as well as what it cost after.
+    const used = await p.app.store.usage.read(
+      { kind: "conversation", address },
+      dayPeriod(Date.now()),
+    );
+    expect([used.prompt, used.completion]).toEqual([300, 30]);
   });
 
   it("gives the model who denied the call, and the turn goes on to an answer", async () => {
