@@ -106,9 +106,9 @@ export interface Switchyard {
   /** Records decisions on approval requests (clicks, `/approve`) and wakes their turns, from any process. */
   readonly approvals: ApprovalDesk;
   /**
-   * `/stop`: signals the conversation's running turn, and cancels the
-   * approval request a parked turn waits on (no worker runs it to hear the
-   * signal). True when there was a turn to stop.
+   * `/stop`: signals the conversation's running turn, or cancels the
+   * approval request a parked turn waits on (see {@link TurnSignals.send}).
+   * True when there was a turn to stop.
    */
   stopTurn(address: ConversationAddress): Promise<boolean>;
   /** Stops taking work, lets running turns finish, and closes connections. */
@@ -273,9 +273,6 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
   const outbox = new RedisOutbox(redis, prefix, conversationKey, options.consoleFilesDir);
   // Stop and interrupt signals: any process may send one; a worker process listens.
   const signalsConnection = options.worker !== false ? factory.create("signals") : undefined;
-  const signals = new TurnSignals(redis, signalsConnection, store.keys, logger);
-  // The console's answers always go through the outbox, which every process has.
-  const outbounds: Readonly<Record<string, Outbound>> = { ...options.outbounds, console: outbox };
   const config = options.config ?? (() => EMPTY_CONFIG);
   const approvals = new ApprovalDesk({
     store,
@@ -284,6 +281,11 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     logger,
     ...(options.approvals?.policy ? { policy: options.approvals.policy } : {}),
   });
+  const signals = new TurnSignals(redis, signalsConnection, store.keys, logger, (address) =>
+    approvals.cancel(address),
+  );
+  // The console's answers always go through the outbox, which every process has.
+  const outbounds: Readonly<Record<string, Outbound>> = { ...options.outbounds, console: outbox };
   const plumbing: Plumbing = {
     prefix,
     shards,
@@ -307,13 +309,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     ...(reminders ? { reminders } : {}),
     signals,
     approvals,
-    async stopTurn(address) {
-      const [signalled, cancelled] = await Promise.all([
-        signals.send(address, "stop"),
-        approvals.cancel(address),
-      ]);
-      return signalled || cancelled;
-    },
+    stopTurn: (address) => signals.send(address, "stop"),
     async close() {
       // Closing connections BullMQ is still opening leaves their commands rejected unhandled.
       await worker?.waitUntilReady().catch(() => {});
