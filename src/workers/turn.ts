@@ -257,6 +257,8 @@ async function runTracedTurn({
       { contract, steps, signal, watch, choices, capabilities, ...(approval ? { approval } : {}) },
       (text) => stream.streamer?.update(text),
     );
+    // The text streamed before the ask stays shown, whole, while the turn waits.
+    if (result.stop === "awaiting_approval") await stream.streamer?.flush();
   } finally {
     typing?.stop();
     watch?.done();

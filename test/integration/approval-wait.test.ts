@@ -1,9 +1,13 @@
+import { WebClient } from "@slack/web-api";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { OutboxEntry } from "../../src/channels/console/outbox.ts";
+import { SlackOutbound } from "../../src/channels/slack/outbound.ts";
 import type { ConversationAddress } from "../../src/core/agent/inbound.ts";
 import type { QueueMode } from "../../src/core/agent/queue-mode.ts";
 import { dayPeriod } from "../../src/core/budget/usage.ts";
+import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
 import { clickBy, deployRuns, deployTool, parkedWait } from "../support/approvals.ts";
+import { until } from "../support/channels.ts";
 import { type Pipeline, startPipeline } from "../support/pipeline.ts";
 import { connectRedis, uniquePrefix } from "../support/redis.ts";
 
@@ -15,10 +19,13 @@ const address: ConversationAddress = {
 };
 
 let pipe: Pipeline | undefined;
+let slack: FakeSlackApi | undefined;
 const counter = connectRedis();
 afterEach(async () => {
   await pipe?.close();
+  await slack?.close();
   pipe = undefined;
+  slack = undefined;
 });
 afterAll(() => counter.disconnect());
 
@@ -214,5 +221,49 @@ describe("a turn that calls a tool under ask", () => {
     const { intent } = await p.app.store.intent.read(address);
     expect(JSON.stringify(intent)).toContain("deploy");
     expect(await deployRuns(counter, p.prefix)).toBe(1);
+  });
+
+  it("leaves one message for the answer on a channel that streams: the text before the ask becomes the answer, the request sits below", async () => {
+    slack = await startFakeSlackApi();
+    const client = new WebClient(FAKE_SLACK.botToken, {
+      slackApiUrl: slack.url,
+      retryConfig: { retries: 0 },
+    });
+    const prefix = uniquePrefix("ask-stream");
+    const p = await startPipeline({
+      prefix,
+      tools: [deployTool(counter, prefix)],
+      outbounds: { slack: new SlackOutbound(client) },
+      streamEditMs: 100,
+      approvals: { alwaysAsk: ["deploy"] },
+    });
+    pipe = p;
+    p.fake.script(
+      { content: "Let me deploy that.", toolCalls: [deployCall] },
+      { content: "Deployed to prod." },
+    );
+    const where: ConversationAddress = {
+      platform: "slack",
+      workspace: FAKE_SLACK.teamId,
+      channel: "C0GENERAL",
+      conversation: "C0GENERAL",
+    };
+    await p.app.queue.enqueue({ ...p.message("deploy prod"), ...where });
+    const wait = await parkedWait(p.app.redis, p.app.store, where);
+    const fakeSlack = slack;
+    const bot = () => fakeSlack.messages.filter((m) => m.bot_id).map((m) => m.text ?? "");
+    expect(bot()[0]).toBe("Let me deploy that.");
+    expect(bot()[1]).toContain("Approval needed");
+    await p.app.approvals.decide({
+      id: wait.id,
+      choice: "approve",
+      actor: { id: "slack:alice", isPlatformAdmin: false },
+      name: "Alice",
+      platform: "slack",
+    });
+    await until(() => (bot().includes("Deployed to prod.") ? true : undefined), 20_000);
+    await new Promise((r) => setTimeout(r, 800));
+    expect(bot()).toEqual(["Deployed to prod.", "Approved by Alice: deploy."]);
+    expect(await deployRuns(counter, prefix)).toBe(1);
   });
 });
