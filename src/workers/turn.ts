@@ -219,6 +219,11 @@ async function runTracedTurn({
       { conversation: conversationKey(address), turnId: checkpoint.turnId },
     );
   }
+  // Resumed with a decision: the request shows it (once) before any call of the step runs.
+  const wait = checkpoint.approval;
+  if (wait && decision) {
+    contract = await closeRequest(env, address, checkpoint, pending, decision, contract);
+  }
   const outbound = env.outbounds[address.platform];
   const target = targetOf(address, pending.at(-1));
   const typing = outbound ? keepTyping(() => outbound.typing(target)) : undefined;
@@ -228,10 +233,6 @@ async function runTracedTurn({
   // The streamed message is posted under this turn's id: the turn must be stored first.
   if (stream.streamer) await steps.durable();
   const watch = env.signals?.watch(address, checkpoint.turnId);
-  const wait = checkpoint.approval;
-  if (wait && decision) {
-    contract = await closeRequest(env, address, checkpoint, pending, decision, contract);
-  }
   let result: TurnResult;
   let streamRef = stream.ref;
   try {
