@@ -10,6 +10,7 @@ import type {
 import { mayDecide } from "../core/approvals/approvers.ts";
 import { decidedText, recordedText } from "../core/approvals/outcome.ts";
 import { detailsText } from "../core/approvals/request.ts";
+import { checkPermission } from "../core/commands/permissions.ts";
 import type { SwitchyardConfig } from "../core/config/index.ts";
 import { type LoggerPort, silentLogger } from "../core/logger.ts";
 import type { ApprovalClick, Approvals, ClickAnswer } from "../ports/approvals.ts";
@@ -92,6 +93,13 @@ export class ApprovalDesk implements Approvals {
       requester: wait.requester,
     });
     if (!permission.allowed) return { kind: "refused", text: permission.reason };
+    // "For this conversation" also changes the conversation's tools: who may change them may (rule 8).
+    if (click.choice === "approve_conversation") {
+      const scope = checkPermission(click.actor, "conversation", config.permissions);
+      if (!scope.allowed) {
+        return { kind: "refused", text: `${scope.reason} You can approve it just this once.` };
+      }
+    }
     const by: DecidedBy = { user: click.actor.id, ...(click.name ? { name: click.name } : {}) };
     const decision: ApprovalDecision = { verdict: VERDICT_OF[click.choice], by, at: this.#now() };
     // The wake must survive this process dying between recording the decision and queuing
