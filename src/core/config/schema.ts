@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { KeyValue } from "../availability/keys.ts";
 import type { LoadMode } from "../loading/modes.ts";
 import { defineToolsets, type Toolsets } from "../tools/toolsets.ts";
 import { type AccessConfig, accessSection, DEFAULT_ACCESS } from "./access-section.ts";
@@ -52,8 +53,8 @@ import { DEFAULT_WEB, type WebConfig, webSection } from "./web-section.ts";
  * the built-ins `default` and `full`.
  */
 export interface SwitchyardConfig {
-  /** The global scope's key decisions: tool ids, `mcp:<server>`, `mcp`, `all`. */
-  readonly tools: Readonly<Record<string, boolean>>;
+  /** The global scope's key decisions (tool ids, `mcp:<server>`, `mcp`, `all`): on, off or `ask`. */
+  readonly tools: Readonly<Record<string, KeyValue>>;
   readonly toolsets: Toolsets;
   readonly agent: PersonaConfig & {
     readonly mode?: LoadMode;
