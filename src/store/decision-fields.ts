@@ -34,7 +34,8 @@ export function readDecisions(hash: Readonly<Record<string, string>>): DecodedDe
     else if (value === "1") decisions[key] = true;
     else if (value === "0") decisions[key] = false;
     else if (value === ASK) decisions[key] = ASK;
-    else damaged.push([field, `value ${JSON.stringify(value)} is not "1" (on), "0" (off) or "ask"`]);
+    else
+      damaged.push([field, `value ${JSON.stringify(value)} is not "1" (on), "0" (off) or "ask"`]);
   }
   return { decisions, damaged };
 }

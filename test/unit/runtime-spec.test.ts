@@ -1,11 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { type KeyValue, keyWord } from "../../src/core/availability/keys.ts";
 import {
   parseRuntimeSpec,
   RuntimeSpecError,
   runtimeLayer,
 } from "../../src/core/availability/runtime-spec.ts";
-import { type KeyValue, keyWord } from "../../src/core/availability/keys.ts";
 
 function specError(spec: string, source?: string): RuntimeSpecError {
   try {

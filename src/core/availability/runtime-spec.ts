@@ -58,7 +58,11 @@ export function parseRuntimeSpec(spec: string, source = "--tools"): Record<strin
     const lower = word.toLowerCase();
     const value = Object.hasOwn(VALUES, lower) ? VALUES[lower] : undefined;
     if (value === undefined) {
-      throw new RuntimeSpecError(token, source, `"${word}" is not one of on, off, ask, true, false`);
+      throw new RuntimeSpecError(
+        token,
+        source,
+        `"${word}" is not one of on, off, ask, true, false`,
+      );
     }
     if (keys.has(key) && keys.get(key) !== value) {
       throw new RuntimeSpecError(token, source, `"${key}" is set twice with different values`);

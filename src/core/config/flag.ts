@@ -37,7 +37,12 @@ export const keyFlag = z.preprocess(
     .superRefine((value, ctx) => {
       if (isKeyValue(value)) return;
       // Worded like a failed boolean, so a union (`mcp:` a switch or a map) reads it as a shape mismatch.
-      ctx.addIssue({ code: "invalid_type", expected: "boolean", input: value, message: KEY_FLAG_ISSUE });
+      ctx.addIssue({
+        code: "invalid_type",
+        expected: "boolean",
+        input: value,
+        message: KEY_FLAG_ISSUE,
+      });
     })
     .transform((value) => value as KeyValue),
 );
@@ -46,10 +51,12 @@ export const keyFlag = z.preprocess(
  * Flags are the only booleans in the schema, so a failed boolean is a bad
  * switch. Its fix quotes the key, which only the full issue path knows.
  */
-export function isFlagIssue(issue: { code: string; expected?: unknown; message?: string }): boolean {
-  return (
-    (issue.code === "invalid_type" && issue.expected === "boolean") || isKeyFlagIssue(issue)
-  );
+export function isFlagIssue(issue: {
+  code: string;
+  expected?: unknown;
+  message?: string;
+}): boolean {
+  return (issue.code === "invalid_type" && issue.expected === "boolean") || isKeyFlagIssue(issue);
 }
 
 function isKeyFlagIssue(issue: { code: string; message?: string }): boolean {
