@@ -208,14 +208,14 @@ describe("ConfigError", () => {
       "# global switches\ntools:\n  code_run: off\n  web_search: maybe\n",
       "tools.web_search",
       4,
-      '"maybe" is not on/off/true/false. Write web_search: on or web_search: off.',
+      '"maybe" is not on/off/ask/true/false. Write web_search: on, web_search: off or web_search: ask.',
     ],
     [
       "a bad switch inside the mcp map",
       "tools:\n  mcp:\n    github: on\n    filesystem: sometimes\n",
       "tools.mcp.filesystem",
       4,
-      "Write filesystem: on or filesystem: off.",
+      "Write filesystem: on, filesystem: off or filesystem: ask.",
     ],
     ["a bad mcp switch", "tools:\n  mcp: 3\n", "tools.mcp", 2, "Write mcp: off"],
     ["a section that is a list", "skills: {}\ntools: [web_search]\n", "tools", 2, "expected a map"],
@@ -348,7 +348,7 @@ describe("ConfigError", () => {
   it("words the documented example exactly", () => {
     const error = configErrorOf("tools:\n  code_run: off\n\n  web_search: maybe\n");
     expect(error.message).toBe(
-      'switchyard.yaml:4: tools.web_search: "maybe" is not on/off/true/false. Write web_search: on or web_search: off.',
+      'switchyard.yaml:4: tools.web_search: "maybe" is not on/off/ask/true/false. Write web_search: on, web_search: off or web_search: ask.',
     );
   });
 

@@ -1,5 +1,14 @@
 import type { IntentChange } from "../availability/intent.ts";
-import { ALL_KEY, isStructuralKey, MCP_KEY } from "../availability/keys.ts";
+import {
+  ALL_KEY,
+  ASK,
+  isStructuralKey,
+  type KeyValue,
+  keysOf,
+  keyValueOf,
+  keyWord,
+  MCP_KEY,
+} from "../availability/keys.ts";
 import { type Explanation, explain as explainTool } from "../availability/resolve.ts";
 import { CHAT_SCOPES, type ChatScope } from "../availability/scopes.ts";
 import { TOOL_SEARCH_ID } from "../loading/discovery-tool.ts";
@@ -8,7 +17,7 @@ import type { LoadMode } from "../loading/modes.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import type { Toolsets } from "../tools/toolsets.ts";
 import { planOrRefuse } from "./errors.ts";
-import { deeperSetting, holder, keyOverrideNote, keyOverrides, onOff } from "./overrides.ts";
+import { deeperSetting, holder, keyOverrideNote, keyOverrides, stateWord } from "./overrides.ts";
 import { parseToolsCommand, type ToolsCommand } from "./parse.ts";
 import { type Actor, type CommandPolicy, checkPermission } from "./permissions.ts";
 import { confirm, modeMeaning, shallower, subject, where } from "./replies.ts";
@@ -66,6 +75,9 @@ export type ToolsPlan =
  * const plan = planToolsCommand(parseToolsCommand("off web_search channel"), ctx);
  * // { kind: "change", scope: "channel", change: { kind: "set", key: "web_search", value: "off" },
  * //   reply: "web_search is now off in this channel. This applies from the next message; ..." }
+ *
+ * `ask` is planned like `on` and `off`, with the same permission check: it
+ * changes availability (rule 8), only what a call does differs.
  */
 export function planToolsCommand(command: ToolsCommand, ctx: PlanContext): ToolsPlan {
   switch (command.verb) {
@@ -82,7 +94,8 @@ export function planToolsCommand(command: ToolsCommand, ctx: PlanContext): Tools
   switch (command.verb) {
     case "on":
     case "off":
-      return planSwitch(command.key, command.verb === "on", command.scope, ctx);
+    case "ask":
+      return planSwitch(command.key, keyValueOf(command.verb), command.scope, ctx);
     case "reset":
       return planReset(command.key, command.scope, ctx);
     case "mode":
@@ -99,27 +112,58 @@ export function planToolsText(text: string, ctx: PlanContext): ToolsPlan {
   return planOrRefuse(text, parseToolsCommand, (c) => planToolsCommand(c, ctx), refused);
 }
 
-function planSwitch(key: string, on: boolean, scope: ChatScope, ctx: PlanContext): ToolsPlan {
-  const unknown = unknownKey(key, on ? "on" : "off", scope, ctx);
+function planSwitch(key: string, value: KeyValue, scope: ChatScope, ctx: PlanContext): ToolsPlan {
+  const word = keyWord(value);
+  const unknown = unknownKey(key, word, scope, ctx);
   if (unknown) return refused(unknown);
   const { covered, overrides } = keyOverrides(
     ctx.contract.resolution,
     ctx.registry,
     scope,
     key,
-    on,
+    value,
   );
   const state = ctx.contract.resolution.states.get(key);
   const floor =
-    on && state?.status === "absent"
+    value !== false && state?.status === "absent"
       ? `But ${key} is unavailable: ${state.reason}. No scope can turn it on until that changes.`
       : "";
+  const said =
+    value === ASK
+      ? `${subject(key)} now ${stateWord(value)} ${where(scope)}: offered as before, but each call waits for a person's approval.`
+      : `${subject(key)} now ${word} ${where(scope)}.`;
   const reply = confirm(
-    `${subject(key)} now ${onOff(on)} ${where(scope)}.`,
+    said,
     floor,
+    defaultAskNote(key, value, ctx),
     keyOverrideNote(key, scope, covered, overrides),
   );
-  return change(scope, { kind: "set", key, value: onOff(on) }, reply);
+  return change(scope, { kind: "set", key, value: word }, reply);
+}
+
+/**
+ * What an `on` does to tools that ask first by their own default: an `on`
+ * for the tool or its family lifts that, one from `all` or `mcp` does not
+ * (a blanket switch never silently removes a safety check). Said either way.
+ */
+function defaultAskNote(key: string, value: KeyValue, ctx: PlanContext): string {
+  if (value !== true) return "";
+  const asking = ctx.registry
+    .list()
+    .filter(
+      (tool) =>
+        tool.approval === ASK &&
+        keysOf(tool).includes(key) &&
+        ctx.contract.resolution.states.get(tool.id)?.status !== "absent",
+    )
+    .map((tool) => tool.id);
+  if (asking.length === 0) return "";
+  const one = asking.length === 1;
+  const listed = one ? asking[0] : `${asking.slice(0, -1).join(", ")} and ${asking.at(-1)}`;
+  if (key === ALL_KEY || key === MCP_KEY) {
+    return `${listed} still ${one ? "asks" : "ask"} first by ${one ? "its" : "their"} own default; /tools on <tool> lifts that.`;
+  }
+  return `This lifts the ask-first default of ${listed}: ${one ? "its" : "their"} calls run without approval.`;
 }
 
 function planReset(key: string | null, scope: ChatScope, ctx: PlanContext): ToolsPlan {
@@ -230,7 +274,7 @@ function planWhy(id: string, ctx: PlanContext): ToolsPlan {
 /** A refusal for a key no tool, family or scope mention has; undefined when the key is fine. */
 function unknownKey(
   key: string,
-  verb: "on" | "off" | "reset",
+  verb: "on" | "off" | "ask" | "reset",
   scope: ChatScope,
   ctx: PlanContext,
 ): string | undefined {

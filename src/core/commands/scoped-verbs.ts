@@ -61,7 +61,7 @@ export function scopedText<S extends ScopeName>(
 
 /**
  * The canonical text of the verbs every scoped command has (`help`,
- * `on`/`off`, `reset`, `why`, and any verb without arguments), so that
+ * `on`/`off` and /tools' `ask`, `reset`, `why`, and any verb without arguments), so that
  * parsing it gives the command back.
  */
 export function formatCommon<S extends ScopeName>(
@@ -74,6 +74,7 @@ export function formatCommon<S extends ScopeName>(
       return command.topic ? `${grammar.command} help ${command.topic}` : `${grammar.command} help`;
     case "on":
     case "off":
+    case "ask":
       return scopedText(grammar, `${verb} ${item}`, scope);
     case "reset":
       // An item spelled like a scope would read as "reset that scope": name the scope explicitly.
