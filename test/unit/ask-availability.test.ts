@@ -131,7 +131,9 @@ describe("a tool's own approval: ask", () => {
   it("asks first when nothing mentions it, or when only the selection turns it on", () => {
     const state = stateOf("send_message");
     expect(state).toMatchObject({ status: "enabled", ask: { kind: "tool" } });
-    expect(describeState(state)).toContain("asks first: the tool's own default (approval: ask)");
+    expect(describeState(state)).toBe(
+      "on, decided by toolset default; asks first: the tool's own default (approval: ask), which /tools on send_message lifts",
+    );
   });
 
   it("keeps asking under an on from all or the aggregate mcp key", () => {

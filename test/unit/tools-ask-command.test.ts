@@ -212,14 +212,14 @@ describe("what people see", () => {
     );
     expect(replyOf(plan("why send_message", member, contract))).toBe(
       [
-        "send_message: on, decided by toolset default; asks first: the tool's own default (approval: ask); /tools on <tool> lifts it",
+        "send_message: on, decided by toolset default; asks first: the tool's own default (approval: ask), which /tools on send_message lifts",
         "  runtime: —",
         "  conversation: —",
         "  channel: —",
         "  workspace: —",
         "  global: —",
         "  toolset default: includes send_message  <- decides",
-        "  tool default: approval: ask (each call waits for a person's approval; /tools on send_message lifts it)  <- decides",
+        "  tool default: approval: ask (each call waits for a person's approval)  <- decides",
         "  mode default: resident",
       ].join("\n"),
     );

@@ -288,9 +288,6 @@ export function describeDecider(by: Decider): string {
   }
 }
 
-/** Why a tool asks first by its own default, as `why` and the list say it. */
-export const ASK_DEFAULT = "the tool's own default (approval: ask); /tools on <tool> lifts it";
-
 export function describeState(state: ToolState): string {
   switch (state.status) {
     case "absent":
@@ -298,7 +295,7 @@ export function describeState(state: ToolState): string {
     case "enabled":
       if (state.ask === undefined) return `on, decided by ${describeDecider(state.by)}`;
       if (state.ask.kind === "tool") {
-        return `on, decided by ${describeDecider(state.by)}; asks first: ${ASK_DEFAULT}`;
+        return `on, decided by ${describeDecider(state.by)}; asks first: the tool's own default (approval: ask), which /tools on ${state.id} lifts`;
       }
       return `${keyWord(ASK)} (on, each call waits for a person's approval), decided by ${describeDecider(state.ask)}`;
     case "disabled":

@@ -206,7 +206,7 @@ export function whyView(explanation: Explanation, contract?: TurnContract): WhyV
   if (state.status === "enabled" && state.ask?.kind === "tool") {
     lines.push({
       label: "tool default",
-      text: `approval: ask (each call waits for a person's approval; /tools on ${id} lifts it)`,
+      text: "approval: ask (each call waits for a person's approval)",
       decides: true,
     });
   }
