@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { commandDefinitions } from "../../src/channels/discord/commands.ts";
 import { renderReport } from "../../src/cli/tools.ts";
 import type { Capabilities } from "../../src/core/availability/capabilities.ts";
 import {
@@ -223,6 +224,17 @@ describe("what people see", () => {
         "  mode default: resident",
       ].join("\n"),
     );
+  });
+
+  it("Discord's /tools command has an ask subcommand with a tool and a scope", () => {
+    const tools = commandDefinitions().find((c) => c.name === "tools");
+    const ask = tools?.options?.find((o) => o.name === "ask") as
+      | { options?: { name: string; required?: boolean }[] }
+      | undefined;
+    expect(ask?.options?.map((o) => [o.name, o.required === true])).toEqual([
+      ["tool", true],
+      ["scope", false],
+    ]);
   });
 
   it("help lists ask", () => {
