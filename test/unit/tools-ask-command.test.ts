@@ -159,6 +159,13 @@ describe("/tools ask: who may", () => {
     expect(replyOf(plan("on all channel", admin))).toContain(
       "send_message still asks first by its own default; /tools on <tool> lifts that.",
     );
+    // A deeper all=on decides it instead: the channel's on does not lift the default, and says so.
+    const allOn = contractOf({}, setKey(EMPTY_INTENT, "all", "on"));
+    const reply = replyOf(plan("on send_message channel", admin, allOn));
+    expect(reply).not.toContain("lifts");
+    expect(reply).toContain(
+      "But send_message still asks first: a deeper all or mcp decides it, and that keeps a tool's own ask-first default.",
+    );
   });
 
   it("applies to the intent and to a shared layer as ask", () => {

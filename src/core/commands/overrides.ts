@@ -41,6 +41,22 @@ export function keyOverrides(
   return { covered, overrides };
 }
 
+/**
+ * What still decides `tool` after a change of `key` at `scope`: a deeper
+ * scope's mention of any of its keys, or a more specific key in the same
+ * scope; undefined when the change decides it.
+ */
+export function decidingOver(
+  resolution: Resolution,
+  tool: Parameters<typeof keysOf>[0],
+  scope: ChatScope,
+  key: string,
+): Omit<Override, "id"> | undefined {
+  const keys = keysOf(tool);
+  const at = keys.indexOf(key);
+  return at < 0 ? undefined : firstMention(resolution.layers, scope, keys, at);
+}
+
 function firstMention(
   layers: readonly NamedLayer[],
   scope: ChatScope,

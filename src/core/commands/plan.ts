@@ -17,7 +17,14 @@ import type { LoadMode } from "../loading/modes.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import type { Toolsets } from "../tools/toolsets.ts";
 import { planOrRefuse } from "./errors.ts";
-import { deeperSetting, holder, keyOverrideNote, keyOverrides, stateWord } from "./overrides.ts";
+import {
+  decidingOver,
+  deeperSetting,
+  holder,
+  keyOverrideNote,
+  keyOverrides,
+  stateWord,
+} from "./overrides.ts";
 import { parseToolsCommand, type ToolsCommand } from "./parse.ts";
 import { type Actor, type CommandPolicy, checkPermission } from "./permissions.ts";
 import { confirm, modeMeaning, shallower, subject, where } from "./replies.ts";
@@ -135,7 +142,7 @@ function planSwitch(key: string, value: KeyValue, scope: ChatScope, ctx: PlanCon
   const reply = confirm(
     said,
     floor,
-    defaultAskNote(key, value, ctx),
+    defaultAskNote(key, value, scope, ctx),
     keyOverrideNote(key, scope, covered, overrides),
   );
   return change(scope, { kind: "set", key, value: word }, reply);
@@ -146,24 +153,40 @@ function planSwitch(key: string, value: KeyValue, scope: ChatScope, ctx: PlanCon
  * for the tool or its family lifts that, one from `all` or `mcp` does not
  * (a blanket switch never silently removes a safety check). Said either way.
  */
-function defaultAskNote(key: string, value: KeyValue, ctx: PlanContext): string {
+function defaultAskNote(key: string, value: KeyValue, scope: ChatScope, ctx: PlanContext): string {
   if (value !== true) return "";
-  const asking = ctx.registry
-    .list()
-    .filter(
-      (tool) =>
-        tool.approval === ASK &&
-        keysOf(tool).includes(key) &&
-        ctx.contract.resolution.states.get(tool.id)?.status !== "absent",
-    )
-    .map((tool) => tool.id);
-  if (asking.length === 0) return "";
-  const one = asking.length === 1;
-  const listed = one ? asking[0] : `${asking.slice(0, -1).join(", ")} and ${asking.at(-1)}`;
-  if (key === ALL_KEY || key === MCP_KEY) {
-    return `${listed} still ${one ? "asks" : "ask"} first by ${one ? "its" : "their"} own default; /tools on <tool> lifts that.`;
+  const { resolution } = ctx.contract;
+  const decided: string[] = [];
+  const keptByAll: string[] = [];
+  for (const tool of ctx.registry.list()) {
+    if (tool.approval !== ASK || !keysOf(tool).includes(key)) continue;
+    if (resolution.states.get(tool.id)?.status === "absent") continue;
+    const over = decidingOver(resolution, tool, scope, key);
+    if (over === undefined) decided.push(tool.id);
+    // A deeper `all` or `mcp` on decides it instead, and keeps its own default.
+    else if (over.value === true && (over.key === ALL_KEY || over.key === MCP_KEY)) {
+      keptByAll.push(tool.id);
+    }
   }
-  return `This lifts the ask-first default of ${listed}: ${one ? "its" : "their"} calls run without approval.`;
+  const blanket = key === ALL_KEY || key === MCP_KEY;
+  if (blanket && decided.length > 0) {
+    return `${listOf(decided)} still ${verb(decided, "asks", "ask")} first by ${verb(decided, "its", "their")} own default; /tools on <tool> lifts that.`;
+  }
+  if (!blanket && decided.length > 0) {
+    return `This lifts the ask-first default of ${listOf(decided)}: ${verb(decided, "its", "their")} calls run without approval.`;
+  }
+  if (!blanket && keptByAll.length > 0) {
+    return `But ${listOf(keptByAll)} still ${verb(keptByAll, "asks", "ask")} first: a deeper all or mcp decides ${verb(keptByAll, "it", "them")}, and that keeps a tool's own ask-first default.`;
+  }
+  return "";
+}
+
+function listOf(ids: readonly string[]): string {
+  return ids.length === 1 ? (ids[0] as string) : `${ids.slice(0, -1).join(", ")} and ${ids.at(-1)}`;
+}
+
+function verb(ids: readonly string[], one: string, many: string): string {
+  return ids.length === 1 ? one : many;
 }
 
 function planReset(key: string | null, scope: ChatScope, ctx: PlanContext): ToolsPlan {
