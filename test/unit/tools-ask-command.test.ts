@@ -96,6 +96,8 @@ describe("/tools ask: reading and writing the command", () => {
     expect(() => parseToolsCommand("send_message ask")).toThrow(
       "put ask first: /tools ask send_message",
     );
+    expect(() => parseToolsCommand("ask")).toThrow("Missing the tool to ask about first");
+    expect(() => parseToolsCommand("approve send_message")).toThrow('Did you mean "ask"?');
   });
 });
 

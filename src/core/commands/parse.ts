@@ -43,7 +43,16 @@ const TOOLS: ScopedGrammar<ToolsVerb, CommandError, ChatScope> = {
   command: "/tools",
   noun: "tool",
   verbs: TOOLS_VERBS,
-  synonyms: { ...COMMON_SYNONYMS, use: "preset", toolset: "preset" },
+  synonyms: {
+    ...COMMON_SYNONYMS,
+    use: "preset",
+    toolset: "preset",
+    // `/tools approve x` means ask; /approve alone answers a request.
+    approve: "ask",
+    approval: "ask",
+    confirm: "ask",
+    require: "ask",
+  },
   usage: USAGE,
   item: parseKey,
   scope: parseScope,

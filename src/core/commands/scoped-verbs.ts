@@ -124,7 +124,13 @@ export function readSwitch<V extends string, E extends Error, S extends ScopeNam
   verb: V,
 ): { readonly item: string; readonly scope: S } {
   const item = args[0];
-  if (item === undefined) throw missing(grammar, verb, `the ${grammar.noun} to switch ${verb}`);
+  if (item === undefined) {
+    const what =
+      verb === "ask"
+        ? `the ${grammar.noun} to ask about first`
+        : `the ${grammar.noun} to switch ${verb}`;
+    throw missing(grammar, verb, what);
+  }
   noMore(grammar, args, 2, verb);
   return { item: grammar.item(item, verb), scope: grammar.scope(args[1], verb) };
 }
