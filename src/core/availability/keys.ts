@@ -19,7 +19,6 @@ export const ASK = "ask";
 
 /** The word people read and write for a key value. */
 export type KeyWord = "on" | "off" | typeof ASK;
-export const KEY_WORDS: readonly KeyWord[] = ["on", "off", ASK];
 
 export function keyWord(value: KeyValue): KeyWord {
   return value === ASK ? ASK : value ? "on" : "off";
