@@ -89,8 +89,6 @@ export interface SwitchyardOptions {
 export interface ApprovalOptions {
   /** The approval policy of a conversation (who may decide, how long a request waits), instead of the config's. */
   readonly policy?: (address: ConversationAddress) => ApprovalPolicy;
-  /** Tools whose calls always wait for approval here, whatever the scopes say. */
-  readonly alwaysAsk?: readonly string[];
 }
 
 /** A running Switchyard: the queue to enqueue into, and the worker when this process runs turns. */
@@ -180,7 +178,6 @@ function turnEnvironment(options: SwitchyardOptions, plumbing: Plumbing): TurnEn
     ...(options.model ? { model: options.model } : {}),
     signals,
     approvals: plumbing.approvals,
-    ...(options.approvals?.alwaysAsk ? { alwaysAsk: options.approvals.alwaysAsk } : {}),
     attachments: new FileReader({
       redis,
       keys: store.keys,

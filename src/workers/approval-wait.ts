@@ -226,19 +226,6 @@ function policyOf(env: TurnEnvironment, address: ConversationAddress) {
   return env.approvals?.policyFor(address) ?? approvalPolicyOf(env.config(), address);
 }
 
-/**
- * The contract with the tools the process makes always wait for approval
- * (`approvals.alwaysAsk`) added to those the scopes put under `ask`.
- */
-export function withAlwaysAsk(
-  contract: TurnContract,
-  always: readonly string[] | undefined,
-): TurnContract {
-  const added = (always ?? []).filter((id) => !contract.asking.has(id));
-  if (added.length === 0) return contract;
-  return { ...contract, asking: new Set([...contract.asking, ...added]) };
-}
-
 /** Where the request goes: where the turn's answer will, in reply to the message that asked. */
 function requestTarget(
   address: ConversationAddress,

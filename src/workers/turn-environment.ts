@@ -45,11 +45,6 @@ export interface TurnEnvironment extends ContractSources {
    * (a decision, `/stop` or a message still does).
    */
   readonly approvals?: ApprovalDesk;
-  /**
-   * Tools whose calls always wait for approval in this process, whatever
-   * the scopes say (an embedder's rule; tests). The scopes' `ask` adds to it.
-   */
-  readonly alwaysAsk?: readonly string[];
 }
 
 /** Hooks for metrics; every one optional. */

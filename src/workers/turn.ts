@@ -4,7 +4,7 @@ import type { TurnResult } from "../core/agent/loop.ts";
 import { planTake } from "../core/agent/queue-mode.ts";
 import type { ApprovalDecision } from "../core/approvals/approval.ts";
 import { beforeTurn, noteTurnEnd, traceTurn } from "../observability/tracing-turn.ts";
-import { closeRequest, openWait, wakeParked, withAlwaysAsk } from "./approval-wait.ts";
+import { closeRequest, openWait, wakeParked } from "./approval-wait.ts";
 import { deliver, keepTyping, targetOf } from "./delivery.ts";
 import { begunAt, countPickup, stalled, unbegunAt } from "./pickups.ts";
 import { giveUp, giveUpUnbegun } from "./resume.ts";
@@ -209,10 +209,7 @@ async function runTracedTurn({
   const started = Date.now();
   const { checkpoint, pending } = start;
   const resumed = start.contract === undefined;
-  let contract = withAlwaysAsk(
-    start.contract ?? freezeState(env, address, start.state, checkpoint.loaded),
-    env.alwaysAsk,
-  );
+  let contract = start.contract ?? freezeState(env, address, start.state, checkpoint.loaded);
   if (checkpoint.contractHash !== contract.hash) {
     env.logger.warn(
       "the tools changed while this turn was interrupted; it resumes with the current ones",

@@ -35,10 +35,7 @@ async function start(mode: QueueMode = "collect", timeoutMs = 15 * 60_000): Prom
     prefix,
     tools: [deployTool(counter, prefix)],
     queueBehaviour: () => ({ mode, debounceMs: 0 }),
-    approvals: {
-      alwaysAsk: ["deploy"],
-      policy: () => ({ approvers: ["requester", "admins"], timeoutMs }),
-    },
+    approvals: { policy: () => ({ approvers: ["requester", "admins"], timeoutMs }) },
   });
   return pipe;
 }
@@ -211,16 +208,24 @@ describe("a turn that calls a tool under ask", () => {
     expect(history.map((m) => m.role)).toEqual(["user", "assistant", "tool", "user", "assistant"]);
   });
 
-  it("turns the tool on for the conversation when approved for it, and runs the tool once", async () => {
+  it("turns the tool on for the conversation when approved for it: the next call runs without asking", async () => {
     const p = await start();
-    p.fake.script({ toolCalls: [deployCall] }, { content: "Deployed." });
+    p.fake.script(
+      { toolCalls: [deployCall] },
+      { content: "Deployed." },
+      { toolCalls: [{ ...deployCall, id: "call_again" }] },
+      { content: "Deployed again." },
+    );
     await p.app.queue.enqueue(p.message("deploy prod"));
     const wait = await parkedWait(p.app.redis, p.app.store, address);
     await p.app.approvals.decide(clickBy(wait.id, "alice", "approve_conversation"));
     expect((await p.posts(2)).map((e) => e.text)[1]).toBe("Deployed.");
-    const { intent } = await p.app.store.intent.read(address);
-    expect(JSON.stringify(intent)).toContain("deploy");
-    expect(await deployRuns(counter, p.prefix)).toBe(1);
+    await p.app.queue.enqueue(p.message("and again"));
+    expect((await p.posts(3)).map((e) => e.text)[2]).toBe("Deployed again.");
+    expect(await deployRuns(counter, p.prefix)).toBe(2);
+    expect((await entries(p)).filter((e) => e.kind === "edit").map((e) => e.text)).toEqual([
+      "Approved by Alice for this conversation: deploy (now on here; /tools shows it).",
+    ]);
   });
 
   it("leaves one message for the answer on a channel that streams: the text before the ask becomes the answer, the request sits below", async () => {
@@ -235,7 +240,6 @@ describe("a turn that calls a tool under ask", () => {
       tools: [deployTool(counter, prefix)],
       outbounds: { slack: new SlackOutbound(client) },
       streamEditMs: 100,
-      approvals: { alwaysAsk: ["deploy"] },
     });
     pipe = p;
     p.fake.script(
