@@ -275,7 +275,6 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     store,
     queue,
     config,
-    logger,
     ...(options.approvals?.policy ? { policy: options.approvals.policy } : {}),
   });
   const signals = new TurnSignals(redis, signalsConnection, store.keys, logger, (address) =>
