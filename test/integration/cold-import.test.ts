@@ -9,8 +9,9 @@ import { afterAll, describe, expect, it } from "vitest";
 /**
  * What a bare `import("switchyard")` and `switchyard --help` load, as a
  * guard on the cold start (issue 29): the platform SDKs, the OpenTelemetry
- * SDK, sharp, the document readers, Bull Board and the MCP SDK are imported
- * when the part that needs them starts, never with the package. A module
+ * SDK, sharp, the document readers, Bull Board and the MCP SDK, and the
+ * pipeline's own heavier dependencies (BullMQ, ioredis, undici, openai),
+ * are imported when the part that needs them starts, never with the package. A module
  * list, not a time: the machine's load moves times, an eager import of
  * discord.js is there or not. bench/cold-start.ts measures the times.
  *
@@ -47,6 +48,13 @@ const LOADED_LATER = [
   "@modelcontextprotocol/sdk",
   "file-type",
   "mdast-util-from-markdown",
+  "bullmq",
+  "ioredis",
+  "undici",
+  "openai",
+  "prom-client",
+  "node-html-markdown",
+  "@opentelemetry/core",
 ];
 
 /**
