@@ -55,6 +55,7 @@ const LOADED_LATER = [
   "prom-client",
   "node-html-markdown",
   "@opentelemetry/core",
+  "pino",
 ];
 
 /**
