@@ -56,6 +56,7 @@ const LOADED_LATER = [
   "node-html-markdown",
   "@opentelemetry/core",
   "pino",
+  "yaml",
 ];
 
 /**
