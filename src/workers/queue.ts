@@ -5,8 +5,8 @@ import { conversationKey, INBOUND_TEXT_LIMIT, type InboundMessage } from "../cor
 import { traceIngress } from "../observability/tracing-ingress.ts";
 import { type Enqueue, InboundMessageError } from "../ports/enqueue.ts";
 import { addressPart, senderFields } from "../ports/sender-fields.ts";
+import { bullmq } from "../redis/bullmq.ts";
 import { KeyScheme } from "../store/keys.ts";
-import { bullmq } from "./bullmq.ts";
 import type { Inbox } from "./inbox.ts";
 import { ShardLayouts, shardOf, shardQueues, TURN_QUEUE } from "./shards.ts";
 

@@ -2,8 +2,8 @@ import type { Queue, Worker, WorkerOptions } from "bullmq";
 import type { Redis } from "ioredis";
 import type { LoggerPort } from "../core/logger.ts";
 import { RepeatedWarnings } from "../observability/repeated-warnings.ts";
+import { bullmq } from "../redis/bullmq.ts";
 import type { KeyScheme } from "../store/keys.ts";
-import { bullmq } from "./bullmq.ts";
 import type { TurnJob } from "./queue.ts";
 import { ShardLayouts, shardQueues, TURN_QUEUE } from "./shards.ts";
 
