@@ -11,6 +11,7 @@
 import { writeFileSync } from "node:fs";
 import { cpus, loadavg, release, type } from "node:os";
 import { Redis } from "ioredis";
+import { benchColdStart } from "./cold-start.ts";
 import { benchFreeze, benchModeTokens } from "./core.ts";
 import { benchFormat } from "./format.ts";
 import { benchPipeline, type PipelineFigures } from "./pipeline.ts";
@@ -46,6 +47,7 @@ if (!only || only === "pipeline") {
 if (!only || only === "cache") results.push(benchPromptCache(print));
 if (!only || only === "tracing") results.push(await benchTracing(print));
 if (!only || only === "format") results.push(benchFormat(print));
+if (!only || only === "cold-start") results.push(benchColdStart(print));
 if (json) {
   const text = `${JSON.stringify({ run, pipeline: pipeline ?? null }, null, 2)}\n`;
   if (jsonFile) writeFileSync(jsonFile, text);

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { Queue } from "bullmq";
+import type { Queue } from "bullmq";
 import { z } from "zod";
 import {
   type ConversationAddress,
@@ -10,6 +10,7 @@ import {
 import { traceIngress } from "../observability/tracing-ingress.ts";
 import { type Enqueue, InboundMessageError } from "../ports/enqueue.ts";
 import { addressPart, senderFields } from "../ports/sender-fields.ts";
+import { bullmq } from "../redis/bullmq.ts";
 import { KeyScheme } from "../store/keys.ts";
 import type { Inbox } from "./inbox.ts";
 import { ShardLayouts, shardOf, shardQueues, TURN_QUEUE } from "./shards.ts";
@@ -91,7 +92,10 @@ export class ConversationQueue implements Enqueue {
     this.#shards = options.shards ?? 1;
     this.queues = shardQueues(keys, this.#shards).map(
       ({ prefix }) =>
-        new Queue<TurnJob>(options.name ?? TURN_QUEUE, { connection: inbox.redis, prefix }),
+        new (bullmq().Queue)<TurnJob>(options.name ?? TURN_QUEUE, {
+          connection: inbox.redis,
+          prefix,
+        }),
     );
     // On a cluster the inbox and the shard's queue live on different nodes, and
     // one connection orders commands per node only.

@@ -167,10 +167,10 @@ describe("the operator console", () => {
         queueMode: () => "collect",
         logger,
       };
-      expect(mountConsole(ops, { ...options, env: {} })).toBe(false);
-      expect(mountConsole(ops, { ...options, env: { SWITCHYARD_CONSOLE_TOKEN: "short" } })).toBe(
-        false,
-      );
+      expect(await mountConsole(ops, { ...options, env: {} })).toBe(false);
+      expect(
+        await mountConsole(ops, { ...options, env: { SWITCHYARD_CONSOLE_TOKEN: "short" } }),
+      ).toBe(false);
       expect(warnings[0]).toMatch(/SWITCHYARD_CONSOLE_TOKEN is not set/);
       expect(warnings[1]).toMatch(/shorter than 16 characters/);
       expect((await fetch(`http://127.0.0.1:${ops.port}/console`)).status).toBe(404);

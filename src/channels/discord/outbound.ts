@@ -8,10 +8,8 @@ import type {
 } from "../../ports/outbound.ts";
 import { DiscordFiles } from "./files.ts";
 import { nonceOf } from "./nonce.ts";
+import { DISCORD_TRAITS } from "./traits.ts";
 import { uploadToDiscord } from "./upload.ts";
-
-/** Discord refuses messages over 2,000 characters. */
-const MESSAGE_LIMIT = 2_000;
 
 /**
  * The worker's port to Discord, straight over REST (@discordjs/rest queues
@@ -22,8 +20,8 @@ const MESSAGE_LIMIT = 2_000;
  * (within its few minutes) with the message it already made.
  */
 export class DiscordOutbound implements Outbound {
-  readonly maxLength = MESSAGE_LIMIT;
-  readonly canEdit = true;
+  readonly maxLength = DISCORD_TRAITS.maxLength;
+  readonly canEdit = DISCORD_TRAITS.canEdit;
 
   /** Files people sent, by CDN URL, for the worker's fetcher. */
   readonly files: DiscordFiles;

@@ -9,10 +9,8 @@ import type {
 } from "../../ports/outbound.ts";
 import { toMrkdwn } from "./format.ts";
 import { answerNeighbours } from "./thread-messages.ts";
+import { SLACK_TRAITS } from "./traits.ts";
 import { uploadToSlack } from "./upload.ts";
-
-/** Slack shows about 4,000 characters of a message before "Show more"; mrkdwn conversion adds a little. */
-const MESSAGE_LIMIT = 3_500;
 
 /**
  * The worker's port to Slack: replies in the thread of the message they
@@ -25,8 +23,8 @@ const MESSAGE_LIMIT = 3_500;
  * Rate limits are the WebClient's: it waits out Retry-After and retries.
  */
 export class SlackOutbound implements Outbound {
-  readonly maxLength = MESSAGE_LIMIT;
-  readonly canEdit = true;
+  readonly maxLength = SLACK_TRAITS.maxLength;
+  readonly canEdit = SLACK_TRAITS.canEdit;
 
   /** Files people shared, by `url_private_download`, for the worker's fetcher. */
   readonly files: FileSource | undefined;

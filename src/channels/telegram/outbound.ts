@@ -15,16 +15,11 @@ import { escapeHtml, toTelegramHtml } from "./format.ts";
 import { splitTelegramHtml, visibleText } from "./html-split.ts";
 import { placementOf } from "./placement.ts";
 import type { SentLedger } from "./sent-ledger.ts";
+import { TELEGRAM_TRAITS } from "./traits.ts";
 import { uploadToTelegram } from "./upload.ts";
 
 /** Telegram refuses a message whose text, after entity parsing, is over 4,096 characters. */
 export const TELEGRAM_TEXT_LIMIT = 4_096;
-/**
- * The answer is split as markdown before it is converted, so leave room for
- * what conversion adds (a rule, list numbers); a part that still comes out
- * too long is split again as HTML.
- */
-const MARKDOWN_PART = 4_000;
 const NOT_MODIFIED = /message is not modified/i;
 const CANT_PARSE = /can't parse entities/i;
 
@@ -42,8 +37,8 @@ export class TelegramSetupError extends Error {
  * remembers which message each idempotency key became.
  */
 export class TelegramOutbound implements Outbound {
-  readonly maxLength = MARKDOWN_PART;
-  readonly canEdit = true;
+  readonly maxLength = TELEGRAM_TRAITS.maxLength;
+  readonly canEdit = TELEGRAM_TRAITS.canEdit;
   #ledger: SentLedger | undefined;
   #logger: LoggerPort | undefined;
   readonly #pacer: ChatPacer;
