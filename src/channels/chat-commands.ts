@@ -2,6 +2,7 @@ import type { ConversationAddress } from "../core/agent/inbound.ts";
 import type { Actor } from "../core/commands/index.ts";
 import type { ChannelRuntime } from "./channel.ts";
 import { accessCommand } from "./commands/access.ts";
+import { approveCommand, denyCommand } from "./commands/approve.ts";
 import { helpCommand } from "./commands/help.ts";
 import { modelCommand } from "./commands/model.ts";
 import { newCommand } from "./commands/new.ts";
@@ -26,6 +27,8 @@ export const CHAT_COMMANDS: readonly ChatCommand[] = Object.freeze([
   helpCommand,
   newCommand,
   stopCommand,
+  approveCommand,
+  denyCommand,
   usageCommand,
   modelCommand,
   queueCommand,
@@ -43,6 +46,7 @@ export function chatContextOf(runtime: ChannelRuntime): ChatCommandContext {
     ...(runtime.skills ? { skills: runtime.skills } : {}),
     ...(runtime.stopTurn ? { stopTurn: runtime.stopTurn } : {}),
     ...(runtime.admit ? { admit: runtime.admit } : {}),
+    ...(runtime.approvals ? { approvals: runtime.approvals } : {}),
     ...(runtime.queueBehaviour ? { queueBehaviour: runtime.queueBehaviour } : {}),
   };
 }

@@ -6,6 +6,7 @@ import { InboundMessageError } from "../../ports/enqueue.ts";
 import type { ChannelRuntime } from "../channel.ts";
 import type { ChannelState } from "../channel-state.ts";
 import { takeMessage } from "../take-message.ts";
+import { registerSlackControls } from "./control-actions.ts";
 import { registerSlackCommands } from "./commands.ts";
 import { asTakeError, describe, SlackEventInFlightError } from "./errors.ts";
 import {
@@ -74,6 +75,7 @@ export function registerSlackIngress(app: App, deps: SlackIngressDeps): void {
   };
   registerSlackCommands(app, commandDeps);
   registerSharedSlackCommands(app, commandDeps);
+  registerSlackControls(app, { ...commandDeps, name: (userId) => deps.people.name(userId) });
 }
 
 /** DMs, and messages in threads the bot is part of; mentions come as app_mention. */

@@ -28,6 +28,8 @@ export const SLACK_SHARED_COMMANDS: readonly string[] = Object.freeze([
   "/usage",
   "/model",
   "/queue",
+  "/approve",
+  "/deny",
 ]);
 
 /**
