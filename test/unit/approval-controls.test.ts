@@ -67,7 +67,8 @@ describe("approval requests' buttons on each platform", () => {
     fc.assert(
       fc.property(controls, (cs) => {
         const blocks = controlBlocks("a request", cs);
-        const buttons = (blocks.at(-1) as unknown as { elements: Record<string, unknown>[] }).elements;
+        const buttons = (blocks.at(-1) as unknown as { elements: Record<string, unknown>[] })
+          .elements;
         expect(buttons.map((b) => b.value)).toEqual(cs.map((c) => c.payload));
         const ids = buttons.map((b) => String(b.action_id));
         expect(new Set(ids).size).toBe(ids.length);

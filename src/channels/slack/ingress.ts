@@ -6,8 +6,8 @@ import { InboundMessageError } from "../../ports/enqueue.ts";
 import type { ChannelRuntime } from "../channel.ts";
 import type { ChannelState } from "../channel-state.ts";
 import { takeMessage } from "../take-message.ts";
-import { registerSlackControls } from "./control-actions.ts";
 import { registerSlackCommands } from "./commands.ts";
+import { registerSlackControls } from "./control-actions.ts";
 import { asTakeError, describe, SlackEventInFlightError } from "./errors.ts";
 import {
   normalizeSlackEvent,
