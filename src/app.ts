@@ -16,6 +16,7 @@ import { RedisFactory } from "./redis/redis-factory.ts";
 import { createStore, type Store } from "./store/index.ts";
 import { FileReader, RedisToolFiles, type Transcriber } from "./tools/attachments/index.ts";
 import { ReminderWorker } from "./tools/reminders/index.ts";
+import { ApprovalDesk } from "./workers/approval-desk.ts";
 import { Inbox } from "./workers/inbox.ts";
 import { ConversationQueue } from "./workers/queue.ts";
 import type { TurnEnvironment, TurnObserver } from "./workers/turn-environment.ts";
@@ -91,6 +92,14 @@ export interface Switchyard {
   readonly reminders?: ReminderWorker;
   /** Stop and interrupt signals for running turns (`/stop`), from any process. */
   readonly signals: TurnSignals;
+  /** Records decisions on approval requests (clicks, `/approve`) and wakes their turns, from any process. */
+  readonly approvals: ApprovalDesk;
+  /**
+   * `/stop`: signals the conversation's running turn, and cancels the
+   * approval request a parked turn waits on (no worker runs it to hear the
+   * signal). True when there was a turn to stop.
+   */
+  stopTurn(address: ConversationAddress): Promise<boolean>;
   /** Stops taking work, lets running turns finish, and closes connections. */
   close(): Promise<void>;
 }
@@ -113,6 +122,7 @@ interface Plumbing {
   readonly store: Store;
   readonly signals: TurnSignals;
   readonly outbounds: Readonly<Record<string, Outbound>>;
+  readonly approvals: ApprovalDesk;
 }
 
 function factoryOf(options: SwitchyardOptions): RedisFactory {
@@ -158,6 +168,7 @@ function turnEnvironment(options: SwitchyardOptions, plumbing: Plumbing): TurnEn
     queueBehaviour: queueBehaviourOf(options),
     ...(options.model ? { model: options.model } : {}),
     signals,
+    approvals: plumbing.approvals,
     attachments: new FileReader({
       redis,
       keys: store.keys,
@@ -253,7 +264,19 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
   const signals = new TurnSignals(redis, signalsConnection, store.keys, logger);
   // The console's answers always go through the outbox, which every process has.
   const outbounds: Readonly<Record<string, Outbound>> = { ...options.outbounds, console: outbox };
-  const plumbing: Plumbing = { prefix, shards, logger, factory, redis, store, signals, outbounds };
+  const config = options.config ?? (() => EMPTY_CONFIG);
+  const approvals = new ApprovalDesk({ store, queue, config, logger });
+  const plumbing: Plumbing = {
+    prefix,
+    shards,
+    logger,
+    factory,
+    redis,
+    store,
+    signals,
+    outbounds,
+    approvals,
+  };
   const workers = options.worker !== false ? await startWorkers(options, plumbing) : undefined;
   const worker = workers?.worker;
   const reminders = workers?.reminders;
@@ -265,6 +288,14 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     ...(worker ? { worker } : {}),
     ...(reminders ? { reminders } : {}),
     signals,
+    approvals,
+    async stopTurn(address) {
+      const [signalled, cancelled] = await Promise.all([
+        signals.send(address, "stop"),
+        approvals.cancel(address),
+      ]);
+      return signalled || cancelled;
+    },
     async close() {
       // Closing connections BullMQ is still opening leaves their commands rejected unhandled.
       await worker?.waitUntilReady().catch(() => {});

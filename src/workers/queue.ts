@@ -1,7 +1,12 @@
 import { createHash } from "node:crypto";
 import { Queue } from "bullmq";
 import { z } from "zod";
-import { conversationKey, INBOUND_TEXT_LIMIT, type InboundMessage } from "../core/agent/inbound.ts";
+import {
+  type ConversationAddress,
+  conversationKey,
+  INBOUND_TEXT_LIMIT,
+  type InboundMessage,
+} from "../core/agent/inbound.ts";
 import { traceIngress } from "../observability/tracing-ingress.ts";
 import { type Enqueue, InboundMessageError } from "../ports/enqueue.ts";
 import { addressPart, senderFields } from "../ports/sender-fields.ts";
@@ -151,6 +156,40 @@ export class ConversationQueue implements Enqueue {
     const [fresh] = await Promise.all([pushed, added]);
     await this.#replicated();
     return { fresh };
+  }
+
+  /**
+   * Makes sure a worker looks at the conversation (in `delayMs`, or now)
+   * without a message: an approval decided, a wait that runs out. `jobId`
+   * makes it once: a wake already queued under it is not queued again.
+   */
+  async wake(
+    address: ConversationAddress,
+    wake: { readonly jobId: string; readonly delayMs?: number },
+  ): Promise<void> {
+    if (!this.#onRecord) await this.#register();
+    const queue = this.queues[shardOf(conversationKey(address), this.#shards)] as Queue<TurnJob>;
+    const delay = Math.max(0, Math.round(wake.delayMs ?? 0));
+    await queue.add(
+      "turn",
+      {
+        address: {
+          platform: address.platform,
+          workspace: address.workspace,
+          channel: address.channel,
+          conversation: address.conversation,
+        },
+        enqueuedAt: Date.now() + delay,
+      },
+      {
+        jobId: wake.jobId,
+        ...(delay > 0 ? { delay } : {}),
+        removeOnComplete: true,
+        removeOnFail: { count: 1000 },
+        attempts: 5,
+        backoff: { type: "exponential", delay: 500 },
+      },
+    );
   }
 
   /** Records the shard count once; a failure is the enqueue's, and the next one tries again. */

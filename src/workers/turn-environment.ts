@@ -10,6 +10,7 @@ import type { AttachmentReader } from "../ports/file-source.ts";
 import type { Outbounds } from "../ports/outbound.ts";
 import type { ToolFileStore } from "../ports/tool-files.ts";
 import type { HistoryReading } from "../store/index.ts";
+import type { ApprovalDesk } from "./approval-desk.ts";
 import type { Inbox } from "./inbox.ts";
 import type { TurnSignals } from "./turn-signals.ts";
 
@@ -38,6 +39,12 @@ export interface TurnEnvironment extends ContractSources {
   readonly toolFiles?: ToolFileStore;
   /** Stop and interrupt signals for running turns; unset: turns cannot be stopped. */
   readonly signals?: TurnSignals;
+  /**
+   * Where a turn parked on an approval request records what the clock, `/stop`
+   * or a new message decided, and schedules its expiry; unset: a call of a
+   * tool under `ask` is answered as not approved, since nobody could decide.
+   */
+  readonly approvals?: ApprovalDesk;
 }
 
 /** Hooks for metrics; every one optional. */

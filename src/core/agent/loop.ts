@@ -1,7 +1,15 @@
+import type { ApprovalDecision, ApprovalWait, PendingCall } from "../approvals/approval.ts";
+import { approves, notRunResult, STOPPED_WHILE_RUNNING } from "../approvals/outcome.ts";
 import { appendLoaded, type TurnContract } from "../loading/freeze.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import type { AnyTool } from "../tools/tool.ts";
-import { answerCall, hasEffects, type ToolOutcome, type ToolRun } from "./answer-call.ts";
+import {
+  answerCall,
+  type CallAnswer,
+  hasEffects,
+  type ToolOutcome,
+  type ToolRun,
+} from "./answer-call.ts";
 import type { ToolFileRecord } from "./checkpoint.ts";
 import {
   type AssistantMessage,
@@ -23,6 +31,19 @@ export interface StepCommit {
   readonly contractHash: string;
   /** Files the step's tools made, in call order: the checkpoint records them with the step. */
   readonly files?: readonly ToolFileRecord[];
+}
+
+/**
+ * The decision on a parked turn's request, handed to the loop that resumes
+ * it: the step's calls (`calling`) are answered by it. Approved calls run
+ * once each (each claimed before it starts); the others get a result that
+ * says what happened and who decided.
+ */
+export interface DecidedApproval {
+  readonly wait: ApprovalWait;
+  readonly decision: ApprovalDecision;
+  /** Claims an approved call before it runs: false when a crashed run of the turn claimed it already. */
+  readonly claim: (call: ToolCall) => Promise<boolean>;
 }
 
 export interface TurnInput {
@@ -55,6 +76,13 @@ export interface TurnInput {
   /** Calls a crashed run of this turn stored for its next step: they run again as they were. */
   readonly calling?: AssistantMessage;
   /**
+   * The decision on the calls of `calling` that waited for approval (the
+   * turn was parked on them). Without it, a step that calls a tool under
+   * `ask` ends the turn with `stop: "awaiting_approval"` before any of its
+   * calls runs.
+   */
+  readonly approval?: DecidedApproval;
+  /**
    * Called at each step boundary (a step's tool results are stored, the next
    * model request not yet sent): the messages people sent meanwhile, already
    * stored as this turn's (the `steer` queue mode), to append in order. Only
@@ -78,7 +106,7 @@ export interface TurnInput {
 export interface TurnResult {
   /** What the person is told. */
   readonly answer: string;
-  readonly stop: "answer" | "step_limit" | "provider_error" | "interrupted";
+  readonly stop: "answer" | "step_limit" | "provider_error" | "interrupted" | "awaiting_approval";
   readonly steps: number;
   readonly usage: Usage;
   /** Provider time in ms, so the shell can tell framework overhead from model time. */
@@ -87,6 +115,8 @@ export interface TurnResult {
   readonly contract: TurnContract;
   readonly loaded: readonly string[];
   readonly error?: ProviderError;
+  /** With `awaiting_approval`: the step's calls that need a person's decision (the step's calls are recorded). */
+  readonly pending?: readonly PendingCall[];
 }
 
 /**
@@ -116,7 +146,8 @@ async function runSteps(input: TurnInput, run: TurnRun): Promise<TurnResult> {
     if ("steps" in response) return response;
     run.step++;
     if (response.toolCalls.length === 0) return run.finish(response.content ?? "", "answer");
-    await run.answerCalls(response);
+    const pending = await run.answerCalls(response);
+    if (pending) return { ...run.result("", "awaiting_approval"), pending };
     if (input.steer && !run.interrupted()) run.turn.push(...(await input.steer()));
   }
   // The closing note is a step of its own: each commit moves the checkpoint one step on.
@@ -144,6 +175,8 @@ class TurnRun {
   #toolMs = 0;
   /** Calls a crashed run stored before running them: the next step runs these, not new ones. */
   #recorded: AssistantMessage | undefined;
+  /** The decision on the recorded calls, until the step that answers them. */
+  #approval: DecidedApproval | undefined;
   readonly #signal: AbortSignal | undefined;
   /** Lets go of the signals the turn's own signal follows. */
   readonly dispose: () => void;
@@ -154,6 +187,7 @@ class TurnRun {
     this.#contract = input.contract;
     this.#loaded = [...input.loaded];
     this.#recorded = input.calling?.tool_calls?.length ? input.calling : undefined;
+    this.#approval = this.#recorded ? input.approval : undefined;
     const combined = anySignal(input.signal, input.interrupt);
     this.#signal = combined.signal;
     this.dispose = combined.dispose;
@@ -208,26 +242,35 @@ class TurnRun {
     }
   }
 
-  /** Answers every call of the step, appends what discovery loaded to the contract, and commits the step. */
-  async answerCalls(response: ModelResponse): Promise<void> {
+  /**
+   * Answers every call of the step, appends what discovery loaded to the
+   * contract, and commits the step. A step that calls a tool under `ask`
+   * with no decision yet is recorded instead and its calls needing one come
+   * back: none of the step's calls runs until it is decided.
+   */
+  async answerCalls(response: ModelResponse): Promise<readonly PendingCall[] | undefined> {
     const { input } = this;
     const assistant: AssistantMessage = {
       role: "assistant",
       content: response.content,
       tool_calls: [...response.toolCalls],
     };
+    const approval = this.#approval;
+    const asking = approval ? [] : askingCalls(this.#contract, response.toolCalls);
     if (
       !this.#recorded &&
       input.recordCalls &&
-      hasEffects(input.registry, this.#contract, response.toolCalls)
+      (asking.length > 0 || hasEffects(input.registry, this.#contract, response.toolCalls))
     ) {
       await input.recordCalls(this.step, assistant);
     }
+    if (asking.length > 0) return asking;
     this.#recorded = undefined;
+    this.#approval = undefined;
     const started = input.now();
     const contract = this.#contract;
     const answered = await Promise.all(
-      response.toolCalls.map((call) => answerCall(input, contract, call, input.now)),
+      response.toolCalls.map((call) => this.#answer(contract, call, approval)),
     );
     this.#toolMs += input.now() - started;
     const loads = answered.flatMap((a) => a.load);
@@ -245,6 +288,23 @@ class TurnRun {
       [assistant, ...results],
       answered.flatMap((a) => a.files ?? []),
     );
+    return undefined;
+  }
+
+  /** One call's answer: as the decision says when it waited for one, else as usual. */
+  async #answer(
+    contract: TurnContract,
+    call: ToolCall,
+    approval: DecidedApproval | undefined,
+  ): Promise<CallAnswer> {
+    const waited = approval?.wait.calls.some((c) => c.callId === call.id);
+    if (!approval || !waited) return answerCall(this.input, contract, call, this.input.now);
+    if (!approves(approval.decision)) {
+      return { output: notRunResult(approval.wait, approval.decision), load: [] };
+    }
+    // Claimed before it starts: a run that dies while it runs never runs it again.
+    if (!(await approval.claim(call))) return { output: STOPPED_WHILE_RUNNING, load: [] };
+    return answerCall(this.input, contract, call, this.input.now);
   }
 
   /** Ends the turn with a closing message, committed as this step. */
@@ -263,6 +323,13 @@ class TurnRun {
       ...(files.length > 0 ? { files } : {}),
     });
   }
+}
+
+/** The calls of a step that wait for a person: a callable tool under `ask`, in call order. */
+function askingCalls(contract: TurnContract, calls: readonly ToolCall[]): PendingCall[] {
+  return calls
+    .filter((c) => contract.asking.has(c.function.name) && contract.callable.has(c.function.name))
+    .map((c) => ({ callId: c.id, tool: c.function.name, arguments: c.function.arguments }));
 }
 
 /**
