@@ -1,5 +1,15 @@
-import type { Choice } from "../../src/core/approvals/approval.ts";
-import type { ApprovalClick, Approvals, ClickAnswer } from "../../src/ports/approvals.ts";
+import type { Switchyard } from "../../src/app.ts";
+import type { Checkpoint } from "../../src/core/agent/checkpoint.ts";
+import type { ConversationAddress } from "../../src/core/agent/inbound.ts";
+import type { ApprovalWait, Choice, DecidedBy } from "../../src/core/approvals/approval.ts";
+import {
+  type ApprovalClick,
+  type Approvals,
+  approvalPayload,
+  type ClickAnswer,
+} from "../../src/ports/approvals.ts";
+import type { MessageControl } from "../../src/ports/outbound.ts";
+import { newApprovalId } from "../../src/store/index.ts";
 
 /**
  * An approvals desk in memory, for testing what the channels do with a
@@ -42,4 +52,74 @@ export class MemoryApprovals implements Approvals {
     if (this.failWith) throw this.failWith;
     return this.requests.get(id);
   }
+}
+
+/** The buttons of an approval request, in the order the worker offers them. */
+export function approvalControls(id: string): MessageControl[] {
+  return [
+    { payload: approvalPayload(id, "approve"), label: "Approve", style: "primary" },
+    {
+      payload: approvalPayload(id, "approve_conversation"),
+      label: "Approve for this conversation",
+    },
+    { payload: approvalPayload(id, "deny"), label: "Deny", style: "danger" },
+    { payload: approvalPayload(id, "show"), label: "Show arguments" },
+  ];
+}
+
+export interface ParkedRequest {
+  readonly id: string;
+  readonly wait: ApprovalWait;
+}
+
+/**
+ * A turn parked on an approval request, as the worker leaves it: the
+ * checkpoint holding the step's call and the wait, and the request's id
+ * indexed for the desk. For testing a channel's clicks against the real
+ * desk without running a turn (the pipeline started with `worker: false`).
+ */
+export async function parkRequest(
+  app: Switchyard,
+  address: ConversationAddress,
+  call: { tool: string; arguments: string },
+  requester: DecidedBy,
+  timeoutMs = 60_000,
+): Promise<ParkedRequest> {
+  const id = newApprovalId();
+  const wait: ApprovalWait = {
+    id,
+    step: 1,
+    calls: [{ callId: "call-1", tool: call.tool, arguments: call.arguments }],
+    requester,
+    requestedAt: Date.now(),
+    expiresAt: Date.now() + timeoutMs,
+  };
+  const checkpoint: Checkpoint = {
+    v: 1,
+    turnId: `turn-${id}`,
+    step: 1,
+    historyStart: 0,
+    inboxCount: 1,
+    contractHash: "h",
+    loaded: [],
+    delivered: [],
+    calling: {
+      step: 1,
+      message: {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          {
+            id: "call-1",
+            type: "function",
+            function: { name: call.tool, arguments: call.arguments },
+          },
+        ],
+      },
+    },
+    approval: wait,
+  };
+  await app.store.approvals.index(id, address, timeoutMs);
+  await app.store.turns.writeCheckpoint(address, checkpoint);
+  return { id, wait };
 }
