@@ -1,0 +1,223 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { DEFAULT_APPROVAL_POLICY } from "../../src/core/approvals/approval.ts";
+import { requestText } from "../../src/core/approvals/request.ts";
+import { FAKE_DISCORD, type FakeDiscord } from "../fakes/discord-api.ts";
+import { approvalControls, parkRequest } from "../support/approvals.ts";
+import { until } from "../support/channels.ts";
+import {
+  callbackOf,
+  type DiscordSetup,
+  fixture,
+  HUMAN,
+  MANAGE_SERVER,
+  shown,
+  startDiscordBot,
+} from "../support/discord.ts";
+import { settle } from "../support/slack-harness.ts";
+
+const running: DiscordSetup[] = [];
+afterEach(async () => {
+  for (const setup of running.splice(0)) await setup.close();
+});
+
+const GUEST = "1000000000000000009";
+const ADMIN = "1000000000000000007";
+const address = {
+  platform: "discord",
+  workspace: FAKE_DISCORD.guildId,
+  channel: FAKE_DISCORD.channelId,
+  conversation: FAKE_DISCORD.channelId,
+};
+const target = { ...address };
+const ARGS = '{"channel":"#ops","text":"@everyone deploy now <@1000000000000000007>"}';
+
+async function start() {
+  const setup = await startDiscordBot({ pipeline: { worker: false } });
+  running.push(setup);
+  return setup;
+}
+
+/** A request parked for `send_message`, posted in the channel with its buttons. */
+async function postedRequest(setup: DiscordSetup) {
+  const parked = await parkRequest(
+    setup.pipe.app,
+    address,
+    { tool: "send_message", arguments: ARGS },
+    { user: HUMAN, name: "Ada" },
+  );
+  const text = requestText(parked.wait, DEFAULT_APPROVAL_POLICY);
+  const options = { idempotencyKey: `request:${parked.id}`, controls: approvalControls(parked.id) };
+  const ref = await setup.channel.outbound.post(target, text, options);
+  const message = setup.discord.messages.find((m) => m.id === ref);
+  return { ...parked, ref, text, options, message };
+}
+
+let clicks = 0;
+
+/**
+ * A click as Discord sends it: the button interaction of Discord's API
+ * docs (test/fixtures/discord/interaction-docs-button.json), on our
+ * request message, by `user` with `permissions`, with a fresh id and token
+ * unless a replay passes the first click's.
+ */
+function clickPayload(
+  customId: string,
+  message: unknown,
+  user: string,
+  permissions = "0",
+  replay?: { id: string; token: string },
+) {
+  clicks += 1;
+  const { d } = fixture("interaction-docs-button");
+  d.id = replay?.id ?? `13${String(Date.now()).slice(-13)}${String(clicks).padStart(4, "0")}`;
+  d.token = replay?.token ?? `itoken-approval-${clicks}-${Math.random().toString(36).slice(2)}`;
+  d.application_id = FAKE_DISCORD.applicationId;
+  d.guild_id = FAKE_DISCORD.guildId;
+  d.channel_id = FAKE_DISCORD.channelId;
+  d.channel = { id: FAKE_DISCORD.channelId, type: 0, guild_id: FAKE_DISCORD.guildId };
+  d.member.user = { ...d.member.user, id: user, global_name: user === HUMAN ? "Ada" : null };
+  d.member.permissions = permissions;
+  d.message = message;
+  d.data = { ...d.data, custom_id: customId };
+  return d as { id: string; token: string };
+}
+
+function click(discord: FakeDiscord, payload: { id: string; token: string }): string {
+  discord.dispatch("INTERACTION_CREATE", payload);
+  return payload.token;
+}
+
+const buttons = (message: unknown) =>
+  (
+    (
+      message as {
+        components?: { components: { custom_id: string; label: string; style: number }[] }[];
+      }
+    ).components ?? []
+  ).flatMap((row) => row.components);
+
+describe("Discord approval requests", () => {
+  it("show buttons, post once however often delivered, and lose their buttons when edited", async () => {
+    const setup = await start();
+    const request = await postedRequest(setup);
+    expect(buttons(request.message).map((b) => [b.label, b.custom_id, b.style])).toEqual([
+      ["Approve", `ap:${request.id}:a`, 1],
+      ["Approve for this conversation", `ap:${request.id}:c`, 2],
+      ["Deny", `ap:${request.id}:d`, 4],
+      ["Show arguments", `ap:${request.id}:s`, 2],
+    ]);
+    expect(request.message?.content).not.toContain("@everyone");
+
+    // Delivered again (a resumed worker): Discord's nonce answers with the same message.
+    const again = await setup.channel.outbound.post(target, request.text, {
+      ...request.options,
+      mayExist: true,
+    });
+    expect(again).toBe(request.ref);
+    expect(setup.discord.messages.filter((m) => m.id === request.ref)).toHaveLength(1);
+
+    await setup.channel.outbound.edit(target, request.ref, "Approved by Ada: send_message.");
+    const edited = setup.discord.messages.find((m) => m.id === request.ref);
+    expect(edited?.content).toBe("Approved by Ada: send_message.");
+    expect(edited?.components).toEqual([]);
+  });
+
+  it("take the requester's click and tell only them; a replayed interaction is answered once", async () => {
+    const setup = await start();
+    const { discord } = setup;
+    const request = await postedRequest(setup);
+    const payload = clickPayload(`ap:${request.id}:a`, request.message, HUMAN);
+    const token = click(discord, payload);
+    expect(await until(() => shown(discord, token))).toMatchObject({
+      content: "Approved. The bot goes on.",
+    });
+    // Deferred as an ephemeral reply (flags 64): only the clicker sees the answer.
+    expect(callbackOf(discord, token)).toMatchObject({ type: 5, data: { flags: 64 } });
+    expect((await setup.pipe.app.store.approvals.read(address, request.id)).decision).toMatchObject(
+      { verdict: "approved", by: { user: `discord:${HUMAN}`, name: "Ada" } },
+    );
+
+    // The gateway replays the same INTERACTION_CREATE (a RESUME): nothing more happens.
+    click(discord, clickPayload(`ap:${request.id}:a`, request.message, HUMAN, "0", payload));
+    await settle(300);
+    const callbacks = discord.calls.filter((c) =>
+      decodeURIComponent(c.path).includes(`/${token}/`),
+    );
+    expect(callbacks.filter((c) => c.method === "POST")).toHaveLength(1);
+    // The request message is the worker's to edit, never the click's.
+    expect(discord.messages.find((m) => m.id === request.ref)?.components).toHaveLength(1);
+  });
+
+  it("refuse someone who may not decide, privately, and tell a second clicker who decided first", async () => {
+    const setup = await start();
+    const { discord } = setup;
+    const request = await postedRequest(setup);
+    const deny = `ap:${request.id}:d`;
+    const refused = click(discord, clickPayload(deny, request.message, GUEST));
+    expect((await until(() => shown(discord, refused)))?.content).toBe(
+      "Only Ada (who asked), admins or the bot's owners can decide this request.",
+    );
+    expect(
+      (await setup.pipe.app.store.approvals.read(address, request.id)).decision,
+    ).toBeUndefined();
+
+    const admin = click(discord, clickPayload(deny, request.message, ADMIN, MANAGE_SERVER));
+    expect((await until(() => shown(discord, admin)))?.content).toBe(
+      "Denied. The bot goes on without it.",
+    );
+    const late = click(discord, clickPayload(`ap:${request.id}:a`, request.message, HUMAN));
+    expect((await until(() => shown(discord, late)))?.content).toMatch(/already denied this\.$/);
+    expect((await setup.pipe.app.store.approvals.read(address, request.id)).decision).toMatchObject(
+      { verdict: "denied", by: { user: `discord:${ADMIN}` } },
+    );
+  });
+
+  it("show the full arguments to the clicker alone, and answer a malformed custom id without deciding", async () => {
+    const setup = await start();
+    const { discord } = setup;
+    const request = await postedRequest(setup);
+    const show = click(discord, clickPayload(`ap:${request.id}:s`, request.message, GUEST));
+    const details = (await until(() => shown(discord, show)))?.content ?? "";
+    expect(details).toContain('"channel": "#ops"');
+    expect(details).not.toContain("@everyone");
+
+    const forged = click(discord, clickPayload("ap:NOT-AN-ID:a", request.message, HUMAN));
+    expect((await until(() => shown(discord, forged)))?.content).toMatch(
+      /^That button is not an approval request I can read/,
+    );
+    expect(
+      (await setup.pipe.app.store.approvals.read(address, request.id)).decision,
+    ).toBeUndefined();
+  });
+
+  it("take /approve as an application command", async () => {
+    const setup = await start();
+    const { discord } = setup;
+    const request = await postedRequest(setup);
+    const { d } = fixture("interaction-docs-button");
+    const token = `itoken-approve-${Date.now()}`;
+    discord.dispatch("INTERACTION_CREATE", {
+      ...d,
+      id: `12${String(Date.now()).slice(-13)}0001`,
+      token,
+      type: 2,
+      application_id: FAKE_DISCORD.applicationId,
+      guild_id: FAKE_DISCORD.guildId,
+      channel_id: FAKE_DISCORD.channelId,
+      channel: { id: FAKE_DISCORD.channelId, type: 0, guild_id: FAKE_DISCORD.guildId },
+      member: { ...d.member, user: { ...d.member.user, id: HUMAN }, permissions: "0" },
+      data: {
+        id: "1500000000000000011",
+        name: "approve",
+        type: 1,
+        options: [
+          { type: 3, name: "id", value: request.id },
+          { type: 5, name: "conversation", value: true },
+        ],
+      },
+    });
+    expect((await until(() => shown(discord, token)))?.content).toBe(
+      "Approved for this conversation. The bot goes on.",
+    );
+  });
+});
