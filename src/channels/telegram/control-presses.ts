@@ -1,4 +1,5 @@
 import type { Api, Context } from "grammy";
+import type { User } from "grammy/types";
 import { answerApprovalClick, isRefusal } from "../approval-click.ts";
 import type { ChannelRuntime } from "../channel.ts";
 import type { ChatAdmins } from "./admins.ts";
@@ -35,11 +36,14 @@ export async function takeControlPress(ctx: Context, deps: ControlPressDeps): Pr
   const warn = (what: string) => (error: unknown) =>
     deps.runtime.logger.warn(what, { error: deps.describe(error) });
   const message = query.message;
+  // Telegram always names the presser; a payload that does not decides nothing (rule 11).
+  const from = query.from as User | undefined;
   // An inaccessible message (date 0) still names its chat, which is all an approval needs.
-  const actor = message
-    ? await deps.admins.actor(message.chat, query.from)
-    : { id: `telegram:${query.from.id}`, isPlatformAdmin: false };
-  const name = [query.from.first_name, query.from.last_name].filter(Boolean).join(" ");
+  const actor =
+    message && from
+      ? await deps.admins.actor(message.chat, from)
+      : { id: `telegram:${from?.id ?? "unknown"}`, isPlatformAdmin: false };
+  const name = [from?.first_name, from?.last_name].filter(Boolean).join(" ");
   const reply = await answerApprovalClick(deps.runtime.approvals, {
     payload: query.data,
     actor,
