@@ -52,7 +52,11 @@ export function chatContextOf(runtime: ChannelRuntime): ChatCommandContext {
 }
 
 /** Where a line was typed, and by whom (the inbound message is one). */
-export type ChatLineOrigin = ConversationAddress & { readonly user?: string };
+export type ChatLineOrigin = ConversationAddress & {
+  readonly user?: string;
+  /** The sender's display name, when the platform gave one (`/approve` records it). */
+  readonly userName?: string;
+};
 
 /**
  * Every channel's text commands in one place: a line that starts with a
@@ -82,7 +86,15 @@ export async function routeChatText(
         text: `/${command.name} is for the bot's ${command.audience}. /help lists what you can use here.`,
       };
     }
-    outcome = await command.run({ line, args: typed.args, where, actor: who, ctx, commands });
+    outcome = await command.run({
+      line,
+      args: typed.args,
+      where,
+      actor: who,
+      ...(where.userName ? { name: where.userName } : {}),
+      ctx,
+      commands,
+    });
   }
   return outcome.kind === "message" ? admitMessage(outcome, where, ctx) : outcome;
 }

@@ -210,8 +210,9 @@ describe("Slack approval requests", () => {
       response_type: "ephemeral",
       text: "Approved for this conversation. The bot goes on.",
     });
-    expect((await h.pipe.app.store.approvals.read(address, request.id)).decision?.verdict).toBe(
-      "approved_conversation",
-    );
+    expect((await h.pipe.app.store.approvals.read(address, request.id)).decision).toMatchObject({
+      verdict: "approved_conversation",
+      by: { user: "slack:U0HUMAN", name: "Hugo Human" },
+    });
   });
 });

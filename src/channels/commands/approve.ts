@@ -67,7 +67,7 @@ export const denyCommand: ChatCommand = {
 };
 
 async function decide(
-  { args, where, actor, ctx }: CommandCall,
+  { args, where, actor, name, ctx }: CommandCall,
   verb: "approve" | "deny",
 ): Promise<{ kind: "reply"; text: string }> {
   const usage = verb === "approve" ? APPROVE_USAGE : DENY_USAGE;
@@ -95,7 +95,13 @@ async function decide(
   }
   if (!ctx.approvals) return { kind: "reply", text: APPROVAL_REPLIES.noDesk };
   try {
-    const answer = await ctx.approvals.decide({ id: key, choice, actor, platform: where.platform });
+    const answer = await ctx.approvals.decide({
+      id: key,
+      choice,
+      actor,
+      ...(name ? { name } : {}),
+      platform: where.platform,
+    });
     return { kind: "reply", text: answer.text };
   } catch (error) {
     return { kind: "reply", text: decisionFailed(error) };

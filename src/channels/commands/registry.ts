@@ -51,6 +51,8 @@ export interface CommandCall {
   readonly args: string;
   readonly where: ConversationAddress;
   readonly actor: Actor;
+  /** The sender's display name, when the platform gave one. */
+  readonly name?: string;
   readonly ctx: ChatCommandContext;
   /** Every command registered here, for `/help`. */
   readonly commands: readonly ChatCommand[];

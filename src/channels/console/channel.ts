@@ -200,7 +200,12 @@ async function takeLine(
   }
   const actor = { id: CONSOLE_USER, isPlatformAdmin: true };
   const address = options.address ?? CONSOLE_ADDRESS;
-  const outcome = await routeChatText(line, { ...address, user: CONSOLE_USER }, actor, {
+  const origin = {
+    ...address,
+    user: CONSOLE_USER,
+    ...(message.userName ? { userName: message.userName } : {}),
+  };
+  const outcome = await routeChatText(line, origin, actor, {
     sources: options.sources,
     policy,
     ...(options.skillLibrary ? { skills: options.skillLibrary } : {}),

@@ -100,7 +100,7 @@ export async function answerSharedCommand(
   await i.deferReply({ flags: MessageFlags.Ephemeral });
   const outcome = await routeChatText(
     sharedCommandText(i),
-    { ...whereOf(i), user: i.user.id },
+    { ...whereOf(i), user: i.user.id, userName: i.user.globalName ?? i.user.username },
     actorOf(i),
     chatContextOf(runtime),
   );

@@ -7,11 +7,6 @@ import { toMrkdwn } from "./format.ts";
 import { actionEventId } from "./payload.ts";
 import type { SlackCommandDeps } from "./slash-command.ts";
 
-/** What answering a click on a control needs besides the command deps: the clicker's name. */
-export interface SlackControlDeps extends SlackCommandDeps {
-  readonly name: (userId: string) => Promise<string | undefined>;
-}
-
 const id = z.string().min(1).max(256);
 const clickSchema = z.object({
   user: z.object({ id, name: z.string().optional().catch(undefined) }),
@@ -33,7 +28,7 @@ const clickSchema = z.object({
  * edits it once with the outcome. A click Slack delivers again (or a
  * second ingress process receives) is answered once: the ledger takes it.
  */
-export function registerSlackControls(app: App, deps: SlackControlDeps): void {
+export function registerSlackControls(app: App, deps: SlackCommandDeps): void {
   app.action(CONTROL_ACTION, async ({ body, ack, respond, client }) => {
     await ack();
     const b = clickSchema.safeParse(body);
@@ -61,7 +56,7 @@ export function registerSlackControls(app: App, deps: SlackControlDeps): void {
       return tell("That click arrived incomplete, so nothing was decided. Try the button again.");
     }
     const run = async () => {
-      const [actor, name] = await Promise.all([deps.actor(user), deps.name(user)]);
+      const [actor, name] = await Promise.all([deps.actor(user), deps.name?.(user)]);
       const reply = await answerApprovalClick(deps.runtime.approvals, {
         payload: b.data.actions[0]?.value ?? "",
         actor,

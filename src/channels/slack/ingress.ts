@@ -72,10 +72,11 @@ export function registerSlackIngress(app: App, deps: SlackIngressDeps): void {
     actor: (userId: string) => deps.people.actor(userId),
     teamId: () => deps.identity.teamId,
     ledger: () => deps.state.events,
+    name: (userId: string) => deps.people.name(userId),
   };
   registerSlackCommands(app, commandDeps);
   registerSharedSlackCommands(app, commandDeps);
-  registerSlackControls(app, { ...commandDeps, name: (userId) => deps.people.name(userId) });
+  registerSlackControls(app, commandDeps);
 }
 
 /** DMs, and messages in threads the bot is part of; mentions come as app_mention. */
