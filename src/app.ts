@@ -6,6 +6,7 @@ import { type ConversationAddress, conversationKey } from "./core/agent/inbound.
 import { DEFAULT_PERSONA } from "./core/agent/prompt.ts";
 import type { Provider } from "./core/agent/provider.ts";
 import type { QueueBehaviour, QueueMode } from "./core/agent/queue-mode.ts";
+import type { ApprovalPolicy } from "./core/approvals/approval.ts";
 import type { Capabilities } from "./core/availability/capabilities.ts";
 import type { ScopeLayer } from "./core/availability/scopes.ts";
 import { EMPTY_CONFIG, queueBehaviourFor, type SwitchyardConfig } from "./core/config/index.ts";
@@ -80,6 +81,16 @@ export interface SwitchyardOptions {
   readonly outbounds?: Readonly<Record<string, Outbound>>;
   readonly logger?: LoggerPort;
   readonly observe?: TurnObserver & { queueWait?(ms: number): void };
+  /** How tools under `ask` wait for a person; the config's `approvals:` section by default. */
+  readonly approvals?: ApprovalOptions;
+}
+
+/** How approvals behave in this process, besides the config. */
+export interface ApprovalOptions {
+  /** The approval policy of a conversation (who may decide, how long a request waits), instead of the config's. */
+  readonly policy?: (address: ConversationAddress) => ApprovalPolicy;
+  /** Tools whose calls always wait for approval here, whatever the scopes say. */
+  readonly alwaysAsk?: readonly string[];
 }
 
 /** A running Switchyard: the queue to enqueue into, and the worker when this process runs turns. */
@@ -169,6 +180,7 @@ function turnEnvironment(options: SwitchyardOptions, plumbing: Plumbing): TurnEn
     ...(options.model ? { model: options.model } : {}),
     signals,
     approvals: plumbing.approvals,
+    ...(options.approvals?.alwaysAsk ? { alwaysAsk: options.approvals.alwaysAsk } : {}),
     attachments: new FileReader({
       redis,
       keys: store.keys,
@@ -265,7 +277,13 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
   // The console's answers always go through the outbox, which every process has.
   const outbounds: Readonly<Record<string, Outbound>> = { ...options.outbounds, console: outbox };
   const config = options.config ?? (() => EMPTY_CONFIG);
-  const approvals = new ApprovalDesk({ store, queue, config, logger });
+  const approvals = new ApprovalDesk({
+    store,
+    queue,
+    config,
+    logger,
+    ...(options.approvals?.policy ? { policy: options.approvals.policy } : {}),
+  });
   const plumbing: Plumbing = {
     prefix,
     shards,

@@ -1,6 +1,12 @@
 import { createHash } from "node:crypto";
 import { type ConversationAddress, conversationKey } from "../core/agent/inbound.ts";
-import type { ApprovalDecision, Choice, DecidedBy, Verdict } from "../core/approvals/approval.ts";
+import type {
+  ApprovalDecision,
+  ApprovalPolicy,
+  Choice,
+  DecidedBy,
+  Verdict,
+} from "../core/approvals/approval.ts";
 import { mayDecide } from "../core/approvals/approvers.ts";
 import { decidedText, recordedText } from "../core/approvals/outcome.ts";
 import { detailsText } from "../core/approvals/request.ts";
@@ -17,6 +23,8 @@ export interface ApprovalDeskOptions {
   readonly queue: Pick<ConversationQueue, "wake">;
   /** Owners and admins (`permissions:`) and the approval policy come from here. */
   readonly config: () => SwitchyardConfig;
+  /** The approval policy of a conversation, instead of the config's. */
+  readonly policy?: (address: ConversationAddress) => ApprovalPolicy;
   readonly logger?: LoggerPort;
   readonly now?: () => number;
   /**
@@ -62,6 +70,11 @@ export class ApprovalDesk implements Approvals {
     this.#logger = options.logger ?? silentLogger;
   }
 
+  /** Who may decide a conversation's requests and how long they wait. */
+  policyFor(address: ConversationAddress): ApprovalPolicy {
+    return this.options.policy?.(address) ?? approvalPolicyOf(this.options.config(), address);
+  }
+
   async decide(click: ApprovalClick): Promise<ClickAnswer> {
     if (!ID.test(click.id)) return UNKNOWN;
     const address = await this.#store.approvals.addressOf(click.id);
@@ -74,15 +87,10 @@ export class ApprovalDesk implements Approvals {
       return decision ? { kind: "decided", text: decidedText(decision) } : UNKNOWN;
     }
     const config = this.options.config();
-    const permission = mayDecide(
-      click.actor,
-      approvalPolicyOf(config, address),
-      config.permissions,
-      {
-        platform: address.platform,
-        requester: wait.requester,
-      },
-    );
+    const permission = mayDecide(click.actor, this.policyFor(address), config.permissions, {
+      platform: address.platform,
+      requester: wait.requester,
+    });
     if (!permission.allowed) return { kind: "refused", text: permission.reason };
     const by: DecidedBy = { user: click.actor.id, ...(click.name ? { name: click.name } : {}) };
     const decision: ApprovalDecision = { verdict: VERDICT_OF[click.choice], by, at: this.#now() };

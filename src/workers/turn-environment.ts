@@ -45,6 +45,11 @@ export interface TurnEnvironment extends ContractSources {
    * tool under `ask` is answered as not approved, since nobody could decide.
    */
   readonly approvals?: ApprovalDesk;
+  /**
+   * Tools whose calls always wait for approval in this process, whatever
+   * the scopes say (an embedder's rule; tests). The scopes' `ask` adds to it.
+   */
+  readonly alwaysAsk?: readonly string[];
 }
 
 /** Hooks for metrics; every one optional. */

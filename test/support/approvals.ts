@@ -1,7 +1,16 @@
+/**
+ * What the approval tests share: a tool under `ask` that counts its runs in
+ * Redis (so runs in any process are counted once), a way to wait until a
+ * conversation's turn is parked on its request, an approvals desk in memory,
+ * and a request parked by hand for testing a channel's clicks alone.
+ */
+import type { Redis } from "ioredis";
+import { z } from "zod";
 import type { Switchyard } from "../../src/app.ts";
 import type { Checkpoint } from "../../src/core/agent/checkpoint.ts";
 import type { ConversationAddress } from "../../src/core/agent/inbound.ts";
 import type { ApprovalWait, Choice, DecidedBy } from "../../src/core/approvals/approval.ts";
+import { defineTool } from "../../src/core/tools/tool.ts";
 import {
   type ApprovalClick,
   type Approvals,
@@ -9,7 +18,75 @@ import {
   type ClickAnswer,
 } from "../../src/ports/approvals.ts";
 import type { MessageControl } from "../../src/ports/outbound.ts";
-import { newApprovalId } from "../../src/store/index.ts";
+import { newApprovalId, type Store } from "../../src/store/index.ts";
+
+/** The Redis key the deploy tool counts its runs in. */
+export function runsKey(prefix: string): string {
+  return `${prefix}:test:deploy-runs`;
+}
+
+/**
+ * `deploy`, a tool with effects: each run is counted in Redis. With `hold`,
+ * a run waits until the key `<prefix>:test:deploy-go` exists, so a test can
+ * kill its worker while it runs.
+ */
+export function deployTool(redis: Redis, prefix: string, hold = false) {
+  return defineTool({
+    id: "deploy",
+    description: "Deploys the service to an environment.",
+    parameters: z.object({ env: z.string() }),
+    effects: true,
+    execute: async ({ env }, ctx) => {
+      await redis.incr(runsKey(prefix));
+      while (hold && !(await redis.exists(`${prefix}:test:deploy-go`))) {
+        if (ctx.signal.aborted) break;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      return `deployed to ${env}`;
+    },
+  });
+}
+
+export async function deployRuns(redis: Redis, prefix: string): Promise<number> {
+  return Number((await redis.get(runsKey(prefix))) ?? 0);
+}
+
+/** The parked turn's wait, once its request is posted and the lease let go. */
+export async function parkedWait(
+  redis: Redis,
+  store: Store,
+  address: ConversationAddress,
+  timeoutMs = 20_000,
+): Promise<ApprovalWait & { requestRef: string }> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const checkpoint: Checkpoint | undefined = await store.turns.readCheckpoint(address);
+    const wait = checkpoint?.approval;
+    const lease = await redis.exists(store.keys.conversation(address).lease);
+    if (wait?.requestRef !== undefined && lease === 0) {
+      return wait as ApprovalWait & { requestRef: string };
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`the turn did not park: ${JSON.stringify(checkpoint)} (lease ${lease})`);
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** A click on request `id` by console user `user`. */
+export function clickBy(
+  id: string,
+  user: string,
+  choice: ApprovalClick["choice"] = "approve",
+): ApprovalClick {
+  return {
+    id,
+    choice,
+    actor: { id: `console:${user}`, isPlatformAdmin: false },
+    name: user[0]?.toUpperCase() + user.slice(1),
+    platform: "console",
+  };
+}
 
 /**
  * An approvals desk in memory, for testing what the channels do with a
