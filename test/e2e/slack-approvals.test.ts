@@ -1,13 +1,25 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { SlackChannel } from "../../src/channels/slack/channel.ts";
 import { DEFAULT_APPROVAL_POLICY } from "../../src/core/approvals/approval.ts";
 import { requestText } from "../../src/core/approvals/request.ts";
 import { FAKE_SLACK } from "../fakes/slack-api.ts";
 import { adopt, slackFixtures } from "../fakes/slack-fixtures.ts";
-import { sendSigned, sendSlashCommand } from "../fakes/slack-requests.ts";
-import { approvalControls, parkRequest } from "../support/approvals.ts";
+import {
+  appMentionEvent,
+  sendEvent,
+  sendSigned,
+  sendSlashCommand,
+} from "../fakes/slack-requests.ts";
+import {
+  approvalControls,
+  deployRuns,
+  deployTool,
+  parkedWait,
+  parkRequest,
+} from "../support/approvals.ts";
 import { until } from "../support/channels.ts";
-import { SLACK_SECRET, settle, useSlackHarness } from "../support/slack-harness.ts";
+import { connectRedis, uniquePrefix } from "../support/redis.ts";
+import { SLACK_SECRET, settle, useSlackHarness, visibleIn } from "../support/slack-harness.ts";
 
 const start = useSlackHarness();
 
@@ -213,6 +225,106 @@ describe("Slack approval requests", () => {
     expect((await h.pipe.app.store.approvals.read(address, request.id)).decision).toMatchObject({
       verdict: "approved_conversation",
       by: { user: "slack:U0HUMAN", name: "Hugo Human" },
+    });
+  });
+});
+
+describe("a Slack turn that calls a tool under ask", () => {
+  const counter = connectRedis();
+  afterAll(() => counter.disconnect());
+
+  async function startAsking() {
+    const prefix = uniquePrefix("slack-ask");
+    const deploy = deployTool(counter, prefix);
+    const h = await start({
+      users: USERS,
+      tools: [deploy],
+      pipeline: { prefix, approvals: { alwaysAsk: ["deploy"] } },
+    });
+    h.pipe.fake.script(
+      { toolCalls: [{ id: "call_deploy", name: "deploy", arguments: { env: "prod" } }] },
+      { content: "Deployed to prod." },
+    );
+    const mention = appMentionEvent({ text: `<@${FAKE_SLACK.botUserId}> deploy prod` });
+    const thread = mention.ts as string;
+    await sendEvent(h.events[0] as string, SLACK_SECRET, mention, { eventId: `Ev${thread}` });
+    const where = { ...address, conversation: `${CHANNEL}:${thread}` };
+    const wait = await parkedWait(h.pipe.app.redis, h.pipe.app.store, where);
+    const url = h.slack.responseUrl({
+      channel: CHANNEL,
+      messageTs: wait.requestRef,
+      threadTs: thread,
+    });
+    // The buttons as posted: a click on a message whose buttons went stays possible in a stale client.
+    const buttons = buttonsOf(h, wait.requestRef);
+    const press = (index: number, user: string, triggerId?: string) =>
+      clickPayload(buttons[index] as never, user, wait.requestRef, url, triggerId);
+    return { h, prefix, thread, wait, where, press };
+  }
+
+  it("asks with buttons; a stranger's click changes nothing; the requester's approval runs the tool once and the answer follows", async () => {
+    const { h, prefix, thread, wait, press } = await startAsking();
+    const request = h.slack.messages.find((m) => m.ts === wait.requestRef);
+    expect(request?.thread_ts).toBe(thread);
+    expect(request?.text).toContain("Approval needed: the bot wants to run deploy.");
+    expect(buttonsOf(h, wait.requestRef).map((b) => b.text.text)).toEqual([
+      "Approve",
+      "Approve for this conversation",
+      "Deny",
+      "Show arguments",
+    ]);
+
+    await click(h.events[0] as string, press(0, "U0GUEST"));
+    expect((await until(() => h.slack.responses[0])).body).toMatchObject({
+      response_type: "ephemeral",
+      text: "Only Hugo Human (who asked), admins or the bot's owners can decide this request.",
+    });
+    expect(await deployRuns(counter, prefix)).toBe(0);
+
+    const approve = press(0, "U0HUMAN", "7318204456.5517.approve-once");
+    await click(h.events[0] as string, approve);
+    expect((await until(() => h.slack.responses[1])).body.text).toBe("Approved. The bot goes on.");
+    await until(() =>
+      visibleIn(h.slack, thread).includes("Deployed to prod.") ? true : undefined,
+    );
+    expect(await deployRuns(counter, prefix)).toBe(1);
+    const edited = h.slack.messages.find((m) => m.ts === wait.requestRef);
+    expect(edited).toMatchObject({ text: "Approved by Hugo Human: deploy.", blocks: [] });
+
+    // The same click delivered again, then a second click: one more answer, and nothing runs again.
+    await click(h.events[0] as string, approve);
+    await click(h.events[0] as string, press(2, "U0HUMAN"));
+    expect((await until(() => h.slack.responses[2])).body.text).toBe(
+      "Hugo Human already approved this.",
+    );
+    await settle(300);
+    expect(h.slack.responses).toHaveLength(3);
+    expect(await deployRuns(counter, prefix)).toBe(1);
+    expect(visibleIn(h.slack, thread).filter((t) => t === "Deployed to prod.")).toHaveLength(1);
+  });
+
+  it("gives the model who denied the call, and the turn answers", async () => {
+    const { h, prefix, thread, wait, press } = await startAsking();
+    h.pipe.fake.script({ content: "Ada said no, so I did not deploy." });
+    await click(h.events[0] as string, press(2, "U0ADMIN"));
+    expect((await until(() => h.slack.responses[0])).body.text).toBe(
+      "Denied. The bot goes on without it.",
+    );
+    await until(() =>
+      visibleIn(h.slack, thread).some((t) => t.startsWith("Deployed") || t.startsWith("Ada"))
+        ? true
+        : undefined,
+    );
+    const results = (h.pipe.fake.requests[1]?.body.messages ?? []).filter(
+      (m: { role: string }) => m.role === "tool",
+    );
+    expect(results.map((m: { content: string }) => m.content)).toEqual([
+      expect.stringMatching(/^not run: Ada Admin denied it\./),
+    ]);
+    expect(await deployRuns(counter, prefix)).toBe(0);
+    expect(h.slack.messages.find((m) => m.ts === wait.requestRef)).toMatchObject({
+      text: "Denied by Ada Admin: deploy did not run.",
+      blocks: [],
     });
   });
 });
