@@ -1,10 +1,17 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_APPROVAL_POLICY } from "../../src/core/approvals/approval.ts";
 import { requestText } from "../../src/core/approvals/request.ts";
 import { FAKE_DISCORD, type FakeDiscord } from "../fakes/discord-api.ts";
-import { approvalControls, parkRequest } from "../support/approvals.ts";
+import {
+  approvalControls,
+  deployRuns,
+  deployTool,
+  parkedWait,
+  parkRequest,
+} from "../support/approvals.ts";
 import { until } from "../support/channels.ts";
 import {
+  botPosts,
   callbackOf,
   type DiscordSetup,
   fixture,
@@ -13,6 +20,7 @@ import {
   shown,
   startDiscordBot,
 } from "../support/discord.ts";
+import { connectRedis, uniquePrefix } from "../support/redis.ts";
 import { settle } from "../support/slack-harness.ts";
 
 const running: DiscordSetup[] = [];
@@ -219,5 +227,94 @@ describe("Discord approval requests", () => {
     expect((await until(() => shown(discord, token)))?.content).toBe(
       "Approved for this conversation. The bot goes on.",
     );
+  });
+});
+
+describe("a Discord turn that calls a tool under ask", () => {
+  const counter = connectRedis();
+  afterAll(() => counter.disconnect());
+
+  async function startAsking() {
+    const prefix = uniquePrefix("discord-ask");
+    const setup = await startDiscordBot({
+      tools: [deployTool(counter, prefix)],
+      pipeline: { prefix, approvals: { alwaysAsk: ["deploy"] } },
+    });
+    running.push(setup);
+    setup.pipe.fake.script(
+      { toolCalls: [{ id: "call_deploy", name: "deploy", arguments: { env: "prod" } }] },
+      { content: "Deployed to prod." },
+    );
+    setup.discord.messageCreate({
+      channelId: FAKE_DISCORD.channelId,
+      authorId: HUMAN,
+      content: `<@${FAKE_DISCORD.botUserId}> deploy prod`,
+    });
+    const wait = await parkedWait(setup.pipe.app.redis, setup.pipe.app.store, address);
+    const request = structuredClone(setup.discord.messages.find((m) => m.id === wait.requestRef));
+    return { setup, prefix, wait, request };
+  }
+
+  const answered = (setup: DiscordSetup) =>
+    until(() =>
+      botPosts(setup.discord, FAKE_DISCORD.channelId).some((m) => m.content === "Deployed to prod.")
+        ? true
+        : undefined,
+    );
+
+  it("asks with buttons; a stranger's click changes nothing; the requester's approval runs the tool once and the answer follows", async () => {
+    const { setup, prefix, wait, request } = await startAsking();
+    const { discord } = setup;
+    expect(request?.content).toContain("Approval needed: the bot wants to run deploy.");
+    expect(buttons(request).map((b) => b.label)).toEqual([
+      "Approve",
+      "Approve for this conversation",
+      "Deny",
+      "Show arguments",
+    ]);
+
+    const stranger = click(discord, clickPayload(`ap:${wait.id}:a`, request, GUEST));
+    expect((await until(() => shown(discord, stranger)))?.content).toMatch(/^Only /);
+    expect(await deployRuns(counter, prefix)).toBe(0);
+
+    const approve = clickPayload(`ap:${wait.id}:a`, request, HUMAN);
+    const token = click(discord, approve);
+    expect((await until(() => shown(discord, token)))?.content).toBe("Approved. The bot goes on.");
+    await answered(setup);
+    expect(await deployRuns(counter, prefix)).toBe(1);
+    const edited = discord.messages.find((m) => m.id === wait.requestRef);
+    // Ada's name as Discord gives it (its cache holds her from the message she sent).
+    expect(edited?.content).toMatch(/^Approved by ada: deploy\.$/i);
+    expect(edited?.components).toEqual([]);
+
+    // The gateway replays the click, and the requester clicks Deny on a stale client.
+    click(discord, clickPayload(`ap:${wait.id}:a`, request, HUMAN, "0", approve));
+    const late = click(discord, clickPayload(`ap:${wait.id}:d`, request, HUMAN));
+    expect((await until(() => shown(discord, late)))?.content).toMatch(
+      /^ada already approved this\.$/i,
+    );
+    await settle(300);
+    expect(await deployRuns(counter, prefix)).toBe(1);
+    expect(
+      botPosts(discord, FAKE_DISCORD.channelId).filter((m) => m.content === "Deployed to prod."),
+    ).toHaveLength(1);
+  });
+
+  it("gives the model who denied the call, and the turn answers", async () => {
+    const { setup, prefix, wait, request } = await startAsking();
+    const { discord } = setup;
+    const token = click(discord, clickPayload(`ap:${wait.id}:d`, request, ADMIN, MANAGE_SERVER));
+    expect((await until(() => shown(discord, token)))?.content).toBe(
+      "Denied. The bot goes on without it.",
+    );
+    await answered(setup);
+    const results = (setup.pipe.fake.requests[1]?.body.messages ?? []).filter(
+      (m: { role: string }) => m.role === "tool",
+    );
+    expect(results.map((m: { content: string }) => m.content)).toEqual([
+      expect.stringMatching(/^not run: .+ denied it\./),
+    ]);
+    expect(await deployRuns(counter, prefix)).toBe(0);
+    expect(discord.messages.find((m) => m.id === wait.requestRef)?.components).toEqual([]);
   });
 });
