@@ -1,12 +1,19 @@
 import { readFileSync } from "node:fs";
 import type { Message, Update, User } from "grammy/types";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { telegramAddress } from "../../src/channels/telegram/normalize.ts";
 import { DEFAULT_APPROVAL_POLICY } from "../../src/core/approvals/approval.ts";
 import { requestText } from "../../src/core/approvals/request.ts";
 import { ADA, ALICE, BOB, TEAM, type TelegramSetup, useTelegram } from "../fakes/telegram-setup.ts";
-import { approvalControls, parkRequest } from "../support/approvals.ts";
+import {
+  approvalControls,
+  deployRuns,
+  deployTool,
+  parkedWait,
+  parkRequest,
+} from "../support/approvals.ts";
 import { until } from "../support/channels.ts";
+import { connectRedis, uniquePrefix } from "../support/redis.ts";
 import { settle } from "../support/slack-harness.ts";
 
 const { start } = useTelegram();
@@ -22,7 +29,8 @@ const PRESS = (
   ) as { name: string; update: Update }[]
 ).find((f) => f.name === "callback_query with data no list of the bot makes")?.update as Update;
 
-let updates = 40_000;
+// Above the fake's own ids (700,000,000 up), as a later update's id is above every earlier one.
+let updates = 900_000_000;
 
 function press(from: User, message: Message, data: string): Update {
   updates += 1;
@@ -31,7 +39,7 @@ function press(from: User, message: Message, data: string): Update {
     update_id: updates,
     callback_query: {
       ...query,
-      id: `18220798103963${updates}`,
+      id: `1822079810${updates}`,
       from,
       message,
       chat_instance: String(TEAM),
@@ -181,5 +189,87 @@ describe("Telegram approval requests", () => {
     expect((await setup.pipe.app.store.approvals.read(address, request.id)).decision?.verdict).toBe(
       "denied",
     );
+  });
+});
+
+describe("a Telegram turn that calls a tool under ask", () => {
+  const counter = connectRedis();
+  afterAll(() => counter.disconnect());
+
+  async function startAsking() {
+    const prefix = uniquePrefix("telegram-ask");
+    const deploy = deployTool(counter, prefix);
+    const setup = await start({
+      tools: [deploy],
+      pipeline: { prefix, approvals: { alwaysAsk: ["deploy"] } },
+    });
+    setup.pipe.fake.script(
+      { toolCalls: [{ id: "call_deploy", name: "deploy", arguments: { env: "prod" } }] },
+      { content: "Deployed to prod." },
+    );
+    setup.telegram.userSends({ chat: TEAM, from: ALICE, text: "@switchyard_bot deploy prod" });
+    const wait = await parkedWait(setup.pipe.app.redis, setup.pipe.app.store, address);
+    const request = structuredClone(
+      setup.telegram.botMessages(TEAM).find((m) => m.message_id === Number(wait.requestRef)),
+    ) as Message;
+    return { setup, prefix, wait, request };
+  }
+
+  const answered = (setup: TelegramSetup) =>
+    until(() =>
+      setup.telegram.botMessages(TEAM).some((m) => m.text === "Deployed to prod.")
+        ? true
+        : undefined,
+    );
+
+  it("asks with a keyboard; a stranger's press changes nothing; the requester's approval runs the tool once and the answer follows", async () => {
+    const { setup, prefix, wait, request } = await startAsking();
+    const { telegram } = setup;
+    expect(request.text).toContain("Approval needed: the bot wants to run deploy.");
+    expect(request.reply_markup?.inline_keyboard.flat().map((k) => k.text)).toEqual([
+      "Approve",
+      "Approve for this conversation",
+      "Deny",
+      "Show arguments",
+    ]);
+
+    const stranger = telegram.sendUpdate(press(BOB, request, `ap:${wait.id}:a`));
+    expect(await until(() => answerTo(setup, stranger))).toMatchObject({ show_alert: true });
+    expect(await deployRuns(counter, prefix)).toBe(0);
+
+    const approve = telegram.sendUpdate(press(ALICE, request, `ap:${wait.id}:a`));
+    expect((await until(() => answerTo(setup, approve)))?.text).toBe("Approved. The bot goes on.");
+    await answered(setup);
+    expect(await deployRuns(counter, prefix)).toBe(1);
+    const edited = telegram.botMessages(TEAM).find((m) => m.message_id === request.message_id);
+    expect(edited?.text).toBe("Approved by Alice: deploy.");
+    expect(edited?.reply_markup).toBeUndefined();
+
+    // Telegram delivers the press again, and Alice presses Deny on a stale client.
+    telegram.redeliver(approve);
+    const late = telegram.sendUpdate(press(ALICE, request, `ap:${wait.id}:d`));
+    expect((await until(() => answerTo(setup, late)))?.text).toBe("Alice already approved this.");
+    await settle(300);
+    expect(telegram.callsTo("answerCallbackQuery")).toHaveLength(3);
+    expect(await deployRuns(counter, prefix)).toBe(1);
+    expect(telegram.botMessages(TEAM).filter((m) => m.text === "Deployed to prod.")).toHaveLength(
+      1,
+    );
+  });
+
+  it("gives the model who denied the call, and the turn answers", async () => {
+    const { setup, prefix, wait, request } = await startAsking();
+    const deny = setup.telegram.sendUpdate(press(ADA, request, `ap:${wait.id}:d`));
+    expect((await until(() => answerTo(setup, deny)))?.text).toBe(
+      "Denied. The bot goes on without it.",
+    );
+    await answered(setup);
+    const results = (setup.pipe.fake.requests[1]?.body.messages ?? []).filter(
+      (m: { role: string }) => m.role === "tool",
+    );
+    expect(results.map((m: { content: string }) => m.content)).toEqual([
+      expect.stringMatching(/^not run: Ada denied it\./),
+    ]);
+    expect(await deployRuns(counter, prefix)).toBe(0);
   });
 });
