@@ -1,12 +1,20 @@
 import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
+import type { SwitchyardOptions } from "../../src/app.ts";
 import { CONSOLE_ADDRESS, CONSOLE_USER, runConsole } from "../../src/channels/console/channel.ts";
 import { DEFAULT_APPROVAL_POLICY } from "../../src/core/approvals/approval.ts";
 import { requestText } from "../../src/core/approvals/request.ts";
-import { approvalControls, parkRequest } from "../support/approvals.ts";
+import type { AnyTool } from "../../src/core/tools/tool.ts";
+import {
+  approvalControls,
+  deployRuns,
+  deployTool,
+  parkedWait,
+  parkRequest,
+} from "../support/approvals.ts";
 import { channelRuntime, until } from "../support/channels.ts";
 import { lookupTool, type Pipeline, startPipeline } from "../support/pipeline.ts";
-import { connectRedis } from "../support/redis.ts";
+import { connectRedis, uniquePrefix } from "../support/redis.ts";
 
 const open: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -14,13 +22,17 @@ afterEach(async () => {
 });
 
 /** The console channel on a pipeline whose turns nobody runs: what the terminal prints, line by line. */
-async function startTerminal(): Promise<{
+async function startTerminal(
+  options: Partial<SwitchyardOptions> & { tools?: AnyTool[] } = {},
+): Promise<{
   pipe: Pipeline;
   type: (line: string) => void;
   printed: string[];
 }> {
-  const pipe = await startPipeline({ tools: [lookupTool], worker: false });
-  const runtime = channelRuntime(pipe, [lookupTool]);
+  const tools = options.tools ?? [lookupTool];
+  const pipe = await startPipeline({ worker: false, ...options, tools });
+  await pipe.app.worker?.worker.waitUntilReady();
+  const runtime = channelRuntime(pipe, tools);
   const input = new PassThrough();
   const printed: string[] = [];
   const reader = connectRedis();
@@ -79,5 +91,34 @@ describe("approval requests in the terminal", () => {
     // The worker's one edit of the request is its outcome: the terminal prints it.
     await pipe.app.outbox.edit(CONSOLE_ADDRESS, ref, "Approved by you: send_message.");
     await until(() => printed.find((p) => p === "Approved by you: send_message."));
+  });
+});
+
+describe("a terminal turn that calls a tool under ask", () => {
+  it("prints the request with the commands to type; /approve runs the tool once and the answer follows", async () => {
+    const counter = connectRedis();
+    open.push(async () => counter.disconnect());
+    const prefix = uniquePrefix("console-ask");
+    const { pipe, type, printed } = await startTerminal({
+      prefix,
+      worker: true,
+      tools: [deployTool(counter, prefix)],
+      approvals: { alwaysAsk: ["deploy"] },
+    });
+    pipe.fake.script(
+      { toolCalls: [{ id: "call_deploy", name: "deploy", arguments: { env: "prod" } }] },
+      { content: "Deployed to prod." },
+    );
+    type("deploy prod");
+    const wait = await parkedWait(pipe.app.redis, pipe.app.store, CONSOLE_ADDRESS);
+    const request = await until(() => printed.find((p) => p.startsWith("Approval needed")));
+    expect(request).toContain(`Type /approve ${wait.id} (Approve)`);
+    expect(await deployRuns(counter, prefix)).toBe(0);
+
+    type(`/approve ${wait.id}`);
+    await until(() => printed.find((p) => p === "Deployed to prod."));
+    expect(printed).toContain("Approved. The bot goes on.");
+    expect(printed.some((p) => /^Approved by .+: deploy\.$/.test(p))).toBe(true);
+    expect(await deployRuns(counter, prefix)).toBe(1);
   });
 });
