@@ -198,6 +198,28 @@ describe("Discord approval requests", () => {
     ).toBeUndefined();
   });
 
+  it("show arguments longer than a Discord message in ephemeral parts, the last line included", async () => {
+    const setup = await start();
+    const { discord } = setup;
+    const long = JSON.stringify({ text: `${"all work and no play\n".repeat(300)}THE END` });
+    const parked = await parkRequest(
+      setup.pipe.app,
+      address,
+      { tool: "send_message", arguments: long },
+      { user: HUMAN, name: "Ada" },
+    );
+    const token = click(discord, clickPayload(`ap:${parked.id}:s`, {}, GUEST));
+    await until(() => shown(discord, token));
+    const parts = await until(() => {
+      const more = discord.messages.filter((m) => m.interaction_token === token);
+      return more.some((m) => m.content.includes("THE END")) ? more : undefined;
+    });
+    for (const part of [shown(discord, token)?.content ?? "", ...parts.map((m) => m.content)]) {
+      expect(part.length).toBeLessThanOrEqual(2_000);
+    }
+    expect(parts.every((m) => m.flags === 64)).toBe(true);
+  });
+
   it("take /approve as an application command", async () => {
     const setup = await start();
     const { discord } = setup;

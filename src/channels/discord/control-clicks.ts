@@ -1,10 +1,12 @@
 import { type ButtonInteraction, MessageFlags } from "discord.js";
+import { splitMessage } from "../../core/delivery/split.ts";
 import { answerApprovalClick } from "../approval-click.ts";
 import type { ChannelRuntime } from "../channel.ts";
-import { clip } from "./components.ts";
 import { actorOf } from "./interactions.ts";
 
 const MESSAGE_MAX = 2_000;
+/** Enough parts for the longest "Show arguments" answer (12,000 characters, fences repeated). */
+const MAX_PARTS = 8;
 
 /**
  * A click on a button under a posted message (components.ts `controlRows`):
@@ -28,5 +30,14 @@ export async function answerControlClick(
     ...(name ? { name } : {}),
     platform: "discord",
   });
-  await i.editReply({ content: clip(reply.text, MESSAGE_MAX), allowedMentions: { parse: [] } });
+  // The full arguments run to 12,000 characters: the first part in the reply, the rest after it.
+  const [first = "", ...rest] = splitMessage(reply.text, MESSAGE_MAX).slice(0, MAX_PARTS);
+  await i.editReply({ content: first, allowedMentions: { parse: [] } });
+  for (const part of rest) {
+    await i.followUp({
+      content: part,
+      flags: MessageFlags.Ephemeral,
+      allowedMentions: { parse: [] },
+    });
+  }
 }
