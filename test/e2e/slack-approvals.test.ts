@@ -209,6 +209,25 @@ describe("Slack approval requests", () => {
     expect((await h.pipe.app.store.approvals.read(address, request.id)).decision).toBeUndefined();
   });
 
+  it("take a click over Socket Mode the same way, acked at once", async () => {
+    const h = await start({ mode: "socket", pipeline: { worker: false }, users: USERS });
+    const request = await postedRequest(h);
+    const [approve] = buttonsOf(h, request.ts);
+    const url = h.slack.responseUrl({ channel: CHANNEL, messageTs: request.ts, threadTs: THREAD });
+    const ack = await h.socket?.send(
+      "interactive",
+      clickPayload(approve as never, "U0HUMAN", request.ts, url),
+    );
+    expect(ack).toBeDefined();
+    expect((await until(() => h.slack.responses[0])).body).toMatchObject({
+      response_type: "ephemeral",
+      text: "Approved. The bot goes on.",
+    });
+    expect((await h.pipe.app.store.approvals.read(address, request.id)).decision?.verdict).toBe(
+      "approved",
+    );
+  });
+
   it("take /approve as a slash command, answered privately", async () => {
     const h = await start({ pipeline: { worker: false }, users: USERS });
     const request = await postedRequest(h);
