@@ -89,8 +89,6 @@ export interface SwitchyardOptions {
 export interface ApprovalOptions {
   /** The approval policy of a conversation (who may decide, how long a request waits), instead of the config's. */
   readonly policy?: (address: ConversationAddress) => ApprovalPolicy;
-  /** Tools whose calls always wait for approval here, whatever the scopes say. */
-  readonly alwaysAsk?: readonly string[];
 }
 
 /** A running Switchyard: the queue to enqueue into, and the worker when this process runs turns. */
@@ -106,9 +104,9 @@ export interface Switchyard {
   /** Records decisions on approval requests (clicks, `/approve`) and wakes their turns, from any process. */
   readonly approvals: ApprovalDesk;
   /**
-   * `/stop`: signals the conversation's running turn, and cancels the
-   * approval request a parked turn waits on (no worker runs it to hear the
-   * signal). True when there was a turn to stop.
+   * `/stop`: signals the conversation's running turn, or cancels the
+   * approval request a parked turn waits on (see {@link TurnSignals.send}).
+   * True when there was a turn to stop.
    */
   stopTurn(address: ConversationAddress): Promise<boolean>;
   /** Stops taking work, lets running turns finish, and closes connections. */
@@ -180,7 +178,6 @@ function turnEnvironment(options: SwitchyardOptions, plumbing: Plumbing): TurnEn
     ...(options.model ? { model: options.model } : {}),
     signals,
     approvals: plumbing.approvals,
-    ...(options.approvals?.alwaysAsk ? { alwaysAsk: options.approvals.alwaysAsk } : {}),
     attachments: new FileReader({
       redis,
       keys: store.keys,
@@ -273,17 +270,18 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
   const outbox = new RedisOutbox(redis, prefix, conversationKey, options.consoleFilesDir);
   // Stop and interrupt signals: any process may send one; a worker process listens.
   const signalsConnection = options.worker !== false ? factory.create("signals") : undefined;
-  const signals = new TurnSignals(redis, signalsConnection, store.keys, logger);
-  // The console's answers always go through the outbox, which every process has.
-  const outbounds: Readonly<Record<string, Outbound>> = { ...options.outbounds, console: outbox };
   const config = options.config ?? (() => EMPTY_CONFIG);
   const approvals = new ApprovalDesk({
     store,
     queue,
     config,
-    logger,
     ...(options.approvals?.policy ? { policy: options.approvals.policy } : {}),
   });
+  const signals = new TurnSignals(redis, signalsConnection, store.keys, logger, (address) =>
+    approvals.cancel(address),
+  );
+  // The console's answers always go through the outbox, which every process has.
+  const outbounds: Readonly<Record<string, Outbound>> = { ...options.outbounds, console: outbox };
   const plumbing: Plumbing = {
     prefix,
     shards,
@@ -307,13 +305,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     ...(reminders ? { reminders } : {}),
     signals,
     approvals,
-    async stopTurn(address) {
-      const [signalled, cancelled] = await Promise.all([
-        signals.send(address, "stop"),
-        approvals.cancel(address),
-      ]);
-      return signalled || cancelled;
-    },
+    stopTurn: (address) => signals.send(address, "stop"),
     async close() {
       // Closing connections BullMQ is still opening leaves their commands rejected unhandled.
       await worker?.waitUntilReady().catch(() => {});

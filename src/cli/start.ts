@@ -30,7 +30,7 @@ Options:
                               in this process; ingress: channels only (a platform must be
                               configured); worker: turns only
   --config FILE               The config file (default: $SWITCHYARD_CONFIG, else ./switchyard.yaml)
-  --tools SPEC                Runtime decisions, e.g. 'web_search=off' (default: $SWITCHYARD_TOOLS)
+  --tools SPEC                Runtime decisions (on, off or ask), e.g. 'web_search=off' (default: $SWITCHYARD_TOOLS)
   --mode MODE                 Load mode: full, default, minimal (pi), discover (omp)
   --plugin FILE|PACKAGE       Load tools, skills and channels from a module (repeatable)
   -h, --help                  This help

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { type ConversationAddress, conversationKey } from "../core/agent/inbound.ts";
+import type { ConversationAddress } from "../core/agent/inbound.ts";
 import type {
   ApprovalDecision,
   ApprovalPolicy,
@@ -10,8 +10,8 @@ import type {
 import { mayDecide } from "../core/approvals/approvers.ts";
 import { decidedText, recordedText } from "../core/approvals/outcome.ts";
 import { detailsText } from "../core/approvals/request.ts";
+import { checkPermission } from "../core/commands/permissions.ts";
 import type { SwitchyardConfig } from "../core/config/index.ts";
-import { type LoggerPort, silentLogger } from "../core/logger.ts";
 import type { ApprovalClick, Approvals, ClickAnswer } from "../ports/approvals.ts";
 import type { DecideOutcome, Store } from "../store/index.ts";
 import { approvalPolicyOf } from "./approval-policy.ts";
@@ -25,7 +25,6 @@ export interface ApprovalDeskOptions {
   readonly config: () => SwitchyardConfig;
   /** The approval policy of a conversation, instead of the config's. */
   readonly policy?: (address: ConversationAddress) => ApprovalPolicy;
-  readonly logger?: LoggerPort;
   readonly now?: () => number;
   /**
    * How long after a click its safety wake comes (see {@link ApprovalDesk.decide});
@@ -62,12 +61,10 @@ const UNKNOWN: ClickAnswer = {
 export class ApprovalDesk implements Approvals {
   readonly #store: Store;
   readonly #now: () => number;
-  readonly #logger: LoggerPort;
 
   constructor(private readonly options: ApprovalDeskOptions) {
     this.#store = options.store;
     this.#now = options.now ?? Date.now;
-    this.#logger = options.logger ?? silentLogger;
   }
 
   /** Who may decide a conversation's requests and how long they wait. */
@@ -92,6 +89,13 @@ export class ApprovalDesk implements Approvals {
       requester: wait.requester,
     });
     if (!permission.allowed) return { kind: "refused", text: permission.reason };
+    // "For this conversation" also changes the conversation's tools: who may change them may (rule 8).
+    if (click.choice === "approve_conversation") {
+      const scope = checkPermission(click.actor, "conversation", config.permissions);
+      if (!scope.allowed) {
+        return { kind: "refused", text: `${scope.reason} You can approve it just this once.` };
+      }
+    }
     const by: DecidedBy = { user: click.actor.id, ...(click.name ? { name: click.name } : {}) };
     const decision: ApprovalDecision = { verdict: VERDICT_OF[click.choice], by, at: this.#now() };
     // The wake must survive this process dying between recording the decision and queuing
@@ -136,7 +140,7 @@ export class ApprovalDesk implements Approvals {
 
   /**
    * Cancels the conversation's pending request, if its turn is parked on one
-   * (`/stop`): records `cancelled` (first wins) and wakes the conversation,
+   * (`/stop`, through `TurnSignals.send`): records `cancelled` (first wins) and wakes the conversation,
    * so the calls answer "cancelled", the request is edited and the turn
    * ends. False when no request was pending or someone decided first.
    */
@@ -156,10 +160,6 @@ export class ApprovalDesk implements Approvals {
     });
     if (outcome.kind !== "recorded") return false;
     await this.options.queue.wake(address, { jobId: `${jobId}-now` });
-    this.#logger.warn("a parked turn's approval request was cancelled", {
-      conversation: conversationKey(address),
-      request: wait.id,
-    });
     return true;
   }
 }

@@ -154,11 +154,22 @@ async function decisionNow(
       by: { user: writer.user, ...(writer.userName ? { name: writer.userName } : {}) },
       at: now,
     };
-  } else if (now >= wait.expiresAt) made = { verdict: "expired", at: now };
+  } else if (now >= wait.expiresAt - expirySlack(wait)) made = { verdict: "expired", at: now };
   if (!made) return undefined;
   const outcome = await env.store.approvals.decide(address, wait.id, made);
   if (outcome.kind === "unknown") throw new LostLeaseError("the parked turn changed meanwhile");
   return outcome.decision;
+}
+
+/**
+ * How early the worker lets a wait run out: the expiry job is timed by the
+ * clock of the process that queued it, and one that fires a moment early
+ * by this worker's clock must not park the turn again with no expiry left
+ * to come. A tenth of the timeout, at most 2 s.
+ */
+function expirySlack(wait: ApprovalWait): number {
+  const timeout = wait.expiresAt - (wait.requestedAt ?? wait.expiresAt);
+  return Math.min(2_000, Math.max(0, timeout / 10));
 }
 
 /** The inbox's messages after the turn's own, read now. */
@@ -213,19 +224,6 @@ async function ensureRequested(
 /** The conversation's approval policy: the desk's (which may be given one), else the config's. */
 function policyOf(env: TurnEnvironment, address: ConversationAddress) {
   return env.approvals?.policyFor(address) ?? approvalPolicyOf(env.config(), address);
-}
-
-/**
- * The contract with the tools the process makes always wait for approval
- * (`approvals.alwaysAsk`) added to those the scopes put under `ask`.
- */
-export function withAlwaysAsk(
-  contract: TurnContract,
-  always: readonly string[] | undefined,
-): TurnContract {
-  const added = (always ?? []).filter((id) => !contract.asking.has(id));
-  if (added.length === 0) return contract;
-  return { ...contract, asking: new Set([...contract.asking, ...added]) };
 }
 
 /** Where the request goes: where the turn's answer will, in reply to the message that asked. */

@@ -40,16 +40,11 @@ export interface TurnEnvironment extends ContractSources {
   /** Stop and interrupt signals for running turns; unset: turns cannot be stopped. */
   readonly signals?: TurnSignals;
   /**
-   * Where a turn parked on an approval request records what the clock, `/stop`
-   * or a new message decided, and schedules its expiry; unset: a call of a
-   * tool under `ask` is answered as not approved, since nobody could decide.
+   * The approvals desk: the approval policy, and the expiry a parked turn
+   * schedules; unset: the config's policy, and nothing ends a wait on time
+   * (a decision, `/stop` or a message still does).
    */
   readonly approvals?: ApprovalDesk;
-  /**
-   * Tools whose calls always wait for approval in this process, whatever
-   * the scopes say (an embedder's rule; tests). The scopes' `ask` adds to it.
-   */
-  readonly alwaysAsk?: readonly string[];
 }
 
 /** Hooks for metrics; every one optional. */

@@ -4,7 +4,7 @@ import type { TurnResult } from "../core/agent/loop.ts";
 import { planTake } from "../core/agent/queue-mode.ts";
 import type { ApprovalDecision } from "../core/approvals/approval.ts";
 import { beforeTurn, noteTurnEnd, traceTurn } from "../observability/tracing-turn.ts";
-import { closeRequest, openWait, wakeParked, withAlwaysAsk } from "./approval-wait.ts";
+import { closeRequest, openWait, wakeParked } from "./approval-wait.ts";
 import { deliver, keepTyping, targetOf } from "./delivery.ts";
 import { begunAt, countPickup, stalled, unbegunAt } from "./pickups.ts";
 import { giveUp, giveUpUnbegun } from "./resume.ts";
@@ -13,7 +13,7 @@ import { openTurnStream } from "./stream-state.ts";
 import { askModel } from "./turn-ask.ts";
 import { beginTurn } from "./turn-begin.ts";
 import { choicesOf, type TurnChoices } from "./turn-choices.ts";
-import { countShared, markCutShort, type TurnUsage, turnUsage } from "./turn-end.ts";
+import { countParked, countShared, markCutShort, type TurnUsage, turnUsage } from "./turn-end.ts";
 import { LostLeaseError, type TurnEnvironment, type TurnStart } from "./turn-environment.ts";
 import { TurnSteps } from "./turn-steps.ts";
 
@@ -209,15 +209,17 @@ async function runTracedTurn({
   const started = Date.now();
   const { checkpoint, pending } = start;
   const resumed = start.contract === undefined;
-  let contract = withAlwaysAsk(
-    start.contract ?? freezeState(env, address, start.state, checkpoint.loaded),
-    env.alwaysAsk,
-  );
+  let contract = start.contract ?? freezeState(env, address, start.state, checkpoint.loaded);
   if (checkpoint.contractHash !== contract.hash) {
     env.logger.warn(
       "the tools changed while this turn was interrupted; it resumes with the current ones",
       { conversation: conversationKey(address), turnId: checkpoint.turnId },
     );
+  }
+  // Resumed with a decision: the request shows it (once) before any call of the step runs.
+  const wait = checkpoint.approval;
+  if (wait && decision) {
+    contract = await closeRequest(env, address, checkpoint, pending, decision, contract);
   }
   const outbound = env.outbounds[address.platform];
   const target = targetOf(address, pending.at(-1));
@@ -228,10 +230,6 @@ async function runTracedTurn({
   // The streamed message is posted under this turn's id: the turn must be stored first.
   if (stream.streamer) await steps.durable();
   const watch = env.signals?.watch(address, checkpoint.turnId);
-  const wait = checkpoint.approval;
-  if (wait && decision) {
-    contract = await closeRequest(env, address, checkpoint, pending, decision, contract);
-  }
   let result: TurnResult;
   let streamRef = stream.ref;
   try {
@@ -257,6 +255,8 @@ async function runTracedTurn({
       { contract, steps, signal, watch, choices, capabilities, ...(approval ? { approval } : {}) },
       (text) => stream.streamer?.update(text),
     );
+    // The text streamed before the ask stays shown, whole, while the turn waits.
+    if (result.stop === "awaiting_approval") await stream.streamer?.flush();
   } finally {
     typing?.stop();
     watch?.done();
@@ -272,6 +272,10 @@ async function runTracedTurn({
     // replaces by an edit once the turn resumes (the same message under the same key):
     // one message for the answer, the request posted below it.
     const opened = await openWait(env, address, steps, result.pending ?? [], pending.at(-1));
+    // What the model cost so far is counted now (once, by the wait's id); the resumed run counts the rest.
+    if (result.error?.kind !== "unconfigured") {
+      await countParked(env, turnUsage(address, start, result, choices), opened.id);
+    }
     return { opened: opened.id };
   }
   if (result.stop === "interrupted") {

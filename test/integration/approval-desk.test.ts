@@ -141,6 +141,22 @@ describe("the approvals desk", () => {
     }
   });
 
+  it("refuses approve-for-this-conversation to someone who may not change the conversation's tools", async () => {
+    const config: SwitchyardConfig = {
+      ...EMPTY_CONFIG,
+      permissions: { owners: [], admins: [], conversation: "admins" },
+    };
+    const t = await setUp(config);
+    try {
+      const answer = await t.desk.decide(click(t.id, "U1", "approve_conversation"));
+      expect(answer.kind).toBe("refused");
+      expect(answer.text).toMatch(/You can approve it just this once\.$/);
+      expect((await t.desk.decide(click(t.id, "U1", "approve"))).kind).toBe("recorded");
+    } finally {
+      await t.close();
+    }
+  });
+
   it("records a click after the request expired as expired", async () => {
     const t = await setUp(EMPTY_CONFIG, -1);
     try {

@@ -1,8 +1,13 @@
+import { WebClient } from "@slack/web-api";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { OutboxEntry } from "../../src/channels/console/outbox.ts";
+import { SlackOutbound } from "../../src/channels/slack/outbound.ts";
 import type { ConversationAddress } from "../../src/core/agent/inbound.ts";
 import type { QueueMode } from "../../src/core/agent/queue-mode.ts";
+import { dayPeriod } from "../../src/core/budget/usage.ts";
+import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
 import { clickBy, deployRuns, deployTool, parkedWait } from "../support/approvals.ts";
+import { until } from "../support/channels.ts";
 import { type Pipeline, startPipeline } from "../support/pipeline.ts";
 import { connectRedis, uniquePrefix } from "../support/redis.ts";
 
@@ -14,10 +19,13 @@ const address: ConversationAddress = {
 };
 
 let pipe: Pipeline | undefined;
+let slack: FakeSlackApi | undefined;
 const counter = connectRedis();
 afterEach(async () => {
   await pipe?.close();
+  await slack?.close();
   pipe = undefined;
+  slack = undefined;
 });
 afterAll(() => counter.disconnect());
 
@@ -27,10 +35,7 @@ async function start(mode: QueueMode = "collect", timeoutMs = 15 * 60_000): Prom
     prefix,
     tools: [deployTool(counter, prefix)],
     queueBehaviour: () => ({ mode, debounceMs: 0 }),
-    approvals: {
-      alwaysAsk: ["deploy"],
-      policy: () => ({ approvers: ["requester", "admins"], timeoutMs }),
-    },
+    approvals: { policy: () => ({ approvers: ["requester", "admins"], timeoutMs }) },
   });
   return pipe;
 }
@@ -50,7 +55,10 @@ async function entries(p: Pipeline): Promise<OutboxEntry[]> {
 describe("a turn that calls a tool under ask", () => {
   it("parks with its request posted and the lease let go; an approval runs the tool once and the answer follows", async () => {
     const p = await start();
-    p.fake.script({ toolCalls: [deployCall] }, { content: "Deployed to prod." });
+    p.fake.script(
+      { toolCalls: [deployCall], usage: { prompt_tokens: 100, completion_tokens: 10 } },
+      { content: "Deployed to prod.", usage: { prompt_tokens: 200, completion_tokens: 20 } },
+    );
     await p.app.queue.enqueue(p.message("deploy prod"));
     const wait = await parkedWait(p.app.redis, p.app.store, address);
     const [request] = await p.posts(1);
@@ -76,6 +84,12 @@ describe("a turn that calls a tool under ask", () => {
       [wait.requestRef, "Approved by Alice: deploy."],
     ]);
     expect(await p.app.store.turns.readCheckpoint(address)).toBeUndefined();
+    // What the model cost before the wait is counted as well as what it cost after.
+    const used = await p.app.store.usage.read(
+      { kind: "conversation", address },
+      dayPeriod(Date.now()),
+    );
+    expect([used.prompt, used.completion]).toEqual([300, 30]);
   });
 
   it("gives the model who denied the call, and the turn goes on to an answer", async () => {
@@ -194,15 +208,66 @@ describe("a turn that calls a tool under ask", () => {
     expect(history.map((m) => m.role)).toEqual(["user", "assistant", "tool", "user", "assistant"]);
   });
 
-  it("turns the tool on for the conversation when approved for it, and runs the tool once", async () => {
+  it("turns the tool on for the conversation when approved for it: the next call runs without asking", async () => {
     const p = await start();
-    p.fake.script({ toolCalls: [deployCall] }, { content: "Deployed." });
+    p.fake.script(
+      { toolCalls: [deployCall] },
+      { content: "Deployed." },
+      { toolCalls: [{ ...deployCall, id: "call_again" }] },
+      { content: "Deployed again." },
+    );
     await p.app.queue.enqueue(p.message("deploy prod"));
     const wait = await parkedWait(p.app.redis, p.app.store, address);
     await p.app.approvals.decide(clickBy(wait.id, "alice", "approve_conversation"));
     expect((await p.posts(2)).map((e) => e.text)[1]).toBe("Deployed.");
-    const { intent } = await p.app.store.intent.read(address);
-    expect(JSON.stringify(intent)).toContain("deploy");
-    expect(await deployRuns(counter, p.prefix)).toBe(1);
+    await p.app.queue.enqueue(p.message("and again"));
+    expect((await p.posts(3)).map((e) => e.text)[2]).toBe("Deployed again.");
+    expect(await deployRuns(counter, p.prefix)).toBe(2);
+    expect((await entries(p)).filter((e) => e.kind === "edit").map((e) => e.text)).toEqual([
+      "Approved by Alice for this conversation: deploy (now on here; /tools shows it).",
+    ]);
+  });
+
+  it("leaves one message for the answer on a channel that streams: the text before the ask becomes the answer, the request sits below", async () => {
+    slack = await startFakeSlackApi();
+    const client = new WebClient(FAKE_SLACK.botToken, {
+      slackApiUrl: slack.url,
+      retryConfig: { retries: 0 },
+    });
+    const prefix = uniquePrefix("ask-stream");
+    const p = await startPipeline({
+      prefix,
+      tools: [deployTool(counter, prefix)],
+      outbounds: { slack: new SlackOutbound(client) },
+      streamEditMs: 100,
+    });
+    pipe = p;
+    p.fake.script(
+      { content: "Let me deploy that.", toolCalls: [deployCall] },
+      { content: "Deployed to prod." },
+    );
+    const where: ConversationAddress = {
+      platform: "slack",
+      workspace: FAKE_SLACK.teamId,
+      channel: "C0GENERAL",
+      conversation: "C0GENERAL",
+    };
+    await p.app.queue.enqueue({ ...p.message("deploy prod"), ...where });
+    const wait = await parkedWait(p.app.redis, p.app.store, where);
+    const fakeSlack = slack;
+    const bot = () => fakeSlack.messages.filter((m) => m.bot_id).map((m) => m.text ?? "");
+    expect(bot()[0]).toBe("Let me deploy that.");
+    expect(bot()[1]).toContain("Approval needed");
+    await p.app.approvals.decide({
+      id: wait.id,
+      choice: "approve",
+      actor: { id: "slack:alice", isPlatformAdmin: false },
+      name: "Alice",
+      platform: "slack",
+    });
+    await until(() => (bot().includes("Deployed to prod.") ? true : undefined), 20_000);
+    await new Promise((r) => setTimeout(r, 800));
+    expect(bot()).toEqual(["Deployed to prod.", "Approved by Alice: deploy."]);
+    expect(await deployRuns(counter, prefix)).toBe(1);
   });
 });

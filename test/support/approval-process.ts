@@ -2,8 +2,8 @@
  * A process for the approval crash tests (test/integration/crash-approvals.test.ts),
  * killed with SIGKILL at chosen points:
  *
- * - `APPROVAL_ROLE=worker`: a worker (startSwitchyard) whose `deploy` tool is
- *   always under `ask`, posting to the `crashy` platform: an outbound that
+ * - `APPROVAL_ROLE=worker`: a worker (startSwitchyard) whose `deploy` tool
+ *   asks first (`approval: "ask"`), posting to the `crashy` platform: an outbound that
  *   records posts and edits in a Redis list, once per idempotency key.
  * - `APPROVAL_ROLE=ingress`: the approvals desk taking one click
  *   (`APPROVAL_CLICK`, JSON), then exiting.
@@ -113,6 +113,7 @@ if (env.APPROVAL_ROLE === "ingress") {
     description: "Deploys the service to an environment.",
     parameters: z.object({ env: z.string() }),
     effects: true,
+    approval: "ask",
     execute: async ({ env: where }) => {
       await redis.incr(`${prefix}:test:deploy-runs`);
       await point("tool");
@@ -135,7 +136,6 @@ if (env.APPROVAL_ROLE === "ingress") {
     leaseMs: 1_500,
     lockDurationMs: 1_500,
     stalledIntervalMs: 500,
-    approvals: { alwaysAsk: ["deploy"] },
   });
   process.stderr.write("worker started\n");
 }

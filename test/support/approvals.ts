@@ -36,6 +36,7 @@ export function deployTool(redis: Redis, prefix: string, hold = false) {
     description: "Deploys the service to an environment.",
     parameters: z.object({ env: z.string() }),
     effects: true,
+    approval: "ask",
     execute: async ({ env }, ctx) => {
       await redis.incr(runsKey(prefix));
       while (hold && !(await redis.exists(`${prefix}:test:deploy-go`))) {

@@ -137,6 +137,39 @@ describe("a step that calls a tool under ask", () => {
     expect(results(t.commits[0])?.[0]).toMatch(/may have taken effect; not run again/);
   });
 
+  it("waits on every ask call of a step at once, and one verdict answers each of them", async () => {
+    const t = setUp();
+    const two: AssistantMessage = {
+      role: "assistant",
+      content: null,
+      tool_calls: [call("c1", "deploy", { env: "prod" }), call("c3", "deploy", { env: "eu" })],
+    };
+    const wait = {
+      id: "abcdefghijkl",
+      step: 1,
+      calls: [
+        { callId: "c1", tool: "deploy", arguments: '{"env":"prod"}' },
+        { callId: "c3", tool: "deploy", arguments: '{"env":"eu"}' },
+      ],
+      requester: { user: "U1" },
+      requestedAt: at,
+      expiresAt: at + 60_000,
+    };
+    await t.run({
+      calling: two,
+      approval: {
+        wait,
+        decision: { verdict: "cancelled", at },
+        claim: async () => true,
+      },
+    });
+    expect(t.ran).toEqual([]);
+    expect(results(t.commits[0])).toEqual([
+      "not run: the turn was stopped before anyone approved it.",
+      "not run: the turn was stopped before anyone approved it.",
+    ]);
+  });
+
   it("answers an ask tool that is not callable with its tombstone, never a wait", async () => {
     let asked = 0;
     const calling: Provider = {

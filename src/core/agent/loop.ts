@@ -1,15 +1,9 @@
-import type { ApprovalDecision, ApprovalWait, PendingCall } from "../approvals/approval.ts";
-import { approves, notRunResult, STOPPED_WHILE_RUNNING } from "../approvals/outcome.ts";
+import type { PendingCall } from "../approvals/approval.ts";
 import { appendLoaded, type TurnContract } from "../loading/freeze.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import type { AnyTool } from "../tools/tool.ts";
-import {
-  answerCall,
-  type CallAnswer,
-  hasEffects,
-  type ToolOutcome,
-  type ToolRun,
-} from "./answer-call.ts";
+import { hasEffects, type ToolOutcome, type ToolRun } from "./answer-call.ts";
+import { answerDecided, askingCalls, type DecidedApproval } from "./approval-calls.ts";
 import type { ToolFileRecord } from "./checkpoint.ts";
 import {
   type AssistantMessage,
@@ -22,6 +16,7 @@ import {
 import { type Provider, ProviderError } from "./provider.ts";
 
 export type { ToolOutcome, ToolRun } from "./answer-call.ts";
+export type { DecidedApproval } from "./approval-calls.ts";
 
 /** What the loop stores after each step: the step's messages and what discovery loaded so far. */
 export interface StepCommit {
@@ -31,19 +26,6 @@ export interface StepCommit {
   readonly contractHash: string;
   /** Files the step's tools made, in call order: the checkpoint records them with the step. */
   readonly files?: readonly ToolFileRecord[];
-}
-
-/**
- * The decision on a parked turn's request, handed to the loop that resumes
- * it: the step's calls (`calling`) are answered by it. Approved calls run
- * once each (each claimed before it starts); the others get a result that
- * says what happened and who decided.
- */
-export interface DecidedApproval {
-  readonly wait: ApprovalWait;
-  readonly decision: ApprovalDecision;
-  /** Claims an approved call before it runs: false when a crashed run of the turn claimed it already. */
-  readonly claim: (call: ToolCall) => Promise<boolean>;
 }
 
 export interface TurnInput {
@@ -270,7 +252,7 @@ class TurnRun {
     const started = input.now();
     const contract = this.#contract;
     const answered = await Promise.all(
-      response.toolCalls.map((call) => this.#answer(contract, call, approval)),
+      response.toolCalls.map((call) => answerDecided(input, contract, call, approval, input.now)),
     );
     this.#toolMs += input.now() - started;
     const loads = answered.flatMap((a) => a.load);
@@ -291,22 +273,6 @@ class TurnRun {
     return undefined;
   }
 
-  /** One call's answer: as the decision says when it waited for one, else as usual. */
-  async #answer(
-    contract: TurnContract,
-    call: ToolCall,
-    approval: DecidedApproval | undefined,
-  ): Promise<CallAnswer> {
-    const waited = approval?.wait.calls.some((c) => c.callId === call.id);
-    if (!approval || !waited) return answerCall(this.input, contract, call, this.input.now);
-    if (!approves(approval.decision)) {
-      return { output: notRunResult(approval.wait, approval.decision), load: [] };
-    }
-    // Claimed before it starts: a run that dies while it runs never runs it again.
-    if (!(await approval.claim(call))) return { output: STOPPED_WHILE_RUNNING, load: [] };
-    return answerCall(this.input, contract, call, this.input.now);
-  }
-
   /** Ends the turn with a closing message, committed as this step. */
   async finish(content: string, stop: "answer" | "step_limit"): Promise<TurnResult> {
     await this.#commit([{ role: "assistant", content }]);
@@ -323,13 +289,6 @@ class TurnRun {
       ...(files.length > 0 ? { files } : {}),
     });
   }
-}
-
-/** The calls of a step that wait for a person: a callable tool under `ask`, in call order. */
-function askingCalls(contract: TurnContract, calls: readonly ToolCall[]): PendingCall[] {
-  return calls
-    .filter((c) => contract.asking.has(c.function.name) && contract.callable.has(c.function.name))
-    .map((c) => ({ callId: c.id, tool: c.function.name, arguments: c.function.arguments }));
 }
 
 /**

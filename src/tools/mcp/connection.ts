@@ -177,11 +177,12 @@ export class McpConnection {
 
   /** Lists the tools into the registry; returns how many were registered. */
   #install(client: Client, listed: Parameters<typeof mcpFamilyTools>[0]): number {
-    const { tools, skipped } = mcpFamilyTools(
+    const { tools, skipped, unknownAsk } = mcpFamilyTools(
       listed,
       {
         server: this.server,
         defer: this.config.defer,
+        ask: this.config.ask,
         descriptionMax: this.deps.settings.descriptionMax,
         // A little past the call's own timeout, so the server's timeout (which cancels the call) answers first.
         timeoutMs: (this.config.callTimeoutMs ?? this.deps.settings.callTimeoutMs) + 1_000,
@@ -193,6 +194,12 @@ export class McpConnection {
         server: this.server,
         tool: name,
       });
+    }
+    if (unknownAsk.length > 0) {
+      this.deps.logger.warn(
+        `MCP server ${this.server} lists no tool named ${unknownAsk.join(", ")} (under ask: in its config); check the names against switchyard tools`,
+        { server: this.server, tools: unknownAsk },
+      );
     }
     if (this.#client === client) this.deps.registry.replaceFamily(`mcp:${this.server}`, tools);
     return tools.length;
