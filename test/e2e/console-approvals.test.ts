@@ -103,7 +103,6 @@ describe("a terminal turn that calls a tool under ask", () => {
       prefix,
       worker: true,
       tools: [deployTool(counter, prefix)],
-      approvals: { alwaysAsk: ["deploy"] },
     });
     pipe.fake.script(
       { toolCalls: [{ id: "call_deploy", name: "deploy", arguments: { env: "prod" } }] },

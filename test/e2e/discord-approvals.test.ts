@@ -260,7 +260,7 @@ describe("a Discord turn that calls a tool under ask", () => {
     const prefix = uniquePrefix("discord-ask");
     const setup = await startDiscordBot({
       tools: [deployTool(counter, prefix)],
-      pipeline: { prefix, approvals: { alwaysAsk: ["deploy"] } },
+      pipeline: { prefix },
     });
     running.push(setup);
     setup.pipe.fake.script(

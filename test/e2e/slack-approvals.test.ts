@@ -258,7 +258,7 @@ describe("a Slack turn that calls a tool under ask", () => {
     const h = await start({
       users: USERS,
       tools: [deploy],
-      pipeline: { prefix, approvals: { alwaysAsk: ["deploy"] } },
+      pipeline: { prefix },
     });
     h.pipe.fake.script(
       { toolCalls: [{ id: "call_deploy", name: "deploy", arguments: { env: "prod" } }] },

@@ -30,6 +30,7 @@ const deploy = defineTool({
   id: "deploy",
   description: "Deploys a service to an environment.",
   parameters: z.object({ service: z.string(), env: z.string(), version: z.string() }),
+  approval: "ask",
   execute: async ({ service, env }) => `deployed ${service} to ${env}`,
 });
 
@@ -40,7 +41,6 @@ describe.runIf(FOUND || REQUIRED)(
       const h = await start({
         users: { U0HUMAN: { name: "hugo", real_name: "Hugo Human", display_name: "Hugo" } },
         tools: [deploy],
-        pipeline: { approvals: { alwaysAsk: ["deploy"] } },
       });
       h.pipe.fake.script({
         toolCalls: [

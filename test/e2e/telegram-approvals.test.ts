@@ -201,7 +201,7 @@ describe("a Telegram turn that calls a tool under ask", () => {
     const deploy = deployTool(counter, prefix);
     const setup = await start({
       tools: [deploy],
-      pipeline: { prefix, approvals: { alwaysAsk: ["deploy"] } },
+      pipeline: { prefix },
     });
     setup.pipe.fake.script(
       { toolCalls: [{ id: "call_deploy", name: "deploy", arguments: { env: "prod" } }] },
