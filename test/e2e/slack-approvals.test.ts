@@ -245,6 +245,19 @@ describe("Slack approval requests", () => {
       verdict: "approved_conversation",
       by: { user: "slack:U0HUMAN", name: "Hugo Human" },
     });
+
+    // The manifests' one registered command takes it too.
+    const second = await postedRequest(h);
+    const denied = await sendSlashCommand(h.events[0] as string, SLACK_SECRET, {
+      command: "/switchyard",
+      text: `deny ${second.id}`,
+      userId: "U0HUMAN",
+      channelId: CHANNEL,
+    });
+    expect(denied.body).toEqual({
+      response_type: "ephemeral",
+      text: "Denied. The bot goes on without it.",
+    });
   });
 });
 
