@@ -6,6 +6,7 @@ import type {
   OutgoingFile,
   PostOptions,
 } from "../../ports/outbound.ts";
+import { controlRows } from "./components.ts";
 import { DiscordFiles } from "./files.ts";
 import { nonceOf } from "./nonce.ts";
 import { DISCORD_TRAITS } from "./traits.ts";
@@ -36,8 +37,9 @@ export class DiscordOutbound implements Outbound {
   async post(
     target: DeliveryTarget,
     text: string,
-    { idempotencyKey, mayExist = false, preview = false }: PostOptions,
+    { idempotencyKey, mayExist = false, preview = false, controls = [] }: PostOptions,
   ): Promise<string> {
+    const components = controlRows(controls);
     const sent = (await this.client.rest.post(
       Routes.channelMessages(target.thread ?? target.channel),
       {
@@ -46,6 +48,7 @@ export class DiscordOutbound implements Outbound {
           nonce: nonceOf(idempotencyKey),
           enforce_nonce: true,
           allowed_mentions: { parse: [], replied_user: false },
+          ...(components.length > 0 ? { components } : {}),
           ...(target.replyTo
             ? { message_reference: { message_id: target.replyTo, fail_if_not_exists: false } }
             : {}),
@@ -56,14 +59,19 @@ export class DiscordOutbound implements Outbound {
     // delivery (or the streamed message that is the first part) is brought to this text; a
     // streamed preview leaves it, as it may be the answer itself.
     if (mayExist && !preview && sent.content !== undefined && sent.content !== text) {
-      await this.edit(target, sent.id, text);
+      await this.#patch(target, sent.id, text, components);
     }
     return sent.id;
   }
 
+  /** Replaces the text; the message's buttons, if it had any, go (`components: []`). */
   async edit(target: DeliveryTarget, ref: string, text: string): Promise<void> {
+    await this.#patch(target, ref, text, []);
+  }
+
+  async #patch(target: DeliveryTarget, ref: string, text: string, components: unknown[]) {
     await this.client.rest.patch(Routes.channelMessage(target.thread ?? target.channel, ref), {
-      body: { content: text },
+      body: { content: text, components },
     });
   }
 

@@ -7,6 +7,7 @@ import type {
   OutgoingFile,
   PostOptions,
 } from "../../ports/outbound.ts";
+import { controlBlocks } from "./control-blocks.ts";
 import { toMrkdwn } from "./format.ts";
 import { answerNeighbours } from "./thread-messages.ts";
 import { SLACK_TRAITS } from "./traits.ts";
@@ -39,15 +40,22 @@ export class SlackOutbound implements Outbound {
   async post(
     target: DeliveryTarget,
     text: string,
-    { idempotencyKey, mayExist = false, preview = false }: PostOptions,
+    { idempotencyKey, mayExist = false, preview = false, controls = [] }: PostOptions,
   ): Promise<string> {
     const mrkdwn = toMrkdwn(text);
+    // Buttons go under the text in Block Kit; `text` stays the notification's.
+    const blocks = controls.length > 0 ? { blocks: controlBlocks(mrkdwn, controls) } : {};
     if (mayExist) {
       const existing = await this.#find(target, idempotencyKey);
       if (existing) {
         // A streamed preview leaves it: it may be the answer itself.
         if (!preview && existing.text !== mrkdwn) {
-          await this.client.chat.update({ channel: target.channel, ts: existing.ts, text: mrkdwn });
+          await this.client.chat.update({
+            channel: target.channel,
+            ts: existing.ts,
+            text: mrkdwn,
+            ...blocks,
+          });
         }
         return existing.ts;
       }
@@ -56,6 +64,7 @@ export class SlackOutbound implements Outbound {
     const result = await this.client.chat.postMessage({
       channel: target.channel,
       text: mrkdwn,
+      ...blocks,
       ...(thread ? { thread_ts: thread } : {}),
       unfurl_links: false,
       metadata: { event_type: "switchyard_reply", event_payload: { key: idempotencyKey } },
@@ -63,8 +72,17 @@ export class SlackOutbound implements Outbound {
     return result.ts as string;
   }
 
+  /**
+   * Replaces the text and drops any buttons: Slack keeps a message's blocks
+   * through an update that sends none, so an empty list is sent to remove them.
+   */
   async edit(target: DeliveryTarget, ref: string, text: string): Promise<void> {
-    await this.client.chat.update({ channel: target.channel, ts: ref, text: toMrkdwn(text) });
+    await this.client.chat.update({
+      channel: target.channel,
+      ts: ref,
+      text: toMrkdwn(text),
+      blocks: [],
+    });
   }
 
   /** Shares a file in the answer's thread; the ref is the Slack file id (see upload.ts). */
