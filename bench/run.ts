@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: every benchmark, each printing ratios against a baseline
  * measured in the same run. Exits non-zero when a target is missed.
- * `npm run bench -- pipeline` runs one; `--json` prints the pipeline's
+ * `npm run bench -- pipeline` runs one (`-- cache`: the prompt cache when a
+ * tool goes on -> ask -> on); `--json` prints the pipeline's
  * figures as JSON on stdout (the text goes to stderr), with where and how
  * they were measured, and `--json=FILE` writes them to FILE;
  * `npm run bench:readme` turns that file into the README's performance
@@ -10,10 +11,12 @@
 import { writeFileSync } from "node:fs";
 import { cpus, loadavg, release, type } from "node:os";
 import { Redis } from "ioredis";
+import { benchColdStart } from "./cold-start.ts";
 import { benchFreeze, benchModeTokens } from "./core.ts";
 import { benchFormat } from "./format.ts";
 import { benchPipeline, type PipelineFigures } from "./pipeline.ts";
 import { REDIS_URL } from "./pipeline-runs.ts";
+import { benchPromptCache } from "./prompt-cache.ts";
 import type { BenchRun } from "./readme-section.ts";
 import { benchRealTokens } from "./real-registry.ts";
 import { benchTracing } from "./tracing.ts";
@@ -41,8 +44,10 @@ if (!only || only === "pipeline") {
     }),
   );
 }
+if (!only || only === "cache") results.push(benchPromptCache(print));
 if (!only || only === "tracing") results.push(await benchTracing(print));
 if (!only || only === "format") results.push(benchFormat(print));
+if (!only || only === "cold-start") results.push(benchColdStart(print));
 if (json) {
   const text = `${JSON.stringify({ run, pipeline: pipeline ?? null }, null, 2)}\n`;
   if (jsonFile) writeFileSync(jsonFile, text);

@@ -6,6 +6,7 @@ import { type ConversationAddress, conversationKey } from "./core/agent/inbound.
 import { DEFAULT_PERSONA } from "./core/agent/prompt.ts";
 import type { Provider } from "./core/agent/provider.ts";
 import type { QueueBehaviour, QueueMode } from "./core/agent/queue-mode.ts";
+import type { ApprovalPolicy } from "./core/approvals/approval.ts";
 import type { Capabilities } from "./core/availability/capabilities.ts";
 import type { ScopeLayer } from "./core/availability/scopes.ts";
 import { EMPTY_CONFIG, queueBehaviourFor, type SwitchyardConfig } from "./core/config/index.ts";
@@ -16,6 +17,7 @@ import { RedisFactory } from "./redis/redis-factory.ts";
 import { createStore, type Store } from "./store/index.ts";
 import { FileReader, RedisToolFiles, type Transcriber } from "./tools/attachments/index.ts";
 import { ReminderWorker } from "./tools/reminders/index.ts";
+import { ApprovalDesk } from "./workers/approval-desk.ts";
 import { Inbox } from "./workers/inbox.ts";
 import { ConversationQueue } from "./workers/queue.ts";
 import type { TurnEnvironment, TurnObserver } from "./workers/turn-environment.ts";
@@ -79,6 +81,14 @@ export interface SwitchyardOptions {
   readonly outbounds?: Readonly<Record<string, Outbound>>;
   readonly logger?: LoggerPort;
   readonly observe?: TurnObserver & { queueWait?(ms: number): void };
+  /** How tools under `ask` wait for a person; the config's `approvals:` section by default. */
+  readonly approvals?: ApprovalOptions;
+}
+
+/** How approvals behave in this process, besides the config. */
+export interface ApprovalOptions {
+  /** The approval policy of a conversation (who may decide, how long a request waits), instead of the config's. */
+  readonly policy?: (address: ConversationAddress) => ApprovalPolicy;
 }
 
 /** A running Switchyard: the queue to enqueue into, and the worker when this process runs turns. */
@@ -91,6 +101,14 @@ export interface Switchyard {
   readonly reminders?: ReminderWorker;
   /** Stop and interrupt signals for running turns (`/stop`), from any process. */
   readonly signals: TurnSignals;
+  /** Records decisions on approval requests (clicks, `/approve`) and wakes their turns, from any process. */
+  readonly approvals: ApprovalDesk;
+  /**
+   * `/stop`: signals the conversation's running turn, or cancels the
+   * approval request a parked turn waits on (see {@link TurnSignals.send}).
+   * True when there was a turn to stop.
+   */
+  stopTurn(address: ConversationAddress): Promise<boolean>;
   /** Stops taking work, lets running turns finish, and closes connections. */
   close(): Promise<void>;
 }
@@ -113,6 +131,7 @@ interface Plumbing {
   readonly store: Store;
   readonly signals: TurnSignals;
   readonly outbounds: Readonly<Record<string, Outbound>>;
+  readonly approvals: ApprovalDesk;
 }
 
 function factoryOf(options: SwitchyardOptions): RedisFactory {
@@ -158,6 +177,7 @@ function turnEnvironment(options: SwitchyardOptions, plumbing: Plumbing): TurnEn
     queueBehaviour: queueBehaviourOf(options),
     ...(options.model ? { model: options.model } : {}),
     signals,
+    approvals: plumbing.approvals,
     attachments: new FileReader({
       redis,
       keys: store.keys,
@@ -250,10 +270,29 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
   const outbox = new RedisOutbox(redis, prefix, conversationKey, options.consoleFilesDir);
   // Stop and interrupt signals: any process may send one; a worker process listens.
   const signalsConnection = options.worker !== false ? factory.create("signals") : undefined;
-  const signals = new TurnSignals(redis, signalsConnection, store.keys, logger);
+  const config = options.config ?? (() => EMPTY_CONFIG);
+  const approvals = new ApprovalDesk({
+    store,
+    queue,
+    config,
+    ...(options.approvals?.policy ? { policy: options.approvals.policy } : {}),
+  });
+  const signals = new TurnSignals(redis, signalsConnection, store.keys, logger, (address) =>
+    approvals.cancel(address),
+  );
   // The console's answers always go through the outbox, which every process has.
   const outbounds: Readonly<Record<string, Outbound>> = { ...options.outbounds, console: outbox };
-  const plumbing: Plumbing = { prefix, shards, logger, factory, redis, store, signals, outbounds };
+  const plumbing: Plumbing = {
+    prefix,
+    shards,
+    logger,
+    factory,
+    redis,
+    store,
+    signals,
+    outbounds,
+    approvals,
+  };
   const workers = options.worker !== false ? await startWorkers(options, plumbing) : undefined;
   const worker = workers?.worker;
   const reminders = workers?.reminders;
@@ -265,6 +304,8 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     ...(worker ? { worker } : {}),
     ...(reminders ? { reminders } : {}),
     signals,
+    approvals,
+    stopTurn: (address) => signals.send(address, "stop"),
     async close() {
       // Closing connections BullMQ is still opening leaves their commands rejected unhandled.
       await worker?.waitUntilReady().catch(() => {});

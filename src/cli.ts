@@ -1,9 +1,8 @@
-import { readConfigText } from "./bot/config-file.ts";
-import { runAccessCommand } from "./cli/access.ts";
-import { runDoctorCommand } from "./cli/doctor.ts";
-import { runSkillsCommand } from "./cli/skills.ts";
-import { runStartCommand } from "./cli/start.ts";
-import { runToolsCommand } from "./cli/tools.ts";
+/*
+ * Each command's module is imported when that command runs: `switchyard
+ * --help` (and a mistyped command) answers without loading the bot, its
+ * platform SDKs or Redis client, and `switchyard tools` without the channels.
+ */
 
 const USAGE = `Usage: switchyard <command> [options]
 
@@ -29,19 +28,38 @@ export class UsageError extends Error {
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
-    case "start":
+    case "start": {
+      const { runStartCommand } = await import("./cli/start.ts");
       return runStartCommand(rest, process.env);
-    case "skills":
-      return runSkillsCommand(rest, { env: process.env, readFile: readConfigText });
-    case "access":
-      return runAccessCommand(rest, { env: process.env, readFile: readConfigText });
-    case "tools":
-      return runToolsCommand(rest, { env: process.env, readFile: readConfigText });
-    case "doctor":
+    }
+    case "skills": {
+      const [{ runSkillsCommand }, readFile] = await Promise.all([
+        import("./cli/skills.ts"),
+        configReader(),
+      ]);
+      return runSkillsCommand(rest, { env: process.env, readFile });
+    }
+    case "access": {
+      const [{ runAccessCommand }, readFile] = await Promise.all([
+        import("./cli/access.ts"),
+        configReader(),
+      ]);
+      return runAccessCommand(rest, { env: process.env, readFile });
+    }
+    case "tools": {
+      const [{ runToolsCommand }, readFile] = await Promise.all([
+        import("./cli/tools.ts"),
+        configReader(),
+      ]);
+      return runToolsCommand(rest, { env: process.env, readFile });
+    }
+    case "doctor": {
+      const { runDoctorCommand } = await import("./cli/doctor.ts");
       return runDoctorCommand(rest, {
         env: process.env,
         print: (line) => process.stdout.write(`${line}\n`),
       });
+    }
     case undefined:
     case "help":
     case "--help":
@@ -51,6 +69,11 @@ async function main(argv: string[]): Promise<number> {
     default:
       throw new UsageError(`Unknown command "${command}".\n\n${USAGE}`);
   }
+}
+
+/** How the commands that read a config file read it. */
+async function configReader(): Promise<(path: string) => string> {
+  return (await import("./bot/config-file.ts")).readConfigText;
 }
 
 main(process.argv.slice(2)).then(

@@ -1,5 +1,5 @@
 import type { Queue } from "bullmq";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { modelVision, type VisionDeclarations } from "./core/attachments/model-vision.ts";
 import type { Capabilities } from "./core/availability/capabilities.ts";
 import type { SwitchyardConfig } from "./core/config/index.ts";
@@ -9,6 +9,7 @@ import { ToolRegistry } from "./core/tools/registry.ts";
 import type { AnyTool } from "./core/tools/tool.ts";
 import type { ConversationDirectory } from "./ports/directory.ts";
 import type { Outbound } from "./ports/outbound.ts";
+import { ioredis } from "./redis/ioredis.ts";
 import {
   READ_ATTACHMENT_CAPABILITY,
   readAttachmentCapability,
@@ -85,7 +86,7 @@ export class Host {
     // Nothing connects until a memory or reminder tool runs: listing tools needs no Redis.
     this.#redis =
       options.redis?.connect?.() ??
-      new Redis(options.redis?.url ?? "redis://127.0.0.1:6379", {
+      new (ioredis().Redis)(options.redis?.url ?? "redis://127.0.0.1:6379", {
         lazyConnect: true,
         maxRetriesPerRequest: null,
       });

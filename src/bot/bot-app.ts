@@ -74,7 +74,7 @@ export async function startBotApp(parts: AppParts, running: Running): Promise<vo
   if (ops) running.ops = ops;
   const sources = contractSources(parts, app, model);
   if (ops && config.current.console.enabled) {
-    mountConsole(ops, {
+    await mountConsole(ops, {
       env: parts.env,
       redis: app.redis,
       prefix: parts.prefix,

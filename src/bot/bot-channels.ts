@@ -84,7 +84,7 @@ export async function startChannels(parts: ChannelStart): Promise<void> {
     config: () => config.current,
     refused: (reason) => parts.metrics.countRefused(reason),
   });
-  const stopTurn = (address: ConversationAddress) => app.signals.send(address, "stop");
+  const stopTurn = (address: ConversationAddress) => app.stopTurn(address);
   for (const channel of channels) {
     await channel.start(
       withRemovedQueue({
@@ -96,6 +96,7 @@ export async function startChannels(parts: ChannelStart): Promise<void> {
         gate,
         logger: port,
         stopTurn,
+        approvals: app.approvals,
         queueBehaviour: parts.queueBehaviour,
       }),
     );

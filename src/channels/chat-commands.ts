@@ -2,6 +2,7 @@ import type { ConversationAddress } from "../core/agent/inbound.ts";
 import type { Actor } from "../core/commands/index.ts";
 import type { ChannelRuntime } from "./channel.ts";
 import { accessCommand } from "./commands/access.ts";
+import { approveCommand, denyCommand } from "./commands/approve.ts";
 import { helpCommand } from "./commands/help.ts";
 import { modelCommand } from "./commands/model.ts";
 import { newCommand } from "./commands/new.ts";
@@ -26,6 +27,8 @@ export const CHAT_COMMANDS: readonly ChatCommand[] = Object.freeze([
   helpCommand,
   newCommand,
   stopCommand,
+  approveCommand,
+  denyCommand,
   usageCommand,
   modelCommand,
   queueCommand,
@@ -43,12 +46,17 @@ export function chatContextOf(runtime: ChannelRuntime): ChatCommandContext {
     ...(runtime.skills ? { skills: runtime.skills } : {}),
     ...(runtime.stopTurn ? { stopTurn: runtime.stopTurn } : {}),
     ...(runtime.admit ? { admit: runtime.admit } : {}),
+    ...(runtime.approvals ? { approvals: runtime.approvals } : {}),
     ...(runtime.queueBehaviour ? { queueBehaviour: runtime.queueBehaviour } : {}),
   };
 }
 
 /** Where a line was typed, and by whom (the inbound message is one). */
-export type ChatLineOrigin = ConversationAddress & { readonly user?: string };
+export type ChatLineOrigin = ConversationAddress & {
+  readonly user?: string;
+  /** The sender's display name, when the platform gave one (`/approve` records it). */
+  readonly userName?: string;
+};
 
 /**
  * Every channel's text commands in one place: a line that starts with a
@@ -78,7 +86,15 @@ export async function routeChatText(
         text: `/${command.name} is for the bot's ${command.audience}. /help lists what you can use here.`,
       };
     }
-    outcome = await command.run({ line, args: typed.args, where, actor: who, ctx, commands });
+    outcome = await command.run({
+      line,
+      args: typed.args,
+      where,
+      actor: who,
+      ...(where.userName ? { name: where.userName } : {}),
+      ctx,
+      commands,
+    });
   }
   return outcome.kind === "message" ? admitMessage(outcome, where, ctx) : outcome;
 }

@@ -1,10 +1,8 @@
 import type { SwitchyardConfig } from "../core/config/index.ts";
 import type { Channel } from "./channel.ts";
-import { DiscordChannel } from "./discord/channel.ts";
 import { discordOptionsFromEnv } from "./discord/settings.ts";
-import { SlackChannel } from "./slack/channel.ts";
+import { discordChannel, slackChannel, telegramChannel } from "./factories.ts";
 import { slackOptionsFromEnv } from "./slack/settings.ts";
-import { TelegramChannel } from "./telegram/channel.ts";
 import { telegramOptionsFromEnv } from "./telegram/settings.ts";
 
 /** What every platform reads its environment with: the shared HTTP port and the live config. */
@@ -42,7 +40,7 @@ const slack: EnvPlatform = {
   fromEnv: (env, { httpPort, config }) => {
     const options = slackOptionsFromEnv(env, config, httpPort);
     if (!options) return undefined;
-    const channel = new SlackChannel(options);
+    const channel = slackChannel(options);
     // Socket Mode needs no port; the Events API listens on it.
     if (options.appToken) return { channel, secrets: [options.botToken] };
     const listens = {
@@ -57,7 +55,7 @@ const discord: EnvPlatform = {
   platform: "discord",
   fromEnv: (env, { config }) => {
     const options = discordOptionsFromEnv(env, config);
-    return options ? { channel: new DiscordChannel(options), secrets: [options.token] } : undefined;
+    return options ? { channel: discordChannel(options), secrets: [options.token] } : undefined;
   },
 };
 
@@ -67,7 +65,7 @@ const telegram: EnvPlatform = {
     const options = telegramOptionsFromEnv(env, config, httpPort);
     if (!options) return undefined;
     const found = {
-      channel: new TelegramChannel(options),
+      channel: telegramChannel(options),
       secrets: [options.token, options.webhookSecret],
     };
     // Long polling needs no port; a webhook listens on it.

@@ -1,15 +1,18 @@
 import type { Channel } from "./channel.ts";
-import { DiscordChannel } from "./discord/channel.ts";
 import type { DiscordChannelOptions } from "./discord/settings.ts";
-import { SlackChannel } from "./slack/channel.ts";
+import { DISCORD_TRAITS } from "./discord/traits.ts";
+import { lazyChannel } from "./lazy-channel.ts";
 import type { SlackChannelOptions } from "./slack/settings.ts";
-import { TelegramChannel } from "./telegram/channel.ts";
+import { SLACK_TRAITS } from "./slack/traits.ts";
 import type { TelegramChannelOptions } from "./telegram/settings.ts";
+import { TELEGRAM_TRAITS } from "./telegram/traits.ts";
 
 /*
  * The factories answer the Channel contract, not the classes: a bot's
  * type-check then never reads the platform SDKs' own declarations (some of
- * which need @types packages nobody should have to add by hand).
+ * which need @types packages nobody should have to add by hand). And the
+ * channel's module, with its SDK, is imported when the bot starts the
+ * channel (lazy-channel.ts), not when `switchyard` is imported.
  */
 
 /**
@@ -26,7 +29,10 @@ import type { TelegramChannelOptions } from "./telegram/settings.ts";
  * const bot = createBot({ channels: [slack] });
  */
 export function slackChannel(options: SlackChannelOptions): Channel {
-  return new SlackChannel(options);
+  return lazyChannel(
+    SLACK_TRAITS,
+    async () => new (await import("./slack/channel.ts")).SlackChannel(options),
+  );
 }
 
 /**
@@ -38,7 +44,10 @@ export function slackChannel(options: SlackChannelOptions): Channel {
  * const bot = createBot({ channels: [discordChannel({ token: process.env.DISCORD_TOKEN! })] });
  */
 export function discordChannel(options: DiscordChannelOptions): Channel {
-  return new DiscordChannel(options);
+  return lazyChannel(
+    DISCORD_TRAITS,
+    async () => new (await import("./discord/channel.ts")).DiscordChannel(options),
+  );
 }
 
 /**
@@ -49,5 +58,8 @@ export function discordChannel(options: DiscordChannelOptions): Channel {
  * const bot = createBot({ channels: [telegramChannel({ token: process.env.TELEGRAM_BOT_TOKEN! })] });
  */
 export function telegramChannel(options: TelegramChannelOptions): Channel {
-  return new TelegramChannel(options);
+  return lazyChannel(
+    TELEGRAM_TRAITS,
+    async () => new (await import("./telegram/channel.ts")).TelegramChannel(options),
+  );
 }

@@ -8,7 +8,7 @@ import { EMPTY_CONFIG } from "../core/config/index.ts";
 import { parseLoadMode } from "../core/loading/modes.ts";
 import { createLogger, loggerPort } from "../observability/logger.ts";
 import { Metrics } from "../observability/metrics.ts";
-import { setupTracing } from "../observability/tracing-setup.ts";
+import { tracingWanted } from "../observability/tracing-wanted.ts";
 import {
   hostFromEnv,
   numberFromEnv,
@@ -30,7 +30,7 @@ Options:
                               in this process; ingress: channels only (a platform must be
                               configured); worker: turns only
   --config FILE               The config file (default: $SWITCHYARD_CONFIG, else ./switchyard.yaml)
-  --tools SPEC                Runtime decisions, e.g. 'web_search=off' (default: $SWITCHYARD_TOOLS)
+  --tools SPEC                Runtime decisions (on, off or ask), e.g. 'web_search=off' (default: $SWITCHYARD_TOOLS)
   --mode MODE                 Load mode: full, default, minimal (pi), discover (omp)
   --plugin FILE|PACKAGE       Load tools, skills and channels from a module (repeatable)
   -h, --help                  This help
@@ -107,8 +107,11 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
   const port = loggerPort(logger);
   const config = new LiveConfig(configPath(values.config, env), port);
   liveConfig = config;
-  // Process-wide, so the CLI's to set up: the SDK loads only when traces are configured.
-  const tracing = setupTracing(config.current.telemetry, env);
+  // Process-wide, so the CLI's to set up: the SDK is imported only when traces are configured.
+  const telemetry = config.current.telemetry;
+  const tracing = tracingWanted(telemetry, env)
+    ? (await import("../observability/tracing-setup.ts")).setupTracing(telemetry, env)
+    : undefined;
   if (tracing) logger.info({ destination: tracing.destination }, "traces on");
   const bot = createBot({
     ...tuning,

@@ -26,7 +26,7 @@ reason), the token estimate per part and the contract hash.
 
 Options:
   --config FILE      The config file (default: $SWITCHYARD_CONFIG, else ./switchyard.yaml if present)
-  --tools SPEC       Runtime decisions, e.g. 'web_search=off,mcp:github=on' (default: $SWITCHYARD_TOOLS)
+  --tools SPEC       Runtime decisions (on, off or ask), e.g. 'web_search=off,mcp:github=ask' (default: $SWITCHYARD_TOOLS)
   --mode MODE        Load mode: full, default, minimal (pi), discover (omp)
   --registry demo    Use the benchmark registry (65 realistic tools) instead of the bot's own
   --plugin FILE|PACKAGE   Add a plugin's tools, as switchyard start does (repeatable; the config's plugins: load too)
@@ -158,6 +158,7 @@ function jsonShape(report: ContractReport) {
     resident: report.resident,
     deferred: report.deferred,
     disabled: report.disabled,
+    asking: report.asking,
     tokens: report.tokens,
     contractHash: report.contractHash,
   };
@@ -181,6 +182,13 @@ export function renderReport(report: ContractReport): string {
       : `Deferred (${report.deferred.length}, ~${n(report.tokens.catalog)} tokens in the catalog)`,
     ...wrap(report.deferred, 96).map((line) => `  ${line}`),
     "",
+    ...(report.asking.length === 0
+      ? []
+      : [
+          `Asks first (${report.asking.length}; on as above, each call waits for a person's approval)`,
+          ...report.asking.map((a) => `  ${a.id.padEnd(width)}${a.reason}`),
+          "",
+        ]),
     `Disabled (${report.disabled.length})`,
     ...report.disabled.map(
       (d) =>

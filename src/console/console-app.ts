@@ -17,6 +17,7 @@ import { type ActivityStore, addressOf, RECENT_CONVERSATIONS } from "../store/ac
 import { CONSOLE_REALM, consoleAuthorized } from "./auth.ts";
 import { html, page } from "./html.ts";
 import { crossOriginRefusal } from "./origin.ts";
+import { CONSOLE_PATH } from "./path.ts";
 import { actionToken, actionTokenMatches, resetConversation } from "./reset.ts";
 import type { UsageReader } from "./usage.ts";
 import { usageView, workspaceUsageView } from "./usage-view.ts";
@@ -30,9 +31,6 @@ import {
 
 /** Bull Board's two retry calls: all failed jobs of a queue, or one job. */
 const RETRY = /^\/console\/queues\/api\/queues\/[^/]+\/(?:retry\/failed|[^/]+\/retry)$/;
-
-/** The path the console is served under on the metrics server. */
-export const CONSOLE_PATH = "/console";
 
 export interface ConsoleOptions {
   /** Every request must carry it (bearer, or basic auth's password). */

@@ -9,7 +9,7 @@ import { ActivityStore, type TurnActivity } from "../store/activity-store.ts";
 import { mcpServerReports } from "../tools/mcp/server-report.ts";
 import { reminderQueue } from "../tools/reminders/schedule.ts";
 import type { ConversationQueue } from "../workers/queue.ts";
-import { CONSOLE_PATH, consoleHandler } from "./console-app.ts";
+import { CONSOLE_PATH } from "./path.ts";
 import { UsageReader } from "./usage.ts";
 
 /** The variable holding the console's token; without it the console stays off. */
@@ -54,9 +54,11 @@ export interface MountConsoleOptions {
 
 /**
  * Mounts the console on the ops server, when the config enables it and the
- * token is set; says why not otherwise. Returns whether it is served.
+ * token is set; says why not otherwise. Resolves to whether it is served.
+ * Hono and Bull Board are imported here, for a console that is served, and
+ * never by a process without one.
  */
-export function mountConsole(ops: OpsServer, options: MountConsoleOptions): boolean {
+export async function mountConsole(ops: OpsServer, options: MountConsoleOptions): Promise<boolean> {
   const token = options.env[CONSOLE_TOKEN_VARIABLE]?.trim() ?? "";
   if (token.length < 16) {
     options.logger.warn(
@@ -66,6 +68,7 @@ export function mountConsole(ops: OpsServer, options: MountConsoleOptions): bool
     return false;
   }
   const { host } = options;
+  const { consoleHandler } = await import("./console-app.ts");
   ops.mount(
     CONSOLE_PATH,
     consoleHandler({

@@ -1,5 +1,6 @@
 import { type ConversationAddress, conversationKey } from "../core/agent/inbound.ts";
 import type { Intent } from "../core/availability/intent.ts";
+import { keyWord } from "../core/availability/keys.ts";
 import type { ScopeLayer } from "../core/availability/scopes.ts";
 import type { ContractReport } from "../core/loading/report.ts";
 import type { RecentConversation, TurnActivity } from "../store/activity-store.ts";
@@ -52,8 +53,8 @@ ${recent.map(
 
 function layerRows(name: string, layer: ScopeLayer): Html[] {
   const rows = Object.entries(layer.keys ?? {}).map(
-    ([key, on]) =>
-      html`<tr><td>${name}</td><td><code>${key}</code></td><td>${on ? "on" : "off"}</td></tr>`,
+    ([key, value]) =>
+      html`<tr><td>${name}</td><td><code>${key}</code></td><td>${keyWord(value)}</td></tr>`,
   );
   if (layer.toolset)
     rows.push(html`<tr><td>${name}</td><td>toolset</td><td>${layer.toolset}</td></tr>`);
@@ -63,8 +64,8 @@ function layerRows(name: string, layer: ScopeLayer): Html[] {
 
 function intentRows(intent: Intent): Html[] {
   const rows = Object.entries(intent.decisions).map(
-    ([key, on]) =>
-      html`<tr><td>conversation</td><td><code>${key}</code></td><td>${on ? "on" : "off"}</td></tr>`,
+    ([key, value]) =>
+      html`<tr><td>conversation</td><td><code>${key}</code></td><td>${keyWord(value)}</td></tr>`,
   );
   const pairs: [string, string | null][] = [
     ["all tools", intent.master === "follow" ? null : intent.master],
@@ -97,6 +98,8 @@ export function conversationView(view: ConversationView): Html {
   )}</tbody></table>
 <h2>Deferred (${report.deferred.length}, ~${n(report.tokens.catalog)} tokens in the catalog)</h2>
 <p>${report.deferred.length ? report.deferred.join(", ") : html`<span class="muted">none</span>`}</p>
+<h2>Asks first (${report.asking.length})</h2>
+${report.asking.length ? html`<table><tbody>${report.asking.map((a) => html`<tr><td><code>${a.id}</code></td><td>${a.by}</td><td>${a.reason}</td></tr>`)}</tbody></table>` : html`<p class="muted">none: every call of an on tool runs without approval</p>`}
 <h2>Disabled (${report.disabled.length})</h2>
 <table><tbody>${report.disabled.map(
     (d) =>

@@ -1,4 +1,6 @@
-import { type DestinationStream, type Logger, pino } from "pino";
+import { createRequire } from "node:module";
+import type * as Pino from "pino";
+import type { DestinationStream, Logger } from "pino";
 import type { LoggerPort } from "../core/logger.ts";
 import { REDACTED, registeredSecrets, SecretSet, secretsFromEnv } from "./secrets.ts";
 
@@ -43,11 +45,23 @@ export const REDACT_PATHS: readonly string[] = [
   ]),
 ];
 
+let loaded: typeof Pino.pino | undefined;
+
+/**
+ * pino, required by the first logger rather than with the package, so that
+ * `import("switchyard")` stays cheap (issue 29). CommonJS only: the module
+ * every import of it gets.
+ */
+function loadPino(): typeof Pino.pino {
+  loaded ??= (createRequire(import.meta.url)("pino") as typeof Pino).pino;
+  return loaded;
+}
+
 export class LogLevelError extends Error {
   override readonly name = "LogLevelError";
   constructor(readonly level: string) {
     super(
-      `"${level}" is not a log level. Set LOG_LEVEL to one of: ${[...Object.keys(pino.levels.values), "silent"].join(", ")}.`,
+      `"${level}" is not a log level. Set LOG_LEVEL to one of: ${[...Object.keys(loadPino().levels.values), "silent"].join(", ")}.`,
     );
   }
 }
@@ -76,6 +90,7 @@ export interface LoggerOptions {
 export function createLogger(options: LoggerOptions = {}): Logger {
   const env = options.env ?? process.env;
   const level = options.level ?? (env.LOG_LEVEL?.trim() || "info");
+  const pino = loadPino();
   if (level !== "silent" && !(level in pino.levels.values)) throw new LogLevelError(level);
   const fromEnv = new SecretSet(secretsFromEnv(env));
   const pinoOptions = {

@@ -1,4 +1,6 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { createRequire } from "node:module";
+import type * as PromClient from "prom-client";
+import type { Counter, Registry } from "prom-client";
 import type { ToolOutcome, TurnResult } from "../core/agent/loop.ts";
 import type { ProcessErrorKind } from "./process-guard.ts";
 
@@ -70,7 +72,7 @@ function countable(value: number): number {
  * res.setHeader("content-type", metrics.contentType).end(await metrics.exposition());
  */
 export class Metrics {
-  readonly registry = new Registry();
+  readonly registry: Registry = new (promClient().Registry)();
   readonly #toolLabels = new Set<string>();
 
   readonly #queueWait = this.#histogram(
@@ -135,7 +137,7 @@ export class Metrics {
     "Conversation jobs queued and not yet taken by a worker, over every shard (the deployment's backlog; every process reports the same).",
   );
   #work: WorkSource | undefined;
-  readonly #turnsInProgress = new Gauge({
+  readonly #turnsInProgress = new (promClient().Gauge)({
     name: "switchyard_turns_in_progress",
     help: "Turns this process is running now.",
     registers: [this.registry],
@@ -150,16 +152,26 @@ export class Metrics {
   );
 
   constructor() {
-    collectDefaultMetrics({ register: this.registry });
+    promClient().collectDefaultMetrics({ register: this.registry });
   }
 
   // The metrics' own constructors, in this registry; `labels` are the series' bounded label names.
   #counter<L extends string = string>(name: string, help: string, labels: readonly L[] = []) {
-    return new Counter<L>({ name, help, labelNames: labels, registers: [this.registry] });
+    return new (promClient().Counter)<L>({
+      name,
+      help,
+      labelNames: labels,
+      registers: [this.registry],
+    });
   }
 
   #gauge<L extends string = string>(name: string, help: string, labels: readonly L[] = []) {
-    return new Gauge<L>({ name, help, labelNames: labels, registers: [this.registry] });
+    return new (promClient().Gauge)<L>({
+      name,
+      help,
+      labelNames: labels,
+      registers: [this.registry],
+    });
   }
 
   #histogram<L extends string = string>(
@@ -168,7 +180,7 @@ export class Metrics {
     buckets: number[],
     labels: readonly L[] = [],
   ) {
-    return new Histogram<L>({
+    return new (promClient().Histogram)<L>({
       name,
       help,
       buckets,
@@ -280,4 +292,15 @@ export class Metrics {
   countChannelError(platform: string, stage: string): void {
     this.#channelErrors.inc({ platform, stage });
   }
+}
+
+let loaded: typeof PromClient | undefined;
+
+/**
+ * prom-client, required by the first {@link Metrics} rather than with the
+ * package (issue 29). CommonJS only: the module every import of it gets.
+ */
+function promClient(): typeof PromClient {
+  loaded ??= createRequire(import.meta.url)("prom-client") as typeof PromClient;
+  return loaded;
 }

@@ -5,20 +5,15 @@ import { ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions";
 import type { TelemetryConfig } from "../core/config/telemetry-section.ts";
 import { setCaptureContent } from "./tracing.ts";
 import { instrumentClients } from "./tracing-clients.ts";
+import { tracingWanted } from "./tracing-wanted.ts";
+
+export { tracingWanted } from "./tracing-wanted.ts";
 
 /** A registered tracing SDK; `shutdown` sends what is still buffered. */
 export interface Tracing {
   /** Where spans go (the collector's traces URL, or "OTEL_* variables"). */
   readonly destination: string;
   shutdown(): Promise<void>;
-}
-
-/** Whether traces are configured: a `telemetry.endpoint`, or the standard variables. */
-export function tracingWanted(config: TelemetryConfig, env: NodeJS.ProcessEnv): boolean {
-  if (env.OTEL_SDK_DISABLED === "true" || env.OTEL_TRACES_EXPORTER === "none") return false;
-  return Boolean(
-    config.endpoint || env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
-  );
 }
 
 /**

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { createRequire } from "node:module";
 import {
   type Attributes,
   type Context,
@@ -12,7 +13,8 @@ import {
   SpanStatusCode,
   trace,
 } from "@opentelemetry/api";
-import { W3CTraceContextPropagator } from "@opentelemetry/core";
+import type * as OtelCore from "@opentelemetry/core";
+import type { W3CTraceContextPropagator } from "@opentelemetry/core";
 
 /**
  * Switchyard's spans. The code calls `@opentelemetry/api` only: until
@@ -30,7 +32,19 @@ export const TRACER_NAME = "switchyard";
 /** The trace context a message carries, as W3C `traceparent` / `tracestate` fields. */
 export type TraceCarrier = Readonly<Record<string, string>>;
 
-const propagator = new W3CTraceContextPropagator();
+let w3c: W3CTraceContextPropagator | undefined;
+
+/**
+ * The W3C trace-context propagator, built at the first message carried
+ * rather than with the package (issue 29). @opentelemetry/core is
+ * CommonJS only, so it is required where it is first needed.
+ */
+function propagator(): W3CTraceContextPropagator {
+  w3c ??= new (
+    createRequire(import.meta.url)("@opentelemetry/core") as typeof OtelCore
+  ).W3CTraceContextPropagator();
+  return w3c;
+}
 
 let captureContent = false;
 
@@ -78,7 +92,7 @@ export function hashedKey(key: string): string {
 export function injectCarrier(ctx: Context = context.active()): TraceCarrier | undefined {
   if (!trace.getSpan(ctx)?.isRecording()) return undefined;
   const carrier: Record<string, string> = {};
-  propagator.inject(ctx, carrier, {
+  propagator().inject(ctx, carrier, {
     set: (target, key, value) => {
       target[key] = value;
     },
@@ -89,7 +103,7 @@ export function injectCarrier(ctx: Context = context.active()): TraceCarrier | u
 /** The context a carrier names (a root context for none or a malformed one). */
 export function extractCarrier(carrier: TraceCarrier | undefined): Context {
   if (!carrier || typeof carrier.traceparent !== "string") return ROOT_CONTEXT;
-  return propagator.extract(ROOT_CONTEXT, carrier, {
+  return propagator().extract(ROOT_CONTEXT, carrier, {
     get: (source, key) => source[key],
     keys: (source) => Object.keys(source),
   });

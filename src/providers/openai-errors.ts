@@ -1,7 +1,8 @@
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import type { APIError } from "openai";
 import { ProviderError } from "../core/agent/provider.ts";
 import { MODEL_LIMIT_RULES, type ModelLimits } from "../core/config/model-section.ts";
 import type { Expiry } from "./deadlines.ts";
+import { openAISdkLoaded } from "./openai-sdk.ts";
 import { StreamEndedEarlyError, type StreamProgress } from "./openai-stream.ts";
 import { serverSaysRetry } from "./retry-policy.ts";
 import { OversizedEventError } from "./watched-fetch.ts";
@@ -68,13 +69,17 @@ export function classifyFailure(
   seen: AttemptSeen,
 ): Failure {
   const { where } = context;
-  if (thrown instanceof APIUserAbortError) return { error: abortedError(), retryable: false };
+  const sdk = openAISdkLoaded();
+  if (sdk && thrown instanceof sdk.APIUserAbortError) {
+    return { error: abortedError(), retryable: false };
+  }
   // Our own clocks run out first; the SDK's timeout is only a backstop set past the budget.
-  if (thrown instanceof APIConnectionTimeoutError) return timeoutFailure("call", context);
-  if (thrown instanceof APIConnectionError) {
+  if (sdk && thrown instanceof sdk.APIConnectionTimeoutError)
+    return timeoutFailure("call", context);
+  if (sdk && thrown instanceof sdk.APIConnectionError) {
     return network(`Could not reach the model provider at ${where}. Check OPENAI_BASE_URL.`);
   }
-  if (thrown instanceof APIError) return classifyStatus(thrown, context);
+  if (sdk && thrown instanceof sdk.APIError) return classifyStatus(thrown, context);
   if (thrown instanceof StreamEndedEarlyError) return endedEarly(context, seen);
   if (thrown instanceof OversizedEventError) {
     return badResponse(

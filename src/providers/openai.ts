@@ -1,5 +1,5 @@
 import { setTimeout as delay } from "node:timers/promises";
-import OpenAI, { type ClientOptions } from "openai";
+import type { ClientOptions, OpenAI } from "openai";
 import type { Provider, ProviderRequest, ProviderResponse } from "../core/agent/provider.ts";
 import { ProviderError } from "../core/agent/provider.ts";
 import { FALLBACK_MODEL } from "../core/config/bot-model.ts";
@@ -17,6 +17,7 @@ import {
   timeoutFailure,
 } from "./openai-errors.ts";
 import { buildChatRequest, toolsParser } from "./openai-request.ts";
+import { openAISdk } from "./openai-sdk.ts";
 import { freshProgress, readCompletionStream, type StreamProgress } from "./openai-stream.ts";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelayMs } from "./retry-policy.ts";
 import { type FetchWatch, watchedFetch } from "./watched-fetch.ts";
@@ -109,7 +110,8 @@ class ChatCompletionsProvider implements Provider {
   /** The server as logs and messages show it. */
   readonly #where: string;
   readonly #redact: (text: string) => string;
-  readonly #client: OpenAI;
+  readonly #clientOptions: ClientOptions;
+  #client: OpenAI | undefined;
   readonly #parseTools: ReturnType<typeof toolsParser>;
 
   constructor(options: OpenAIProviderOptions) {
@@ -123,12 +125,12 @@ class ChatCompletionsProvider implements Provider {
     };
     this.#where = displayURL(baseURL);
     this.#redact = redactor(options.apiKey);
-    this.#client = new OpenAI({
+    this.#clientOptions = {
       apiKey: options.apiKey || NO_API_KEY,
       baseURL,
       maxRetries: 0,
       logger: sdkLogger(this.#logger, this.#redact),
-    });
+    };
     this.#parseTools = toolsParser(this.#logger);
   }
 
@@ -140,6 +142,7 @@ class ChatCompletionsProvider implements Provider {
     const body = buildChatRequest(request, settings, this.#parseTools(request.tools));
     noteModel(body.model);
     const budget = new CallBudget(limits.callMs);
+    const client = await this.#sdkClient();
     for (let tries = 1; ; tries++) {
       const progress = freshProgress();
       const timers = budget.attempt(limits);
@@ -150,7 +153,13 @@ class ChatCompletionsProvider implements Provider {
       };
       let failure: FailureReading;
       try {
-        return await this.#attempt(request, body, { limits, timers, watch, progress, budget });
+        return await this.#attempt(client, request, body, {
+          limits,
+          timers,
+          watch,
+          progress,
+          budget,
+        });
       } catch (thrown) {
         if (request.signal?.aborted) throw abortedError();
         // A finished reply whose stream then stalled was returned above; this one was not finished.
@@ -177,7 +186,14 @@ class ChatCompletionsProvider implements Provider {
     };
   }
 
+  /** The SDK's client, built at the first call, when the SDK is imported (openai-sdk.ts). */
+  async #sdkClient(): Promise<OpenAI> {
+    this.#client ??= new (await openAISdk()).OpenAI(this.#clientOptions);
+    return this.#client;
+  }
+
   async #attempt(
+    client: OpenAI,
     request: ProviderRequest,
     body: OpenAI.ChatCompletionCreateParamsStreaming,
     { limits, timers, watch, progress, budget }: Attempt,
@@ -185,8 +201,8 @@ class ChatCompletionsProvider implements Provider {
     const signal = request.signal
       ? AbortSignal.any([request.signal, timers.signal])
       : timers.signal;
-    const client = this.#client.withOptions({ fetch: watchedFetch(watch) });
-    const stream = await client.chat.completions.create(
+    const watched = client.withOptions({ fetch: watchedFetch(watch) });
+    const stream = await watched.chat.completions.create(
       body,
       // The SDK's own timeout only backs ours up: it stops at the headers, ours does not.
       { signal, timeout: budget.remainingMs() + 1_000 },

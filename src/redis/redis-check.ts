@@ -1,5 +1,6 @@
-import { Redis, ReplyError } from "ioredis";
+import type { Redis } from "ioredis";
 import { formatRedisAddress } from "../core/config/index.ts";
+import { ioredis } from "./ioredis.ts";
 import { RedisClusterModeError, RedisClusterStateError } from "./redis-errors.ts";
 import { askOnceOptions, withTimeout } from "./redis-probe.ts";
 import type { ClusterTopology, RedisTopology } from "./redis-topology.ts";
@@ -46,7 +47,7 @@ export async function checkRedis(
   await timed(redis.ping());
   const info = await timed(redis.info("cluster")).catch((error: unknown) => {
     // A managed Redis may forbid INFO (an ACL without @dangerous): nothing to learn then.
-    if (error instanceof ReplyError) return "";
+    if (error instanceof ioredis().ReplyError) return "";
     throw error;
   });
   if (/^cluster_enabled:1\s*$/m.test(info)) {
@@ -103,7 +104,7 @@ export async function diagnoseClusterSeeds(
 ): Promise<string | undefined> {
   const seed = topology.nodes[0];
   if (seed === undefined) return undefined;
-  const client = new Redis({
+  const client = new (ioredis().Redis)({
     host: seed.host,
     port: seed.port,
     ...(topology.username ? { username: topology.username } : {}),

@@ -1,5 +1,6 @@
-import { Cluster, type ClusterOptions, Redis, type RedisOptions } from "ioredis";
+import type { ClusterOptions, Redis, RedisOptions } from "ioredis";
 import { registerSecret } from "../observability/secrets.ts";
+import { ioredis } from "./ioredis.ts";
 import type { RedisTopology } from "./redis-topology.ts";
 import { describeTopology } from "./redis-topology.ts";
 
@@ -85,7 +86,7 @@ export class RedisFactory {
         const url = topology.url ?? "redis://127.0.0.1:6379";
         const password =
           !passwordOf(url) && topology.password ? { password: topology.password } : {};
-        return new Redis(url, {
+        return new (ioredis().Redis)(url, {
           ...password,
           ...(topology.tls ? { tls: {} } : {}),
           ...(pipelined ? { enableAutoPipelining: true } : {}),
@@ -93,7 +94,7 @@ export class RedisFactory {
         });
       }
       case "sentinel":
-        return new Redis({
+        return new (ioredis().Redis)({
           sentinels: topology.sentinels.map(({ host, port }) => ({ host, port })),
           name: topology.name,
           ...credentials(topology),
@@ -120,7 +121,7 @@ export class RedisFactory {
           retryDelayOnTryAgain: 300,
           slotsRefreshTimeout: 2_000,
         };
-        return new Cluster(
+        return new (ioredis().Cluster)(
           topology.nodes.map(({ host, port }) => ({ host, port })),
           options,
         ) as unknown as Redis;

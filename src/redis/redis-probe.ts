@@ -1,4 +1,5 @@
-import { Redis, type RedisOptions, ReplyError } from "ioredis";
+import type { RedisOptions } from "ioredis";
+import { ioredis } from "./ioredis.ts";
 
 /**
  * Options for a throwaway client that asks once: it connects when asked,
@@ -25,7 +26,7 @@ export type PingResult =
  * always disconnects it. Never throws.
  */
 export async function pingOnce(url: string, timeoutMs: number): Promise<PingResult> {
-  const client = new Redis(url, askOnceOptions(timeoutMs));
+  const client = new (ioredis().Redis)(url, askOnceOptions(timeoutMs));
   let lastError: Error | undefined;
   client.on("error", (error: Error) => {
     lastError = error;
@@ -38,7 +39,7 @@ export async function pingOnce(url: string, timeoutMs: number): Promise<PingResu
     const cause = lastError ?? (error as Error);
     return {
       ok: false,
-      answered: error instanceof ReplyError || cause instanceof ReplyError,
+      answered: error instanceof ioredis().ReplyError || cause instanceof ioredis().ReplyError,
       reason: cause.message,
     };
   } finally {

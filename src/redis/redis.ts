@@ -1,6 +1,7 @@
-import { Redis, type RedisOptions } from "ioredis";
+import type { Redis, RedisOptions } from "ioredis";
 import type { RedisConfig } from "../core/config/index.ts";
 import { registerSecret } from "../observability/secrets.ts";
+import { ioredis } from "./ioredis.ts";
 import type { RedisCheck } from "./redis-check.ts";
 import { RedisNotInstalledError, RedisUnavailableError } from "./redis-errors.ts";
 import { RedisFactory } from "./redis-factory.ts";
@@ -98,7 +99,7 @@ function passwordOf(url: string): string | undefined {
  */
 export function createRedisConnection(url: string, options: RedisOptions = {}): Redis {
   registerSecret(passwordOf(url));
-  return new Redis(url, { maxRetriesPerRequest: null, ...options });
+  return new (ioredis().Redis)(url, { maxRetriesPerRequest: null, ...options });
 }
 
 /**

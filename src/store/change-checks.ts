@@ -1,4 +1,4 @@
-import { SWITCH_VALUES } from "../core/availability/intent.ts";
+import { KEY_SWITCH_VALUES, SWITCH_VALUES } from "../core/availability/intent.ts";
 import { isWellFormedKey } from "../core/availability/keys.ts";
 import { isLoadMode } from "../core/loading/modes.ts";
 import { StoreInputError } from "./errors.ts";
@@ -22,6 +22,15 @@ export function checkSwitch(subject: string, value: string): void {
   if (!(SWITCH_VALUES as readonly string[]).includes(value)) {
     throw new StoreInputError(
       `Cannot set ${subject} to ${JSON.stringify(value)}: use "on", "off" or "follow".`,
+    );
+  }
+}
+
+/** A tool key's value: a switch, or `ask`. */
+export function checkKeySwitch(subject: string, value: string): void {
+  if (!(KEY_SWITCH_VALUES as readonly string[]).includes(value)) {
+    throw new StoreInputError(
+      `Cannot set ${subject} to ${JSON.stringify(value)}: use "on", "off", "ask" or "follow".`,
     );
   }
 }

@@ -21,6 +21,17 @@ const checkpointSchema = z.looseObject({
   files: z
     .array(z.looseObject({ ref: z.string(), name: z.string(), type: z.string(), bytes: count }))
     .optional(),
+  approval: z
+    .looseObject({
+      id: z.string().regex(/^[a-z0-9]{12}$/),
+      step: count,
+      calls: z.array(
+        z.looseObject({ callId: z.string(), tool: z.string(), arguments: z.string() }),
+      ),
+      requester: z.looseObject({ user: z.string() }),
+      expiresAt: z.number(),
+    })
+    .optional(),
   calling: z
     .object({
       step: count,

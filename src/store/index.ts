@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import { type LoggerPort, silentLogger } from "../core/logger.ts";
 import { AccessStore } from "./access-store.ts";
+import { ApprovalStore } from "./approval-store.ts";
 import { HistoryStore } from "./history-store.ts";
 import { IntentStore } from "./intent-store.ts";
 import { DEFAULT_PREFIX, KeyScheme } from "./keys.ts";
@@ -20,6 +21,13 @@ export {
   type PendingPage,
   pairingCodeHash,
 } from "./access-store.ts";
+export {
+  APPROVAL_KEEP_MS,
+  ApprovalStore,
+  type DecideOutcome,
+  newApprovalId,
+  type StoredDecision,
+} from "./approval-store.ts";
 export { StoreInputError } from "./errors.ts";
 export { type CompactionLimits, groupMessages, type MessageGroup } from "./history-groups.ts";
 export { type CompactionResult, type HistoryReading, HistoryStore } from "./history-store.ts";
@@ -87,6 +95,8 @@ export interface Store {
   readonly settings: SettingsStore;
   /** `/new`, atomic against a turn in progress. */
   readonly resets: ResetStore;
+  /** Approval requests' decisions and claimed calls (`ask` tools). */
+  readonly approvals: ApprovalStore;
 }
 
 /**
@@ -110,5 +120,6 @@ export function createStore(redis: Redis, options: StoreOptions = {}): Store {
     reservations: new ReservationStore(redis, keys),
     settings: new SettingsStore(redis, keys, logger),
     resets: new ResetStore(redis, keys),
+    approvals: new ApprovalStore(redis, keys, logger),
   };
 }

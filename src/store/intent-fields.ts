@@ -1,13 +1,14 @@
 import {
   type IntentChange,
   type IntentReading,
+  type KeySwitch,
   readIntent,
-  type Switch,
 } from "../core/availability/intent.ts";
-import { ALL_KEY } from "../core/availability/keys.ts";
+import { ALL_KEY, keyValueOf } from "../core/availability/keys.ts";
 import {
   checkIds,
   checkKey,
+  checkKeySwitch,
   checkMode,
   checkSwitch,
   checkToolset,
@@ -22,12 +23,12 @@ import { decisionField, decisionValue, readDecisions } from "./decision-fields.t
  * | field       | value                                         |
  * | ----------- | --------------------------------------------- |
  * | `v`         | `1`                                           |
- * | `master`    | `on` / `off` (the `all` key)                  |
+ * | `master`    | `on` / `off` / `ask` (the `all` key)          |
  * | `toolset`   | a toolset name                                |
  * | `webSearch` | `on` / `off`                                  |
  * | `mode`      | a load mode                                   |
  * | `picked`    | a JSON array of ids, sorted                   |
- * | `d:<key>`   | `1` / `0`, one per decision                   |
+ * | `d:<key>`   | `1` / `0` / `ask`, one per decision           |
  * | `m:<id>`    | the mount's sequence number (load order)      |
  * | `mseq`      | the last sequence number handed to a mount    |
  */
@@ -72,12 +73,12 @@ export function fieldWrites(change: FieldChange): FieldWrites {
   }
 }
 
-function switchWrites(key: string, value: Switch): FieldWrites {
+function switchWrites(key: string, value: KeySwitch): FieldWrites {
   if (key === ALL_KEY) return optional(MASTER_FIELD, value === "follow" ? null : value);
   const field = decisionField(key);
   return value === "follow"
     ? { set: {}, del: [field] }
-    : { set: { [field]: decisionValue(value === "on") }, del: [] };
+    : { set: { [field]: decisionValue(keyValueOf(value)) }, del: [] };
 }
 
 function optional(field: string, value: string | null): FieldWrites {
@@ -131,7 +132,7 @@ export function checkIntentChange(change: IntentChange): void {
   switch (change.kind) {
     case "set":
       checkKey(change.key);
-      checkSwitch(change.key, change.value);
+      checkKeySwitch(change.key, change.value);
       return;
     case "reset":
       if (change.key !== undefined) checkKey(change.key);

@@ -91,6 +91,26 @@ export class KeyScheme {
     return `${this.conversationTag(address)}:tool-file:${ref}`;
   }
 
+  /**
+   * HASH: the decision on one approval request (`verdict`, `user`, `name`,
+   * `at`), the calls claimed before they ran (`claim:<call id>`) and whether
+   * the request was edited to its outcome (`edited`), in the conversation's
+   * slot, so one script checks the checkpoint and records the first decision.
+   * e.g. "sy:{conv:slack:T1:C1:C1}:approval:k3x9q2m7p1ab".
+   */
+  approval(address: ConversationAddress, id: string): string {
+    return `${this.conversationTag(address)}:approval:${id}`;
+  }
+
+  /**
+   * STRING with a TTL: which conversation an approval request belongs to
+   * (its address as JSON), so a click that carries only the request's id
+   * finds it. e.g. "sy:{approval:k3x9q2m7p1ab}".
+   */
+  approvalIndex(id: string): string {
+    return `${this.prefix}:{approval:${id}}`;
+  }
+
   conversation(address: ConversationAddress): ConversationKeys {
     const tag = this.conversationTag(address);
     return {

@@ -1,5 +1,6 @@
 import type { ConversationAddress } from "../core/agent/inbound.ts";
-import type { Switch } from "../core/availability/intent.ts";
+import type { KeySwitch, Switch } from "../core/availability/intent.ts";
+import { type KeyValue, keyValueOf } from "../core/availability/keys.ts";
 import type { ScopeLayer, ScopeStack } from "../core/availability/scopes.ts";
 import { isLoadMode, type LoadMode } from "../core/loading/modes.ts";
 import { checkSwitch } from "./change-checks.ts";
@@ -15,7 +16,7 @@ import { runTransaction } from "./transaction.ts";
 
 /** A change to a workspace's or channel's layer, applied atomically on its own fields. */
 export type ScopeChange =
-  | { readonly kind: "set"; readonly key: string; readonly value: Switch }
+  | { readonly kind: "set"; readonly key: string; readonly value: KeySwitch }
   /** One key back to "follow", or with no key every tool decision, the toolset and the mode. */
   | { readonly kind: "reset"; readonly key?: string }
   | { readonly kind: "toolset"; readonly name: string | null }
@@ -52,7 +53,7 @@ const SKILL_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 /**
  * The workspace and channel layers people change from chat, one HASH per
- * scope in the same layout as a conversation's intent: `d:<key>` = "1"/"0",
+ * scope in the same layout as a conversation's intent: `d:<key>` = "1"/"0"/"ask",
  * `toolset`, `mode`, `v`, plus skill toggles `s:<name>` = "1"/"0". A field
  * damaged by hand is skipped with a warning; the rest of the layer still
  * holds.
@@ -143,7 +144,7 @@ export class ScopeStore extends StateStore {
         const value = change.kind === "set" ? change.value : "follow";
         const field = decisionField(change.key as string);
         if (value === "follow") multi.hdel(key, field);
-        else set[field] = decisionValue(value === "on");
+        else set[field] = decisionValue(keyValueOf(value));
         break;
       }
       case "toolset":
@@ -202,7 +203,7 @@ export class ScopeStore extends StateStore {
   #layer(hash: Readonly<Record<string, string>>, key: string): ScopeLayer {
     const { decisions, damaged } = readDecisions(hash);
     for (const [field, why] of damaged) this.#damaged(key, field, why);
-    const layer: { keys?: Record<string, boolean>; toolset?: string; mode?: LoadMode } = {};
+    const layer: { keys?: Record<string, KeyValue>; toolset?: string; mode?: LoadMode } = {};
     if (Object.keys(decisions).length > 0) layer.keys = decisions;
     const toolset = hash[TOOLSET_FIELD];
     if (toolset !== undefined) {

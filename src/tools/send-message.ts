@@ -22,7 +22,9 @@ const MAX_TEXT = 3_000;
  * the bot is in, on behalf of the person asking. Who may post there is asked
  * of the platform when the tool runs (rule 8), so it cannot be used to speak
  * where the person could not; the message says who asked for it. Deferred:
- * most turns never need it.
+ * most turns never need it. It asks first by default (`approval: "ask"`):
+ * what it posts lands in front of people outside this conversation, so a
+ * person sees the text before it goes; `/tools on send_message` lifts that.
  */
 export function sendMessageTool(ports: MessagingPorts): AnyTool {
   return defineTool({
@@ -39,6 +41,7 @@ export function sendMessageTool(ports: MessagingPorts): AnyTool {
     }),
     defer: true,
     effects: true,
+    approval: "ask",
     execute: async ({ to, text }, ctx) => {
       const directory = ports.directory(ctx.platform);
       const outbound = ports.outbound(ctx.platform);

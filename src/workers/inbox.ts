@@ -67,6 +67,21 @@ if left == 0 and redis.call('EXISTS', KEYS[3]) == 0 then redis.call('DEL', KEYS[
 return left + redis.call('EXISTS', KEYS[3])
 `);
 
+// KEYS: lease, inbox, decision, control. ARGV: token, turn id, messages the turn consumed,
+// wake on a new message (1/0). Parks a turn waiting for approval: lets go of the lease
+// although its checkpoint remains, unless something it waits for came meanwhile: a decision,
+// a stop or interrupt signal for the turn, or (steer and interrupt) a message after its own.
+// Returns 0 when parked, 1 when the turn must look again at once, -1 when the lease was lost.
+const PARK = new LuaScript(`
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
+if redis.call('HEXISTS', KEYS[3], 'verdict') == 1 then return 1 end
+local control = redis.call('GET', KEYS[4])
+if control and string.sub(control, 1, #ARGV[2] + 1) == ARGV[2] .. '|' then return 1 end
+if ARGV[4] == '1' and redis.call('LLEN', KEYS[2]) > tonumber(ARGV[3]) then return 1 end
+redis.call('DEL', KEYS[1])
+return 0
+`);
+
 // KEYS: lease, inbox, pickups. ARGV: token, the first message's event id, how many.
 // Drops messages given up before their turn began, and their pickup count. Returns 1, or 0 if
 // the lease was lost. Run again (Redis ran it and died before answering, and the client sent it
@@ -191,6 +206,33 @@ export class Inbox {
       [token, firstEventId, count],
     );
     return Number(dropped) === 1;
+  }
+
+  /**
+   * Lets go of a conversation whose turn waits for approval (see {@link PARK}):
+   * "parked" (the lease is free; a wake job resumes the turn), "look" (what
+   * it waits for came meanwhile: resume now), or "lost".
+   */
+  async park(
+    address: ConversationAddress,
+    token: string,
+    wait: {
+      readonly approvalId: string;
+      readonly turnId: string;
+      readonly consumed: number;
+      readonly wakeOnMessage: boolean;
+    },
+  ): Promise<"parked" | "look" | "lost"> {
+    const k = this.keysOf(address);
+    const tag = this.keys.conversationTag(address);
+    const parked = Number(
+      await PARK.run(
+        this.redis,
+        [k.lease, k.inbox, this.keys.approval(address, wait.approvalId), `${tag}:control`],
+        [token, wait.turnId, wait.consumed, wait.wakeOnMessage ? 1 : 0],
+      ),
+    );
+    return parked === 0 ? "parked" : parked === 1 ? "look" : "lost";
   }
 
   /** Lets go when idle. Returns 0 when released, >0 when there is work after all, -1 if lost. */

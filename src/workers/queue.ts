@@ -1,10 +1,16 @@
 import { createHash } from "node:crypto";
-import { Queue } from "bullmq";
+import type { Queue } from "bullmq";
 import { z } from "zod";
-import { conversationKey, INBOUND_TEXT_LIMIT, type InboundMessage } from "../core/agent/inbound.ts";
+import {
+  type ConversationAddress,
+  conversationKey,
+  INBOUND_TEXT_LIMIT,
+  type InboundMessage,
+} from "../core/agent/inbound.ts";
 import { traceIngress } from "../observability/tracing-ingress.ts";
 import { type Enqueue, InboundMessageError } from "../ports/enqueue.ts";
 import { addressPart, senderFields } from "../ports/sender-fields.ts";
+import { bullmq } from "../redis/bullmq.ts";
 import { KeyScheme } from "../store/keys.ts";
 import type { Inbox } from "./inbox.ts";
 import { ShardLayouts, shardOf, shardQueues, TURN_QUEUE } from "./shards.ts";
@@ -86,7 +92,10 @@ export class ConversationQueue implements Enqueue {
     this.#shards = options.shards ?? 1;
     this.queues = shardQueues(keys, this.#shards).map(
       ({ prefix }) =>
-        new Queue<TurnJob>(options.name ?? TURN_QUEUE, { connection: inbox.redis, prefix }),
+        new (bullmq().Queue)<TurnJob>(options.name ?? TURN_QUEUE, {
+          connection: inbox.redis,
+          prefix,
+        }),
     );
     // On a cluster the inbox and the shard's queue live on different nodes, and
     // one connection orders commands per node only.
@@ -151,6 +160,40 @@ export class ConversationQueue implements Enqueue {
     const [fresh] = await Promise.all([pushed, added]);
     await this.#replicated();
     return { fresh };
+  }
+
+  /**
+   * Makes sure a worker looks at the conversation (in `delayMs`, or now)
+   * without a message: an approval decided, a wait that runs out. `jobId`
+   * makes it once: a wake already queued under it is not queued again.
+   */
+  async wake(
+    address: ConversationAddress,
+    wake: { readonly jobId: string; readonly delayMs?: number },
+  ): Promise<void> {
+    if (!this.#onRecord) await this.#register();
+    const queue = this.queues[shardOf(conversationKey(address), this.#shards)] as Queue<TurnJob>;
+    const delay = Math.max(0, Math.round(wake.delayMs ?? 0));
+    await queue.add(
+      "turn",
+      {
+        address: {
+          platform: address.platform,
+          workspace: address.workspace,
+          channel: address.channel,
+          conversation: address.conversation,
+        },
+        enqueuedAt: Date.now() + delay,
+      },
+      {
+        jobId: wake.jobId,
+        ...(delay > 0 ? { delay } : {}),
+        removeOnComplete: true,
+        removeOnFail: { count: 1000 },
+        attempts: 5,
+        backoff: { type: "exponential", delay: 500 },
+      },
+    );
   }
 
   /** Records the shard count once; a failure is the enqueue's, and the next one tries again. */

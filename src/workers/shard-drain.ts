@@ -1,7 +1,8 @@
-import { Queue, Worker, type WorkerOptions } from "bullmq";
+import type { Queue, Worker, WorkerOptions } from "bullmq";
 import type { Redis } from "ioredis";
 import type { LoggerPort } from "../core/logger.ts";
 import { RepeatedWarnings } from "../observability/repeated-warnings.ts";
+import { bullmq } from "../redis/bullmq.ts";
 import type { KeyScheme } from "../store/keys.ts";
 import type { TurnJob } from "./queue.ts";
 import { ShardLayouts, shardQueues, TURN_QUEUE } from "./shards.ts";
@@ -119,7 +120,7 @@ export class ShardDrainer {
   async #pending(prefix: string): Promise<number> {
     let queue = this.#queues.get(prefix);
     if (queue === undefined) {
-      queue = new Queue<TurnJob>(this.options.queueName ?? TURN_QUEUE, {
+      queue = new (bullmq().Queue)<TurnJob>(this.options.queueName ?? TURN_QUEUE, {
         connection: this.options.connection,
         prefix,
       });
@@ -130,7 +131,7 @@ export class ShardDrainer {
   }
 
   #drain(prefix: string): void {
-    const worker = new Worker<TurnJob>(
+    const worker = new (bullmq().Worker)<TurnJob>(
       this.options.queueName ?? TURN_QUEUE,
       this.options.processor,
       {

@@ -68,6 +68,18 @@ export class StreamingReply {
     else this.#timer = setTimeout(() => this.#send(), wait);
   }
 
+  /**
+   * Shows the newest text now, whatever the interval: a turn that parks on
+   * an approval request leaves its message showing all it streamed, not the
+   * last throttled edit.
+   */
+  async flush(): Promise<void> {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (!this.#closed) this.#send();
+    await this.#inFlight;
+  }
+
   /** Stops editing and waits for what is in flight; returns the ref, if anything was posted. */
   async close(): Promise<string | undefined> {
     this.#closed = true;

@@ -1,6 +1,6 @@
 import { resolveConversationSkills } from "../conversation/contract.ts";
 import { type ConversationAddress, conversationKey } from "../core/agent/inbound.ts";
-import { runTurn, type TurnResult } from "../core/agent/loop.ts";
+import { type DecidedApproval, runTurn, type TurnResult } from "../core/agent/loop.ts";
 import type { ChatMessage } from "../core/agent/messages.ts";
 import { buildSystemPrompt } from "../core/agent/prompt.ts";
 import { VISION_CAPABILITY } from "../core/attachments/model-vision.ts";
@@ -25,6 +25,8 @@ export interface TurnRun {
   readonly choices: TurnChoices;
   /** The turn's capabilities, for the model it runs on. */
   readonly capabilities: Capabilities;
+  /** The decision on the request the turn was parked on, for the step's recorded calls. */
+  readonly approval?: DecidedApproval;
 }
 
 /** The agent loop over this turn's history, tools and checkpoint. */
@@ -32,7 +34,7 @@ export function askModel(
   env: TurnEnvironment,
   address: ConversationAddress,
   start: TurnStart,
-  { contract, steps, signal, watch, choices, capabilities }: TurnRun,
+  { contract, steps, signal, watch, choices, capabilities, approval }: TurnRun,
   onText: (text: string) => void,
 ): Promise<TurnResult> {
   const { checkpoint, pending } = start;
@@ -66,6 +68,7 @@ export function askModel(
     ...(checkpoint.calling?.step === checkpoint.step
       ? { calling: checkpoint.calling.message }
       : {}),
+    ...(approval && checkpoint.approval?.step === checkpoint.step ? { approval } : {}),
     provider: tracedProvider(env.provider),
     cacheKey: conversationKey(address),
     ...(choices.model !== undefined ? { model: choices.model } : {}),

@@ -97,6 +97,27 @@ export async function countShared(
 }
 
 /**
+ * Counts what a turn cost before it parked on an approval request, for the
+ * conversation, the workspace and the person, once per request (the id
+ * guards it): the turn's usage after it resumes is counted when it ends.
+ */
+export async function countParked(
+  env: TurnEnvironment,
+  counted: TurnUsage,
+  requestId: string,
+): Promise<void> {
+  try {
+    const { subject, usage, costMicros, now } = counted;
+    await env.store.usage.record(subject, `ask-${requestId}`, usage, costMicros, now);
+  } catch (error) {
+    env.logger.warn("a parked turn's token usage could not be counted", {
+      conversation: conversationKey(counted.subject.address),
+      error: (error as Error)?.message,
+    });
+  }
+}
+
+/**
  * Gives back the token-budget reservations of a turn's messages when the
  * turn ends without usage to count (given up). A failure is logged: the
  * reservations then expire on their own.

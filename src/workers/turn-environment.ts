@@ -10,6 +10,7 @@ import type { AttachmentReader } from "../ports/file-source.ts";
 import type { Outbounds } from "../ports/outbound.ts";
 import type { ToolFileStore } from "../ports/tool-files.ts";
 import type { HistoryReading } from "../store/index.ts";
+import type { ApprovalDesk } from "./approval-desk.ts";
 import type { Inbox } from "./inbox.ts";
 import type { TurnSignals } from "./turn-signals.ts";
 
@@ -38,6 +39,12 @@ export interface TurnEnvironment extends ContractSources {
   readonly toolFiles?: ToolFileStore;
   /** Stop and interrupt signals for running turns; unset: turns cannot be stopped. */
   readonly signals?: TurnSignals;
+  /**
+   * The approvals desk: the approval policy, and the expiry a parked turn
+   * schedules; unset: the config's policy, and nothing ends a wait on time
+   * (a decision, `/stop` or a message still does).
+   */
+  readonly approvals?: ApprovalDesk;
 }
 
 /** Hooks for metrics; every one optional. */

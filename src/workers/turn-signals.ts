@@ -81,6 +81,12 @@ export class TurnSignals {
     private readonly subscriber: Redis | undefined,
     private readonly keys: KeyScheme,
     private readonly logger?: LoggerPort,
+    /**
+     * Cancels the approval request a parked turn waits on, and wakes it (the
+     * approvals desk's `cancel`): a parked turn runs on no worker, so no
+     * watch hears a stop; true when one was cancelled.
+     */
+    private readonly cancelParked?: (address: ConversationAddress) => Promise<boolean>,
   ) {
     this.#channel = `${keys.prefix}:turn-signals`;
   }
@@ -115,7 +121,11 @@ export class TurnSignals {
     await this.subscriber.unsubscribe(this.#channel).catch(() => {});
   }
 
-  /** Signals the conversation's running turn; false when no turn was running (or, to interrupt, none older than the waiting messages). */
+  /**
+   * Signals the conversation's running turn; false when no turn was running
+   * (or, to interrupt, none older than the waiting messages). A stop also
+   * cancels the request a parked turn waits on, which wakes it to end.
+   */
   async send(address: ConversationAddress, kind: TurnSignalKind): Promise<boolean> {
     const tag = this.keys.conversationTag(address);
     const turnId = await SIGNAL.run(
@@ -123,6 +133,8 @@ export class TurnSignals {
       [this.keys.conversation(address).checkpoint, `${tag}:control`, `${tag}:inbox`],
       [kind, SIGNAL_TTL_MS, this.#channel, conversationKey(address)],
     );
+    // After the signal is stored: the woken turn finds it and ends as a stopped turn does.
+    if (kind === "stop" && typeof turnId === "string") await this.cancelParked?.(address);
     return typeof turnId === "string";
   }
 

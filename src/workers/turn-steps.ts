@@ -2,6 +2,7 @@ import type { Checkpoint } from "../core/agent/checkpoint.ts";
 import type { ConversationAddress, InboundMessage } from "../core/agent/inbound.ts";
 import type { TurnInput } from "../core/agent/loop.ts";
 import type { ChatMessage } from "../core/agent/messages.ts";
+import type { ApprovalWait } from "../core/approvals/approval.ts";
 import type { Capabilities } from "../core/availability/capabilities.ts";
 import { attachmentRecord, readAttachments, userMessage } from "./turn-begin.ts";
 import { LostLeaseError, type TurnEnvironment } from "./turn-environment.ts";
@@ -61,12 +62,28 @@ export class TurnSteps {
     await this.durable();
   };
 
+  /**
+   * Stores that the step's recorded calls wait for a decision: the turn is
+   * parked from here on (see src/workers/approval-wait.ts). Waits for the
+   * write: the request is posted only for a stored wait.
+   */
+  async awaitApproval(wait: ApprovalWait): Promise<Checkpoint> {
+    this.#checkLease();
+    const current = this.#checkpoint;
+    const next: Checkpoint = { ...current, approval: wait };
+    const expected = { turnId: current.turnId, step: current.step };
+    this.#issue(this.env.store.turns.writeCheckpoint(this.address, next, expected));
+    this.#checkpoint = next;
+    await this.durable();
+    return next;
+  }
+
   readonly commit: TurnInput["commit"] = async (step) => {
     this.#checkLease();
     const current = this.#checkpoint;
     const newLoads = step.loaded.filter((id) => !current.loaded.includes(id));
-    // The step's calls are in history now; the record of them is done with.
-    const { calling: _done, ...rest } = current;
+    // The step's calls are in history now; the record of them (and of their wait) is done with.
+    const { calling: _done, approval: _decided, ...rest } = current;
     const next: Checkpoint = {
       ...rest,
       step: step.step + 1,

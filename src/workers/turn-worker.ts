@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { DelayedError, type Job, Worker } from "bullmq";
+import type { Job, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { conversationKey } from "../core/agent/inbound.ts";
 import { isTransientFailure } from "../core/transient-failure.ts";
 import { RepeatedWarnings } from "../observability/repeated-warnings.ts";
+import { bullmq } from "../redis/bullmq.ts";
 import { KeyScheme } from "../store/keys.ts";
 import type { TurnJob } from "./queue.ts";
 import { ShardDrainer } from "./shard-drain.ts";
@@ -77,7 +78,7 @@ export class TurnWorker {
     const processor = (job: Job<TurnJob>, token: string | undefined) => this.#process(job, token);
     this.workers = queues.map(
       ({ prefix }) =>
-        new Worker<TurnJob>(options.queueName ?? TURN_QUEUE, processor, {
+        new (bullmq().Worker)<TurnJob>(options.queueName ?? TURN_QUEUE, processor, {
           ...workerOptions,
           connection: options.connection,
           prefix,
@@ -146,7 +147,7 @@ export class TurnWorker {
       if (taken.holder.startsWith(`${job.id}|`)) {
         // This job's earlier run died holding the lease: come back when it expires.
         await job.moveToDelayed(Date.now() + Math.max(taken.ttlMs, 0) + 50, token);
-        throw new DelayedError();
+        throw new (bullmq().DelayedError)();
       }
       // A message for a conversation that interrupts: the running turn ends at once, and the
       // holder's next turn takes this message with the rest.
@@ -180,7 +181,7 @@ export class TurnWorker {
           conversation: conversationKey(address),
         });
         await job.moveToDelayed(Date.now() + this.#retryMs, token);
-        throw new DelayedError();
+        throw new (bullmq().DelayedError)();
       }
       if (isTransientFailure(error)) {
         // Redis refusing or away: not the turn's fault, so it costs none of the job's attempts.
@@ -192,7 +193,7 @@ export class TurnWorker {
           },
         );
         await job.moveToDelayed(Date.now() + this.#retryMs, token);
-        throw new DelayedError();
+        throw new (bullmq().DelayedError)();
       }
       // The job is retried (and the turn resumed from its checkpoint); count the failure.
       this.env.logger.warn("a turn failed; its job will be retried", {

@@ -2,7 +2,9 @@ import { conversationCapabilities, freezeState } from "../conversation/contract.
 import { type ConversationAddress, conversationKey } from "../core/agent/inbound.ts";
 import type { TurnResult } from "../core/agent/loop.ts";
 import { planTake } from "../core/agent/queue-mode.ts";
+import type { ApprovalDecision } from "../core/approvals/approval.ts";
 import { beforeTurn, noteTurnEnd, traceTurn } from "../observability/tracing-turn.ts";
+import { closeRequest, openWait, wakeParked } from "./approval-wait.ts";
 import { deliver, keepTyping, targetOf } from "./delivery.ts";
 import { begunAt, countPickup, stalled, unbegunAt } from "./pickups.ts";
 import { giveUp, giveUpUnbegun } from "./resume.ts";
@@ -11,12 +13,15 @@ import { openTurnStream } from "./stream-state.ts";
 import { askModel } from "./turn-ask.ts";
 import { beginTurn } from "./turn-begin.ts";
 import { choicesOf, type TurnChoices } from "./turn-choices.ts";
-import { countShared, markCutShort, type TurnUsage, turnUsage } from "./turn-end.ts";
+import { countParked, countShared, markCutShort, type TurnUsage, turnUsage } from "./turn-end.ts";
 import { LostLeaseError, type TurnEnvironment, type TurnStart } from "./turn-environment.ts";
 import { TurnSteps } from "./turn-steps.ts";
 
 /** How a turn ended for the drain: the inbox messages it consumed, and its usage to count. */
-interface TurnOutcome {
+type TurnOutcome = EndedTurn | { readonly opened: string };
+
+/** A turn that ended (answered, stopped, given up): the drain trims the inbox. */
+interface EndedTurn {
   readonly consumed: number;
   /** The turn's usage: counted for the conversation by the inbox trim that ends the turn, then for the rest. */
   readonly usage?: TurnUsage;
@@ -35,6 +40,8 @@ export async function drainConversation(
   first?: Snapshot,
 ): Promise<void> {
   let next = first;
+  /** The approval wait this drain opened a moment ago: its request is not posted yet. */
+  let opened: string | undefined;
   for (;;) {
     if (signal.aborted) throw new LostLeaseError("lease lost");
     const snap = next ?? (await readSnapshot(env, address));
@@ -43,10 +50,19 @@ export async function drainConversation(
     const turnEnv: TurnEnvironment = { ...env, registry: env.registry.snapshot() };
     // `/queue` and `/model` apply at turn boundaries, like every change people make.
     const choices = choicesOf(env, address, snap.state.settings);
-    const outcome = await nextTurn(turnEnv, address, snap, { token: leaseToken, signal }, choices);
+    const lease = { token: leaseToken, signal, opened };
+    opened = undefined;
+    const outcome = await nextTurn(turnEnv, address, snap, lease, choices);
     if (outcome === "again") continue;
+    // Parked on an approval request: the lease is let go, the checkpoint stays.
+    if (outcome === "parked") return;
     if (outcome === "idle") {
       if ((await env.inbox.release(address, leaseToken)) <= 0) return;
+      continue;
+    }
+    // A turn that just began waiting for approval: the next look posts its request and parks it.
+    if ("opened" in outcome) {
+      opened = outcome.opened;
       continue;
     }
     const { usage } = outcome;
@@ -79,20 +95,34 @@ async function nextTurn(
   env: TurnEnvironment,
   address: ConversationAddress,
   snap: Snapshot,
-  lease: { readonly token: string; readonly signal: AbortSignal },
+  lease: { readonly token: string; readonly signal: AbortSignal; readonly opened?: string },
   choices: TurnChoices,
-): Promise<TurnOutcome | "idle" | "again"> {
+): Promise<TurnOutcome | "idle" | "again" | "parked"> {
   const { signal } = lease;
   const count = (at: string, takes: number) =>
     countPickup(env.inbox.redis, env.store.keys, address, { at, token: lease.token, takes });
   if (snap.checkpoint) {
     const { checkpoint } = snap;
+    let decision: ApprovalDecision | undefined;
+    if (checkpoint.approval) {
+      // Before the pickup is counted: a parked turn woken many times (by messages, by
+      // clicks that change nothing) is not stuck, and must never be given up as stalled.
+      const woken = await wakeParked(env, address, {
+        checkpoint: { ...checkpoint, approval: checkpoint.approval },
+        pending: snap.pending,
+        token: lease.token,
+        choices,
+        fresh: lease.opened === checkpoint.approval.id,
+      });
+      if (woken.kind === "parked") return "parked";
+      decision = woken.decision;
+    }
     const start = { ...snap, checkpoint, pending: snap.pending.slice(0, checkpoint.inboxCount) };
     if (stalled(await count(begunAt(checkpoint), checkpoint.inboxCount))) {
       await giveUp(env, address, start);
       return { consumed: checkpoint.inboxCount };
     }
-    return runOneTurn(env, address, start, signal, choices);
+    return runOneTurn(env, address, start, signal, choices, decision);
   }
   if (snap.pending.length === 0) return "idle";
   const plan = planTake(snap.pending, choices.behaviour, Date.now());
@@ -144,6 +174,7 @@ function runOneTurn(
   start: TurnStart,
   signal: AbortSignal,
   choices: TurnChoices,
+  decision?: ApprovalDecision,
 ): Promise<TurnOutcome> {
   const traced = {
     address,
@@ -151,7 +182,9 @@ function runOneTurn(
     resumed: !start.contract,
     queueMode: choices.behaviour.mode,
   };
-  return traceTurn(traced, () => runTracedTurn({ env, address, start, signal, choices }));
+  return traceTurn(traced, () =>
+    runTracedTurn({ env, address, start, signal, choices, ...(decision ? { decision } : {}) }),
+  );
 }
 
 /** What {@link runOneTurn} runs a turn with. */
@@ -161,6 +194,8 @@ interface OneTurn {
   readonly start: TurnStart;
   readonly signal: AbortSignal;
   readonly choices: TurnChoices;
+  /** The decision on the approval request the turn was parked on. */
+  readonly decision?: ApprovalDecision;
 }
 
 async function runTracedTurn({
@@ -169,16 +204,22 @@ async function runTracedTurn({
   start,
   signal,
   choices,
+  decision,
 }: OneTurn): Promise<TurnOutcome> {
   const started = Date.now();
   const { checkpoint, pending } = start;
   const resumed = start.contract === undefined;
-  const contract = start.contract ?? freezeState(env, address, start.state, checkpoint.loaded);
+  let contract = start.contract ?? freezeState(env, address, start.state, checkpoint.loaded);
   if (checkpoint.contractHash !== contract.hash) {
     env.logger.warn(
       "the tools changed while this turn was interrupted; it resumes with the current ones",
       { conversation: conversationKey(address), turnId: checkpoint.turnId },
     );
+  }
+  // Resumed with a decision: the request shows it (once) before any call of the step runs.
+  const wait = checkpoint.approval;
+  if (wait && decision) {
+    contract = await closeRequest(env, address, checkpoint, pending, decision, contract);
   }
   const outbound = env.outbounds[address.platform];
   const target = targetOf(address, pending.at(-1));
@@ -196,14 +237,26 @@ async function runTracedTurn({
       // A stop or interrupt may have come while no worker ran this turn.
       const found = await env.signals.boundary(address, checkpoint.turnId, 0, false);
       if (found.signal) watch.abort(found.signal);
+      // Cancelled by a message in the interrupt mode: the turn ends as interrupted ones do.
+      if (decision?.verdict === "cancelled" && !watch.signal.aborted) watch.abort("interrupt");
     }
+    const approval =
+      wait && decision
+        ? {
+            wait,
+            decision,
+            claim: (call: { id: string }) => env.store.approvals.claim(address, wait.id, call.id),
+          }
+        : undefined;
     result = await askModel(
       env,
       address,
       start,
-      { contract, steps, signal, watch, choices, capabilities },
+      { contract, steps, signal, watch, choices, capabilities, ...(approval ? { approval } : {}) },
       (text) => stream.streamer?.update(text),
     );
+    // The text streamed before the ask stays shown, whole, while the turn waits.
+    if (result.stop === "awaiting_approval") await stream.streamer?.flush();
   } finally {
     typing?.stop();
     watch?.done();
@@ -214,6 +267,17 @@ async function runTracedTurn({
   if (signal.aborted) throw new LostLeaseError("lease lost before delivery");
   // Every step is stored before the answer leaves, so a crash from here on resumes at delivery.
   await steps.durable();
+  if (result.stop === "awaiting_approval") {
+    // The text streamed before the ask stays in the streamed message, which the answer
+    // replaces by an edit once the turn resumes (the same message under the same key):
+    // one message for the answer, the request posted below it.
+    const opened = await openWait(env, address, steps, result.pending ?? [], pending.at(-1));
+    // What the model cost so far is counted now (once, by the wait's id); the resumed run counts the rest.
+    if (result.error?.kind !== "unconfigured") {
+      await countParked(env, turnUsage(address, start, result, choices), opened.id);
+    }
+    return { opened: opened.id };
+  }
   if (result.stop === "interrupted") {
     await markCutShort(env, address, steps, watch, { streamRef, resumed, pending });
   } else {

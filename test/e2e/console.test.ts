@@ -140,7 +140,7 @@ describe.concurrent("switchyard start with the console channel", () => {
   it("refuses a malformed --tools spec before starting anything", async ({ expect }) => {
     const { code, stderr } = await runConsoleStart("", {}, ["--tools", "current_time=maybe"]);
     expect(code).toBe(2);
-    expect(stderr).toContain('"maybe" is not one of on, off, true, false');
+    expect(stderr).toContain('"maybe" is not one of on, off, ask, true, false');
   }, 120_000);
 
   it("refuses an unknown --mode label", async ({ expect }) => {

@@ -50,7 +50,11 @@ const GUILD_COMMANDS = `/applications/${FAKE_DISCORD.applicationId}/guilds/${FAK
 const GLOBAL_COMMANDS = `/applications/${FAKE_DISCORD.applicationId}/commands`;
 
 /** Every application command the bot registers: /tools and /skills, then the commands every platform shares. */
-const ALL_COMMANDS = ["tools", "skills", "help", "new", "stop", "usage", "model", "queue"];
+const ALL_COMMANDS = [
+  "tools",
+  "skills",
+  ...["help", "new", "stop", "usage", "model", "queue", "approve", "deny"],
+];
 
 describe("Discord application commands", () => {
   it("registers its commands in the guild, refuses the channel scope without Manage Server, and applies it with", async () => {

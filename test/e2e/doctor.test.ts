@@ -256,7 +256,7 @@ describe("switchyard doctor, against the fake platforms, model and servers", () 
     expect(code).toBe(1);
     expect(line(lines, "config")[0]).toMatch(
       new RegExp(
-        `^problem  config   ${broken}:2: tools\\.web_search: "maybe" is not on/off/true/false\\..* Fix: correct the file at that line`,
+        `^problem  config   ${broken}:2: tools\\.web_search: "maybe" is not on/off/ask/true/false\\..* Fix: correct the file at that line`,
       ),
     );
     expect(line(lines, "model")[0]).toMatch(/^ok/);

@@ -28,7 +28,8 @@ afterEach(async () => {
 const HUMAN = "U0HUMAN";
 const BOT = FAKE_SLACK.botUserId;
 
-async function start(): Promise<{ pipe: Pipeline; slack: FakeSlackApi }> {
+/** `asking`: leave send_message at its own default, asking first. */
+async function start(asking = false): Promise<{ pipe: Pipeline; slack: FakeSlackApi }> {
   slack = await startFakeSlackApi({ users: { [HUMAN]: { name: "human" } } });
   slack.channels.set("C0HERE", { name: "here", members: [HUMAN, BOT] });
   slack.channels.set("C0NEWS", { name: "news", members: [HUMAN, BOT] });
@@ -48,7 +49,9 @@ async function start(): Promise<{ pipe: Pipeline; slack: FakeSlackApi }> {
     tools: [tool],
     outbounds: { slack: outbound },
     // send_message is deferred; the full mode ships it so the model can call it at once.
-    runtime: { mode: "full" },
+    // It asks first by default; these tests are about what it does once allowed, so the
+    // runtime scope switches it on by its id (the approval itself is test/e2e/*-approvals).
+    runtime: asking ? { mode: "full" } : { mode: "full", keys: { send_message: true } },
   });
   return { pipe, slack };
 }
@@ -72,6 +75,25 @@ const toolResult = (p: Pipeline) =>
   p.fake.requests[1]?.body.messages.find((m: { role: string }) => m.role === "tool")?.content;
 
 describe("send_message through the real Slack Web API client", () => {
+  it("asks first by default: the request is posted here with its buttons, and nothing reaches #news", async () => {
+    const { pipe, slack } = await start(true);
+    pipe.fake.script({
+      toolCalls: [
+        { id: "c1", name: "send_message", arguments: { to: "#news", text: "Release is out" } },
+      ],
+    });
+    await pipe.app.queue.enqueue(inSlack(pipe, "tell #news the release is out"));
+    const request = await slack.waitForCall("chat.postMessage", {
+      where: (c) => c.args.channel === "C0HERE",
+    });
+    expect(String(request.args.text)).toContain("send_message");
+    const blocks = (request.args.blocks ?? []) as { type: string }[];
+    expect(blocks.some((b) => b.type === "actions")).toBe(true);
+    expect(postsTo(slack, "C0NEWS")).toHaveLength(0);
+    // The turn waits for a person: the model was asked once and has no tool result yet.
+    expect(pipe.fake.requests).toHaveLength(1);
+  });
+
   it("posts into another channel the bot and the person are in, saying who asked", async () => {
     const { pipe, slack } = await start();
     pipe.fake.script(
@@ -207,7 +229,7 @@ describe("send_message through Discord's REST API, as a worker process posts", (
     pipe = await startPipeline({
       tools: [tool],
       outbounds: { discord: channel.outbound },
-      runtime: { mode: "full" },
+      runtime: { mode: "full", keys: { send_message: true } },
       streamEditMs: 0,
     });
     return { pipe, discord };
@@ -317,7 +339,7 @@ describe("send_message through the Telegram Bot API, as a worker process posts",
     pipe = await startPipeline({
       tools: [tool],
       outbounds: { telegram: channel.outbound },
-      runtime: { mode: "full" },
+      runtime: { mode: "full", keys: { send_message: true } },
       streamEditMs: 0,
     });
     channel.useOutboundOnly(pipe.app.redis, pipe.prefix);

@@ -212,6 +212,8 @@ describe("/skills and the command menu in Telegram", () => {
       "usage",
       "model",
       "queue",
+      "approve",
+      "deny",
       "tools",
       "skills",
       "skill",

@@ -175,7 +175,8 @@ export class ChatBook {
     }
     const { text, entities } = formatted(p.text, p.parse_mode);
     checkKeyboard(p.reply_markup);
-    const markup = p.reply_markup ?? message.reply_markup;
+    // As Telegram does: an edit without reply_markup takes the inline keyboard away.
+    const markup = p.reply_markup;
     if (
       text === message.text &&
       JSON.stringify(entities) === JSON.stringify(message.entities ?? []) &&
@@ -188,6 +189,7 @@ export class ChatBook {
     }
     Object.assign(message, { text, entities, edit_date: now(), edits: (message.edits ?? 0) + 1 });
     if (markup) message.reply_markup = markup;
+    else delete message.reply_markup;
     return message;
   }
 

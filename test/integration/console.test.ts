@@ -77,6 +77,38 @@ describe("the operator console", () => {
     expect(body).toContain("None: this conversation follows the config.");
   });
 
+  it("shows which tools ask first and who decided it, under the same contract hash", async () => {
+    const address = {
+      platform: "console",
+      workspace: "local",
+      channel: "terminal",
+      conversation: "main",
+    };
+    const { intent } = bot.pipe.app.store;
+    await intent.apply(address, { kind: "set", key: "fetch_url", value: "ask" });
+    try {
+      const res = await fetch(`${bot.url}/conversations/${encodeURIComponent(CONVERSATION)}`, {
+        headers: { authorization: `Bearer ${CONSOLE_TOKEN}` },
+      });
+      const body = await res.text();
+      const { contractHash } = await toolsJson();
+      // ask changes nothing the model sees: the hash is still the one of a conversation that never asked.
+      expect(body).toContain(`<span class="hash" id="contract-hash">${contractHash}</span>`);
+      expect(body).toContain("<h2>Asks first (2)</h2>");
+      expect(body).toContain(
+        "<tr><td><code>fetch_url</code></td><td>conversation</td><td>asks first, decided by conversation scope (fetch_url)</td></tr>",
+      );
+      expect(body).toContain(
+        "<tr><td><code>send_message</code></td><td>tool</td><td>asks first, decided by the tool&#39;s own default</td></tr>",
+      );
+      expect(body).toContain(
+        "<tr><td>conversation</td><td><code>fetch_url</code></td><td>ask</td></tr>",
+      );
+    } finally {
+      await intent.apply(address, { kind: "reset", key: "fetch_url" });
+    }
+  });
+
   it("shows MCP servers and serves Bull Board over every shard and the reminders", async () => {
     const headers = { authorization: basicAuth() };
     expect(await (await fetch(`${bot.url}/mcp`, { headers })).text()).toContain(
@@ -135,10 +167,10 @@ describe("the operator console", () => {
         queueMode: () => "collect",
         logger,
       };
-      expect(mountConsole(ops, { ...options, env: {} })).toBe(false);
-      expect(mountConsole(ops, { ...options, env: { SWITCHYARD_CONSOLE_TOKEN: "short" } })).toBe(
-        false,
-      );
+      expect(await mountConsole(ops, { ...options, env: {} })).toBe(false);
+      expect(
+        await mountConsole(ops, { ...options, env: { SWITCHYARD_CONSOLE_TOKEN: "short" } }),
+      ).toBe(false);
       expect(warnings[0]).toMatch(/SWITCHYARD_CONSOLE_TOKEN is not set/);
       expect(warnings[1]).toMatch(/shorter than 16 characters/);
       expect((await fetch(`http://127.0.0.1:${ops.port}/console`)).status).toBe(404);

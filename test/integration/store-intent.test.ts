@@ -269,6 +269,22 @@ describe("intent store", () => {
     expect(logger.messages).toHaveLength(7);
   });
 
+  it("stores ask for a key and for the master switch, beside decisions stored as 1 and 0", async () => {
+    const store = createStore(db.redis, { prefix: db.prefix });
+    const address = newAddress();
+    const hash = store.keys.conversation(address).intent;
+    await db.redis.hset(hash, { "d:web_search": "0", "d:recall": "1" });
+    await store.intent.apply(address, { kind: "set", key: "send_message", value: "ask" });
+    const last = await store.intent.apply(address, { kind: "set", key: "all", value: "ask" });
+    expect(last).toEqual({
+      ...EMPTY_INTENT,
+      master: "ask",
+      decisions: { recall: true, send_message: "ask", web_search: false },
+    });
+    expect(await db.redis.hmget(hash, "master", "d:send_message")).toEqual(["ask", "ask"]);
+    expect(await store.intent.read(address)).toEqual({ intent: last, problems: [] });
+  });
+
   it("reads an old or partial hash: no version, missing fields follow", async () => {
     const store = createStore(db.redis, { prefix: db.prefix });
     const address = newAddress();

@@ -24,7 +24,12 @@ describe("key scheme", () => {
       fc.property(addressArb, fc.constantFrom("sy", "sy-staging", "a:b"), (address, prefix) => {
         const keys = new KeyScheme(prefix);
         const tag = keys.conversationTag(address);
-        const all = [...Object.values(keys.conversation(address)), `${tag}:inbox`, `${tag}:lease`];
+        const all = [
+          ...Object.values(keys.conversation(address)),
+          `${tag}:inbox`,
+          `${tag}:lease`,
+          keys.approval(address, "abcdefabcdef"),
+        ];
         const slots = new Set(all.map(keySlot));
         expect(slots.size).toBe(1);
         for (const key of all) expect(key.startsWith(`${prefix}:{conv:`)).toBe(true);

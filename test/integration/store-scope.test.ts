@@ -47,6 +47,32 @@ describe("scope store", () => {
     });
   });
 
+  it("stores ask beside on and off, and reads layers written before ask as they were", async () => {
+    const { scopes, keys } = createStore(db.redis, { prefix: db.prefix });
+    await scopes.apply("channel", address, { kind: "set", key: "send_message", value: "ask" });
+    await scopes.apply("channel", address, { kind: "set", key: "mcp", value: "ask" });
+    await scopes.apply("workspace", address, { kind: "set", key: "all", value: "ask" });
+    const global = await scopes.apply(
+      "global",
+      {},
+      { kind: "set", key: "fetch_url", value: "ask" },
+    );
+    expect(global).toEqual({ keys: { fetch_url: "ask" } });
+    expect(await db.redis.hget(keys.scope("channel", address), "d:send_message")).toBe("ask");
+    // A hash as an older version wrote it: "1"/"0" still read as on/off.
+    await db.redis.hset(keys.scope("channel", address), { "d:web_search": "0", "d:recall": "1" });
+    const stack = await scopes.readStack(address);
+    expect(stack.channel).toEqual({
+      keys: { mcp: "ask", recall: true, send_message: "ask", web_search: false },
+    });
+    expect(stack.workspace).toEqual({ keys: { all: "ask" } });
+    expect(stack.globalOverlay).toEqual({ keys: { fetch_url: "ask" } });
+    // ask back to on, and to follow.
+    await scopes.apply("channel", address, { kind: "set", key: "send_message", value: "on" });
+    const after = await scopes.apply("channel", address, { kind: "reset", key: "mcp" });
+    expect(after).toEqual({ keys: { recall: true, send_message: true, web_search: false } });
+  });
+
   it("returns a key to follow with set follow or reset of that key", async () => {
     const { scopes } = createStore(db.redis, { prefix: db.prefix });
     await scopes.apply("channel", address, { kind: "set", key: "recall", value: "on" });
@@ -125,7 +151,9 @@ describe("scope store", () => {
     expect(await scopes.read("channel", address)).toEqual({ keys: { recall: true } });
     expect(await scopes.readSkills("channel", address)).toEqual({ "pdf-tools": true });
     expect(logger.messages).toHaveLength(5);
-    expect(logger.messages.join("\n")).toMatch(/d:fetch_url.*"true" is not "1"/);
+    expect(logger.messages.join("\n")).toMatch(
+      /d:fetch_url.*"true" is not "1" \(on\), "0" \(off\) or "ask"/,
+    );
     await scopes.read("channel", address);
     expect(logger.messages).toHaveLength(5);
   });
@@ -157,6 +185,9 @@ describe("scope store", () => {
     await expect(
       scopes.apply("channel", address, { kind: "mode", mode: "pi" as never }),
     ).rejects.toThrow(StoreInputError);
+    await expect(
+      scopes.apply("channel", address, { kind: "set", key: "recall", value: "asks" as never }),
+    ).rejects.toThrow('Cannot set recall to "asks": use "on", "off", "ask" or "follow".');
     await expect(scopes.applySkill("channel", address, "../etc", "on")).rejects.toThrow(
       /not a skill name/,
     );

@@ -3,6 +3,7 @@ import type { Capabilities, CapabilityStatus } from "../../src/core/availability
 import {
   EMPTY_INTENT,
   type Intent,
+  type KeySwitch,
   mount,
   pick,
   reset,
@@ -12,6 +13,7 @@ import {
   setToolset,
   setWebSearch,
 } from "../../src/core/availability/intent.ts";
+import type { KeyValue } from "../../src/core/availability/keys.ts";
 import type { ScopeLayer, ScopeStack } from "../../src/core/availability/scopes.ts";
 import { freezeTurn, type TurnContract } from "../../src/core/loading/freeze.ts";
 import { LOAD_MODES, type LoadMode } from "../../src/core/loading/modes.ts";
@@ -125,7 +127,7 @@ export const modeArb: fc.Arbitrary<LoadMode> = fc.constantFrom(...LOAD_MODES);
 
 export const layerArb: fc.Arbitrary<ScopeLayer> = fc.record(
   {
-    keys: fc.dictionary(keyArb, fc.boolean(), { maxKeys: 5 }),
+    keys: fc.dictionary(keyArb, fc.constantFrom<KeyValue>(true, false, "ask"), { maxKeys: 5 }),
     toolset: fc.constantFrom(...TOOLSET_NAMES),
     mode: modeArb,
   },
@@ -138,11 +140,12 @@ export const scopesArb: fc.Arbitrary<ScopeStack> = fc.record(
 );
 
 const switchArb: fc.Arbitrary<Switch> = fc.constantFrom("on", "off", "follow");
+const keySwitchArb: fc.Arbitrary<KeySwitch> = fc.constantFrom("on", "off", "ask", "follow");
 const idsArb = fc.array(fc.constantFrom(...POOL_IDS, "retired_tool"), { maxLength: 5 });
 
 /** One change a person (or discovery) makes to a conversation's intent. */
 export type IntentOp =
-  | { readonly op: "set"; readonly key: string; readonly value: Switch }
+  | { readonly op: "set"; readonly key: string; readonly value: KeySwitch }
   | { readonly op: "reset"; readonly key: string | undefined }
   | { readonly op: "pick"; readonly ids: readonly string[] }
   | { readonly op: "mount"; readonly ids: readonly string[] }
@@ -153,7 +156,7 @@ export type IntentOp =
 export const intentOpArb: fc.Arbitrary<IntentOp> = fc.oneof(
   {
     weight: 2,
-    arbitrary: fc.record({ op: fc.constant("set" as const), key: keyArb, value: switchArb }),
+    arbitrary: fc.record({ op: fc.constant("set" as const), key: keyArb, value: keySwitchArb }),
   },
   fc.record({
     op: fc.constant("reset" as const),

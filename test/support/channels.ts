@@ -6,6 +6,7 @@ import type { LoggerPort } from "../../src/core/logger.ts";
 import { WarnOnce } from "../../src/core/logger.ts";
 import { ToolRegistry } from "../../src/core/tools/registry.ts";
 import type { AnyTool } from "../../src/core/tools/tool.ts";
+import type { Approvals } from "../../src/ports/approvals.ts";
 import type { StopTurn } from "../../src/ports/turn-control.ts";
 import type { SkillLibrary } from "../../src/skills/loader.ts";
 import { FAKE_MODEL_ID } from "../fakes/openai-server.ts";
@@ -30,6 +31,8 @@ export function channelRuntime(
     stopTurn?: StopTurn;
     /** What `/tools` and `/model` see the host has (the worker's, e.g. a Host's); default: nothing. */
     capabilities?: ContractSources["capabilities"];
+    /** The approvals desk clicks and `/approve` reach; default: the pipeline's own. */
+    approvals?: Approvals;
   } = {},
 ): ChannelRuntime {
   const config = options.config ?? (() => OPEN_DMS);
@@ -54,7 +57,8 @@ export function channelRuntime(
       ...(options.refused ? { refused: options.refused } : {}),
     }),
     logger: options.logger ?? { warn: () => {} },
-    stopTurn: options.stopTurn ?? ((address) => pipe.app.signals.send(address, "stop")),
+    stopTurn: options.stopTurn ?? ((address) => pipe.app.stopTurn(address)),
+    approvals: options.approvals ?? pipe.app.approvals,
   };
 }
 

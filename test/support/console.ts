@@ -52,7 +52,7 @@ export async function startConsoleBot(
   });
   const warnings: string[] = [];
   const logger = { warn: (_: object, message: string) => warnings.push(message), info: () => {} };
-  mountConsole(ops, {
+  await mountConsole(ops, {
     env: { SWITCHYARD_CONSOLE_TOKEN: CONSOLE_TOKEN, ...env },
     redis: pipe.app.redis,
     prefix: pipe.prefix,

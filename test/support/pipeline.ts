@@ -49,7 +49,7 @@ export async function startPipeline(
   options: Partial<SwitchyardOptions> & { tools?: AnyTool[] } = {},
 ): Promise<Pipeline> {
   const fake = await startFakeOpenAI();
-  const prefix = uniquePrefix("pipe");
+  const prefix = options.prefix ?? uniquePrefix("pipe");
   const app = await startSwitchyard({
     // A test's own Redis (one it breaks on purpose) when it names one; the topology under test otherwise.
     redis: options.redisUrl ? RedisFactory.single(options.redisUrl) : testRedisFactory(),

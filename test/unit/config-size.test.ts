@@ -49,7 +49,7 @@ describe("a config file with tens of thousands of keys", () => {
     expect(error.key).toBe("tools.t30000");
     expect(error.line).toBe(30_002);
     expect(error.message).toBe(
-      'big.yaml:30002: tools.t30000: "maybe" is not on/off/true/false. Write t30000: on or t30000: off.',
+      'big.yaml:30002: tools.t30000: "maybe" is not on/off/ask/true/false. Write t30000: on, t30000: off or t30000: ask.',
     );
   });
 

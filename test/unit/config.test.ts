@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   ConfigError,
   DEFAULT_ACCESS,
+  DEFAULT_APPROVALS,
   DEFAULT_ATTACHMENTS,
   DEFAULT_BUDGETS,
   DEFAULT_CONSOLE,
@@ -83,6 +84,7 @@ describe("parseConfig", () => {
         workspaces: { "slack:T0123": ["./skills-acme", "/srv/skills"] },
       },
       permissions: { owners: [], admins: [], conversation: "anyone" },
+      approvals: DEFAULT_APPROVALS,
       access: DEFAULT_ACCESS,
       limits: DEFAULT_LIMITS,
       plugins: [],
@@ -121,6 +123,27 @@ describe("parseConfig", () => {
   it("reads a plain mcp switch as the aggregate key and all as the master key", () => {
     const config = parseConfig("tools:\n  mcp: false\n  all: off\n  mcp:slack: on\n", FILE);
     expect(config.tools).toEqual({ mcp: false, all: false, "mcp:slack": true });
+  });
+
+  it("reads ask, in any case, for a tool, a server and the aggregate mcp key", () => {
+    const config = parseConfig(
+      "tools:\n  send_message: ask\n  fetch_url: ASK\n  mcp: { github: Ask, filesystem: on }\n",
+      FILE,
+    );
+    expect(config.tools).toEqual({
+      send_message: "ask",
+      fetch_url: "ask",
+      "mcp:github": "ask",
+      "mcp:filesystem": true,
+    });
+    expect(parseConfig("tools:\n  mcp: ask\n  all: on\n", FILE).tools).toEqual({
+      mcp: "ask",
+      all: true,
+    });
+    const twice = configErrorOf("tools:\n  mcp:github: ask\n  mcp: { github: on }\n");
+    expect(twice.message).toContain(
+      "tools.mcp:github: sets mcp:github ask, but tools.mcp.github sets it on. Keep one of the two.",
+    );
   });
 
   it("rejects a server set one way flat and the other way nested", () => {
@@ -184,8 +207,8 @@ describe("parseConfig", () => {
     const config = parseConfig(text, FILE, logger);
     expect(config.tools).toEqual({ web_search: true });
     expect(logger.messages).toEqual([
-      'switchyard.yaml:1: unknown section "voice" is ignored. Known sections: access, agent, attachments, budgets, console, discord, limits, mcp, memory, model, models, permissions, plugins, queue, redis, reminders, skill_folders, skills, slack, telegram, telemetry, tools, toolsets, transcription, web.',
-      'switchyard.yaml:5: unknown section "llm" is ignored. Known sections: access, agent, attachments, budgets, console, discord, limits, mcp, memory, model, models, permissions, plugins, queue, redis, reminders, skill_folders, skills, slack, telegram, telemetry, tools, toolsets, transcription, web.',
+      'switchyard.yaml:1: unknown section "voice" is ignored. Known sections: access, agent, approvals, attachments, budgets, console, discord, limits, mcp, memory, model, models, permissions, plugins, queue, redis, reminders, skill_folders, skills, slack, telegram, telemetry, tools, toolsets, transcription, web.',
+      'switchyard.yaml:5: unknown section "llm" is ignored. Known sections: access, agent, approvals, attachments, budgets, console, discord, limits, mcp, memory, model, models, permissions, plugins, queue, redis, reminders, skill_folders, skills, slack, telegram, telemetry, tools, toolsets, transcription, web.',
     ]);
     expect(readConfig(text, FILE).warnings.map((w) => [w.key, w.line])).toEqual([
       ["voice", 1],
@@ -208,14 +231,14 @@ describe("ConfigError", () => {
       "# global switches\ntools:\n  code_run: off\n  web_search: maybe\n",
       "tools.web_search",
       4,
-      '"maybe" is not on/off/true/false. Write web_search: on or web_search: off.',
+      '"maybe" is not on/off/ask/true/false. Write web_search: on, web_search: off or web_search: ask.',
     ],
     [
       "a bad switch inside the mcp map",
       "tools:\n  mcp:\n    github: on\n    filesystem: sometimes\n",
       "tools.mcp.filesystem",
       4,
-      "Write filesystem: on or filesystem: off.",
+      "Write filesystem: on, filesystem: off or filesystem: ask.",
     ],
     ["a bad mcp switch", "tools:\n  mcp: 3\n", "tools.mcp", 2, "Write mcp: off"],
     ["a section that is a list", "skills: {}\ntools: [web_search]\n", "tools", 2, "expected a map"],
@@ -348,7 +371,7 @@ describe("ConfigError", () => {
   it("words the documented example exactly", () => {
     const error = configErrorOf("tools:\n  code_run: off\n\n  web_search: maybe\n");
     expect(error.message).toBe(
-      'switchyard.yaml:4: tools.web_search: "maybe" is not on/off/true/false. Write web_search: on or web_search: off.',
+      'switchyard.yaml:4: tools.web_search: "maybe" is not on/off/ask/true/false. Write web_search: on, web_search: off or web_search: ask.',
     );
   });
 

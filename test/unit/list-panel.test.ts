@@ -72,6 +72,7 @@ describe("the list panel", () => {
           state: "on",
           switchState: "on",
           on: true,
+          asks: false,
           switchable: true,
           buttoned: true,
           source: "inline skill",

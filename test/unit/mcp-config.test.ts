@@ -4,6 +4,7 @@ import { parse } from "yaml";
 import { renderKeyPath } from "../../src/core/config/errors.ts";
 import { DEFAULT_MCP, isMcpServerName, mcpSection } from "../../src/core/config/mcp-section.ts";
 import { problemsOf } from "../../src/core/config/problems.ts";
+import { mcpFamilyTools } from "../../src/tools/mcp/index.ts";
 
 /** The `mcp:` section of a YAML text, read as the config loader reads sections. */
 function read(yaml: string) {
@@ -45,12 +46,14 @@ reconnect: { base_ms: 500, max_ms: 10000 }
           env: { LOG_LEVEL: "warn" },
           cwd: "./servers",
           defer: true,
+          ask: [],
         },
         github: {
           transport: "http",
           url: "https://api.githubcopilot.com/mcp/",
           headers: { Authorization: `Bearer \${GITHUB_TOKEN}` },
           defer: false,
+          ask: [],
           callTimeoutMs: 120_000,
         },
       },
@@ -167,5 +170,78 @@ reconnect: { base_ms: 500, max_ms: 10000 }
         expect(result.data.reconnect.baseMs).toBeLessThanOrEqual(result.data.reconnect.maxMs);
       }),
     );
+  });
+});
+
+describe("an MCP server's approval", () => {
+  const server = (extra: string) =>
+    read(`servers:\n  github:\n    url: https://example.com/mcp\n${extra}`);
+  const askOf = (extra: string) => {
+    const result = server(extra);
+    if (!result.success) throw new Error(result.error.message);
+    return result.data.servers.github?.ask;
+  };
+
+  it("asks for no tool by default, every tool with approval: ask, or the tools listed under ask:", () => {
+    expect(askOf("")).toEqual([]);
+    expect(askOf("    approval: ask\n")).toBe("all");
+    expect(askOf("    approval: on\n")).toEqual([]);
+    expect(askOf("    ask: [create_issue, delete_repo, create_issue]\n")).toEqual([
+      "create_issue",
+      "delete_repo",
+    ]);
+  });
+
+  it("names the offending value and the fix", () => {
+    expect(
+      problem(`servers:\n  github:\n    url: https://example.com/mcp\n    approval: always\n`),
+    ).toBe(
+      'servers.github.approval: "always" is not a server\'s approval. Write approval: ask (every tool of the server asks first), or list some under ask:, e.g. ask: [create_issue].',
+    );
+    expect(
+      problem(`servers:\n  github:\n    url: https://example.com/mcp\n    ask: create_issue\n`),
+    ).toBe(
+      'servers.github.ask: expected a list of the server\'s tool names, e.g. ask: [create_issue, delete_repo], found "create_issue". For every tool of the server, write approval: ask.',
+    );
+    expect(
+      problem(
+        `servers:\n  github:\n    url: https://example.com/mcp\n    approval: ask\n    ask: [create_issue]\n`,
+      ),
+    ).toBe(
+      "servers.github.ask: approval: ask already makes every tool of this server ask first. Drop ask:, or drop approval: to ask for only the tools listed.",
+    );
+    expect(
+      problem(`servers:\n  github:\n    url: https://example.com/mcp\n    asks: []\n`),
+    ).toContain("and defer:, call_timeout_ms:, approval: and ask:.");
+  });
+
+  it("marks the family's tools approval: ask without changing their wire bytes", () => {
+    const listed = [
+      { name: "create_issue", inputSchema: { type: "object" as const } },
+      { name: "list_issues", inputSchema: { type: "object" as const } },
+    ];
+    const call = async () => "ok";
+    const plain = mcpFamilyTools(
+      listed,
+      { server: "github", defer: true, descriptionMax: 500 },
+      call,
+    );
+    const some = mcpFamilyTools(
+      listed,
+      { server: "github", defer: true, descriptionMax: 500, ask: ["create_issue", "gone_tool"] },
+      call,
+    );
+    const all = mcpFamilyTools(
+      listed,
+      { server: "github", defer: true, descriptionMax: 500, ask: "all" },
+      call,
+    );
+    expect(some.tools.map((t) => [t.id, t.approval])).toEqual([
+      ["mcp__github__create_issue", "ask"],
+      ["mcp__github__list_issues", undefined],
+    ]);
+    expect(some.unknownAsk).toEqual(["gone_tool"]);
+    expect(all.tools.every((t) => t.approval === "ask")).toBe(true);
+    expect(some.tools.map((t) => t.wire)).toEqual(plain.tools.map((t) => t.wire));
   });
 });

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { type KeyValue, keyWord } from "../../src/core/availability/keys.ts";
 import {
   parseRuntimeSpec,
   RuntimeSpecError,
@@ -17,12 +18,23 @@ function specError(spec: string, source?: string): RuntimeSpecError {
 }
 
 /** Writes decisions back as a spec, the way an operator would. */
-const serialize = (keys: Record<string, boolean>): string =>
+const serialize = (keys: Record<string, KeyValue>): string =>
   Object.entries(keys)
-    .map(([key, value]) => `${key}=${value ? "on" : "off"}`)
+    .map(([key, value]) => `${key}=${keyWord(value)}`)
     .join(",");
 
 describe("parseRuntimeSpec", () => {
+  it("reads ask, in any case, as on with each call approved first", () => {
+    expect(parseRuntimeSpec("send_message=ask,mcp:github=ASK,fetch_url=on")).toEqual({
+      send_message: "ask",
+      "mcp:github": "ask",
+      fetch_url: true,
+    });
+    expect(specError("send_message=asks").message).toContain(
+      '"asks" is not one of on, off, ask, true, false',
+    );
+  });
+
   it("reads comma-separated key=value pairs", () => {
     expect(parseRuntimeSpec("web_search=off,mcp:github=on,mcp=false,all=true")).toEqual({
       web_search: false,
@@ -54,7 +66,7 @@ describe("parseRuntimeSpec", () => {
     const error = specError("a=on,,b=off");
     expect(error.token).toBe("");
     expect(error.message).toBe(
-      `--tools: an empty entry (two commas in a row, or a trailing comma) in "". Write comma-separated key=value pairs with values on/off/true/false, e.g. --tools 'web_search=off,mcp:github=on'.`,
+      `--tools: an empty entry (two commas in a row, or a trailing comma) in "". Write comma-separated key=value pairs with values on/off/ask (or true/false), e.g. --tools 'web_search=off,mcp:github=ask'.`,
     );
     expect(specError("a=on,").token).toBe("");
     expect(specError(",a=on").token).toBe("");
@@ -72,7 +84,7 @@ describe("parseRuntimeSpec", () => {
     const error = specError("web search=on");
     expect(error.token).toBe("web search=on");
     expect(error.message).toBe(
-      `--tools: "web search" is not a tool id, "mcp", "mcp:<server>" or "all" in "web search=on". Write comma-separated key=value pairs with values on/off/true/false, e.g. --tools 'web_search=off,mcp:github=on'.`,
+      `--tools: "web search" is not a tool id, "mcp", "mcp:<server>" or "all" in "web search=on". Write comma-separated key=value pairs with values on/off/ask (or true/false), e.g. --tools 'web_search=off,mcp:github=ask'.`,
     );
     for (const token of ["mcp:=on", "a.b=on", "MCP:github=on", `${"x".repeat(65)}=on`]) {
       expect(specError(token).token, token).toBe(token);
@@ -82,7 +94,7 @@ describe("parseRuntimeSpec", () => {
   it("refuses a value that is not on, off, true or false", () => {
     const error = specError("web_search=no");
     expect(error.token).toBe("web_search=no");
-    expect(error.message).toContain(`"no" is not one of on, off, true, false`);
+    expect(error.message).toContain(`"no" is not one of on, off, ask, true, false`);
     for (const token of ["a=", "a=1", "a=yes", "a=on=off", "a=enabled"]) {
       expect(specError(token).token, token).toBe(token);
     }
@@ -162,7 +174,7 @@ describe("parseRuntimeSpec under fuzzing", () => {
       return;
     }
     expect(isBooleanRecord(result)).toBe(true);
-    expect(parseRuntimeSpec(serialize(result as Record<string, boolean>))).toEqual(result);
+    expect(parseRuntimeSpec(serialize(result as Record<string, KeyValue>))).toEqual(result);
   };
 
   const word = fc.constantFrom(
@@ -229,7 +241,7 @@ describe("parseRuntimeSpec under fuzzing", () => {
     );
     fc.assert(
       fc.property(
-        fc.dictionary(goodKey, fc.boolean(), { maxKeys: 8 }),
+        fc.dictionary(goodKey, fc.constantFrom<KeyValue>(true, false, "ask"), { maxKeys: 8 }),
         word.filter((w) => /^(on|off|true|false)$/i.test(w)),
         (keys, _) => {
           const spec = serialize(keys);

@@ -3,6 +3,7 @@ import type { ConversationAddress } from "../../core/agent/inbound.ts";
 import type { QueueBehaviour, QueueMode } from "../../core/agent/queue-mode.ts";
 import type { Actor, CommandPolicy } from "../../core/commands/index.ts";
 import type { AdmitCheck } from "../../ports/admission.ts";
+import type { Approvals } from "../../ports/approvals.ts";
 import type { StopTurn } from "../../ports/turn-control.ts";
 import type { ReloadableSkills } from "../skills-command.ts";
 
@@ -24,6 +25,8 @@ export interface ChatCommandContext {
   readonly stopTurn?: StopTurn;
   /** A check of its own a message for the model must pass; the gate checks limits and budgets. */
   readonly admit?: AdmitCheck;
+  /** For `/approve` and `/deny`; unset where this process takes no approval decisions. */
+  readonly approvals?: Approvals;
   /** The clock, for usage periods and budget resets; default `Date.now`. */
   readonly now?: () => number;
   /** The worker's queue behaviour (the environment over a chat choice over the config), for `/queue`. */
@@ -48,6 +51,8 @@ export interface CommandCall {
   readonly args: string;
   readonly where: ConversationAddress;
   readonly actor: Actor;
+  /** The sender's display name, when the platform gave one. */
+  readonly name?: string;
   readonly ctx: ChatCommandContext;
   /** Every command registered here, for `/help`. */
   readonly commands: readonly ChatCommand[];

@@ -12,8 +12,8 @@ export const toolsCommand: ChatCommand = {
       audience: "anyone",
     },
     {
-      usage: "/tools on|off <tool> [scope]",
-      summary: "Switches a tool; /tools help has the rest.",
+      usage: "/tools on|off|ask <tool> [scope]",
+      summary: "Switches a tool, or makes it ask first; /tools help has the rest.",
       audience: "anyone",
     },
   ],

@@ -14,6 +14,7 @@ import {
 import type { CommandPolicy } from "../../core/commands/index.ts";
 import { traceReceive } from "../../observability/tracing-ingress.ts";
 import type { AdmitCheck } from "../../ports/admission.ts";
+import type { Approvals } from "../../ports/approvals.ts";
 import type { Enqueue, IsIdle } from "../../ports/enqueue.ts";
 import type { StopTurn } from "../../ports/turn-control.ts";
 import { routeChatText } from "../chat-commands.ts";
@@ -52,6 +53,8 @@ export interface ConsoleOptions {
   readonly address?: ConversationAddress;
   /** For `/stop`. */
   readonly stopTurn?: StopTurn;
+  /** For `/approve` and `/deny`. */
+  readonly approvals?: Approvals;
   /** A check of its own a message must pass before it is queued (the gate checks limits and budgets). */
   readonly admit?: AdmitCheck;
   /**
@@ -78,11 +81,20 @@ export async function runConsole(given: ConsoleOptions): Promise<void> {
   const key = conversationKey(address);
   let since = await lastEntryId(options.reader, options.outbox.stream);
   let reading = true;
+  // Requests with controls whose outcome (their one edit) is still to print.
+  const requests = new Set<string>();
   const drain = async (blockMs: number) => {
     const entries = await options.outbox.read(since, blockMs, options.reader);
     for (const entry of entries) {
       since = entry.id;
-      if (entry.conversation === key && entry.kind !== "edit") options.print(`${entry.text}\n`);
+      if (entry.conversation !== key) continue;
+      if (entry.kind !== "edit") {
+        if (entry.controls) requests.add(entry.id);
+        options.print(`${entry.text}\n`);
+      } else if (entry.ref !== undefined && requests.delete(entry.ref)) {
+        // The terminal streams nothing, so an edit is a request's outcome: "Approved by ...".
+        options.print(`${entry.text}\n`);
+      }
     }
   };
   const tail = (async () => {
@@ -188,12 +200,18 @@ async function takeLine(
   }
   const actor = { id: CONSOLE_USER, isPlatformAdmin: true };
   const address = options.address ?? CONSOLE_ADDRESS;
-  const outcome = await routeChatText(line, { ...address, user: CONSOLE_USER }, actor, {
+  const origin = {
+    ...address,
+    user: CONSOLE_USER,
+    ...(message.userName ? { userName: message.userName } : {}),
+  };
+  const outcome = await routeChatText(line, origin, actor, {
     sources: options.sources,
     policy,
     ...(options.skillLibrary ? { skills: options.skillLibrary } : {}),
     ...(options.stopTurn ? { stopTurn: options.stopTurn } : {}),
     ...(options.admit ? { admit: options.admit } : {}),
+    ...(options.approvals ? { approvals: options.approvals } : {}),
   });
   if (outcome.kind === "reply") {
     options.print(`${outcome.text}\n`);

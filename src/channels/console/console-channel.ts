@@ -2,7 +2,7 @@ import type { Readable } from "node:stream";
 import type { Redis } from "ioredis";
 import { type ConversationAddress, conversationKey } from "../../core/agent/inbound.ts";
 import type { CommandPolicy } from "../../core/commands/index.ts";
-import type { DeliveryTarget, Outbound, OutgoingFile } from "../../ports/outbound.ts";
+import type { DeliveryTarget, Outbound, OutgoingFile, PostOptions } from "../../ports/outbound.ts";
 import { Inbox } from "../../workers/inbox.ts";
 import type { Channel, ChannelRuntime } from "../channel.ts";
 import { runConsole } from "./channel.ts";
@@ -60,7 +60,7 @@ export class ConsoleChannel implements Channel {
     this.outbound = {
       maxLength: 40_000,
       canEdit: false,
-      post: (target: DeliveryTarget, text: string, options: { idempotencyKey: string }) =>
+      post: (target: DeliveryTarget, text: string, options: PostOptions) =>
         outbox().post(target, text, options),
       edit: (target: DeliveryTarget, ref: string, text: string) => outbox().edit(target, ref, text),
       upload: (target: DeliveryTarget, file: OutgoingFile, options: { idempotencyKey: string }) =>
@@ -101,6 +101,7 @@ export class ConsoleChannel implements Channel {
       sources: runtime.sources,
       gate: runtime.gate,
       ...(runtime.stopTurn ? { stopTurn: runtime.stopTurn } : {}),
+      ...(runtime.approvals ? { approvals: runtime.approvals } : {}),
       ...(runtime.skills ? { skillLibrary: runtime.skills } : {}),
       ...(this.#options.policy ? { policy: this.#options.policy } : {}),
       ...(this.#options.address ? { address: this.#options.address } : {}),

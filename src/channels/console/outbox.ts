@@ -4,9 +4,17 @@ import { join } from "node:path";
 import type { Redis } from "ioredis";
 import type { ConversationAddress } from "../../core/agent/inbound.ts";
 import { shownSize } from "../../core/attachments/content.ts";
-import type { DeliveryTarget, Outbound, OutgoingFile } from "../../ports/outbound.ts";
+import { parseApprovalPayload } from "../../ports/approvals.ts";
+import type {
+  DeliveryTarget,
+  MessageControl,
+  Outbound,
+  OutgoingFile,
+  PostOptions,
+} from "../../ports/outbound.ts";
 import { KeyScheme } from "../../store/keys.ts";
 import { LuaScript } from "../../store/lua.ts";
+import { typedApproval } from "../commands/approve.ts";
 import { LocalFiles } from "./files.ts";
 
 /**
@@ -20,7 +28,7 @@ import { LocalFiles } from "./files.ts";
 const POST = new LuaScript(`
 local existing = redis.call('GET', KEYS[1])
 if existing then return existing end
-local id = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], '*', 'kind', ARGV[6], 'conversation', ARGV[1], 'text', ARGV[2], 'key', ARGV[5], 'path', ARGV[7])
+local id = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], '*', 'kind', ARGV[6], 'conversation', ARGV[1], 'text', ARGV[2], 'key', ARGV[5], 'path', ARGV[7], 'controls', ARGV[8])
 redis.call('SET', KEYS[1], id, 'PX', ARGV[4])
 return id
 `);
@@ -34,6 +42,8 @@ export interface OutboxEntry {
   readonly key?: string;
   /** Where a file entry's bytes were written. */
   readonly path?: string;
+  /** A post that had controls (an approval request): the terminal shows its edit, the outcome. */
+  readonly controls?: true;
 }
 
 /** Where the console's files go unless told otherwise: a folder of the OS's temporary directory. */
@@ -59,8 +69,15 @@ export class RedisOutbox implements Outbound {
     this.#sentKey = keys.sent;
   }
 
-  post(target: DeliveryTarget, text: string, { idempotencyKey }: { idempotencyKey: string }) {
-    return this.#add(target, text, idempotencyKey, "post", "");
+  /**
+   * Adds the answer, once per key. The terminal has no buttons: a post's
+   * controls (an approval request's) are printed under it as the commands
+   * to type instead (see {@link typedControls}).
+   */
+  post(target: DeliveryTarget, text: string, { idempotencyKey, controls = [] }: PostOptions) {
+    const typed = typedControls(controls);
+    const shown = typed === "" ? text : `${text}\n${typed}`;
+    return this.#add(target, shown, idempotencyKey, "post", "", typed !== "");
   }
 
   /**
@@ -80,11 +97,27 @@ export class RedisOutbox implements Outbound {
     return this.#add(target, text, idempotencyKey, "file", path);
   }
 
-  async #add(target: DeliveryTarget, text: string, key: string, kind: string, path: string) {
+  async #add(
+    target: DeliveryTarget,
+    text: string,
+    key: string,
+    kind: string,
+    path: string,
+    controls = false,
+  ) {
     const id = await POST.run(
       this.redis,
       [this.#sentKey(key), this.stream],
-      [this.conversationOf(target), text, 100_000, 24 * 60 * 60 * 1000, key, kind, path],
+      [
+        this.conversationOf(target),
+        text,
+        100_000,
+        24 * 60 * 60 * 1000,
+        key,
+        kind,
+        path,
+        controls ? "1" : "",
+      ],
     );
     return String(id);
   }
@@ -135,6 +168,7 @@ export class RedisOutbox implements Outbound {
           ...(map.ref ? { ref: map.ref } : {}),
           ...(map.key ? { key: map.key } : {}),
           ...(map.path ? { path: map.path } : {}),
+          ...(map.controls === "1" ? { controls: true as const } : {}),
         });
       }
     }
@@ -146,4 +180,21 @@ export class RedisOutbox implements Outbound {
 function safeName(name: string): string {
   const cleaned = name.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "_");
   return cleaned.slice(-120) || "file";
+}
+
+/**
+ * A post's controls as the commands to type, one line:
+ * `Type /approve k3j9x0a1b2c4 (Approve), /approve k3j9x0a1b2c4 conversation
+ * (Approve for this conversation) or /deny k3j9x0a1b2c4 (Deny).` A control
+ * with no typed form ("show the full arguments") is left out.
+ */
+export function typedControls(controls: readonly MessageControl[]): string {
+  const typed = controls.flatMap((control) => {
+    const parsed = parseApprovalPayload(control.payload);
+    const command = parsed && typedApproval(parsed.id, parsed.control);
+    return command ? [`${command} (${control.label})`] : [];
+  });
+  if (typed.length === 0) return "";
+  const last = typed.pop() as string;
+  return `Type ${typed.length === 0 ? last : `${typed.join(", ")} or ${last}`}.`;
 }

@@ -49,12 +49,19 @@ export function commandDefinitions() {
   const tool = "Tool id, mcp:<server>, mcp or all";
   const tools = new SlashCommandBuilder()
     .setName("tools")
-    .setDescription("Which tools the bot has here, and switch them on or off")
+    .setDescription("Which tools the bot has here, and switch them on, off or ask")
     .addSubcommand((s) =>
       s.setName("list").setDescription("N of M tools available, each tool's state"),
     )
     .addSubcommand(switchSub("on", "tool", tool))
     .addSubcommand(switchSub("off", "tool", tool))
+    .addSubcommand(
+      itemSub("ask", "Keep a tool on, but approve each call first", "tool", {
+        required: true,
+        scoped: true,
+        hint: tool,
+      }),
+    )
     .addSubcommand(
       itemSub("reset", "Let the shallower scopes decide again", "tool", {
         required: false,

@@ -6,6 +6,7 @@ import {
   StringSelectMenuBuilder,
 } from "discord.js";
 import type { ListPanel, PanelEntry } from "../../core/commands/panel.ts";
+import type { MessageControl } from "../../ports/outbound.ts";
 import {
   optionValue,
   pageId,
@@ -111,6 +112,39 @@ export function listComponents(
     if (page < pages - 1)
       pager.push(button(pageId(list, scope, page + 1), "Next", ButtonStyle.Secondary));
     rows.push(row(...pager));
+  }
+  return rows;
+}
+
+/** Discord's limits: buttons per action row, rows per message, characters per button label. */
+const BUTTONS_PER_ROW = 5;
+const MAX_ROWS = 5;
+const BUTTON_LABEL_MAX = 80;
+
+const CONTROL_STYLE: Readonly<Record<NonNullable<MessageControl["style"]>, ButtonStyle>> = {
+  primary: ButtonStyle.Primary,
+  danger: ButtonStyle.Danger,
+};
+
+/**
+ * The buttons under a posted message (an approval request's), as the
+ * message's `components`: action rows of up to five buttons, each custom id
+ * the control's payload exactly as given, so any process can read a click
+ * from the click alone (interaction-router.ts).
+ */
+export function controlRows(controls: readonly MessageControl[]): unknown[] {
+  const rows: unknown[] = [];
+  for (let i = 0; i < controls.length && rows.length < MAX_ROWS; i += BUTTONS_PER_ROW) {
+    const buttons = controls
+      .slice(i, i + BUTTONS_PER_ROW)
+      .map((c) =>
+        button(
+          c.payload,
+          clip(c.label, BUTTON_LABEL_MAX),
+          c.style ? CONTROL_STYLE[c.style] : ButtonStyle.Secondary,
+        ),
+      );
+    rows.push(row(...buttons).toJSON());
   }
   return rows;
 }

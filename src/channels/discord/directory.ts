@@ -4,6 +4,7 @@ import type {
   DirectoryEntry,
   PostPermission,
 } from "../../ports/directory.ts";
+import { DISCORD_TRAITS } from "./traits.ts";
 
 /** Text (0) and announcement (5) channels take messages; voice, stage and categories are not offered. */
 const POSTABLE_TYPES = new Set([0, 5]);
@@ -77,7 +78,7 @@ export class DiscordDirectory implements ConversationDirectory {
   }
 
   mention(user: string): string {
-    return `<@${user}>`;
+    return DISCORD_TRAITS.mention(user);
   }
 
   async #member(guildId: string, user: string): Promise<WireMember | undefined> {

@@ -7,9 +7,11 @@ import {
   type RepliableInteraction,
   Routes,
 } from "discord.js";
+import { isApprovalPayload } from "../approval-click.ts";
 import type { ChannelRuntime } from "../channel.ts";
 import { type CommandOrigin, commandRefusal } from "../command-gate.ts";
 import type { EventLedger } from "../event-ledger.ts";
+import { answerControlClick } from "./control-clicks.ts";
 import { isListClick } from "./custom-id.ts";
 import { answerAutocomplete, answerCommand, answerListClick, whereOf } from "./interactions.ts";
 import { answerSharedCommand, SHARED_COMMAND_NAMES } from "./shared-commands.ts";
@@ -67,6 +69,9 @@ async function answer(i: Interaction, ctx: InteractionContext): Promise<void> {
       i,
       `${i.isChatInputCommand() ? `/${i.commandName}` : `"${i.commandName}"`} is not one of my commands, so nothing was done. Mine are /help, /tools and /skills; /help lists the rest.`,
     );
+  }
+  if (i.isButton() && isApprovalPayload(i.customId)) {
+    return finish(i, ctx, "the click", answerControlClick(i, runtime));
   }
   if ((i.isButton() || i.isStringSelectMenu()) && isListClick(i.customId)) {
     return finish(i, ctx, "the click", answerListClick(i, runtime));

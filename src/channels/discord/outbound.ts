@@ -6,12 +6,11 @@ import type {
   OutgoingFile,
   PostOptions,
 } from "../../ports/outbound.ts";
+import { controlRows } from "./components.ts";
 import { DiscordFiles } from "./files.ts";
 import { nonceOf } from "./nonce.ts";
+import { DISCORD_TRAITS } from "./traits.ts";
 import { uploadToDiscord } from "./upload.ts";
-
-/** Discord refuses messages over 2,000 characters. */
-const MESSAGE_LIMIT = 2_000;
 
 /**
  * The worker's port to Discord, straight over REST (@discordjs/rest queues
@@ -22,8 +21,8 @@ const MESSAGE_LIMIT = 2_000;
  * (within its few minutes) with the message it already made.
  */
 export class DiscordOutbound implements Outbound {
-  readonly maxLength = MESSAGE_LIMIT;
-  readonly canEdit = true;
+  readonly maxLength = DISCORD_TRAITS.maxLength;
+  readonly canEdit = DISCORD_TRAITS.canEdit;
 
   /** Files people sent, by CDN URL, for the worker's fetcher. */
   readonly files: DiscordFiles;
@@ -38,8 +37,9 @@ export class DiscordOutbound implements Outbound {
   async post(
     target: DeliveryTarget,
     text: string,
-    { idempotencyKey, mayExist = false, preview = false }: PostOptions,
+    { idempotencyKey, mayExist = false, preview = false, controls = [] }: PostOptions,
   ): Promise<string> {
+    const components = controlRows(controls);
     const sent = (await this.client.rest.post(
       Routes.channelMessages(target.thread ?? target.channel),
       {
@@ -48,6 +48,7 @@ export class DiscordOutbound implements Outbound {
           nonce: nonceOf(idempotencyKey),
           enforce_nonce: true,
           allowed_mentions: { parse: [], replied_user: false },
+          ...(components.length > 0 ? { components } : {}),
           ...(target.replyTo
             ? { message_reference: { message_id: target.replyTo, fail_if_not_exists: false } }
             : {}),
@@ -58,14 +59,19 @@ export class DiscordOutbound implements Outbound {
     // delivery (or the streamed message that is the first part) is brought to this text; a
     // streamed preview leaves it, as it may be the answer itself.
     if (mayExist && !preview && sent.content !== undefined && sent.content !== text) {
-      await this.edit(target, sent.id, text);
+      await this.#patch(target, sent.id, text, components);
     }
     return sent.id;
   }
 
+  /** Replaces the text; the message's buttons, if it had any, go (`components: []`). */
   async edit(target: DeliveryTarget, ref: string, text: string): Promise<void> {
+    await this.#patch(target, ref, text, []);
+  }
+
+  async #patch(target: DeliveryTarget, ref: string, text: string, components: unknown[]) {
     await this.client.rest.patch(Routes.channelMessage(target.thread ?? target.channel, ref), {
-      body: { content: text },
+      body: { content: text, components },
     });
   }
 

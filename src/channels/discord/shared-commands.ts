@@ -17,6 +17,8 @@ export const SHARED_COMMAND_NAMES: readonly string[] = Object.freeze([
   "usage",
   "model",
   "queue",
+  "approve",
+  "deny",
 ]);
 
 const SCOPES = ["conversation", "channel"] as const;
@@ -28,6 +30,13 @@ export function sharedCommandDefinitions(): RESTPostAPIChatInputApplicationComma
       .setName("scope")
       .setDescription("Where the change applies (default: this conversation)")
       .addChoices(...SCOPES.map((s) => ({ name: s, value: s })));
+  const requestId = (o: import("discord.js").SlashCommandStringOption) =>
+    o
+      .setName("id")
+      .setDescription("The request's id, as the request shows it")
+      .setRequired(true)
+      .setMinLength(12)
+      .setMaxLength(12);
   return [
     new SlashCommandBuilder()
       .setName("help")
@@ -57,6 +66,17 @@ export function sharedCommandDefinitions(): RESTPostAPIChatInputApplicationComma
           .addChoices(...[...QUEUE_MODES, "default"].map((m) => ({ name: m, value: m }))),
       )
       .addStringOption(scope),
+    new SlashCommandBuilder()
+      .setName("approve")
+      .setDescription("Let a tool call that waits for approval run")
+      .addStringOption(requestId)
+      .addBooleanOption((o) =>
+        o.setName("conversation").setDescription("Also keep the tool on in this conversation"),
+      ),
+    new SlashCommandBuilder()
+      .setName("deny")
+      .setDescription("Refuse a tool call that waits for approval")
+      .addStringOption(requestId),
   ].map((b) => b.toJSON());
 }
 
@@ -64,10 +84,11 @@ export function sharedCommandDefinitions(): RESTPostAPIChatInputApplicationComma
 export function sharedCommandText(i: ChatInputCommandInteraction): string {
   const words = [`/${i.commandName}`];
   if (i.options.getBoolean("all")) words.push("--all");
-  for (const name of ["name", "mode", "scope"]) {
+  for (const name of ["id", "name", "mode", "scope"]) {
     const value = i.options.getString(name);
     if (value) words.push(value);
   }
+  if (i.options.getBoolean("conversation")) words.push("conversation");
   return words.join(" ");
 }
 
@@ -79,7 +100,7 @@ export async function answerSharedCommand(
   await i.deferReply({ flags: MessageFlags.Ephemeral });
   const outcome = await routeChatText(
     sharedCommandText(i),
-    { ...whereOf(i), user: i.user.id },
+    { ...whereOf(i), user: i.user.id, userName: i.user.globalName ?? i.user.username },
     actorOf(i),
     chatContextOf(runtime),
   );

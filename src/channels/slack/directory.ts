@@ -4,6 +4,7 @@ import type {
   DirectoryEntry,
   PostPermission,
 } from "../../ports/directory.ts";
+import { SLACK_TRAITS } from "./traits.ts";
 
 /** Slack channel ids: public C…, private G…; people type them bare or as `<#C0123|name>`. */
 const CHANNEL_ID = /^[CG][A-Z0-9]{2,}$/;
@@ -65,6 +66,6 @@ export class SlackDirectory implements ConversationDirectory {
   }
 
   mention(user: string): string {
-    return `<@${user}>`;
+    return SLACK_TRAITS.mention(user);
   }
 }

@@ -7,6 +7,7 @@ import type { ChannelRuntime } from "../channel.ts";
 import type { ChannelState } from "../channel-state.ts";
 import { takeMessage } from "../take-message.ts";
 import { registerSlackCommands } from "./commands.ts";
+import { registerSlackControls } from "./control-actions.ts";
 import { asTakeError, describe, SlackEventInFlightError } from "./errors.ts";
 import {
   normalizeSlackEvent,
@@ -71,9 +72,11 @@ export function registerSlackIngress(app: App, deps: SlackIngressDeps): void {
     actor: (userId: string) => deps.people.actor(userId),
     teamId: () => deps.identity.teamId,
     ledger: () => deps.state.events,
+    name: (userId: string) => deps.people.name(userId),
   };
   registerSlackCommands(app, commandDeps);
   registerSharedSlackCommands(app, commandDeps);
+  registerSlackControls(app, commandDeps);
 }
 
 /** DMs, and messages in threads the bot is part of; mentions come as app_mention. */

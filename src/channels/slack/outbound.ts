@@ -7,12 +7,11 @@ import type {
   OutgoingFile,
   PostOptions,
 } from "../../ports/outbound.ts";
+import { controlBlocks } from "./control-blocks.ts";
 import { toMrkdwn } from "./format.ts";
 import { answerNeighbours } from "./thread-messages.ts";
+import { SLACK_TRAITS } from "./traits.ts";
 import { uploadToSlack } from "./upload.ts";
-
-/** Slack shows about 4,000 characters of a message before "Show more"; mrkdwn conversion adds a little. */
-const MESSAGE_LIMIT = 3_500;
 
 /**
  * The worker's port to Slack: replies in the thread of the message they
@@ -25,8 +24,8 @@ const MESSAGE_LIMIT = 3_500;
  * Rate limits are the WebClient's: it waits out Retry-After and retries.
  */
 export class SlackOutbound implements Outbound {
-  readonly maxLength = MESSAGE_LIMIT;
-  readonly canEdit = true;
+  readonly maxLength = SLACK_TRAITS.maxLength;
+  readonly canEdit = SLACK_TRAITS.canEdit;
 
   /** Files people shared, by `url_private_download`, for the worker's fetcher. */
   readonly files: FileSource | undefined;
@@ -41,15 +40,22 @@ export class SlackOutbound implements Outbound {
   async post(
     target: DeliveryTarget,
     text: string,
-    { idempotencyKey, mayExist = false, preview = false }: PostOptions,
+    { idempotencyKey, mayExist = false, preview = false, controls = [] }: PostOptions,
   ): Promise<string> {
     const mrkdwn = toMrkdwn(text);
+    // Buttons go under the text in Block Kit; `text` stays the notification's.
+    const blocks = controls.length > 0 ? { blocks: controlBlocks(mrkdwn, controls) } : {};
     if (mayExist) {
       const existing = await this.#find(target, idempotencyKey);
       if (existing) {
         // A streamed preview leaves it: it may be the answer itself.
         if (!preview && existing.text !== mrkdwn) {
-          await this.client.chat.update({ channel: target.channel, ts: existing.ts, text: mrkdwn });
+          await this.client.chat.update({
+            channel: target.channel,
+            ts: existing.ts,
+            text: mrkdwn,
+            ...blocks,
+          });
         }
         return existing.ts;
       }
@@ -58,6 +64,7 @@ export class SlackOutbound implements Outbound {
     const result = await this.client.chat.postMessage({
       channel: target.channel,
       text: mrkdwn,
+      ...blocks,
       ...(thread ? { thread_ts: thread } : {}),
       unfurl_links: false,
       metadata: { event_type: "switchyard_reply", event_payload: { key: idempotencyKey } },
@@ -65,8 +72,17 @@ export class SlackOutbound implements Outbound {
     return result.ts as string;
   }
 
+  /**
+   * Replaces the text and drops any buttons: Slack keeps a message's blocks
+   * through an update that sends none, so an empty list is sent to remove them.
+   */
   async edit(target: DeliveryTarget, ref: string, text: string): Promise<void> {
-    await this.client.chat.update({ channel: target.channel, ts: ref, text: toMrkdwn(text) });
+    await this.client.chat.update({
+      channel: target.channel,
+      ts: ref,
+      text: toMrkdwn(text),
+      blocks: [],
+    });
   }
 
   /** Shares a file in the answer's thread; the ref is the Slack file id (see upload.ts). */

@@ -28,6 +28,10 @@ export const SLACK_METHODS: Readonly<Record<string, SlackMethodNeed>> = {
   "auth.test": { scopes: [], why: "the bot's own user and workspace" },
   "chat.postMessage": { scopes: ["chat:write"], why: "answers" },
   "chat.update": { scopes: ["chat:write"], why: "edits while an answer streams" },
+  "chat.postEphemeral": {
+    scopes: ["chat:write"],
+    why: "telling only the clicker what came of an approval click",
+  },
   "conversations.replies": {
     scopes: everyType("history"),
     why: "finding its own post in a thread after a retry",

@@ -28,6 +28,8 @@ export const SLACK_SHARED_COMMANDS: readonly string[] = Object.freeze([
   "/usage",
   "/model",
   "/queue",
+  "/approve",
+  "/deny",
 ]);
 
 /**
@@ -69,6 +71,7 @@ async function answerLine(
   { userId, channelId, team }: SlashRequest,
   deps: SlackCommandDeps,
 ): Promise<Record<string, unknown>> {
+  const userName = await deps.name?.(userId);
   // Slash commands come from a channel, never a thread: the channel is the conversation.
   const where = {
     platform: "slack",
@@ -76,6 +79,7 @@ async function answerLine(
     channel: channelId,
     conversation: channelId,
     user: userId,
+    ...(userName ? { userName } : {}),
   };
   const outcome = await routeChatText(
     line,

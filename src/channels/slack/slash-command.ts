@@ -16,6 +16,8 @@ export interface SlackCommandDeps {
   readonly teamId: () => string;
   /** Which commands and clicks were taken, so a redelivered one runs once. */
   readonly ledger: () => EventLedger;
+  /** The person's display name (what `/approve` records as who decided). */
+  readonly name?: (userId: string) => Promise<string | undefined>;
 }
 
 /** One slash command as it arrived: the whole typed line, who sent it, from where. */

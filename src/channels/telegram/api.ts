@@ -1,5 +1,6 @@
 import { autoRetry } from "@grammyjs/auto-retry";
 import { Api, GrammyError, HttpError, type Transformer } from "grammy";
+import { trimRoot } from "./settings.ts";
 
 /**
  * How every Telegram call of Switchyard behaves, ingress and worker alike:
@@ -31,10 +32,7 @@ export function createTelegramApi(token: string, apiRoot?: string): Api {
   return api;
 }
 
-/** grammY appends `/bot<token>/<method>` to the root: a trailing slash would double it. */
-export function trimRoot(apiRoot: string): string {
-  return apiRoot.replace(/\/+$/, "");
-}
+export { trimRoot } from "./settings.ts";
 
 /** Replaces the token, and the `bot<token>` path segment grammY builds from it, with "[redacted]". */
 export function redactToken(text: string, token: string): string {

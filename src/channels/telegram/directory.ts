@@ -5,6 +5,7 @@ import type {
   DirectoryEntry,
   PostPermission,
 } from "../../ports/directory.ts";
+import { TELEGRAM_TRAITS } from "./traits.ts";
 
 const CHAT_ID = /^-?\d{1,20}$/;
 const USERNAME = /^@?([A-Za-z][A-Za-z0-9_]{3,31})$/;
@@ -69,8 +70,7 @@ export class TelegramDirectory implements ConversationDirectory {
   }
 
   mention(user: string): string {
-    // The outbound turns markdown into Telegram HTML: a tg://user link mentions without a username.
-    return `[this person](tg://user?id=${user})`;
+    return TELEGRAM_TRAITS.mention(user);
   }
 
   async #member(chatId: number, userId: number): Promise<ChatMember | undefined> {

@@ -3,12 +3,14 @@ import type { Message } from "grammy/types";
 import { type InboundMessage, isTooLong, tooLongReply } from "../../core/agent/inbound.ts";
 import type { TelegramConfig } from "../../core/config/telegram-section.ts";
 import { traceReceive } from "../../observability/tracing-ingress.ts";
+import { isApprovalPayload } from "../approval-click.ts";
 import { passedGate, type RefusalAnswer } from "../gate-pass.ts";
 import type { TakenAs } from "../take-message.ts";
 import type { ChatAdmins } from "./admins.ts";
 import { isTelegramError } from "./api.ts";
 import { decodePress } from "./callback-data.ts";
 import { answerChatCommand, answerPress, type TelegramCommandDeps } from "./commands.ts";
+import { takeControlPress } from "./control-presses.ts";
 import { escapeHtml } from "./format.ts";
 import { RESERVED_COMMANDS, skillCommandName } from "./menu.ts";
 import {
@@ -166,6 +168,7 @@ async function takePress(ctx: Context, deps: TelegramIngressDeps): Promise<void>
   const query = ctx.callbackQuery;
   const message = query?.message;
   if (!query?.data) return;
+  if (isApprovalPayload(query.data)) return takeControlPress(ctx, deps);
   // Showing what a press did is not worth trying the update again: Telegram closes a query soon.
   const warn = (what: string) => (error: unknown) =>
     deps.runtime.logger.warn(what, { error: deps.describe(error) });

@@ -2,6 +2,7 @@ import type { InlineKeyboardButton, InlineKeyboardMarkup } from "grammy/types";
 import type { ListView } from "../../core/commands/index.ts";
 import { type ListPanel, skillsPanel, toolsPanel } from "../../core/commands/panel.ts";
 import type { SkillListView } from "../../core/skills/index.ts";
+import type { MessageControl } from "../../ports/outbound.ts";
 import {
   encodePress,
   type ListName,
@@ -118,4 +119,28 @@ function viewButton(
   page: number,
 ): InlineKeyboardButton {
   return { text, callback_data: encodePress({ kind: "view", list, scope, page }) };
+}
+
+/** Keys per row under a posted message: two fit a phone screen with their labels whole. */
+const CONTROLS_PER_ROW = 2;
+
+/**
+ * The buttons under a posted message (an approval request's) as an inline
+ * keyboard, two keys a row, each key's callback_data the control's payload
+ * exactly as given (at most 64 bytes, which `approvalPayload` keeps to).
+ * Undefined without controls: the message gets no keyboard.
+ */
+export function controlKeyboard(
+  controls: readonly MessageControl[],
+): InlineKeyboardMarkup | undefined {
+  if (controls.length === 0) return undefined;
+  const rows: InlineKeyboardButton[][] = [];
+  for (let i = 0; i < controls.length; i += CONTROLS_PER_ROW) {
+    rows.push(
+      controls
+        .slice(i, i + CONTROLS_PER_ROW)
+        .map((c) => ({ text: c.label, callback_data: c.payload })),
+    );
+  }
+  return { inline_keyboard: rows };
 }

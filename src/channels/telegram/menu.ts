@@ -19,6 +19,11 @@ export const BASE_COMMANDS: readonly BotCommand[] = Object.freeze([
   { command: "usage", description: "Tokens and turns used here today and this month" },
   { command: "model", description: "The model I use here (admins can switch it)" },
   { command: "queue", description: "How I take messages sent while I work" },
+  {
+    command: "approve",
+    description: "Let a tool call that waits run: /approve <id> [conversation]",
+  },
+  { command: "deny", description: "Refuse a tool call that waits: /deny <id>" },
   { command: "tools", description: "See the bot's tools here and switch them on or off" },
   { command: "skills", description: "See the bot's skills here and switch them on or off" },
   { command: "skill", description: "Use a skill for one message: /skill <name> [request]" },

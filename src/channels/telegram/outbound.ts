@@ -1,4 +1,5 @@
 import type { Api } from "grammy";
+import type { InlineKeyboardMarkup } from "grammy/types";
 import { clip } from "../../core/delivery/split.ts";
 import type { LoggerPort } from "../../core/logger.ts";
 import type {
@@ -13,18 +14,14 @@ import { ChatPacer } from "./chat-pacer.ts";
 import { TelegramFiles } from "./files.ts";
 import { escapeHtml, toTelegramHtml } from "./format.ts";
 import { splitTelegramHtml, visibleText } from "./html-split.ts";
+import { controlKeyboard } from "./keyboards.ts";
 import { placementOf } from "./placement.ts";
 import type { SentLedger } from "./sent-ledger.ts";
+import { TELEGRAM_TRAITS } from "./traits.ts";
 import { uploadToTelegram } from "./upload.ts";
 
 /** Telegram refuses a message whose text, after entity parsing, is over 4,096 characters. */
 export const TELEGRAM_TEXT_LIMIT = 4_096;
-/**
- * The answer is split as markdown before it is converted, so leave room for
- * what conversion adds (a rule, list numbers); a part that still comes out
- * too long is split again as HTML.
- */
-const MARKDOWN_PART = 4_000;
 const NOT_MODIFIED = /message is not modified/i;
 const CANT_PARSE = /can't parse entities/i;
 
@@ -42,8 +39,8 @@ export class TelegramSetupError extends Error {
  * remembers which message each idempotency key became.
  */
 export class TelegramOutbound implements Outbound {
-  readonly maxLength = MARKDOWN_PART;
-  readonly canEdit = true;
+  readonly maxLength = TELEGRAM_TRAITS.maxLength;
+  readonly canEdit = TELEGRAM_TRAITS.canEdit;
   #ledger: SentLedger | undefined;
   #logger: LoggerPort | undefined;
   readonly #pacer: ChatPacer;
@@ -74,11 +71,19 @@ export class TelegramOutbound implements Outbound {
   async post(
     target: DeliveryTarget,
     text: string,
-    { idempotencyKey, mayExist = false, preview = false }: PostOptions,
+    { idempotencyKey, mayExist = false, preview = false, controls = [] }: PostOptions,
   ): Promise<string> {
     const ledger = this.#ledgerOrThrow();
     const [head, ...overflow] = renderParts(text);
-    const first = await this.#postOnce(target, head as string, text, ledger.key(idempotencyKey, 0));
+    // The buttons go under the first part: its message is the ref a later edit takes them from.
+    const keyboard = controlKeyboard(controls);
+    const first = await this.#postOnce(
+      target,
+      head as string,
+      text,
+      ledger.key(idempotencyKey, 0),
+      keyboard,
+    );
     if (!first.ours) {
       // The key's message is another delivery's: one recorded before (a resumed delivery of a
       // part sent before, or of the streamed message that is the answer's first part), or one
@@ -86,7 +91,7 @@ export class TelegramOutbound implements Outbound {
       // turn, still on its way when the run that took over delivered). It shows that
       // delivery's text: bring it to this one rather than leave a partial behind.
       // A streamed preview leaves it: it may be the answer itself.
-      if (mayExist && !preview) await this.edit(target, first.ref, text);
+      if (mayExist && !preview) await this.#editAll(target, first.ref, text, keyboard);
       return first.ref;
     }
     for (const [i, html] of overflow.entries()) {
@@ -101,9 +106,19 @@ export class TelegramOutbound implements Outbound {
    * edited from then on (an edit that needs fewer leaves the extra ones).
    */
   async edit(target: DeliveryTarget, ref: string, text: string): Promise<void> {
+    await this.#editAll(target, ref, text, undefined);
+  }
+
+  /** {@link edit}, keeping `keyboard` under the first part (an edit without one removes it). */
+  async #editAll(
+    target: DeliveryTarget,
+    ref: string,
+    text: string,
+    keyboard: InlineKeyboardMarkup | undefined,
+  ): Promise<void> {
     const ledger = this.#ledgerOrThrow();
     const [head, ...overflow] = renderParts(text);
-    await this.#edit(target, ref, head as string, text);
+    await this.#edit(target, ref, head as string, text, keyboard);
     for (const [i, html] of overflow.entries()) {
       const key = this.#overflowKey(ledger, target, ref, i);
       const existing = await ledger.find(key);
@@ -137,6 +152,7 @@ export class TelegramOutbound implements Outbound {
     html: string,
     markdown: string,
     key: string,
+    keyboard?: InlineKeyboardMarkup,
   ): Promise<{ ref: string; ours: boolean }> {
     const ledger = this.#ledgerOrThrow();
     const state = await ledger.state(key);
@@ -148,7 +164,7 @@ export class TelegramOutbound implements Outbound {
       );
     }
     await ledger.intend(key);
-    const sent = await this.#send(target, html, markdown);
+    const sent = await this.#send(target, html, markdown, keyboard);
     const id = String(sent);
     const winner = await ledger.record(key, id);
     if (winner === id) return { ref: id, ours: true };
@@ -159,10 +175,16 @@ export class TelegramOutbound implements Outbound {
     return { ref: winner, ours: false };
   }
 
-  async #send(target: DeliveryTarget, html: string, markdown: string): Promise<number> {
+  async #send(
+    target: DeliveryTarget,
+    html: string,
+    markdown: string,
+    keyboard: InlineKeyboardMarkup | undefined,
+  ): Promise<number> {
     const where = {
       link_preview_options: { is_disabled: true },
       ...placementOf(target),
+      ...(keyboard ? { reply_markup: keyboard } : {}),
     };
     try {
       const sent = await this.api().sendMessage(target.channel, html, {
@@ -183,9 +205,22 @@ export class TelegramOutbound implements Outbound {
     }
   }
 
-  async #edit(target: DeliveryTarget, ref: string, html: string, markdown: string): Promise<void> {
+  /**
+   * Edits one message. Telegram drops an inline keyboard from a message
+   * edited without `reply_markup`: a plain edit is how buttons go away.
+   */
+  async #edit(
+    target: DeliveryTarget,
+    ref: string,
+    html: string,
+    markdown: string,
+    keyboard?: InlineKeyboardMarkup,
+  ): Promise<void> {
     await this.#pacer.wait(target.channel);
-    const options = { link_preview_options: { is_disabled: true } };
+    const options = {
+      link_preview_options: { is_disabled: true },
+      ...(keyboard ? { reply_markup: keyboard } : {}),
+    };
     try {
       await this.api().editMessageText(target.channel, Number(ref), html, {
         ...options,

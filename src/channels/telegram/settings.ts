@@ -1,6 +1,5 @@
 import type { SwitchyardConfig } from "../../core/config/index.ts";
 import { DEFAULT_TELEGRAM, type TelegramConfig } from "../../core/config/telegram-section.ts";
-import { trimRoot } from "./api.ts";
 
 // The Telegram channel's settings: its options, where they come from in the
 // environment, and how updates arrive (polling or webhook).
@@ -131,4 +130,9 @@ export function telegramOptionsFromEnv(
     ...(port !== undefined ? { port } : {}),
     settings: () => config().telegram,
   };
+}
+
+/** grammY appends `/bot<token>/<method>` to the root: a trailing slash would double it. */
+export function trimRoot(apiRoot: string): string {
+  return apiRoot.replace(/\/+$/, "");
 }

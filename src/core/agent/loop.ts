@@ -1,7 +1,9 @@
+import type { PendingCall } from "../approvals/approval.ts";
 import { appendLoaded, type TurnContract } from "../loading/freeze.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import type { AnyTool } from "../tools/tool.ts";
-import { answerCall, hasEffects, type ToolOutcome, type ToolRun } from "./answer-call.ts";
+import { hasEffects, type ToolOutcome, type ToolRun } from "./answer-call.ts";
+import { answerDecided, askingCalls, type DecidedApproval } from "./approval-calls.ts";
 import type { ToolFileRecord } from "./checkpoint.ts";
 import {
   type AssistantMessage,
@@ -14,6 +16,7 @@ import {
 import { type Provider, ProviderError } from "./provider.ts";
 
 export type { ToolOutcome, ToolRun } from "./answer-call.ts";
+export type { DecidedApproval } from "./approval-calls.ts";
 
 /** What the loop stores after each step: the step's messages and what discovery loaded so far. */
 export interface StepCommit {
@@ -55,6 +58,13 @@ export interface TurnInput {
   /** Calls a crashed run of this turn stored for its next step: they run again as they were. */
   readonly calling?: AssistantMessage;
   /**
+   * The decision on the calls of `calling` that waited for approval (the
+   * turn was parked on them). Without it, a step that calls a tool under
+   * `ask` ends the turn with `stop: "awaiting_approval"` before any of its
+   * calls runs.
+   */
+  readonly approval?: DecidedApproval;
+  /**
    * Called at each step boundary (a step's tool results are stored, the next
    * model request not yet sent): the messages people sent meanwhile, already
    * stored as this turn's (the `steer` queue mode), to append in order. Only
@@ -78,7 +88,7 @@ export interface TurnInput {
 export interface TurnResult {
   /** What the person is told. */
   readonly answer: string;
-  readonly stop: "answer" | "step_limit" | "provider_error" | "interrupted";
+  readonly stop: "answer" | "step_limit" | "provider_error" | "interrupted" | "awaiting_approval";
   readonly steps: number;
   readonly usage: Usage;
   /** Provider time in ms, so the shell can tell framework overhead from model time. */
@@ -87,6 +97,8 @@ export interface TurnResult {
   readonly contract: TurnContract;
   readonly loaded: readonly string[];
   readonly error?: ProviderError;
+  /** With `awaiting_approval`: the step's calls that need a person's decision (the step's calls are recorded). */
+  readonly pending?: readonly PendingCall[];
 }
 
 /**
@@ -116,7 +128,8 @@ async function runSteps(input: TurnInput, run: TurnRun): Promise<TurnResult> {
     if ("steps" in response) return response;
     run.step++;
     if (response.toolCalls.length === 0) return run.finish(response.content ?? "", "answer");
-    await run.answerCalls(response);
+    const pending = await run.answerCalls(response);
+    if (pending) return { ...run.result("", "awaiting_approval"), pending };
     if (input.steer && !run.interrupted()) run.turn.push(...(await input.steer()));
   }
   // The closing note is a step of its own: each commit moves the checkpoint one step on.
@@ -144,6 +157,8 @@ class TurnRun {
   #toolMs = 0;
   /** Calls a crashed run stored before running them: the next step runs these, not new ones. */
   #recorded: AssistantMessage | undefined;
+  /** The decision on the recorded calls, until the step that answers them. */
+  #approval: DecidedApproval | undefined;
   readonly #signal: AbortSignal | undefined;
   /** Lets go of the signals the turn's own signal follows. */
   readonly dispose: () => void;
@@ -154,6 +169,7 @@ class TurnRun {
     this.#contract = input.contract;
     this.#loaded = [...input.loaded];
     this.#recorded = input.calling?.tool_calls?.length ? input.calling : undefined;
+    this.#approval = this.#recorded ? input.approval : undefined;
     const combined = anySignal(input.signal, input.interrupt);
     this.#signal = combined.signal;
     this.dispose = combined.dispose;
@@ -208,26 +224,35 @@ class TurnRun {
     }
   }
 
-  /** Answers every call of the step, appends what discovery loaded to the contract, and commits the step. */
-  async answerCalls(response: ModelResponse): Promise<void> {
+  /**
+   * Answers every call of the step, appends what discovery loaded to the
+   * contract, and commits the step. A step that calls a tool under `ask`
+   * with no decision yet is recorded instead and its calls needing one come
+   * back: none of the step's calls runs until it is decided.
+   */
+  async answerCalls(response: ModelResponse): Promise<readonly PendingCall[] | undefined> {
     const { input } = this;
     const assistant: AssistantMessage = {
       role: "assistant",
       content: response.content,
       tool_calls: [...response.toolCalls],
     };
+    const approval = this.#approval;
+    const asking = approval ? [] : askingCalls(this.#contract, response.toolCalls);
     if (
       !this.#recorded &&
       input.recordCalls &&
-      hasEffects(input.registry, this.#contract, response.toolCalls)
+      (asking.length > 0 || hasEffects(input.registry, this.#contract, response.toolCalls))
     ) {
       await input.recordCalls(this.step, assistant);
     }
+    if (asking.length > 0) return asking;
     this.#recorded = undefined;
+    this.#approval = undefined;
     const started = input.now();
     const contract = this.#contract;
     const answered = await Promise.all(
-      response.toolCalls.map((call) => answerCall(input, contract, call, input.now)),
+      response.toolCalls.map((call) => answerDecided(input, contract, call, approval, input.now)),
     );
     this.#toolMs += input.now() - started;
     const loads = answered.flatMap((a) => a.load);
@@ -245,6 +270,7 @@ class TurnRun {
       [assistant, ...results],
       answered.flatMap((a) => a.files ?? []),
     );
+    return undefined;
   }
 
   /** Ends the turn with a closing message, committed as this step. */

@@ -71,6 +71,8 @@ export interface ApprovalWait {
   readonly calls: readonly PendingCall[];
   /** Whose message started the turn: by default they may decide. */
   readonly requester: DecidedBy;
+  /** When the request was made (ms since the epoch): the timeout the texts name is `expiresAt - requestedAt`. */
+  readonly requestedAt?: number;
   /** When the wait runs out (ms since the epoch). */
   readonly expiresAt: number;
   /** The request message's platform ref, once posted. */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { LOAD_MODES, type LoadMode } from "../loading/modes.ts";
-import { ALL_KEY, isWellFormedKey } from "./keys.ts";
+import { ALL_KEY, ASK, isWellFormedKey, type KeyValue, keyValueOf } from "./keys.ts";
 
 /**
  * What a conversation stores about its tools: what people asked for, never an
@@ -13,16 +13,23 @@ export const INTENT_VERSION = 1;
 export const SWITCH_VALUES = ["on", "off", "follow"] as const;
 export type Switch = (typeof SWITCH_VALUES)[number];
 
+/**
+ * What a person may set a tool key to: a {@link Switch} or `ask` (on, each
+ * call approved first). The web-search layer and skills take a plain Switch.
+ */
+export const KEY_SWITCH_VALUES = ["on", "off", ASK, "follow"] as const;
+export type KeySwitch = (typeof KEY_SWITCH_VALUES)[number];
+
 export interface Intent {
   readonly v: typeof INTENT_VERSION;
   /** The master switch, the conversation's `all` key. */
-  readonly master: Switch;
+  readonly master: KeySwitch;
   /** A toolset name, or null to follow the shallower scopes. */
   readonly toolset: string | null;
   /** The web-search layer: switches `web_search` for this conversation unless a per-key decision says otherwise. */
   readonly webSearch: Switch;
-  /** Per-key decisions at conversation scope: tool ids, `mcp:<server>`, `mcp`. */
-  readonly decisions: Readonly<Record<string, boolean>>;
+  /** Per-key decisions at conversation scope (tool ids, `mcp:<server>`, `mcp`): on, off or `ask`. */
+  readonly decisions: Readonly<Record<string, KeyValue>>;
   /** Only when a person picked tools one by one: exactly those, instead of a toolset. */
   readonly picked: readonly string[] | null;
   /** The load mode, or null to follow. */
@@ -43,6 +50,7 @@ export const EMPTY_INTENT: Intent = Object.freeze({
 });
 
 const switchField = z.enum(SWITCH_VALUES);
+const keySwitchField = z.enum(KEY_SWITCH_VALUES);
 const idList = z.array(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/));
 
 /**
@@ -50,10 +58,11 @@ const idList = z.array(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/));
  * missing as "follow", and one damaged field does not cost the others.
  */
 const FIELDS = {
-  master: switchField,
+  master: keySwitchField,
   toolset: z.string().min(1).nullable(),
   webSearch: switchField,
-  decisions: z.record(z.string().refine(isWellFormedKey), z.boolean()),
+  // Booleans are what every intent stored before `ask` holds; they read as before.
+  decisions: z.record(z.string().refine(isWellFormedKey), z.union([z.boolean(), z.literal(ASK)])),
   picked: idList.nullable(),
   mode: z.enum(LOAD_MODES).nullable(),
   mounted: idList,
@@ -100,11 +109,11 @@ export function writeIntent(intent: Intent): Record<string, unknown> {
  * Switches one key at conversation scope. `all` is the master switch;
  * `follow` removes the decision so shallower scopes decide again.
  */
-export function setKey(intent: Intent, key: string, value: Switch): Intent {
+export function setKey(intent: Intent, key: string, value: KeySwitch): Intent {
   if (key === ALL_KEY) return { ...intent, master: value };
   const decisions = { ...intent.decisions };
   if (value === "follow") delete decisions[key];
-  else decisions[key] = value === "on";
+  else decisions[key] = keyValueOf(value);
   return normalize({ ...intent, decisions });
 }
 
@@ -140,9 +149,9 @@ export function setWebSearch(intent: Intent, value: Switch): Intent {
 
 /** Canonical form: decision keys sorted, picks sorted and unique, so equal intents store equal bytes. */
 function normalize(intent: Intent): Intent {
-  const decisions: Record<string, boolean> = {};
+  const decisions: Record<string, KeyValue> = {};
   for (const key of Object.keys(intent.decisions).sort()) {
-    decisions[key] = intent.decisions[key] as boolean;
+    decisions[key] = intent.decisions[key] as KeyValue;
   }
   const picked = intent.picked === null ? null : [...new Set(intent.picked)].sort();
   const mounted = [...new Set(intent.mounted)];
@@ -159,7 +168,7 @@ function describe(value: unknown): string {
  * stick. {@link applyChange} is the reference semantics every store must match.
  */
 export type IntentChange =
-  | { readonly kind: "set"; readonly key: string; readonly value: Switch }
+  | { readonly kind: "set"; readonly key: string; readonly value: KeySwitch }
   | { readonly kind: "reset"; readonly key?: string }
   | { readonly kind: "pick"; readonly ids: readonly string[] }
   | { readonly kind: "mount"; readonly ids: readonly string[] }

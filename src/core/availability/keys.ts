@@ -7,6 +7,32 @@ export interface Keyed {
   readonly family?: string | undefined;
 }
 
+/**
+ * What one scope says about a key: on (`true`), off (`false`) or `ask`:
+ * on, but every call waits for a person's approval first. The model sees an
+ * `ask` tool exactly as an `on` one (same bytes, same contract hash), so
+ * switching between the two never breaks the prompt cache (rule 2).
+ * Booleans stay booleans so layers stored before `ask` existed read as they were.
+ */
+export type KeyValue = boolean | typeof ASK;
+export const ASK = "ask";
+
+/** The word people read and write for a key value. */
+export type KeyWord = "on" | "off" | typeof ASK;
+
+export function keyWord(value: KeyValue): KeyWord {
+  return value === ASK ? ASK : value ? "on" : "off";
+}
+
+export function keyValueOf(word: KeyWord): KeyValue {
+  return word === ASK ? ASK : word === "on";
+}
+
+/** Whether a stored or parsed value is a key value (`true`, `false` or `"ask"`). */
+export function isKeyValue(value: unknown): value is KeyValue {
+  return typeof value === "boolean" || value === ASK;
+}
+
 /** The master key: every tool. */
 export const ALL_KEY = "all";
 /** The aggregate key: every MCP family, declared or not. */

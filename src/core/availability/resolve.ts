@@ -5,7 +5,7 @@ import type { AnyTool } from "../tools/tool.ts";
 import { BUILTIN_TOOLSETS, expandToolset, type Toolsets } from "../tools/toolsets.ts";
 import { type Capabilities, capabilityStatus } from "./capabilities.ts";
 import type { Intent } from "./intent.ts";
-import { ALL_KEY, isStructuralKey, keysOf } from "./keys.ts";
+import { ALL_KEY, ASK, isStructuralKey, type KeyValue, keysOf, keyWord } from "./keys.ts";
 import type { ScopeLayer, ScopeName, ScopeStack } from "./scopes.ts";
 
 /** Who decided a tool's state. */
@@ -65,8 +65,10 @@ export interface Resolution {
 
 /** Turns the conversation's intent into its scope layer. */
 export function conversationLayer(intent: Intent): ScopeLayer {
-  const keys: Record<string, boolean> = {};
-  if (intent.master !== "follow") keys[ALL_KEY] = intent.master === "on";
+  const keys: Record<string, KeyValue> = {};
+  if (intent.master !== "follow") {
+    keys[ALL_KEY] = intent.master === ASK ? ASK : intent.master === "on";
+  }
   if (intent.webSearch !== "follow") keys.web_search = intent.webSearch === "on";
   Object.assign(keys, intent.decisions);
   return {
@@ -95,6 +97,13 @@ export function layersOf(scopes: ScopeStack, intent: Intent): NamedLayer[] {
  * within that scope the most specific key decides (id, family, `mcp`, `all`);
  * then the selection (a hand-picked list, else the deepest toolset, else
  * `default`).
+ *
+ * An enabled tool asks first (its state carries `ask`, with who decided
+ * that) when the deciding key says `ask`, or when the tool's own default is
+ * `approval: "ask"` and no person's explicit `on` for its id or its family
+ * decides it: `on` from `all` or the aggregate `mcp`, or the toolset's
+ * selection, keeps the default, so `all: on` never silently removes a
+ * safety check. `ask` cannot revive an absent tool: the floor comes first.
  */
 export function resolveAvailability(
   registry: ToolRegistry,
@@ -147,14 +156,24 @@ function decide(
       const value = Object.hasOwn(mentioned, key) ? mentioned[key] : undefined;
       if (value === undefined) continue;
       const by: Decider = { kind: "scope", scope, key };
-      return value
-        ? { id: tool.id, status: "enabled", by, standing: key === tool.id }
-        : { id: tool.id, status: "disabled", by };
+      if (value === false) return { id: tool.id, status: "disabled", by };
+      const standing = key === tool.id;
+      if (value === ASK) return { id: tool.id, status: "enabled", by, standing, ask: by };
+      // A person's `on` for the tool itself or its family lifts its own ask default.
+      const lifted = key === tool.id || key === tool.family;
+      return withDefault(tool, { id: tool.id, status: "enabled", by, standing }, lifted);
     }
   }
   return selected.has(tool.id)
-    ? { id: tool.id, status: "enabled", by: selection, standing: false }
+    ? withDefault(tool, { id: tool.id, status: "enabled", by: selection, standing: false }, false)
     : { id: tool.id, status: "disabled", by: selection };
+}
+
+type Enabled = Extract<ToolState, { status: "enabled" }>;
+
+/** The tool's own `approval: "ask"`, unless a person's explicit `on` lifted it. */
+function withDefault(tool: AnyTool, state: Enabled, lifted: boolean): Enabled {
+  return tool.approval === ASK && !lifted ? { ...state, ask: { kind: "tool" } } : state;
 }
 
 function select(
@@ -220,7 +239,7 @@ function warnUnknownKeys(
 export interface Mention {
   readonly scope: ScopeName;
   readonly key: string;
-  readonly value: boolean;
+  readonly value: KeyValue;
 }
 
 export interface Explanation {
@@ -274,7 +293,11 @@ export function describeState(state: ToolState): string {
     case "absent":
       return `unavailable: ${state.reason}`;
     case "enabled":
-      return `on, decided by ${describeDecider(state.by)}`;
+      if (state.ask === undefined) return `on, decided by ${describeDecider(state.by)}`;
+      if (state.ask.kind === "tool") {
+        return `on, decided by ${describeDecider(state.by)}; asks first: the tool's own default (approval: ask), which /tools on ${state.id} lifts`;
+      }
+      return `${keyWord(ASK)} (on, each call waits for a person's approval), decided by ${describeDecider(state.ask)}`;
     case "disabled":
       return state.by.kind === "scope"
         ? `off, decided by ${describeDecider(state.by)}`

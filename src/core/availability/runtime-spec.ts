@@ -1,9 +1,10 @@
-import { isWellFormedKey } from "./keys.ts";
+import { ASK, isWellFormedKey, type KeyValue } from "./keys.ts";
 import type { ScopeLayer } from "./scopes.ts";
 
 /**
  * The runtime scope, the deepest of all: `--tools 'web_search=off,mcp:fs=on'`
- * or its environment twin `SWITCHYARD_TOOLS`. A typo here must never silently
+ * or its environment twin `SWITCHYARD_TOOLS`; `send_message=ask` keeps a tool
+ * on with each call approved first. A typo here must never silently
  * enable a tool, so anything malformed is a {@link RuntimeSpecError}.
  */
 export class RuntimeSpecError extends Error {
@@ -16,22 +17,23 @@ export class RuntimeSpecError extends Error {
     problem: string,
   ) {
     super(
-      `${source}: ${problem} in ${JSON.stringify(token)}. Write comma-separated key=value pairs with values on/off/true/false, e.g. --tools 'web_search=off,mcp:github=on'.`,
+      `${source}: ${problem} in ${JSON.stringify(token)}. Write comma-separated key=value pairs with values on/off/ask (or true/false), e.g. --tools 'web_search=off,mcp:github=ask'.`,
     );
   }
 }
 
-const VALUES: Readonly<Record<string, boolean>> = {
+const VALUES: Readonly<Record<string, KeyValue>> = {
   on: true,
   true: true,
   off: false,
   false: false,
+  [ASK]: ASK,
 };
 
 /** Parses a runtime spec into key decisions. An empty or blank spec decides nothing. */
-export function parseRuntimeSpec(spec: string, source = "--tools"): Record<string, boolean> {
+export function parseRuntimeSpec(spec: string, source = "--tools"): Record<string, KeyValue> {
   // A Map, not an object: a key named "__proto__" is a key like any other.
-  const keys = new Map<string, boolean>();
+  const keys = new Map<string, KeyValue>();
   if (spec.trim() === "") return {};
   for (const raw of spec.split(",")) {
     const token = raw.trim();
@@ -56,7 +58,11 @@ export function parseRuntimeSpec(spec: string, source = "--tools"): Record<strin
     const lower = word.toLowerCase();
     const value = Object.hasOwn(VALUES, lower) ? VALUES[lower] : undefined;
     if (value === undefined) {
-      throw new RuntimeSpecError(token, source, `"${word}" is not one of on, off, true, false`);
+      throw new RuntimeSpecError(
+        token,
+        source,
+        `"${word}" is not one of on, off, ask, true, false`,
+      );
     }
     if (keys.has(key) && keys.get(key) !== value) {
       throw new RuntimeSpecError(token, source, `"${key}" is set twice with different values`);

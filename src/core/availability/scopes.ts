@@ -1,4 +1,5 @@
 import type { LoadMode } from "../loading/modes.ts";
+import type { KeyValue } from "./keys.ts";
 
 /**
  * Every scope, shallow to deep: the one place the scope order is written.
@@ -68,11 +69,12 @@ function deepestFirst<Name extends ScopeName>(rows: readonly { readonly name: Na
 }
 
 /**
- * One layer of decisions. `keys` maps availability keys to on (`true`) or off:
- * a tool id, a family (`mcp:github`), the aggregate `mcp`, or `all`.
+ * One layer of decisions. `keys` maps availability keys to on (`true`), off
+ * (`false`) or `"ask"` (on, each call approved first): a tool id, a family
+ * (`mcp:github`), the aggregate `mcp`, or `all`.
  */
 export interface ScopeLayer {
-  readonly keys?: Readonly<Record<string, boolean>>;
+  readonly keys?: Readonly<Record<string, KeyValue>>;
   readonly toolset?: string;
   readonly mode?: LoadMode;
 }

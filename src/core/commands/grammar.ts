@@ -128,7 +128,7 @@ export function unknownVerb<V extends string, E extends Error>(
   const lower = token.toLowerCase();
   const second = args[0]?.toLowerCase();
   let hint: string;
-  if (second === "on" || second === "off") {
+  if (second !== undefined && ["on", "off", "ask"].includes(second) && asVerb(grammar, second)) {
     // `/tools web_search off`: the person knows what they want, just not the word order.
     hint = ` To switch a ${grammar.noun}, put ${second} first: ${grammar.command} ${second} ${token}.`;
   } else {

@@ -1,4 +1,4 @@
-import { keysOf } from "../availability/keys.ts";
+import { ASK, type KeyValue, keysOf, keyWord } from "../availability/keys.ts";
 import type { NamedLayer, Resolution } from "../availability/resolve.ts";
 import { type ChatScope, SCOPES, type ScopeName } from "../availability/scopes.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
@@ -15,7 +15,7 @@ export interface Override {
   readonly id: string;
   readonly scope: ScopeName;
   readonly key: string;
-  readonly value: boolean;
+  readonly value: KeyValue;
 }
 
 const LISTED = 5;
@@ -26,7 +26,7 @@ export function keyOverrides(
   registry: ToolRegistry,
   scope: ChatScope,
   key: string,
-  value: boolean,
+  value: KeyValue,
 ): { covered: number; overrides: Override[] } {
   let covered = 0;
   const overrides: Override[] = [];
@@ -39,6 +39,22 @@ export function keyOverrides(
     if (holder && holder.value !== value) overrides.push({ id: tool.id, ...holder });
   }
   return { covered, overrides };
+}
+
+/**
+ * What still decides `tool` after a change of `key` at `scope`: a deeper
+ * scope's mention of any of its keys, or a more specific key in the same
+ * scope; undefined when the change decides it.
+ */
+export function decidingOver(
+  resolution: Resolution,
+  tool: Parameters<typeof keysOf>[0],
+  scope: ChatScope,
+  key: string,
+): Omit<Override, "id"> | undefined {
+  const keys = keysOf(tool);
+  const at = keys.indexOf(key);
+  return at < 0 ? undefined : firstMention(resolution.layers, scope, keys, at);
 }
 
 function firstMention(
@@ -56,7 +72,7 @@ function firstMention(
     const candidates = layerDepth === depth ? keys.slice(0, at) : keys;
     for (const candidate of candidates) {
       if (Object.hasOwn(layer.keys, candidate)) {
-        return { scope: layerScope, key: candidate, value: layer.keys[candidate] as boolean };
+        return { scope: layerScope, key: candidate, value: layer.keys[candidate] as KeyValue };
       }
     }
   }
@@ -72,17 +88,18 @@ export function keyOverrideNote(
 ): string {
   const [first] = overrides;
   if (first === undefined) return "";
-  const state = onOff(first.value);
+  const state = stateWord(first.value);
   if (covered === 1 && first.id === key) {
     const undo =
       first.scope === "conversation" && scope !== "conversation" && first.key !== "all"
         ? ` /tools reset ${first.key} lets the ${scope} scope decide.`
         : "";
-    return `But ${holder(first.scope)} has it ${state} (${first.key}=${state}), which wins here, so it stays ${state}.${undo}`;
+    const said = keyWord(first.value);
+    return `But ${holder(first.scope)} has it ${state} (${first.key}=${said}), which wins here, so it stays ${state}.${undo}`;
   }
   const listed = overrides
     .slice(0, LISTED)
-    .map((o) => `${o.id} (${o.scope}: ${o.key}=${onOff(o.value)})`);
+    .map((o) => `${o.id} (${o.scope}: ${o.key}=${keyWord(o.value)})`);
   const more = overrides.length > LISTED ? `, and ${overrides.length - LISTED} more` : "";
   return `But ${overrides.length} of the ${covered} tools it covers are still decided by a deeper or more specific setting: ${listed.join(", ")}${more}.`;
 }
@@ -115,6 +132,7 @@ export function holder(scope: ScopeName): string {
   }
 }
 
-export function onOff(value: boolean): "on" | "off" {
-  return value ? "on" : "off";
+/** "on", "off", "set to ask": a key's value as a reply's sentence says it. */
+export function stateWord(value: KeyValue): string {
+  return value === ASK ? "set to ask" : keyWord(value);
 }

@@ -8,7 +8,7 @@ import {
   skillSourceText,
   skillStateText,
 } from "./skills-view.ts";
-import { type ListView, type ToolItem, toolStateText } from "./view.ts";
+import { asksText, type ListView, type ToolItem, toolStateText } from "./view.ts";
 
 /**
  * A `/tools` or `/skills` list as every platform's list UI shows it (Slack
@@ -45,10 +45,12 @@ export interface PanelEntry {
   readonly id: string;
   /** "resident", "disabled by channel scope", "off (disabled by the workspace scope)". */
   readonly state: string;
-  /** The state led by on or off, for lists that mark each switch: "on, deferred (…)", "off: disabled by …". */
+  /** The state led by on or off, for lists that mark each switch: "on, deferred (…)", "on, asks first (…)", "off: disabled by …". */
   readonly switchState: string;
   /** Resident, deferred or on. */
   readonly on: boolean;
+  /** On, but each call waits for a person's approval (`ask`). */
+  readonly asks: boolean;
   /** False behind the capability floor: that is the operator's, no scope can switch it. */
   readonly switchable: boolean;
   /**
@@ -98,6 +100,7 @@ function toolEntry(item: ToolItem): PanelEntry {
     state: toolStateText(item),
     switchState: toolSwitchState(item),
     on,
+    asks: item.asks !== undefined,
     switchable,
     buttoned:
       switchable && !item.detail.startsWith("runtime scope") && TOOL_ID_PATTERN.test(item.id),
@@ -110,9 +113,9 @@ function toolEntry(item: ToolItem): PanelEntry {
 function toolSwitchState(item: ToolItem): string {
   switch (item.state) {
     case "resident":
-      return item.detail === "" ? "on" : `on (${item.detail})`;
+      return (item.detail === "" ? "on" : `on (${item.detail})`) + asksText(item);
     case "deferred":
-      return `on, deferred (${item.detail})`;
+      return `on, deferred (${item.detail})${asksText(item)}`;
     case "disabled":
       return `off: disabled by ${item.detail}`;
     case "unavailable":
@@ -127,6 +130,7 @@ function skillEntry(item: SkillItem): PanelEntry {
     state: skillStateText(item),
     switchState: on ? "on" : `off: disabled by ${item.detail}`,
     on,
+    asks: false,
     switchable: true,
     buttoned: isSkillName(item.name),
     source: skillSourceText(item),

@@ -29,6 +29,8 @@ import { TOOLS_VERBS, type ToolsVerb, USAGE } from "./usage.ts";
  */
 export type ToolsCommand =
   | CommonCommands<ToolsVerb, ChatScope, "key">
+  /** `on`, but each call waits for a person's approval. */
+  | { readonly verb: "ask"; readonly key: string; readonly scope: ChatScope }
   | { readonly verb: "why"; readonly id: string }
   /** `mode: null` is `follow`: the shallower scopes decide the mode again. */
   | { readonly verb: "mode"; readonly mode: LoadMode | null; readonly scope: ChatScope }
@@ -41,15 +43,28 @@ const TOOLS: ScopedGrammar<ToolsVerb, CommandError, ChatScope> = {
   command: "/tools",
   noun: "tool",
   verbs: TOOLS_VERBS,
-  synonyms: { ...COMMON_SYNONYMS, use: "preset", toolset: "preset" },
+  synonyms: {
+    ...COMMON_SYNONYMS,
+    use: "preset",
+    toolset: "preset",
+    // `/tools approve x` means ask; /approve alone answers a request.
+    approve: "ask",
+    approval: "ask",
+    confirm: "ask",
+    require: "ask",
+  },
   usage: USAGE,
   item: parseKey,
   scope: parseScope,
   scopes: CHAT_SCOPES,
 };
 
+const SCOPED = scopedReaders<ToolsVerb, CommandError, ChatScope, ToolsCommand>(TOOLS, "key");
+
 const READERS: VerbReaders<ToolsVerb, ToolsCommand> = {
-  ...scopedReaders<ToolsVerb, CommandError, ChatScope, ToolsCommand>(TOOLS, "key"),
+  ...SCOPED,
+  // `ask <tool> [scope]` reads like on and off: the verb is the value.
+  ask: SCOPED.on,
   why: (args) => ({ verb: "why", id: readWhy(TOOLS, args, toolId) }),
   mode: parseMode,
   preset: parsePreset,
@@ -65,6 +80,8 @@ const READERS: VerbReaders<ToolsVerb, ToolsCommand> = {
  * @example
  * parseToolsCommand("off web_search channel");
  * // { verb: "off", key: "web_search", scope: "channel" }
+ * parseToolsCommand("ask send_message workspace");
+ * // { verb: "ask", key: "send_message", scope: "workspace" }
  * parseToolsCommand("/tools@SwitchyardBot mode pi");
  * // { verb: "mode", mode: "minimal", scope: "conversation" }
  */

@@ -1,5 +1,14 @@
 import type { IntentChange } from "../availability/intent.ts";
-import { ALL_KEY, isStructuralKey, MCP_KEY } from "../availability/keys.ts";
+import {
+  ALL_KEY,
+  ASK,
+  isStructuralKey,
+  type KeyValue,
+  keysOf,
+  keyValueOf,
+  keyWord,
+  MCP_KEY,
+} from "../availability/keys.ts";
 import { type Explanation, explain as explainTool } from "../availability/resolve.ts";
 import { CHAT_SCOPES, type ChatScope } from "../availability/scopes.ts";
 import { TOOL_SEARCH_ID } from "../loading/discovery-tool.ts";
@@ -8,7 +17,14 @@ import type { LoadMode } from "../loading/modes.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import type { Toolsets } from "../tools/toolsets.ts";
 import { planOrRefuse } from "./errors.ts";
-import { deeperSetting, holder, keyOverrideNote, keyOverrides, onOff } from "./overrides.ts";
+import {
+  decidingOver,
+  deeperSetting,
+  holder,
+  keyOverrideNote,
+  keyOverrides,
+  stateWord,
+} from "./overrides.ts";
 import { parseToolsCommand, type ToolsCommand } from "./parse.ts";
 import { type Actor, type CommandPolicy, checkPermission } from "./permissions.ts";
 import { confirm, modeMeaning, shallower, subject, where } from "./replies.ts";
@@ -66,6 +82,9 @@ export type ToolsPlan =
  * const plan = planToolsCommand(parseToolsCommand("off web_search channel"), ctx);
  * // { kind: "change", scope: "channel", change: { kind: "set", key: "web_search", value: "off" },
  * //   reply: "web_search is now off in this channel. This applies from the next message; ..." }
+ *
+ * `ask` is planned like `on` and `off`, with the same permission check: it
+ * changes availability (rule 8), only what a call does differs.
  */
 export function planToolsCommand(command: ToolsCommand, ctx: PlanContext): ToolsPlan {
   switch (command.verb) {
@@ -82,7 +101,8 @@ export function planToolsCommand(command: ToolsCommand, ctx: PlanContext): Tools
   switch (command.verb) {
     case "on":
     case "off":
-      return planSwitch(command.key, command.verb === "on", command.scope, ctx);
+    case "ask":
+      return planSwitch(command.key, keyValueOf(command.verb), command.scope, ctx);
     case "reset":
       return planReset(command.key, command.scope, ctx);
     case "mode":
@@ -99,27 +119,74 @@ export function planToolsText(text: string, ctx: PlanContext): ToolsPlan {
   return planOrRefuse(text, parseToolsCommand, (c) => planToolsCommand(c, ctx), refused);
 }
 
-function planSwitch(key: string, on: boolean, scope: ChatScope, ctx: PlanContext): ToolsPlan {
-  const unknown = unknownKey(key, on ? "on" : "off", scope, ctx);
+function planSwitch(key: string, value: KeyValue, scope: ChatScope, ctx: PlanContext): ToolsPlan {
+  const word = keyWord(value);
+  const unknown = unknownKey(key, word, scope, ctx);
   if (unknown) return refused(unknown);
   const { covered, overrides } = keyOverrides(
     ctx.contract.resolution,
     ctx.registry,
     scope,
     key,
-    on,
+    value,
   );
   const state = ctx.contract.resolution.states.get(key);
   const floor =
-    on && state?.status === "absent"
+    value !== false && state?.status === "absent"
       ? `But ${key} is unavailable: ${state.reason}. No scope can turn it on until that changes.`
       : "";
+  const said =
+    value === ASK
+      ? `${subject(key)} now ${stateWord(value)} ${where(scope)}: offered as before, but each call waits for a person's approval.`
+      : `${subject(key)} now ${word} ${where(scope)}.`;
   const reply = confirm(
-    `${subject(key)} now ${onOff(on)} ${where(scope)}.`,
+    said,
     floor,
+    defaultAskNote(key, value, scope, ctx),
     keyOverrideNote(key, scope, covered, overrides),
   );
-  return change(scope, { kind: "set", key, value: onOff(on) }, reply);
+  return change(scope, { kind: "set", key, value: word }, reply);
+}
+
+/**
+ * What an `on` does to tools that ask first by their own default: an `on`
+ * for the tool or its family lifts that, one from `all` or `mcp` does not
+ * (a blanket switch never silently removes a safety check). Said either way.
+ */
+function defaultAskNote(key: string, value: KeyValue, scope: ChatScope, ctx: PlanContext): string {
+  if (value !== true) return "";
+  const { resolution } = ctx.contract;
+  const decided: string[] = [];
+  const keptByAll: string[] = [];
+  for (const tool of ctx.registry.list()) {
+    if (tool.approval !== ASK || !keysOf(tool).includes(key)) continue;
+    if (resolution.states.get(tool.id)?.status === "absent") continue;
+    const over = decidingOver(resolution, tool, scope, key);
+    if (over === undefined) decided.push(tool.id);
+    // A deeper `all` or `mcp` on decides it instead, and keeps its own default.
+    else if (over.value === true && (over.key === ALL_KEY || over.key === MCP_KEY)) {
+      keptByAll.push(tool.id);
+    }
+  }
+  const blanket = key === ALL_KEY || key === MCP_KEY;
+  if (blanket && decided.length > 0) {
+    return `${listOf(decided)} still ${verb(decided, "asks", "ask")} first by ${verb(decided, "its", "their")} own default; /tools on <tool> lifts that.`;
+  }
+  if (!blanket && decided.length > 0) {
+    return `This lifts the ask-first default of ${listOf(decided)}: ${verb(decided, "its", "their")} calls run without approval.`;
+  }
+  if (!blanket && keptByAll.length > 0) {
+    return `But ${listOf(keptByAll)} still ${verb(keptByAll, "asks", "ask")} first: a deeper all or mcp decides ${verb(keptByAll, "it", "them")}, and that keeps a tool's own ask-first default.`;
+  }
+  return "";
+}
+
+function listOf(ids: readonly string[]): string {
+  return ids.length === 1 ? (ids[0] as string) : `${ids.slice(0, -1).join(", ")} and ${ids.at(-1)}`;
+}
+
+function verb(ids: readonly string[], one: string, many: string): string {
+  return ids.length === 1 ? one : many;
 }
 
 function planReset(key: string | null, scope: ChatScope, ctx: PlanContext): ToolsPlan {
@@ -230,7 +297,7 @@ function planWhy(id: string, ctx: PlanContext): ToolsPlan {
 /** A refusal for a key no tool, family or scope mention has; undefined when the key is fine. */
 function unknownKey(
   key: string,
-  verb: "on" | "off" | "reset",
+  verb: "on" | "off" | "ask" | "reset",
   scope: ChatScope,
   ctx: PlanContext,
 ): string | undefined {

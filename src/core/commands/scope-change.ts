@@ -1,3 +1,4 @@
+import { type KeyValue, type KeyWord, keyValueOf } from "../availability/keys.ts";
 import type { ChatScope, ScopeLayer } from "../availability/scopes.ts";
 import type { LoadMode } from "../loading/modes.ts";
 
@@ -13,10 +14,10 @@ export type SharedScope = Exclude<ChatScope, "conversation">;
 export type ScopeChange =
   /**
    * Switch one key: a tool id, `mcp:<server>`, `mcp` or `all`. Written as
-   * on/off like `IntentChange` and the store's own change, so the shell passes
-   * it through unchanged.
+   * on/off/ask like `IntentChange` and the store's own change, so the shell
+   * passes it through unchanged.
    */
-  | { readonly kind: "set"; readonly key: string; readonly value: "on" | "off" }
+  | { readonly kind: "set"; readonly key: string; readonly value: KeyWord }
   /** Forget one key, or with no key the whole layer: keys, toolset and mode. */
   | { readonly kind: "reset"; readonly key?: string }
   /** Choose a toolset, or null to follow the shallower scopes. */
@@ -28,7 +29,7 @@ export type ScopeChange =
 export function applyScopeChange(layer: ScopeLayer, change: ScopeChange): ScopeLayer {
   switch (change.kind) {
     case "set":
-      return withKeys(layer, { ...layer.keys, [change.key]: change.value === "on" });
+      return withKeys(layer, { ...layer.keys, [change.key]: keyValueOf(change.value) });
     case "reset": {
       if (change.key === undefined) return {};
       const keys = { ...layer.keys };
@@ -47,10 +48,10 @@ export function applyScopeChange(layer: ScopeLayer, change: ScopeChange): ScopeL
 }
 
 /** Sorted keys, and no `keys` at all when none are left, so equal layers store equal bytes. */
-function withKeys(layer: ScopeLayer, keys: Record<string, boolean>): ScopeLayer {
+function withKeys(layer: ScopeLayer, keys: Record<string, KeyValue>): ScopeLayer {
   const { keys: _old, ...rest } = layer;
   const names = Object.keys(keys).sort();
   if (names.length === 0) return rest;
   // fromEntries, not assignment: a key named "__proto__" stays a key.
-  return { ...rest, keys: Object.fromEntries(names.map((name) => [name, keys[name] as boolean])) };
+  return { ...rest, keys: Object.fromEntries(names.map((name) => [name, keys[name] as KeyValue])) };
 }

@@ -61,7 +61,7 @@ export function scopedText<S extends ScopeName>(
 
 /**
  * The canonical text of the verbs every scoped command has (`help`,
- * `on`/`off`, `reset`, `why`, and any verb without arguments), so that
+ * `on`/`off` and /tools' `ask`, `reset`, `why`, and any verb without arguments), so that
  * parsing it gives the command back.
  */
 export function formatCommon<S extends ScopeName>(
@@ -74,6 +74,7 @@ export function formatCommon<S extends ScopeName>(
       return command.topic ? `${grammar.command} help ${command.topic}` : `${grammar.command} help`;
     case "on":
     case "off":
+    case "ask":
       return scopedText(grammar, `${verb} ${item}`, scope);
     case "reset":
       // An item spelled like a scope would read as "reset that scope": name the scope explicitly.
@@ -123,7 +124,13 @@ export function readSwitch<V extends string, E extends Error, S extends ScopeNam
   verb: V,
 ): { readonly item: string; readonly scope: S } {
   const item = args[0];
-  if (item === undefined) throw missing(grammar, verb, `the ${grammar.noun} to switch ${verb}`);
+  if (item === undefined) {
+    const what =
+      verb === "ask"
+        ? `the ${grammar.noun} to ask about first`
+        : `the ${grammar.noun} to switch ${verb}`;
+    throw missing(grammar, verb, what);
+  }
   noMore(grammar, args, 2, verb);
   return { item: grammar.item(item, verb), scope: grammar.scope(args[1], verb) };
 }

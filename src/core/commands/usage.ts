@@ -7,6 +7,7 @@ export const TOOLS_VERBS = [
   "list",
   "on",
   "off",
+  "ask",
   "reset",
   "why",
   "mode",
@@ -18,15 +19,17 @@ export type ToolsVerb = (typeof TOOLS_VERBS)[number];
 
 export const USAGE: Readonly<Record<ToolsVerb, string>> = {
   ...scopedUsage("/tools", "tool"),
+  ask: "/tools ask <tool> [scope]",
   mode: "/tools mode <full|default|minimal|discover|follow> [scope]",
   preset: "/tools preset <toolset|follow> [scope]",
   pick: "/tools pick <tool,tool,...|none>",
 };
 
 export const SUMMARY: Readonly<Record<ToolsVerb, string>> = {
-  list: "List every tool and its state: resident, deferred, disabled or unavailable.",
-  on: "Switch a tool on (an explicit on also loads it under a curated mode).",
+  list: "List every tool and its state: resident, deferred, disabled or unavailable, and whether it asks first.",
+  on: "Switch a tool on (an explicit on also loads it under a curated mode, and lifts the tool's own ask-first default).",
   off: "Switch a tool off.",
+  ask: "Keep a tool on, but each call waits for a person's approval first; the bot sees no difference.",
   reset:
     "Forget a setting so shallower scopes decide again; with no tool, or `all`, reset everything at that scope.",
   why: "Explain which scope or capability decides a tool's state.",
@@ -37,7 +40,7 @@ export const SUMMARY: Readonly<Record<ToolsVerb, string>> = {
 };
 
 export const SCOPE_HELP =
-  "Scopes: conversation (the default), channel, workspace, global. <tool> is a tool id, mcp:<server>, mcp (every MCP tool) or all.";
+  "Scopes: conversation (the default), channel, workspace, global. <tool> is a tool id, mcp:<server>, mcp (every MCP tool) or all; each takes on, off or ask.";
 
 export const TIMING_HELP =
   "Changes apply from the next message; an answer in progress keeps its tools.";

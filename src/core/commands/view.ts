@@ -1,4 +1,5 @@
 import type { Capabilities } from "../availability/capabilities.ts";
+import { keyWord } from "../availability/keys.ts";
 import type { Decider, Explanation, ToolState } from "../availability/resolve.ts";
 import { SCOPES } from "../availability/scopes.ts";
 import { TOOL_SEARCH_ID } from "../loading/discovery-tool.ts";
@@ -26,6 +27,11 @@ export interface ToolItem {
    * "loaded by tool_search".
    */
   readonly detail: string;
+  /**
+   * Set when the tool is on but each call waits for a person's approval
+   * (`ask`): who decided that ("channel scope", "the tool's own default").
+   */
+  readonly asks?: string;
 }
 
 export interface ListView {
@@ -128,11 +134,18 @@ function itemOf(
       return { id, state: "unavailable", detail: state.reason };
     case "disabled":
       return { id, state: "disabled", detail: deciderPhrase(state.by, id) };
-    case "enabled":
+    case "enabled": {
+      const asks = state.ask === undefined ? {} : { asks: deciderPhrase(state.ask, id) };
       if (resident)
-        return { id, state: "resident", detail: mounted ? "loaded by tool_search" : "" };
-      return { id, state: "deferred", detail: deferredDetail(contract) };
+        return { id, state: "resident", detail: mounted ? "loaded by tool_search" : "", ...asks };
+      return { id, state: "deferred", detail: deferredDetail(contract), ...asks };
+    }
   }
+}
+
+/** ", asks first (channel scope)" for a tool whose calls wait for approval; "" otherwise. */
+export function asksText(item: ToolItem): string {
+  return item.asks === undefined ? "" : `, asks first (${item.asks})`;
 }
 
 function deferredDetail(contract: TurnContract): string {
@@ -178,15 +191,22 @@ export function whyView(explanation: Explanation, contract?: TurnContract): WhyV
       text:
         mentions.length === 0
           ? "—"
-          : mentions.map((m) => `${m.key}=${m.value ? "on" : "off"}`).join(", "),
+          : mentions.map((m) => `${m.key}=${keyWord(m.value)}`).join(", "),
       decides: by?.kind === "scope" && by.scope === scope,
     });
   }
-  if (by !== undefined && by.kind !== "scope" && state.status !== "absent") {
+  if (by !== undefined && by.kind !== "scope" && by.kind !== "tool" && state.status !== "absent") {
     const included = state.status === "enabled";
     lines.push({
       label: by.kind === "toolset" ? `toolset ${by.toolset}` : "hand-picked list",
       text: included ? `includes ${id}` : `does not include ${id}`,
+      decides: true,
+    });
+  }
+  if (state.status === "enabled" && state.ask?.kind === "tool") {
+    lines.push({
+      label: "tool default",
+      text: "approval: ask (each call waits for a person's approval)",
       decides: true,
     });
   }
@@ -257,13 +277,17 @@ export function helpText(view: {
   ].join("\n");
 }
 
-/** "resident", "deferred (load with tool_search)", "disabled by channel scope", "unavailable: …". */
+/**
+ * "resident", "deferred (load with tool_search)", "disabled by channel
+ * scope", "unavailable: …"; an on tool that asks first adds ", asks first
+ * (channel scope)".
+ */
 export function toolStateText(item: ToolItem): string {
   switch (item.state) {
     case "resident":
-      return item.detail === "" ? "resident" : `resident (${item.detail})`;
+      return (item.detail === "" ? "resident" : `resident (${item.detail})`) + asksText(item);
     case "deferred":
-      return `deferred (${item.detail})`;
+      return `deferred (${item.detail})${asksText(item)}`;
     case "disabled":
       return `disabled by ${item.detail}`;
     case "unavailable":

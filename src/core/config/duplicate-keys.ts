@@ -1,4 +1,5 @@
-import { type Document, isMap, isScalar, visit } from "yaml";
+import type { Document } from "yaml";
+import { yaml } from "../yaml.ts";
 
 /**
  * The offset of the first key that repeats an earlier key of the same map,
@@ -11,6 +12,7 @@ import { type Document, isMap, isScalar, visit } from "yaml";
  */
 export function firstDuplicateKey(doc: Document): number | undefined {
   let first: number | undefined;
+  const { isMap, isScalar, visit } = yaml();
   visit(doc, {
     Map(_, map) {
       if (!isMap(map)) return undefined;

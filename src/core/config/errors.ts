@@ -4,7 +4,7 @@
  * fix it, e.g.
  *
  * ```text
- * switchyard.yaml:4: tools.web_search: "maybe" is not on/off/true/false. Write web_search: on or web_search: off.
+ * switchyard.yaml:4: tools.web_search: "maybe" is not on/off/ask/true/false. Write web_search: on, web_search: off or web_search: ask.
  * ```
  */
 export class ConfigError extends Error {

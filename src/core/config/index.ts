@@ -13,6 +13,12 @@ export {
   type DmPolicy,
   type GroupPolicy,
 } from "./access-section.ts";
+export {
+  type ApprovalOverride,
+  type ApprovalsConfig,
+  approvalPolicyFor,
+  DEFAULT_APPROVALS,
+} from "./approvals-section.ts";
 export { type AttachmentsConfig, DEFAULT_ATTACHMENTS } from "./attachments-section.ts";
 export { botModelOf, FALLBACK_MODEL } from "./bot-model.ts";
 export {

@@ -1,5 +1,6 @@
-import { type Document, isAlias, LineCounter, parseDocument, visit, type YAMLError } from "yaml";
+import type { Document, LineCounter, YAMLError } from "yaml";
 import { type LoggerPort, silentLogger } from "../logger.ts";
+import { yaml } from "../yaml.ts";
 import { firstDuplicateKey } from "./duplicate-keys.ts";
 import { ConfigError, type ConfigWarning, renderKeyPath, where } from "./errors.ts";
 import { LineIndex } from "./locate.ts";
@@ -23,6 +24,7 @@ export function readConfig(text: string, file: string): ConfigReading {
   const bytes = Buffer.byteLength(text, "utf8");
   if (bytes > MAX_CONFIG_BYTES) throw configTooLarge(file, bytes);
   checkNesting(text, file);
+  const { LineCounter, parseDocument } = yaml();
   const counter = new LineCounter();
   // logLevel "error": yaml would otherwise print warnings to the process itself.
   // uniqueKeys off: yaml's own check is quadratic in a map's size; firstDuplicateKey is not.
@@ -214,6 +216,7 @@ function reason(error: YAMLError): string {
 
 function aliasLine(doc: Document, counter: LineCounter): number | undefined {
   let offset: number | undefined;
+  const { isAlias, visit } = yaml();
   visit(doc, {
     Alias(_, alias) {
       if (isAlias(alias) && alias.resolve(doc) === undefined && alias.range) {

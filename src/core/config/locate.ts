@@ -1,14 +1,5 @@
-import {
-  type Document,
-  isAlias,
-  isMap,
-  isNode,
-  isScalar,
-  isSeq,
-  type LineCounter,
-  type Pair,
-  type YAMLMap,
-} from "yaml";
+import type { Document, LineCounter, Pair, YAMLMap } from "yaml";
+import { yaml } from "../yaml.ts";
 import type { KeyPath } from "./errors.ts";
 
 /**
@@ -31,6 +22,7 @@ export class LineIndex {
    * for, even when its value spans several lines.
    */
   lineOf(path: KeyPath): number | undefined {
+    const { isAlias, isMap, isSeq } = yaml();
     let node: unknown = this.doc.contents;
     let line = this.#lineAt(node);
     for (const segment of path) {
@@ -67,14 +59,14 @@ export class LineIndex {
   }
 
   #lineAt(node: unknown): number | undefined {
-    if (!isNode(node) || node.range === undefined || node.range === null) return undefined;
+    if (!yaml().isNode(node) || node.range === undefined || node.range === null) return undefined;
     return this.counter.linePos(node.range[0]).line;
   }
 }
 
 /** How `toJS` names a scalar key (`~` becomes the empty string). */
 function keyName(key: unknown): string | undefined {
-  if (!isScalar(key)) return undefined;
+  if (!yaml().isScalar(key)) return undefined;
   return key.value === null || key.value === undefined ? "" : String(key.value);
 }
 

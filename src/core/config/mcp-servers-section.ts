@@ -14,6 +14,13 @@ import { checkedBy } from "./parser-issue.ts";
 interface McpServerCommon {
   /** Ship only the tools' names until discovery loads them (the default: MCP servers bring many tools). */
   readonly defer: boolean;
+  /**
+   * Which of the server's tools ask first by default (`approval: "ask"` on
+   * each): `all` (`approval: ask`), or the server's own tool names listed
+   * under `ask:`; empty: none. A person's `on` for the tool or `mcp:<server>`
+   * lifts it, as for any tool's own default.
+   */
+  readonly ask: "all" | readonly string[];
   /** Overrides `call_timeout_ms` for this server. */
   readonly callTimeoutMs?: number;
 }
@@ -56,6 +63,7 @@ export function isMcpServerName(name: string): boolean {
 }
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const COMMON_KEYS = "defer:, call_timeout_ms:, approval: and ask:";
 const STDIO_KEYS = "command:, args:, env:, cwd:";
 const HTTP_KEYS = "url:, headers:";
 
@@ -125,6 +133,31 @@ const url = templated("a URL").superRefine((value, ctx) => {
   });
 });
 
+/** `approval: ask` (every tool of the server asks first) or `on` (the default: none does). */
+const approval = z.preprocess(
+  (value) => (typeof value === "string" ? value.trim().toLowerCase() : value),
+  z.enum(["ask", "on"], {
+    error: (iss) =>
+      `${describeValue(iss.input)} is not a server's approval. Write approval: ask (every tool of the server asks first), or list some under ask:, e.g. ask: [create_issue].`,
+  }),
+);
+
+/** `ask: [create_issue, delete_repo]`: the server's own tool names, as its tools/list gives them. */
+const askList = z.array(
+  z
+    .string({
+      error: (iss) =>
+        `expected a tool name as the server lists it, e.g. create_issue, found ${describeValue(iss.input)}.`,
+    })
+    .min(1, {
+      error: "is empty. Write the tool's name as the server lists it, e.g. create_issue.",
+    }),
+  {
+    error: (iss) =>
+      `expected a list of the server's tool names, e.g. ask: [create_issue, delete_repo], found ${describeValue(iss.input)}. For every tool of the server, write approval: ask.`,
+  },
+);
+
 const serverEntry = z
   .strictObject(
     {
@@ -136,11 +169,13 @@ const serverEntry = z
       headers: z.preprocess((value) => value ?? {}, headerMap).optional(),
       defer: flag.optional(),
       call_timeout_ms: millis("call_timeout_ms").optional(),
+      approval: approval.optional(),
+      ask: askList.optional(),
     },
     {
       error: (iss) =>
         iss.code === "unrecognized_keys"
-          ? `unknown key ${JSON.stringify(iss.keys[0])}. A server takes ${STDIO_KEYS} (a local command) or ${HTTP_KEYS} (a remote server), and defer:, call_timeout_ms:.`
+          ? `unknown key ${JSON.stringify(iss.keys[0])}. A server takes ${STDIO_KEYS} (a local command) or ${HTTP_KEYS} (a remote server), and ${COMMON_KEYS}.`
           : `expected a map such as { command: npx, args: [...] } or { url: https://... }, found ${describeValue(iss.input)}.`,
     },
   )
@@ -167,6 +202,14 @@ const serverEntry = z
         message: "is empty. Write the program to start, e.g. command: npx.",
       });
     }
+    if (entry.approval === "ask" && entry.ask !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["ask"],
+        message:
+          "approval: ask already makes every tool of this server ask first. Drop ask:, or drop approval: to ask for only the tools listed.",
+      });
+    }
     const misplaced = local
       ? (["headers"] as const).filter((key) => entry[key] !== undefined)
       : (["args", "env", "cwd"] as const).filter((key) => entry[key] !== undefined);
@@ -183,6 +226,8 @@ const serverEntry = z
   .transform((entry): McpServerConfig => {
     const common = {
       defer: entry.defer ?? true,
+      ask:
+        entry.approval === "ask" ? ("all" as const) : Object.freeze([...new Set(entry.ask ?? [])]),
       ...(entry.call_timeout_ms !== undefined ? { callTimeoutMs: entry.call_timeout_ms } : {}),
     };
     if (entry.url !== undefined) {

@@ -27,7 +27,7 @@ export function problemsOf(issue: Issue, prefix: KeyPath = []): Problem[] {
     case "unrecognized_keys":
       return [{ path: [...path, ...issue.keys.slice(0, 1)], problem: issue.message }];
     default:
-      if (isFlagIssue(issue)) return [{ path, problem: flagProblem(path, issue.input) }];
+      if (isFlagIssue(issue)) return [{ path, problem: flagProblem(path, issue.input, issue) }];
       return [{ path, problem: issue.message }];
   }
 }

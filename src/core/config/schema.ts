@@ -1,8 +1,10 @@
 import { z } from "zod";
+import type { KeyValue } from "../availability/keys.ts";
 import type { LoadMode } from "../loading/modes.ts";
 import { defineToolsets, type Toolsets } from "../tools/toolsets.ts";
 import { type AccessConfig, accessSection, DEFAULT_ACCESS } from "./access-section.ts";
 import { agentSection } from "./agent-section.ts";
+import { type ApprovalsConfig, approvalsSection, DEFAULT_APPROVALS } from "./approvals-section.ts";
 import {
   type AttachmentsConfig,
   attachmentsSection,
@@ -52,8 +54,8 @@ import { DEFAULT_WEB, type WebConfig, webSection } from "./web-section.ts";
  * the built-ins `default` and `full`.
  */
 export interface SwitchyardConfig {
-  /** The global scope's key decisions: tool ids, `mcp:<server>`, `mcp`, `all`. */
-  readonly tools: Readonly<Record<string, boolean>>;
+  /** The global scope's key decisions (tool ids, `mcp:<server>`, `mcp`, `all`): on, off or `ask`. */
+  readonly tools: Readonly<Record<string, KeyValue>>;
   readonly toolsets: Toolsets;
   readonly agent: PersonaConfig & {
     readonly mode?: LoadMode;
@@ -68,6 +70,8 @@ export interface SwitchyardConfig {
   readonly skillFolders: SkillFolders;
   /** Who may change which scope from chat. */
   readonly permissions: PermissionsConfig;
+  /** How tool calls that ask first are decided: the wait, and who may approve (per workspace and channel too). */
+  readonly approvals: ApprovalsConfig;
   /** Who may talk to the bot at all: DM and group policies, the allow list. */
   readonly access: AccessConfig;
   /** How many messages the bot takes per person, conversation and workspace. */
@@ -116,6 +120,7 @@ export const SECTIONS = [
   "skills",
   "skill_folders",
   "permissions",
+  "approvals",
   "access",
   "limits",
   "slack",
@@ -144,6 +149,7 @@ export const EMPTY_CONFIG: SwitchyardConfig = Object.freeze({
   skills: Object.freeze({}),
   skillFolders: NO_SKILL_FOLDERS,
   permissions: DEFAULT_PERMISSIONS,
+  approvals: DEFAULT_APPROVALS,
   access: DEFAULT_ACCESS,
   limits: DEFAULT_LIMITS,
   slack: DEFAULT_SLACK,
@@ -180,6 +186,7 @@ export const configSchema: z.ZodType<SwitchyardConfig, unknown> = z
       skills: section(skillsSection),
       skill_folders: section(skillFoldersSection),
       permissions: section(permissionsSection),
+      approvals: section(approvalsSection),
       access: section(accessSection),
       limits: section(limitsSection),
       slack: section(slackSection),
@@ -223,6 +230,7 @@ export const configSchema: z.ZodType<SwitchyardConfig, unknown> = z
         skills: Object.freeze(config.skills),
         skillFolders: config.skill_folders,
         permissions: config.permissions,
+        approvals: config.approvals,
         access: config.access,
         limits: config.limits,
         slack: config.slack,

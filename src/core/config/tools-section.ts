@@ -1,13 +1,14 @@
 import { z } from "zod";
-import { isWellFormedKey, MCP_KEY } from "../availability/keys.ts";
+import { isWellFormedKey, type KeyValue, keyWord, MCP_KEY } from "../availability/keys.ts";
 import { describeValue, type KeyPath, renderKeyPath } from "./errors.ts";
-import { flag } from "./flag.ts";
+import { keyFlag } from "./flag.ts";
 
 /**
- * `mcp:` is either the aggregate switch for every MCP family (`mcp: off`) or a
- * map of servers (`mcp: { github: on }`), which flattens to `mcp:github`.
+ * `mcp:` is either the aggregate switch for every MCP family (`mcp: off`,
+ * `mcp: ask`) or a map of servers (`mcp: { github: ask }`), which flattens
+ * to `mcp:github`.
  */
-const mcpServers = z.record(z.string(), flag).superRefine((servers, ctx) => {
+const mcpServers = z.record(z.string(), keyFlag).superRefine((servers, ctx) => {
   for (const server of Object.keys(servers)) {
     if (isWellFormedKey(`${MCP_KEY}:${server}`)) continue;
     ctx.addIssue({
@@ -21,9 +22,9 @@ const mcpServers = z.record(z.string(), flag).superRefine((servers, ctx) => {
   }
 });
 
-const mcpSwitch = z.union([flag, mcpServers], {
+const mcpSwitch = z.union([keyFlag, mcpServers], {
   error: (iss) =>
-    `${describeValue(iss.input)} is neither on/off/true/false nor a map of MCP servers. Write mcp: off, or name servers, e.g. mcp: { github: on }.`,
+    `${describeValue(iss.input)} is neither on/off/ask/true/false nor a map of MCP servers. Write mcp: off, or name servers, e.g. mcp: { github: ask }.`,
 });
 
 function keyProblem(key: string): string {
@@ -36,18 +37,19 @@ function keyProblem(key: string): string {
 
 /**
  * The global scope's key decisions, flattened: `mcp: { github: true }`
- * becomes `"mcp:github": true`. A key set twice to different values (once
- * flat, once nested) is an error rather than a silent pick.
+ * becomes `"mcp:github": true`. Each value is on, off or `ask` (on, each
+ * call approved first). A key set twice to different values (once flat,
+ * once nested) is an error rather than a silent pick.
  */
 export const toolsSection = z
   .object(
     { [MCP_KEY]: mcpSwitch.optional() },
     {
       error: (iss) =>
-        `expected a map of tool ids to on/off, found ${describeValue(iss.input)}. Put one "tool_id: on" line per tool under tools:.`,
+        `expected a map of tool ids to on/off/ask, found ${describeValue(iss.input)}. Put one "tool_id: on" line per tool under tools:.`,
     },
   )
-  .catchall(flag)
+  .catchall(keyFlag)
   .superRefine((tools, ctx) => {
     for (const key of Object.keys(tools)) {
       if (!isWellFormedKey(key))
@@ -55,23 +57,24 @@ export const toolsSection = z
     }
   })
   .transform((tools, ctx) => {
-    const keys: Record<string, boolean> = {};
+    const keys: Record<string, KeyValue> = {};
     const setAt = new Map<string, KeyPath>();
-    const set = (key: string, on: boolean, path: KeyPath) => {
+    const set = (key: string, value: KeyValue, path: KeyPath) => {
       const earlier = setAt.get(key);
-      if (earlier !== undefined && keys[key] !== on) {
+      const before = keys[key];
+      if (earlier !== undefined && before !== undefined && before !== value) {
         ctx.addIssue({
           code: "custom",
           path: [...path],
-          message: `sets ${key} ${on ? "on" : "off"}, but tools.${renderKeyPath(earlier)} sets it ${on ? "off" : "on"}. Keep one of the two.`,
+          message: `sets ${key} ${keyWord(value)}, but tools.${renderKeyPath(earlier)} sets it ${keyWord(before)}. Keep one of the two.`,
         });
         return;
       }
-      keys[key] = on;
+      keys[key] = value;
       setAt.set(key, path);
     };
     for (const [key, value] of Object.entries(tools)) {
-      if (typeof value === "boolean") set(key, value, [key]);
+      if (typeof value === "boolean" || typeof value === "string") set(key, value, [key]);
       else if (value !== undefined) {
         for (const [server, on] of Object.entries(value))
           set(`${MCP_KEY}:${server}`, on, [key, server]);

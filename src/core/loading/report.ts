@@ -1,4 +1,4 @@
-import { describeState } from "../availability/resolve.ts";
+import { describeDecider, describeState } from "../availability/resolve.ts";
 import { deferredToolTokens, estimateTokens, residentToolTokens } from "../budget/estimate.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import { TOOL_SEARCH_ID, TOOL_SEARCH_WIRE } from "./discovery-tool.ts";
@@ -16,6 +16,12 @@ export interface ContractReport {
   readonly deferred: readonly string[];
   /** Off or absent: `by` is the deciding scope, `toolset`, `picked` or `capability`. */
   readonly disabled: readonly { id: string; by: string; reason: string }[];
+  /**
+   * On tools whose calls wait for a person's approval (`ask`), in registry
+   * order: `by` is the deciding scope, or `tool` for the tool's own default.
+   * They are among `resident` or `deferred` too: the model sees them as on.
+   */
+  readonly asking: readonly { id: string; by: string; reason: string }[];
   readonly tokens: {
     readonly resident: number;
     readonly catalog: number;
@@ -26,7 +32,16 @@ export interface ContractReport {
 
 export function reportContract(contract: TurnContract, registry: ToolRegistry): ContractReport {
   const disabled: { id: string; by: string; reason: string }[] = [];
+  const asking: { id: string; by: string; reason: string }[] = [];
   for (const state of contract.resolution.states.values()) {
+    if (state.status === "enabled" && state.ask !== undefined) {
+      const by = state.ask.kind === "scope" ? state.ask.scope : state.ask.kind;
+      asking.push({
+        id: state.id,
+        by,
+        reason: `asks first, decided by ${describeDecider(state.ask)}`,
+      });
+    }
     if (state.status === "absent") {
       disabled.push({ id: state.id, by: "capability", reason: state.reason });
     } else if (state.status === "disabled") {
@@ -58,6 +73,7 @@ export function reportContract(contract: TurnContract, registry: ToolRegistry): 
     resident: contract.resident,
     deferred: contract.deferred,
     disabled,
+    asking,
     tokens: { resident, catalog, perTool },
     contractHash: contract.hash,
   };

@@ -1,6 +1,6 @@
-import { LineCounter, parseDocument } from "yaml";
 import { describeValue, where } from "../config/errors.ts";
 import { lineOf } from "../config/locate.ts";
+import { yaml } from "../yaml.ts";
 import { isSkillName, SKILL_NAME_RULE, type SkillDocument, skillKey } from "./skill.ts";
 
 /**
@@ -103,6 +103,7 @@ function readFrontmatter(
 ): { fields: Record<string, unknown>; at: LineOfKey } {
   // The frontmatter starts on the file's line 2.
   const fileLine = (line: number | undefined) => (line === undefined ? 2 : line + 1);
+  const { LineCounter, parseDocument } = yaml();
   const counter = new LineCounter();
   const doc = parseDocument(front, { lineCounter: counter, logLevel: "error", uniqueKeys: true });
   const syntax = doc.errors[0];

@@ -75,6 +75,19 @@ export interface ToolSpec<P extends z.ZodType = z.ZodType> {
    * than asking the model anew.
    */
   effects?: boolean;
+  /**
+   * The tool's own default for calls: `ask` makes each call wait for a
+   * person's approval wherever the tool is on, unless a person's explicit
+   * `on` for the tool's id or its family (`mcp:github`) decides it. An `on`
+   * from `all` or the aggregate `mcp` keeps the default, so `all: on` never
+   * silently removes a safety check. Give `ask` to tools whose effects reach
+   * past the conversation (a post elsewhere, a write, a delete). Unset or
+   * `on`: calls run without asking. The model never sees the difference.
+   *
+   * @example
+   * defineTool({ id: "delete_file", approval: "ask", ... });
+   */
+  approval?: "ask" | "on";
 }
 
 /**
@@ -140,6 +153,11 @@ export function defineTool<P extends z.ZodType>(spec: ToolSpec<P>): Tool<P> {
   if (spec.id.startsWith("mcp__") && !spec.family?.startsWith("mcp:")) {
     throw new ToolDefinitionError(
       `Tool "${spec.id}" is named like an MCP tool but has no "mcp:<server>" family. Give it family "mcp:<server>" or rename it.`,
+    );
+  }
+  if (spec.approval !== undefined && spec.approval !== "ask" && spec.approval !== "on") {
+    throw new ToolDefinitionError(
+      `Tool "${spec.id}" has approval ${JSON.stringify(spec.approval)}. Use approval: "ask" (each call waits for a person's approval) or leave it out (calls run without asking).`,
     );
   }
   const jsonSchema = toJsonSchema(spec.id, spec.parameters);

@@ -1,8 +1,8 @@
 import type { Dispatcher } from "undici";
-import { fetch } from "undici";
 import type { FileLocation } from "../../ports/file-source.ts";
 import { readCapped } from "../web/capped-body.ts";
 import { FetchRefusedError } from "../web/errors.ts";
+import { undici } from "../web/undici.ts";
 
 /** How one download may go: its byte cap, its time cap, and the guard for URLs off the platform. */
 export interface DownloadLimits {
@@ -35,7 +35,7 @@ export async function download(
   const host = hostOf(location.url);
   const signal = AbortSignal.any([limits.signal, AbortSignal.timeout(limits.timeoutMs)]);
   try {
-    const response = await fetch(location.url, {
+    const response = await undici().fetch(location.url, {
       ...(location.headers ? { headers: { ...location.headers } } : {}),
       signal,
       // A redirect could leave the platform's host with its token; follow none.

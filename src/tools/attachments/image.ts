@@ -1,4 +1,4 @@
-import sharp from "sharp";
+import type sharp from "sharp";
 
 export interface VisionImage {
   readonly url: string;
@@ -15,6 +15,7 @@ export interface VisionImage {
  * same URL, so a resumed turn sends the same request.
  */
 export async function visionImage(bytes: Uint8Array, maxSide: number): Promise<VisionImage> {
+  const sharp = await loadSharp();
   const image = sharp(bytes, { pages: 1, limitInputPixels: 100_000_000 }).rotate();
   const meta = await image.metadata();
   const resized = image.resize({
@@ -35,4 +36,20 @@ export async function visionImage(bytes: Uint8Array, maxSide: number): Promise<V
     height: info.height,
     bytes: data.byteLength,
   };
+}
+
+/**
+ * sharp, imported at the first image rather than with the bot: it loads
+ * libvips, a native library, which takes some 0.1 s and memory that a
+ * bot nobody sends images to never needs.
+ */
+async function loadSharp(): Promise<typeof sharp> {
+  try {
+    return (await import("sharp")).default;
+  } catch (error) {
+    throw new Error(
+      `sharp, which reads images, could not be loaded: ${(error as Error)?.message ?? String(error)}`,
+      { cause: error },
+    );
+  }
 }

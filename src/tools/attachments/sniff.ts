@@ -1,4 +1,3 @@
-import { fileTypeFromBuffer } from "file-type";
 import { DOCX_TYPE, isTextLike, textTypeFor } from "../../core/attachments/kind.ts";
 import { readZipDirectory } from "./zip-directory.ts";
 
@@ -17,6 +16,8 @@ export async function sniffType(
   name: string,
 ): Promise<string> {
   if (isZip(bytes)) return zipType(bytes);
+  // Imported at the first file, not with the bot; a failure to load it is an error, not "no signature".
+  const { fileTypeFromBuffer } = await import("file-type");
   const found = await fileTypeFromBuffer(bytes).catch(() => undefined);
   // file-type reads some text formats as XML-ish; trust a declared text type over those.
   if (found && !(found.mime === "application/xml" && isTextLike(declared, name))) {

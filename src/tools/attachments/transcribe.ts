@@ -1,6 +1,7 @@
-import OpenAI, { toFile } from "openai";
+import type { OpenAI } from "openai";
 import type { CapabilityStatus } from "../../core/availability/capabilities.ts";
 import type { TranscriptionConfig } from "../../core/config/transcription-section.ts";
+import { openAISdk } from "../../providers/openai-sdk.ts";
 
 /** Turns a voice note's bytes into text. */
 export type Transcriber = (
@@ -48,13 +49,17 @@ export function openAITranscriber(
   timeoutMs: number,
 ): Transcriber | undefined {
   if (!transcriptionCapability(config, env).available) return undefined;
-  const client = new OpenAI({
+  const options = {
     baseURL: config.baseUrl,
     apiKey: env[config.keyEnv] ?? "",
     timeout: timeoutMs,
     maxRetries: 1,
-  });
+  };
+  let client: OpenAI | undefined;
   return async (bytes, name, type, signal) => {
+    // The SDK is imported at the first transcription, not with the package (openai-sdk.ts).
+    const { OpenAI, toFile } = await openAISdk();
+    client ??= new OpenAI(options);
     const file = await toFile(bytes, name, { type });
     const result = await client.audio.transcriptions.create(
       { file, model: config.model, response_format: "json" },

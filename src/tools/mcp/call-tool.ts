@@ -4,10 +4,10 @@ import { untrustedText } from "../../core/agent/untrusted-text.ts";
 import { canonicalJson } from "../../core/tools/canonical-json.ts";
 import type { ToolOutput } from "../../core/tools/tool.ts";
 import { toolResult } from "../../core/tools/tool-result.ts";
+import { errorLine } from "./error-line.ts";
 import { McpCallError, McpToolError } from "./errors.ts";
 import { mcpResultFiles } from "./result-files.ts";
 import { mcpResultText } from "./result-text.ts";
-import { errorLine } from "./server-state.ts";
 
 export interface CallOptions {
   readonly server: string;

@@ -1,17 +1,16 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { McpConfig, McpServerConfig } from "../../core/config/mcp-section.ts";
 import type { LoggerPort } from "../../core/logger.ts";
 import type { ToolRegistry } from "../../core/tools/registry.ts";
 import type { ToolOutput } from "../../core/tools/tool.ts";
 import { backoffDelay } from "./backoff.ts";
-import { callMcpTool } from "./call-tool.ts";
+import type * as ClientSdk from "./client-sdk.ts";
 import { McpCallError } from "./errors.ts";
 import { mcpFamilyTools } from "./family.ts";
 import { listAllTools } from "./list-tools.ts";
-import { detailOf, errorLine, type McpServerState } from "./server-state.ts";
-import { type OpenedTransport, openTransport, type TransportEnvironment } from "./transport.ts";
+import { detailOf, type McpServerState } from "./server-state.ts";
+import type { OpenedTransport, TransportEnvironment } from "./transport.ts";
 
 /** Where the hub says what happened; `info` is optional so a plain LoggerPort fits. */
 export interface McpLogger extends LoggerPort {
@@ -51,6 +50,8 @@ export interface ConnectionDeps {
 export class McpConnection {
   #state: McpServerState = { kind: "connecting", attempt: 1 };
   #client: Client | undefined;
+  /** The SDK, once the first attempt imported it (client-sdk.ts). */
+  #sdk: typeof ClientSdk | undefined;
   #opened: OpenedTransport | undefined;
   #attempt = 0;
   #lastError: string | undefined;
@@ -81,8 +82,9 @@ export class McpConnection {
     signal: AbortSignal,
   ): Promise<ToolOutput> {
     const client = this.#client;
+    const sdk = this.#sdk;
     const state = this.#state;
-    if (client === undefined || state.kind !== "connected") {
+    if (client === undefined || sdk === undefined || state.kind !== "connected") {
       const detail = state.kind === "connected" ? "reconnecting" : detailOf(state);
       throw new McpCallError(
         this.server,
@@ -91,7 +93,7 @@ export class McpConnection {
       );
     }
     const opened = this.#opened;
-    return callMcpTool(client, name, args, {
+    return sdk.callMcpTool(client, name, args, {
       server: this.server,
       signal,
       timeoutMs: this.config.callTimeoutMs ?? this.deps.settings.callTimeoutMs,
@@ -119,9 +121,24 @@ export class McpConnection {
       attempt: this.#attempt,
       ...(this.#lastError !== undefined ? { lastError: this.#lastError } : {}),
     });
+    let sdk: typeof ClientSdk;
+    try {
+      sdk = await loadSdk();
+    } catch (error) {
+      // An install without the SDK stays without it: retrying would only repeat it.
+      this.#lastError = `the MCP SDK (@modelcontextprotocol/sdk) could not be loaded: ${(error as Error)?.message ?? String(error)}. Reinstall the bot's dependencies (npm install)`;
+      this.deps.logger.warn(`MCP server ${this.server} cannot start: ${this.#lastError}`, {
+        server: this.server,
+      });
+      this.#setState({ kind: "failed", lastError: this.#lastError });
+      return;
+    }
+    if (this.#closed) return;
+    this.#sdk = sdk;
+    const { errorLine } = sdk;
     let opened: OpenedTransport;
     try {
-      opened = openTransport(this.server, this.config, this.deps.environment);
+      opened = sdk.openTransport(this.server, this.config, this.deps.environment);
     } catch (error) {
       // A variable that is not set, a URL that is not one: nothing changes the environment of a
       // running process, so retrying would only repeat it.
@@ -132,18 +149,18 @@ export class McpConnection {
       this.#setState({ kind: "failed", lastError: this.#lastError });
       return;
     }
-    const client = new Client(this.deps.clientInfo, { capabilities: {} });
+    const client = new sdk.Client(this.deps.clientInfo, { capabilities: {} });
     this.#client = client;
     this.#opened = opened;
     let changedWhileListing = false;
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => {
       if (this.#client !== client) return;
-      if (this.#state.kind === "connected") void this.#refresh(client);
+      if (this.#state.kind === "connected") void this.#refresh(client, errorLine);
       // The first list may already be on its way back without the change.
       else changedWhileListing = true;
     });
     client.onclose = () => void this.#lost(client, opened);
-    client.onerror = () => void this.#check(client, opened);
+    client.onerror = () => void this.#check(client, opened, errorLine);
     const timeout = this.deps.settings.connectTimeoutMs;
     try {
       await client.connect(opened.transport, { timeout });
@@ -157,7 +174,7 @@ export class McpConnection {
         server: this.server,
         tools: count,
       });
-      if (changedWhileListing) void this.#refresh(client);
+      if (changedWhileListing) void this.#refresh(client, errorLine);
     } catch (error) {
       if (this.#client !== client) return;
       this.#client = undefined;
@@ -177,11 +194,12 @@ export class McpConnection {
 
   /** Lists the tools into the registry; returns how many were registered. */
   #install(client: Client, listed: Parameters<typeof mcpFamilyTools>[0]): number {
-    const { tools, skipped } = mcpFamilyTools(
+    const { tools, skipped, unknownAsk } = mcpFamilyTools(
       listed,
       {
         server: this.server,
         defer: this.config.defer,
+        ask: this.config.ask,
         descriptionMax: this.deps.settings.descriptionMax,
         // A little past the call's own timeout, so the server's timeout (which cancels the call) answers first.
         timeoutMs: (this.config.callTimeoutMs ?? this.deps.settings.callTimeoutMs) + 1_000,
@@ -194,12 +212,18 @@ export class McpConnection {
         tool: name,
       });
     }
+    if (unknownAsk.length > 0) {
+      this.deps.logger.warn(
+        `MCP server ${this.server} lists no tool named ${unknownAsk.join(", ")} (under ask: in its config); check the names against switchyard tools`,
+        { server: this.server, tools: unknownAsk },
+      );
+    }
     if (this.#client === client) this.deps.registry.replaceFamily(`mcp:${this.server}`, tools);
     return tools.length;
   }
 
   /** `notifications/tools/list_changed`: re-list, one refresh at a time, the last one winning. */
-  #refresh(client: Client): Promise<void> {
+  #refresh(client: Client, errorLine: (error: unknown) => string): Promise<void> {
     if (this.#refreshing) {
       this.#refreshAgain = true;
       return this.#refreshing;
@@ -246,7 +270,11 @@ export class McpConnection {
    * an error is the only sign a server went away or forgot the session: a
    * ping decides whether to reconnect.
    */
-  async #check(client: Client, opened: OpenedTransport): Promise<void> {
+  async #check(
+    client: Client,
+    opened: OpenedTransport,
+    errorLine: (error: unknown) => string,
+  ): Promise<void> {
     if (this.#client !== client || this.#state.kind !== "connected") return;
     try {
       await client.ping({ timeout: Math.min(this.deps.settings.connectTimeoutMs, 10_000) });
@@ -282,4 +310,9 @@ export class McpConnection {
     this.#state = state;
     this.deps.changed(this.server, state);
   }
+}
+
+/** The SDK and what is built on it, imported once, at the first connection of any server. */
+function loadSdk(): Promise<typeof ClientSdk> {
+  return import("./client-sdk.ts");
 }

@@ -12,6 +12,8 @@ export interface FamilyOptions {
   readonly descriptionMax: number;
   /** The server's call timeout: the runner waits this long for its tools, not its own default. */
   readonly timeoutMs?: number;
+  /** Which tools ask first by default (`approval: ask` or `ask:` in the server's config); unset: none. */
+  readonly ask?: "all" | readonly string[];
 }
 
 /** Runs a tool of the server by its MCP name; the connection behind it may have changed since listing. */
@@ -28,6 +30,8 @@ export interface McpFamily {
   readonly names: ReadonlyMap<string, string>;
   /** Tools left out, each with why (for the log). */
   readonly skipped: readonly { readonly name: string; readonly reason: string }[];
+  /** Names under the server's `ask:` that it does not list (a typo, or a tool it dropped), for the log. */
+  readonly unknownAsk: readonly string[];
 }
 
 /**
@@ -68,6 +72,7 @@ export function mcpFamilyTools(
           family,
           capability: family,
           defer: options.defer,
+          ...(asks(options.ask, name) ? { approval: "ask" as const } : {}),
           ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
           execute: (args, ctx) => call(name, args, ctx.signal),
         }),
@@ -79,7 +84,16 @@ export function mcpFamilyTools(
     }
   }
   tools.sort((a, b) => compareIds(a.id, b.id));
-  return { tools, names, skipped };
+  const listedNames = new Set(listed.map((tool) => tool.name));
+  const unknownAsk =
+    options.ask === undefined || options.ask === "all"
+      ? []
+      : options.ask.filter((name) => !listedNames.has(name));
+  return { tools, names, skipped, unknownAsk };
+}
+
+function asks(ask: FamilyOptions["ask"], name: string): boolean {
+  return ask === "all" || ask?.includes(name) === true;
 }
 
 /** MCP makes descriptions optional; the model decides from them, so an empty one gets a plain fallback. */

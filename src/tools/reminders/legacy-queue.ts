@@ -1,6 +1,7 @@
-import { type Job, Queue } from "bullmq";
+import type { Job, Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { LoggerPort } from "../../core/logger.ts";
+import { bullmq } from "../../redis/bullmq.ts";
 import { KeyScheme } from "../../store/keys.ts";
 import { decodeReminder, type Reminder } from "./reminder.ts";
 import { REMINDER_QUEUE, reminderQueue } from "./schedule.ts";
@@ -29,7 +30,7 @@ export async function moveLegacyReminders(
   now: () => number = Date.now,
 ): Promise<number> {
   if (connection.isCluster) return 0;
-  const legacy = new Queue<Reminder>(REMINDER_QUEUE, {
+  const legacy = new (bullmq().Queue)<Reminder>(REMINDER_QUEUE, {
     connection,
     prefix: new KeyScheme(prefix).legacyQueuePrefix(),
   });

@@ -1,8 +1,9 @@
-import { type Job, UnrecoverableError, Worker } from "bullmq";
+import type { Job, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { type LoggerPort, silentLogger } from "../../core/logger.ts";
 import { RepeatedWarnings } from "../../observability/repeated-warnings.ts";
 import type { Outbounds } from "../../ports/outbound.ts";
+import { bullmq } from "../../redis/bullmq.ts";
 import { KeyScheme } from "../../store/keys.ts";
 import { ReminderDataError } from "./errors.ts";
 import { moveLegacyReminders } from "./legacy-queue.ts";
@@ -54,7 +55,7 @@ export class ReminderWorker {
     this.#index = new ReminderIndex(options.redis, prefix);
     this.#outbounds = options.outbounds;
     this.#logger = options.logger ?? silentLogger;
-    this.worker = new Worker<Reminder>(REMINDER_QUEUE, (job) => this.#fire(job), {
+    this.worker = new (bullmq().Worker)<Reminder>(REMINDER_QUEUE, (job) => this.#fire(job), {
       connection: options.connection,
       prefix: new KeyScheme(prefix).reminderQueuePrefix(),
       concurrency: options.concurrency ?? 4,
@@ -84,7 +85,8 @@ export class ReminderWorker {
     try {
       reminder = decodeReminder(job.data);
     } catch (error) {
-      if (error instanceof ReminderDataError) throw new UnrecoverableError(error.message);
+      if (error instanceof ReminderDataError)
+        throw new (bullmq().UnrecoverableError)(error.message);
       throw error;
     }
     const outbound = this.#outbounds[reminder.platform];
@@ -107,7 +109,7 @@ export class ReminderWorker {
   async #gaveUp(job: Job<Reminder> | undefined, error: Error): Promise<void> {
     if (job === undefined) return;
     const final =
-      error instanceof UnrecoverableError ||
+      error instanceof bullmq().UnrecoverableError ||
       error.name === "UnrecoverableError" ||
       job.attemptsMade >= (job.opts.attempts ?? 1);
     if (!final) return;

@@ -1,5 +1,6 @@
-import { Queue } from "bullmq";
+import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
+import { bullmq } from "../../redis/bullmq.ts";
 import { KeyScheme, type ReminderKeys } from "../../store/keys.ts";
 import { LuaScript } from "../../store/lua.ts";
 import { ReminderLimitError, ReminderNotFoundError } from "./errors.ts";
@@ -39,7 +40,7 @@ export const DEFAULT_RETRY: ReminderRetry = Object.freeze({ attempts: 8, backoff
  * worker needs a connection of its own (see ReminderWorker).
  */
 export function reminderQueue(connection: Redis, prefix = "sy"): Queue<Reminder> {
-  return new Queue<Reminder>(REMINDER_QUEUE, {
+  return new (bullmq().Queue)<Reminder>(REMINDER_QUEUE, {
     connection,
     prefix: new KeyScheme(prefix).reminderQueuePrefix(),
   });

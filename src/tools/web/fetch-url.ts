@@ -1,4 +1,4 @@
-import { fetch, type Response } from "undici";
+import type { Response } from "undici";
 import { z } from "zod";
 import { untrustedText } from "../../core/agent/untrusted-text.ts";
 import { DEFAULT_WEB_FETCH, type WebFetchConfig } from "../../core/config/web-section.ts";
@@ -9,6 +9,7 @@ import { FetchError, FetchRefusedError } from "./errors.ts";
 import { fetchTarget } from "./fetch-target.ts";
 import { guardedAgent, type HostLookup, systemLookup } from "./guarded-agent.ts";
 import { pageKind, parseMediaType, type ReadablePage, readablePage } from "./readable.ts";
+import { undici } from "./undici.ts";
 
 /** Redirects followed before giving up; each hop is checked like the first request. */
 export const MAX_REDIRECTS = 5;
@@ -72,7 +73,7 @@ export async function fetchPage(
   try {
     const seen = [current.href];
     for (;;) {
-      const response = await fetch(current, {
+      const response = await undici().fetch(current, {
         redirect: "manual",
         dispatcher,
         signal: AbortSignal.any([signal, deadline]),

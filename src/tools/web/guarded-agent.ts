@@ -1,6 +1,6 @@
 import { lookup as dnsLookup } from "node:dns/promises";
 import { isIP, type LookupFunction } from "node:net";
-import { Agent, buildConnector } from "undici";
+import type { Agent } from "undici";
 import {
   type AddressPolicy,
   type AddressVerdict,
@@ -8,6 +8,7 @@ import {
   checkHostName,
 } from "./address-policy.ts";
 import { FetchError, FetchRefusedError, INTERNAL_HOST_HINT, PUBLIC_ONLY_HINT } from "./errors.ts";
+import { undici } from "./undici.ts";
 
 export interface ResolvedAddress {
   readonly address: string;
@@ -64,6 +65,7 @@ export function guardedAgent(policy: AddressPolicy, lookup: HostLookup = systemL
       (error: Error) => callback(error, "", 0),
     );
   };
+  const { Agent, buildConnector } = undici();
   const connector = buildConnector({ lookup: connectLookup });
   return new Agent({
     connect: (options, callback) => {

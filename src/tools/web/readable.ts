@@ -1,4 +1,6 @@
-import { NodeHtmlMarkdown } from "node-html-markdown";
+import { createRequire } from "node:module";
+import type * as NodeHtmlMarkdownModule from "node-html-markdown";
+import type { NodeHtmlMarkdown } from "node-html-markdown";
 
 /**
  * Turning a downloaded page into text a model reads well: HTML becomes
@@ -37,7 +39,22 @@ const DROPPED = [
   "iframe",
   "canvas",
 ];
-const markdown = new NodeHtmlMarkdown({ ignore: DROPPED, maxConsecutiveNewlines: 2 });
+let converter: NodeHtmlMarkdown | undefined;
+
+/**
+ * The HTML converter, built at the first page rather than with the package
+ * (node-html-markdown and its parser take some 40 ms to load; issue 29).
+ * CommonJS, so required where it is first needed.
+ */
+function markdown(): NodeHtmlMarkdown {
+  if (converter === undefined) {
+    const { NodeHtmlMarkdown } = createRequire(import.meta.url)(
+      "node-html-markdown",
+    ) as typeof NodeHtmlMarkdownModule;
+    converter = new NodeHtmlMarkdown({ ignore: DROPPED, maxConsecutiveNewlines: 2 });
+  }
+  return converter;
+}
 
 const TEXT_TYPES: ReadonlySet<string> = new Set([
   "application/xml",
@@ -118,8 +135,8 @@ const PREAMBLE = /<\/?head\b[^>]*>|<!doctype[^>]*>|<\?xml[^>]*>/gi;
 
 function htmlPage(html: string): ReadablePage {
   const rawTitle = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(html)?.[1];
-  const title = rawTitle === undefined ? "" : markdown.translate(rawTitle).replace(/\s+/g, " ");
-  const text = markdown.translate(html.replace(PREAMBLE, "")).trim();
+  const title = rawTitle === undefined ? "" : markdown().translate(rawTitle).replace(/\s+/g, " ");
+  const text = markdown().translate(html.replace(PREAMBLE, "")).trim();
   return title.trim() === "" ? { text } : { title: title.trim(), text };
 }
 

@@ -1,8 +1,8 @@
-import { fetch } from "undici";
 import type { z } from "zod";
 import { redactSecrets } from "../../observability/secrets.ts";
 import { readCapped } from "./capped-body.ts";
 import { WebSearchError } from "./errors.ts";
+import { undici } from "./undici.ts";
 
 /** A search API's answer is a few kilobytes; anything past this is not one. */
 const MAX_ANSWER_BYTES = 2_000_000;
@@ -36,7 +36,7 @@ export async function searchJson<T>(call: SearchCall<T>): Promise<T> {
   const deadline = AbortSignal.timeout(call.timeoutMs);
   let text: string;
   try {
-    const response = await fetch(call.url, {
+    const response = await undici().fetch(call.url, {
       method: call.method,
       headers: { accept: "application/json", ...call.headers },
       ...(call.body === undefined ? {} : { body: call.body }),

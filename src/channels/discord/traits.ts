@@ -1,0 +1,13 @@
+import type { PlatformTraits } from "../lazy-channel.ts";
+
+/**
+ * Discord as the bot knows it before discord.js is imported (see
+ * lazy-channel.ts). Discord refuses messages over 2,000 characters.
+ */
+export const DISCORD_TRAITS: PlatformTraits = Object.freeze({
+  platform: "discord",
+  sdk: "discord.js",
+  maxLength: 2_000,
+  canEdit: true,
+  mention: (user: string) => `<@${user}>`,
+});

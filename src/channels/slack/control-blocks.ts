@@ -1,0 +1,60 @@
+import type { types } from "@slack/bolt";
+import type { MessageControl } from "../../ports/outbound.ts";
+import { splitForSlack } from "./split.ts";
+
+/**
+ * A posted message with buttons under it (an approval request's Approve,
+ * Deny...): its mrkdwn in sections, then one actions block. Each button's
+ * `action_id` is `control:<n>`, distinct per button as Slack requires within
+ * a message, and its `value` is the control's payload exactly as given, so a
+ * click is read from the click alone (block-actions.ts routes it by the
+ * value, never by the position).
+ *
+ * @example
+ * controlBlocks(toMrkdwn("Run `send_message`?"), [
+ *   { payload: "ap:k3j9x0a1b2c4:a", label: "Approve", style: "primary" },
+ *   { payload: "ap:k3j9x0a1b2c4:d", label: "Deny", style: "danger" },
+ * ]);
+ * // [{ type: "section", ... }, { type: "actions", block_id: "controls", elements: [...] }]
+ */
+
+/** Matches every control button's action id: register the click handler with it. */
+export const CONTROL_ACTION = /^control:\d{1,2}$/;
+
+/** An actions block takes at most 25 elements; a button's text at most 75 characters. */
+const MAX_CONTROLS = 25;
+const LABEL_MAX = 75;
+/** The sections leave room under Slack's 50 blocks for the actions block. */
+const MAX_SECTIONS = 45;
+
+export function controlBlocks(
+  mrkdwn: string,
+  controls: readonly MessageControl[],
+): types.KnownBlock[] {
+  // A request is short (the worker cuts its arguments); a longer text still fits, in sections.
+  const [chunk] = splitForSlack(mrkdwn, { maxSections: MAX_SECTIONS });
+  const sections = (chunk?.sections ?? []).filter((s) => s.trim() !== "");
+  const blocks: types.KnownBlock[] = sections.map((text) => ({
+    type: "section",
+    text: { type: "mrkdwn", text },
+  }));
+  blocks.push({
+    type: "actions",
+    block_id: "controls",
+    elements: controls.slice(0, MAX_CONTROLS).map(
+      (control, i): types.Button => ({
+        type: "button",
+        action_id: `control:${i}`,
+        // Labels are the bot's own words, but plain_text is never parsed for mentions anyway.
+        text: { type: "plain_text", text: clip(control.label, LABEL_MAX), emoji: true },
+        value: control.payload,
+        ...(control.style ? { style: control.style } : {}),
+      }),
+    ),
+  });
+  return blocks;
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}

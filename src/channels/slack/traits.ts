@@ -1,0 +1,14 @@
+import type { PlatformTraits } from "../lazy-channel.ts";
+
+/**
+ * Slack as the bot knows it before @slack/bolt is imported (see
+ * lazy-channel.ts). Slack shows about 4,000 characters of a message before
+ * "Show more"; mrkdwn conversion adds a little.
+ */
+export const SLACK_TRAITS: PlatformTraits = Object.freeze({
+  platform: "slack",
+  sdk: "@slack/bolt and @slack/web-api",
+  maxLength: 3_500,
+  canEdit: true,
+  mention: (user: string) => `<@${user}>`,
+});
