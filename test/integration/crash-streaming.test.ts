@@ -75,26 +75,30 @@ const enqueue = ({ crash }: Setup) => crash.enqueue({ ...mention, time: Date.now
 const botMessages = (slack: FakeSlackApi) =>
   slack.messages.filter((m) => m.thread_ts === THREAD && m.bot_id).map((m) => m.text);
 
+/** The words the "given up" case's partial must show: the kill waits until Slack shows them. */
+const OPENING = "Streaming answers arrive word by word";
+
 /**
  * Resolves once two posts or edits of the streamed answer, sent after `since`, have been
- * answered by Slack: the partial is visible, and the second call shows the run had taken
- * in the first (its ref and text recorded) before it sent on.
+ * answered by Slack, the last of them showing at least {@link OPENING}: the partial is
+ * visible, and the second call shows the run had taken in the first (its ref and text
+ * recorded) before it sent on. Two calls alone could show a single word on a loaded machine.
  */
 const streamedSince = (slack: FakeSlackApi, since: number) =>
-  until(
-    () =>
-      slack.calls.filter(
-        (c) =>
-          (c.method === "chat.postMessage" || c.method === "chat.update") &&
-          c.args.channel === mention.channel &&
-          c.at >= since &&
-          c.answeredAt !== undefined &&
-          c.response?.ok === true,
-      ).length >= 2
-        ? true
-        : undefined,
-    30_000,
-  );
+  until(() => {
+    const answered = slack.calls.filter(
+      (c) =>
+        (c.method === "chat.postMessage" || c.method === "chat.update") &&
+        c.args.channel === mention.channel &&
+        c.at >= since &&
+        c.answeredAt !== undefined &&
+        c.response?.ok === true,
+    );
+    const last = answered.at(-1)?.args.text;
+    return answered.length >= 2 && typeof last === "string" && last.startsWith(OPENING)
+      ? true
+      : undefined;
+  }, 30_000);
 
 /**
  * Resolves once the conversation is at rest (nothing queued, no turn in progress, no lease)
