@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, it } from "vitest";
 import { createStore } from "../../src/store/index.ts";
 import {
   connectRedis,
@@ -25,14 +25,19 @@ function access(prefix: string, args: string[]) {
 }
 
 const prefixes: string[] = [];
-afterEach(async () => {
+// After all: the cases run side by side, and one's cleanup must not empty the other's prefix.
+afterAll(async () => {
   const redis = connectRedis();
   for (const prefix of prefixes.splice(0)) await deleteKeysUnder(redis, prefix);
   redis.disconnect();
 });
 
-describe("switchyard access", () => {
-  it("approves a pairing code once from a shell, lists the approval and revokes it", async () => {
+// Each case has a prefix of its own, so they run side by side: most of their time is the
+// command starting.
+describe.concurrent("switchyard access", () => {
+  it("approves a pairing code once from a shell, lists the approval and revokes it", async ({
+    expect,
+  }) => {
     const prefix = uniquePrefix("cli-access");
     prefixes.push(prefix);
     const redis = connectRedis();
@@ -44,7 +49,12 @@ describe("switchyard access", () => {
       Date.now(),
     );
 
-    const waiting = await access(prefix, ["list"]);
+    // A usage error reads nothing from Redis: it runs beside the first list.
+    const [waiting, usage] = await Promise.all([
+      access(prefix, ["list"]),
+      access(prefix, ["promote", "x"]),
+    ]);
+    expect(usage.code).toBe(2);
     expect(waiting.code).toBe(0);
     expect(waiting.stdout).toMatch(
       /Waiting for approval:\n- Alice \(telegram:5001\), code expires in (9|10) minutes/,
@@ -68,11 +78,12 @@ describe("switchyard access", () => {
     expect((await access(prefix, ["revoke", "telegram:5001"])).code).toBe(0);
     expect(await store.access.isApproved("telegram:5001")).toBe(false);
     expect((await access(prefix, ["revoke", "telegram:5001"])).code).toBe(1);
-    expect((await access(prefix, ["promote", "x"])).code).toBe(2);
     redis.disconnect();
-  }, 120_000);
+  }, 180_000);
 
-  it("pages the waiting list as chat does, and says how to ask for the next page", async () => {
+  it("pages the waiting list as chat does, and says how to ask for the next page", async ({
+    expect,
+  }) => {
     const prefix = uniquePrefix("cli-access");
     prefixes.push(prefix);
     const redis = connectRedis();
@@ -86,16 +97,20 @@ describe("switchyard access", () => {
       );
     }
     redis.disconnect();
-    const first = await access(prefix, ["list"]);
+    // Three reads of the same list: side by side.
+    const [first, second, notPage] = await Promise.all([
+      access(prefix, ["list"]),
+      access(prefix, ["list", "2"]),
+      access(prefix, ["list", "two"]),
+    ]);
     expect(first.stdout).toContain("Waiting for approval: 12, newest first, page 1 of 2:");
     expect(first.stdout).toContain("Next: switchyard access list 2.");
-    const second = await access(prefix, ["list", "2"]);
     expect(second.stdout).toMatch(
       /^Waiting for approval: 12, newest first, page 2 of 2:\n- telegram:600[01], code expires in (9|10) minutes\n- telegram:600[01], /,
     );
-    expect(await access(prefix, ["list", "two"])).toEqual({
+    expect(notPage).toEqual({
       code: 1,
       stdout: '"two" is not a page number: e.g. switchyard access list 2.\n',
     });
-  }, 120_000);
+  }, 180_000);
 });

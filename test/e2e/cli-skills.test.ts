@@ -29,11 +29,12 @@ describe("switchyard skills", () => {
       "skill_folders: [./skills]\nskills:\n  bot-guide: off\n",
     );
 
-    const { stdout, stderr } = await run(process.execPath, [
-      BIN,
-      "skills",
-      "--config",
-      join(dir, "switchyard.yaml"),
+    // The two commands read different configs and write nothing: they run side by side.
+    const [{ stdout, stderr }, listed] = await Promise.all([
+      run(process.execPath, [BIN, "skills", "--config", join(dir, "switchyard.yaml")]),
+      run(process.execPath, [BIN, "skills", "--json"], {
+        cwd: fileURLToPath(new URL("../..", import.meta.url)),
+      }),
     ]);
     expect(stdout.split("\n")[0]).toBe("1 of 2 skills available");
     expect(stdout).toMatch(
@@ -42,14 +43,8 @@ describe("switchyard skills", () => {
     expect(stdout).toMatch(/bot-guide\s+off\s+built-in/);
     expect(stderr).toContain(join("broken", "SKILL.md"));
 
-    const json = JSON.parse(
-      (
-        await run(process.execPath, [BIN, "skills", "--json"], {
-          cwd: fileURLToPath(new URL("../..", import.meta.url)),
-        })
-      ).stdout,
-    );
+    const json = JSON.parse(listed.stdout);
     expect(json.total).toBe(2);
     expect(json.tokens.perSkill).toBeLessThan(30);
-  }, 30_000);
+  }, 90_000);
 });

@@ -1,24 +1,36 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, it } from "vitest";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { connectRedis, deleteKeysUnder, uniquePrefix } from "../support/redis.ts";
 import { runConsoleStart } from "../support/start-command.ts";
 
-let fake: FakeOpenAI | undefined;
+const fakes: FakeOpenAI[] = [];
 const prefixes: string[] = [];
-afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
+// After all: the cases run side by side, and one's cleanup must not stop another's model.
+afterAll(async () => {
+  for (const fake of fakes.splice(0)) await fake.close();
   const redis = connectRedis();
   for (const prefix of prefixes.splice(0)) await deleteKeysUnder(redis, prefix);
   redis.disconnect();
 });
 
-describe("switchyard start with the console channel", () => {
-  it("runs /tools, answers typed messages through the model with tombstones for tools that are off, and exits at the end of input", async () => {
-    fake = await startFakeOpenAI();
+/** A fake model of the case's own. */
+async function startModel(): Promise<FakeOpenAI> {
+  const fake = await startFakeOpenAI();
+  fakes.push(fake);
+  return fake;
+}
+
+// Each case starts its own process on a prefix (and model) of its own, so they run side by
+// side: most of each one's time is the process starting. Five processes starting at once
+// on a loaded 2-core machine take up to a minute: the timeouts allow twice that.
+describe.concurrent("switchyard start with the console channel", () => {
+  it("runs /tools, answers typed messages through the model with tombstones for tools that are off, and exits at the end of input", async ({
+    expect,
+  }) => {
+    const fake = await startModel();
     fake.script(
       { toolCalls: [{ id: "c1", name: "current_time", arguments: { timeZone: "UTC" } }] },
       { content: "It is late." },
@@ -67,10 +79,12 @@ describe("switchyard start with the console channel", () => {
       content: expect.stringContaining("/tools on current_time"),
     });
     expect(stderr).not.toContain("sk-test-secret-value");
-  }, 60_000);
+  }, 120_000);
 
-  it("answers a line over the inbound limit with the limit, sends it to nobody, and goes on", async () => {
-    fake = await startFakeOpenAI();
+  it("answers a line over the inbound limit with the limit, sends it to nobody, and goes on", async ({
+    expect,
+  }) => {
+    const fake = await startModel();
     fake.script({ content: "Short one answered." });
     const prefix = uniquePrefix("console");
     prefixes.push(prefix);
@@ -84,9 +98,9 @@ describe("switchyard start with the console channel", () => {
     expect(stdout).toContain("That message is 100,001 characters long; I read at most 100,000.");
     expect(stdout).toContain("Short one answered.");
     expect(fake.requests).toHaveLength(1);
-  });
+  }, 120_000);
 
-  it("starts without a model and answers with the variables to set", async () => {
+  it("starts without a model and answers with the variables to set", async ({ expect }) => {
     const prefix = uniquePrefix("console");
     prefixes.push(prefix);
     const env: Record<string, string> = {
@@ -97,9 +111,11 @@ describe("switchyard start with the console channel", () => {
     const { code, stdout } = await runConsoleStart("hello\n", env);
     expect(code).toBe(0);
     expect(stdout).toContain("No model is configured. Set OPENAI_API_KEY");
-  }, 60_000);
+  }, 120_000);
 
-  it("without a model, /tools says no model is configured and /usage counts no turn for the replies saying so", async () => {
+  it("without a model, /tools says no model is configured and /usage counts no turn for the replies saying so", async ({
+    expect,
+  }) => {
     const prefix = uniquePrefix("console");
     prefixes.push(prefix);
     const env: Record<string, string> = {
@@ -121,20 +137,22 @@ describe("switchyard start with the console channel", () => {
     );
   }, 120_000);
 
-  it("refuses a malformed --tools spec before starting anything", async () => {
+  it("refuses a malformed --tools spec before starting anything", async ({ expect }) => {
     const { code, stderr } = await runConsoleStart("", {}, ["--tools", "current_time=maybe"]);
     expect(code).toBe(2);
     expect(stderr).toContain('"maybe" is not one of on, off, ask, true, false');
-  }, 30_000);
+  }, 120_000);
 
-  it("refuses an unknown --mode label", async () => {
+  it("refuses an unknown --mode label", async ({ expect }) => {
     const { code, stderr } = await runConsoleStart("", {}, ["--mode", "turbo"]);
     expect(code).toBe(2);
     expect(stderr).toContain('Unknown load mode "turbo"');
-  }, 30_000);
+  }, 120_000);
 
-  it("/attach <path> sends a local file with the message, and refuses a file outside the working and temp folders", async () => {
-    fake = await startFakeOpenAI();
+  it("/attach <path> sends a local file with the message, and refuses a file outside the working and temp folders", async ({
+    expect,
+  }) => {
+    const fake = await startModel();
     fake.script({ content: "Read it." });
     const prefix = uniquePrefix("console");
     prefixes.push(prefix);
@@ -158,5 +176,5 @@ describe("switchyard start with the console channel", () => {
     expect(fake.requests[0]?.body.messages.at(-1).content).toBe(
       'summarize this\n\n[file: notes.md (text/markdown, 29 bytes), its text follows]\n<untrusted source="file notes.md">\n# Plan\nShip the attachments.\n</untrusted>',
     );
-  }, 60_000);
+  }, 120_000);
 });

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, it } from "vitest";
 import {
   connectRedis,
   deleteKeysUnder,
@@ -121,8 +121,11 @@ afterAll(async () => {
   redis.disconnect();
 });
 
-describe("the README's console blocks", () => {
-  it("has console blocks, and every skipped one says why", () => {
+// Each block runs in a folder and under a key prefix of its own, so they run side by side:
+// most of each one's time is a command starting. Five blocks at once on a loaded 2-core
+// machine took up to 90 s: the timeouts allow twice as long.
+describe.concurrent("the README's console blocks", () => {
+  it("has console blocks, and every skipped one says why", ({ expect }) => {
     expect(blocks.length).toBeGreaterThan(5);
     for (const block of blocks) {
       if (block.marker?.startsWith("skip")) expect(block.marker).toMatch(/^skip: \S/);
@@ -130,7 +133,7 @@ describe("the README's console blocks", () => {
   });
 
   for (const block of blocks.filter((b) => !b.marker?.startsWith("skip"))) {
-    it(`prints what README.md line ${block.line} shows`, async () => {
+    it(`prints what README.md line ${block.line} shows`, async ({ expect }) => {
       const needs = /^needs (.+)$/.exec(block.marker ?? "")?.[1]?.split(/\s+/) ?? [];
       const cwd = workspace(needs);
       for (const { command, output } of sessions(block.body)) {
@@ -140,17 +143,19 @@ describe("the README's console blocks", () => {
           cwd,
           env: environment(prefix),
           shell: "/bin/bash",
-          timeout: 90_000,
+          timeout: 120_000,
         }).catch((error: { stdout: string; stderr: string }) => error);
         // A failing command prints its message on stderr; the README shows the terminal, both streams.
         const printed = `${result.stdout}${result.stderr}`.replace(/\n$/, "");
         expect({ command, printed }).toEqual({ command, printed: output });
       }
-    }, 120_000);
+    }, 180_000);
   }
 
   for (const block of conversations) {
-    it(`answers the console conversation at README.md line ${block.line} as shown`, async () => {
+    it(`answers the console conversation at README.md line ${block.line} as shown`, async ({
+      expect,
+    }) => {
       const args = block.marker?.split(/\s+/).slice(1) ?? [];
       const cwd = workspace(args.filter((arg) => files.has(arg)));
       const lines = block.body.split("\n");
@@ -170,6 +175,6 @@ describe("the README's console blocks", () => {
       await new Promise((resolve) => child.once("exit", resolve));
       const shown = lines.filter((line) => !line.startsWith("/")).join("\n");
       expect(printed.replace(/\n$/, "")).toBe(shown);
-    }, 120_000);
+    }, 180_000);
   }
 });

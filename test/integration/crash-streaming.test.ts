@@ -75,26 +75,48 @@ const enqueue = ({ crash }: Setup) => crash.enqueue({ ...mention, time: Date.now
 const botMessages = (slack: FakeSlackApi) =>
   slack.messages.filter((m) => m.thread_ts === THREAD && m.bot_id).map((m) => m.text);
 
+/** The words the "given up" case's partial must show: the kill waits until Slack shows them. */
+const OPENING = "Streaming answers arrive word by word";
+
 /**
  * Resolves once two posts or edits of the streamed answer, sent after `since`, have been
- * answered by Slack: the partial is visible, and the second call shows the run had taken
- * in the first (its ref and text recorded) before it sent on.
+ * answered by Slack, the last of them showing at least {@link OPENING}: the partial is
+ * visible, and the second call shows the run had taken in the first (its ref and text
+ * recorded) before it sent on. Two calls alone could show a single word on a loaded machine.
  */
 const streamedSince = (slack: FakeSlackApi, since: number) =>
-  until(
-    () =>
-      slack.calls.filter(
-        (c) =>
-          (c.method === "chat.postMessage" || c.method === "chat.update") &&
-          c.args.channel === mention.channel &&
-          c.at >= since &&
-          c.answeredAt !== undefined &&
-          c.response?.ok === true,
-      ).length >= 2
-        ? true
-        : undefined,
-    30_000,
-  );
+  until(() => {
+    const answered = slack.calls.filter(
+      (c) =>
+        (c.method === "chat.postMessage" || c.method === "chat.update") &&
+        c.args.channel === mention.channel &&
+        c.at >= since &&
+        c.answeredAt !== undefined &&
+        c.response?.ok === true,
+    );
+    const last = answered.at(-1)?.args.text;
+    return answered.length >= 2 && typeof last === "string" && last.startsWith(OPENING)
+      ? true
+      : undefined;
+  }, 30_000);
+
+/**
+ * Resolves once the conversation is at rest (nothing queued, no turn in progress, no lease)
+ * and Slack has answered every call: from then on nothing can post or edit, so what the
+ * thread shows is final. Waits on that, not on a fixed pause after the answer appeared.
+ */
+async function settled({ crash, slack }: Setup): Promise<void> {
+  const inbox = new Inbox(crash.redis, crash.store.keys);
+  const deadline = Date.now() + 15_000;
+  while (!((await inbox.idle(mention)) && slack.calls.every((c) => c.answeredAt !== undefined))) {
+    if (Date.now() > deadline) {
+      throw new Error(
+        `the conversation never came to rest; the thread shows ${JSON.stringify(botMessages(slack))}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 describe("a Slack worker killed while its answer streams", () => {
   it("leaves one message, edited into the whole answer by the worker that resumes", async () => {
@@ -109,10 +131,10 @@ describe("a Slack worker killed while its answer streams", () => {
     await s.crash.killLeaseHolder(mention);
     await until(() => (asked === 2 ? true : undefined), 30_000);
     await until(() => (botMessages(s.slack).includes(ANSWER) ? true : undefined), 30_000);
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await settled(s);
     expect(botMessages(s.slack)).toEqual([ANSWER]);
     expect(asked).toBe(2);
-  }, 60_000);
+  }, 120_000);
 
   it("also when the kill lands after the post reached Slack but before its ref was stored", async () => {
     let asked = 0;
@@ -130,9 +152,9 @@ describe("a Slack worker killed while its answer streams", () => {
     await until(() => (s.slack.messages.some((m) => m.bot_id) ? true : undefined), 20_000);
     await s.crash.killLeaseHolder(mention);
     await until(() => (botMessages(s.slack).includes(ANSWER) ? true : undefined), 30_000);
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await settled(s);
     expect(botMessages(s.slack)).toEqual([ANSWER]);
-  }, 60_000);
+  }, 120_000);
 
   it("given up after repeated kills that made no progress, finishes the partial instead of posting an apology beside it", async () => {
     // Every run streams the start of the answer, then hangs: each is killed there.
@@ -175,7 +197,7 @@ describe("a Slack worker killed while its answer streams", () => {
         `${error.message}; the thread shows ${JSON.stringify(botMessages(s.slack))}; asked ${fake.requests.length} times\n${s.crash.workers.map((w) => w.logs()).join("\n")}`,
       );
     });
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await settled(s);
     expect(botMessages(s.slack)).toEqual(shown);
     expect(shown).toHaveLength(1);
     // The partial the runs streamed, cut where they were killed, then the note: not the apology.
@@ -186,11 +208,6 @@ describe("a Slack worker killed while its answer streams", () => {
     expect(note).toContain(GAVE_UP_NOTE);
     expect(shown.join("\n")).not.toMatch(/Sorry/);
     // The conversation moved on: nothing left in its inbox, no turn in progress.
-    const inbox = new Inbox(s.crash.redis, s.crash.store.keys);
-    const deadline = Date.now() + 15_000;
-    while (!(await inbox.idle(mention)) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect(await inbox.idle(mention)).toBe(true);
-  }, 120_000);
+    expect(await new Inbox(s.crash.redis, s.crash.store.keys).idle(mention)).toBe(true);
+  }, 180_000);
 });

@@ -3,12 +3,9 @@ import {
   type ChannelDefinition,
   ChannelDefinitionError,
   type ChannelRuntime,
-  createBot,
-  createLogger,
   defineChannel,
   type Outbound,
 } from "../../src/index.ts";
-import { connectRedis, deleteKeysUnder, redisEnv, uniquePrefix } from "../support/redis.ts";
 
 const outbound: Outbound = {
   maxLength: 1_000,
@@ -98,32 +95,5 @@ describe("defineChannel", () => {
     await expect(channel.start(runtime)).rejects.toThrow("the platform said no");
     fail = false;
     await expect(channel.start(runtime)).resolves.toBeUndefined();
-  });
-
-  it("readies a worker-only process's outbound with the bot's Redis and prefix, and never starts its ingress", async () => {
-    const prefix = uniquePrefix("define-worker");
-    const seen: string[] = [];
-    const { factory, log } = recorded({
-      prepareWorker: ({ settings, prefix: given }) => void seen.push(`${settings.name} ${given}`),
-    });
-    const bot = createBot({
-      role: "worker",
-      channels: [factory({ name: "a" })],
-      builtins: [],
-      env: redisEnv(),
-      prefix,
-      logger: createLogger({ level: "silent" }),
-      processGuard: false,
-    });
-    await bot.start();
-    try {
-      expect(seen).toEqual([`a ${prefix}`]);
-      expect(log).toEqual(["outbound a"]);
-    } finally {
-      await bot.stop();
-      const redis = connectRedis();
-      await deleteKeysUnder(redis, prefix);
-      redis.disconnect();
-    }
   });
 });
