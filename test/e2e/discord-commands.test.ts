@@ -98,7 +98,11 @@ describe("Discord application commands", () => {
     // One Redis prefix for the three starts: the bot remembers where it registered.
     const prefix = uniquePrefix("discord-commands");
     const run = async (commands: "guild" | "global") => {
-      const setup = await startDiscordBot({ discord, channel: { commands }, pipeline: { prefix } });
+      const setup = await startDiscordBot({
+        discord,
+        channel: { commands },
+        pipeline: { prefix, keepKeys: true },
+      });
       await setup.close();
     };
     try {

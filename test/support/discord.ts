@@ -42,7 +42,7 @@ export interface DiscordSetupOptions {
   readonly fake?: FakeDiscordOptions;
   /** Reuse a running fake Discord (a second start of the bot against the same server). */
   readonly discord?: FakeDiscord;
-  readonly pipeline?: Partial<SwitchyardOptions>;
+  readonly pipeline?: Partial<SwitchyardOptions> & { keepKeys?: boolean };
   /** Collects the channel's warnings here too (they outlive a start that fails). */
   readonly warnings?: string[];
   /** The config the ingress reads (access, limits, permissions); default: DMs open. */

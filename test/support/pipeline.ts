@@ -45,8 +45,9 @@ export interface Pipeline {
   close(): Promise<void>;
 }
 
+/** `keepKeys`: close leaves the prefix's keys for the next start under it (the test deletes them). */
 export async function startPipeline(
-  options: Partial<SwitchyardOptions> & { tools?: AnyTool[] } = {},
+  options: Partial<SwitchyardOptions> & { tools?: AnyTool[]; keepKeys?: boolean } = {},
 ): Promise<Pipeline> {
   const fake = await startFakeOpenAI();
   const prefix = options.prefix ?? uniquePrefix("pipe");
@@ -91,7 +92,7 @@ export async function startPipeline(
     async close() {
       await app.close();
       await fake.close();
-      await cleanup(app.redis, prefix);
+      if (!options.keepKeys) await cleanup(app.redis, prefix);
     },
   };
 }
