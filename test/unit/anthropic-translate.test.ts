@@ -66,9 +66,9 @@ const history = fc
           function: { name, arguments: a },
         }));
         messages.push({ role: "assistant", content: step.said, tool_calls: calls });
-        calls.forEach((call, i) =>
-          messages.push({ role: "tool", tool_call_id: call.id, content: step.calls[i]?.[2] ?? "" }),
-        );
+        for (const [i, call] of calls.entries()) {
+          messages.push({ role: "tool", tool_call_id: call.id, content: step.calls[i]?.[2] ?? "" });
+        }
       }
       if (turn.answer !== undefined) messages.push({ role: "assistant", content: turn.answer });
     }
