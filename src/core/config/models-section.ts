@@ -1,6 +1,12 @@
 import { z } from "zod";
 import type { ConversationAddress } from "../agent/inbound.ts";
 import { describeValue } from "./errors.ts";
+import {
+  type CacheTtlSetting,
+  cacheTtl,
+  type ModelProviderName,
+  providerName,
+} from "./model-section.ts";
 import { sectionMap } from "./section-map.ts";
 
 /** What one million tokens of each kind costs, in the operator's currency (USD by convention). */
@@ -14,10 +20,14 @@ export interface ModelPrice {
 export interface ModelEntry {
   /** The name sent in the request's `model` field. */
   readonly name: string;
-  /** Another OpenAI-compatible server for this model; unset: the bot's own (`OPENAI_BASE_URL`). */
+  /** Another server for this model; unset: the provider's own (`OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`). */
   readonly baseURL?: string;
-  /** The environment variable holding that server's API key; unset: `OPENAI_API_KEY`. */
+  /** The environment variable holding that server's API key; unset: `OPENAI_API_KEY` (`ANTHROPIC_API_KEY` for anthropic). */
   readonly apiKeyEnv?: string;
+  /** The protocol this model speaks; unset: the bot's own model's. */
+  readonly provider?: ModelProviderName;
+  /** Anthropic only: the ttl of its cache breakpoints; unset: `model.cache_ttl`. */
+  readonly cacheTtl?: CacheTtlSetting;
   readonly price?: ModelPrice;
   /** What the model can do beyond text, e.g. `{ vision: true }`: a turn on this model sees images. */
   readonly capabilities: Readonly<Record<string, boolean>>;
@@ -38,6 +48,9 @@ export interface ModelEntry {
  *       api_key_env: OPENROUTER_API_KEY                       # and the variable with its key
  *       price: { input: 2.00, cached: 0.50, output: 8.00 }
  *       capabilities: { vision: true }
+ *     - name: claude-sonnet-4-6
+ *       provider: anthropic                                   # the Messages API, ANTHROPIC_API_KEY
+ *       cache_ttl: 1h                                         # optional: 5m (default) or 1h
  *   workspaces: { "slack:T0123": gpt-4.1 }                    # platform:workspace id
  *   channels: { "telegram:-1001234": gpt-4.1-mini }           # platform:channel id, deepest wins
  * ```
@@ -123,6 +136,8 @@ const entry = z.strictObject(
           `${describeValue(iss.input)} is not an environment variable name: write it in capitals, e.g. OPENROUTER_API_KEY (the key itself stays in the environment).`,
       })
       .optional(),
+    provider: providerName.optional(),
+    cache_ttl: cacheTtl.optional(),
     price: priceSection.optional(),
     capabilities: z
       .record(z.string(), z.boolean(), {
@@ -134,7 +149,7 @@ const entry = z.strictObject(
   {
     error: (iss) =>
       iss.code === "unrecognized_keys"
-        ? `unknown key ${JSON.stringify(iss.keys[0])}. A model takes name:, base_url:, api_key_env:, price: and capabilities:.`
+        ? `unknown key ${JSON.stringify(iss.keys[0])}. A model takes name:, base_url:, api_key_env:, provider:, cache_ttl:, price: and capabilities:.`
         : `expected a model, e.g. { name: gpt-4.1-mini }, found ${describeValue(iss.input)}.`,
   },
 );
@@ -194,6 +209,8 @@ export const modelsSection = sectionMap("models", {
                 name: m.name,
                 ...(m.base_url !== undefined ? { baseURL: m.base_url } : {}),
                 ...(m.api_key_env !== undefined ? { apiKeyEnv: m.api_key_env } : {}),
+                ...(m.provider !== undefined ? { provider: m.provider } : {}),
+                ...(m.cache_ttl !== undefined ? { cacheTtl: m.cache_ttl } : {}),
                 ...(m.price !== undefined
                   ? {
                       price: Object.freeze({
