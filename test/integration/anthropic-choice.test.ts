@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { modelConfiguredIn, providerNameOf } from "../../src/bot/provider-env.ts";
+import { checkModel } from "../../src/cli/doctor/model.ts";
 import { providerFromEnv } from "../../src/cli/platforms.ts";
 import type { ChatMessage } from "../../src/core/agent/messages.ts";
 import type { ProviderRequest } from "../../src/core/agent/provider.ts";
@@ -158,6 +159,34 @@ describe("choosing Anthropic", () => {
         function: { name: "lookup", arguments: '{"word":"prefix"}' },
       },
     ]);
+  });
+
+  it("doctor probes the Anthropic model with a tool and a breakpoint, and names a refused key", async () => {
+    const claude = await startFakeAnthropic({ apiKey: "sk-ant-doc" });
+    closing.push(claude);
+    const config = parseConfig("model:\n  provider: anthropic\n", "m.yaml");
+    const env = {
+      ANTHROPIC_API_KEY: "sk-ant-doc",
+      ANTHROPIC_BASE_URL: claude.url,
+      SWITCHYARD_MODEL: "claude-doc",
+    };
+    const [good] = await checkModel({ env, config, timeoutMs: 5_000 });
+    expect(good).toMatchObject({ ok: true });
+    expect(good?.detail).toContain(`claude-doc at ${claude.url} answers`);
+    expect(claude.requests[0]?.body.tools[0].cache_control).toEqual({ type: "ephemeral" });
+    const [bad] = await checkModel({
+      env: { ...env, ANTHROPIC_API_KEY: "sk-ant-nope" },
+      config,
+      timeoutMs: 5_000,
+    });
+    expect(bad).toMatchObject({
+      ok: false,
+      fix: "set ANTHROPIC_API_KEY to a key this server accepts",
+    });
+    const [none] = await checkModel({ env: {}, config, timeoutMs: 5_000 });
+    expect(none?.detail).toMatch(
+      /model.provider is anthropic but no Anthropic server is configured/,
+    );
   });
 
   it("refuses an unknown provider or ttl with a message that says what it takes", () => {
