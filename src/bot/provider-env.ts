@@ -17,6 +17,7 @@ import {
   ANTHROPIC_FALLBACK_MODEL,
   createAnthropicProvider,
 } from "../providers/anthropic/provider.ts";
+import { type FallbackEvent, withFallback } from "../providers/fallback.ts";
 import { routeByModel } from "../providers/model-router.ts";
 import { createOpenAIProvider } from "../providers/openai.ts";
 import {
@@ -69,13 +70,16 @@ export function modelConfiguredIn(env: NodeJS.ProcessEnv, provider?: ModelProvid
  * `OPENAI_BASE_URL`) or Anthropic's Messages API (`ANTHROPIC_API_KEY`,
  * `ANTHROPIC_BASE_URL`). With `models`, a request for a listed model with a
  * `base_url` or a `provider` goes to that server, with the key from its
- * `api_key_env` (default `OPENAI_API_KEY`, or `ANTHROPIC_API_KEY`).
+ * `api_key_env` (default `OPENAI_API_KEY`, or `ANTHROPIC_API_KEY`); an entry's
+ * `fallback:` chain takes a step it failed before answering (`onFallback`
+ * hears of each move, for the metric).
  */
 export function providerFromEnv(
   env: NodeJS.ProcessEnv,
   logger: LoggerPort,
   configured: () => ConfiguredModel = () => DEFAULT_MODEL_LIMITS,
   models?: () => ModelsConfig,
+  onFallback?: (event: FallbackEvent) => void,
 ): Provider {
   // Checked even without a model: a typo must fail now, not once a key is added.
   const overrides = modelLimitsFromEnv(env);
@@ -102,17 +106,19 @@ export function providerFromEnv(
       cacheTtl: () => entry.cacheTtl ?? configured().cacheTtl,
     });
   };
+  const ownModel =
+    kind === "anthropic" && !env.SWITCHYARD_MODEL?.trim()
+      ? ANTHROPIC_FALLBACK_MODEL
+      : botModelOf(env);
   const own = !modelConfiguredIn(env, kind)
     ? unconfiguredProvider()
-    : make({
-        name:
-          kind === "anthropic" && !env.SWITCHYARD_MODEL?.trim()
-            ? ANTHROPIC_FALLBACK_MODEL
-            : botModelOf(env),
-        provider: kind,
-      });
+    : make({ name: ownModel, provider: kind });
   if (!models) return own;
-  const routed = routeByModel(own, models, make);
+  const routed = withFallback(routeByModel(own, models, make), models, {
+    ownModel,
+    logger,
+    ...(onFallback ? { onFallback } : {}),
+  });
   return isUnconfigured(own) ? markUnconfigured(routed) : routed;
 }
 

@@ -110,6 +110,7 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
   // Process-wide, so the CLI's to set up: the SDK loads only when traces are configured.
   const tracing = setupTracing(config.current.telemetry, env);
   if (tracing) logger.info({ destination: tracing.destination }, "traces on");
+  const metrics = new Metrics();
   const bot = createBot({
     ...tuning,
     role,
@@ -122,12 +123,13 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
       port,
       () => config.current.model,
       () => config.current.models,
+      (e) => metrics.countModelFallback(e.from, e.to, e.reason),
     ),
     runtime,
     queue,
     env,
     logger,
-    metrics: new Metrics(),
+    metrics,
     metricsPort,
     ...(metricsHost === undefined ? {} : { metricsHost }),
   });

@@ -48,7 +48,7 @@ export interface ScriptedMessage {
   errorMessage?: string;
   /** Shorthand for status 529 `overloaded_error`. */
   overloaded?: boolean;
-  /** An `error` event of this type after `message_start` (a stream that fails mid-way). */
+  /** An `error` event of this type in place of `message_delta` (a stream that fails mid-way, after any content). */
   errorEvent?: string;
   headers?: Record<string, string>;
   delayMs?: number;
@@ -453,10 +453,14 @@ function eventsOf(
   });
   events.push({ type: "message_stop" });
   if (reply.errorEvent) {
-    // The start arrives, then the failure: what an overloaded stream looks like.
+    // What came before the end arrives, then the failure: a stream that breaks mid-way.
+    const cut = events.findIndex((e) => e.type === "message_delta");
     return [
-      events[0] as Anthropic.RawMessageStreamEvent,
-      { type: "error", error: { type: reply.errorEvent } } as never,
+      ...events.slice(0, cut),
+      {
+        type: "error",
+        error: { type: reply.errorEvent },
+      } as unknown as Anthropic.RawMessageStreamEvent,
     ];
   }
   return events;

@@ -28,6 +28,11 @@ export interface ModelEntry {
   readonly provider?: ModelProviderName;
   /** Anthropic only: the ttl of its cache breakpoints; unset: `model.cache_ttl`. */
   readonly cacheTtl?: CacheTtlSetting;
+  /**
+   * Models of this list that take a step this one failed (rate limit, server
+   * error, overloaded, timeout) before any text reached the person, in order.
+   */
+  readonly fallback?: readonly string[];
   readonly price?: ModelPrice;
   /** What the model can do beyond text, e.g. `{ vision: true }`: a turn on this model sees images. */
   readonly capabilities: Readonly<Record<string, boolean>>;
@@ -51,6 +56,7 @@ export interface ModelEntry {
  *     - name: claude-sonnet-4-6
  *       provider: anthropic                                   # the Messages API, ANTHROPIC_API_KEY
  *       cache_ttl: 1h                                         # optional: 5m (default) or 1h
+ *       fallback: [gpt-4.1]                                   # when it fails before answering
  *   workspaces: { "slack:T0123": gpt-4.1 }                    # platform:workspace id
  *   channels: { "telegram:-1001234": gpt-4.1-mini }           # platform:channel id, deepest wins
  * ```
@@ -138,6 +144,12 @@ const entry = z.strictObject(
       .optional(),
     provider: providerName.optional(),
     cache_ttl: cacheTtl.optional(),
+    fallback: z
+      .array(modelName, {
+        error: (iss) =>
+          `expected a list of model names to fall back to, e.g. [gpt-4.1], found ${describeValue(iss.input)}.`,
+      })
+      .optional(),
     price: priceSection.optional(),
     capabilities: z
       .record(z.string(), z.boolean(), {
@@ -149,7 +161,7 @@ const entry = z.strictObject(
   {
     error: (iss) =>
       iss.code === "unrecognized_keys"
-        ? `unknown key ${JSON.stringify(iss.keys[0])}. A model takes name:, base_url:, api_key_env:, provider:, cache_ttl:, price: and capabilities:.`
+        ? `unknown key ${JSON.stringify(iss.keys[0])}. A model takes name:, base_url:, api_key_env:, provider:, cache_ttl:, fallback:, price: and capabilities:.`
         : `expected a model, e.g. { name: gpt-4.1-mini }, found ${describeValue(iss.input)}.`,
   },
 );
@@ -188,6 +200,20 @@ export const modelsSection = sectionMap("models", {
       }
       names.add(m.name);
     });
+    section.list.forEach((m, i) => {
+      (m.fallback ?? []).forEach((name, j) => {
+        if (name === m.name || !names.has(name)) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["list", i, "fallback", j],
+            message:
+              name === m.name
+                ? `${name} cannot fall back to itself; name another model of models.list.`
+                : `${name} is not in models.list; add it there to fall back to it.`,
+          });
+        }
+      });
+    });
     for (const kind of ["workspaces", "channels"] as const) {
       for (const [where, name] of Object.entries(section[kind])) {
         if (names.has(name)) continue;
@@ -211,6 +237,9 @@ export const modelsSection = sectionMap("models", {
                 ...(m.api_key_env !== undefined ? { apiKeyEnv: m.api_key_env } : {}),
                 ...(m.provider !== undefined ? { provider: m.provider } : {}),
                 ...(m.cache_ttl !== undefined ? { cacheTtl: m.cache_ttl } : {}),
+                ...(m.fallback !== undefined && m.fallback.length > 0
+                  ? { fallback: Object.freeze([...m.fallback]) }
+                  : {}),
                 ...(m.price !== undefined
                   ? {
                       price: Object.freeze({
