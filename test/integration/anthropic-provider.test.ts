@@ -120,6 +120,8 @@ describe("the Anthropic provider on the real SDK", () => {
     expect(one.usage.cachedTokens).toBe(0);
     const written = server.requests[0]?.usage?.cache_creation_input_tokens ?? 0;
     expect(written).toBeGreaterThan(300);
+    // The write is in the usage, for its price.
+    expect(one.usage.cacheWriteTokens).toBe(written);
     expect(server.requests[0]?.body.system[0].cache_control).toEqual({
       type: "ephemeral",
       ttl: "1h",

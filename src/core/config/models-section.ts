@@ -14,6 +14,8 @@ export interface ModelPrice {
   readonly input: number;
   readonly cached: number;
   readonly output: number;
+  /** A token written to Anthropic's prompt cache; unset: 1.25 times `input` (the 5-minute price). */
+  readonly cacheWrite?: number;
 }
 
 /** One model people may switch to with `/model`. */
@@ -109,11 +111,16 @@ const price = (what: string) =>
     .max(100_000, { error: "must be at most 100000 per million tokens." });
 
 const priceSection = z.strictObject(
-  { input: price("input"), cached: price("cached").optional(), output: price("output") },
+  {
+    input: price("input"),
+    cached: price("cached").optional(),
+    output: price("output"),
+    cache_write: price("cache write").optional(),
+  },
   {
     error: (iss) =>
       iss.code === "unrecognized_keys"
-        ? `unknown key ${JSON.stringify(iss.keys[0])}. A price takes input:, cached: and output: (per million tokens).`
+        ? `unknown key ${JSON.stringify(iss.keys[0])}. A price takes input:, cached:, output: and cache_write: (per million tokens).`
         : `expected { input:, cached:, output: } per million tokens, found ${describeValue(iss.input)}.`,
   },
 );
@@ -246,6 +253,9 @@ export const modelsSection = sectionMap("models", {
                         input: m.price.input,
                         cached: m.price.cached ?? m.price.input,
                         output: m.price.output,
+                        ...(m.price.cache_write !== undefined
+                          ? { cacheWrite: m.price.cache_write }
+                          : {}),
                       }),
                     }
                   : {}),

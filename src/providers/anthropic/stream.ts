@@ -177,6 +177,7 @@ class MessageDraft {
       promptTokens: fresh + written + read,
       cachedTokens: read,
       completionTokens: this.#output,
+      ...(written > 0 ? { cacheWriteTokens: written } : {}),
     };
   }
 
