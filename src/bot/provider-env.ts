@@ -23,6 +23,7 @@ import { createOpenAIProvider } from "../providers/openai.ts";
 import {
   isUnconfigured,
   markUnconfigured,
+  UNCONFIGURED_ANTHROPIC_MESSAGE,
   unconfiguredProvider,
 } from "../providers/unconfigured.ts";
 import { StartOptionError } from "./errors.ts";
@@ -111,7 +112,7 @@ export function providerFromEnv(
       ? ANTHROPIC_FALLBACK_MODEL
       : botModelOf(env);
   const own = !modelConfiguredIn(env, kind)
-    ? unconfiguredProvider()
+    ? unconfiguredProvider(kind === "anthropic" ? UNCONFIGURED_ANTHROPIC_MESSAGE : undefined)
     : make({ name: ownModel, provider: kind });
   if (!models) return own;
   const routed = withFallback(routeByModel(own, models, make), models, {

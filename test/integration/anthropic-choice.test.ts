@@ -189,6 +189,22 @@ describe("choosing Anthropic", () => {
     );
   });
 
+  it("model.provider: anthropic without Anthropic's variables answers with the one to set", async () => {
+    const config = parseConfig("model:\n  provider: anthropic\n", "m.yaml");
+    const provider = providerFromEnv({ OPENAI_API_KEY: "sk-o" }, silent, () => config.model);
+    await expect(
+      provider.complete({
+        system: "s",
+        tools: "[]",
+        messages: [{ role: "user", content: "hi" }],
+        cacheKey: "c",
+      }),
+    ).rejects.toMatchObject({
+      kind: "unconfigured",
+      message: expect.stringContaining("ANTHROPIC_API_KEY is not set"),
+    });
+  });
+
   it("refuses an unknown provider or ttl with a message that says what it takes", () => {
     expect(() => parseConfig("model:\n  provider: gemini\n", "m.yaml")).toThrow(
       /expected openai .* or anthropic/,
