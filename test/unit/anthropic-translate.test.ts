@@ -180,6 +180,28 @@ describe("translating a turn to the Messages API", () => {
     });
   });
 
+  it("replays history trimmed at its head: a user turn before the bot's first words, a result whose call is gone as text", () => {
+    const { body } = build({
+      system: "s",
+      tools: "[]",
+      cacheKey: "c",
+      messages: [
+        { role: "assistant", content: "Earlier answer." },
+        { role: "tool", tool_call_id: "call_gone", content: "42" },
+        { role: "user", content: "next" },
+      ],
+    });
+    expect(checkRequest(body as unknown as Record<string, unknown>)).toBeUndefined();
+    expect(body.messages[0]).toEqual({
+      role: "user",
+      content: [{ type: "text", text: "(Earlier messages of this conversation are not shown.)" }],
+    });
+    expect(body.messages[2]?.content[0]).toMatchObject({
+      type: "text",
+      text: "[result of an earlier tool call call_gone]\n42",
+    });
+  });
+
   it("translates the tools to Anthropic's shape and sets the ttl when it is an hour", () => {
     const { body } = buildMessagesRequest(
       {

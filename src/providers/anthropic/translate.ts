@@ -201,6 +201,10 @@ function messageBreakpoints(
  * user turn, images become image blocks, and consecutive messages of one
  * role are merged into one turn as the API requires. `ends[i]` is where
  * source message `i`'s last block landed (undefined when it had none).
+ *
+ * History trimmed at its head may start with an assistant message, or with
+ * tool results whose call was trimmed away; the API refuses both, so the
+ * first gets a short user turn before it and the second replays as text.
  */
 export function translateHistory(source: readonly ChatMessage[]): {
   messages: AnthropicMessage[];
@@ -210,10 +214,13 @@ export function translateHistory(source: readonly ChatMessage[]): {
   const ends: ([number, number] | undefined)[] = [];
   for (const message of source) {
     const role = message.role === "assistant" ? "assistant" : "user";
-    const blocks = blocksOf(message);
+    const blocks = blocksOf(message, callsBefore(messages));
     if (blocks.length === 0) {
       ends.push(undefined);
       continue;
+    }
+    if (messages.length === 0 && role === "assistant") {
+      messages.push({ role: "user", content: [{ type: "text", text: EARLIER_NOT_SHOWN }] });
     }
     const last = messages.at(-1);
     if (last?.role === role) {
@@ -227,14 +234,29 @@ export function translateHistory(source: readonly ChatMessage[]): {
   return { messages, ends };
 }
 
-function blocksOf(message: ChatMessage): AnthropicBlock[] {
+/** What stands before history that starts with the bot's words. */
+export const EARLIER_NOT_SHOWN = "(Earlier messages of this conversation are not shown.)";
+
+/** The tool_use ids a tool result may answer: those of the assistant turn just before the open user turn. */
+function callsBefore(messages: readonly AnthropicMessage[]): ReadonlySet<string> {
+  const last = messages.at(-1);
+  const assistant = last?.role === "assistant" ? last : messages.at(-2);
+  if (assistant?.role !== "assistant") return new Set();
+  return new Set(assistant.content.flatMap((b) => (b.type === "tool_use" ? [b.id] : [])));
+}
+
+function blocksOf(message: ChatMessage, calls: ReadonlySet<string>): AnthropicBlock[] {
   switch (message.role) {
     case "user":
       return typeof message.content === "string"
         ? textBlocks(message.content)
         : message.content.flatMap(partBlocks);
     case "tool":
-      return [{ type: "tool_result", tool_use_id: message.tool_call_id, content: message.content }];
+      return calls.has(message.tool_call_id)
+        ? [{ type: "tool_result", tool_use_id: message.tool_call_id, content: message.content }]
+        : textBlocks(
+            `[result of an earlier tool call ${message.tool_call_id}]\n${message.content}`,
+          );
     case "assistant":
       return [
         ...textBlocks(message.content ?? ""),
