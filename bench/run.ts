@@ -17,6 +17,7 @@ import { benchFormat } from "./format.ts";
 import { benchPipeline, type PipelineFigures } from "./pipeline.ts";
 import { REDIS_URL } from "./pipeline-runs.ts";
 import { benchPromptCache } from "./prompt-cache.ts";
+import { benchAnthropicPromptCache } from "./prompt-cache-anthropic.ts";
 import type { BenchRun } from "./readme-section.ts";
 import { benchRealTokens } from "./real-registry.ts";
 import { benchTracing } from "./tracing.ts";
@@ -44,7 +45,10 @@ if (!only || only === "pipeline") {
     }),
   );
 }
-if (!only || only === "cache") results.push(benchPromptCache(print));
+if (!only || only === "cache") {
+  results.push(benchPromptCache(print));
+  results.push(benchAnthropicPromptCache(print));
+}
 if (!only || only === "tracing") results.push(await benchTracing(print));
 if (!only || only === "format") results.push(benchFormat(print));
 if (!only || only === "cold-start") results.push(benchColdStart(print));

@@ -167,6 +167,7 @@ class SwitchyardBot implements Bot {
         port,
         () => config.current.model,
         () => config.current.models,
+        (e) => this.metrics.countModelFallback(e.from, e.to, e.reason),
       );
     const redis = await this.#connectRedis(config);
     const queueEnv = options.queue ?? {};

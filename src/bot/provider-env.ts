@@ -1,65 +1,124 @@
 import type { Provider } from "../core/agent/provider.ts";
 import {
   botModelOf,
+  type CacheTtlSetting,
   checkModelLimit,
   DEFAULT_MODEL_LIMITS,
   MODEL_LIMIT_NAMES,
   MODEL_LIMIT_RULES,
+  type ModelEntry,
   type ModelLimits,
+  type ModelProviderName,
   type ModelsConfig,
 } from "../core/config/index.ts";
 import type { LoggerPort } from "../core/logger.ts";
 import { registerSecret } from "../observability/logger.ts";
+import {
+  ANTHROPIC_FALLBACK_MODEL,
+  createAnthropicProvider,
+} from "../providers/anthropic/provider.ts";
+import { type FallbackEvent, withFallback } from "../providers/fallback.ts";
 import { routeByModel } from "../providers/model-router.ts";
 import { createOpenAIProvider } from "../providers/openai.ts";
 import {
   isUnconfigured,
   markUnconfigured,
+  UNCONFIGURED_ANTHROPIC_MESSAGE,
   unconfiguredProvider,
 } from "../providers/unconfigured.ts";
 import { StartOptionError } from "./errors.ts";
 
-/** Whether the environment names a model server at all (a key or a base URL). */
-export function modelConfiguredIn(env: NodeJS.ProcessEnv): boolean {
+/** The `model:` settings the provider reads: its limits, and (when set) its protocol and cache ttl. */
+export type ConfiguredModel = ModelLimits & {
+  readonly provider?: ModelProviderName | undefined;
+  readonly cacheTtl?: CacheTtlSetting | undefined;
+};
+
+/** Whether the environment names an OpenAI-compatible server (a key or a base URL). */
+function openAIConfiguredIn(env: NodeJS.ProcessEnv): boolean {
   return Boolean(env.OPENAI_API_KEY || env.OPENAI_BASE_URL);
+}
+
+/** Whether the environment names an Anthropic server (a key or a base URL). */
+function anthropicConfiguredIn(env: NodeJS.ProcessEnv): boolean {
+  return Boolean(env.ANTHROPIC_API_KEY || env.ANTHROPIC_BASE_URL);
+}
+
+/**
+ * The protocol the bot's own model speaks: `model.provider` when set, else
+ * `anthropic` when only Anthropic's variables are set, else `openai`.
+ */
+export function providerNameOf(
+  env: NodeJS.ProcessEnv,
+  chosen?: ModelProviderName,
+): ModelProviderName {
+  if (chosen) return chosen;
+  return anthropicConfiguredIn(env) && !openAIConfiguredIn(env) ? "anthropic" : "openai";
+}
+
+/** Whether the environment names a model server at all (a key or a base URL), for `provider` when given. */
+export function modelConfiguredIn(env: NodeJS.ProcessEnv, provider?: ModelProviderName): boolean {
+  if (provider === "anthropic") return anthropicConfiguredIn(env);
+  if (provider === "openai") return openAIConfiguredIn(env);
+  return openAIConfiguredIn(env) || anthropicConfiguredIn(env);
 }
 
 /**
  * The model from the environment. Its timeouts and caps are the config
  * file's `model:` section (read on every call, so a reload applies), with any
- * `SWITCHYARD_MODEL_*` variable winning over its key. With `models`, a
- * request for a listed model with a `base_url` goes to that server, with the
- * key from its `api_key_env` (default `OPENAI_API_KEY`).
+ * `SWITCHYARD_MODEL_*` variable winning over its key; `model.provider` (read
+ * now) says whether it is an OpenAI-compatible server (`OPENAI_API_KEY`,
+ * `OPENAI_BASE_URL`) or Anthropic's Messages API (`ANTHROPIC_API_KEY`,
+ * `ANTHROPIC_BASE_URL`). With `models`, a request for a listed model with a
+ * `base_url` or a `provider` goes to that server, with the key from its
+ * `api_key_env` (default `OPENAI_API_KEY`, or `ANTHROPIC_API_KEY`); an entry's
+ * `fallback:` chain takes a step it failed before answering (`onFallback`
+ * hears of each move, for the metric).
  */
 export function providerFromEnv(
   env: NodeJS.ProcessEnv,
   logger: LoggerPort,
-  configured: () => ModelLimits = () => DEFAULT_MODEL_LIMITS,
+  configured: () => ConfiguredModel = () => DEFAULT_MODEL_LIMITS,
   models?: () => ModelsConfig,
+  onFallback?: (event: FallbackEvent) => void,
 ): Provider {
   // Checked even without a model: a typo must fail now, not once a key is added.
   const overrides = modelLimitsFromEnv(env);
   const limits = () => ({ ...configured(), ...overrides });
-  const own = !modelConfiguredIn(env)
-    ? unconfiguredProvider()
-    : createOpenAIProvider({
-        ...(env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY } : {}),
-        ...(env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : {}),
-        model: botModelOf(env),
-        limits,
-        logger,
-      });
-  if (!models) return own;
-  const routed = routeByModel(own, models, (entry) => {
-    const apiKey = env[entry.apiKeyEnv ?? "OPENAI_API_KEY"];
+  const kind = providerNameOf(env, configured().provider);
+  const make = (entry: Omit<ModelEntry, "capabilities">): Provider => {
+    const provider = entry.provider ?? kind;
+    const keyEnv =
+      entry.apiKeyEnv ?? (provider === "anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY");
+    const apiKey = env[keyEnv];
     if (apiKey) registerSecret(apiKey);
-    return createOpenAIProvider({
+    const baseURL =
+      entry.baseURL ?? (provider === "anthropic" ? env.ANTHROPIC_BASE_URL : env.OPENAI_BASE_URL);
+    const common = {
       ...(apiKey ? { apiKey } : {}),
-      baseURL: entry.baseURL,
+      ...(baseURL ? { baseURL } : {}),
       model: entry.name,
       limits,
       logger,
+    };
+    if (provider === "openai") return createOpenAIProvider(common);
+    return createAnthropicProvider({
+      ...common,
+      cacheTtl: () => entry.cacheTtl ?? configured().cacheTtl,
     });
+  };
+  const ownModel =
+    kind === "anthropic" && !env.SWITCHYARD_MODEL?.trim()
+      ? ANTHROPIC_FALLBACK_MODEL
+      : botModelOf(env);
+  const own = !modelConfiguredIn(env, kind)
+    ? unconfiguredProvider(kind === "anthropic" ? UNCONFIGURED_ANTHROPIC_MESSAGE : undefined)
+    : make({ name: ownModel, provider: kind });
+  if (!models) return own;
+  const routed = withFallback(routeByModel(own, models, make), models, {
+    ownModel,
+    logger,
+    ...(onFallback ? { onFallback } : {}),
   });
   return isUnconfigured(own) ? markUnconfigured(routed) : routed;
 }

@@ -113,6 +113,7 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
     ? (await import("../observability/tracing-setup.ts")).setupTracing(telemetry, env)
     : undefined;
   if (tracing) logger.info({ destination: tracing.destination }, "traces on");
+  const metrics = new Metrics();
   const bot = createBot({
     ...tuning,
     role,
@@ -125,12 +126,13 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
       port,
       () => config.current.model,
       () => config.current.models,
+      (e) => metrics.countModelFallback(e.from, e.to, e.reason),
     ),
     runtime,
     queue,
     env,
     logger,
-    metrics: new Metrics(),
+    metrics,
     metricsPort,
     ...(metricsHost === undefined ? {} : { metricsHost }),
   });

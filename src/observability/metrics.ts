@@ -145,6 +145,11 @@ export class Metrics {
       if (this.#work) this.#turnsInProgress.set(this.#work.inProgress());
     },
   });
+  readonly #modelFallbacks = this.#counter(
+    "switchyard_model_fallback_total",
+    "Model steps moved to the next model of a models: entry's fallback chain, by from, to and reason.",
+    ["from", "to", "reason"],
+  );
   readonly #refused = this.#counter(
     "switchyard_refused_total",
     "Messages not queued because the access policy or a limit refused them, by reason.",
@@ -291,6 +296,14 @@ export class Metrics {
    */
   countChannelError(platform: string, stage: string): void {
     this.#channelErrors.inc({ platform, stage });
+  }
+
+  /**
+   * A step moved to the next model of a fallback chain. `from` and `to` are
+   * names from the config's `models:` list, `reason` one of four kinds.
+   */
+  countModelFallback(from: string, to: string, reason: string): void {
+    this.#modelFallbacks.inc({ from, to, reason });
   }
 }
 

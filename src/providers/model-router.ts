@@ -3,9 +3,11 @@ import { findModel, type ModelEntry, type ModelsConfig } from "../core/config/in
 
 /**
  * One provider in front of several servers: a request whose `model` the
- * config lists with a `base_url` goes to a provider for that server (made
- * once per server and key, on first use); every other request goes to the
- * bot's own. The config is read per request, so a reload applies at once.
+ * config lists with a `base_url` or a `provider` goes to a provider for that
+ * server (made once per protocol, server and key, on first use), so `/model`
+ * can move a conversation between OpenAI-compatible servers and Anthropic;
+ * every other request goes to the bot's own. The config is read per request,
+ * so a reload applies at once.
  *
  * @example
  * const provider = routeByModel(own, () => config.current.models, (entry) =>
@@ -15,17 +17,19 @@ import { findModel, type ModelEntry, type ModelsConfig } from "../core/config/in
 export function routeByModel(
   own: Provider,
   models: () => ModelsConfig,
-  make: (entry: ModelEntry & { readonly baseURL: string }) => Provider,
+  make: (entry: ModelEntry) => Provider,
 ): Provider {
   const made = new Map<string, Provider>();
   return {
     complete(request) {
       const entry = request.model === undefined ? undefined : findModel(models(), request.model);
-      if (entry?.baseURL === undefined) return own.complete(request);
-      const key = `${entry.baseURL}|${entry.apiKeyEnv ?? ""}`;
+      if (entry === undefined || (entry.baseURL === undefined && entry.provider === undefined)) {
+        return own.complete(request);
+      }
+      const key = `${entry.provider ?? ""}|${entry.baseURL ?? ""}|${entry.apiKeyEnv ?? ""}|${entry.cacheTtl ?? ""}`;
       let provider = made.get(key);
       if (!provider) {
-        provider = make(entry as ModelEntry & { baseURL: string });
+        provider = make(entry);
         made.set(key, provider);
       }
       return provider.complete(request);

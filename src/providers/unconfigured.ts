@@ -1,7 +1,11 @@
 import { type Provider, ProviderError } from "../core/agent/provider.ts";
 
 export const UNCONFIGURED_MESSAGE =
-  "No model is configured. Set OPENAI_API_KEY (and OPENAI_BASE_URL for a non-OpenAI server) and SWITCHYARD_MODEL, then restart.";
+  "No model is configured. Set OPENAI_API_KEY (and OPENAI_BASE_URL for a non-OpenAI server) and SWITCHYARD_MODEL, or ANTHROPIC_API_KEY for Claude, then restart.";
+
+/** The answer when `model.provider: anthropic` is chosen and Anthropic's variables are not set. */
+export const UNCONFIGURED_ANTHROPIC_MESSAGE =
+  "No model is configured: model.provider is anthropic, but ANTHROPIC_API_KEY is not set. Set it (and SWITCHYARD_MODEL, e.g. claude-sonnet-4-6), then restart.";
 
 const unconfigured = new WeakSet<Provider>();
 
@@ -25,10 +29,10 @@ export function isUnconfigured(provider: Provider): boolean {
  * messages and commands, and answers every turn with how to configure one,
  * instead of refusing to start.
  */
-export function unconfiguredProvider(): Provider {
+export function unconfiguredProvider(message: string = UNCONFIGURED_MESSAGE): Provider {
   return markUnconfigured({
     complete: async () => {
-      throw new ProviderError("unconfigured", UNCONFIGURED_MESSAGE);
+      throw new ProviderError("unconfigured", message);
     },
   });
 }

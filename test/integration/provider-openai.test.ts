@@ -560,7 +560,7 @@ describe("unconfiguredProvider", () => {
     expect(error.kind).toBe("unconfigured");
     expect(error.message).toBe(UNCONFIGURED_MESSAGE);
     expect(UNCONFIGURED_MESSAGE).toBe(
-      "No model is configured. Set OPENAI_API_KEY (and OPENAI_BASE_URL for a non-OpenAI server) and SWITCHYARD_MODEL, then restart.",
+      "No model is configured. Set OPENAI_API_KEY (and OPENAI_BASE_URL for a non-OpenAI server) and SWITCHYARD_MODEL, or ANTHROPIC_API_KEY for Claude, then restart.",
     );
   });
 });

@@ -1,5 +1,7 @@
 import OpenAI from "openai";
+import { providerNameOf } from "../../bot/provider-env.ts";
 import { botModelOf } from "../../core/config/bot-model.ts";
+import { checkAnthropicModel } from "./anthropic-model.ts";
 import { type DoctorContext, type Finding, ok, problem, reasonOf, within } from "./finding.ts";
 
 /** The request features every turn uses; a server that refuses one fails every turn. */
@@ -23,12 +25,15 @@ const PROBE_TOOL: OpenAI.ChatCompletionTool = {
  */
 export async function checkModel(context: DoctorContext): Promise<Finding[]> {
   const { env, timeoutMs } = context;
+  if (providerNameOf(env, context.config.model.provider) === "anthropic") {
+    return checkAnthropicModel(context);
+  }
   if (!env.OPENAI_API_KEY && !env.OPENAI_BASE_URL) {
     return [
       problem(
         "model",
         "no model is configured: turns answer that the bot has no model",
-        "set OPENAI_API_KEY (and OPENAI_BASE_URL for a server other than OpenAI's) and SWITCHYARD_MODEL",
+        "set OPENAI_API_KEY (and OPENAI_BASE_URL for a server other than OpenAI's) and SWITCHYARD_MODEL, or ANTHROPIC_API_KEY for Claude",
       ),
     ];
   }

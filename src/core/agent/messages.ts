@@ -32,14 +32,22 @@ export interface Usage {
   readonly completionTokens: number;
   /** Prompt tokens the provider served from its cache (`prompt_tokens_details.cached_tokens`). */
   readonly cachedTokens: number;
+  /**
+   * Prompt tokens written to the cache on this request, priced above plain
+   * input (Anthropic's `cache_creation_input_tokens`); absent where the
+   * provider caches without charging for it.
+   */
+  readonly cacheWriteTokens?: number;
 }
 
 export const ZERO_USAGE: Usage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
 
 export function addUsage(a: Usage, b: Usage): Usage {
+  const written = (a.cacheWriteTokens ?? 0) + (b.cacheWriteTokens ?? 0);
   return {
     promptTokens: a.promptTokens + b.promptTokens,
     completionTokens: a.completionTokens + b.completionTokens,
     cachedTokens: a.cachedTokens + b.cachedTokens,
+    ...(written > 0 ? { cacheWriteTokens: written } : {}),
   };
 }

@@ -42,14 +42,23 @@ export function tokensSpent(counts: Pick<UsageCounts, "prompt" | "completion">):
   return counts.prompt + counts.completion;
 }
 
-/** What a turn's usage cost at a model's price per million tokens, in millionths. */
+/** Anthropic's price of a 5-minute cache write, relative to plain input, when the config names none. */
+export const CACHE_WRITE_FACTOR = 1.25;
+
+/**
+ * What a turn's usage cost at a model's price per million tokens, in
+ * millionths. Cache writes (Anthropic's) count at `price.cacheWrite`, else
+ * at {@link CACHE_WRITE_FACTOR} times the input price.
+ */
 export function costMicros(usage: Usage, price: ModelPrice | undefined): number {
   if (!price) return 0;
-  const uncached = Math.max(0, usage.promptTokens - usage.cachedTokens);
+  const written = usage.cacheWriteTokens ?? 0;
+  const uncached = Math.max(0, usage.promptTokens - usage.cachedTokens - written);
   // Tokens x price per million tokens x one million micros = tokens x price.
   return Math.round(
     uncached * price.input +
       usage.cachedTokens * price.cached +
+      written * (price.cacheWrite ?? price.input * CACHE_WRITE_FACTOR) +
       usage.completionTokens * price.output,
   );
 }

@@ -57,12 +57,14 @@ export {
 export { DEFAULT_MCP, type McpConfig, type McpServerConfig } from "./mcp-section.ts";
 export { DEFAULT_MEMORY, type MemoryConfig } from "./memory-section.ts";
 export {
+  type CacheTtlSetting,
   checkModelLimit,
   DEFAULT_MODEL_LIMITS,
   DEFAULT_MODEL_SECTION,
   MODEL_LIMIT_NAMES,
   MODEL_LIMIT_RULES,
   type ModelLimits,
+  type ModelProviderName,
   type ModelSection,
 } from "./model-section.ts";
 export {

@@ -17,6 +17,8 @@ import { sectionMap } from "./section-map.ts";
  *   max_tool_call_chars: 100000  # a tool call with longer arguments is not run; the model is told
  *   max_tool_calls: 32         # a reply asking for more calls at once runs none of them
  *   vision: true               # the bot's own model takes images (`vision`); env SWITCHYARD_MODEL_VISION
+ *   provider: anthropic        # openai (any OpenAI-compatible server, the default) or anthropic
+ *   cache_ttl: 1h              # Anthropic only: how long cached prefixes live, 5m (default) or 1h
  * ```
  */
 export interface ModelLimits {
@@ -130,8 +132,24 @@ const limit = (name: keyof ModelLimits) =>
     })
     .optional();
 
+/** The wire protocols a model is spoken to with. */
+export const MODEL_PROVIDERS = ["openai", "anthropic"] as const;
+export type ModelProviderName = (typeof MODEL_PROVIDERS)[number];
+
+/** How long Anthropic keeps a cached prefix after its last read. */
+export const CACHE_TTLS = ["5m", "1h"] as const;
+export type CacheTtlSetting = (typeof CACHE_TTLS)[number];
+
 /** The `model:` section: the limits, and whether the model takes images. */
 export interface ModelSection extends ModelLimits {
+  /**
+   * Which protocol the bot's own model speaks. Unset: `openai`, unless only
+   * `ANTHROPIC_API_KEY`/`ANTHROPIC_BASE_URL` are set (then `anthropic`).
+   * Read at start: changing it takes a restart.
+   */
+  readonly provider?: ModelProviderName;
+  /** The `cache_control` ttl on Anthropic's breakpoints (unset: 5m); a reload applies. */
+  readonly cacheTtl?: CacheTtlSetting;
   /**
    * Declared by the operator: images go to the bot's own model as `image_url`
    * parts (the `vision` capability). A model chosen with `/model` follows its
@@ -160,7 +178,19 @@ export function visionFromEnv(raw: string | undefined): boolean | string | undef
 const KEYS = [
   ...MODEL_LIMIT_NAMES.map((name) => `${MODEL_LIMIT_RULES[name].key}:`),
   "vision:",
+  "provider:",
+  "cache_ttl:",
 ].join(", ");
+
+export const providerName = z.enum(MODEL_PROVIDERS, {
+  error: (iss) =>
+    `expected openai (any OpenAI-compatible server) or anthropic, found ${describeValue(iss.input)}.`,
+});
+
+export const cacheTtl = z.enum(CACHE_TTLS, {
+  error: (iss) =>
+    `expected 5m or 1h (how long Anthropic keeps a cached prefix), found ${describeValue(iss.input)}.`,
+});
 
 /** The `model:` section; empty or absent, it is {@link DEFAULT_MODEL_LIMITS}. */
 export const modelSection = sectionMap(
@@ -175,10 +205,12 @@ export const modelSection = sectionMap(
           `expected true or false (whether the model takes images), found ${describeValue(iss.input)}.`,
       })
       .optional(),
+    provider: providerName.optional(),
+    cache_ttl: cacheTtl.optional(),
   },
   {
     takes: KEYS,
-    note: "(The model's name and address are SWITCHYARD_MODEL and OPENAI_BASE_URL in the environment.)",
+    note: "(The model's name and address are SWITCHYARD_MODEL and OPENAI_BASE_URL or ANTHROPIC_BASE_URL in the environment.)",
     put: KEYS,
   },
 ).transform(
@@ -193,5 +225,11 @@ export const modelSection = sectionMap(
         ]),
       ) as unknown as ModelLimits),
       vision: (section.vision as boolean | undefined) ?? false,
+      ...(section.provider === undefined
+        ? {}
+        : { provider: section.provider as ModelProviderName }),
+      ...(section.cache_ttl === undefined
+        ? {}
+        : { cacheTtl: section.cache_ttl as CacheTtlSetting }),
     }),
 );

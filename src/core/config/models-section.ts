@@ -1,6 +1,12 @@
 import { z } from "zod";
 import type { ConversationAddress } from "../agent/inbound.ts";
 import { describeValue } from "./errors.ts";
+import {
+  type CacheTtlSetting,
+  cacheTtl,
+  type ModelProviderName,
+  providerName,
+} from "./model-section.ts";
 import { sectionMap } from "./section-map.ts";
 
 /** What one million tokens of each kind costs, in the operator's currency (USD by convention). */
@@ -8,16 +14,27 @@ export interface ModelPrice {
   readonly input: number;
   readonly cached: number;
   readonly output: number;
+  /** A token written to Anthropic's prompt cache; unset: 1.25 times `input` (the 5-minute price). */
+  readonly cacheWrite?: number;
 }
 
 /** One model people may switch to with `/model`. */
 export interface ModelEntry {
   /** The name sent in the request's `model` field. */
   readonly name: string;
-  /** Another OpenAI-compatible server for this model; unset: the bot's own (`OPENAI_BASE_URL`). */
+  /** Another server for this model; unset: the provider's own (`OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`). */
   readonly baseURL?: string;
-  /** The environment variable holding that server's API key; unset: `OPENAI_API_KEY`. */
+  /** The environment variable holding that server's API key; unset: `OPENAI_API_KEY` (`ANTHROPIC_API_KEY` for anthropic). */
   readonly apiKeyEnv?: string;
+  /** The protocol this model speaks; unset: the bot's own model's. */
+  readonly provider?: ModelProviderName;
+  /** Anthropic only: the ttl of its cache breakpoints; unset: `model.cache_ttl`. */
+  readonly cacheTtl?: CacheTtlSetting;
+  /**
+   * Models of this list that take a step this one failed (rate limit, server
+   * error, overloaded, timeout) before any text reached the person, in order.
+   */
+  readonly fallback?: readonly string[];
   readonly price?: ModelPrice;
   /** What the model can do beyond text, e.g. `{ vision: true }`: a turn on this model sees images. */
   readonly capabilities: Readonly<Record<string, boolean>>;
@@ -38,6 +55,10 @@ export interface ModelEntry {
  *       api_key_env: OPENROUTER_API_KEY                       # and the variable with its key
  *       price: { input: 2.00, cached: 0.50, output: 8.00 }
  *       capabilities: { vision: true }
+ *     - name: claude-sonnet-4-6
+ *       provider: anthropic                                   # the Messages API, ANTHROPIC_API_KEY
+ *       cache_ttl: 1h                                         # optional: 5m (default) or 1h
+ *       fallback: [gpt-4.1]                                   # when it fails before answering
  *   workspaces: { "slack:T0123": gpt-4.1 }                    # platform:workspace id
  *   channels: { "telegram:-1001234": gpt-4.1-mini }           # platform:channel id, deepest wins
  * ```
@@ -90,11 +111,16 @@ const price = (what: string) =>
     .max(100_000, { error: "must be at most 100000 per million tokens." });
 
 const priceSection = z.strictObject(
-  { input: price("input"), cached: price("cached").optional(), output: price("output") },
+  {
+    input: price("input"),
+    cached: price("cached").optional(),
+    output: price("output"),
+    cache_write: price("cache write").optional(),
+  },
   {
     error: (iss) =>
       iss.code === "unrecognized_keys"
-        ? `unknown key ${JSON.stringify(iss.keys[0])}. A price takes input:, cached: and output: (per million tokens).`
+        ? `unknown key ${JSON.stringify(iss.keys[0])}. A price takes input:, cached:, output: and cache_write: (per million tokens).`
         : `expected { input:, cached:, output: } per million tokens, found ${describeValue(iss.input)}.`,
   },
 );
@@ -123,6 +149,14 @@ const entry = z.strictObject(
           `${describeValue(iss.input)} is not an environment variable name: write it in capitals, e.g. OPENROUTER_API_KEY (the key itself stays in the environment).`,
       })
       .optional(),
+    provider: providerName.optional(),
+    cache_ttl: cacheTtl.optional(),
+    fallback: z
+      .array(modelName, {
+        error: (iss) =>
+          `expected a list of model names to fall back to, e.g. [gpt-4.1], found ${describeValue(iss.input)}.`,
+      })
+      .optional(),
     price: priceSection.optional(),
     capabilities: z
       .record(z.string(), z.boolean(), {
@@ -134,7 +168,7 @@ const entry = z.strictObject(
   {
     error: (iss) =>
       iss.code === "unrecognized_keys"
-        ? `unknown key ${JSON.stringify(iss.keys[0])}. A model takes name:, base_url:, api_key_env:, price: and capabilities:.`
+        ? `unknown key ${JSON.stringify(iss.keys[0])}. A model takes name:, base_url:, api_key_env:, provider:, cache_ttl:, fallback:, price: and capabilities:.`
         : `expected a model, e.g. { name: gpt-4.1-mini }, found ${describeValue(iss.input)}.`,
   },
 );
@@ -173,6 +207,20 @@ export const modelsSection = sectionMap("models", {
       }
       names.add(m.name);
     });
+    section.list.forEach((m, i) => {
+      (m.fallback ?? []).forEach((name, j) => {
+        if (name === m.name || !names.has(name)) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["list", i, "fallback", j],
+            message:
+              name === m.name
+                ? `${name} cannot fall back to itself; name another model of models.list.`
+                : `${name} is not in models.list; add it there to fall back to it.`,
+          });
+        }
+      });
+    });
     for (const kind of ["workspaces", "channels"] as const) {
       for (const [where, name] of Object.entries(section[kind])) {
         if (names.has(name)) continue;
@@ -194,12 +242,20 @@ export const modelsSection = sectionMap("models", {
                 name: m.name,
                 ...(m.base_url !== undefined ? { baseURL: m.base_url } : {}),
                 ...(m.api_key_env !== undefined ? { apiKeyEnv: m.api_key_env } : {}),
+                ...(m.provider !== undefined ? { provider: m.provider } : {}),
+                ...(m.cache_ttl !== undefined ? { cacheTtl: m.cache_ttl } : {}),
+                ...(m.fallback !== undefined && m.fallback.length > 0
+                  ? { fallback: Object.freeze([...m.fallback]) }
+                  : {}),
                 ...(m.price !== undefined
                   ? {
                       price: Object.freeze({
                         input: m.price.input,
                         cached: m.price.cached ?? m.price.input,
                         output: m.price.output,
+                        ...(m.price.cache_write !== undefined
+                          ? { cacheWrite: m.price.cache_write }
+                          : {}),
                       }),
                     }
                   : {}),

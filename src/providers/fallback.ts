@@ -1,0 +1,97 @@
+import { trace } from "@opentelemetry/api";
+import {
+  type Provider,
+  ProviderError,
+  type ProviderRequest,
+  type ProviderResponse,
+} from "../core/agent/provider.ts";
+import { findModel, type ModelsConfig } from "../core/config/index.ts";
+import type { LoggerPort } from "../core/logger.ts";
+
+/** Why a step moved to the next model: the failure's kind, with 529 named `overloaded`. */
+export type FallbackReason = "rate_limit" | "server" | "overloaded" | "timeout";
+
+export interface FallbackEvent {
+  readonly from: string;
+  readonly to: string;
+  readonly reason: FallbackReason;
+}
+
+export interface FallbackOptions {
+  /** The name of the bot's own model, for a request that names none. */
+  readonly ownModel: string;
+  readonly logger: LoggerPort;
+  /** Told of every move to the next model (the metric). */
+  readonly onFallback?: (event: FallbackEvent) => void;
+}
+
+/** The failures another model may not have; a bad request or a bad key would fail there too. */
+function reasonOf(error: unknown): FallbackReason | undefined {
+  if (!(error instanceof ProviderError)) return undefined;
+  if (error.status === 529) return "overloaded";
+  if (error.kind === "rate_limit" || error.kind === "server" || error.kind === "timeout") {
+    return error.kind;
+  }
+  return undefined;
+}
+
+/**
+ * A `models:` entry's `fallback: [...]`: when a step on that model fails with
+ * a rate limit, a server error, overload or a timeout (after the provider's
+ * own retries) and no text has reached the person yet, the same step goes to
+ * the next model of the chain, on whichever provider it is. Once text has
+ * streamed the failure stands: a second answer under the first would be
+ * worse than the cut-short note. Each move is logged, traced and counted.
+ *
+ * The fallback request's cache key names the model, so it never routes into
+ * the first model's prompt cache.
+ */
+export function withFallback(
+  provider: Provider,
+  models: () => ModelsConfig,
+  options: FallbackOptions,
+): Provider {
+  return {
+    async complete(request: ProviderRequest): Promise<ProviderResponse> {
+      const first = request.model ?? options.ownModel;
+      const chain = findModel(models(), first)?.fallback ?? [];
+      if (chain.length === 0) return provider.complete(request);
+      let shown = false;
+      const onText = request.onText;
+      const watched: ProviderRequest = onText
+        ? {
+            ...request,
+            onText: (soFar) => {
+              if (soFar !== "") shown = true;
+              onText(soFar);
+            },
+          }
+        : request;
+      let from = first;
+      let attempt = watched;
+      for (let next = 0; ; next++) {
+        try {
+          return await provider.complete(attempt);
+        } catch (error) {
+          const reason = reasonOf(error);
+          const to = chain[next];
+          if (to === undefined || reason === undefined || shown || request.signal?.aborted) {
+            throw error;
+          }
+          options.logger.warn(
+            `The model ${from} failed (${reason}) before answering; trying ${to} instead.`,
+            { from, to, reason },
+          );
+          trace.getActiveSpan()?.addEvent("switchyard.model.fallback", {
+            "switchyard.fallback.from": from,
+            "switchyard.fallback.to": to,
+            "switchyard.fallback.reason": reason,
+          });
+          options.onFallback?.({ from, to, reason });
+          attempt = { ...watched, model: to, cacheKey: `${request.cacheKey}:${to}` };
+          from = to;
+        }
+      }
+    },
+  };
+}

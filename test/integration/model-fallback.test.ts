@@ -1,0 +1,134 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { providerFromEnv } from "../../src/cli/platforms.ts";
+import { ProviderError, type ProviderRequest } from "../../src/core/agent/provider.ts";
+import { parseConfig } from "../../src/core/config/index.ts";
+import { Metrics } from "../../src/observability/metrics.ts";
+import { tracedProvider } from "../../src/observability/tracing-model.ts";
+import { type FakeAnthropic, startFakeAnthropic } from "../fakes/anthropic.ts";
+import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
+import { startTestTracing, type TestTracing } from "../support/tracing.ts";
+
+let tracing: TestTracing;
+beforeAll(() => {
+  tracing = startTestTracing();
+});
+afterAll(async () => {
+  await tracing.stop();
+});
+
+const closing: (FakeAnthropic | FakeOpenAI)[] = [];
+afterEach(async () => {
+  for (const fake of closing.splice(0)) await fake.close();
+});
+
+const silent = { warn: () => {} };
+
+async function setup(fallbackYaml = "[gpt-second]") {
+  const claude = await startFakeAnthropic({ apiKey: "sk-ant" });
+  const openai = await startFakeOpenAI();
+  closing.push(claude, openai);
+  const config = parseConfig(
+    [
+      "models:",
+      "  list:",
+      "    - name: claude-first",
+      "      provider: anthropic",
+      `      fallback: ${fallbackYaml}`,
+      "    - name: gpt-second",
+      "      provider: openai",
+      "",
+    ].join("\n"),
+    "m.yaml",
+  );
+  const metrics = new Metrics();
+  const provider = tracedProvider(
+    providerFromEnv(
+      {
+        ANTHROPIC_API_KEY: "sk-ant",
+        ANTHROPIC_BASE_URL: claude.url,
+        OPENAI_API_KEY: "sk-open",
+        OPENAI_BASE_URL: openai.url,
+        SWITCHYARD_MODEL: "gpt-second",
+      },
+      silent,
+      () => config.model,
+      () => config.models,
+      (e) => metrics.countModelFallback(e.from, e.to, e.reason),
+    ),
+  );
+  return { claude, openai, metrics, provider };
+}
+
+const request = (onText?: (t: string) => void): ProviderRequest => ({
+  system: "s",
+  tools: "[]",
+  messages: [{ role: "user", content: "hello" }],
+  cacheKey: "conv-1",
+  model: "claude-first",
+  ...(onText ? { onText } : {}),
+});
+
+describe("a fallback chain across providers", () => {
+  it("moves a step Claude keeps answering 529 to the next model, with one answer, the metric and the trace", async () => {
+    const { claude, openai, metrics, provider } = await setup();
+    // Overloaded on every attempt, the provider's own retries included.
+    claude.setResponder(() => ({ overloaded: true, headers: { "retry-after": "0" } }));
+    openai.script({ content: "Answered by the second model." });
+    const shown: string[] = [];
+    const reply = await provider.complete(request((t) => shown.push(t)));
+    expect(reply.content).toBe("Answered by the second model.");
+    expect(shown.at(-1)).toBe("Answered by the second model.");
+    expect(claude.requests.length).toBeGreaterThanOrEqual(2);
+    expect(openai.requests).toHaveLength(1);
+    expect(openai.requests[0]?.body.model).toBe("gpt-second");
+    // Its own cache key: the fallback never lands in the first model's cache.
+    expect(openai.requests[0]?.body.prompt_cache_key).toBe("conv-1:gpt-second");
+    expect(
+      await metrics.registry.getSingleMetricAsString("switchyard_model_fallback_total"),
+    ).toContain(
+      'switchyard_model_fallback_total{from="claude-first",to="gpt-second",reason="overloaded"} 1',
+    );
+    const span = tracing.spans().findLast((s) => s.name === "switchyard.model.request");
+    const event = span?.events.find((e) => e.name === "switchyard.model.fallback");
+    expect(event?.attributes).toEqual({
+      "switchyard.fallback.from": "claude-first",
+      "switchyard.fallback.to": "gpt-second",
+      "switchyard.fallback.reason": "overloaded",
+    });
+  });
+
+  it("never falls back once text reached the person: the cut-short answer stands", async () => {
+    const { claude, openai, provider } = await setup();
+    claude.script({ content: "Half an answer", errorEvent: "overloaded_error" });
+    const shown: string[] = [];
+    const error = await provider.complete(request((t) => shown.push(t))).then(
+      () => new ProviderError("server", "expected a failure"),
+      (e: unknown) => e as ProviderError,
+    );
+    expect(shown.at(-1)).toBe("Half an answer");
+    expect(error).toMatchObject({ kind: "server", status: 529 });
+    expect(error.message).toMatch(/^Half an answer\n\n\(The model provider is overloaded/);
+    expect(claude.requests).toHaveLength(1);
+    expect(openai.requests).toHaveLength(0);
+  });
+
+  it("never falls back for a failure the next model would share (a refused request)", async () => {
+    const { claude, openai, provider } = await setup();
+    claude.script({ status: 400, errorMessage: "messages: bad request" });
+    const error = await provider.complete(request()).then(
+      () => new ProviderError("server", "expected a failure"),
+      (e: unknown) => e as ProviderError,
+    );
+    expect(error).toMatchObject({ kind: "bad_request", status: 400 });
+    expect(openai.requests).toHaveLength(0);
+  });
+
+  it("refuses a fallback the list does not have", () => {
+    expect(() =>
+      parseConfig("models:\n  list:\n    - name: a\n      fallback: [b]\n", "m.yaml"),
+    ).toThrow(/b is not in models.list/);
+    expect(() =>
+      parseConfig("models:\n  list:\n    - name: a\n      fallback: [a]\n", "m.yaml"),
+    ).toThrow(/cannot fall back to itself/);
+  });
+});
