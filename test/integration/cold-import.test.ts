@@ -26,6 +26,7 @@ const run = promisify(execFile);
 
 /** Packages `import("switchyard")` must not load: each is loaded by the part that needs it. */
 const LOADED_LATER = [
+  "@anthropic-ai/sdk",
   "@slack/bolt",
   "@slack/web-api",
   "discord.js",
