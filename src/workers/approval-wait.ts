@@ -258,6 +258,21 @@ export async function closeRequest(
       await env.store.intent.apply(address, { kind: "set", key, value: "on" });
     }
   }
+  await showOutcome(env, address, checkpoint, pending, decision);
+  if (decision.verdict !== "approved_conversation") return contract;
+  return { ...contract, asking: new Set([...contract.asking].filter((t) => !tools.includes(t))) };
+}
+
+/** Edits the request to its outcome, once: its buttons go. */
+async function showOutcome(
+  env: TurnEnvironment,
+  address: ConversationAddress,
+  checkpoint: Checkpoint,
+  pending: readonly InboundMessage[],
+  decision: ApprovalDecision,
+): Promise<void> {
+  const wait = checkpoint.approval;
+  if (!wait) return;
   const stored = await env.store.approvals.read(address, wait.id);
   const outbound = env.outbounds[address.platform];
   if (!stored.edited && wait.requestRef !== undefined && outbound) {
@@ -266,6 +281,26 @@ export async function closeRequest(
     // Marked after the edit: a crash in between edits it twice with the same words, never not at all.
     await env.store.approvals.markEdited(address, wait.id);
   }
-  if (decision.verdict !== "approved_conversation") return contract;
-  return { ...contract, asking: new Set([...contract.asking].filter((t) => !tools.includes(t))) };
+}
+
+/**
+ * A turn given up (it kept failing) while a request of it was open: the
+ * request is decided `cancelled` unless someone decided first (a later
+ * click is told), and edited to that outcome, so no button is left that
+ * does nothing.
+ */
+export async function closeGivenUpRequest(
+  env: TurnEnvironment,
+  address: ConversationAddress,
+  checkpoint: Checkpoint,
+  pending: readonly InboundMessage[],
+): Promise<void> {
+  const wait = checkpoint.approval;
+  if (!wait) return;
+  const outcome = await env.store.approvals.decide(address, wait.id, {
+    verdict: "cancelled",
+    at: Date.now(),
+  });
+  if (outcome.kind === "unknown") return;
+  await showOutcome(env, address, checkpoint, pending, outcome.decision);
 }

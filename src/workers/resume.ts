@@ -6,6 +6,7 @@ import {
   type InboundMessage,
 } from "../core/agent/inbound.ts";
 import type { ChatMessage } from "../core/agent/messages.ts";
+import { closeGivenUpRequest } from "./approval-wait.ts";
 import { deliver, targetOf } from "./delivery.ts";
 import { StreamState } from "./stream-state.ts";
 import { releaseReservations } from "./turn-end.ts";
@@ -62,6 +63,12 @@ export async function giveUp(env: TurnEnvironment, address: ConversationAddress,
   const { from } = env.store.history.split(address, history, checkpoint.historyStart);
   const text = giveUpText(from, stream.text);
   await releaseReservations(env, pending);
+  await closeGivenUpRequest(env, address, checkpoint, pending).catch((error: unknown) => {
+    env.logger.warn("a turn given up could not close its approval request", {
+      ...fields,
+      error: (error as Error)?.message,
+    });
+  });
   try {
     await deliver(env, address, checkpoint, pending, text, {
       streamRef: stream.ref,

@@ -2,9 +2,13 @@ import { WebClient } from "@slack/web-api";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { OutboxEntry } from "../../src/channels/console/outbox.ts";
 import { SlackOutbound } from "../../src/channels/slack/outbound.ts";
+import type { Checkpoint } from "../../src/core/agent/checkpoint.ts";
 import type { ConversationAddress } from "../../src/core/agent/inbound.ts";
 import type { QueueMode } from "../../src/core/agent/queue-mode.ts";
+import type { ApprovalWait } from "../../src/core/approvals/approval.ts";
 import { dayPeriod } from "../../src/core/budget/usage.ts";
+import { begunAt, MAX_STALLED_PICKUPS } from "../../src/workers/pickups.ts";
+import { GAVE_UP } from "../../src/workers/resume.ts";
 import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
 import { clickBy, deployRuns, deployTool, parkedWait } from "../support/approvals.ts";
 import { until } from "../support/channels.ts";
@@ -153,6 +157,31 @@ describe("a turn that calls a tool under ask", () => {
       "And here is the status.",
     ]);
     expect(await deployRuns(counter, p.prefix)).toBe(1);
+  });
+
+  it("closes the request of a turn given up after repeated crashes: edited once to its decision, no button left", async () => {
+    const p = await start();
+    p.fake.script({ toolCalls: [deployCall] }, { content: "never asked" });
+    await p.app.queue.enqueue(p.message("deploy prod"));
+    await parkedWait(p.app.redis, p.app.store, address);
+    const checkpoint = await p.app.store.turns.readCheckpoint(address);
+    // Three earlier runs of the decided turn died where this one would start (kill -9 before the edit).
+    await p.app.redis.hset(p.app.store.keys.conversation(address).pickups, {
+      at: begunAt(checkpoint as Checkpoint),
+      count: MAX_STALLED_PICKUPS,
+      token: "a crashed run",
+      took: 1,
+    });
+    const wait = (checkpoint as Checkpoint).approval as ApprovalWait;
+    await p.app.approvals.decide(clickBy(wait.id, "alice"));
+    expect((await p.posts(2)).map((e) => e.text)[1]).toBe(GAVE_UP);
+    expect((await entries(p)).filter((e) => e.kind === "edit").map((e) => [e.ref, e.text])).toEqual(
+      [[wait.requestRef, "Approved by Alice: deploy."]],
+    );
+    expect(await deployRuns(counter, p.prefix)).toBe(0);
+    expect(await p.app.approvals.decide(clickBy(wait.id, "alice", "deny"))).toMatchObject({
+      kind: "decided",
+    });
   });
 
   it("lets /stop end a parked turn: the call is cancelled, the request edited, and the turn says it stopped", async () => {
