@@ -1,7 +1,7 @@
 import { ProviderError } from "../core/agent/provider.ts";
 import { MODEL_LIMIT_RULES, type ModelLimits } from "../core/config/model-section.ts";
 import type { Expiry } from "./deadlines.ts";
-import type { StreamProgress } from "./openai-stream.ts";
+import type { StreamProgress } from "./reply-stream.ts";
 
 /**
  * What a failed attempt amounts to, for every provider. What only one API

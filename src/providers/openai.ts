@@ -18,7 +18,8 @@ import {
 import { classifyFailure, displayURL } from "./openai-errors.ts";
 import { buildChatRequest, toolsParser } from "./openai-request.ts";
 import { openAISdk } from "./openai-sdk.ts";
-import { freshProgress, readCompletionStream, type StreamProgress } from "./openai-stream.ts";
+import { readCompletionStream } from "./openai-stream.ts";
+import { freshProgress, type StreamProgress } from "./reply-stream.ts";
 import { pause, retryWait } from "./retry.ts";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry-policy.ts";
 import { type FetchWatch, watchedFetch } from "./watched-fetch.ts";

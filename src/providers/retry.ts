@@ -2,7 +2,7 @@ import type { LoggerPort } from "../core/logger.ts";
 import { noteRetry } from "../observability/tracing-model.ts";
 import type { CallBudget } from "./deadlines.ts";
 import { abortedError, type Failure, keepingPartial } from "./failure.ts";
-import type { StreamProgress } from "./openai-stream.ts";
+import type { StreamProgress } from "./reply-stream.ts";
 import { type RetryPolicy, retryDelayMs } from "./retry-policy.ts";
 
 /**

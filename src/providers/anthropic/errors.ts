@@ -1,7 +1,7 @@
 import type * as AnthropicSDK from "@anthropic-ai/sdk";
 import { ProviderError } from "../../core/agent/provider.ts";
 import { abortedError, type Failure, type FailureContext, timeoutFailure } from "../failure.ts";
-import { StreamEndedEarlyError, type StreamProgress } from "../openai-stream.ts";
+import { StreamEndedEarlyError, type StreamProgress } from "../reply-stream.ts";
 import { serverSaysRetry } from "../retry-policy.ts";
 import { OversizedEventError } from "../watched-fetch.ts";
 

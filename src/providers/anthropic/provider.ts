@@ -15,7 +15,7 @@ import {
   timeoutFailure,
 } from "../failure.ts";
 import { toolsParser } from "../openai-request.ts";
-import { freshProgress } from "../openai-stream.ts";
+import { freshProgress } from "../reply-stream.ts";
 import { pause, retryWait } from "../retry.ts";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../retry-policy.ts";
 import { type FetchWatch, watchedFetch } from "../watched-fetch.ts";
