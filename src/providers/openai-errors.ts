@@ -1,31 +1,10 @@
 import type { APIError } from "openai";
 import { ProviderError } from "../core/agent/provider.ts";
-import { MODEL_LIMIT_RULES, type ModelLimits } from "../core/config/model-section.ts";
-import type { Expiry } from "./deadlines.ts";
+import { abortedError, type Failure, type FailureContext, timeoutFailure } from "./failure.ts";
 import { openAISdkLoaded } from "./openai-sdk.ts";
-import { StreamEndedEarlyError, type StreamProgress } from "./openai-stream.ts";
+import { StreamEndedEarlyError, type StreamProgress } from "./reply-stream.ts";
 import { serverSaysRetry } from "./retry-policy.ts";
 import { OversizedEventError } from "./watched-fetch.ts";
-
-/** A failed attempt, as the retry loop sees it. */
-export interface Failure {
-  /** What the person is told if this is the last attempt. */
-  readonly error: ProviderError;
-  readonly retryable: boolean;
-  /** Response headers, for `retry-after`. */
-  readonly headers?: Headers;
-  /** Not a provider failure but something nobody expected (a bug?): worth a log line. */
-  readonly unexpected?: unknown;
-}
-
-/** What the messages may say about where the provider is, and what they must never say. */
-export interface FailureContext {
-  /** The base URL as shown to people: no credentials, no query. */
-  readonly where: string;
-  readonly limits: ModelLimits;
-  /** Removes the API key from text that came from the server. */
-  readonly redact: (text: string) => string;
-}
 
 /** What the attempt saw of the reply, for messages that name it. */
 export interface AttemptSeen {
@@ -33,30 +12,8 @@ export interface AttemptSeen {
   readonly contentType?: string | undefined;
 }
 
-export const ABORTED_MESSAGE = "The request to the model was cancelled.";
-
-export function abortedError(): ProviderError {
-  return new ProviderError("aborted", ABORTED_MESSAGE);
-}
-
 const CHECK_BASE_URL =
   "Check that OPENAI_BASE_URL points to an OpenAI-compatible API (it usually ends in /v1).";
-
-/**
- * What the person is told when one of the call's clocks ran out. A timeout is
- * never retried: the person has already waited the whole timeout once.
- */
-export function timeoutFailure(expiry: Expiry, context: FailureContext): Failure {
-  const { limits, where } = context;
-  const setting = (name: keyof ModelLimits) =>
-    `${MODEL_LIMIT_RULES[name].env} (model.${MODEL_LIMIT_RULES[name].key})`;
-  const message = {
-    first_byte: `The model did not start its reply within ${duration(limits.firstByteMs)}, so I stopped waiting. Please try again in a moment. If this keeps happening, the model server at ${where} is overloaded or down, or this model needs longer before it starts: raise ${setting("firstByteMs")}.`,
-    idle: `The model went quiet in the middle of its reply (nothing for ${duration(limits.idleMs)}), so I stopped waiting. Please try again. If this keeps happening, check the model server at ${where}, or raise ${setting("idleMs")}.`,
-    call: `The model took longer than ${duration(limits.callMs)} on one request, so I stopped it. Please try again, or ask for something smaller. (The limit is ${setting("callMs")}.)`,
-  }[expiry];
-  return { error: new ProviderError("timeout", message), retryable: false };
-}
 
 /**
  * Maps whatever an attempt threw to a {@link Failure}. Anything unforeseen
@@ -231,21 +188,6 @@ function badResponse(message: string, retryable: boolean): Failure {
   return { error: new ProviderError("bad_response", message), retryable };
 }
 
-/**
- * A failure after part of the answer arrived keeps that part: the person may
- * have watched it stream in, and the final answer replaces what they saw.
- */
-export function keepingPartial(error: ProviderError, progress: StreamProgress): ProviderError {
-  if (progress.text.trim() === "") return error;
-  return new ProviderError(error.kind, `${progress.text}\n\n(${error.message})`, error.status);
-}
-
-function duration(ms: number): string {
-  if (ms < 1_000) return `${ms} ms`;
-  const seconds = ms / 1_000;
-  return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
-}
-
 function megabytes(bytes: number): string {
   return `${Math.round((bytes / 1_048_576) * 10) / 10} MB`;
 }
@@ -258,10 +200,4 @@ export function displayURL(baseURL: string): string {
   } catch {
     return "(an invalid OPENAI_BASE_URL)";
   }
-}
-
-/** Replaces every occurrence of `secret` in text that may reach a person or a log. */
-export function redactor(secret: string | undefined): (text: string) => string {
-  if (!secret) return (text) => text;
-  return (text) => text.replaceAll(secret, "[redacted]");
 }

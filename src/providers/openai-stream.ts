@@ -1,43 +1,19 @@
-import { randomUUID } from "node:crypto";
-import type { ToolCall, Usage } from "../core/agent/messages.ts";
+import type { Usage } from "../core/agent/messages.ts";
 import { ZERO_USAGE } from "../core/agent/messages.ts";
-import { ProviderError, type ProviderResponse } from "../core/agent/provider.ts";
-import type { ModelLimits } from "../core/config/model-section.ts";
-import type { LoggerPort } from "../core/logger.ts";
+import type { ProviderResponse } from "../core/agent/provider.ts";
 import { noteStreamEvent } from "../observability/tracing-model.ts";
-import { nestingProblem, oversizedArguments } from "./tool-call-limits.ts";
-
-/** What one attempt's stream delivered so far, for the retry decision and for a failure's message. */
-export interface StreamProgress {
-  /** Whether a person may already have seen part of this attempt's reply. */
-  textShown: boolean;
-  /** The answer text so far (within the cap), kept when the attempt fails. */
-  text: string;
-  /** Stream events read, and how many of them were not chat completion chunks. */
-  events: number;
-  unreadable: number;
-}
-
-export function freshProgress(): StreamProgress {
-  return { textShown: false, text: "", events: 0, unreadable: 0 };
-}
-
-/** Thrown when a stream ends without a finish reason; the progress says what came before. */
-export class StreamEndedEarlyError extends Error {
-  override readonly name = "StreamEndedEarlyError";
-}
-
-export type ReplyLimits = Pick<ModelLimits, "maxAnswerChars" | "maxToolCallChars" | "maxToolCalls">;
-
-interface ToolCallDraft {
-  id: string;
-  name: string;
-  arguments: string;
-  /** Every argument character the model sent, including those past the cap. */
-  chars: number;
-}
-
-type Fields = Readonly<Record<string, unknown>>;
+import {
+  appendAnswer,
+  cutAnswer,
+  type Fields,
+  fieldsOf,
+  type ReplyDraft,
+  readReplyStream,
+  StreamEndedEarlyError,
+  type StreamReading,
+  tooManyToolCalls,
+} from "./reply-stream.ts";
+import { finishedToolCall, type ToolCallDraft } from "./tool-call-limits.ts";
 
 /**
  * Reads a Chat Completions stream into one response: text deltas joined (and
@@ -55,26 +31,15 @@ type Fields = Readonly<Record<string, unknown>>;
  * The SDK ends the iteration quietly when its signal aborts, so the caller
  * checks the signal afterwards.
  */
-export async function readCompletionStream(
+export function readCompletionStream(
   chunks: AsyncIterable<unknown>,
   options: StreamReading,
 ): Promise<ProviderResponse> {
-  const reply = new ReplyDraft(options);
-  for await (const value of chunks) {
-    if (!reply.read(value)) break;
-  }
-  return reply.response();
-}
-
-interface StreamReading {
-  readonly onText?: ((textSoFar: string) => void) | undefined;
-  readonly progress: StreamProgress;
-  readonly logger: LoggerPort;
-  readonly limits: ReplyLimits;
+  return readReplyStream(chunks, new CompletionDraft(options));
 }
 
 /** The reply as the stream builds it, event by event, within the limits. */
-class ReplyDraft {
+class CompletionDraft implements ReplyDraft {
   #text = "";
   #refusal = "";
   /** The answer passed `maxAnswerChars`. */
@@ -120,15 +85,9 @@ class ReplyDraft {
 
   /** Appends answer text and shows it; false once the answer passes its cap. */
   #addText(content: string): boolean {
-    const { progress, onText, logger, limits } = this.options;
-    const room = limits.maxAnswerChars - this.#text.length;
-    this.#text += content.slice(0, room);
-    progress.text = this.#text;
-    if (onText) {
-      progress.textShown = true;
-      showText(onText, this.#text, logger);
-    }
-    if (content.length > room) {
+    const added = appendAnswer(this.#text, content, this.options);
+    this.#text = added.text;
+    if (added.cut) {
       // What follows is more of an answer nobody will read; stop downloading it.
       this.#cut = true;
       return false;
@@ -173,20 +132,8 @@ class ReplyDraft {
   /** The response the stream amounts to; throws when it asked for too many calls or ended early. */
   response(): ProviderResponse {
     const { limits } = this.options;
-    if (this.#tooManyCalls) {
-      throw new ProviderError(
-        "bad_response",
-        `The model asked for more than ${limits.maxToolCalls} tool calls in one reply, so I ran none of them. Please try again, or ask for fewer things at once. (The limit is SWITCHYARD_MODEL_MAX_TOOL_CALLS.)`,
-      );
-    }
-    if (this.#cut) {
-      return {
-        content: `${this.#text}\n\n(This answer was cut here: it passed ${limits.maxAnswerChars} characters, the most one answer may have. Ask for the rest, or for a shorter answer.)`,
-        toolCalls: [],
-        finishReason: "length",
-        usage: this.#usage,
-      };
-    }
+    if (this.#tooManyCalls) throw tooManyToolCalls(limits);
+    if (this.#cut) return cutAnswer(this.#text, limits, this.#usage);
     if (this.#finishReason === undefined) {
       throw new StreamEndedEarlyError("The stream ended before the model finished its reply.");
     }
@@ -195,17 +142,11 @@ class ReplyDraft {
       content: content === "" ? null : content,
       toolCalls: [...this.#calls.entries()]
         .sort(([a], [b]) => a - b)
-        .map(([, draft]) => toolCallOf(draft, limits)),
+        .map(([, draft]) => finishedToolCall(draft, limits, "call_")),
       finishReason: this.#finishReason,
       usage: this.#usage,
     };
   }
-}
-
-function fieldsOf(value: unknown): Fields | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as Fields)
-    : undefined;
 }
 
 /** Choice 0; a server that sends a single choice without an index means that one. */
@@ -234,20 +175,6 @@ function indexOf(
   return opensNew ? Math.max(...drafts.keys()) + 1 : lastIndex;
 }
 
-function toolCallOf(draft: ToolCallDraft, limits: ReplyLimits): ToolCall {
-  const args =
-    draft.chars > limits.maxToolCallChars
-      ? oversizedArguments(draft.chars, limits.maxToolCallChars)
-      : (nestingProblem(draft.arguments) ?? draft.arguments);
-  return {
-    // A tool call without an id could not be paired with its result (rule 6).
-    id: draft.id || `call_${randomUUID().replaceAll("-", "").slice(0, 24)}`,
-    type: "function",
-    // A call without arguments streams none; "{}" is what it means and what servers accept back.
-    function: { name: draft.name, arguments: args || "{}" },
-  };
-}
-
 function usageOf(value: unknown): Usage | undefined {
   const usage = fieldsOf(value);
   if (!usage) return undefined;
@@ -257,15 +184,4 @@ function usageOf(value: unknown): Usage | undefined {
     completionTokens: count(usage.completion_tokens),
     cachedTokens: count(fieldsOf(usage.prompt_tokens_details)?.cached_tokens),
   };
-}
-
-/** Live text is a courtesy: a failed edit is logged and the reply goes on. */
-function showText(onText: (textSoFar: string) => void, text: string, logger: LoggerPort): void {
-  try {
-    onText(text);
-  } catch (error) {
-    logger.warn("Showing the reply as it streams failed; the full reply still follows.", {
-      error: error instanceof Error ? error.message : String(error),
-    });
-  }
 }

@@ -5,21 +5,23 @@ import { ProviderError } from "../core/agent/provider.ts";
 import { FALLBACK_MODEL } from "../core/config/bot-model.ts";
 import { DEFAULT_MODEL_LIMITS, type ModelLimits } from "../core/config/model-section.ts";
 import { type LoggerPort, silentLogger } from "../core/logger.ts";
-import { noteModel, noteRetry } from "../observability/tracing-model.ts";
+import { noteModel } from "../observability/tracing-model.ts";
 import { type AttemptTimers, CallBudget } from "./deadlines.ts";
 import {
   abortedError,
-  classifyFailure,
-  displayURL,
+  type Failure,
   type FailureContext,
   keepingPartial,
   redactor,
   timeoutFailure,
-} from "./openai-errors.ts";
+} from "./failure.ts";
+import { classifyFailure, displayURL } from "./openai-errors.ts";
 import { buildChatRequest, toolsParser } from "./openai-request.ts";
 import { openAISdk } from "./openai-sdk.ts";
-import { freshProgress, readCompletionStream, type StreamProgress } from "./openai-stream.ts";
-import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelayMs } from "./retry-policy.ts";
+import { readCompletionStream } from "./openai-stream.ts";
+import { freshProgress, type StreamProgress } from "./reply-stream.ts";
+import { pause, retryWait } from "./retry.ts";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry-policy.ts";
 import { type FetchWatch, watchedFetch } from "./watched-fetch.ts";
 
 export { UNCONFIGURED_MESSAGE, unconfiguredProvider } from "./unconfigured.ts";
@@ -91,8 +93,6 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
   return new ChatCompletionsProvider(options);
 }
 
-type FailureReading = ReturnType<typeof classifyFailure>;
-
 /** One attempt at a call: its limits, its timers, what its fetch watches and what its stream delivered. */
 interface Attempt {
   readonly limits: ModelLimits;
@@ -151,7 +151,7 @@ class ChatCompletionsProvider implements Provider {
         maxEventBytes: maxEventBytes(limits),
         maxErrorBytes: MAX_ERROR_BYTES,
       };
-      let failure: FailureReading;
+      let failure: Failure;
       try {
         return await this.#attempt(client, request, body, {
           limits,
@@ -170,7 +170,14 @@ class ChatCompletionsProvider implements Provider {
       } finally {
         timers.close();
       }
-      const waitMs = this.#retryWait(failure, tries, progress, budget, limits);
+      const waitMs = retryWait(failure, tries, progress, {
+        logger: this.#logger,
+        policy: this.#policy,
+        where: this.#where,
+        redact: this.#redact,
+        budget,
+        logsOverBudget: true,
+      });
       await pause(this.#sleep, waitMs, request.signal);
     }
   }
@@ -216,45 +223,6 @@ class ChatCompletionsProvider implements Provider {
     if (request.signal?.aborted) throw abortedError();
     return reply;
   }
-
-  /** How long to wait before the next try after this failure; throws the failure when there is none. */
-  #retryWait(
-    failure: FailureReading,
-    tries: number,
-    progress: StreamProgress,
-    budget: CallBudget,
-    limits: ModelLimits,
-  ): number {
-    const logger = this.#logger;
-    const where = this.#where;
-    const policy = this.#policy;
-    if (failure.unexpected !== undefined) {
-      logger.warn("Reading the model's reply failed unexpectedly; the person was told.", {
-        error: this.#redact(String((failure.unexpected as Error)?.stack ?? failure.unexpected)),
-        baseURL: where,
-      });
-    }
-    // Retrying after text was shown would show a second, different reply.
-    if (!failure.retryable || progress.textShown || tries > policy.maxRetries) {
-      throw keepingPartial(failure.error, progress);
-    }
-    const waitMs = retryDelayMs(tries, failure.headers, policy);
-    const { kind, status } = failure.error;
-    // A retry that could not finish within the call's budget only makes the person wait longer.
-    if (waitMs >= budget.remainingMs()) {
-      logger.warn(
-        `The model provider failed (${status ?? kind}); not retrying: the wait of ${waitMs} ms would pass this call's budget of ${limits.callMs} ms.`,
-        { kind, status, attempt: tries, delayMs: waitMs, baseURL: where },
-      );
-      throw keepingPartial(failure.error, progress);
-    }
-    logger.warn(
-      `The model provider failed (${status ?? kind}); retrying in ${waitMs} ms, attempt ${tries + 1} of ${policy.maxRetries + 1}.`,
-      { kind, status, attempt: tries + 1, delayMs: waitMs, baseURL: where },
-    );
-    noteRetry(tries + 1, kind, waitMs);
-    return waitMs;
-  }
 }
 
 /**
@@ -278,27 +246,4 @@ function sdkLogger(
       details: redact(details.map((d) => String(d)).join(" ")).slice(0, 300),
     });
   return { error: warn, warn, info: () => {}, debug: () => {} };
-}
-
-/** Waits, but gives up as soon as the request is cancelled, whatever `sleep` does. */
-async function pause(
-  sleep: (ms: number, signal?: AbortSignal) => Promise<void>,
-  ms: number,
-  signal: AbortSignal | undefined,
-): Promise<void> {
-  if (!signal) return sleep(ms);
-  if (signal.aborted) throw abortedError();
-  let onAbort = () => {};
-  const cancelled = new Promise<never>((_, reject) => {
-    onAbort = () => reject(abortedError());
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-  try {
-    await Promise.race([sleep(ms, signal), cancelled]);
-  } catch (error) {
-    if (signal.aborted) throw abortedError();
-    throw error;
-  } finally {
-    signal.removeEventListener("abort", onAbort);
-  }
 }

@@ -1,4 +1,38 @@
+import { randomUUID } from "node:crypto";
+import type { ToolCall } from "../core/agent/messages.ts";
+import type { ModelLimits } from "../core/config/model-section.ts";
 import { MAX_ARGUMENT_DEPTH, withheldArguments } from "../core/tools/arguments.ts";
+
+/** A tool call as a stream assembles it from its pieces. */
+export interface ToolCallDraft {
+  id: string;
+  name: string;
+  arguments: string;
+  /** Every argument character the model sent, including those past the cap. */
+  chars: number;
+}
+
+/**
+ * The call the loop gets from a finished draft: arguments within the caps,
+ * and an id made up (with the API's own `idPrefix`) when the model sent none.
+ */
+export function finishedToolCall(
+  draft: ToolCallDraft,
+  limits: Pick<ModelLimits, "maxToolCallChars">,
+  idPrefix: string,
+): ToolCall {
+  const args =
+    draft.chars > limits.maxToolCallChars
+      ? oversizedArguments(draft.chars, limits.maxToolCallChars)
+      : (nestingProblem(draft.arguments) ?? draft.arguments);
+  return {
+    // A tool call without an id could not be paired with its result (rule 6).
+    id: draft.id || `${idPrefix}${randomUUID().replaceAll("-", "").slice(0, 24)}`,
+    type: "function",
+    // A call without arguments streams none; "{}" is what it means and what servers accept back.
+    function: { name: draft.name, arguments: args || "{}" },
+  };
+}
 
 /**
  * What a tool call carries instead of arguments it may not have: a marker the

@@ -1,8 +1,7 @@
 import type * as AnthropicSDK from "@anthropic-ai/sdk";
 import { ProviderError } from "../../core/agent/provider.ts";
-import { MODEL_LIMIT_RULES, type ModelLimits } from "../../core/config/model-section.ts";
-import type { Expiry } from "../deadlines.ts";
-import { StreamEndedEarlyError, type StreamProgress } from "../openai-stream.ts";
+import { abortedError, type Failure, type FailureContext, timeoutFailure } from "../failure.ts";
+import { StreamEndedEarlyError, type StreamProgress } from "../reply-stream.ts";
 import { serverSaysRetry } from "../retry-policy.ts";
 import { OversizedEventError } from "../watched-fetch.ts";
 
@@ -13,39 +12,12 @@ import { OversizedEventError } from "../watched-fetch.ts";
  * a `server` failure worth retrying, with status 529 so a fallback can tell it
  * apart.
  */
-export interface Failure {
-  readonly error: ProviderError;
-  readonly retryable: boolean;
-  readonly headers?: Headers;
-  readonly unexpected?: unknown;
-}
 
-export interface FailureContext {
-  readonly where: string;
-  readonly limits: ModelLimits;
-  readonly redact: (text: string) => string;
-}
-
+/** Anthropic's "overloaded" status, which no other API sends. */
 export const OVERLOADED_STATUS = 529;
-
-export function abortedError(): ProviderError {
-  return new ProviderError("aborted", "The request to the model was cancelled.");
-}
 
 const CHECK_BASE_URL =
   "Check that ANTHROPIC_BASE_URL points to the Anthropic API (e.g. https://api.anthropic.com, without /v1).";
-
-export function timeoutFailure(expiry: Expiry, context: FailureContext): Failure {
-  const { limits, where } = context;
-  const setting = (name: keyof ModelLimits) =>
-    `${MODEL_LIMIT_RULES[name].env} (model.${MODEL_LIMIT_RULES[name].key})`;
-  const message = {
-    first_byte: `The model did not start its reply within ${duration(limits.firstByteMs)}, so I stopped waiting. Please try again in a moment. If this keeps happening, the model server at ${where} is overloaded or down, or this model needs longer before it starts: raise ${setting("firstByteMs")}.`,
-    idle: `The model went quiet in the middle of its reply (nothing for ${duration(limits.idleMs)}), so I stopped waiting. Please try again. If this keeps happening, check the model server at ${where}, or raise ${setting("idleMs")}.`,
-    call: `The model took longer than ${duration(limits.callMs)} on one request, so I stopped it. Please try again, or ask for something smaller. (The limit is ${setting("callMs")}.)`,
-  }[expiry];
-  return { error: new ProviderError("timeout", message), retryable: false };
-}
 
 export function classifyFailure(
   sdk: typeof AnthropicSDK,
@@ -192,18 +164,6 @@ function providerMessage(error: AnthropicSDK.APIError): string {
   return text.length > 500 ? `${text.slice(0, 500)}…` : text;
 }
 
-/** A failure after part of the answer arrived keeps that part, as the other provider does. */
-export function keepingPartial(error: ProviderError, progress: StreamProgress): ProviderError {
-  if (progress.text.trim() === "") return error;
-  return new ProviderError(error.kind, `${progress.text}\n\n(${error.message})`, error.status);
-}
-
-function duration(ms: number): string {
-  if (ms < 1_000) return `${ms} ms`;
-  const seconds = ms / 1_000;
-  return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
-}
-
 /** The base URL without credentials, query or fragment, for messages and logs. */
 export function displayURL(baseURL: string): string {
   try {
@@ -212,10 +172,4 @@ export function displayURL(baseURL: string): string {
   } catch {
     return "(an invalid ANTHROPIC_BASE_URL)";
   }
-}
-
-/** Replaces every occurrence of `secret` in text that may reach a person or a log. */
-export function redactor(secret: string | undefined): (text: string) => string {
-  if (!secret) return (text) => text;
-  return (text) => text.replaceAll(secret, "[redacted]");
 }

@@ -4,22 +4,22 @@ import type { Provider, ProviderRequest, ProviderResponse } from "../../core/age
 import { ProviderError } from "../../core/agent/provider.ts";
 import { DEFAULT_MODEL_LIMITS, type ModelLimits } from "../../core/config/model-section.ts";
 import { type LoggerPort, silentLogger } from "../../core/logger.ts";
-import { noteModel, noteRetry } from "../../observability/tracing-model.ts";
+import { noteModel } from "../../observability/tracing-model.ts";
 import { CallBudget } from "../deadlines.ts";
-import { toolsParser } from "../openai-request.ts";
-import { freshProgress, type StreamProgress } from "../openai-stream.ts";
-import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelayMs } from "../retry-policy.ts";
-import { type FetchWatch, watchedFetch } from "../watched-fetch.ts";
 import {
   abortedError,
-  classifyFailure,
-  displayURL,
   type Failure,
   type FailureContext,
   keepingPartial,
   redactor,
   timeoutFailure,
-} from "./errors.ts";
+} from "../failure.ts";
+import { toolsParser } from "../openai-request.ts";
+import { freshProgress } from "../reply-stream.ts";
+import { pause, retryWait } from "../retry.ts";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../retry-policy.ts";
+import { type FetchWatch, watchedFetch } from "../watched-fetch.ts";
+import { classifyFailure, displayURL } from "./errors.ts";
 import { readMessageStream } from "./stream.ts";
 import { buildMessagesRequest, type CacheTtl } from "./translate.ts";
 
@@ -168,7 +168,14 @@ class MessagesProvider implements Provider {
       } finally {
         timers.close();
       }
-      const waitMs = this.#retryWait(failure, tries, progress, budget);
+      const waitMs = retryWait(failure, tries, progress, {
+        logger: this.#logger,
+        policy: this.#policy,
+        where: this.#where,
+        redact: this.#redact,
+        budget,
+        logsOverBudget: false,
+      });
       await pause(this.#sleep, waitMs, request.signal);
     }
   }
@@ -192,53 +199,5 @@ class MessagesProvider implements Provider {
     const { limits } = this.#options;
     const given = typeof limits === "function" ? limits() : limits;
     return { ...DEFAULT_MODEL_LIMITS, ...given };
-  }
-
-  #retryWait(
-    failure: Failure,
-    tries: number,
-    progress: StreamProgress,
-    budget: CallBudget,
-  ): number {
-    if (failure.unexpected !== undefined) {
-      this.#logger.warn("Reading the model's reply failed unexpectedly; the person was told.", {
-        error: this.#redact(String((failure.unexpected as Error)?.stack ?? failure.unexpected)),
-        baseURL: this.#where,
-      });
-    }
-    if (!failure.retryable || progress.textShown || tries > this.#policy.maxRetries) {
-      throw keepingPartial(failure.error, progress);
-    }
-    const waitMs = retryDelayMs(tries, failure.headers, this.#policy);
-    const { kind, status } = failure.error;
-    if (waitMs >= budget.remainingMs()) throw keepingPartial(failure.error, progress);
-    this.#logger.warn(
-      `The model provider failed (${status ?? kind}); retrying in ${waitMs} ms, attempt ${tries + 1} of ${this.#policy.maxRetries + 1}.`,
-      { kind, status, attempt: tries + 1, delayMs: waitMs, baseURL: this.#where },
-    );
-    noteRetry(tries + 1, kind, waitMs);
-    return waitMs;
-  }
-}
-
-async function pause(
-  sleep: (ms: number, signal?: AbortSignal) => Promise<void>,
-  ms: number,
-  signal: AbortSignal | undefined,
-): Promise<void> {
-  if (!signal) return sleep(ms);
-  if (signal.aborted) throw abortedError();
-  let onAbort = () => {};
-  const cancelled = new Promise<never>((_, reject) => {
-    onAbort = () => reject(abortedError());
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-  try {
-    await Promise.race([sleep(ms, signal), cancelled]);
-  } catch (error) {
-    if (signal.aborted) throw abortedError();
-    throw error;
-  } finally {
-    signal.removeEventListener("abort", onAbort);
   }
 }

@@ -1,28 +1,19 @@
-import { randomUUID } from "node:crypto";
-import type { ToolCall, Usage } from "../../core/agent/messages.ts";
+import type { Usage } from "../../core/agent/messages.ts";
 import { ZERO_USAGE } from "../../core/agent/messages.ts";
-import { ProviderError, type ProviderResponse } from "../../core/agent/provider.ts";
-import type { LoggerPort } from "../../core/logger.ts";
+import type { ProviderResponse } from "../../core/agent/provider.ts";
 import { noteStreamEvent } from "../../observability/tracing-model.ts";
-import { type ReplyLimits, StreamEndedEarlyError, type StreamProgress } from "../openai-stream.ts";
-import { nestingProblem, oversizedArguments } from "../tool-call-limits.ts";
-
-type Fields = Readonly<Record<string, unknown>>;
-
-interface ToolUseDraft {
-  id: string;
-  name: string;
-  json: string;
-  /** Every argument character the model sent, including those past the cap. */
-  chars: number;
-}
-
-interface StreamReading {
-  readonly onText?: ((textSoFar: string) => void) | undefined;
-  readonly progress: StreamProgress;
-  readonly logger: LoggerPort;
-  readonly limits: ReplyLimits;
-}
+import {
+  appendAnswer,
+  cutAnswer,
+  type Fields,
+  fieldsOf,
+  type ReplyDraft,
+  readReplyStream,
+  StreamEndedEarlyError,
+  type StreamReading,
+  tooManyToolCalls,
+} from "../reply-stream.ts";
+import { finishedToolCall, type ToolCallDraft } from "../tool-call-limits.ts";
 
 /** Anthropic's stop reasons in the Chat Completions words the loop reads. */
 const FINISH: Readonly<Record<string, string>> = {
@@ -49,25 +40,21 @@ const FINISH: Readonly<Record<string, string>> = {
  * to the cache, so the prompt is the sum of the three and the cached share is
  * `cache_read_input_tokens`.
  */
-export async function readMessageStream(
+export function readMessageStream(
   events: AsyncIterable<unknown>,
   options: StreamReading,
 ): Promise<ProviderResponse> {
-  const reply = new MessageDraft(options);
-  for await (const event of events) {
-    if (!reply.read(event)) break;
-  }
-  return reply.response();
+  return readReplyStream(events, new MessageDraft(options));
 }
 
-class MessageDraft {
+class MessageDraft implements ReplyDraft {
   #text = "";
   #cut = false;
   #tooManyCalls = false;
   #stopReason: string | undefined;
   #input = { fresh: 0, written: 0, read: 0 };
   #output = 0;
-  readonly #calls = new Map<number, ToolUseDraft>();
+  readonly #calls = new Map<number, ToolCallDraft>();
 
   constructor(private readonly options: StreamReading) {}
 
@@ -127,7 +114,7 @@ class MessageDraft {
     this.#calls.set(index, {
       id: typeof block.id === "string" ? block.id : "",
       name: typeof block.name === "string" ? block.name : "",
-      json: "",
+      arguments: "",
       chars: 0,
     });
     return true;
@@ -142,28 +129,18 @@ class MessageDraft {
       const draft = this.#calls.get(typeof event.index === "number" ? event.index : -1);
       if (!draft) return true;
       draft.chars += delta.partial_json.length;
-      if (draft.chars <= this.options.limits.maxToolCallChars) draft.json += delta.partial_json;
+      if (draft.chars <= this.options.limits.maxToolCallChars) {
+        draft.arguments += delta.partial_json;
+      }
     }
     // thinking_delta, signature_delta, citations: nothing the person or the loop reads.
     return true;
   }
 
   #addText(content: string): boolean {
-    const { progress, onText, logger, limits } = this.options;
-    const room = limits.maxAnswerChars - this.#text.length;
-    this.#text += content.slice(0, room);
-    progress.text = this.#text;
-    if (onText) {
-      progress.textShown = true;
-      try {
-        onText(this.#text);
-      } catch (error) {
-        logger.warn("Showing the reply as it streams failed; the full reply still follows.", {
-          error: error instanceof Error ? error.message : String(error),
-        });
-      }
-    }
-    if (content.length > room) {
+    const added = appendAnswer(this.#text, content, this.options);
+    this.#text = added.text;
+    if (added.cut) {
       this.#cut = true;
       return false;
     }
@@ -183,20 +160,8 @@ class MessageDraft {
 
   response(): ProviderResponse {
     const { limits } = this.options;
-    if (this.#tooManyCalls) {
-      throw new ProviderError(
-        "bad_response",
-        `The model asked for more than ${limits.maxToolCalls} tool calls in one reply, so I ran none of them. Please try again, or ask for fewer things at once. (The limit is SWITCHYARD_MODEL_MAX_TOOL_CALLS.)`,
-      );
-    }
-    if (this.#cut) {
-      return {
-        content: `${this.#text}\n\n(This answer was cut here: it passed ${limits.maxAnswerChars} characters, the most one answer may have. Ask for the rest, or for a shorter answer.)`,
-        toolCalls: [],
-        finishReason: "length",
-        usage: this.#usage(),
-      };
-    }
+    if (this.#tooManyCalls) throw tooManyToolCalls(limits);
+    if (this.#cut) return cutAnswer(this.#text, limits, this.#usage());
     if (this.#stopReason === undefined) {
       throw new StreamEndedEarlyError("The stream ended before the model finished its reply.");
     }
@@ -204,29 +169,9 @@ class MessageDraft {
       content: this.#text === "" ? null : this.#text,
       toolCalls: [...this.#calls.entries()]
         .sort(([a], [b]) => a - b)
-        .map(([, draft]) => toolCallOf(draft, limits)),
+        .map(([, draft]) => finishedToolCall(draft, limits, "toolu_")),
       finishReason: FINISH[this.#stopReason] ?? "stop",
       usage: this.#usage(),
     };
   }
-}
-
-function toolCallOf(draft: ToolUseDraft, limits: ReplyLimits): ToolCall {
-  const args =
-    draft.chars > limits.maxToolCallChars
-      ? oversizedArguments(draft.chars, limits.maxToolCallChars)
-      : (nestingProblem(draft.json) ?? draft.json);
-  return {
-    // A call without an id could not be paired with its result (rule 6).
-    id: draft.id || `toolu_${randomUUID().replaceAll("-", "").slice(0, 24)}`,
-    type: "function",
-    // A tool_use with an empty input streams no JSON pieces.
-    function: { name: draft.name, arguments: args || "{}" },
-  };
-}
-
-function fieldsOf(value: unknown): Fields | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as Fields)
-    : undefined;
 }
