@@ -176,7 +176,6 @@ class ChatCompletionsProvider implements Provider {
         where: this.#where,
         redact: this.#redact,
         budget,
-        logsOverBudget: true,
       });
       await pause(this.#sleep, waitMs, request.signal);
     }

@@ -20,12 +20,6 @@ export interface RetryScene {
   readonly where: string;
   readonly redact: (text: string) => string;
   readonly budget: CallBudget;
-  /**
-   * Whether giving up because the wait would pass the call's budget is
-   * logged. The OpenAI-compatible provider says so; the Anthropic one has so
-   * far given up without a word, and keeps doing so until that is decided.
-   */
-  readonly logsOverBudget: boolean;
 }
 
 /** How long to wait before try number `tries + 1` after this failure; throws the failure when there is none. */
@@ -50,12 +44,10 @@ export function retryWait(
   const { kind, status } = failure.error;
   // A retry that could not finish within the call's budget only makes the person wait longer.
   if (waitMs >= budget.remainingMs()) {
-    if (scene.logsOverBudget) {
-      logger.warn(
-        `The model provider failed (${status ?? kind}); not retrying: the wait of ${waitMs} ms would pass this call's budget of ${budget.totalMs} ms.`,
-        { kind, status, attempt: tries, delayMs: waitMs, baseURL: where },
-      );
-    }
+    logger.warn(
+      `The model provider failed (${status ?? kind}); not retrying: the wait of ${waitMs} ms would pass this call's budget of ${budget.totalMs} ms.`,
+      { kind, status, attempt: tries, delayMs: waitMs, baseURL: where },
+    );
     throw keepingPartial(failure.error, progress);
   }
   logger.warn(

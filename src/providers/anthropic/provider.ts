@@ -174,7 +174,6 @@ class MessagesProvider implements Provider {
         where: this.#where,
         redact: this.#redact,
         budget,
-        logsOverBudget: false,
       });
       await pause(this.#sleep, waitMs, request.signal);
     }
