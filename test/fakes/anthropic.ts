@@ -16,7 +16,7 @@
  *   starting with a user turn, no empty text blocks, every `tool_use` answered
  *   by a `tool_result` at the start of the next user turn, at most four
  *   `cache_control` breakpoints;
- * - extended thinking: `thinking` streams a signed `thinking` block (and
+ * - extended thinking, when the request turns it on: `thinking` streams a signed `thinking` block (and
  *   `redactedThinking` a `redacted_thinking` block) before the reply; a
  *   follow-up request in that tool loop is refused with the API's 400 unless
  *   its assistant turn starts with those blocks exactly as they were sent;
@@ -213,6 +213,16 @@ export function checkRequest(body: Record<string, unknown>): string | undefined 
   const messages = body.messages;
   if (!Array.isArray(messages) || messages.length === 0)
     return "messages: at least one message is required";
+  const thinking = body.thinking as { type?: string; budget_tokens?: number } | undefined;
+  if (thinking?.type === "enabled") {
+    const budget = thinking.budget_tokens ?? 0;
+    if (budget < 1024)
+      return "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024";
+    if (budget >= body.max_tokens)
+      return "`max_tokens` must be greater than `thinking.budget_tokens`.";
+    if (body.temperature !== undefined && body.temperature !== 1)
+      return "`temperature` may only be set to 1 when thinking is enabled.";
+  }
   let breakpoints = 0;
   const count = (block: unknown) => {
     if ((block as { cache_control?: unknown })?.cache_control) breakpoints++;
@@ -467,7 +477,9 @@ function eventsOf(
   const events: Anthropic.RawMessageStreamEvent[] = [{ type: "message_start", message }];
   let index = 0;
   let outputChars = 0;
-  if (reply.thinking !== undefined) {
+  // As the API: no thinking blocks unless the request turned thinking on.
+  const thinks = request.body.thinking?.type === "enabled";
+  if (thinks && reply.thinking !== undefined) {
     events.push({
       type: "content_block_start",
       index,
@@ -489,7 +501,7 @@ function eventsOf(
     outputChars += reply.thinking.length;
     index++;
   }
-  if (reply.redactedThinking !== undefined) {
+  if (thinks && reply.redactedThinking !== undefined) {
     events.push({
       type: "content_block_start",
       index,

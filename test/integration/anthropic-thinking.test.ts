@@ -58,6 +58,9 @@ async function crashAndResume(
     apiKey: KEY,
     baseURL: server.url,
     model: "claude-test",
+    maxTokens: 4096,
+    thinkingBudget: 2048,
+    temperature: 0.2,
     sleep: async () => {},
   });
   const base: Omit<TurnInput, "turn" | "step" | "commit"> = {
@@ -96,6 +99,16 @@ async function crashAndResume(
 }
 
 describe("extended thinking on the Anthropic provider", () => {
+  it("refuses a thinking budget outside the API's bounds when the provider is made, saying how to fix it", () => {
+    const make = (thinkingBudget: number) => () =>
+      createAnthropicProvider({ model: "m", maxTokens: 4096, thinkingBudget });
+    expect(make(512)).toThrow(
+      /from 1024 to below maxTokens \(4096\), not 512\. Lower it, raise maxTokens/,
+    );
+    expect(make(4096)).toThrow(/not 4096/);
+    expect(make(1024)).not.toThrow();
+  });
+
   it("keeps a tool step's thinking through Redis history and sends it back unchanged", async () => {
     const server = await startFakeAnthropic({ apiKey: KEY });
     fakes.push(server);
@@ -123,6 +136,10 @@ describe("extended thinking on the Anthropic provider", () => {
     expect(replayed[0]?.signature).toBe(thinkingSignature(THOUGHT));
     expect(replayed.slice(0, 2).some((b) => "cache_control" in b)).toBe(false);
     expect(replayed[2]).toMatchObject({ type: "tool_use", id: "toolu_1" });
+    for (const request of server.requests) {
+      expect(request.body.thinking).toEqual({ type: "enabled", budget_tokens: 2048 });
+      expect(request.body.temperature).toBeUndefined();
+    }
   });
 
   it("is refused as the API refuses it when the stored step lost its thinking", async () => {

@@ -71,6 +71,7 @@ export interface MessagesRequest {
   readonly tools?: readonly AnthropicTool[];
   readonly messages: readonly AnthropicMessage[];
   readonly temperature?: number;
+  readonly thinking?: { readonly type: "enabled"; readonly budget_tokens: number };
   readonly stream: true;
 }
 
@@ -79,6 +80,8 @@ export interface RequestSettings {
   readonly maxTokens: number;
   readonly cacheTtl: CacheTtl;
   readonly temperature?: number | undefined;
+  /** Extended thinking's budget in tokens; unset, the model does not think aloud. */
+  readonly thinkingBudget?: number | undefined;
 }
 
 /** Anthropic takes at most four `cache_control` breakpoints per request. */
@@ -135,7 +138,13 @@ export function buildMessagesRequest(
     ...(system.length > 0 ? { system } : {}),
     ...(markedTools.length > 0 ? { tools: markedTools } : {}),
     messages,
-    ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
+    // The API refuses a changed temperature with thinking on.
+    ...(settings.temperature === undefined || settings.thinkingBudget !== undefined
+      ? {}
+      : { temperature: settings.temperature }),
+    ...(settings.thinkingBudget === undefined
+      ? {}
+      : { thinking: { type: "enabled", budget_tokens: settings.thinkingBudget } }),
     stream: true,
   };
   return {
