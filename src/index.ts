@@ -85,7 +85,7 @@ export type { TelegramChannelOptions } from "./channels/telegram/settings.ts";
 export type { ContractSources, SkillSources } from "./conversation/contract.ts";
 export type { Checkpoint } from "./core/agent/checkpoint.ts";
 export type { Attachment, ConversationAddress, InboundMessage } from "./core/agent/inbound.ts";
-export type { ChatMessage, ToolCall, Usage } from "./core/agent/messages.ts";
+export type { ChatMessage, ProviderBlock, ToolCall, Usage } from "./core/agent/messages.ts";
 export { DEFAULT_PERSONA } from "./core/agent/prompt.ts";
 export {
   type Provider,

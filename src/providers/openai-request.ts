@@ -1,4 +1,5 @@
 import type OpenAI from "openai";
+import type { ChatMessage } from "../core/agent/messages.ts";
 import type { ProviderRequest } from "../core/agent/provider.ts";
 import type { LoggerPort } from "../core/logger.ts";
 
@@ -22,7 +23,7 @@ export function buildChatRequest(
     messages: [
       { role: "system", content: request.system },
       // Stored history is already in the wire shape; passing the objects through keeps their bytes.
-      ...(request.messages as OpenAI.ChatCompletionMessageParam[]),
+      ...(request.messages.map(withoutReasoning) as OpenAI.ChatCompletionMessageParam[]),
     ],
     ...(tools.length > 0
       ? { tools: tools as OpenAI.ChatCompletionTool[], parallel_tool_calls: true }
@@ -66,4 +67,16 @@ export function toolsParser(
     lastTools = parsed as OpenAI.ChatCompletionTool[];
     return lastTools;
   };
+}
+
+/**
+ * Another provider's reasoning blocks (Anthropic's signed `thinking`) mean
+ * nothing here and are no Chat Completions field: a conversation switched to
+ * this provider sends the message without them. Messages without any pass
+ * through as the same object.
+ */
+function withoutReasoning(message: ChatMessage): ChatMessage {
+  if (message.role !== "assistant" || message.reasoning === undefined) return message;
+  const { reasoning: _reasoning, ...rest } = message;
+  return rest;
 }

@@ -24,6 +24,8 @@ const chatMessage = z.discriminatedUnion("role", [
     role: z.literal("assistant"),
     content: z.unknown(),
     tool_calls: z.array(toolCall).optional(),
+    // Opaque provider blocks (signed thinking); older entries have none.
+    reasoning: z.array(z.looseObject({ type: z.string() })).optional(),
   }),
   z.looseObject({ role: z.literal("tool"), tool_call_id: z.string(), content: z.unknown() }),
 ]);

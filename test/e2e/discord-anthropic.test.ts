@@ -1,33 +1,66 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { providerFromEnv } from "../../src/bot/provider-env.ts";
-import { EMPTY_CONFIG } from "../../src/core/config/index.ts";
+import { parseConfig } from "../../src/core/config/index.ts";
 import { type FakeAnthropic, startFakeAnthropic } from "../fakes/anthropic.ts";
 import { FAKE_DISCORD } from "../fakes/discord-api.ts";
+import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { until } from "../support/channels.ts";
-import { botPosts, type DiscordSetup, HUMAN, startDiscordBot } from "../support/discord.ts";
+import {
+  botPosts,
+  type DiscordSetup,
+  HUMAN,
+  interact,
+  MANAGE_SERVER,
+  shown,
+  startDiscordBot,
+} from "../support/discord.ts";
 import { makePng } from "../support/files.ts";
+
+/** The bot runs on Claude; someone with Manage Server may switch to an OpenAI-compatible model with /model. */
+const CONFIG = parseConfig(
+  [
+    "model:",
+    "  provider: anthropic",
+    "models:",
+    "  list:",
+    "    - name: claude-e2e",
+    "      provider: anthropic",
+    "    - name: gpt-side",
+    "      provider: openai",
+    "access:",
+    "  dm: open",
+  ].join("\n"),
+  "test.yaml",
+);
 
 const closing: { close(): Promise<void> }[] = [];
 afterEach(async () => {
   for (const c of closing.splice(0)) await c.close();
 });
 
-async function start(): Promise<{ s: DiscordSetup; claude: FakeAnthropic }> {
+async function start(): Promise<{ s: DiscordSetup; claude: FakeAnthropic; openai: FakeOpenAI }> {
   const claude = await startFakeAnthropic({ apiKey: "sk-ant-discord" });
-  closing.push(claude);
+  const openai = await startFakeOpenAI();
+  closing.push(claude, openai);
   const provider = providerFromEnv(
     {
       ANTHROPIC_API_KEY: "sk-ant-discord",
       ANTHROPIC_BASE_URL: claude.url,
+      OPENAI_API_KEY: "sk-openai-discord",
+      OPENAI_BASE_URL: openai.url,
       SWITCHYARD_MODEL: "claude-e2e",
     },
     { warn: () => {} },
+    () => CONFIG.model,
+    () => CONFIG.models,
   );
   const s = await startDiscordBot({
+    // The ingress (and so /model) reads the same config as the worker.
+    config: () => CONFIG,
     pipeline: {
       provider,
       model: "claude-e2e",
-      config: () => EMPTY_CONFIG,
+      config: () => CONFIG,
       capabilities: () => ({
         vision: { available: true },
         transcription: { available: false, reason: "no transcription endpoint" },
@@ -35,8 +68,25 @@ async function start(): Promise<{ s: DiscordSetup; claude: FakeAnthropic }> {
     },
   });
   closing.push(s);
-  return { s, claude };
+  return { s, claude, openai };
 }
+
+/** `/model <name>` as an application command from someone with Manage Server; resolves to the bot's answer. */
+async function switchModel(s: DiscordSetup, name: string): Promise<string> {
+  const token = interact(s.discord, {
+    type: 2,
+    data: {
+      id: "1500000000000000010",
+      name: "model",
+      type: 1,
+      options: [{ type: 3, name: "name", value: name }],
+    },
+    permissions: MANAGE_SERVER,
+  });
+  return (await until(() => shown(s.discord, token))).content;
+}
+
+type Block = { type: string; id?: string; tool_use_id?: string };
 
 /** A mention in the guild channel; resolves to the bot's answer once it is posted. */
 async function mention(s: DiscordSetup, text: string, extra: Record<string, unknown> = {}) {
@@ -93,5 +143,48 @@ describe("Discord on Claude (the Anthropic Messages API)", () => {
         }),
       }),
     );
+  }, 60_000);
+
+  it("moves a conversation from Claude to an OpenAI-compatible model and back with /model, every call replayed with its result", async () => {
+    const { s, claude, openai } = await start();
+    claude.script(
+      { toolUses: [{ id: "toolu_look", name: "lookup", input: { word: "cache" } }] },
+      { content: "Looked it up on Claude." },
+    );
+    expect(await mention(s, "look up cache")).toBe("Looked it up on Claude.");
+
+    expect(await switchModel(s, "gpt-side")).toMatch(/uses gpt-side/);
+    openai.script(
+      {
+        toolCalls: [{ id: "call_side", name: "lookup", arguments: { word: "prefix" } }],
+      },
+      { content: "Looked it up on the other provider." },
+    );
+    expect(await mention(s, "and prefix?")).toBe("Looked it up on the other provider.");
+    const there = openai.requests.at(-1)?.body;
+    expect(there.model).toBe("gpt-side");
+    const calls = there.messages.flatMap((m: { tool_calls?: { id: string }[] }) =>
+      (m.tool_calls ?? []).map((c) => c.id),
+    );
+    const results = there.messages
+      .filter((m: { role: string }) => m.role === "tool")
+      .map((m: { tool_call_id: string }) => m.tool_call_id);
+    expect(calls).toEqual(["toolu_look", "call_side"]);
+    expect(results).toEqual(calls);
+
+    expect(await switchModel(s, "claude-e2e")).toMatch(/uses claude-e2e/);
+    claude.script({ content: "Back on Claude." });
+    expect(await mention(s, "hello again")).toBe("Back on Claude.");
+    const back = claude.requests.at(-1)?.body;
+    expect(back.model).toBe("claude-e2e");
+    const messages = back.messages as { role: string; content: Block[] }[];
+    const uses = messages.flatMap((m) =>
+      m.content.filter((b) => b.type === "tool_use").map((b) => b.id),
+    );
+    const answered = messages.flatMap((m) =>
+      m.content.filter((b) => b.type === "tool_result").map((b) => b.tool_use_id),
+    );
+    expect(uses).toEqual(["toolu_look", "call_side"]);
+    expect(answered).toEqual(uses);
   }, 60_000);
 });

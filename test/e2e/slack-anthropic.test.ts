@@ -1,3 +1,4 @@
+import sharp from "sharp";
 import { afterEach, describe, expect, it } from "vitest";
 import { providerFromEnv } from "../../src/bot/provider-env.ts";
 import { parseConfig } from "../../src/core/config/index.ts";
@@ -5,6 +6,7 @@ import { type FakeAnthropic, startFakeAnthropic } from "../fakes/anthropic.ts";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { messageEvent, sendEvent } from "../fakes/slack-requests.ts";
 import { until } from "../support/channels.ts";
+import { makePng } from "../support/files.ts";
 import { SLACK_SECRET, type SlackHarness, startSlackHarness } from "../support/slack-harness.ts";
 
 /** The bot runs on Claude; people may switch to an OpenAI-compatible model with /model (typed `!model`). */
@@ -47,7 +49,14 @@ async function start(): Promise<{ h: SlackHarness; claude: FakeAnthropic; openai
   );
   const h = await startSlackHarness({
     config: () => CONFIG,
-    pipeline: { provider, model: "claude-e2e" },
+    pipeline: {
+      provider,
+      model: "claude-e2e",
+      capabilities: () => ({
+        vision: { available: true },
+        transcription: { available: false, reason: "no transcription endpoint" },
+      }),
+    },
   });
   closing.push(h);
   return { h, claude, openai };
@@ -72,6 +81,44 @@ async function say(h: SlackHarness, text: string, pattern: RegExp): Promise<stri
 }
 
 describe("Slack on Claude (the Anthropic Messages API)", () => {
+  it("sends an image shared in a DM to Claude as an image block, the picture intact", async () => {
+    const { h, claude } = await start();
+    const png = h.slack.addFile({
+      name: "chart.png",
+      mimetype: "image/png",
+      content: await makePng(64, 48),
+    });
+    const { content: _bytes, ...fields } = png;
+    claude.script({ content: "A small chart." });
+    const posted = () => h.slack.messages.filter((m) => m.channel === "D0ADMIN" && m.bot_id);
+    const sent = await sendEvent(h.events[0] as string, SLACK_SECRET, {
+      ...messageEvent({
+        text: "what is this?",
+        user: "U0ADMIN",
+        channel: "D0ADMIN",
+        channelType: "im",
+      }),
+      subtype: "file_share",
+      files: [fields],
+    });
+    expect(sent.status).toBe(200);
+    await until(() => posted().find((m) => String(m.text ?? "").includes("A small chart.")));
+    expect(h.slack.fileDownloads).toEqual([png.id]);
+    const blocks = claude.requests.at(-1)?.body.messages.at(-1).content as {
+      type: string;
+      text?: string;
+      source?: { type: string; media_type: string; data: string };
+    }[];
+    expect(blocks.some((b) => b.type === "text" && b.text?.includes("what is this?"))).toBe(true);
+    const image = blocks.find((b) => b.type === "image");
+    expect(image?.source).toMatchObject({
+      type: "base64",
+      media_type: expect.stringMatching(/^image\//),
+    });
+    const meta = await sharp(Buffer.from(image?.source?.data ?? "", "base64")).metadata();
+    expect([meta.width, meta.height]).toEqual([64, 48]);
+  }, 60_000);
+
   it("runs a tool call and a tool_search load on Claude, then /model moves the conversation to an OpenAI-compatible model with every call replayed", async () => {
     const { h, claude, openai } = await start();
     claude.script(

@@ -16,6 +16,10 @@
  *   starting with a user turn, no empty text blocks, every `tool_use` answered
  *   by a `tool_result` at the start of the next user turn, at most four
  *   `cache_control` breakpoints;
+ * - extended thinking, when the request turns it on: `thinking` streams a signed `thinking` block (and
+ *   `redactedThinking` a `redacted_thinking` block) before the reply; a
+ *   follow-up request in that tool loop is refused with the API's 400 unless
+ *   its assistant turn starts with those blocks exactly as they were sent;
  * - a prefix-cache simulator (see {@link PromptCache}): prefixes are cached
  *   only at `cache_control` breakpoints and only from a minimum length, a read
  *   finds the longest cached prefix ending at a breakpoint or up to 20 blocks
@@ -52,6 +56,10 @@ export interface ScriptedMessage {
   errorEvent?: string;
   headers?: Record<string, string>;
   delayMs?: number;
+  /** A `thinking` block with this text (and a signature) before the reply. */
+  thinking?: string;
+  /** A `redacted_thinking` block with this opaque data, after any thinking block. */
+  redactedThinking?: string;
   /** Characters per text delta; default one word per delta. */
   textChunkChars?: number;
 }
@@ -125,6 +133,8 @@ export async function startFakeAnthropic(
   let responder = options.responder ?? echoMessages;
   const closing = new AbortController();
   const cache = new PromptCache(options.minCacheTokens ?? 1024, options.now ?? Date.now);
+  /** The reasoning blocks sent with each tool_use id, which its follow-up must send back. */
+  const thinkingOf = new Map<string, unknown[]>();
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? "/").split("?")[0];
@@ -149,7 +159,7 @@ export async function startFakeAnthropic(
     const problem =
       recorded.body === undefined
         ? "The request body is not valid JSON."
-        : checkRequest(recorded.body);
+        : (checkRequest(recorded.body) ?? checkThinking(recorded.body, thinkingOf));
     if (problem) return sendError(res, 400, "invalid_request_error", problem);
 
     const next = queue.shift() ?? responder;
@@ -173,7 +183,9 @@ export async function startFakeAnthropic(
         "this fake only streams: set stream: true",
       );
     }
-    return streamMessage(res, eventsOf(reply, recorded), signal);
+    const events = eventsOf(reply, recorded);
+    if (events !== "error") rememberThinking(events, thinkingOf);
+    return streamMessage(res, events, signal);
   };
 
   const server = await listenLocal(handle, {
@@ -201,6 +213,16 @@ export function checkRequest(body: Record<string, unknown>): string | undefined 
   const messages = body.messages;
   if (!Array.isArray(messages) || messages.length === 0)
     return "messages: at least one message is required";
+  const thinking = body.thinking as { type?: string; budget_tokens?: number } | undefined;
+  if (thinking?.type === "enabled") {
+    const budget = thinking.budget_tokens ?? 0;
+    if (budget < 1024)
+      return "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024";
+    if (budget >= body.max_tokens)
+      return "`max_tokens` must be greater than `thinking.budget_tokens`.";
+    if (body.temperature !== undefined && body.temperature !== 1)
+      return "`temperature` may only be set to 1 when thinking is enabled.";
+  }
   let breakpoints = 0;
   const count = (block: unknown) => {
     if ((block as { cache_control?: unknown })?.cache_control) breakpoints++;
@@ -243,6 +265,70 @@ export function checkRequest(body: Record<string, unknown>): string | undefined 
   if (breakpoints > 4)
     return `A maximum of 4 blocks with cache_control may be provided. Found ${breakpoints}.`;
   return undefined;
+}
+
+/**
+ * As the API does with thinking on: the last assistant turn of a tool loop
+ * (the one the closing tool results answer) must start with the reasoning
+ * blocks that came with its tool calls, unchanged, signature included.
+ */
+function checkThinking(
+  body: Record<string, unknown>,
+  thinkingOf: ReadonlyMap<string, unknown[]>,
+): string | undefined {
+  const messages = body.messages as { role: string; content: unknown }[];
+  const at = messages.length - 2;
+  const assistant = messages[at];
+  if (assistant?.role !== "assistant" || !Array.isArray(assistant.content)) return undefined;
+  const blocks = assistant.content as { type: string; id?: string }[];
+  const call = blocks.find((b) => b.type === "tool_use");
+  const expected = call?.id ? thinkingOf.get(call.id) : undefined;
+  if (!expected) return undefined;
+  const sent = blocks.slice(0, expected.length);
+  if (sent[0]?.type !== "thinking" && sent[0]?.type !== "redacted_thinking") {
+    return `messages.${at}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${sent[0]?.type}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns.`;
+  }
+  for (const [j, block] of expected.entries()) {
+    if (JSON.stringify(sortKeys(sent[j])) !== JSON.stringify(sortKeys(block))) {
+      return `messages.${at}.content.${j}: Invalid \`signature\` in \`${(block as { type: string }).type}\` block`;
+    }
+  }
+  return undefined;
+}
+
+function rememberThinking(
+  events: readonly Anthropic.RawMessageStreamEvent[],
+  thinkingOf: Map<string, unknown[]>,
+): void {
+  const reasoning: Record<string, unknown>[] = [];
+  for (const event of events) {
+    if (event.type === "content_block_start") {
+      const block = event.content_block;
+      if (block.type === "thinking" || block.type === "redacted_thinking")
+        reasoning.push({ ...block });
+      if (block.type === "tool_use" && reasoning.length > 0) thinkingOf.set(block.id, reasoning);
+    }
+    if (event.type === "content_block_delta") {
+      const block = reasoning[event.index];
+      if (block && event.delta.type === "thinking_delta") block.thinking += event.delta.thinking;
+      if (block && event.delta.type === "signature_delta") block.signature = event.delta.signature;
+    }
+  }
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (typeof value !== "object" || value === null) return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]),
+  );
+}
+
+/** The fake's signature over a thinking text: opaque, and different for any other text. */
+export function thinkingSignature(thinking: string): string {
+  return createHash("sha256").update(`fake-anthropic:${thinking}`).digest("base64");
 }
 
 export interface CacheUsage {
@@ -391,6 +477,39 @@ function eventsOf(
   const events: Anthropic.RawMessageStreamEvent[] = [{ type: "message_start", message }];
   let index = 0;
   let outputChars = 0;
+  // As the API: no thinking blocks unless the request turned thinking on.
+  const thinks = request.body.thinking?.type === "enabled";
+  if (thinks && reply.thinking !== undefined) {
+    events.push({
+      type: "content_block_start",
+      index,
+      content_block: { type: "thinking", thinking: "", signature: "" },
+    });
+    for (const piece of reply.thinking.match(/\S+\s*|\s+/g) ?? []) {
+      events.push({
+        type: "content_block_delta",
+        index,
+        delta: { type: "thinking_delta", thinking: piece },
+      });
+    }
+    events.push({
+      type: "content_block_delta",
+      index,
+      delta: { type: "signature_delta", signature: thinkingSignature(reply.thinking) },
+    });
+    events.push({ type: "content_block_stop", index });
+    outputChars += reply.thinking.length;
+    index++;
+  }
+  if (thinks && reply.redactedThinking !== undefined) {
+    events.push({
+      type: "content_block_start",
+      index,
+      content_block: { type: "redacted_thinking", data: reply.redactedThinking },
+    });
+    events.push({ type: "content_block_stop", index });
+    index++;
+  }
   if (reply.content) {
     const text = reply.content;
     events.push({

@@ -1,12 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { ChatMessage, ToolCall } from "../../src/core/agent/messages.ts";
+import type { ChatMessage, ProviderBlock, ToolCall } from "../../src/core/agent/messages.ts";
 import type { ProviderRequest } from "../../src/core/agent/provider.ts";
 import {
   type AnthropicMessage,
   buildMessagesRequest,
   MAX_BREAKPOINTS,
 } from "../../src/providers/anthropic/translate.ts";
+import { buildChatRequest } from "../../src/providers/openai-request.ts";
 import { checkRequest } from "../fakes/anthropic.ts";
 
 const settings = { model: "claude-test", maxTokens: 1024, cacheTtl: "5m" as const };
@@ -46,6 +47,7 @@ const history = fc
       steps: fc.array(
         fc.record({
           said: fc.option(text, { nil: null }),
+          thinking: fc.option(fc.tuple(text, fc.boolean()), { nil: undefined }),
           calls: fc.array(fc.tuple(toolName, args, text), { minLength: 1, maxLength: 3 }),
         }),
         { maxLength: 2 },
@@ -65,7 +67,12 @@ const history = fc
           type: "function",
           function: { name, arguments: a },
         }));
-        messages.push({ role: "assistant", content: step.said, tool_calls: calls });
+        messages.push({
+          role: "assistant",
+          content: step.said,
+          tool_calls: calls,
+          ...(step.thinking ? { reasoning: reasoningOf(...step.thinking) } : {}),
+        });
         for (const [i, call] of calls.entries()) {
           messages.push({ role: "tool", tool_call_id: call.id, content: step.calls[i]?.[2] ?? "" });
         }
@@ -76,6 +83,14 @@ const history = fc
     while (messages.at(-1)?.role === "assistant") messages.pop();
     return messages;
   });
+
+/** Signed thinking as the stream reader stores it, sometimes followed by a redacted block. */
+function reasoningOf(thought: string, redacted: boolean): ProviderBlock[] {
+  return [
+    { signature: `sig:${thought.length}`, thinking: thought, type: "thinking" },
+    ...(redacted ? [{ data: `opaque:${thought}`, type: "redacted_thinking" }] : []),
+  ];
+}
 
 const tools = fc
   .uniqueArray(toolName, { maxLength: 6 })
@@ -141,6 +156,67 @@ describe("translating a turn to the Messages API", () => {
         }
       }),
     );
+  });
+
+  it("sends a step's thinking blocks first in its assistant turn, unchanged and unmarked; the OpenAI-compatible request leaves them out", () => {
+    fc.assert(
+      fc.property(request, (r) => {
+        const { messages } = build(r).body;
+        for (const source of r.messages) {
+          if (source.role !== "assistant" || !source.reasoning) continue;
+          const first = source.tool_calls?.[0]?.id;
+          const turn = messages.find((m) =>
+            m.content.some((b) => b.type === "tool_use" && b.id === first),
+          );
+          expect(turn?.role).toBe("assistant");
+          expect(turn?.content.slice(0, source.reasoning.length)).toEqual(source.reasoning);
+        }
+        const reasoning = messages.flatMap((m) =>
+          m.content.filter((b) => b.type === "thinking" || b.type === "redacted_thinking"),
+        );
+        expect(reasoning.every((b) => !("cache_control" in b))).toBe(true);
+        expect(reasoning).toHaveLength(
+          r.messages.reduce(
+            (n, m) => n + (m.role === "assistant" ? (m.reasoning?.length ?? 0) : 0),
+            0,
+          ),
+        );
+        const chat = buildChatRequest(r, { model: "m" }, []);
+        expect(JSON.stringify(chat.messages)).not.toContain('"reasoning"');
+      }),
+    );
+  });
+
+  it.each([
+    ["thinking only", reasoningOf("Check the weather first.", false)],
+    ["thinking and a redacted block", reasoningOf("Check the weather first.", true)],
+  ])("replays a tool step with %s ahead of its text and calls", (_label, reasoning) => {
+    const messages: ChatMessage[] = [
+      { role: "user", content: "Weather in Paris?" },
+      {
+        role: "assistant",
+        content: "Let me look.",
+        reasoning,
+        tool_calls: [
+          {
+            id: "toolu_1",
+            type: "function",
+            function: { name: "w", arguments: '{"city":"Paris"}' },
+          },
+        ],
+      },
+      { role: "tool", tool_call_id: "toolu_1", content: "Sunny." },
+    ];
+    const { body } = build({ system: "s", tools: "[]", cacheKey: "c", messages });
+    expect(body.messages[1]?.content.map((b) => b.type)).toEqual([
+      ...reasoning.map((b) => b.type),
+      "text",
+      "tool_use",
+    ]);
+    expect(JSON.stringify(body.messages[1]?.content.slice(0, reasoning.length))).toBe(
+      JSON.stringify(reasoning),
+    );
+    expect(checkRequest(body as never)).toBeUndefined();
   });
 
   it("puts the breakpoints on the last resident tool, the appended tools, the system prompt and the previous turn", () => {

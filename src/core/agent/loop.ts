@@ -9,6 +9,7 @@ import {
   type AssistantMessage,
   addUsage,
   type ChatMessage,
+  type ProviderBlock,
   type ToolCall,
   type Usage,
   ZERO_USAGE,
@@ -127,7 +128,8 @@ async function runSteps(input: TurnInput, run: TurnRun): Promise<TurnResult> {
     const response = await run.respond();
     if ("steps" in response) return response;
     run.step++;
-    if (response.toolCalls.length === 0) return run.finish(response.content ?? "", "answer");
+    if (response.toolCalls.length === 0)
+      return run.finish(response.content ?? "", "answer", response.reasoning);
     const pending = await run.answerCalls(response);
     if (pending) return { ...run.result("", "awaiting_approval"), pending };
     if (input.steer && !run.interrupted()) run.turn.push(...(await input.steer()));
@@ -144,6 +146,8 @@ async function runSteps(input: TurnInput, run: TurnRun): Promise<TurnResult> {
 interface ModelResponse {
   readonly content: string | null;
   readonly toolCalls: readonly ToolCall[];
+  /** Kept with the step so the provider can send it back unchanged (see AssistantMessage). */
+  readonly reasoning?: readonly ProviderBlock[];
 }
 
 /** One turn as it runs: its messages, the contract as discovery grows it, and what it has cost. */
@@ -198,7 +202,11 @@ class TurnRun {
   async respond(): Promise<ModelResponse | TurnResult> {
     const recorded = this.#recorded;
     if (recorded)
-      return { content: recorded.content ?? null, toolCalls: recorded.tool_calls ?? [] };
+      return {
+        content: recorded.content ?? null,
+        toolCalls: recorded.tool_calls ?? [],
+        ...(recorded.reasoning ? { reasoning: recorded.reasoning } : {}),
+      };
     const { input } = this;
     const started = input.now();
     try {
@@ -213,7 +221,11 @@ class TurnRun {
       });
       this.#usage = addUsage(this.#usage, completion.usage);
       this.#modelMs += input.now() - started;
-      return { content: completion.content, toolCalls: completion.toolCalls };
+      return {
+        content: completion.content,
+        toolCalls: completion.toolCalls,
+        ...(completion.reasoning?.length ? { reasoning: completion.reasoning } : {}),
+      };
     } catch (error) {
       this.#modelMs += input.now() - started;
       // The request was cancelled to end the turn: that is not the model failing.
@@ -236,6 +248,7 @@ class TurnRun {
       role: "assistant",
       content: response.content,
       tool_calls: [...response.toolCalls],
+      ...(response.reasoning ? { reasoning: response.reasoning } : {}),
     };
     const approval = this.#approval;
     const asking = approval ? [] : askingCalls(this.#contract, response.toolCalls);
@@ -274,8 +287,12 @@ class TurnRun {
   }
 
   /** Ends the turn with a closing message, committed as this step. */
-  async finish(content: string, stop: "answer" | "step_limit"): Promise<TurnResult> {
-    await this.#commit([{ role: "assistant", content }]);
+  async finish(
+    content: string,
+    stop: "answer" | "step_limit",
+    reasoning?: readonly ProviderBlock[],
+  ): Promise<TurnResult> {
+    await this.#commit([{ role: "assistant", content, ...(reasoning ? { reasoning } : {}) }]);
     return this.result(content, stop);
   }
 

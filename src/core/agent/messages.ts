@@ -25,6 +25,20 @@ export interface AssistantMessage {
   readonly role: "assistant";
   readonly content: string | null;
   readonly tool_calls?: readonly ToolCall[];
+  /**
+   * The model's reasoning blocks as its provider returned them (Anthropic's
+   * `thinking` and `redacted_thinking`, signature included). Opaque to
+   * everything but the provider that wrote them: Anthropic refuses a tool loop
+   * whose assistant turn comes back without them, or with them changed, so
+   * they are stored and replayed untouched. Other providers leave them out.
+   */
+  readonly reasoning?: readonly ProviderBlock[];
+}
+
+/** A provider's own content block, kept as JSON and never read outside that provider. */
+export interface ProviderBlock {
+  readonly type: string;
+  readonly [field: string]: unknown;
 }
 
 export interface Usage {

@@ -1,4 +1,4 @@
-import type { ChatMessage, ToolCall, Usage } from "./messages.ts";
+import type { ChatMessage, ProviderBlock, ToolCall, Usage } from "./messages.ts";
 
 /**
  * The one thing the agent loop knows about a model. The request is built from
@@ -27,6 +27,8 @@ export interface ProviderResponse {
   /** `stop`, `tool_calls`, `length`, `content_filter`. */
   readonly finishReason: string;
   readonly usage: Usage;
+  /** Reasoning blocks to store with the step and send back unchanged (see AssistantMessage). */
+  readonly reasoning?: readonly ProviderBlock[];
 }
 
 /**

@@ -44,6 +44,13 @@ export interface AnthropicProviderOptions {
   cacheTtl?: CacheTtl | (() => CacheTtl | undefined);
   maxTokens?: number;
   temperature?: number;
+  /**
+   * Extended thinking: the tokens the model may reason with before it
+   * answers, at least 1024 and below `maxTokens` (the API's bounds). The
+   * thinking blocks are kept in history and sent back as the API requires.
+   * Unset: no thinking. With it, `temperature` is not sent (the API refuses both).
+   */
+  thinkingBudget?: number;
   logger?: LoggerPort;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
@@ -96,6 +103,7 @@ class MessagesProvider implements Provider {
   #client: AnthropicSDK.Anthropic | undefined;
 
   constructor(options: AnthropicProviderOptions) {
+    checkThinkingBudget(options.thinkingBudget, options.maxTokens ?? DEFAULT_MAX_TOKENS);
     this.#options = options;
     this.#logger = options.logger ?? silentLogger;
     this.#sleep = options.sleep ?? ((ms, signal) => delay(ms, undefined, { signal }));
@@ -126,6 +134,7 @@ class MessagesProvider implements Provider {
         maxTokens: this.#options.maxTokens ?? DEFAULT_MAX_TOKENS,
         cacheTtl: ttl ?? "5m",
         temperature: this.#options.temperature,
+        thinkingBudget: this.#options.thinkingBudget,
       },
       this.#parseTools(request.tools),
     );
@@ -198,5 +207,15 @@ class MessagesProvider implements Provider {
     const { limits } = this.#options;
     const given = typeof limits === "function" ? limits() : limits;
     return { ...DEFAULT_MODEL_LIMITS, ...given };
+  }
+}
+
+/** The API's bounds on extended thinking, checked when the provider is made rather than on every call. */
+function checkThinkingBudget(budget: number | undefined, maxTokens: number): void {
+  if (budget === undefined) return;
+  if (!Number.isInteger(budget) || budget < 1024 || budget >= maxTokens) {
+    throw new RangeError(
+      `thinkingBudget must be a whole number of tokens from 1024 to below maxTokens (${maxTokens}), not ${budget}. Lower it, raise maxTokens, or leave it unset for no thinking.`,
+    );
   }
 }

@@ -1,4 +1,4 @@
-import type { Usage } from "../../core/agent/messages.ts";
+import type { ProviderBlock, Usage } from "../../core/agent/messages.ts";
 import { ZERO_USAGE } from "../../core/agent/messages.ts";
 import type { ProviderResponse } from "../../core/agent/provider.ts";
 import { noteStreamEvent } from "../../observability/tracing-model.ts";
@@ -36,6 +36,11 @@ const FINISH: Readonly<Record<string, string>> = {
  * provider: a long answer is cut, oversized or too deeply nested arguments are
  * withheld, too many calls end the turn with an answer saying so.
  *
+ * `thinking` blocks (joined from `thinking_delta` and `signature_delta`) and
+ * `redacted_thinking` blocks come back as the response's `reasoning`, in
+ * stream order and otherwise untouched: the API refuses the next step of a
+ * tool loop unless they are sent back exactly as they came.
+ *
  * Usage: Anthropic's `input_tokens` leaves out what was read from and written
  * to the cache, so the prompt is the sum of the three and the cached share is
  * `cache_read_input_tokens`.
@@ -55,6 +60,8 @@ class MessageDraft implements ReplyDraft {
   #input = { fresh: 0, written: 0, read: 0 };
   #output = 0;
   readonly #calls = new Map<number, ToolCallDraft>();
+  /** Reasoning blocks by stream index, as they were opened and then grown by their deltas. */
+  readonly #reasoning = new Map<number, { [field: string]: unknown; type: string }>();
 
   constructor(private readonly options: StreamReading) {}
 
@@ -106,6 +113,10 @@ class MessageDraft implements ReplyDraft {
     if (block?.type === "text" && typeof block.text === "string" && block.text !== "") {
       return this.#addText(block.text);
     }
+    if (block?.type === "thinking" || block?.type === "redacted_thinking") {
+      this.#reasoning.set(index, { ...block, type: block.type });
+      return true;
+    }
     if (block?.type !== "tool_use") return true;
     if (this.#calls.size >= this.options.limits.maxToolCalls) {
       this.#tooManyCalls = true;
@@ -133,7 +144,17 @@ class MessageDraft implements ReplyDraft {
         draft.arguments += delta.partial_json;
       }
     }
-    // thinking_delta, signature_delta, citations: nothing the person or the loop reads.
+    if (delta?.type === "thinking_delta" || delta?.type === "signature_delta") {
+      const block = this.#reasoning.get(typeof event.index === "number" ? event.index : -1);
+      const field = delta.type === "thinking_delta" ? "thinking" : "signature";
+      const piece = delta[field];
+      if (block && typeof piece === "string") {
+        // Thinking arrives in pieces; a signature arrives whole, after it.
+        const before = block[field];
+        block[field] = field === "thinking" && typeof before === "string" ? before + piece : piece;
+      }
+    }
+    // citations: nothing the person or the loop reads.
     return true;
   }
 
@@ -172,6 +193,11 @@ class MessageDraft implements ReplyDraft {
         .map(([, draft]) => finishedToolCall(draft, limits, "toolu_")),
       finishReason: FINISH[this.#stopReason] ?? "stop",
       usage: this.#usage(),
+      ...(this.#reasoning.size > 0 ? { reasoning: this.#reasoningBlocks() } : {}),
     };
+  }
+
+  #reasoningBlocks(): ProviderBlock[] {
+    return [...this.#reasoning.entries()].sort(([a], [b]) => a - b).map(([, block]) => block);
   }
 }

@@ -49,7 +49,15 @@ export type AnthropicBlock =
       readonly tool_use_id: string;
       readonly content: string;
       cache_control?: CacheControl;
-    };
+    }
+  /** A stored `thinking` or `redacted_thinking` block, sent back as it came (never marked). */
+  | ReasoningBlock;
+
+export interface ReasoningBlock {
+  readonly type: "thinking" | "redacted_thinking";
+  readonly [field: string]: unknown;
+  cache_control?: never;
+}
 
 export interface AnthropicMessage {
   readonly role: "user" | "assistant";
@@ -63,6 +71,7 @@ export interface MessagesRequest {
   readonly tools?: readonly AnthropicTool[];
   readonly messages: readonly AnthropicMessage[];
   readonly temperature?: number;
+  readonly thinking?: { readonly type: "enabled"; readonly budget_tokens: number };
   readonly stream: true;
 }
 
@@ -71,6 +80,8 @@ export interface RequestSettings {
   readonly maxTokens: number;
   readonly cacheTtl: CacheTtl;
   readonly temperature?: number | undefined;
+  /** Extended thinking's budget in tokens; unset, the model does not think aloud. */
+  readonly thinkingBudget?: number | undefined;
 }
 
 /** Anthropic takes at most four `cache_control` breakpoints per request. */
@@ -119,7 +130,7 @@ export function buildMessagesRequest(
   const messageMarks = messageBreakpoints(request.messages, messages, ends, MAX_BREAKPOINTS - used);
   for (const [m, b] of messageMarks) {
     const block = messages[m]?.content[b];
-    if (block) block.cache_control = mark;
+    if (block && !isReasoning(block)) block.cache_control = mark;
   }
   const body: MessagesRequest = {
     model: request.model ?? settings.model,
@@ -127,7 +138,13 @@ export function buildMessagesRequest(
     ...(system.length > 0 ? { system } : {}),
     ...(markedTools.length > 0 ? { tools: markedTools } : {}),
     messages,
-    ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
+    // The API refuses a changed temperature with thinking on.
+    ...(settings.temperature === undefined || settings.thinkingBudget !== undefined
+      ? {}
+      : { temperature: settings.temperature }),
+    ...(settings.thinkingBudget === undefined
+      ? {}
+      : { thinking: { type: "enabled", budget_tokens: settings.thinkingBudget } }),
     stream: true,
   };
   return {
@@ -229,7 +246,9 @@ export function translateHistory(source: readonly ChatMessage[]): {
       messages.push({ role, content: blocks });
     }
     const at = messages.length - 1;
-    ends.push([at, (messages[at]?.content.length ?? 1) - 1]);
+    // A breakpoint cannot sit on a thinking block: a message of reasoning only has no end to mark.
+    const end = (messages[at]?.content ?? []).findLastIndex((b) => !isReasoning(b));
+    ends.push(end >= 0 && !blocks.every(isReasoning) ? [at, end] : undefined);
   }
   return { messages, ends };
 }
@@ -258,7 +277,9 @@ function blocksOf(message: ChatMessage, calls: ReadonlySet<string>): AnthropicBl
             `[result of an earlier tool call ${message.tool_call_id}]\n${message.content}`,
           );
     case "assistant":
+      // Thinking goes first, as the API returned it and requires it back.
       return [
+        ...(message.reasoning ?? []).filter(isReasoning),
         ...textBlocks(message.content ?? ""),
         ...(message.tool_calls ?? []).map(
           (call): AnthropicBlock => ({
@@ -270,6 +291,11 @@ function blocksOf(message: ChatMessage, calls: ReadonlySet<string>): AnthropicBl
         ),
       ];
   }
+}
+
+/** Reasoning blocks this provider wrote; anything else a stored message carries is not sent. */
+function isReasoning(block: { readonly type: string }): block is ReasoningBlock {
+  return block.type === "thinking" || block.type === "redacted_thinking";
 }
 
 /** The API refuses empty text blocks; an empty text says nothing anyway. */
