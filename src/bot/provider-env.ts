@@ -32,6 +32,7 @@ import { StartOptionError } from "./errors.ts";
 export type ConfiguredModel = ModelLimits & {
   readonly provider?: ModelProviderName | undefined;
   readonly cacheTtl?: CacheTtlSetting | undefined;
+  readonly thinkingBudget?: number | undefined;
 };
 
 /** Whether the environment names an OpenAI-compatible server (a key or a base URL). */
@@ -105,6 +106,7 @@ export function providerFromEnv(
     return createAnthropicProvider({
       ...common,
       cacheTtl: () => entry.cacheTtl ?? configured().cacheTtl,
+      ...thinkingOf(entry.thinkingBudget ?? configured().thinkingBudget),
     });
   };
   const ownModel =
@@ -121,6 +123,11 @@ export function providerFromEnv(
     ...(onFallback ? { onFallback } : {}),
   });
   return isUnconfigured(own) ? markUnconfigured(routed) : routed;
+}
+
+/** Extended thinking's option, when a budget is set (`thinking_budget`, read as the provider is made). */
+function thinkingOf(budget: number | undefined): { thinkingBudget?: number } {
+  return budget === undefined ? {} : { thinkingBudget: budget };
 }
 
 /** The `SWITCHYARD_MODEL_*` timeouts and caps that are set; a bad one is a {@link StartOptionError}. */

@@ -26,7 +26,7 @@ export function routeByModel(
       if (entry === undefined || (entry.baseURL === undefined && entry.provider === undefined)) {
         return own.complete(request);
       }
-      const key = `${entry.provider ?? ""}|${entry.baseURL ?? ""}|${entry.apiKeyEnv ?? ""}|${entry.cacheTtl ?? ""}`;
+      const key = `${entry.provider ?? ""}|${entry.baseURL ?? ""}|${entry.apiKeyEnv ?? ""}|${entry.cacheTtl ?? ""}|${entry.thinkingBudget ?? ""}`;
       let provider = made.get(key);
       if (!provider) {
         provider = make(entry);

@@ -205,6 +205,52 @@ describe("choosing Anthropic", () => {
     });
   });
 
+  it("model.thinking_budget turns extended thinking on for the bot's own Claude, and a models: entry's own budget wins for it", async () => {
+    const claude = await startFakeAnthropic({ apiKey: "sk-ant-own" });
+    closing.push(claude);
+    claude.script({ content: "Thought about it." }, { content: "Thought harder." });
+    const config = parseConfig(
+      "model:\n  provider: anthropic\n  thinking_budget: 2048\nmodels:\n  list:\n    - name: claude-deep\n      provider: anthropic\n      thinking_budget: 4096\n",
+      "m.yaml",
+    );
+    const provider = providerFromEnv(
+      {
+        ANTHROPIC_API_KEY: "sk-ant-own",
+        ANTHROPIC_BASE_URL: claude.url,
+        SWITCHYARD_MODEL: "claude-x",
+      },
+      silent,
+      () => config.model,
+      () => config.models,
+    );
+    const ask = (model?: string) =>
+      provider.complete({
+        system: "Be brief.",
+        tools: "[]",
+        messages: [{ role: "user", content: "hi" }],
+        cacheKey: "c",
+        ...(model ? { model } : {}),
+      });
+    await ask();
+    await ask("claude-deep");
+    expect(claude.requests.map((r) => r.body.thinking)).toEqual([
+      { type: "enabled", budget_tokens: 2048 },
+      { type: "enabled", budget_tokens: 4096 },
+    ]);
+  });
+
+  it("refuses a thinking budget the Messages API would refuse, saying what to write", () => {
+    expect(() => parseConfig("model:\n  thinking_budget: 512\n", "m.yaml")).toThrow(
+      /at least 1024 tokens/,
+    );
+    expect(() => parseConfig("model:\n  thinking_budget: 9000\n", "m.yaml")).toThrow(
+      /below 8192 tokens/,
+    );
+    expect(() =>
+      parseConfig("models:\n  list:\n    - name: c\n      thinking_budget: lots\n", "m.yaml"),
+    ).toThrow(/expected a number of tokens/);
+  });
+
   it("refuses an unknown provider or ttl with a message that says what it takes", () => {
     expect(() => parseConfig("model:\n  provider: gemini\n", "m.yaml")).toThrow(
       /expected openai .* or anthropic/,

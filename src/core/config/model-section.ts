@@ -19,6 +19,7 @@ import { sectionMap } from "./section-map.ts";
  *   vision: true               # the bot's own model takes images (`vision`); env SWITCHYARD_MODEL_VISION
  *   provider: anthropic        # openai (any OpenAI-compatible server, the default) or anthropic
  *   cache_ttl: 1h              # Anthropic only: how long cached prefixes live, 5m (default) or 1h
+ *   thinking_budget: 4096      # Anthropic only: extended thinking's tokens (1024 to 8191); unset: none
  * ```
  */
 export interface ModelLimits {
@@ -138,6 +139,11 @@ export type ModelProviderName = (typeof MODEL_PROVIDERS)[number];
 
 /** How long Anthropic keeps a cached prefix after its last read. */
 export const CACHE_TTLS = ["5m", "1h"] as const;
+
+/** Anthropic's replies are capped by `max_tokens`, which the Messages API requires. */
+export const ANTHROPIC_MAX_TOKENS = 8_192;
+/** The least extended-thinking budget the Messages API takes. */
+export const MIN_THINKING_BUDGET = 1_024;
 export type CacheTtlSetting = (typeof CACHE_TTLS)[number];
 
 /** The `model:` section: the limits, and whether the model takes images. */
@@ -150,6 +156,11 @@ export interface ModelSection extends ModelLimits {
   readonly provider?: ModelProviderName;
   /** The `cache_control` ttl on Anthropic's breakpoints (unset: 5m); a reload applies. */
   readonly cacheTtl?: CacheTtlSetting;
+  /**
+   * Anthropic only: extended thinking's token budget (unset: no thinking).
+   * Read at start: changing it takes a restart.
+   */
+  readonly thinkingBudget?: number;
   /**
    * Declared by the operator: images go to the bot's own model as `image_url`
    * parts (the `vision` capability). A model chosen with `/model` follows its
@@ -180,6 +191,7 @@ const KEYS = [
   "vision:",
   "provider:",
   "cache_ttl:",
+  "thinking_budget:",
 ].join(", ");
 
 export const providerName = z.enum(MODEL_PROVIDERS, {
@@ -191,6 +203,20 @@ export const cacheTtl = z.enum(CACHE_TTLS, {
   error: (iss) =>
     `expected 5m or 1h (how long Anthropic keeps a cached prefix), found ${describeValue(iss.input)}.`,
 });
+
+/** Extended thinking's budget: whole tokens, at least the API's least and below its reply cap. */
+export const thinkingBudget = z
+  .number({
+    error: (iss) =>
+      `expected a number of tokens such as 4096 (extended thinking's budget), found ${describeValue(iss.input)}.`,
+  })
+  .int({ error: "expected a whole number of tokens, e.g. 4096." })
+  .min(MIN_THINKING_BUDGET, {
+    error: `must be at least ${MIN_THINKING_BUDGET} tokens (the Messages API's least); leave it out for no thinking.`,
+  })
+  .max(ANTHROPIC_MAX_TOKENS - 1, {
+    error: `must be below ${ANTHROPIC_MAX_TOKENS} tokens, the reply cap it is part of; lower it.`,
+  });
 
 /** The `model:` section; empty or absent, it is {@link DEFAULT_MODEL_LIMITS}. */
 export const modelSection = sectionMap(
@@ -207,6 +233,7 @@ export const modelSection = sectionMap(
       .optional(),
     provider: providerName.optional(),
     cache_ttl: cacheTtl.optional(),
+    thinking_budget: thinkingBudget.optional(),
   },
   {
     takes: KEYS,
@@ -231,5 +258,8 @@ export const modelSection = sectionMap(
       ...(section.cache_ttl === undefined
         ? {}
         : { cacheTtl: section.cache_ttl as CacheTtlSetting }),
+      ...(section.thinking_budget === undefined
+        ? {}
+        : { thinkingBudget: section.thinking_budget as number }),
     }),
 );

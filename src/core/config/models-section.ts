@@ -6,6 +6,7 @@ import {
   cacheTtl,
   type ModelProviderName,
   providerName,
+  thinkingBudget,
 } from "./model-section.ts";
 import { sectionMap } from "./section-map.ts";
 
@@ -30,6 +31,8 @@ export interface ModelEntry {
   readonly provider?: ModelProviderName;
   /** Anthropic only: the ttl of its cache breakpoints; unset: `model.cache_ttl`. */
   readonly cacheTtl?: CacheTtlSetting;
+  /** Anthropic only: extended thinking's token budget; unset: `model.thinking_budget`. */
+  readonly thinkingBudget?: number;
   /**
    * Models of this list that take a step this one failed (rate limit, server
    * error, overloaded, timeout) before any text reached the person, in order.
@@ -58,6 +61,7 @@ export interface ModelEntry {
  *     - name: claude-sonnet-4-6
  *       provider: anthropic                                   # the Messages API, ANTHROPIC_API_KEY
  *       cache_ttl: 1h                                         # optional: 5m (default) or 1h
+ *       thinking_budget: 4096                                 # optional: extended thinking (Anthropic)
  *       fallback: [gpt-4.1]                                   # when it fails before answering
  *   workspaces: { "slack:T0123": gpt-4.1 }                    # platform:workspace id
  *   channels: { "telegram:-1001234": gpt-4.1-mini }           # platform:channel id, deepest wins
@@ -151,6 +155,7 @@ const entry = z.strictObject(
       .optional(),
     provider: providerName.optional(),
     cache_ttl: cacheTtl.optional(),
+    thinking_budget: thinkingBudget.optional(),
     fallback: z
       .array(modelName, {
         error: (iss) =>
@@ -168,7 +173,7 @@ const entry = z.strictObject(
   {
     error: (iss) =>
       iss.code === "unrecognized_keys"
-        ? `unknown key ${JSON.stringify(iss.keys[0])}. A model takes name:, base_url:, api_key_env:, provider:, cache_ttl:, fallback:, price: and capabilities:.`
+        ? `unknown key ${JSON.stringify(iss.keys[0])}. A model takes name:, base_url:, api_key_env:, provider:, cache_ttl:, thinking_budget:, fallback:, price: and capabilities:.`
         : `expected a model, e.g. { name: gpt-4.1-mini }, found ${describeValue(iss.input)}.`,
   },
 );
@@ -244,6 +249,7 @@ export const modelsSection = sectionMap("models", {
                 ...(m.api_key_env !== undefined ? { apiKeyEnv: m.api_key_env } : {}),
                 ...(m.provider !== undefined ? { provider: m.provider } : {}),
                 ...(m.cache_ttl !== undefined ? { cacheTtl: m.cache_ttl } : {}),
+                ...(m.thinking_budget !== undefined ? { thinkingBudget: m.thinking_budget } : {}),
                 ...(m.fallback !== undefined && m.fallback.length > 0
                   ? { fallback: Object.freeze([...m.fallback]) }
                   : {}),

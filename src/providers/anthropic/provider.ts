@@ -2,7 +2,11 @@ import { setTimeout as delay } from "node:timers/promises";
 import type * as AnthropicSDK from "@anthropic-ai/sdk";
 import type { Provider, ProviderRequest, ProviderResponse } from "../../core/agent/provider.ts";
 import { ProviderError } from "../../core/agent/provider.ts";
-import { DEFAULT_MODEL_LIMITS, type ModelLimits } from "../../core/config/model-section.ts";
+import {
+  ANTHROPIC_MAX_TOKENS,
+  DEFAULT_MODEL_LIMITS,
+  type ModelLimits,
+} from "../../core/config/model-section.ts";
 import { type LoggerPort, silentLogger } from "../../core/logger.ts";
 import { noteModel } from "../../observability/tracing-model.ts";
 import { CallBudget } from "../deadlines.ts";
@@ -29,7 +33,7 @@ export const ANTHROPIC_BASE_URL = "https://api.anthropic.com";
 export const ANTHROPIC_FALLBACK_MODEL = "claude-sonnet-4-6";
 
 /** Replies are capped by `max_tokens`, which the Messages API requires. */
-export const DEFAULT_MAX_TOKENS = 8_192;
+export const DEFAULT_MAX_TOKENS = ANTHROPIC_MAX_TOKENS;
 
 export interface AnthropicProviderOptions {
   apiKey?: string;
