@@ -79,9 +79,9 @@ const botMessages = (slack: FakeSlackApi) =>
 const OPENING = "Streaming answers arrive word by word";
 
 /**
- * Resolves once two posts or edits of the streamed answer, sent after `since`, have been
- * answered by Slack, the last of them showing at least {@link OPENING}: the partial is
- * visible, and the second call shows the run had taken in the first (its ref and text
+ * Resolves once a post or edit of the streamed answer, sent after `since` and showing at
+ * least {@link OPENING}, has been answered by Slack and followed by another: the partial is
+ * visible, and the later call shows the run had taken in the earlier (its ref and text
  * recorded) before it sent on. Two calls alone could show a single word on a loaded machine.
  */
 const streamedSince = (slack: FakeSlackApi, since: number) =>
@@ -94,10 +94,11 @@ const streamedSince = (slack: FakeSlackApi, since: number) =>
         c.answeredAt !== undefined &&
         c.response?.ok === true,
     );
-    const last = answered.at(-1)?.args.text;
-    return answered.length >= 2 && typeof last === "string" && last.startsWith(OPENING)
-      ? true
-      : undefined;
+    // The worker records what an edit shows once Slack has answered it, before it sends the
+    // next: a call after the one showing the opening means the opening is on record (the
+    // partial a give-up finishes), not only on screen.
+    const recorded = answered.at(-2)?.args.text;
+    return typeof recorded === "string" && recorded.startsWith(OPENING) ? true : undefined;
   }, 30_000);
 
 /**
