@@ -1,9 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { providerFromEnv } from "../../src/bot/provider-env.ts";
-import { parseConfig } from "../../src/core/config/index.ts";
-import { type FakeAnthropic, startFakeAnthropic } from "../fakes/anthropic.ts";
+import type { FakeAnthropic } from "../fakes/anthropic.ts";
 import { FAKE_DISCORD } from "../fakes/discord-api.ts";
-import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
+import type { FakeOpenAI } from "../fakes/openai-server.ts";
 import { until } from "../support/channels.ts";
 import {
   botPosts,
@@ -15,52 +13,24 @@ import {
   startDiscordBot,
 } from "../support/discord.ts";
 import { makePng } from "../support/files.ts";
+import { TWO_MODELS_CONFIG, useTwoModels } from "../support/two-models.ts";
 
-/** The bot runs on Claude; someone with Manage Server may switch to an OpenAI-compatible model with /model. */
-const CONFIG = parseConfig(
-  [
-    "model:",
-    "  provider: anthropic",
-    "models:",
-    "  list:",
-    "    - name: claude-e2e",
-    "      provider: anthropic",
-    "    - name: gpt-side",
-    "      provider: openai",
-    "access:",
-    "  dm: open",
-  ].join("\n"),
-  "test.yaml",
-);
-
+/** The bot runs on Claude; people may switch to an OpenAI-compatible model with /model. */
+const twoModels = useTwoModels("discord");
 const closing: { close(): Promise<void> }[] = [];
 afterEach(async () => {
   for (const c of closing.splice(0)) await c.close();
 });
 
 async function start(): Promise<{ s: DiscordSetup; claude: FakeAnthropic; openai: FakeOpenAI }> {
-  const claude = await startFakeAnthropic({ apiKey: "sk-ant-discord" });
-  const openai = await startFakeOpenAI();
-  closing.push(claude, openai);
-  const provider = providerFromEnv(
-    {
-      ANTHROPIC_API_KEY: "sk-ant-discord",
-      ANTHROPIC_BASE_URL: claude.url,
-      OPENAI_API_KEY: "sk-openai-discord",
-      OPENAI_BASE_URL: openai.url,
-      SWITCHYARD_MODEL: "claude-e2e",
-    },
-    { warn: () => {} },
-    () => CONFIG.model,
-    () => CONFIG.models,
-  );
+  const { claude, openai, provider } = await twoModels();
   const s = await startDiscordBot({
     // The ingress (and so /model) reads the same config as the worker.
-    config: () => CONFIG,
+    config: () => TWO_MODELS_CONFIG,
     pipeline: {
       provider,
       model: "claude-e2e",
-      config: () => CONFIG,
+      config: () => TWO_MODELS_CONFIG,
       capabilities: () => ({
         vision: { available: true },
         transcription: { available: false, reason: "no transcription endpoint" },

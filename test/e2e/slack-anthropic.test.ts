@@ -1,54 +1,24 @@
 import sharp from "sharp";
 import { afterEach, describe, expect, it } from "vitest";
-import { providerFromEnv } from "../../src/bot/provider-env.ts";
-import { parseConfig } from "../../src/core/config/index.ts";
-import { type FakeAnthropic, startFakeAnthropic } from "../fakes/anthropic.ts";
-import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
+import type { FakeAnthropic } from "../fakes/anthropic.ts";
+import type { FakeOpenAI } from "../fakes/openai-server.ts";
 import { messageEvent, sendEvent } from "../fakes/slack-requests.ts";
 import { until } from "../support/channels.ts";
 import { makePng } from "../support/files.ts";
 import { SLACK_SECRET, type SlackHarness, startSlackHarness } from "../support/slack-harness.ts";
+import { TWO_MODELS_CONFIG, useTwoModels } from "../support/two-models.ts";
 
-/** The bot runs on Claude; people may switch to an OpenAI-compatible model with /model (typed `!model`). */
-const CONFIG = parseConfig(
-  [
-    "model:",
-    "  provider: anthropic",
-    "models:",
-    "  list:",
-    "    - name: claude-e2e",
-    "      provider: anthropic",
-    "    - name: gpt-side",
-    "      provider: openai",
-    "access:",
-    "  dm: open",
-  ].join("\n"),
-  "test.yaml",
-);
-
+/** The bot runs on Claude; people may switch to an OpenAI-compatible model with /model. */
+const twoModels = useTwoModels("slack");
 const closing: { close(): Promise<void> }[] = [];
 afterEach(async () => {
   for (const c of closing.splice(0)) await c.close();
 });
 
 async function start(): Promise<{ h: SlackHarness; claude: FakeAnthropic; openai: FakeOpenAI }> {
-  const claude = await startFakeAnthropic({ apiKey: "sk-ant-slack" });
-  const openai = await startFakeOpenAI();
-  closing.push(claude, openai);
-  const provider = providerFromEnv(
-    {
-      ANTHROPIC_API_KEY: "sk-ant-slack",
-      ANTHROPIC_BASE_URL: claude.url,
-      OPENAI_API_KEY: "sk-openai-slack",
-      OPENAI_BASE_URL: openai.url,
-      SWITCHYARD_MODEL: "claude-e2e",
-    },
-    { warn: () => {} },
-    () => CONFIG.model,
-    () => CONFIG.models,
-  );
+  const { claude, openai, provider } = await twoModels();
   const h = await startSlackHarness({
-    config: () => CONFIG,
+    config: () => TWO_MODELS_CONFIG,
     pipeline: {
       provider,
       model: "claude-e2e",

@@ -1,57 +1,31 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { providerFromEnv } from "../../src/bot/provider-env.ts";
-import { parseConfig } from "../../src/core/config/index.ts";
 import { Host } from "../../src/host.ts";
-import { type FakeAnthropic, startFakeAnthropic } from "../fakes/anthropic.ts";
-import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
+import type { FakeAnthropic } from "../fakes/anthropic.ts";
+import type { FakeOpenAI } from "../fakes/openai-server.ts";
 import { ALICE, type TelegramSetup, TOOLS, useTelegram } from "../fakes/telegram-setup.ts";
 import { until } from "../support/channels.ts";
 import { makePng } from "../support/files.ts";
-
-/** The bot runs on Claude; people may switch to an OpenAI-compatible model with /model. */
-const CONFIG = parseConfig(
-  [
-    "model:",
-    "  provider: anthropic",
-    "models:",
-    "  list:",
-    "    - name: claude-e2e",
-    "      provider: anthropic",
-    "      capabilities: { vision: true }",
-    "    - name: gpt-side",
-    "      provider: openai",
-    "access:",
-    "  dm: open",
-  ].join("\n"),
-  "test.yaml",
-);
+import { TWO_MODELS_CONFIG, useTwoModels } from "../support/two-models.ts";
 
 const telegrams = useTelegram();
+/** The bot runs on Claude; people may switch to an OpenAI-compatible model with /model. */
+const twoModels = useTwoModels("tg");
 const closing: { close(): Promise<void> }[] = [];
 afterEach(async () => {
   for (const c of closing.splice(0)) await c.close();
 });
 
 async function start(): Promise<{ s: TelegramSetup; claude: FakeAnthropic; openai: FakeOpenAI }> {
-  const claude = await startFakeAnthropic({ apiKey: "sk-ant-tg" });
-  const openai = await startFakeOpenAI();
-  const host = new Host({ env: { SWITCHYARD_MODEL: "claude-e2e" }, config: CONFIG, builtins: [] });
-  closing.push(claude, openai, host);
-  const provider = providerFromEnv(
-    {
-      ANTHROPIC_API_KEY: "sk-ant-tg",
-      ANTHROPIC_BASE_URL: claude.url,
-      OPENAI_API_KEY: "sk-openai-tg",
-      OPENAI_BASE_URL: openai.url,
-      SWITCHYARD_MODEL: "claude-e2e",
-    },
-    { warn: () => {} },
-    () => CONFIG.model,
-    () => CONFIG.models,
-  );
+  const { claude, openai, provider } = await twoModels();
+  const host = new Host({
+    env: { SWITCHYARD_MODEL: "claude-e2e" },
+    config: TWO_MODELS_CONFIG,
+    builtins: [],
+  });
+  closing.push(host);
   const s = await telegrams.start({
     tools: TOOLS,
-    config: () => CONFIG,
+    config: () => TWO_MODELS_CONFIG,
     pipeline: { provider, model: "claude-e2e", capabilities: host.capabilities },
   });
   return { s, claude, openai };
