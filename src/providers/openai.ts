@@ -19,6 +19,7 @@ import { classifyFailure, displayURL } from "./openai-errors.ts";
 import { buildChatRequest, toolsParser } from "./openai-request.ts";
 import { openAISdk } from "./openai-sdk.ts";
 import { readCompletionStream } from "./openai-stream.ts";
+import { MAX_ERROR_BYTES, NO_API_KEY, type ProviderOptions } from "./provider-options.ts";
 import { freshProgress, type StreamProgress } from "./reply-stream.ts";
 import { pause, retryWait } from "./retry.ts";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry-policy.ts";
@@ -28,33 +29,11 @@ export { UNCONFIGURED_MESSAGE, unconfiguredProvider } from "./unconfigured.ts";
 
 export const OPENAI_BASE_URL = "https://api.openai.com/v1";
 
-export interface OpenAIProviderOptions {
-  /** Omit for a local server that wants none; a placeholder is sent instead. */
-  apiKey?: string;
-  /** Any OpenAI-compatible server; defaults to OpenAI's. The SDK's env fallback is not used. */
-  baseURL?: string;
-  model: string;
-  /** Retries of 429, 408, 5xx and connection failures, after the first attempt. Default 4. */
-  maxRetries?: number;
-  /**
-   * Timeouts and reply caps; unset fields keep {@link DEFAULT_MODEL_LIMITS}.
-   * A function is asked at the start of every call, so a reloaded config file
-   * takes effect without a restart.
-   */
-  limits?: Partial<ModelLimits> | (() => Partial<ModelLimits>);
+/** An OpenAI-compatible server: any, OpenAI's by default (`baseURL`). */
+export interface OpenAIProviderOptions extends ProviderOptions {
   /** @deprecated The first-byte timeout: use `limits.firstByteMs`. */
   timeoutMs?: number;
-  temperature?: number;
-  /** Hears about retries, odd tool bytes and what the SDK logs; never the API key. */
-  logger?: LoggerPort;
-  /** How to wait between retries; tests inject one that records the delays. */
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
-
-/** The SDK refuses to start without a key; local servers ignore it. */
-const NO_API_KEY = "no-api-key";
-/** The start of an error body that is kept: enough for any API error, not a 1 GB page. */
-const MAX_ERROR_BYTES = 64 * 1024;
 
 /**
  * A {@link Provider} for any OpenAI-compatible Chat Completions server, on the

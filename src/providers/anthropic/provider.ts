@@ -19,6 +19,7 @@ import {
   timeoutFailure,
 } from "../failure.ts";
 import { toolsParser } from "../openai-request.ts";
+import { MAX_ERROR_BYTES, NO_API_KEY, type ProviderOptions } from "../provider-options.ts";
 import { freshProgress } from "../reply-stream.ts";
 import { pause, retryWait } from "../retry.ts";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../retry-policy.ts";
@@ -35,19 +36,11 @@ export const ANTHROPIC_FALLBACK_MODEL = "claude-sonnet-4-6";
 /** Replies are capped by `max_tokens`, which the Messages API requires. */
 export const DEFAULT_MAX_TOKENS = ANTHROPIC_MAX_TOKENS;
 
-export interface AnthropicProviderOptions {
-  apiKey?: string;
-  /** Without `/v1`: the SDK adds `/v1/messages`. Defaults to Anthropic's. The SDK's env fallback is not used. */
-  baseURL?: string;
-  model: string;
-  /** Retries of 429, 529, 408, 5xx and connection failures, after the first attempt. Default 4. */
-  maxRetries?: number;
-  /** Timeouts and reply caps; a function is asked at the start of every call. */
-  limits?: Partial<ModelLimits> | (() => Partial<ModelLimits>);
+/** Anthropic's Messages API; `baseURL` without `/v1` (the SDK adds `/v1/messages`). 529 is retried too. */
+export interface AnthropicProviderOptions extends ProviderOptions {
   /** How long cache entries live after their last read; a function is asked per call. Default 5m. */
   cacheTtl?: CacheTtl | (() => CacheTtl | undefined);
   maxTokens?: number;
-  temperature?: number;
   /**
    * Extended thinking: the tokens the model may reason with before it
    * answers, at least 1024 and below `maxTokens` (the API's bounds). The
@@ -55,12 +48,7 @@ export interface AnthropicProviderOptions {
    * Unset: no thinking. With it, `temperature` is not sent (the API refuses both).
    */
   thinkingBudget?: number;
-  logger?: LoggerPort;
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
-
-const NO_API_KEY = "no-api-key";
-const MAX_ERROR_BYTES = 64 * 1024;
 
 /** The SDK loads at the first call, so a bot on another provider never loads it. */
 let sdkLoading: Promise<typeof AnthropicSDK> | undefined;
