@@ -1,48 +1,18 @@
 import { describe, expect, it } from "vitest";
-import {
-  type ChannelDefinition,
-  createBot,
-  createLogger,
-  defineChannel,
-  type Outbound,
-} from "../../src/index.ts";
+import { createBot, createLogger } from "../../src/index.ts";
+import { recordedChannel } from "../support/recorded-channel.ts";
 import { connectRedis, deleteKeysUnder, redisEnv, uniquePrefix } from "../support/redis.ts";
 
 /**
  * A channel made with defineChannel in a worker-only bot, on a real Redis (the
  * pure lifecycle is in test/unit/define-channel.test.ts).
  */
-const outbound: Outbound = {
-  maxLength: 1_000,
-  canEdit: false,
-  post: async () => "1",
-  edit: async () => {},
-  typing: async () => {},
-};
-
-/** What the channel did, in order. */
-function recorded(overrides: Partial<ChannelDefinition<{ name: string }>> = {}) {
-  const log: string[] = [];
-  const factory = defineChannel<{ name: string }>({
-    platform: "webhook",
-    outbound: ({ name }) => {
-      log.push(`outbound ${name}`);
-      return outbound;
-    },
-    ingress: ({ settings }) => ({
-      start: async () => void log.push(`start ${settings.name}`),
-      stop: async () => void log.push(`stop ${settings.name}`),
-    }),
-    ...overrides,
-  });
-  return { factory, log };
-}
 
 describe("defineChannel in a worker-only bot", () => {
   it("readies a worker-only process's outbound with the bot's Redis and prefix, and never starts its ingress", async () => {
     const prefix = uniquePrefix("define-worker");
     const seen: string[] = [];
-    const { factory, log } = recorded({
+    const { factory, log } = recordedChannel({
       prepareWorker: ({ settings, prefix: given }) => void seen.push(`${settings.name} ${given}`),
     });
     const bot = createBot({
