@@ -66,7 +66,9 @@ describe("the channels switchyard start runs from the environment", () => {
       platform: "matrix",
       fromEnv: (env) => (env.MATRIX_TOKEN ? { channel, secrets: [env.MATRIX_TOKEN] } : undefined),
     };
-    expect(platformChannels({ MATRIX_TOKEN: "m" }, 0, config, [matrix])).toEqual([channel]);
+    expect(platformChannels({ MATRIX_TOKEN: "matrix-token-7f3e" }, 0, config, [matrix])).toEqual([
+      channel,
+    ]);
     expect(platformChannels({}, 0, config, [matrix])).toEqual([]);
   });
 });

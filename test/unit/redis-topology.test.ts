@@ -236,7 +236,7 @@ describe("RedisFactory", () => {
       kind: "cluster",
       nodes: [{ host: "10.0.0.1", port: 6379 }],
       natMap: { "10.0.0.1:6379": { host: "public.example", port: 7001 } },
-      password: "p",
+      password: "cluster-pass-7f3e",
       tls: true,
     });
     const client = factory.create("worker", { lazyConnect: true }) as unknown as Cluster;
@@ -245,7 +245,7 @@ describe("RedisFactory", () => {
       expect(client.isCluster).toBe(true);
       expect(client.options.redisOptions).toMatchObject({
         maxRetriesPerRequest: null,
-        password: "p",
+        password: "cluster-pass-7f3e",
         tls: {},
         connectionName: "switchyard:worker",
       });
@@ -263,7 +263,7 @@ describe("RedisFactory", () => {
       kind: "sentinel",
       sentinels: [{ host: "s1", port: 26379 }],
       name: "mymaster",
-      sentinelPassword: "sp",
+      sentinelPassword: "sentinel-pass-7f3e",
       tls: false,
     });
     const state = factory.create("state", { lazyConnect: true });
@@ -273,7 +273,7 @@ describe("RedisFactory", () => {
       expect(state.options).toMatchObject({
         name: "mymaster",
         sentinels: [{ host: "s1", port: 26379 }],
-        sentinelPassword: "sp",
+        sentinelPassword: "sentinel-pass-7f3e",
         failoverDetector: true,
         maxRetriesPerRequest: null,
         enableAutoPipelining: true,
@@ -303,12 +303,23 @@ describe("RedisFactory", () => {
   });
 
   it("keeps a URL's own password and uses REDIS_PASSWORD only when the URL has none", () => {
-    const withOwn = new RedisFactory({ kind: "single", url: "redis://:own@h:1", password: "env" });
-    const without = new RedisFactory({ kind: "single", url: "redis://h:1", password: "env" });
+    const withOwn = new RedisFactory({
+      kind: "single",
+      url: "redis://:url-own-pass-7f3e@h:1",
+      password: "env-pass-7f3e",
+    });
+    const without = new RedisFactory({
+      kind: "single",
+      url: "redis://h:1",
+      password: "env-pass-7f3e",
+    });
     const a = withOwn.create("tools");
     const b = without.create("tools");
     try {
-      expect([a.options.password, b.options.password]).toEqual(["own", "env"]);
+      expect([a.options.password, b.options.password]).toEqual([
+        "url-own-pass-7f3e",
+        "env-pass-7f3e",
+      ]);
       expect(a.status).toBe("wait");
     } finally {
       a.disconnect();
