@@ -1,5 +1,32 @@
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Redis } from "ioredis";
+
+/** Where the scripts live: `src/store/lua/` in a checkout, `dist/store/lua/` in the package. */
+export const LUA_DIR = fileURLToPath(new URL("./lua/", import.meta.url));
+
+/** `--- @include "includes/fragment"`: BullMQ's spelling, resolved from the including file. */
+const INCLUDE = /^---\s*@include\s+"([^"]+)"\s*$/gm;
+
+/** A script named without its key count, or run with another number of keys. */
+export class LuaFileError extends Error {
+  override readonly name = "LuaFileError";
+}
+
+/**
+ * A script's text with its includes expanded in place, each file once: a
+ * fragment included twice would define its functions twice, and two
+ * fragments that include each other end there instead of looping.
+ */
+function expand(file: string, seen: Set<string>): string {
+  seen.add(file);
+  return readFileSync(file, "utf8").replace(INCLUDE, (_line, target: string) => {
+    const included = join(dirname(file), `${target}.lua`);
+    return seen.has(included) ? "" : expand(included, seen);
+  });
+}
 
 /**
  * A Lua script run by its SHA, loaded on first use. Everything a script does
@@ -7,10 +34,48 @@ import type { Redis } from "ioredis";
  * store is one of these rather than a GET and a SET from JavaScript.
  */
 export class LuaScript {
-  readonly sha: string;
+  #source: string | (() => string);
+  #sha: string | undefined;
 
-  constructor(readonly source: string) {
-    this.sha = createHash("sha1").update(source).digest("hex");
+  /**
+   * @param source the script's text, or a function that reads it on first use
+   * @param keyCount how many keys every run passes, checked at each run; unset: not checked
+   */
+  constructor(
+    source: string | (() => string),
+    readonly keyCount?: number,
+  ) {
+    this.#source = source;
+  }
+
+  /**
+   * A script of `src/store/lua/`, by its file name without `.lua`. The name
+   * ends in its key count, as BullMQ names its scripts, and every run is held
+   * to it. The file is read when the script first runs, so importing a store
+   * module reads nothing.
+   *
+   * @example
+   * const SIGNAL = LuaScript.file("turn-signal-3"); // src/store/lua/turn-signal-3.lua
+   * await SIGNAL.run(redis, [checkpointKey, controlKey, inboxKey], ["stop"]);
+   */
+  static file(name: string, dir: string = LUA_DIR): LuaScript {
+    const count = /-(\d+)$/.exec(name)?.[1];
+    if (count === undefined) {
+      throw new LuaFileError(
+        `Lua script "${name}" has no key count; name its file like "${name}-2.lua" (it takes 2 keys)`,
+      );
+    }
+    return new LuaScript(() => expand(join(dir, `${name}.lua`), new Set()), Number(count));
+  }
+
+  get source(): string {
+    if (typeof this.#source === "function") this.#source = this.#source();
+    return this.#source;
+  }
+
+  get sha(): string {
+    this.#sha ??= createHash("sha1").update(this.source).digest("hex");
+    return this.#sha;
   }
 
   async run(
@@ -18,6 +83,11 @@ export class LuaScript {
     keys: readonly string[],
     args: readonly (string | number)[] = [],
   ): Promise<unknown> {
+    if (this.keyCount !== undefined && keys.length !== this.keyCount) {
+      throw new LuaFileError(
+        `Lua script takes ${this.keyCount} keys and was given ${keys.length}; pass the keys its file lists`,
+      );
+    }
     try {
       return await redis.evalsha(this.sha, keys.length, ...keys, ...args);
     } catch (error) {

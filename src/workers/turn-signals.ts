@@ -10,37 +10,11 @@ export type TurnSignalKind = "stop" | "interrupt";
 /** How long a signal waits for its turn to see it (a worker may be resuming it after a crash). */
 const SIGNAL_TTL_MS = 10 * 60_000;
 
-// KEYS: checkpoint, control, inbox. ARGV: kind, ttl, channel, conversation key.
-// Signals the turn in progress, if any: its id is read from the checkpoint, so a signal can
-// never reach a later turn. An interrupt is only for a message that turn has not consumed.
-// Returns the turn's id, or false when there is nothing to signal.
-const SIGNAL = new LuaScript(`
-local stored = redis.call('GET', KEYS[1])
-if not stored then return false end
-local ok, checkpoint = pcall(cjson.decode, stored)
-if not ok or type(checkpoint) ~= 'table' or type(checkpoint.turnId) ~= 'string' then return false end
-if ARGV[1] == 'interrupt' and redis.call('LLEN', KEYS[3]) <= (tonumber(checkpoint.inboxCount) or 0) then
-  return false
-end
-redis.call('SET', KEYS[2], checkpoint.turnId .. '|' .. ARGV[1], 'PX', ARGV[2])
-redis.call('PUBLISH', ARGV[3], ARGV[4] .. '|' .. checkpoint.turnId .. '|' .. ARGV[1])
-return checkpoint.turnId
-`);
+/** Signals the turn in progress, if any; see the script. */
+const SIGNAL = LuaScript.file("turn-signal-3");
 
-// KEYS: control, inbox. ARGV: turn id, first unconsumed inbox index, steer (1/0).
-// What a turn finds at a step boundary: the signal for it, if any, and (steering) the
-// messages that arrived since it took its own.
-const BOUNDARY = new LuaScript(`
-local control = redis.call('GET', KEYS[1])
-local signal = false
-if control then
-  local at = string.find(control, '|', 1, true)
-  if at and string.sub(control, 1, at - 1) == ARGV[1] then signal = string.sub(control, at + 1) end
-end
-local arrived = {}
-if ARGV[3] == '1' and not signal then arrived = redis.call('LRANGE', KEYS[2], ARGV[2], -1) end
-return {signal, arrived}
-`);
+/** The signal and (steering) the new messages a turn finds at a step boundary. */
+const BOUNDARY = LuaScript.file("turn-boundary-2");
 
 /** A running turn's ear for signals. */
 export interface TurnWatch {

@@ -1,0 +1,81 @@
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { LUA_DIR, LuaFileError, LuaScript } from "../../src/store/lua.ts";
+
+const SRC = fileURLToPath(new URL("../../src", import.meta.url));
+
+function files(dir: string, ending: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return files(path, ending);
+    return entry.name.endsWith(ending) ? [path] : [];
+  });
+}
+
+/** A folder of scripts for one case: name -> text. */
+function scripts(texts: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), "lua-"));
+  for (const [name, text] of Object.entries(texts)) {
+    mkdirSync(join(dir, name, ".."), { recursive: true });
+    writeFileSync(join(dir, `${name}.lua`), text);
+  }
+  return dir;
+}
+
+describe("Lua scripts as files", () => {
+  it("expands each include in place, a fragment included twice only once", () => {
+    const dir = scripts({
+      "includes/pad": "local function pad(s) return s end\n",
+      "includes/twice": '--- @include "pad"\nlocal function twice(s) return pad(s) .. s end\n',
+      "echo-1":
+        '--- @include "includes/pad"\n--- @include "includes/twice"\nreturn twice(KEYS[1])\n',
+    });
+    const source = LuaScript.file("echo-1", dir).source;
+    expect(source.match(/local function pad/g)).toHaveLength(1);
+    expect(source).toContain("local function twice");
+    expect(source).not.toContain("@include");
+    expect(source.indexOf("function pad")).toBeLessThan(source.indexOf("function twice"));
+  });
+
+  it("reads fragments that include each other once each, instead of forever", () => {
+    const dir = scripts({
+      "includes/a": '--- @include "b"\nlocal a = 1\n',
+      "includes/b": '--- @include "a"\nlocal b = 2\n',
+      "loop-0": '--- @include "includes/a"\nreturn a + b\n',
+    });
+    const source = LuaScript.file("loop-0", dir).source;
+    expect(source.match(/local a = 1/g)).toHaveLength(1);
+    expect(source.match(/local b = 2/g)).toHaveLength(1);
+  });
+
+  it("refuses a script name without its key count, saying how to name it", () => {
+    expect(() => LuaScript.file("push")).toThrow(LuaFileError);
+    expect(() => LuaScript.file("push")).toThrow(/name its file like "push-2\.lua"/);
+  });
+
+  it("refuses a run with another number of keys than its name says, before Redis sees it", async () => {
+    const dir = scripts({ "two-2": "return KEYS[2]\n" });
+    const script = LuaScript.file("two-2", dir);
+    await expect(script.run({} as never, ["only-one"])).rejects.toThrow(
+      /takes 2 keys and was given 1/,
+    );
+  });
+
+  it("has a file for every script the code names, and no file the code never runs", () => {
+    const named = new Set<string>();
+    for (const file of files(SRC, ".ts")) {
+      for (const match of readFileSync(file, "utf8").matchAll(/LuaScript\.file\("([^"]+)"\)/g)) {
+        named.add(match[1] as string);
+      }
+    }
+    const onDisk = files(LUA_DIR, ".lua")
+      .map((file) => relative(LUA_DIR, file).replace(/\.lua$/, ""))
+      .filter((name) => !name.startsWith("includes/"));
+    expect([...named].sort()).toEqual(onDisk.sort());
+    // Every script reads: a broken include would only show when Redis first runs it.
+    for (const name of named) expect(LuaScript.file(name).source.length).toBeGreaterThan(0);
+  });
+});
