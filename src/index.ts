@@ -64,6 +64,7 @@ export {
   ChannelRuntimeError,
   type WorkerParts,
 } from "./channels/channel.ts";
+export { EMPTY_CONFIG, parseConfig } from "./channels/config.ts";
 export {
   ConsoleChannel,
   type ConsoleChannelOptions,
@@ -102,10 +103,8 @@ export type { ScopeLayer, ScopeName, ScopeStack } from "./core/availability/scop
 export type { Actor, CommandPolicy } from "./core/commands/index.ts";
 export {
   ConfigError,
-  EMPTY_CONFIG,
   type PersonaChoice,
   type PersonaConfig,
-  parseConfig,
   type SwitchyardConfig,
 } from "./core/config/index.ts";
 export { appendLoaded, freezeTurn, type TurnContract } from "./core/loading/freeze.ts";

@@ -1,7 +1,6 @@
 import { type Api, Composer, type Context } from "grammy";
 import type { Message } from "grammy/types";
 import { type InboundMessage, isTooLong, tooLongReply } from "../../core/agent/inbound.ts";
-import type { TelegramConfig } from "../../core/config/telegram-section.ts";
 import { traceReceive } from "../../observability/tracing-ingress.ts";
 import { isApprovalPayload } from "../approval-click.ts";
 import { passedGate, type RefusalAnswer } from "../gate-pass.ts";
@@ -10,6 +9,7 @@ import type { ChatAdmins } from "./admins.ts";
 import { isTelegramError } from "./api.ts";
 import { decodePress } from "./callback-data.ts";
 import { answerChatCommand, answerPress, type TelegramCommandDeps } from "./commands.ts";
+import type { TelegramConfig } from "./config-section.ts";
 import { takeControlPress } from "./control-presses.ts";
 import { escapeHtml } from "./format.ts";
 import { RESERVED_COMMANDS, skillCommandName } from "./menu.ts";
