@@ -81,7 +81,13 @@ export {
 export type { DiscordChannelOptions } from "./channels/discord/settings.ts";
 export { discordChannel, slackChannel, telegramChannel } from "./channels/factories.ts";
 export type { SlackChannelOptions } from "./channels/slack/settings.ts";
-export { type MessageOrigin, type TakenAs, takeMessage } from "./channels/take-message.ts";
+export {
+  type MessageOrigin,
+  type MessagePath,
+  type RoutedMessage,
+  type TakenAs,
+  takeMessage,
+} from "./channels/take-message.ts";
 export type { TelegramChannelOptions } from "./channels/telegram/settings.ts";
 export type { ContractSources, SkillSources } from "./conversation/contract.ts";
 export type { Checkpoint } from "./core/agent/checkpoint.ts";
