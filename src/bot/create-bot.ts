@@ -1,26 +1,31 @@
 import { dirname, resolve } from "node:path";
+import { type Switchyard, startSwitchyard } from "../app.ts";
 import type { Channel } from "../channels/channel.ts";
 import { ConsoleChannel } from "../channels/console/console-channel.ts";
 import { atTerminal, terminalLogLevel } from "../channels/console/terminal.ts";
+import { mountConsole, turnActivity } from "../console/mount.ts";
 import { DEFAULT_PERSONA } from "../core/agent/prompt.ts";
 import type { Provider } from "../core/agent/provider.ts";
+import { botModelOf } from "../core/config/index.ts";
 import type { ToolRegistry } from "../core/tools/registry.ts";
 import { Host } from "../host.ts";
+import type { OpsServer } from "../observability/http.ts";
 import { createLogger, type Logger, loggerPort, registerSecret } from "../observability/logger.ts";
 import { Metrics } from "../observability/metrics.ts";
 import { installProcessGuard } from "../observability/process-guard.ts";
 import { isUnconfigured } from "../providers/unconfigured.ts";
 import { connectRedis, type RedisConnection } from "../redis/redis.ts";
 import { type SkillLibrary, watchSkills } from "../skills/loader.ts";
-import { type Running, startBotApp } from "./bot-app.ts";
-import { channelsFor } from "./bot-channels.ts";
-import { configSourceOf } from "./config-source.ts";
+import { ActivityStore } from "../store/activity-store.ts";
+import { channelsFor, startChannels } from "./bot-channels.ts";
+import { configSourceOf } from "./config-file.ts";
 import { StartOptionError } from "./errors.ts";
-import type { BotOptions, BotRole, ConfigSource } from "./options.ts";
+import { opsHost, startOps, turnObserver } from "./observe.ts";
+import type { BotOptions, BotRole, ConfigSource, TurnTuning } from "./options.ts";
 import { PersonaBook } from "./persona.ts";
 import { loadPlugins, pluginSpecsFor, type SwitchyardPlugin } from "./plugins.ts";
-import { providerFromEnv } from "./provider-env.ts";
-import { queueSettings } from "./queue-settings.ts";
+import { providerFromEnv, transcriberFromEnv } from "./provider-env.ts";
+import { queueBehaviourOf, queueSettings } from "./queue-settings.ts";
 
 /** A bot built by {@link createBot}: start it, stop it. */
 export interface Bot {
@@ -70,6 +75,19 @@ export function createBot(options: BotOptions = {}): Bot {
 }
 
 /** Whether the bot's console (given, or the default one) has a person typing at a terminal. */
+/** What has started, so `stop` closes exactly that. */
+interface Running {
+  config?: ConfigSource;
+  redis?: RedisConnection;
+  host?: Host;
+  skills?: SkillLibrary;
+  app?: Switchyard;
+  ops?: OpsServer;
+  channels: Channel[];
+  /** Stops the gauges of the work waiting and in progress. */
+  stopWatchingWork?: () => void;
+}
+
 function consoleAtTerminal(channels: readonly Channel[] | undefined, role: BotRole): boolean {
   if (channels === undefined) return role === "all" && atTerminal();
   return channels.some((channel) => channel instanceof ConsoleChannel && channel.interactive);
@@ -183,26 +201,73 @@ class SwitchyardBot implements Bot {
       void skills.setFolders(next.skillFolders);
       void host.reload(next);
     });
-    await startBotApp(
-      {
-        options,
-        env: this.#env,
-        role: this.role,
-        logger,
-        metrics,
-        channels,
-        config,
-        redis,
-        queue,
-        queueEnv,
-        prefix,
-        host,
-        skills,
-        provider,
-        personas,
+    // Recent turns per conversation, for the operator console; written whether or not it is served.
+    let activity: ActivityStore | undefined;
+    const observe = turnObserver(metrics);
+    const transcriber = transcriberFromEnv(config.current, this.#env);
+    // The one place the bot's options become the pipeline's, which builds every turn's environment from them.
+    const app = await startSwitchyard({
+      ...turnTuning(options),
+      redis: redis.factory,
+      prefix,
+      shards: queue.shards,
+      ...(queue.consume ? { consumeShards: queue.consume } : {}),
+      waitForReplicas: queue.waitForReplicas,
+      waitTimeoutMs: queue.waitTimeoutMs,
+      registry: host.registry,
+      capabilities: host.capabilities,
+      config: () => config.current,
+      queueBehaviour: queueBehaviourOf(queueEnv, () => config.current.queue),
+      runtime: options.runtime ?? {},
+      provider,
+      model: botModelOf(this.#env),
+      ...(transcriber ? { transcriber } : {}),
+      skills,
+      persona: (address) => personas.personaFor(config.current, address),
+      outbounds: Object.fromEntries(channels.map((c) => [c.platform, c.outbound])),
+      worker: this.role !== "ingress",
+      logger: port,
+      observe: {
+        ...observe,
+        turn: (info) => {
+          observe.turn?.(info);
+          const { address, result, outcome, ms } = info;
+          activity?.record(address, turnActivity({ result, outcome, ms })).catch(() => {});
+        },
       },
-      this.#running,
-    );
+    });
+    activity = new ActivityStore(app.redis, app.store.keys);
+    this.#running.app = app;
+    this.#running.stopWatchingWork = metrics.watchWork({
+      waiting: () => app.queue.waiting(),
+      inProgress: () => app.worker?.inProgress ?? 0,
+    });
+    await this.#startOps(app, config, host);
+    await startChannels(app, channels, { role: this.role, skills, config, logger, metrics });
+  }
+
+  /** The metrics server when `metricsPort` asks for one, and the operator console on it when the config enables it. */
+  async #startOps(app: Switchyard, config: ConfigSource, host: Host): Promise<void> {
+    const ops = await startOps({
+      port: this.#options.metricsPort,
+      host: opsHost(this.#options.metricsHost, config.current.console),
+      metrics: this.metrics,
+      ready: () => app.redis.status === "ready",
+      logger: this.#logger,
+    });
+    if (!ops) return;
+    this.#running.ops = ops;
+    if (!config.current.console.enabled) return;
+    await mountConsole(ops, {
+      env: this.#env,
+      redis: app.redis,
+      prefix: app.store.keys.prefix,
+      sources: app.sources,
+      queue: app.queue,
+      host,
+      logger: this.#logger,
+      queueMode: (address) => app.queueBehaviour(address).mode,
+    });
   }
 
   /** The channels given and the plugins', each counting what it survives into the metrics. */
@@ -303,4 +368,21 @@ class SwitchyardBot implements Bot {
     })();
     return this.#releasing;
   }
+}
+
+/** The turn worker's numbers the bot was given, and only those: the pipeline has its own defaults. */
+function turnTuning(options: BotOptions): TurnTuning {
+  const keys = [
+    "concurrency",
+    "leaseMs",
+    "lockDurationMs",
+    "stalledIntervalMs",
+    "maxSteps",
+    "toolTimeoutMs",
+    "historyMaxTokens",
+    "streamEditMs",
+  ] as const;
+  const tuning: { -readonly [K in keyof TurnTuning]: TurnTuning[K] } = {};
+  for (const key of keys) if (options[key] !== undefined) tuning[key] = options[key];
+  return tuning;
 }
