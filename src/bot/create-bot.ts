@@ -3,7 +3,6 @@ import { type Switchyard, startSwitchyard } from "../app.ts";
 import type { Channel } from "../channels/channel.ts";
 import { ConsoleChannel } from "../channels/console/console-channel.ts";
 import { atTerminal, terminalLogLevel } from "../channels/console/terminal.ts";
-import { mountConsole, turnActivity } from "../console/mount.ts";
 import { DEFAULT_PERSONA } from "../core/agent/prompt.ts";
 import type { Provider } from "../core/agent/provider.ts";
 import { botModelOf } from "../core/config/index.ts";
@@ -20,8 +19,8 @@ import { ActivityStore } from "../store/activity-store.ts";
 import { channelsFor, startChannels } from "./bot-channels.ts";
 import { configSourceOf } from "./config-file.ts";
 import { StartOptionError } from "./errors.ts";
-import { opsHost, startOps, turnObserver } from "./observe.ts";
-import type { BotOptions, BotRole, ConfigSource, TurnTuning } from "./options.ts";
+import { serveOps, turnObserver } from "./observe.ts";
+import { type BotOptions, type BotRole, type ConfigSource, turnTuningOf } from "./options.ts";
 import { PersonaBook } from "./persona.ts";
 import { loadPlugins, pluginSpecsFor, type SwitchyardPlugin } from "./plugins.ts";
 import { providerFromEnv, transcriberFromEnv } from "./provider-env.ts";
@@ -201,13 +200,12 @@ class SwitchyardBot implements Bot {
       void skills.setFolders(next.skillFolders);
       void host.reload(next);
     });
-    // Recent turns per conversation, for the operator console; written whether or not it is served.
+    // Recent turns per conversation, for the operator console, once the pipeline's Redis is there.
     let activity: ActivityStore | undefined;
-    const observe = turnObserver(metrics);
     const transcriber = transcriberFromEnv(config.current, this.#env);
     // The one place the bot's options become the pipeline's, which builds every turn's environment from them.
     const app = await startSwitchyard({
-      ...turnTuning(options),
+      ...turnTuningOf(options),
       redis: redis.factory,
       prefix,
       shards: queue.shards,
@@ -227,14 +225,7 @@ class SwitchyardBot implements Bot {
       outbounds: Object.fromEntries(channels.map((c) => [c.platform, c.outbound])),
       worker: this.role !== "ingress",
       logger: port,
-      observe: {
-        ...observe,
-        turn: (info) => {
-          observe.turn?.(info);
-          const { address, result, outcome, ms } = info;
-          activity?.record(address, turnActivity({ result, outcome, ms })).catch(() => {});
-        },
-      },
+      observe: turnObserver(metrics, () => activity),
     });
     activity = new ActivityStore(app.redis, app.store.keys);
     this.#running.app = app;
@@ -242,32 +233,17 @@ class SwitchyardBot implements Bot {
       waiting: () => app.queue.waiting(),
       inProgress: () => app.worker?.inProgress ?? 0,
     });
-    await this.#startOps(app, config, host);
-    await startChannels(app, channels, { role: this.role, skills, config, logger, metrics });
-  }
-
-  /** The metrics server when `metricsPort` asks for one, and the operator console on it when the config enables it. */
-  async #startOps(app: Switchyard, config: ConfigSource, host: Host): Promise<void> {
-    const ops = await startOps({
-      port: this.#options.metricsPort,
-      host: opsHost(this.#options.metricsHost, config.current.console),
-      metrics: this.metrics,
-      ready: () => app.redis.status === "ready",
-      logger: this.#logger,
-    });
-    if (!ops) return;
-    this.#running.ops = ops;
-    if (!config.current.console.enabled) return;
-    await mountConsole(ops, {
+    const ops = await serveOps(app, {
+      port: options.metricsPort,
+      host: options.metricsHost,
+      config: config.current,
+      tools: host,
       env: this.#env,
-      redis: app.redis,
-      prefix: app.store.keys.prefix,
-      sources: app.sources,
-      queue: app.queue,
-      host,
-      logger: this.#logger,
-      queueMode: (address) => app.queueBehaviour(address).mode,
+      metrics,
+      logger,
     });
+    if (ops) this.#running.ops = ops;
+    await startChannels(app, channels, { role: this.role, skills, config, logger, metrics });
   }
 
   /** The channels given and the plugins', each counting what it survives into the metrics. */
@@ -368,21 +344,4 @@ class SwitchyardBot implements Bot {
     })();
     return this.#releasing;
   }
-}
-
-/** The turn worker's numbers the bot was given, and only those: the pipeline has its own defaults. */
-function turnTuning(options: BotOptions): TurnTuning {
-  const keys = [
-    "concurrency",
-    "leaseMs",
-    "lockDurationMs",
-    "stalledIntervalMs",
-    "maxSteps",
-    "toolTimeoutMs",
-    "historyMaxTokens",
-    "streamEditMs",
-  ] as const;
-  const tuning: { -readonly [K in keyof TurnTuning]: TurnTuning[K] } = {};
-  for (const key of keys) if (options[key] !== undefined) tuning[key] = options[key];
-  return tuning;
 }
