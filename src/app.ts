@@ -1,9 +1,9 @@
 import type { Redis } from "ioredis";
 import type { Dispatcher } from "undici";
 import { EMPTY_CONFIG } from "./channels/config.ts";
-import { RedisOutbox } from "./channels/console/outbox.ts";
-import type { SkillSources } from "./conversation/contract.ts";
-import { type ConversationAddress, conversationKey } from "./core/agent/inbound.ts";
+import { consoleOutbox } from "./channels/console/console-channel.ts";
+import type { ContractSources, SkillSources } from "./conversation/contract.ts";
+import type { ConversationAddress } from "./core/agent/inbound.ts";
 import { DEFAULT_PERSONA } from "./core/agent/prompt.ts";
 import type { Provider } from "./core/agent/provider.ts";
 import type { QueueBehaviour, QueueMode } from "./core/agent/queue-mode.ts";
@@ -14,6 +14,7 @@ import { queueBehaviourFor, type SwitchyardConfig } from "./core/config/index.ts
 import { type LoggerPort, silentLogger, WarnOnce } from "./core/logger.ts";
 import type { ToolRegistry } from "./core/tools/registry.ts";
 import type { Outbound } from "./ports/outbound.ts";
+import type { Outbox } from "./ports/outbox.ts";
 import { RedisFactory } from "./redis/redis-factory.ts";
 import { createStore, type Store } from "./store/index.ts";
 import { FileReader, RedisToolFiles, type Transcriber } from "./tools/attachments/index.ts";
@@ -92,11 +93,16 @@ export interface ApprovalOptions {
   readonly policy?: (address: ConversationAddress) => ApprovalPolicy;
 }
 
-/** A running Switchyard: the queue to enqueue into, and the worker when this process runs turns. */
+/**
+ * A running Switchyard: the queue to enqueue into, and the worker when this
+ * process runs turns. `createBot` starts one from its options; this is the
+ * one place a turn's environment is built from the options.
+ */
 export interface Switchyard {
   readonly store: Store;
   readonly queue: ConversationQueue;
-  readonly outbox: RedisOutbox;
+  /** Where the console's answers go, in every process (the console channel reads it). */
+  readonly outbox: Outbox;
   readonly redis: Redis;
   readonly worker?: TurnWorker;
   readonly reminders?: ReminderWorker;
@@ -104,6 +110,10 @@ export interface Switchyard {
   readonly signals: TurnSignals;
   /** Records decisions on approval requests (clicks, `/approve`) and wakes their turns, from any process. */
   readonly approvals: ApprovalDesk;
+  /** What a conversation's contract is read from: the turns read it, and so do `/tools`, `/skills` and the console. */
+  readonly sources: ContractSources;
+  /** How a conversation takes messages that arrive during a turn: the turns follow it, `/queue` shows it. */
+  readonly queueBehaviour: (address: ConversationAddress, chosen?: QueueMode) => QueueBehaviour;
   /**
    * `/stop`: signals the conversation's running turn, or cancels the
    * approval request a parked turn waits on (see {@link TurnSignals.send}).
@@ -122,19 +132,6 @@ function personaOf(
   return () => text;
 }
 
-/** The connections and state one process shares between its queue, its worker and its reminders. */
-interface Plumbing {
-  readonly prefix: string;
-  readonly shards: number;
-  readonly logger: LoggerPort;
-  readonly factory: RedisFactory;
-  readonly redis: Redis;
-  readonly store: Store;
-  readonly signals: TurnSignals;
-  readonly outbounds: Readonly<Record<string, Outbound>>;
-  readonly approvals: ApprovalDesk;
-}
-
 function factoryOf(options: SwitchyardOptions): RedisFactory {
   const factory =
     options.redis ?? (options.redisUrl ? RedisFactory.single(options.redisUrl) : undefined);
@@ -147,7 +144,7 @@ function factoryOf(options: SwitchyardOptions): RedisFactory {
 }
 
 /** The chosen `/queue` mode over the config's `queue:` section, when the options bring no behaviour of their own. */
-function queueBehaviourOf(options: SwitchyardOptions): TurnEnvironment["queueBehaviour"] {
+function queueBehaviourOf(options: SwitchyardOptions): Switchyard["queueBehaviour"] {
   return (
     options.queueBehaviour ??
     ((address, chosen) => {
@@ -157,56 +154,12 @@ function queueBehaviourOf(options: SwitchyardOptions): TurnEnvironment["queueBeh
   );
 }
 
-function turnEnvironment(options: SwitchyardOptions, plumbing: Plumbing): TurnEnvironment {
-  const { redis, store, logger, outbounds, signals } = plumbing;
-  return {
-    store,
-    inbox: new Inbox(redis, store.keys),
-    registry: options.registry,
-    capabilities: options.capabilities ?? (() => ({})),
-    config: options.config ?? (() => EMPTY_CONFIG),
-    runtime: options.runtime ?? {},
-    warnings: new WarnOnce(logger),
-    ...(options.skills ? { skills: options.skills } : {}),
-    provider: options.provider,
-    outbounds,
-    persona: personaOf(options.persona),
-    maxSteps: options.maxSteps ?? 8,
-    toolTimeoutMs: options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
-    history: { maxTokens: options.historyMaxTokens ?? 60_000, keepLast: 4 },
-    streamEditMs: options.streamEditMs ?? 1_000,
-    queueBehaviour: queueBehaviourOf(options),
-    ...(options.model ? { model: options.model } : {}),
-    signals,
-    approvals: plumbing.approvals,
-    attachments: new FileReader({
-      redis,
-      keys: store.keys,
-      sources: (platform) => outbounds[platform]?.files,
-      limits: () => (options.config?.() ?? EMPTY_CONFIG).attachments,
-      ...(options.transcriber ? { transcriber: options.transcriber } : {}),
-      ...(options.fileGuard ? { guard: options.fileGuard } : {}),
-      logger,
-    }),
-    toolFiles: new RedisToolFiles({
-      redis,
-      keys: store.keys,
-      limits: () => (options.config?.() ?? EMPTY_CONFIG).attachments,
-    }),
-    logger,
-    ...(options.observe ? { observe: options.observe } : {}),
-  };
-}
-
-function turnWorkerOptions(
-  options: SwitchyardOptions,
-  plumbing: Plumbing,
-  connection: Redis,
-): TurnWorkerOptions {
+/** What the turn worker takes from the options besides the turn's environment: shards and timings. */
+function turnWorkerOptions(options: SwitchyardOptions, connection: Redis): TurnWorkerOptions {
   return {
     connection,
-    prefix: plumbing.prefix,
-    shards: plumbing.shards,
+    prefix: options.prefix ?? "sy",
+    shards: options.shards ?? 1,
     ...(options.consumeShards ? { consume: options.consumeShards } : {}),
     ...(options.drainIntervalMs ? { drainIntervalMs: options.drainIntervalMs } : {}),
     ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
@@ -219,41 +172,16 @@ function turnWorkerOptions(
   };
 }
 
-/** The worker side of a process: turns, and the reminders the tools set, each on a connection of its own. */
-interface Workers {
-  readonly worker: TurnWorker;
-  readonly workerConnection: Redis;
-  readonly reminders: ReminderWorker;
-  readonly remindersConnection: Redis;
-}
-
-async function startWorkers(options: SwitchyardOptions, plumbing: Plumbing): Promise<Workers> {
-  const { factory, redis, prefix, outbounds, logger } = plumbing;
-  await plumbing.signals.listen();
-  const workerConnection = factory.create("worker");
-  const worker = new TurnWorker(
-    turnEnvironment(options, plumbing),
-    turnWorkerOptions(options, plumbing, workerConnection),
-  );
-  worker.start();
-  // Reminders set by the tools fire here, through the same outbounds as answers.
-  const remindersConnection = factory.create("reminders");
-  const reminders = new ReminderWorker({
-    connection: remindersConnection,
-    redis,
-    prefix,
-    outbounds,
-    logger,
-  });
-  reminders.start();
-  return { worker, workerConnection, reminders, remindersConnection };
-}
-
+/**
+ * Starts the pipeline: the store, the queue, the console's outbox, approvals
+ * and stop signals in every process; the turn worker and the reminders too
+ * unless `worker` is false.
+ */
 export async function startSwitchyard(options: SwitchyardOptions): Promise<Switchyard> {
   const prefix = options.prefix ?? "sy";
   const logger = options.logger ?? silentLogger;
   const factory = factoryOf(options);
-  const shards = options.shards ?? 1;
+  const config = options.config ?? (() => EMPTY_CONFIG);
   // State reads and writes of many conversations go out together: one socket write per tick, not per command.
   const redis = factory.create("state");
   const store = createStore(redis, { prefix, logger });
@@ -264,14 +192,14 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
   const queueConnection = factory.create("queue");
   const queue = new ConversationQueue(new Inbox(queueConnection, store.keys), {
     prefix,
-    shards,
+    shards: options.shards ?? 1,
     ...(options.waitForReplicas !== undefined ? { waitForReplicas: options.waitForReplicas } : {}),
     ...(options.waitTimeoutMs !== undefined ? { waitTimeoutMs: options.waitTimeoutMs } : {}),
   });
-  const outbox = new RedisOutbox(redis, prefix, conversationKey, options.consoleFilesDir);
+  const outbox = consoleOutbox({ redis, prefix, filesDir: options.consoleFilesDir });
   // Stop and interrupt signals: any process may send one; a worker process listens.
-  const signalsConnection = options.worker !== false ? factory.create("signals") : undefined;
-  const config = options.config ?? (() => EMPTY_CONFIG);
+  const runsTurns = options.worker !== false;
+  const signalsConnection = runsTurns ? factory.create("signals") : undefined;
   const approvals = new ApprovalDesk({
     store,
     queue,
@@ -283,18 +211,65 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
   );
   // The console's answers always go through the outbox, which every process has.
   const outbounds: Readonly<Record<string, Outbound>> = { ...options.outbounds, console: outbox };
-  const plumbing: Plumbing = {
-    prefix,
-    shards,
-    logger,
-    factory,
-    redis,
+  const sources: ContractSources = {
     store,
-    signals,
-    outbounds,
-    approvals,
+    ...(options.skills ? { skills: options.skills } : {}),
+    registry: options.registry,
+    capabilities: options.capabilities ?? (() => ({})),
+    config,
+    runtime: options.runtime ?? {},
+    warnings: new WarnOnce(logger),
+    ...(options.model ? { model: options.model } : {}),
   };
-  const workers = options.worker !== false ? await startWorkers(options, plumbing) : undefined;
+  const queueBehaviour = queueBehaviourOf(options);
+
+  /** The worker side: turns, and the reminders the tools set, each on a connection of its own. */
+  async function startWorkers() {
+    await signals.listen();
+    const attachmentLimits = () => config().attachments;
+    const environment: TurnEnvironment = {
+      ...sources,
+      inbox: new Inbox(redis, store.keys),
+      provider: options.provider,
+      outbounds,
+      persona: personaOf(options.persona),
+      maxSteps: options.maxSteps ?? 8,
+      toolTimeoutMs: options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+      history: { maxTokens: options.historyMaxTokens ?? 60_000, keepLast: 4 },
+      streamEditMs: options.streamEditMs ?? 1_000,
+      queueBehaviour,
+      signals,
+      approvals,
+      attachments: new FileReader({
+        redis,
+        keys: store.keys,
+        sources: (platform) => outbounds[platform]?.files,
+        limits: attachmentLimits,
+        ...(options.transcriber ? { transcriber: options.transcriber } : {}),
+        ...(options.fileGuard ? { guard: options.fileGuard } : {}),
+        logger,
+      }),
+      toolFiles: new RedisToolFiles({ redis, keys: store.keys, limits: attachmentLimits }),
+      logger,
+      ...(options.observe ? { observe: options.observe } : {}),
+    };
+    const workerConnection = factory.create("worker");
+    const worker = new TurnWorker(environment, turnWorkerOptions(options, workerConnection));
+    worker.start();
+    // Reminders set by the tools fire here, through the same outbounds as answers.
+    const remindersConnection = factory.create("reminders");
+    const reminders = new ReminderWorker({
+      connection: remindersConnection,
+      redis,
+      prefix,
+      outbounds,
+      logger,
+    });
+    reminders.start();
+    return { worker, workerConnection, reminders, remindersConnection };
+  }
+
+  const workers = runsTurns ? await startWorkers() : undefined;
   const worker = workers?.worker;
   const reminders = workers?.reminders;
   return {
@@ -306,6 +281,8 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     ...(reminders ? { reminders } : {}),
     signals,
     approvals,
+    sources,
+    queueBehaviour,
     stopTurn: (address) => signals.send(address, "stop"),
     async close() {
       // Closing connections BullMQ is still opening leaves their commands rejected unhandled.

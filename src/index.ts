@@ -162,6 +162,7 @@ export type {
   Outbound,
   PostOptions,
 } from "./ports/outbound.ts";
+export type { Outbox, OutboxEntry } from "./ports/outbox.ts";
 export type { StopTurn } from "./ports/turn-control.ts";
 export {
   createOpenAIProvider,

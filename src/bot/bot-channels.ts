@@ -3,9 +3,7 @@ import type { Switchyard } from "../app.ts";
 import { type Channel, type ChannelRuntime, removedQueue } from "../channels/channel.ts";
 import { consoleChannel } from "../channels/console/console-channel.ts";
 import { PLATFORM_VARIABLES } from "../channels/env-platforms.ts";
-import type { ContractSources } from "../conversation/contract.ts";
 import type { ConversationAddress } from "../core/agent/inbound.ts";
-import type { QueueBehaviour, QueueMode } from "../core/agent/queue-mode.ts";
 import { type Logger, loggerPort } from "../observability/logger.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { SkillLibrary } from "../skills/loader.ts";
@@ -47,33 +45,28 @@ export function channelsFor(
   return channels;
 }
 
-export interface ChannelStart {
-  readonly channels: readonly Channel[];
-  readonly role: BotRole;
-  readonly app: Switchyard;
-  /** What `/tools` and `/skills` read a conversation's contract from (the bot builds it once). */
-  readonly sources: ContractSources;
-  readonly skills: SkillLibrary;
-  readonly config: ConfigSource;
-  readonly prefix: string;
-  readonly logger: Logger;
-  /** The worker's queue behaviour, for `/queue`. */
-  readonly queueBehaviour: (address: ConversationAddress, chosen?: QueueMode) => QueueBehaviour;
-  /** Counts the messages the ingress gate refuses. */
-  readonly metrics: Metrics;
-}
-
 /**
- * Starts each channel's ingress, in order; a worker starts none and only
- * readies the outbounds that need it.
+ * Starts each channel's ingress, in order, on the running pipeline; a worker
+ * starts none and only readies the outbounds that need it.
  */
-export async function startChannels(parts: ChannelStart): Promise<void> {
-  const { channels, app, sources, skills, config, logger } = parts;
+export async function startChannels(
+  app: Switchyard,
+  channels: readonly Channel[],
+  bot: {
+    readonly role: BotRole;
+    readonly skills: SkillLibrary;
+    readonly config: ConfigSource;
+    readonly logger: Logger;
+    /** Counts the messages the ingress gate refuses. */
+    readonly metrics: Metrics;
+  },
+): Promise<void> {
+  const { skills, config, logger } = bot;
   const port = loggerPort(logger);
-  if (parts.role === "worker") {
+  if (bot.role === "worker") {
     // Workers only post: each channel readies its outbound without taking events.
     for (const channel of channels) {
-      channel.prepareWorker?.({ redis: app.redis, prefix: parts.prefix, logger: port });
+      channel.prepareWorker?.({ redis: app.redis, prefix: app.store.keys.prefix, logger: port });
     }
     logger.info("worker started; waiting for turns");
     return;
@@ -82,7 +75,7 @@ export async function startChannels(parts: ChannelStart): Promise<void> {
   const gate = new IngressGate({
     store: app.store,
     config: () => config.current,
-    refused: (reason) => parts.metrics.countRefused(reason),
+    refused: (reason) => bot.metrics.countRefused(reason),
   });
   const stopTurn = (address: ConversationAddress) => app.stopTurn(address);
   for (const channel of channels) {
@@ -91,14 +84,14 @@ export async function startChannels(parts: ChannelStart): Promise<void> {
         ungatedQueue: app.queue,
         idle: (address) => app.queue.idle(address),
         redis: app.redis,
-        sources,
+        sources: app.sources,
         permissions: () => config.current.permissions,
         skills,
         gate,
         logger: port,
         stopTurn,
         approvals: app.approvals,
-        queueBehaviour: parts.queueBehaviour,
+        queueBehaviour: app.queueBehaviour,
       }),
     );
     logger.info({ platform: channel.platform }, "channel started");

@@ -16,6 +16,7 @@ import {
   type SwitchyardConfig,
 } from "../core/config/index.ts";
 import type { LoggerPort } from "../core/logger.ts";
+import type { ConfigSource } from "./options.ts";
 
 export class ConfigFileError extends Error {
   override readonly name = "ConfigFileError";
@@ -204,4 +205,23 @@ function read(file: string): Reading {
 
 function sameReading(a: Reading, b: Reading): boolean {
   return "text" in a && "text" in b ? a.text === b.text : "error" in a && "error" in b;
+}
+
+/**
+ * The bot's config as a source: a path becomes a watched {@link LiveConfig}
+ * (read now, strictly), a parsed config stays as it is, and a source is
+ * used as given.
+ */
+export function configSourceOf(
+  config: string | SwitchyardConfig | ConfigSource | undefined,
+  logger: LoggerPort,
+): ConfigSource {
+  if (config === undefined) return { current: EMPTY_CONFIG };
+  if (typeof config === "string") return new LiveConfig(config, logger);
+  if (isSource(config)) return config;
+  return { current: config };
+}
+
+function isSource(config: SwitchyardConfig | ConfigSource): config is ConfigSource {
+  return "current" in config;
 }

@@ -1,26 +1,30 @@
 import { dirname, resolve } from "node:path";
+import { type Switchyard, startSwitchyard } from "../app.ts";
 import type { Channel } from "../channels/channel.ts";
 import { ConsoleChannel } from "../channels/console/console-channel.ts";
 import { atTerminal, terminalLogLevel } from "../channels/console/terminal.ts";
 import { DEFAULT_PERSONA } from "../core/agent/prompt.ts";
 import type { Provider } from "../core/agent/provider.ts";
+import { botModelOf } from "../core/config/index.ts";
 import type { ToolRegistry } from "../core/tools/registry.ts";
 import { Host } from "../host.ts";
+import type { OpsServer } from "../observability/http.ts";
 import { createLogger, type Logger, loggerPort, registerSecret } from "../observability/logger.ts";
 import { Metrics } from "../observability/metrics.ts";
 import { installProcessGuard } from "../observability/process-guard.ts";
 import { isUnconfigured } from "../providers/unconfigured.ts";
 import { connectRedis, type RedisConnection } from "../redis/redis.ts";
 import { type SkillLibrary, watchSkills } from "../skills/loader.ts";
-import { type Running, startBotApp } from "./bot-app.ts";
-import { channelsFor } from "./bot-channels.ts";
-import { configSourceOf } from "./config-source.ts";
+import { ActivityStore } from "../store/activity-store.ts";
+import { channelsFor, startChannels } from "./bot-channels.ts";
+import { configSourceOf } from "./config-file.ts";
 import { StartOptionError } from "./errors.ts";
-import type { BotOptions, BotRole, ConfigSource } from "./options.ts";
+import { serveOps, turnObserver } from "./observe.ts";
+import { type BotOptions, type BotRole, type ConfigSource, turnTuningOf } from "./options.ts";
 import { PersonaBook } from "./persona.ts";
 import { loadPlugins, pluginSpecsFor, type SwitchyardPlugin } from "./plugins.ts";
-import { providerFromEnv } from "./provider-env.ts";
-import { queueSettings } from "./queue-settings.ts";
+import { providerFromEnv, transcriberFromEnv } from "./provider-env.ts";
+import { queueBehaviourOf, queueSettings } from "./queue-settings.ts";
 
 /** A bot built by {@link createBot}: start it, stop it. */
 export interface Bot {
@@ -70,6 +74,19 @@ export function createBot(options: BotOptions = {}): Bot {
 }
 
 /** Whether the bot's console (given, or the default one) has a person typing at a terminal. */
+/** What has started, so `stop` closes exactly that. */
+interface Running {
+  config?: ConfigSource;
+  redis?: RedisConnection;
+  host?: Host;
+  skills?: SkillLibrary;
+  app?: Switchyard;
+  ops?: OpsServer;
+  channels: Channel[];
+  /** Stops the gauges of the work waiting and in progress. */
+  stopWatchingWork?: () => void;
+}
+
 function consoleAtTerminal(channels: readonly Channel[] | undefined, role: BotRole): boolean {
   if (channels === undefined) return role === "all" && atTerminal();
   return channels.some((channel) => channel instanceof ConsoleChannel && channel.interactive);
@@ -183,26 +200,50 @@ class SwitchyardBot implements Bot {
       void skills.setFolders(next.skillFolders);
       void host.reload(next);
     });
-    await startBotApp(
-      {
-        options,
-        env: this.#env,
-        role: this.role,
-        logger,
-        metrics,
-        channels,
-        config,
-        redis,
-        queue,
-        queueEnv,
-        prefix,
-        host,
-        skills,
-        provider,
-        personas,
-      },
-      this.#running,
-    );
+    // Recent turns per conversation, for the operator console, once the pipeline's Redis is there.
+    let activity: ActivityStore | undefined;
+    const transcriber = transcriberFromEnv(config.current, this.#env);
+    // The one place the bot's options become the pipeline's, which builds every turn's environment from them.
+    const app = await startSwitchyard({
+      ...turnTuningOf(options),
+      redis: redis.factory,
+      prefix,
+      shards: queue.shards,
+      ...(queue.consume ? { consumeShards: queue.consume } : {}),
+      waitForReplicas: queue.waitForReplicas,
+      waitTimeoutMs: queue.waitTimeoutMs,
+      registry: host.registry,
+      capabilities: host.capabilities,
+      config: () => config.current,
+      queueBehaviour: queueBehaviourOf(queueEnv, () => config.current.queue),
+      runtime: options.runtime ?? {},
+      provider,
+      model: botModelOf(this.#env),
+      ...(transcriber ? { transcriber } : {}),
+      skills,
+      persona: (address) => personas.personaFor(config.current, address),
+      outbounds: Object.fromEntries(channels.map((c) => [c.platform, c.outbound])),
+      worker: this.role !== "ingress",
+      logger: port,
+      observe: turnObserver(metrics, () => activity),
+    });
+    activity = new ActivityStore(app.redis, app.store.keys);
+    this.#running.app = app;
+    this.#running.stopWatchingWork = metrics.watchWork({
+      waiting: () => app.queue.waiting(),
+      inProgress: () => app.worker?.inProgress ?? 0,
+    });
+    const ops = await serveOps(app, {
+      port: options.metricsPort,
+      host: options.metricsHost,
+      config: config.current,
+      tools: host,
+      env: this.#env,
+      metrics,
+      logger,
+    });
+    if (ops) this.#running.ops = ops;
+    await startChannels(app, channels, { role: this.role, skills, config, logger, metrics });
   }
 
   /** The channels given and the plugins', each counting what it survives into the metrics. */

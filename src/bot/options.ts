@@ -28,18 +28,27 @@ export interface ConfigSource {
   close?(): void;
 }
 
+/** The turn worker's numbers a bot may set, each passed to the pipeline as given. */
+const TURN_TUNING = [
+  "concurrency",
+  "leaseMs",
+  "lockDurationMs",
+  "stalledIntervalMs",
+  "maxSteps",
+  "toolTimeoutMs",
+  "historyMaxTokens",
+  "streamEditMs",
+] as const;
+
 /** How many turns run at once, how long they may take, and the other numbers of the turn worker. */
-export type TurnTuning = Pick<
-  SwitchyardOptions,
-  | "concurrency"
-  | "leaseMs"
-  | "lockDurationMs"
-  | "stalledIntervalMs"
-  | "maxSteps"
-  | "toolTimeoutMs"
-  | "historyMaxTokens"
-  | "streamEditMs"
->;
+export type TurnTuning = Pick<SwitchyardOptions, (typeof TURN_TUNING)[number]>;
+
+/** The numbers the options set, and only those: the pipeline has its own defaults. */
+export function turnTuningOf(options: TurnTuning): TurnTuning {
+  const tuning: { -readonly [K in keyof TurnTuning]: TurnTuning[K] } = {};
+  for (const key of TURN_TUNING) if (options[key] !== undefined) tuning[key] = options[key];
+  return tuning;
+}
 
 export interface BotOptions extends TurnTuning {
   /** Your tools, added beside the built-ins. */

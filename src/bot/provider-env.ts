@@ -10,6 +10,7 @@ import {
   type ModelLimits,
   type ModelProviderName,
   type ModelsConfig,
+  type SwitchyardConfig,
 } from "../core/config/index.ts";
 import type { LoggerPort } from "../core/logger.ts";
 import { registerSecret } from "../observability/logger.ts";
@@ -26,6 +27,7 @@ import {
   UNCONFIGURED_ANTHROPIC_MESSAGE,
   unconfiguredProvider,
 } from "../providers/unconfigured.ts";
+import { openAITranscriber, type Transcriber } from "../tools/attachments/index.ts";
 import { StartOptionError } from "./errors.ts";
 
 /** The `model:` settings the provider reads: its limits, and (when set) its protocol and cache ttl. */
@@ -147,4 +149,18 @@ export function modelLimitsFromEnv(env: NodeJS.ProcessEnv): Partial<ModelLimits>
     limits[name] = value;
   }
   return limits;
+}
+
+/** The transcriber when `transcription:` is configured with its key; the key is redacted from logs. */
+export function transcriberFromEnv(
+  config: SwitchyardConfig,
+  env: Readonly<Record<string, string | undefined>>,
+): Transcriber | undefined {
+  const key = env[config.transcription.keyEnv];
+  if (key) registerSecret(key);
+  return openAITranscriber(
+    config.transcription,
+    env as NodeJS.ProcessEnv,
+    config.attachments.fetchMs,
+  );
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { opsHost } from "../../src/bot/bot-app.ts";
+import { opsHost } from "../../src/bot/observe.ts";
 import { parseConfig } from "../../src/channels/config.ts";
 import { hostFromEnv, StartOptionError } from "../../src/cli/platforms.ts";
 import { consoleServedLine } from "../../src/console/mount.ts";

@@ -13,6 +13,7 @@ import type { CommandPolicy } from "../../core/commands/index.ts";
 import type { AdmitCheck } from "../../ports/admission.ts";
 import type { Approvals } from "../../ports/approvals.ts";
 import type { Enqueue, IsIdle } from "../../ports/enqueue.ts";
+import type { Outbox } from "../../ports/outbox.ts";
 import type { StopTurn } from "../../ports/turn-control.ts";
 import type { ReloadableSkills } from "../skills-command.ts";
 import {
@@ -22,7 +23,6 @@ import {
   takeMessage,
 } from "../take-message.ts";
 import { consoleAttachment } from "./files.ts";
-import type { RedisOutbox } from "./outbox.ts";
 import { CONSOLE_GREETING, PROMPT } from "./terminal.ts";
 
 export const CONSOLE_ADDRESS: ConversationAddress = {
@@ -41,7 +41,7 @@ export interface ConsoleOptions {
   readonly queue: Enqueue;
   /** Whether the conversation is at rest, to wait for its answers at the end of input. */
   readonly idle: IsIdle;
-  readonly outbox: RedisOutbox;
+  readonly outbox: Outbox;
   /** A connection of its own for the blocking stream reads. */
   readonly reader: Redis;
   readonly sources: ContractSources;

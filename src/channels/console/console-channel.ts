@@ -87,7 +87,7 @@ export class ConsoleChannel implements Channel {
       );
     }
     const keys = runtime.sources.store.keys;
-    const outbox = new RedisOutbox(runtime.redis, keys.prefix, conversationKey);
+    const outbox = consoleOutbox({ redis: runtime.redis, prefix: keys.prefix });
     this.#outbox = outbox;
     // Blocking stream reads need a connection of their own.
     const reader = runtime.redis.duplicate({
@@ -143,4 +143,17 @@ function settled() {
  */
 export function consoleChannel(options: ConsoleChannelOptions = {}): ConsoleChannel {
   return new ConsoleChannel(options);
+}
+
+/**
+ * The console's outbound as every process builds it, whatever channels it
+ * runs: a worker answers the terminal of another process through it.
+ */
+export function consoleOutbox(parts: {
+  readonly redis: Redis;
+  readonly prefix: string;
+  /** Where the files answers carry are written; default: `switchyard-files` in the OS's temp folder. */
+  readonly filesDir?: string | undefined;
+}): RedisOutbox {
+  return new RedisOutbox(parts.redis, parts.prefix, conversationKey, parts.filesDir);
 }

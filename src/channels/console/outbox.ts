@@ -8,10 +8,10 @@ import { parseApprovalPayload } from "../../ports/approvals.ts";
 import type {
   DeliveryTarget,
   MessageControl,
-  Outbound,
   OutgoingFile,
   PostOptions,
 } from "../../ports/outbound.ts";
+import type { Outbox, OutboxEntry } from "../../ports/outbox.ts";
 import { KeyScheme } from "../../store/keys.ts";
 import { LuaScript } from "../../store/lua.ts";
 import { typedApproval } from "../commands/approve.ts";
@@ -27,23 +27,12 @@ import { LocalFiles } from "./files.ts";
  */
 const POST = LuaScript.file("outbox-post-2");
 
-export interface OutboxEntry {
-  readonly id: string;
-  readonly kind: "post" | "edit" | "file";
-  readonly conversation: string;
-  readonly text: string;
-  readonly ref?: string;
-  readonly key?: string;
-  /** Where a file entry's bytes were written. */
-  readonly path?: string;
-  /** A post that had controls (an approval request): the terminal shows its edit, the outcome. */
-  readonly controls?: true;
-}
-
 /** Where the console's files go unless told otherwise: a folder of the OS's temporary directory. */
 export const DEFAULT_FILES_DIR = join(tmpdir(), "switchyard-files");
 
-export class RedisOutbox implements Outbound {
+export type { OutboxEntry };
+
+export class RedisOutbox implements Outbox {
   readonly maxLength = 40_000;
   readonly canEdit = false;
   readonly stream: string;
