@@ -159,10 +159,10 @@ export class Turn {
     this.#checkpoint = snap.checkpoint;
   }
 
-  /** The checkpoint as last written. */
+  /** The checkpoint as last written: the snapshot's for a resumed turn, else there from {@link #begin} on. */
   get checkpoint(): Checkpoint {
-    if (!this.#checkpoint) throw new Error("a turn has no checkpoint before it is taken");
-    return this.#checkpoint;
+    // Every step that reads it runs after take() resumed or began the turn.
+    return this.#checkpoint as Checkpoint;
   }
 
   // ─── Taking: resume, or begin ─────────────────────────────────────────────
