@@ -1,8 +1,8 @@
 /**
- * The README's "Performance" figures, rendered from one `npm run bench --
+ * The docs' "Performance" figures ({@link PERFORMANCE_PAGE}), rendered from one `npm run bench --
  * pipeline --json=bench/results/pipeline.json` run: a pure function from the JSON to markdown, and the
- * swap of the text between the README's markers. `bench/readme.ts` is the
- * command around it; test/unit/bench-readme.test.ts checks that the README
+ * swap of the text between the page's markers. `bench/readme.ts` is the
+ * command around it; test/unit/bench-readme.test.ts checks that the page
  * holds exactly what this renders from the committed JSON.
  */
 import type { PipelineFigures, Spread } from "./pipeline.ts";
@@ -152,19 +152,22 @@ export function renderSection(json: BenchJson): string {
   return lines.join("\n");
 }
 
-/** The README with the text between the markers (markers included) replaced by `section`. */
+/** The docs page whose performance figures this renders. */
+export const PERFORMANCE_PAGE = "docs/internals/performance.md";
+
+/** The page with the text between the markers (markers included) replaced by `section`. */
 export function replaceSection(readme: string, section: string): string {
   const start = readme.indexOf(SECTION_START);
   const end = readme.indexOf(SECTION_END);
   if (start === -1 || end === -1 || end < start) {
     throw new Error(
-      `README.md has no performance section to replace: put ${SECTION_START} and ${SECTION_END} on lines of their own where it goes.`,
+      `${PERFORMANCE_PAGE} has no performance section to replace: put ${SECTION_START} and ${SECTION_END} on lines of their own where it goes.`,
     );
   }
   return readme.slice(0, start) + section + readme.slice(end + SECTION_END.length);
 }
 
-/** The section as the README holds it now (markers included), or undefined. */
+/** The section as the page holds it now (markers included), or undefined. */
 export function currentSection(readme: string): string | undefined {
   const start = readme.indexOf(SECTION_START);
   const end = readme.indexOf(SECTION_END);

@@ -1,11 +1,17 @@
 /**
- * `npm run bench:readme [file]`: rewrites the README's performance figures
- * (between its bench markers) from one run's JSON, by default
+ * `npm run bench:readme [file]`: rewrites the performance figures of the docs
+ * ({@link PERFORMANCE_PAGE}, between its bench markers) from one run's JSON, by default
  * bench/results/pipeline.json, which
  * `npm run bench -- pipeline --json=bench/results/pipeline.json` writes.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { type BenchJson, RESULTS_FILE, renderSection, replaceSection } from "./readme-section.ts";
+import {
+  type BenchJson,
+  PERFORMANCE_PAGE,
+  RESULTS_FILE,
+  renderSection,
+  replaceSection,
+} from "./readme-section.ts";
 
 const file = process.argv[2] ?? RESULTS_FILE;
 let json: BenchJson;
@@ -17,6 +23,6 @@ try {
   );
   process.exit(1);
 }
-const readme = readFileSync("README.md", "utf8");
-writeFileSync("README.md", replaceSection(readme, renderSection(json)));
-process.stdout.write(`README.md: performance figures rewritten from ${file}\n`);
+const page = readFileSync(PERFORMANCE_PAGE, "utf8");
+writeFileSync(PERFORMANCE_PAGE, replaceSection(page, renderSection(json)));
+process.stdout.write(`${PERFORMANCE_PAGE}: performance figures rewritten from ${file}\n`);

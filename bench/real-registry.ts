@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseConfig } from "../src/core/config/index.ts";
+import { parseConfig } from "../src/channels/config.ts";
 import { Host } from "../src/host.ts";
 import { printModeTokens } from "./core.ts";
 

@@ -5,8 +5,8 @@
  * tool goes on -> ask -> on); `--json` prints the pipeline's
  * figures as JSON on stdout (the text goes to stderr), with where and how
  * they were measured, and `--json=FILE` writes them to FILE;
- * `npm run bench:readme` turns that file into the README's performance
- * section.
+ * `npm run bench:readme` turns that file into the performance section of
+ * docs/internals/performance.md.
  */
 import { writeFileSync } from "node:fs";
 import { cpus, loadavg, release, type } from "node:os";
@@ -62,7 +62,7 @@ if (results.some((ok) => !ok)) {
   process.exitCode = 1;
 }
 
-/** The machine and command of this run, for the README's line under its figures. */
+/** The machine and command of this run, for the line under the docs' figures. */
 async function describeRun(): Promise<BenchRun> {
   const redis = new Redis(REDIS_URL);
   let version = "unknown";

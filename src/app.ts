@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import type { Dispatcher } from "undici";
+import { EMPTY_CONFIG } from "./channels/config.ts";
 import { RedisOutbox } from "./channels/console/outbox.ts";
 import type { SkillSources } from "./conversation/contract.ts";
 import { type ConversationAddress, conversationKey } from "./core/agent/inbound.ts";
@@ -9,7 +10,7 @@ import type { QueueBehaviour, QueueMode } from "./core/agent/queue-mode.ts";
 import type { ApprovalPolicy } from "./core/approvals/approval.ts";
 import type { Capabilities } from "./core/availability/capabilities.ts";
 import type { ScopeLayer } from "./core/availability/scopes.ts";
-import { EMPTY_CONFIG, queueBehaviourFor, type SwitchyardConfig } from "./core/config/index.ts";
+import { queueBehaviourFor, type SwitchyardConfig } from "./core/config/index.ts";
 import { type LoggerPort, silentLogger, WarnOnce } from "./core/logger.ts";
 import type { ToolRegistry } from "./core/tools/registry.ts";
 import type { Outbound } from "./ports/outbound.ts";

@@ -64,6 +64,7 @@ export {
   ChannelRuntimeError,
   type WorkerParts,
 } from "./channels/channel.ts";
+export { EMPTY_CONFIG, parseConfig } from "./channels/config.ts";
 export {
   ConsoleChannel,
   type ConsoleChannelOptions,
@@ -80,7 +81,13 @@ export {
 export type { DiscordChannelOptions } from "./channels/discord/settings.ts";
 export { discordChannel, slackChannel, telegramChannel } from "./channels/factories.ts";
 export type { SlackChannelOptions } from "./channels/slack/settings.ts";
-export { type MessageOrigin, type TakenAs, takeMessage } from "./channels/take-message.ts";
+export {
+  type MessageOrigin,
+  type MessagePath,
+  type RoutedMessage,
+  type TakenAs,
+  takeMessage,
+} from "./channels/take-message.ts";
 export type { TelegramChannelOptions } from "./channels/telegram/settings.ts";
 export type { ContractSources, SkillSources } from "./conversation/contract.ts";
 export type { Checkpoint } from "./core/agent/checkpoint.ts";
@@ -102,10 +109,8 @@ export type { ScopeLayer, ScopeName, ScopeStack } from "./core/availability/scop
 export type { Actor, CommandPolicy } from "./core/commands/index.ts";
 export {
   ConfigError,
-  EMPTY_CONFIG,
   type PersonaChoice,
   type PersonaConfig,
-  parseConfig,
   type SwitchyardConfig,
 } from "./core/config/index.ts";
 export { appendLoaded, freezeTurn, type TurnContract } from "./core/loading/freeze.ts";

@@ -89,6 +89,7 @@ export async function startChannels(parts: ChannelStart): Promise<void> {
     await channel.start(
       withRemovedQueue({
         ungatedQueue: app.queue,
+        idle: (address) => app.queue.idle(address),
         redis: app.redis,
         sources,
         permissions: () => config.current.permissions,

@@ -8,13 +8,11 @@ import {
   unwatchFile,
   watchFile,
 } from "node:fs";
+import { EMPTY_CONFIG, parseConfig, reloadConfig } from "../channels/config.ts";
 import {
   ConfigError,
   configTooLarge,
-  EMPTY_CONFIG,
   MAX_CONFIG_BYTES,
-  parseConfig,
-  reloadConfig,
   type SwitchyardConfig,
 } from "../core/config/index.ts";
 import type { LoggerPort } from "../core/logger.ts";

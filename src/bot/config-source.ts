@@ -1,4 +1,5 @@
-import { EMPTY_CONFIG, type SwitchyardConfig } from "../core/config/index.ts";
+import { EMPTY_CONFIG } from "../channels/config.ts";
+import type { SwitchyardConfig } from "../core/config/index.ts";
 import type { LoggerPort } from "../core/logger.ts";
 import { LiveConfig } from "./config-file.ts";
 import type { ConfigSource } from "./options.ts";

@@ -9,7 +9,7 @@ import type { OpsServer } from "../observability/http.ts";
 import type { AdmitCheck } from "../ports/admission.ts";
 import type { Approvals } from "../ports/approvals.ts";
 import type { ConversationDirectory } from "../ports/directory.ts";
-import type { Enqueue } from "../ports/enqueue.ts";
+import type { Enqueue, IsIdle } from "../ports/enqueue.ts";
 import type { Outbound } from "../ports/outbound.ts";
 import type { StopTurn } from "../ports/turn-control.ts";
 import type { ReloadableSkills } from "./skills-command.ts";
@@ -26,6 +26,12 @@ export interface ChannelRuntime {
    * uses it after they pass. A channel of your own calls `takeMessage`.
    */
   readonly ungatedQueue: Enqueue;
+  /**
+   * Whether a conversation is at rest, nothing queued and no turn running:
+   * the console waits for it at the end of its input. Unset: this process
+   * cannot tell, and a channel that needs it refuses to start.
+   */
+  readonly idle?: IsIdle;
   /**
    * Renamed `ungatedQueue`, so that code enqueueing past the gate says so.
    * Reading it throws a {@link ChannelRuntimeError} that names `takeMessage`.

@@ -38,8 +38,14 @@ export const CHAT_COMMANDS: readonly ChatCommand[] = Object.freeze([
   accessCommand,
 ]);
 
+/** What the chat commands use of a channel's runtime. */
+export type CommandRuntime = Pick<
+  ChannelRuntime,
+  "sources" | "permissions" | "skills" | "stopTurn" | "admit" | "approvals" | "queueBehaviour"
+>;
+
 /** The command context of a channel's runtime, as the config says now. */
-export function chatContextOf(runtime: ChannelRuntime): ChatCommandContext {
+export function chatContextOf(runtime: CommandRuntime): ChatCommandContext {
   return {
     sources: runtime.sources,
     policy: runtime.permissions(),

@@ -1,8 +1,11 @@
 import type { SwitchyardConfig } from "../core/config/index.ts";
 import type { Channel } from "./channel.ts";
+import { discordPlatformSection } from "./discord/config-section.ts";
 import { discordOptionsFromEnv } from "./discord/settings.ts";
 import { discordChannel, slackChannel, telegramChannel } from "./factories.ts";
+import { slackPlatformSection } from "./slack/config-section.ts";
 import { slackOptionsFromEnv } from "./slack/settings.ts";
+import { telegramPlatformSection } from "./telegram/config-section.ts";
 import { telegramOptionsFromEnv } from "./telegram/settings.ts";
 
 /** What every platform reads its environment with: the shared HTTP port and the live config. */
@@ -36,7 +39,7 @@ export interface EnvPlatform {
 }
 
 const slack: EnvPlatform = {
-  platform: "slack",
+  platform: slackPlatformSection.name,
   fromEnv: (env, { httpPort, config }) => {
     const options = slackOptionsFromEnv(env, config, httpPort);
     if (!options) return undefined;
@@ -52,7 +55,7 @@ const slack: EnvPlatform = {
 };
 
 const discord: EnvPlatform = {
-  platform: "discord",
+  platform: discordPlatformSection.name,
   fromEnv: (env, { config }) => {
     const options = discordOptionsFromEnv(env, config);
     return options ? { channel: discordChannel(options), secrets: [options.token] } : undefined;
@@ -60,7 +63,7 @@ const discord: EnvPlatform = {
 };
 
 const telegram: EnvPlatform = {
-  platform: "telegram",
+  platform: telegramPlatformSection.name,
   fromEnv: (env, { httpPort, config }) => {
     const options = telegramOptionsFromEnv(env, config, httpPort);
     if (!options) return undefined;

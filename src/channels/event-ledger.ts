@@ -3,24 +3,11 @@ import type { Redis } from "ioredis";
 import { type ChannelStateKeys, channelStateKeys } from "../store/channel-keys.ts";
 import { LuaScript } from "../store/lua.ts";
 
-// KEYS: the event's key. ARGV: ttl of a claim, the claim's own 'taking:<nonce>'.
-// Returns "fresh" for a new claim, else the state. The claim finding itself is fresh too: Redis
-// ran it, then the link dropped before the answer came (Redis killed after its fsync), and the
-// client sent the same command again.
-const CLAIM = new LuaScript(`
-local state = redis.call('GET', KEYS[1])
-if state == ARGV[2] then return 'fresh' end
-if state then return state end
-redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[1])
-return 'fresh'
-`);
+/** Claims an event for one delivery; see the script. */
+const CLAIM = LuaScript.file("event-claim-1");
 
-// KEYS: the event's key. Lets go of a claim that did not finish, so a redelivery is taken.
-const RELEASE = new LuaScript(`
-local state = redis.call('GET', KEYS[1])
-if state and string.sub(state, 1, 6) == 'taking' then redis.call('DEL', KEYS[1]) end
-return 0
-`);
+/** Lets go of a claim that did not finish, so a redelivery is taken. */
+const RELEASE = LuaScript.file("event-release-1");
 
 /** What one delivery of a platform event found. */
 export type EventClaim =

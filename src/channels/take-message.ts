@@ -1,10 +1,38 @@
-import { type InboundMessage, isTooLong, tooLongReply } from "../core/agent/inbound.ts";
+import type { AdmitOptions } from "../access/gate.ts";
+import {
+  type Attachment,
+  type InboundMessage,
+  isTooLong,
+  tooLongReply,
+} from "../core/agent/inbound.ts";
 import type { Actor } from "../core/commands/index.ts";
 import { traceReceive } from "../observability/tracing-ingress.ts";
-import type { ChannelRuntime } from "./channel.ts";
+import { type ChannelRuntime, ChannelRuntimeError } from "./channel.ts";
 import { ChannelState } from "./channel-state.ts";
-import { chatContextOf, routeChatText } from "./chat-commands.ts";
-import { passedGate } from "./gate-pass.ts";
+import { type CommandRuntime, chatContextOf, routeChatText } from "./chat-commands.ts";
+import { passedGate, type RefusalAnswer } from "./gate-pass.ts";
+
+/**
+ * What takeMessage uses of a channel's runtime. `redis` holds the ledger
+ * of events taken once; a channel whose messages are all `claimed` (the
+ * terminal's, each line an event of its own) may go without it.
+ */
+export type MessagePath = CommandRuntime &
+  Pick<ChannelRuntime, "ungatedQueue" | "gate"> &
+  Partial<Pick<ChannelRuntime, "redis">>;
+
+/**
+ * What a platform's own command UI made of a message: answered on the spot
+ * (it has said what it had to say), or a message for the model, with the
+ * files it names when the command attached some.
+ */
+export type RoutedMessage =
+  | { readonly kind: "answered" }
+  | {
+      readonly kind: "message";
+      readonly text: string;
+      readonly attachments?: readonly Attachment[];
+    };
 
 /** Who sent a message and how to answer them where they wrote. */
 export interface MessageOrigin {
@@ -24,6 +52,21 @@ export interface MessageOrigin {
    * twice (the queue alone would only keep it from a second turn).
    */
   readonly claimed?: boolean;
+  /**
+   * How a refusal by the access gate is said, and how the bot leaves a
+   * group it was not let into (where the platform lets it). Default: `reply`.
+   */
+  readonly refusal?: RefusalAnswer;
+  /** What the channel vouches for at the gate: a trusted sender (the terminal's owner), a group it can leave. */
+  readonly admit?: AdmitOptions;
+  /**
+   * The platform's own command UI, asked before the chat commands every
+   * channel shares: Telegram's lists with buttons and its skill commands,
+   * the terminal's `/attach`. Undefined: not one of its own, the shared
+   * commands take it. A message it hands on is checked against the length
+   * limit again, like any command's (a skill's instructions add to it).
+   */
+  readonly route?: (message: InboundMessage) => Promise<RoutedMessage | undefined>;
 }
 
 /**
@@ -47,7 +90,7 @@ export type TakenAs = "queued" | "repeat" | "answered" | "refused";
  * });
  */
 export function takeMessage(
-  runtime: ChannelRuntime,
+  runtime: MessagePath,
   message: InboundMessage,
   origin: MessageOrigin,
 ): Promise<TakenAs> {
@@ -55,11 +98,16 @@ export function takeMessage(
 }
 
 async function takeOnce(
-  runtime: ChannelRuntime,
+  runtime: MessagePath,
   message: InboundMessage,
   origin: MessageOrigin,
 ): Promise<TakenAs> {
   if (origin.claimed || !message.eventId) return takeNow(runtime, message, origin);
+  if (!runtime.redis) {
+    throw new ChannelRuntimeError(
+      "takeMessage takes each event once in Redis, and this runtime has no redis: pass the channel's runtime, or claimed: true when the channel takes each event once itself.",
+    );
+  }
   const state = new ChannelState(
     runtime.redis,
     runtime.sources.store.keys,
@@ -74,7 +122,7 @@ async function takeOnce(
 }
 
 async function takeNow(
-  runtime: ChannelRuntime,
+  runtime: MessagePath,
   message: InboundMessage,
   origin: MessageOrigin,
 ): Promise<TakenAs> {
@@ -82,19 +130,36 @@ async function takeNow(
     await origin.reply(tooLongReply(message.text.length));
     return "answered";
   }
-  const refused = { say: origin.reply };
-  if (!(await passedGate(await runtime.gate.admit(message), refused))) return "refused";
-  const outcome = await routeChatText(message.text, message, origin.actor, chatContextOf(runtime));
-  if (outcome.kind === "reply") {
-    await origin.reply(outcome.text);
-    return "answered";
+  const refused = origin.refusal ?? { say: origin.reply };
+  if (!(await passedGate(await runtime.gate.admit(message, origin.admit), refused))) {
+    return "refused";
   }
+  const routed = await route(runtime, message, origin);
+  if (routed.kind === "answered") return "answered";
   // A skill's instructions can carry a request near the limit over it.
-  if (isTooLong(outcome.text)) {
-    await origin.reply(tooLongReply(outcome.text.length));
+  if (isTooLong(routed.text)) {
+    await origin.reply(tooLongReply(routed.text.length));
     return "answered";
   }
   if (!(await passedGate(await runtime.gate.meter(message), refused))) return "refused";
-  const { fresh } = await runtime.ungatedQueue.enqueue({ ...message, text: outcome.text });
+  const { fresh } = await runtime.ungatedQueue.enqueue({
+    ...message,
+    text: routed.text,
+    ...(routed.attachments ? { attachments: routed.attachments } : {}),
+  });
   return fresh ? "queued" : "repeat";
+}
+
+/** The platform's own commands first, then the ones every channel shares. */
+async function route(
+  runtime: MessagePath,
+  message: InboundMessage,
+  origin: MessageOrigin,
+): Promise<RoutedMessage> {
+  const own = await origin.route?.(message);
+  if (own) return own;
+  const outcome = await routeChatText(message.text, message, origin.actor, chatContextOf(runtime));
+  if (outcome.kind === "message") return outcome;
+  await origin.reply(outcome.text);
+  return { kind: "answered" };
 }

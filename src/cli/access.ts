@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { configPath } from "../bot/config-file.ts";
 import { approve, list, revoke } from "../channels/access-command.ts";
-import { EMPTY_CONFIG, parseConfig } from "../core/config/index.ts";
+import { EMPTY_CONFIG, parseConfig } from "../channels/config.ts";
 import { LOCAL_REDIS_URL, RedisFactory } from "../redis/redis.ts";
 import { topologyFrom } from "../redis/redis-topology.ts";
 import { createStore } from "../store/index.ts";

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { KeyScheme } from "./keys.ts";
-import { LuaScript, UNPACK_CHUNK } from "./lua.ts";
+import { LuaScript } from "./lua.ts";
 
 /** A person waiting for an owner's approval. `user` is platform-qualified (`telegram:123`). */
 export interface PairingRequest {
@@ -35,91 +35,17 @@ export function pairingCodeHash(code: string): string {
 export const MAX_PENDING_REQUESTS = 1000;
 
 /**
- * Lua that drops the pending requests whose codes have expired, on Redis's
- * clock, so processes whose clocks disagree prune the same entries. Expects
- * `now`; `pending` and `order` name the script's KEYS holding the pending
- * hash and its order (user -> expiry).
+ * Gives a requester a new code, in place of the one they had: at most one
+ * live code per requester, and at most MAX_PENDING_REQUESTS waiting, the
+ * oldest dropped, expired ones pruned on Redis's clock. See the script.
  */
-function pruneExpired(pending: string, order: string): string {
-  return `
-local expired = redis.call('ZRANGEBYSCORE', ${order}, '-inf', now)
-for i = 1, #expired, ${UNPACK_CHUNK} do
-  redis.call('HDEL', ${pending}, unpack(expired, i, math.min(i + ${UNPACK_CHUNK - 1}, #expired)))
-end
-redis.call('ZREMRANGEBYSCORE', ${order}, '-inf', now)
-`;
-}
+const ISSUE = LuaScript.file("access-issue-5");
 
-const REDIS_NOW = `
-if redis.replicate_commands then redis.replicate_commands() end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-`;
+/** One page of the live pending requests, newest first, after pruning the expired ones. */
+const PENDING_PAGE = LuaScript.file("access-pending-page-2");
 
-/**
- * Gives a requester a new code, in place of the one they had (whose hash
- * `ARGV[1]` says, checked so two ingress processes cannot both issue one):
- * at most one live code per requester. In the same step it prunes expired
- * requests and keeps at most `ARGV[6]` waiting, dropping the oldest, so
- * the list stays bounded however many strangers write.
- * KEYS: codeOf, new code, old code (or the new one again), pending, pending order.
- */
-const ISSUE = new LuaScript(`${REDIS_NOW}
-local current = redis.call('GET', KEYS[1]) or ''
-if current ~= ARGV[1] then return 0 end
-if KEYS[3] ~= KEYS[2] then redis.call('DEL', KEYS[3]) end
-redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[5])
-redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[5])
--- A hash without its order was written before the order existed: start it afresh.
-if redis.call('EXISTS', KEYS[5]) == 0 then redis.call('DEL', KEYS[4]) end
-${pruneExpired("KEYS[4]", "KEYS[5]")}
-redis.call('HSET', KEYS[4], ARGV[4], ARGV[3])
-redis.call('ZADD', KEYS[5], now + tonumber(ARGV[5]), ARGV[4])
-local over = redis.call('ZCARD', KEYS[5]) - tonumber(ARGV[6])
-if over > 0 then
-  local oldest = redis.call('ZRANGE', KEYS[5], 0, over - 1)
-  redis.call('ZREMRANGEBYRANK', KEYS[5], 0, over - 1)
-  for i = 1, #oldest, ${UNPACK_CHUNK} do
-    redis.call('HDEL', KEYS[4], unpack(oldest, i, math.min(i + ${UNPACK_CHUNK - 1}, #oldest)))
-  end
-end
-redis.call('PEXPIRE', KEYS[4], ARGV[5])
-redis.call('PEXPIRE', KEYS[5], ARGV[5])
-return 1
-`);
-
-/**
- * One page of the live pending requests, newest first, after pruning the
- * expired ones. Returns Redis's now, the count, then user, expiry, request
- * JSON for each. KEYS: pending, pending order. ARGV: offset, count.
- */
-const PENDING_PAGE = new LuaScript(`${REDIS_NOW}
-${pruneExpired("KEYS[1]", "KEYS[2]")}
-local total = redis.call('ZCARD', KEYS[2])
-local first = tonumber(ARGV[1])
-local page = redis.call('ZREVRANGE', KEYS[2], first, first + tonumber(ARGV[2]) - 1, 'WITHSCORES')
-local reply = { now, total }
-for i = 1, #page, 2 do
-  reply[#reply + 1] = page[i]
-  reply[#reply + 1] = page[i + 1]
-  reply[#reply + 1] = redis.call('HGET', KEYS[1], page[i]) or ''
-end
-return reply
-`);
-
-/** Redeems a code once: the code is gone, the requester approved. KEYS: code, approved, pending, pending order. */
-const APPROVE = new LuaScript(`
-local request = redis.call('GET', KEYS[1])
-if not request then return false end
-redis.call('DEL', KEYS[1])
-local who = cjson.decode(request)
-local approval = { user = who.user, by = ARGV[1], at = tonumber(ARGV[2]) }
-if who.name then approval.name = who.name end
-redis.call('HSET', KEYS[2], who.user, cjson.encode(approval))
-redis.call('HDEL', KEYS[3], who.user)
-redis.call('ZREM', KEYS[4], who.user)
-return request
-`);
+/** Redeems a code once: the code is gone, the requester approved. */
+const APPROVE = LuaScript.file("access-approve-4");
 
 /** One page of `/access list`'s waiting people, newest first. */
 export interface PendingPage {

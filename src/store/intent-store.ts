@@ -23,31 +23,8 @@ import { runTransaction } from "./transaction.ts";
 /**
  * Appends discovery mounts in the order given, skipping ids already mounted:
  * each new `m:<id>` field gets the next number of the `mseq` counter.
- * KEYS[1]: the intent hash. ARGV[1]: the version; ARGV[2..]: ids.
  */
-const mountIds = new LuaScript(`
-local key = KEYS[1]
-if redis.call('HEXISTS', key, '${MOUNT_SEQ_FIELD}') == 0 then
-  -- A hash written by hand or by an older version: continue after its highest mount.
-  local top = 0
-  local fields = redis.call('HGETALL', key)
-  for i = 1, #fields, 2 do
-    local seq = tonumber(fields[i + 1])
-    if string.sub(fields[i], 1, ${MOUNT_PREFIX.length}) == '${MOUNT_PREFIX}' and seq and seq > top then
-      top = seq
-    end
-  end
-  redis.call('HSET', key, '${MOUNT_SEQ_FIELD}', math.floor(top))
-end
-for i = 2, #ARGV do
-  local field = '${MOUNT_PREFIX}' .. ARGV[i]
-  if redis.call('HEXISTS', key, field) == 0 then
-    redis.call('HSET', key, field, redis.call('HINCRBY', key, '${MOUNT_SEQ_FIELD}', 1))
-  end
-end
-redis.call('HSET', key, 'v', ARGV[1])
-return redis.call('HGETALL', key)
-`);
+const mountIds = LuaScript.file("intent-mount-1");
 
 /**
  * A conversation's intent in Redis: one hash, one field per decision, each

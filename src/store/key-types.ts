@@ -53,6 +53,20 @@ export interface ConversationKeys {
    * `token`, the messages it `took`): the poison-message count.
    */
   readonly pickups: string;
+  /** LIST: the messages waiting for the conversation's next turn (JSON, oldest first). */
+  readonly inbox: string;
+  /** ZSET with a TTL: the platform event ids pushed to the inbox lately, by when, for dedupe. */
+  readonly seen: string;
+  /**
+   * STRING with a TTL: a stop or interrupt signal for the turn in progress,
+   * `<turn id>|<kind>`, so a turn resumed after a crash still sees it.
+   */
+  readonly control: string;
+  /**
+   * STRING with the day counters' TTL: the id of the last turn counted in the
+   * conversation's usage, so a turn recorded again is not counted twice.
+   */
+  readonly usageTurn: string;
 }
 
 /** The keys of pairing and approvals; `user` is platform-qualified (`telegram:123`). */

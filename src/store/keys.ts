@@ -43,7 +43,7 @@ export type { NoteKeys, ReminderKeys } from "./tool-keys.ts";
  * @example
  * const keys = new KeyScheme("sy");
  * keys.conversation(address).intent; // "sy:{conv:slack:T1:C1:1700000000.1}:intent"
- * `${keys.conversationTag(address)}:inbox`; // a worker's key in the same slot
+ * keys.conversation(address).inbox; // "sy:{conv:slack:T1:C1:1700000000.1}:inbox"
  * keys.scope("channel", address); // "sy:{ws:slack:T1}:channel:C1:scope"
  * keys.turnQueuePrefix(0, 4); // "sy:{q:turns:0of4:5}": BullMQ's prefix for shard 0 of 4
  * keys.channelState("telegram", "123").offset; // "sy:telegram:123:offset"
@@ -55,7 +55,11 @@ export class KeyScheme {
     this.prefix = checkPrefix(prefix);
   }
 
-  /** The start of every key of one conversation, hash tag included. Add `:<name>` for a new key. */
+  /**
+   * The start of every key of one conversation, hash tag included. A new key
+   * of a conversation gets a field of {@link conversation} or a method here,
+   * not a `:<name>` added where it is used.
+   */
   conversationTag(address: ConversationAddress): string {
     return `${this.prefix}:{conv:${conversationKey(address)}}`;
   }
@@ -111,6 +115,7 @@ export class KeyScheme {
     return `${this.prefix}:{approval:${id}}`;
   }
 
+  /** The keys of one conversation, all in its slot (see {@link ConversationKeys}). */
   conversation(address: ConversationAddress): ConversationKeys {
     const tag = this.conversationTag(address);
     return {
@@ -123,7 +128,22 @@ export class KeyScheme {
       reset: `${tag}:reset`,
       lease: `${tag}:lease`,
       pickups: `${tag}:pickups`,
+      inbox: `${tag}:inbox`,
+      seen: `${tag}:seen`,
+      control: `${tag}:control`,
+      usageTurn: `${tag}:usage:turn`,
     };
+  }
+
+  /**
+   * HASH with a TTL: what one turn's streamed answer was, as far as a crash
+   * let it be recorded (`ref`, the platform's message; `text`, what it last
+   * showed), in the conversation's slot, so a resumed turn edits that message
+   * instead of posting a second one.
+   * e.g. "sy:{conv:slack:T1:C1:C1}:stream:<turn id>".
+   */
+  turnStream(address: ConversationAddress, turnId: string): string {
+    return `${this.conversationTag(address)}:stream:${turnId}`;
   }
 
   /**

@@ -18,25 +18,7 @@ export interface RateCheck {
  * many as the limit allows get in. The key expires one window after the
  * last admitted message, so nothing grows without bound.
  */
-const TAKE = new LuaScript(`
-if redis.replicate_commands then redis.replicate_commands() end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local limit = tonumber(ARGV[1])
-local window = tonumber(ARGV[2])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-local used = redis.call('ZCARD', KEYS[1])
-if used < limit then
-  redis.call('ZADD', KEYS[1], now, ARGV[3])
-  redis.call('PEXPIRE', KEYS[1], window)
-  return {1, used + 1, 0}
-end
-local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-local reset = window
-if oldest[2] then reset = tonumber(oldest[2]) + window - now end
-if reset < 1 then reset = 1 end
-return {0, used, reset}
-`);
+const TAKE = LuaScript.file("rate-limit-take-1");
 
 export class RateLimitStore {
   constructor(private readonly redis: Redis) {}

@@ -1,46 +1,8 @@
 import type { Redis } from "ioredis";
 import type { InboundMessage } from "../core/agent/inbound.ts";
 import type { KeyScheme, ReservationOwner } from "./keys.ts";
-import { LuaScript, UNPACK_CHUNK } from "./lua.ts";
-import { ADD_USAGE_LUA, type OwnedCounting } from "./usage-store.ts";
-
-/**
- * Lua functions over one owner's reservations (KEYS: deadlines, tokens).
- * `prune` drops those whose deadline passed on Redis's clock, so a message
- * lost before its turn, or a worker that crashed for good, holds a budget
- * for at most its reservation's lifetime. `release` drops ids from the
- * `from`-th argument on. `held` sums what the live reservations hold, read
- * through the deadlines so a stray amount never counts.
- */
-const RESERVATION_LUA = `
-local function now_ms()
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
-local function drop(deadlines, tokens, ids, from, to)
-  for i = from, to, ${UNPACK_CHUNK} do
-    local last = math.min(i + ${UNPACK_CHUNK} - 1, to)
-    redis.call('ZREM', deadlines, unpack(ids, i, last))
-    redis.call('HDEL', tokens, unpack(ids, i, last))
-  end
-end
-local function prune(deadlines, tokens, now)
-  local gone = redis.call('ZRANGEBYSCORE', deadlines, '-inf', now)
-  if #gone > 0 then drop(deadlines, tokens, gone, 1, #gone) end
-end
-local function release(deadlines, tokens, args, from)
-  if #args >= from then drop(deadlines, tokens, args, from, #args) end
-end
-local function held(deadlines, tokens)
-  local ids = redis.call('ZRANGE', deadlines, 0, -1)
-  local sum = 0
-  for i = 1, #ids, ${UNPACK_CHUNK} do
-    local amounts = redis.call('HMGET', tokens, unpack(ids, i, math.min(i + ${UNPACK_CHUNK} - 1, #ids)))
-    for _, amount in ipairs(amounts) do sum = sum + (tonumber(amount) or 0) end
-  end
-  return sum
-end
-`;
+import { LuaScript } from "./lua.ts";
+import type { OwnedCounting } from "./usage-store.ts";
 
 /**
  * Admits a message against one owner's daily budget and reserves its
@@ -50,49 +12,22 @@ end
  * under the budget get in (core/budget/reservation.ts `admitTurn` is the
  * same rule). An id that already holds a reservation is admitted again as
  * it was (a platform's retry of the same event). Both keys live as long as
- * their latest reservation.
- * KEYS: usage day, deadlines, tokens. ARGV: budget, estimate, ttl ms, id.
- * Returns {admitted 1/0, tokens used today, tokens reserved (this one included when admitted)}.
+ * their latest reservation. Expired reservations are pruned first, so a
+ * message lost before its turn holds a budget for at most its lifetime.
  */
-const RESERVE = new LuaScript(`${RESERVATION_LUA}
-if redis.replicate_commands then redis.replicate_commands() end
-local now = now_ms()
-prune(KEYS[2], KEYS[3], now)
-local counted = redis.pcall('HMGET', KEYS[1], 'prompt', 'completion')
-local used = 0
-if not counted.err then used = (tonumber(counted[1]) or 0) + (tonumber(counted[2]) or 0) end
-local reserved = held(KEYS[2], KEYS[3])
-if redis.call('ZSCORE', KEYS[2], ARGV[4]) then return {1, used, reserved} end
-if used + reserved >= tonumber(ARGV[1]) then return {0, used, reserved} end
-local ttl = tonumber(ARGV[3])
-redis.call('ZADD', KEYS[2], now + ttl, ARGV[4])
-redis.call('HSET', KEYS[3], ARGV[4], ARGV[2])
-for i = 2, 3 do
-  if redis.call('PTTL', KEYS[i]) < ttl then redis.call('PEXPIRE', KEYS[i], ttl) end
-end
-return {1, used, reserved + tonumber(ARGV[2])}
-`);
+const RESERVE = LuaScript.file("reservation-reserve-3");
 
-// KEYS: deadlines, tokens. ARGV: ids.
-const RELEASE = new LuaScript(`${RESERVATION_LUA}
-release(KEYS[1], KEYS[2], ARGV, 1)
-return 0
-`);
+/** Drops one owner's reservations of some message ids. */
+const RELEASE = LuaScript.file("reservation-release-2");
 
-// KEYS: usage day, usage month, deadlines, tokens. ARGV: the counting's six, then ids.
-// The turn's real usage replaces its reservations in one step: the budget never sees both, nor neither.
-const SETTLE = new LuaScript(`${ADD_USAGE_LUA}${RESERVATION_LUA}
-add_usage(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6])
-release(KEYS[3], KEYS[4], ARGV, 7)
-return 1
-`);
+/**
+ * Adds a turn's real usage and drops its reservations in one step: the
+ * budget never sees both, nor neither.
+ */
+const SETTLE = LuaScript.file("reservation-settle-4");
 
-// KEYS: deadlines, tokens. Read-only apart from pruning what expired.
-const HELD = new LuaScript(`${RESERVATION_LUA}
-if redis.replicate_commands then redis.replicate_commands() end
-prune(KEYS[1], KEYS[2], now_ms())
-return held(KEYS[1], KEYS[2])
-`);
+/** What one owner's live reservations hold (pruning what expired). */
+const HELD = LuaScript.file("reservation-held-2");
 
 /** What one reservation attempt found. */
 export interface ReservationCheck {

@@ -7,11 +7,13 @@ import { LuaScript } from "./lua.ts";
 export type ResetKind = "history" | "all";
 
 /**
- * The Lua that starts a conversation afresh, shared by `/new` (when no
- * worker holds the conversation) and the worker's turn boundary (when one
- * did): history and its trim count go, and the discovery mounts (`m:<id>`,
- * `mseq`) of the intent; `all` drops the whole intent and the chat settings.
- * Defines `apply_reset(kind, history, trimmed, intent, settings)`.
+ * The text of `src/store/lua/includes/apply-reset.lua` (without its
+ * comments), for the worker's snapshot script until that script is a file
+ * that includes it too: delete this then. A unit test keeps the two the same.
+ * Defines `apply_reset(kind, history, trimmed, intent, settings)`, which starts
+ * a conversation afresh: history and its trim count go, and the discovery
+ * mounts (`m:<id>`, `mseq`) of the intent; `all` drops the whole intent and
+ * the chat settings.
  */
 export const APPLY_RESET_LUA = `
 local function apply_reset(kind, history, trimmed, intent, settings)
@@ -26,18 +28,11 @@ local function apply_reset(kind, history, trimmed, intent, settings)
 end
 `;
 
-// KEYS: lease, checkpoint, history, trimmed, intent, settings, marker. ARGV: kind.
-// With no worker on the conversation, resets it now; else leaves a marker the worker applies
-// at its next turn boundary (an `all` is never weakened to `history` by a later `/new`).
-const REQUEST = new LuaScript(`${APPLY_RESET_LUA}
-if redis.call('EXISTS', KEYS[1]) == 1 or redis.call('EXISTS', KEYS[2]) == 1 then
-  if redis.call('GET', KEYS[7]) ~= 'all' then redis.call('SET', KEYS[7], ARGV[1]) end
-  return 'later'
-end
-apply_reset(ARGV[1], KEYS[3], KEYS[4], KEYS[5], KEYS[6])
-redis.call('DEL', KEYS[7])
-return 'now'
-`);
+/**
+ * `/new` with no worker on the conversation resets it now; else it leaves a
+ * marker the worker applies at its next turn boundary. See the script.
+ */
+const REQUEST = LuaScript.file("reset-request-7");
 
 /**
  * `/new`: a fresh start for one conversation, atomic against a turn in

@@ -3,7 +3,7 @@ import type { ConversationAddress } from "../core/agent/inbound.ts";
 import type { ChatMessage } from "../core/agent/messages.ts";
 import { decodeCheckpoint, encodeCheckpoint } from "./checkpoint-json.ts";
 import { StoreInputError } from "./errors.ts";
-import { LuaScript, UNPACK_CHUNK } from "./lua.ts";
+import { LuaScript } from "./lua.ts";
 import { encodeMessage } from "./message-json.ts";
 import { StateStore } from "./state-store.ts";
 
@@ -11,46 +11,18 @@ import { StateStore } from "./state-store.ts";
  * Writes a checkpoint (and appends a step's messages) only if the stored
  * checkpoint is the expected one: same turn, expected step. A worker that
  * lost its turn to another (a stall, a lease that expired) writes nothing.
- * KEYS: checkpoint, history. ARGV: turnId, step, checkpoint JSON, messages...
  */
-const guardedWrite = new LuaScript(`
-local stored = redis.call('GET', KEYS[1])
-if not stored then return 0 end
-local ok, checkpoint = pcall(cjson.decode, stored)
-if not ok or type(checkpoint) ~= 'table' then return 0 end
-if checkpoint.turnId ~= ARGV[1] or checkpoint.step ~= tonumber(ARGV[2]) then return 0 end
-for i = 4, #ARGV, ${UNPACK_CHUNK} do
-  redis.call('RPUSH', KEYS[2], unpack(ARGV, i, math.min(i + ${UNPACK_CHUNK - 1}, #ARGV)))
-end
-redis.call('SET', KEYS[1], ARGV[3])
-return 1
-`);
+const guardedWrite = LuaScript.file("checkpoint-commit-2");
 
 /**
  * Starts a turn: appends the person's messages to history and stores the
  * turn's first checkpoint, only if no turn is in progress, and swaps in the
  * turn's contract hash as the conversation's last one.
- * KEYS: checkpoint, history, contract. ARGV: checkpoint JSON, contract hash, messages...
  */
-const beginWrite = new LuaScript(`
--- NX: the check and the write in one command; nothing else is written when it refuses.
-if not redis.call('SET', KEYS[1], ARGV[1], 'NX') then return {0, false} end
-for i = 3, #ARGV, ${UNPACK_CHUNK} do
-  redis.call('RPUSH', KEYS[2], unpack(ARGV, i, math.min(i + ${UNPACK_CHUNK - 1}, #ARGV)))
-end
-return {1, redis.call('SET', KEYS[3], ARGV[2], 'GET') or false}
-`);
+const beginWrite = LuaScript.file("checkpoint-begin-3");
 
-/** Deletes the checkpoint only if it still belongs to the given turn. KEYS: checkpoint. ARGV: turnId. */
-const guardedClear = new LuaScript(`
-local stored = redis.call('GET', KEYS[1])
-if not stored then return 0 end
-local ok, checkpoint = pcall(cjson.decode, stored)
-if ok and type(checkpoint) == 'table' and checkpoint.turnId == ARGV[1] then
-  return redis.call('DEL', KEYS[1])
-end
-return 0
-`);
+/** Deletes the checkpoint only if it still belongs to the given turn. */
+const guardedClear = LuaScript.file("checkpoint-clear-1");
 
 /** The stored checkpoint a guarded write expects to replace. */
 export interface CheckpointExpectation {

@@ -11,39 +11,21 @@ const DAY_TTL_S = 3 * 86_400;
 const MONTH_TTL_S = 62 * 86_400;
 
 /**
- * Adds one turn's usage to a day's and a month's counters (a Lua function, so
- * the inbox's turn-ending script can count a conversation's turn in the same
- * step that ends it). A counter gets its TTL when its period's first turn
- * creates it (`turns` comes back 1): a day's lives three days from its first
- * turn, a month's 62, so the TTL is set once per period, not on every turn.
- * Zero amounts change nothing and are not sent.
- * Arguments: day key, month key, day ttl, month ttl, prompt, cached, completion, cost.
+ * Adds one turn's usage to an owner's day and month counters (the Lua
+ * function `add_usage` of `lua/includes/add-usage.lua`, which the inbox's
+ * turn-ending script and the reservations' settling include too). A counter
+ * gets its TTL when its period's first turn creates it: a day's lives three
+ * days from its first turn, a month's 62. Zero amounts change nothing.
  */
-export const ADD_USAGE_LUA = `
-local function add_usage(day, month, dayTtl, monthTtl, prompt, cached, completion, cost)
-  local keys = {day, month}
-  local ttls = {dayTtl, monthTtl}
-  local amounts = {prompt = prompt, cached = cached, completion = completion, cost = cost}
-  for i = 1, 2 do
-    if redis.call('HINCRBY', keys[i], 'turns', 1) == 1 then redis.call('EXPIRE', keys[i], ttls[i]) end
-    for _, field in ipairs({'prompt', 'cached', 'completion', 'cost'}) do
-      if amounts[field] ~= '0' then redis.call('HINCRBY', keys[i], field, amounts[field]) end
-    end
-  end
-end
-`;
+const ADD = LuaScript.file("usage-add-2");
 
-// KEYS: day, month[, guard]. ARGV: day ttl, month ttl, prompt, cached, completion, cost[, turn id].
-// With a guard key (the conversation's), a turn already recorded is not counted again; returns 0 then.
-const ADD = new LuaScript(`${ADD_USAGE_LUA}
-if KEYS[3] and redis.call('SET', KEYS[3], ARGV[7], 'EX', ARGV[1], 'GET') == ARGV[7] then
-  return 0
-end
-add_usage(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6])
-return 1
-`);
+/**
+ * The same for the conversation's counters, guarded: the guard key remembers
+ * the last turn counted, so a turn already recorded is not counted again.
+ */
+const ADD_ONCE = LuaScript.file("usage-add-once-3");
 
-/** One owner's counting, as {@link ADD_USAGE_LUA} takes it: its two keys, then its six arguments. */
+/** One owner's counting, as `add_usage` (lua/includes/add-usage.lua) takes it: its two keys, then its six arguments. */
 export interface UsageCounting {
   readonly keys: readonly [day: string, month: string];
   readonly args: readonly (string | number)[];
@@ -89,9 +71,9 @@ export class UsageStore {
     now: number,
   ): Promise<boolean> {
     const { address } = subject;
-    const guard = `${this.keys.conversationTag(address)}:usage:turn`;
+    const guard = this.keys.conversation(address).usageTurn;
     const own = this.counting({ kind: "conversation", address }, usage, costMicros, now);
-    const counted = await ADD.run(this.redis, [...own.keys, guard], [...own.args, turnId]);
+    const counted = await ADD_ONCE.run(this.redis, [...own.keys, guard], [...own.args, turnId]);
     if (counted !== 1) return false;
     await this.recordShared(subject, usage, costMicros, now);
     return true;

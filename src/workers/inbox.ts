@@ -1,8 +1,48 @@
 import type { Redis } from "ioredis";
 import type { ConversationAddress, InboundMessage } from "../core/agent/inbound.ts";
-import type { KeyScheme } from "../store/keys.ts";
+import type { ConversationKeys, KeyScheme } from "../store/keys.ts";
 import { LuaScript } from "../store/lua.ts";
-import { ADD_USAGE_LUA, type UsageCounting } from "../store/usage-store.ts";
+import type { UsageCounting } from "../store/usage-store.ts";
+
+/** Appends a message unless its event id was seen lately (a duplicate). */
+const PUSH = LuaScript.file("inbox-push-2");
+
+/** Takes the conversation's lease, or renews it when it is ours already. */
+const ACQUIRE = LuaScript.file("inbox-acquire-1");
+
+/** Extends the lease while it is ours. */
+const RENEW = LuaScript.file("inbox-renew-1");
+
+/**
+ * Ends the turn in progress: drops its consumed messages and checkpoint, and
+ * lets go of the lease only if nothing is left. Run again, it ends it once.
+ */
+const FINISH = LuaScript.file("inbox-finish-3");
+
+/**
+ * {@link FINISH}, counting the turn's usage for the conversation in the same
+ * step (a turn ends once, so it is counted once), and answering the consumed
+ * messages, whose budget reservations are settled with it.
+ */
+const FINISH_COUNTED = LuaScript.file("inbox-finish-counted-5");
+
+/** Lets go of the lease only if there is nothing to do. */
+const RELEASE = LuaScript.file("inbox-release-3");
+
+/**
+ * Parks a turn waiting for approval: lets go of the lease although its
+ * checkpoint remains, unless what it waits for came meanwhile.
+ */
+const PARK = LuaScript.file("inbox-park-4");
+
+/** Drops messages given up before their turn began, and their pickup count, once. */
+const DROP = LuaScript.file("inbox-drop-3");
+
+/** The conversation's keys the inbox works on (see {@link ConversationKeys}). */
+export type InboxKeys = Pick<
+  ConversationKeys,
+  "inbox" | "seen" | "lease" | "checkpoint" | "control" | "pickups"
+>;
 
 /**
  * A conversation's inbox and its lease, in Redis, next to the conversation's
@@ -11,101 +51,6 @@ import { ADD_USAGE_LUA, type UsageCounting } from "../store/usage-store.ts";
  * and letting go just as a message arrives — cannot happen: `finish` trims
  * and releases in one step, and a message pushed before it is seen by it.
  */
-const ENQUEUE = new LuaScript(`
-local cutoff = tonumber(ARGV[2]) - tonumber(ARGV[3])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', cutoff)
--- NX: an id already remembered keeps its first time and adds nothing (a duplicate).
-if redis.call('ZADD', KEYS[1], 'NX', ARGV[2], ARGV[1]) == 0 then return 0 end
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-return redis.call('RPUSH', KEYS[2], ARGV[4])
-`);
-
-// KEYS: lease. ARGV: token, ttl. Returns 1 when the lease is ours (new or already held), else 0.
-const ACQUIRE = new LuaScript(`
-local holder = redis.call('GET', KEYS[1])
-if holder == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
-if holder then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return 1
-`);
-
-const RENEW = new LuaScript(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0
-`);
-
-// KEYS: lease, inbox, checkpoint[, usage day, usage month]. ARGV: token, consumed[, the usage's six].
-// Drops the consumed messages and the turn's checkpoint, and counts the turn's usage for the
-// conversation (in the same step: a turn ends once, so it is counted once); lets go of the
-// lease only if nothing is left. Returns {left, the consumed messages}, or {-1} if the lease
-// was lost. The consumed messages come back only with usage: their token-budget reservations
-// are settled with it (one round trip for the turn's end, not two).
-// No checkpoint means the turn has ended already: this is the same finish run again (Redis ran
-// it, then died before answering, and the client sent it again), and trims nothing more.
-const FINISH = new LuaScript(`${ADD_USAGE_LUA}
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {-1} end
-if redis.call('EXISTS', KEYS[3]) == 0 then return {redis.call('LLEN', KEYS[2])} end
-local consumed = tonumber(ARGV[2])
-local answered = {}
-if KEYS[5] and consumed > 0 then answered = redis.call('LRANGE', KEYS[2], 0, consumed - 1) end
-if consumed > 0 then redis.call('LTRIM', KEYS[2], consumed, -1) end
-redis.call('DEL', KEYS[3])
-if KEYS[5] then
-  add_usage(KEYS[4], KEYS[5], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8])
-end
-local left = redis.call('LLEN', KEYS[2])
-if left == 0 then redis.call('DEL', KEYS[1]) end
-table.insert(answered, 1, left)
-return answered
-`);
-
-// KEYS: lease, inbox, checkpoint. ARGV: token. Lets go only if there is nothing to do.
-const RELEASE = new LuaScript(`
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
-local left = redis.call('LLEN', KEYS[2])
-if left == 0 and redis.call('EXISTS', KEYS[3]) == 0 then redis.call('DEL', KEYS[1]) return 0 end
-return left + redis.call('EXISTS', KEYS[3])
-`);
-
-// KEYS: lease, inbox, decision, control. ARGV: token, turn id, messages the turn consumed,
-// wake on a new message (1/0). Parks a turn waiting for approval: lets go of the lease
-// although its checkpoint remains, unless something it waits for came meanwhile: a decision,
-// a stop or interrupt signal for the turn, or (steer and interrupt) a message after its own.
-// Returns 0 when parked, 1 when the turn must look again at once, -1 when the lease was lost.
-const PARK = new LuaScript(`
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
-if redis.call('HEXISTS', KEYS[3], 'verdict') == 1 then return 1 end
-local control = redis.call('GET', KEYS[4])
-if control and string.sub(control, 1, #ARGV[2] + 1) == ARGV[2] .. '|' then return 1 end
-if ARGV[4] == '1' and redis.call('LLEN', KEYS[2]) > tonumber(ARGV[3]) then return 1 end
-redis.call('DEL', KEYS[1])
-return 0
-`);
-
-// KEYS: lease, inbox, pickups. ARGV: token, the first message's event id, how many.
-// Drops messages given up before their turn began, and their pickup count. Returns 1, or 0 if
-// the lease was lost. Run again (Redis ran it and died before answering, and the client sent it
-// again), it finds another message first, or none, and drops nothing more.
-const DROP = new LuaScript(`
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-local head = redis.call('LINDEX', KEYS[2], 0)
-if head then
-  local ok, message = pcall(cjson.decode, head)
-  if ok and type(message) == 'table' and message.eventId == ARGV[2] then
-    redis.call('LTRIM', KEYS[2], tonumber(ARGV[3]), -1)
-  end
-end
-redis.call('DEL', KEYS[3])
-return 1
-`);
-
-export interface InboxKeys {
-  readonly inbox: string;
-  readonly seen: string;
-  readonly lease: string;
-  readonly checkpoint: string;
-}
-
 export class Inbox {
   constructor(
     readonly redis: Redis,
@@ -115,20 +60,13 @@ export class Inbox {
   ) {}
 
   keysOf(address: ConversationAddress): InboxKeys {
-    const tag = this.keys.conversationTag(address);
-    const keys = this.keys.conversation(address);
-    return {
-      inbox: `${tag}:inbox`,
-      seen: `${tag}:seen`,
-      lease: keys.lease,
-      checkpoint: keys.checkpoint,
-    };
+    return this.keys.conversation(address);
   }
 
   /** Appends a message unless its event id was seen. Returns false for a duplicate. */
   async push(message: InboundMessage, now: number): Promise<boolean> {
     const k = this.keysOf(message);
-    const result = await ENQUEUE.run(
+    const result = await PUSH.run(
       this.redis,
       [k.seen, k.inbox],
       [message.eventId, now, this.dedupeMs, JSON.stringify({ ...message, receivedAt: now })],
@@ -175,11 +113,15 @@ export class Inbox {
     usage?: UsageCounting,
   ): Promise<{ left: number; answered: InboundMessage[] }> {
     const k = this.keysOf(address);
-    const [left, ...answered] = (await FINISH.run(
-      this.redis,
-      [k.lease, k.inbox, k.checkpoint, ...(usage?.keys ?? [])],
-      [token, consumed, ...(usage?.args ?? [])],
-    )) as [number, ...string[]];
+    const [left, ...answered] = (
+      usage === undefined
+        ? await FINISH.run(this.redis, [k.lease, k.inbox, k.checkpoint], [token, consumed])
+        : await FINISH_COUNTED.run(
+            this.redis,
+            [k.lease, k.inbox, k.checkpoint, ...usage.keys],
+            [token, consumed, ...usage.args],
+          )
+    ) as [number, ...string[]];
     return {
       left: Number(left),
       answered: answered.map((text) => JSON.parse(text) as InboundMessage),
@@ -199,10 +141,9 @@ export class Inbox {
     count: number,
   ): Promise<boolean> {
     const k = this.keysOf(address);
-    const pickups = this.keys.conversation(address).pickups;
     const dropped = await DROP.run(
       this.redis,
-      [k.lease, k.inbox, pickups],
+      [k.lease, k.inbox, k.pickups],
       [token, firstEventId, count],
     );
     return Number(dropped) === 1;
@@ -224,11 +165,10 @@ export class Inbox {
     },
   ): Promise<"parked" | "look" | "lost"> {
     const k = this.keysOf(address);
-    const tag = this.keys.conversationTag(address);
     const parked = Number(
       await PARK.run(
         this.redis,
-        [k.lease, k.inbox, this.keys.approval(address, wait.approvalId), `${tag}:control`],
+        [k.lease, k.inbox, this.keys.approval(address, wait.approvalId), k.control],
         [token, wait.turnId, wait.consumed, wait.wakeOnMessage ? 1 : 0],
       ),
     );

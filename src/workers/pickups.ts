@@ -17,30 +17,11 @@ export const MAX_STALLED_PICKUPS = 3;
 /** How long a count outlives its last pickup: far longer than a fleet takes to crash three times. */
 const PICKUPS_TTL_MS = 86_400_000;
 
-// KEYS: the conversation's pickups. ARGV: where its next turn stands, this pickup's lease token,
-// the messages it takes, ttl. Counts pickups that find the turn where the previous one found it;
-// a turn that moved on starts over at 1. The same pickup sent again (its reply was lost on a
-// reconnect and ioredis resent it) has the same token and counts once. A damaged key is replaced.
-const COUNT = new LuaScript(`
-local kind = redis.call('TYPE', KEYS[1])['ok']
-if kind ~= 'hash' and kind ~= 'none' then redis.call('DEL', KEYS[1]) end
-local count = 1
-local took = ARGV[3]
-if redis.call('HGET', KEYS[1], 'at') == ARGV[1] then
-  local last = redis.call('HMGET', KEYS[1], 'token', 'count', 'took')
-  if last[1] == ARGV[2] then
-    count = tonumber(last[2]) or 1
-  else
-    count = redis.call('HINCRBY', KEYS[1], 'count', 1)
-    redis.call('HSET', KEYS[1], 'token', ARGV[2])
-  end
-  took = last[3] or took
-else
-  redis.call('HSET', KEYS[1], 'at', ARGV[1], 'count', 1, 'token', ARGV[2], 'took', ARGV[3])
-end
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-return {count, took}
-`);
+/**
+ * Counts a pickup of the conversation's next turn: pickups that find it where the
+ * previous one did add up, the same pickup sent again counts once. See the script.
+ */
+const COUNT = LuaScript.file("pickups-count-1");
 
 /** One pickup of a conversation's next turn, as counted. */
 export interface Pickup {

@@ -162,6 +162,11 @@ export class ConversationQueue implements Enqueue {
     return { fresh };
   }
 
+  /** Whether the conversation is at rest: nothing in its inbox, no turn in progress or leased. */
+  idle(address: ConversationAddress): Promise<boolean> {
+    return this.inbox.idle(address);
+  }
+
   /**
    * Makes sure a worker looks at the conversation (in `delayMs`, or now)
    * without a message: an approval decided, a wait that runs out. `jobId`

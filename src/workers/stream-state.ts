@@ -47,7 +47,7 @@ export class StreamState {
   }
 
   #key(address: ConversationAddress, turnId: string): string {
-    return `${this.keys.conversationTag(address)}:stream:${turnId}`;
+    return this.keys.turnStream(address, turnId);
   }
 }
 

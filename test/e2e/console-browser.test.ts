@@ -13,7 +13,7 @@ const REQUIRED = process.env.CONSOLE_BROWSER_TEST === "1";
 /**
  * Where the conversation page's screenshot goes, for review: a temporary file
  * unless CONSOLE_SCREENSHOT names one, so a test run leaves the checkout
- * clean. Refresh the README's copy with
+ * clean. Refresh the copy docs/operate/console.md shows with
  * `CONSOLE_SCREENSHOT=docs/console-conversation.png npx vitest run test/e2e/console-browser.test.ts`.
  */
 const SCREENSHOT = process.env.CONSOLE_SCREENSHOT

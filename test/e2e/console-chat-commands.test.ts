@@ -12,6 +12,7 @@ import {
   modelSwitchesTheRequest,
   newForgetsHistory,
   queueShowsAndSets,
+  skillOverTheLimitIsTooLong,
   stopEndsARunningTurn,
   usageMatchesTheModel,
 } from "../support/command-scenarios.ts";
@@ -23,10 +24,12 @@ async function startConsole(options: DriverOptions): Promise<CommandDriver> {
   const tools = options.tools ?? [lookupTool, bigTool];
   // The person at the terminal owns the bot: both personas are them.
   const config = configOf(options.config, `console:${CONSOLE_USER}`);
-  const pipe = await startPipeline({ tools, config, model: "fake-model" });
+  const skills = options.skills ? { skills: options.skills } : {};
+  const pipe = await startPipeline({ tools, config, model: "fake-model", ...skills });
   await pipe.app.worker?.worker.waitUntilReady();
   const runtime = channelRuntime(pipe, tools, {
     config,
+    ...skills,
     ...(options.stopTurn ? { stopTurn: options.stopTurn } : {}),
   });
   const input = new PassThrough();
@@ -77,4 +80,6 @@ describe("chat commands in the console", () => {
     helpListsWhatThePersonMayUse(startConsole, "/help", false));
   it("/queue shows the mode and where it comes from; an admin sets it", () =>
     queueShowsAndSets(startConsole, false));
+  it("answers a /skill whose instructions carry the request over the limit as too long, as every platform does", () =>
+    skillOverTheLimitIsTooLong(startConsole));
 });

@@ -13,7 +13,7 @@ import {
 /**
  * `switchyard start` at a terminal, as a person meets it on first run: on a
  * pseudo-terminal made by util-linux `script`, which joins stdout and stderr
- * the way a terminal shows them. (Piped input, the README's examples and
+ * the way a terminal shows them. (Piped input, the manual's examples and
  * test/e2e/console.test.ts, prints answers alone; those tests pin that.)
  */
 const BIN = fileURLToPath(new URL("../../bin/switchyard.js", import.meta.url));

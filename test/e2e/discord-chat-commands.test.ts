@@ -1,4 +1,4 @@
-import { describe } from "vitest";
+import { describe, it } from "vitest";
 import { FAKE_DISCORD } from "../fakes/discord-api.ts";
 import { until } from "../support/channels.ts";
 import {
@@ -7,6 +7,7 @@ import {
   type DriverOptions,
   itAnswersTheChatCommands,
   type Persona,
+  skillOverTheLimitIsTooLong,
 } from "../support/command-scenarios.ts";
 import {
   botPosts,
@@ -52,6 +53,7 @@ function discordDriver(commands: "typed" | "slash") {
     const config = configOf(options.config, `discord:${ADMIN}`);
     const s = await startDiscordBot({
       ...(options.tools ? { tools: options.tools } : {}),
+      ...(options.skills ? { skills: options.skills } : {}),
       fake: { users: { [HUMAN]: { username: "ada" }, [ADMIN]: { username: "root" } } },
       pipeline: { config, model: "fake-model" },
       // The gate reads the same config as the commands, as in a running bot.
@@ -109,3 +111,8 @@ for (const commands of ["typed", "slash"] as const) {
     itAnswersTheChatCommands(start, "channel");
   });
 }
+
+describe("/skill over the limit in Discord, typed in a message", () => {
+  it("answers a /skill whose instructions carry the request over the limit as too long", () =>
+    skillOverTheLimitIsTooLong(discordDriver("typed")));
+});

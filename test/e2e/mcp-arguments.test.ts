@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { parseConfig } from "../../src/core/config/index.ts";
+import { parseConfig } from "../../src/channels/config.ts";
 import { ToolRegistry } from "../../src/core/tools/registry.ts";
 import { McpHub } from "../../src/tools/mcp/index.ts";
 import { filesystemServer } from "../support/mcp.ts";

@@ -1,10 +1,10 @@
 import { exec, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, describe, it } from "vitest";
+import { docPages, ROOT, readPage } from "../support/docs.ts";
 import {
   connectRedis,
   deleteKeysUnder,
@@ -14,14 +14,14 @@ import {
 } from "../support/redis.ts";
 
 /**
- * The README is the user's manual: every ```console block is run and its
- * output compared byte for byte, so what the README shows is what the code
- * prints. Markers in HTML comments on the line before a fence:
+ * The README and the pages under docs/ are the user's manual: every ```console
+ * block in them is run and its output compared byte for byte, so what the
+ * manual shows is what the code prints. Markers in HTML comments on the line before a fence:
  *
  * - `<!-- console-test: skip: why -->` before a console block whose output
  *   cannot be reproduced here (trimmed, or needs an installed package);
  * - `<!-- console-test: file NAME -->` before a ```yaml block: that block is
- *   the file NAME;
+ *   the file NAME, for blocks on any page (a name is defined once);
  * - `<!-- console-test: needs NAME NAME -->` before a console block: those
  *   files sit in its working folder;
  * - `<!-- console-test: session ARGS -->` before a ```text block of a console
@@ -34,8 +34,6 @@ import {
  * they do in a checkout), with no model or platform credentials, and a key
  * prefix of its own so the console starts with an empty history.
  */
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const README = readFileSync(join(ROOT, "README.md"), "utf8");
 const run = promisify(exec);
 
 interface Fence {
@@ -43,10 +41,12 @@ interface Fence {
   readonly body: string;
   /** The marker on the line before the fence, if any. */
   readonly marker: string | undefined;
+  /** Where it is: the page's path from the repository root, and the line of its opening fence. */
+  readonly page: string;
   readonly line: number;
 }
 
-function fences(text: string): Fence[] {
+function fences(page: string, text: string): Fence[] {
   const lines = text.split("\n");
   const found: Fence[] = [];
   for (let i = 0; i < lines.length; i++) {
@@ -59,6 +59,7 @@ function fences(text: string): Fence[] {
       lang: open[1] ?? "",
       body: lines.slice(i + 1, end).join("\n"),
       marker,
+      page,
       line: i + 1,
     });
     i = end;
@@ -76,13 +77,17 @@ function sessions(body: string): { command: string; output: string }[] {
   return steps.map((step) => ({ command: step.command, output: step.output.join("\n") }));
 }
 
-const all = fences(README);
-const files = new Map(
-  all.flatMap((fence) => {
-    const name = /^file (\S+)$/.exec(fence.marker ?? "")?.[1];
-    return name ? [[name, `${fence.body}\n`] as const] : [];
-  }),
-);
+const all = docPages().flatMap((page) => fences(page, readPage(page)));
+const files = new Map<string, string>();
+for (const fence of all) {
+  const name = /^file (\S+)$/.exec(fence.marker ?? "")?.[1];
+  if (name === undefined) continue;
+  const defined = files.get(name);
+  if (defined !== undefined && defined !== `${fence.body}\n`) {
+    throw new Error(`${fence.page} line ${fence.line}: file ${name} is already a different block`);
+  }
+  files.set(name, `${fence.body}\n`);
+}
 const blocks = all.filter((fence) => fence.lang === "console");
 const conversations = all.filter((fence) => fence.marker?.startsWith("session"));
 const prefixes: string[] = [];
@@ -97,7 +102,7 @@ function workspace(needs: readonly string[]): string {
   }
   for (const name of needs) {
     const text = files.get(name);
-    if (text === undefined) throw new Error(`README: no yaml block is marked as file ${name}`);
+    if (text === undefined) throw new Error(`docs: no yaml block is marked as file ${name}`);
     writeFileSync(join(folder, name), text);
   }
   return folder;
@@ -124,16 +129,17 @@ afterAll(async () => {
 // Each block runs in a folder and under a key prefix of its own, so they run side by side:
 // most of each one's time is a command starting. Five blocks at once on a loaded 2-core
 // machine took up to 90 s: the timeouts allow twice as long.
-describe.concurrent("the README's console blocks", () => {
+describe.concurrent("the console blocks of the README and docs/", () => {
   it("has console blocks, and every skipped one says why", ({ expect }) => {
     expect(blocks.length).toBeGreaterThan(5);
+    expect(blocks.some((block) => block.page === "README.md")).toBe(true);
     for (const block of blocks) {
       if (block.marker?.startsWith("skip")) expect(block.marker).toMatch(/^skip: \S/);
     }
   });
 
   for (const block of blocks.filter((b) => !b.marker?.startsWith("skip"))) {
-    it(`prints what README.md line ${block.line} shows`, async ({ expect }) => {
+    it(`prints what ${block.page} line ${block.line} shows`, async ({ expect }) => {
       const needs = /^needs (.+)$/.exec(block.marker ?? "")?.[1]?.split(/\s+/) ?? [];
       const cwd = workspace(needs);
       for (const { command, output } of sessions(block.body)) {
@@ -145,7 +151,7 @@ describe.concurrent("the README's console blocks", () => {
           shell: "/bin/bash",
           timeout: 120_000,
         }).catch((error: { stdout: string; stderr: string }) => error);
-        // A failing command prints its message on stderr; the README shows the terminal, both streams.
+        // A failing command prints its message on stderr; the manual shows the terminal, both streams.
         const printed = `${result.stdout}${result.stderr}`.replace(/\n$/, "");
         expect({ command, printed }).toEqual({ command, printed: output });
       }
@@ -153,7 +159,7 @@ describe.concurrent("the README's console blocks", () => {
   }
 
   for (const block of conversations) {
-    it(`answers the console conversation at README.md line ${block.line} as shown`, async ({
+    it(`answers the console conversation at ${block.page} line ${block.line} as shown`, async ({
       expect,
     }) => {
       const args = block.marker?.split(/\s+/).slice(1) ?? [];

@@ -7,6 +7,7 @@ import {
   type DriverOptions,
   itAnswersTheChatCommands,
   type Persona,
+  skillOverTheLimitIsTooLong,
 } from "../support/command-scenarios.ts";
 import { SLACK_SECRET, startSlackHarness, useSlackHarness } from "../support/slack-harness.ts";
 
@@ -83,6 +84,11 @@ for (const commands of ["typed", "slash", "switchyard"] as const) {
     itAnswersTheChatCommands(start, "DM");
   });
 }
+
+describe("/skill over the limit in Slack, typed in a DM", () => {
+  it("answers a /skill whose instructions carry the request over the limit as too long", () =>
+    skillOverTheLimitIsTooLong(slackDriver("typed")));
+});
 
 describe("/switchyard in Slack", () => {
   const start = useSlackHarness();

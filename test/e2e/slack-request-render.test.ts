@@ -17,7 +17,7 @@ const FOUND = existsSync(CHROMIUM);
 const REQUIRED = process.env.CONSOLE_BROWSER_TEST === "1";
 /**
  * Where the request's picture goes: a temporary file unless
- * APPROVAL_SCREENSHOT names one. Refresh the README's copy with
+ * APPROVAL_SCREENSHOT names one. Refresh the copy docs/tools/approvals.md shows with
  * `APPROVAL_SCREENSHOT=docs/slack-approval-request.png npx vitest run test/e2e/slack-request-render.test.ts`.
  */
 const SCREENSHOT = process.env.APPROVAL_SCREENSHOT

@@ -11,6 +11,7 @@ import {
   newForgetsHistory,
   type Persona,
   queueShowsAndSets,
+  skillOverTheLimitIsTooLong,
   stopEndsARunningTurn,
   usageMatchesTheModel,
 } from "../support/command-scenarios.ts";
@@ -27,6 +28,7 @@ async function startBot(options: DriverOptions): Promise<CommandDriver> {
   const s = await startTelegram({
     tools,
     config,
+    ...(options.skills ? { skills: options.skills } : {}),
     ...(options.stopTurn ? { stopTurn: options.stopTurn } : {}),
   });
   const { pipe } = s;
@@ -69,4 +71,6 @@ describe("chat commands in Telegram", () => {
   });
   it("/queue shows the mode and where it comes from; an admin sets it", () =>
     queueShowsAndSets(startBot));
+  it("answers a /skill whose instructions carry the request over the limit as too long, as every platform does", () =>
+    skillOverTheLimitIsTooLong(startBot));
 });

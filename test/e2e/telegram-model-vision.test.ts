@@ -1,7 +1,7 @@
 import sharp from "sharp";
 import { afterEach, describe, expect, it } from "vitest";
+import { parseConfig } from "../../src/channels/config.ts";
 import { telegramAddress } from "../../src/channels/telegram/normalize.ts";
-import { parseConfig } from "../../src/core/config/index.ts";
 import { Host } from "../../src/host.ts";
 import type { RecordedRequest } from "../fakes/openai-server.ts";
 import { ALICE, type TelegramSetup, TOOLS, useTelegram } from "../fakes/telegram-setup.ts";

@@ -194,7 +194,7 @@ describe("a worker process's Telegram outbound", () => {
         idempotencyKey: "turn-5-0",
         mayExist: true,
       });
-      // Telegram cannot be asked for the first copy: this is the window the README documents.
+      // Telegram cannot be asked for the first copy: this is the window docs/platforms/telegram.md documents.
       expect(telegram.botMessages(TEAM, topic).map((m) => m.text)).toEqual([
         "the answer",
         "the answer",

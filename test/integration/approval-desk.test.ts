@@ -1,9 +1,10 @@
 import { Queue } from "bullmq";
 import { describe, expect, it } from "vitest";
+import { EMPTY_CONFIG } from "../../src/channels/config.ts";
 import type { Checkpoint } from "../../src/core/agent/checkpoint.ts";
 import type { ConversationAddress } from "../../src/core/agent/inbound.ts";
 import type { ApprovalWait } from "../../src/core/approvals/approval.ts";
-import { EMPTY_CONFIG, type SwitchyardConfig } from "../../src/core/config/index.ts";
+import type { SwitchyardConfig } from "../../src/core/config/index.ts";
 import type { ApprovalClick } from "../../src/ports/approvals.ts";
 import { createStore, newApprovalId } from "../../src/store/index.ts";
 import { ApprovalDesk } from "../../src/workers/approval-desk.ts";

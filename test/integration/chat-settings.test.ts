@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { parseConfig } from "../../src/channels/config.ts";
 import { dayPeriod, monthPeriod } from "../../src/core/budget/usage.ts";
-import { parseConfig } from "../../src/core/config/index.ts";
 import { Inbox } from "../../src/workers/inbox.ts";
 import { type Pipeline, startPipeline } from "../support/pipeline.ts";
 

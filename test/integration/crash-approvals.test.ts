@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { EMPTY_CONFIG } from "../../src/channels/config.ts";
 import type { ConversationAddress } from "../../src/core/agent/inbound.ts";
-import { EMPTY_CONFIG } from "../../src/core/config/index.ts";
 import { createStore, type Store } from "../../src/store/index.ts";
 import { ApprovalDesk } from "../../src/workers/approval-desk.ts";
 import { Inbox } from "../../src/workers/inbox.ts";

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { parseConfig } from "../../src/channels/config.ts";
 import { providerFromEnv } from "../../src/cli/platforms.ts";
 import { ProviderError, type ProviderRequest } from "../../src/core/agent/provider.ts";
-import { parseConfig } from "../../src/core/config/index.ts";
 import { Metrics } from "../../src/observability/metrics.ts";
 import { tracedProvider } from "../../src/observability/tracing-model.ts";
 import { type FakeAnthropic, startFakeAnthropic } from "../fakes/anthropic.ts";

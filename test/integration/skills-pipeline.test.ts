@@ -1,8 +1,8 @@
 import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { IngressGate } from "../../src/access/gate.ts";
+import { EMPTY_CONFIG } from "../../src/channels/config.ts";
 import { CONSOLE_ADDRESS, runConsole } from "../../src/channels/console/channel.ts";
-import { EMPTY_CONFIG } from "../../src/core/config/index.ts";
 import { WarnOnce } from "../../src/core/logger.ts";
 import { defineSkillTool } from "../../src/core/skills/index.ts";
 import { ToolRegistry } from "../../src/core/tools/registry.ts";

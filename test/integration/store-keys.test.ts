@@ -29,6 +29,7 @@ describe("key scheme", () => {
           `${tag}:inbox`,
           `${tag}:lease`,
           keys.approval(address, "abcdefabcdef"),
+          keys.turnStream(address, "turn-1"),
         ];
         const slots = new Set(all.map(keySlot));
         expect(slots.size).toBe(1);
@@ -92,7 +93,12 @@ describe("key scheme", () => {
       reset: "sy:{conv:slack:T1:C1:17.5}:reset",
       lease: "sy:{conv:slack:T1:C1:17.5}:lease",
       pickups: "sy:{conv:slack:T1:C1:17.5}:pickups",
+      inbox: "sy:{conv:slack:T1:C1:17.5}:inbox",
+      seen: "sy:{conv:slack:T1:C1:17.5}:seen",
+      control: "sy:{conv:slack:T1:C1:17.5}:control",
+      usageTurn: "sy:{conv:slack:T1:C1:17.5}:usage:turn",
     });
+    expect(keys.turnStream(address, "t1")).toBe("sy:{conv:slack:T1:C1:17.5}:stream:t1");
     // Usage counters: a conversation's in its slot, a workspace's with its scopes, a person's alone.
     expect(keys.usage({ kind: "conversation", address }, "d:2026-12-01")).toBe(
       "sy:{conv:slack:T1:C1:17.5}:usage:d:2026-12-01",

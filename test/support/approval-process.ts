@@ -20,7 +20,7 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import { startSwitchyard } from "../../src/app.ts";
-import { EMPTY_CONFIG } from "../../src/core/config/index.ts";
+import { EMPTY_CONFIG } from "../../src/channels/config.ts";
 import { ToolRegistry } from "../../src/core/tools/registry.ts";
 import { defineTool } from "../../src/core/tools/tool.ts";
 import type { ApprovalClick } from "../../src/ports/approvals.ts";

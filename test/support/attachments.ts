@@ -1,10 +1,7 @@
 import { afterEach } from "vitest";
 import type { SwitchyardOptions } from "../../src/app.ts";
-import {
-  type AttachmentsConfig,
-  DEFAULT_ATTACHMENTS,
-  EMPTY_CONFIG,
-} from "../../src/core/config/index.ts";
+import { EMPTY_CONFIG } from "../../src/channels/config.ts";
+import { type AttachmentsConfig, DEFAULT_ATTACHMENTS } from "../../src/core/config/index.ts";
 import { openAITranscriber } from "../../src/tools/attachments/index.ts";
 import { type FakeOpenAI, type RecordedRequest, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { startTelegram, type TelegramSetup } from "../fakes/telegram-setup.ts";

@@ -1,7 +1,8 @@
 import { IngressGate } from "../../src/access/gate.ts";
 import type { ChannelRuntime } from "../../src/channels/channel.ts";
+import { EMPTY_CONFIG } from "../../src/channels/config.ts";
 import type { ContractSources } from "../../src/conversation/contract.ts";
-import { EMPTY_CONFIG, type SwitchyardConfig } from "../../src/core/config/index.ts";
+import type { SwitchyardConfig } from "../../src/core/config/index.ts";
 import type { LoggerPort } from "../../src/core/logger.ts";
 import { WarnOnce } from "../../src/core/logger.ts";
 import { ToolRegistry } from "../../src/core/tools/registry.ts";

@@ -2,13 +2,20 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { expect, it } from "vitest";
 import { z } from "zod";
 import { type Switchyard, startSwitchyard } from "../../src/app.ts";
-import type { ConversationAddress } from "../../src/core/agent/inbound.ts";
+import { parseConfig } from "../../src/channels/config.ts";
+import {
+  type ConversationAddress,
+  INBOUND_TEXT_LIMIT,
+  tooLongReply,
+} from "../../src/core/agent/inbound.ts";
 import { dayPeriod } from "../../src/core/budget/usage.ts";
-import { parseConfig, type SwitchyardConfig } from "../../src/core/config/index.ts";
+import type { SwitchyardConfig } from "../../src/core/config/index.ts";
+import { skillInvocationText } from "../../src/core/skills/answers.ts";
 import { ToolRegistry } from "../../src/core/tools/registry.ts";
 import { type AnyTool, defineTool } from "../../src/core/tools/tool.ts";
 import type { StopTurn } from "../../src/ports/turn-control.ts";
 import { unconfiguredProvider } from "../../src/providers/openai.ts";
+import { loadSkills, type SkillLibrary } from "../../src/skills/loader.ts";
 import { until } from "./channels.ts";
 import { bigTool, lookupTool, type Pipeline } from "./pipeline.ts";
 import { testRedisFactory } from "./redis.ts";
@@ -35,6 +42,8 @@ export interface DriverOptions {
   readonly tools?: AnyTool[];
   /** `/stop`'s port, when it must come from another process. */
   readonly stopTurn?: StopTurn;
+  /** The skill library the ingress and the worker read, when a scenario uses skills. */
+  readonly skills?: SkillLibrary;
 }
 
 export type StartDriver = (options: DriverOptions) => Promise<CommandDriver>;
@@ -261,6 +270,42 @@ export async function helpListsWhatThePersonMayUse(
     expect(d.pipe.fake.requests).toHaveLength(0);
   } finally {
     await d.close();
+  }
+}
+
+/**
+ * `/skill` near the limit: a request the person typed under the inbound
+ * limit, which the skill's instructions carry over it, is answered as too
+ * long (the length the model would have read), as a message over the
+ * limit is; nothing reaches the model, and the conversation goes on.
+ */
+export async function skillOverTheLimitIsTooLong(start: StartDriver): Promise<void> {
+  const skills = await loadSkills({ global: [], workspaces: {} });
+  const d = await start({ config: "", skills });
+  try {
+    const skill = skills
+      .sourcesFor()
+      .flatMap((source) => source.skills)
+      .find((s) => s.name === "meeting-notes");
+    if (!skill) throw new Error("the built-in meeting-notes skill is missing");
+    // Room for a mention and the command: the typed line stays under the limit.
+    const request = "x".repeat(INBOUND_TEXT_LIMIT - 100);
+    const expanded = skillInvocationText(skill, request);
+    expect(expanded.length).toBeGreaterThan(INBOUND_TEXT_LIMIT);
+    d.pipe.fake.script({ content: "Short one answered." });
+    await d.say(`/skill meeting-notes ${request}`);
+    await d.say("short one");
+    // Not botSaid: where the answer never comes, the comparison below shows what was said instead.
+    await until(() => (d.said().includes("Short one answered.") ? true : undefined)).catch(
+      () => {},
+    );
+    await sleep(300);
+    expect(d.said()).toEqual([tooLongReply(expanded.length), "Short one answered."]);
+    expect(d.pipe.fake.requests).toHaveLength(1);
+    expect(d.pipe.fake.requests[0]?.body.messages.at(-1).content).toMatch(/short one$/);
+  } finally {
+    await d.close();
+    skills.close();
   }
 }
 

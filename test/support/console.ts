@@ -1,6 +1,7 @@
+import { EMPTY_CONFIG } from "../../src/channels/config.ts";
 import { mountConsole, turnActivity } from "../../src/console/mount.ts";
 import { runtimeLayer } from "../../src/core/availability/runtime-spec.ts";
-import { EMPTY_CONFIG, type SwitchyardConfig } from "../../src/core/config/index.ts";
+import type { SwitchyardConfig } from "../../src/core/config/index.ts";
 import { WarnOnce } from "../../src/core/logger.ts";
 import { Host } from "../../src/host.ts";
 import { type OpsServer, startOpsServer } from "../../src/observability/http.ts";

@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { DEFAULT_TOOL_TIMEOUT_MS } from "../../src/app.ts";
 import { DEFAULT_MODEL_LIMITS } from "../../src/core/config/index.ts";
 
-/** The repository root, for reading deploy/ and the README. */
+/** The repository root, for reading deploy/ and the docs. */
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 export function readRepoFile(path: string): string {
@@ -28,12 +28,16 @@ export const LONGEST_STEP_SECONDS = (DEFAULT_MODEL_LIMITS.callMs + DEFAULT_TOOL_
  */
 export const INGRESS_STOP_SECONDS = 5 + 3 + 4 + 2;
 
-/** Every variable the README's "Environment" table names, in its first column. */
-export function readmeEnvironmentNames(): string[] {
-  const readme = readRepoFile("README.md");
-  const start = readme.indexOf("\n### Environment\n");
-  if (start < 0) throw new Error('README.md has no "### Environment" section');
-  const section = readme.slice(start + 1, readme.indexOf("\n#", start + 2));
+/** The docs page whose table lists every environment variable. */
+export const ENVIRONMENT_PAGE = "docs/config/environment.md";
+
+/** Every variable the "Environment" table of the docs names, in its first column. */
+export function documentedEnvironmentNames(): string[] {
+  const page = readRepoFile(ENVIRONMENT_PAGE);
+  const start = `\n${page}`.indexOf("\n# Environment\n");
+  if (start < 0) throw new Error(`${ENVIRONMENT_PAGE} has no "# Environment" section`);
+  const next = page.indexOf("\n#", start + 2);
+  const section = page.slice(start, next < 0 ? undefined : next);
   const names = new Set<string>();
   for (const line of section.split("\n")) {
     const first = /^\|([^|]*)\|/.exec(line)?.[1] ?? "";

@@ -1,7 +1,8 @@
 import { afterEach } from "vitest";
 import type { SwitchyardOptions } from "../../src/app.ts";
 import { SlackChannel, type SlackChannelOptions } from "../../src/channels/slack/channel.ts";
-import type { SlackConfig, SwitchyardConfig } from "../../src/core/config/index.ts";
+import type { SlackConfig } from "../../src/channels/slack/config-section.ts";
+import type { SwitchyardConfig } from "../../src/core/config/index.ts";
 import type { AnyTool } from "../../src/core/tools/tool.ts";
 import type { StopTurn } from "../../src/ports/turn-control.ts";
 import { loadSkills } from "../../src/skills/loader.ts";

@@ -2,15 +2,14 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { duration } from "../../src/access/refusals.ts";
+import { parseConfig, reloadConfig } from "../../src/channels/config.ts";
 import {
   accessPolicyFor,
   ConfigError,
   formatAccessEntry,
   limitsFor,
   parseAccessEntry,
-  parseConfig,
   parseRate,
-  reloadConfig,
 } from "../../src/core/config/index.ts";
 import { MAX_RATE_COUNT, MAX_RATE_WINDOW_MS } from "../../src/core/config/rate-spec.ts";
 

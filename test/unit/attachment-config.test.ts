@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { parseConfig } from "../../src/channels/config.ts";
 import { attachmentNotice } from "../../src/core/attachments/capability-notice.ts";
 import { modelVision } from "../../src/core/attachments/model-vision.ts";
 import { capabilityStatus } from "../../src/core/availability/capabilities.ts";
@@ -6,7 +7,6 @@ import {
   DEFAULT_ATTACHMENTS,
   type ModelSection,
   type ModelsConfig,
-  parseConfig,
 } from "../../src/core/config/index.ts";
 import { Host } from "../../src/host.ts";
 import {

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import {
   type BenchJson,
   currentSection,
+  PERFORMANCE_PAGE,
   RESULTS_FILE,
   renderSection,
   replaceSection,
@@ -13,12 +14,12 @@ import {
 } from "../../bench/readme-section.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const README = readFileSync(`${ROOT}README.md`, "utf8");
+const PAGE = readFileSync(`${ROOT}${PERFORMANCE_PAGE}`, "utf8");
 const RESULTS = JSON.parse(readFileSync(`${ROOT}${RESULTS_FILE}`, "utf8")) as BenchJson;
 
-describe("the README's performance section", () => {
+describe("the performance section of the docs", () => {
   it("is exactly what `npm run bench:readme` renders from the committed bench JSON", () => {
-    expect(currentSection(README)).toBe(renderSection(RESULTS));
+    expect(currentSection(PAGE)).toBe(renderSection(RESULTS));
   });
 
   it("shows every target of the run with its verdict, and the command that made it", () => {
@@ -34,7 +35,7 @@ describe("the README's performance section", () => {
     expect(RESULTS.run?.command).toContain(`--json=${RESULTS_FILE}`);
   });
 
-  it("holds no console block, which the README test would run", () => {
+  it("holds no console block, which the docs' console test would run", () => {
     expect(renderSection(RESULTS)).not.toMatch(/^```console/m);
   });
 });
@@ -57,7 +58,7 @@ describe("replaceSection", () => {
     );
   });
 
-  it("says where the markers go when the README has none", () => {
+  it("says where the markers go when the page has none", () => {
     expect(() => replaceSection("# Title\n", "x")).toThrow(/put <!-- bench:pipeline:start -->/);
   });
 

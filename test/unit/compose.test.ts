@@ -4,14 +4,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { readConfig } from "../../src/core/config/load.ts";
+import { readConfig } from "../../src/channels/config.ts";
 import {
+  documentedEnvironmentNames,
   durationSeconds,
   envFileNames,
   INGRESS_STOP_SECONDS,
   LONGEST_STEP_SECONDS,
   ROOT,
-  readmeEnvironmentNames,
   readRepoFile,
 } from "../support/deploy.ts";
 
@@ -78,17 +78,17 @@ describe("the compose file (deploy/compose.yaml)", () => {
     expect(ingress).toBeLessThan(LONGEST_STEP_SECONDS);
   });
 
-  it("passes every variable of the README's table on to both processes, from deploy/.env when it sets it", () => {
+  it("passes every variable of the docs' environment table on to both processes, from deploy/.env when it sets it", () => {
     for (const [name, service] of switchyards) {
       expect(Object.keys(service.environment ?? {}), name).toEqual(
-        expect.arrayContaining(readmeEnvironmentNames()),
+        expect.arrayContaining(documentedEnvironmentNames()),
       );
     }
   });
 
-  it("lists in .env.example every variable of the README's table, and no value", () => {
+  it("lists in .env.example every variable of the docs' environment table, and no value", () => {
     const example = readRepoFile("deploy/.env.example");
-    expect(envFileNames(example)).toEqual(readmeEnvironmentNames());
+    expect(envFileNames(example)).toEqual(documentedEnvironmentNames());
     const set = example.split("\n").filter((line) => /^[A-Z][A-Z0-9_]*=/.test(line));
     expect(set).toEqual([]);
   });

@@ -11,8 +11,9 @@ import {
   parseDocument,
   stringify,
 } from "yaml";
+import { parseConfig } from "../../src/channels/config.ts";
 import { firstDuplicateKey } from "../../src/core/config/duplicate-keys.ts";
-import { ConfigError, parseConfig } from "../../src/core/config/index.ts";
+import { ConfigError } from "../../src/core/config/index.ts";
 import { LineIndex } from "../../src/core/config/locate.ts";
 
 const FILE = "fuzz.yaml";

@@ -3,12 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { LiveConfig, readConfigText } from "../../src/bot/config-file.ts";
-import {
-  ConfigError,
-  MAX_CONFIG_BYTES,
-  parseConfig,
-  readConfig,
-} from "../../src/core/config/index.ts";
+import { parseConfig, readConfig } from "../../src/channels/config.ts";
+import { ConfigError, MAX_CONFIG_BYTES } from "../../src/core/config/index.ts";
 import { expandToolset } from "../../src/core/tools/toolsets.ts";
 import { tool } from "../support/tools.ts";
 

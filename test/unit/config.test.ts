@@ -1,5 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { EMPTY_CONFIG, parseConfig, readConfig, reloadConfig } from "../../src/channels/config.ts";
+import { DEFAULT_DISCORD } from "../../src/channels/discord/config-section.ts";
+import { DEFAULT_TELEGRAM } from "../../src/channels/telegram/config-section.ts";
 import {
   ConfigError,
   DEFAULT_ACCESS,
@@ -7,7 +10,6 @@ import {
   DEFAULT_ATTACHMENTS,
   DEFAULT_BUDGETS,
   DEFAULT_CONSOLE,
-  DEFAULT_DISCORD,
   DEFAULT_LIMITS,
   DEFAULT_MCP,
   DEFAULT_MEMORY,
@@ -16,15 +18,10 @@ import {
   DEFAULT_QUEUE,
   DEFAULT_REDIS,
   DEFAULT_REMINDERS,
-  DEFAULT_TELEGRAM,
   DEFAULT_TELEMETRY,
   DEFAULT_TRANSCRIPTION,
   DEFAULT_WEB,
-  EMPTY_CONFIG,
   globalLayer,
-  parseConfig,
-  readConfig,
-  reloadConfig,
   type SwitchyardConfig,
 } from "../../src/core/config/index.ts";
 import type { LoggerPort } from "../../src/core/logger.ts";

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { EMPTY_CONFIG, parseConfig } from "../../src/channels/config.ts";
 import {
   type ContractSources,
   type ConversationState,
@@ -9,7 +10,7 @@ import { modelVision, type VisionDeclarations } from "../../src/core/attachments
 import type { Capabilities } from "../../src/core/availability/capabilities.ts";
 import { EMPTY_INTENT, type Intent, setKey } from "../../src/core/availability/intent.ts";
 import { overlayLayer, type ScopeLayer } from "../../src/core/availability/scopes.ts";
-import { EMPTY_CONFIG, globalLayer, parseConfig } from "../../src/core/config/index.ts";
+import { globalLayer } from "../../src/core/config/index.ts";
 import { freezeTurn } from "../../src/core/loading/freeze.ts";
 import { WarnOnce } from "../../src/core/logger.ts";
 import type { Store, StoredSettings } from "../../src/store/index.ts";

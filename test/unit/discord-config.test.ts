@@ -1,14 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { parseDocument } from "yaml";
 import { z } from "zod";
-import { DiscordEnvError, discordOptionsFromEnv } from "../../src/channels/discord/settings.ts";
+import { EMPTY_CONFIG } from "../../src/channels/config.ts";
 import {
   DEFAULT_DISCORD,
   type DiscordConfig,
   discordSection,
-} from "../../src/core/config/discord-section.ts";
+} from "../../src/channels/discord/config-section.ts";
+import { DiscordEnvError, discordOptionsFromEnv } from "../../src/channels/discord/settings.ts";
 import { renderKeyPath } from "../../src/core/config/errors.ts";
-import { EMPTY_CONFIG, type SwitchyardConfig } from "../../src/core/config/index.ts";
+import type { SwitchyardConfig } from "../../src/core/config/index.ts";
 import { problemsOf } from "../../src/core/config/problems.ts";
 
 /** The section read from YAML as the config loader reads a file: "key: problem" on failure. */

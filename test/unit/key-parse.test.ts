@@ -10,6 +10,12 @@ describe("schemeKeyKind", () => {
   it("names the kind of every key KeyScheme builds", () => {
     expect(schemeKeyKind("sy", keys.conversation(address).intent)).toBe("conversation");
     expect(schemeKeyKind("sy", `${keys.conversationTag(address)}:inbox`)).toBe("conversation");
+    for (const key of [
+      ...Object.values(keys.conversation(address)),
+      keys.turnStream(address, "turn-1"),
+    ]) {
+      expect(schemeKeyKind("sy", key), key).toBe("conversation");
+    }
     expect(schemeKeyKind("sy", keys.scope("channel", address))).toBe("workspace");
     expect(schemeKeyKind("sy", keys.scope("global", {}))).toBe("global-scope");
     expect(schemeKeyKind("sy", keys.access().pending)).toBe("access");
@@ -45,6 +51,15 @@ describe("schemeKeyKind", () => {
       global: "sy:discord:commands:1:global",
     });
     expect(keys.sentMessage("telegram", "k", 2)).toBe("sy:telegram:sent:k:2");
+    // The inbox's, the turn signals', the usage guard's and the streamed answer's, as workers built them by hand.
+    const tag = "sy:{conv:slack:T1:C1:C1%3A17.5}";
+    expect(keys.conversationTag(address)).toBe(tag);
+    const conversation = keys.conversation(address);
+    expect(conversation.inbox).toBe(`${tag}:inbox`);
+    expect(conversation.seen).toBe(`${tag}:seen`);
+    expect(conversation.control).toBe(`${tag}:control`);
+    expect(conversation.usageTurn).toBe(`${tag}:usage:turn`);
+    expect(keys.turnStream(address, "turn-1")).toBe(`${tag}:stream:turn-1`);
     expect(keys.outbox().sent("k")).toBe("sy:{outbox}:sent:k");
     expect(keys.notes({ platform: "slack", workspace: "T 1", user: "U:1" })).toEqual({
       notes: "sy:{mem:slack:T%201:U%3A1}:notes",

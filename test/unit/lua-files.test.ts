@@ -3,7 +3,10 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { LUA_DIR, LuaFileError, LuaScript } from "../../src/store/lua.ts";
+import { SENDING } from "../../src/channels/telegram/sent-ledger.ts";
+import { MOUNT_PREFIX, MOUNT_SEQ_FIELD } from "../../src/store/intent-fields.ts";
+import { LUA_DIR, LuaFileError, LuaScript, UNPACK_CHUNK } from "../../src/store/lua.ts";
+import { APPLY_RESET_LUA } from "../../src/store/reset-store.ts";
 
 const SRC = fileURLToPath(new URL("../../src", import.meta.url));
 
@@ -77,5 +80,57 @@ describe("Lua scripts as files", () => {
     expect([...named].sort()).toEqual(onDisk.sort());
     // Every script reads: a broken include would only show when Redis first runs it.
     for (const name of named) expect(LuaScript.file(name).source.length).toBeGreaterThan(0);
+  });
+});
+
+/** A script or fragment of `src/store/lua/` as stored, by its name without `.lua`. */
+function lua(name: string): string {
+  return readFileSync(join(LUA_DIR, `${name}.lua`), "utf8");
+}
+
+/** Lua without its comment lines and blank lines, each line trimmed: what it runs. */
+function code(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "" && !line.startsWith("--"))
+    .join("\n");
+}
+
+describe("the Lua agrees with the TypeScript constants it spells out", () => {
+  it("feeds unpack in chunks of UNPACK_CHUNK everywhere", () => {
+    const chunked = files(LUA_DIR, ".lua").filter((file) =>
+      readFileSync(file, "utf8").includes("unpack("),
+    );
+    expect(chunked.length).toBeGreaterThan(0);
+    for (const file of chunked) {
+      const text = readFileSync(file, "utf8");
+      const steps = [...text.matchAll(/^\s*for i = [^,]+, [^,]+, (\d+) do$/gm)].map((m) =>
+        Number(m[1]),
+      );
+      expect(steps.length, file).toBeGreaterThan(0);
+      for (const step of steps) expect(step, file).toBe(UNPACK_CHUNK);
+      // The last index of a chunk: `i + 999` or `i + 1000 - 1`.
+      for (const m of text.matchAll(/i \+ (\d+)( - 1)?\b/g)) {
+        expect(Number(m[1]) - (m[2] ? 1 : 0), file).toBe(UNPACK_CHUNK - 1);
+      }
+    }
+  });
+
+  it("names the discovery mounts' fields as intent-fields.ts does", () => {
+    for (const name of ["intent-mount-1", "includes/apply-reset"]) {
+      const text = lua(name);
+      expect(text, name).toContain(`'${MOUNT_SEQ_FIELD}'`);
+      expect(text, name).toContain(`, 1, ${MOUNT_PREFIX.length}) == '${MOUNT_PREFIX}'`);
+    }
+    expect(lua("intent-mount-1")).toContain(`local field = '${MOUNT_PREFIX}' .. ARGV[i]`);
+  });
+
+  it("knows a Telegram send on the way by the sent ledger's SENDING", () => {
+    expect(lua("sent-record-1")).toContain(`held ~= '${SENDING}'`);
+  });
+
+  it("keeps APPLY_RESET_LUA, for the snapshot script, the same as includes/apply-reset.lua", () => {
+    expect(code(APPLY_RESET_LUA)).toBe(code(lua("includes/apply-reset")));
   });
 });

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { parseConfig } from "../../src/channels/config.ts";
 import { modelLimitsFromEnv, providerFromEnv, StartOptionError } from "../../src/cli/platforms.ts";
-import { parseConfig } from "../../src/core/config/index.ts";
 import {
   DEFAULT_MODEL_LIMITS,
   MODEL_LIMIT_NAMES,

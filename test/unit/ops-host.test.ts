@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { opsHost } from "../../src/bot/bot-app.ts";
+import { parseConfig } from "../../src/channels/config.ts";
 import { hostFromEnv, StartOptionError } from "../../src/cli/platforms.ts";
 import { consoleServedLine } from "../../src/console/mount.ts";
-import { ConfigError, parseConfig } from "../../src/core/config/index.ts";
+import { ConfigError } from "../../src/core/config/index.ts";
 
 const consoleOf = (text: string) => parseConfig(text, "switchyard.yaml").console;
 

@@ -1,10 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { parseConfig } from "../../src/channels/config.ts";
 import {
   ConfigError,
   type PersonaChoice,
   type PersonaConfig,
-  parseConfig,
   personaChoiceFor,
 } from "../../src/core/config/index.ts";
 

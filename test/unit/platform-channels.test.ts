@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { Channel } from "../../src/channels/channel.ts";
+import { EMPTY_CONFIG } from "../../src/channels/config.ts";
 import type { EnvPlatform } from "../../src/channels/env-platforms.ts";
 import { SlackSettingsError } from "../../src/channels/slack/settings.ts";
 import { platformChannels, StartOptionError } from "../../src/cli/platforms.ts";
-import { EMPTY_CONFIG } from "../../src/core/config/index.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 
 const config = () => EMPTY_CONFIG;

@@ -1,13 +1,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { queueBehaviourOf, queueFromEnv } from "../../src/bot/queue-settings.ts";
+import { readConfig } from "../../src/channels/config.ts";
 import {
   planTake,
   QUEUE_MODES,
   type QueueBehaviour,
   type Waiting,
 } from "../../src/core/agent/queue-mode.ts";
-import { queueBehaviourFor, readConfig } from "../../src/core/config/index.ts";
+import { queueBehaviourFor } from "../../src/core/config/index.ts";
 
 interface Arrival extends Waiting {
   readonly id: number;

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { Cluster, Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { queueFromEnv, queueSettings } from "../../src/bot/queue-settings.ts";
+import { readConfig } from "../../src/channels/config.ts";
 import { StartOptionError } from "../../src/cli/platforms.ts";
 import {
   DEFAULT_QUEUE,
@@ -9,7 +10,6 @@ import {
   parseRedisAddress,
   parseRedisAddressList,
   RedisAddressError,
-  readConfig,
 } from "../../src/core/config/index.ts";
 import { describeTopology, RedisTopologyError, topologyFrom } from "../../src/redis/redis.ts";
 import { RedisFactory } from "../../src/redis/redis-factory.ts";

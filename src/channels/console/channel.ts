@@ -8,19 +8,19 @@ import {
   type ConversationAddress,
   conversationKey,
   type InboundMessage,
-  isTooLong,
-  tooLongReply,
 } from "../../core/agent/inbound.ts";
 import type { CommandPolicy } from "../../core/commands/index.ts";
-import { traceReceive } from "../../observability/tracing-ingress.ts";
 import type { AdmitCheck } from "../../ports/admission.ts";
 import type { Approvals } from "../../ports/approvals.ts";
 import type { Enqueue, IsIdle } from "../../ports/enqueue.ts";
 import type { StopTurn } from "../../ports/turn-control.ts";
-import { routeChatText } from "../chat-commands.ts";
-import { passedGate } from "../gate-pass.ts";
 import type { ReloadableSkills } from "../skills-command.ts";
-import type { TakenAs } from "../take-message.ts";
+import {
+  type MessageOrigin,
+  type MessagePath,
+  type RoutedMessage,
+  takeMessage,
+} from "../take-message.ts";
 import { consoleAttachment } from "./files.ts";
 import type { RedisOutbox } from "./outbox.ts";
 import { CONSOLE_GREETING, PROMPT } from "./terminal.ts";
@@ -78,6 +78,7 @@ export async function runConsole(given: ConsoleOptions): Promise<void> {
     admins: [],
     conversation: "anyone" as const,
   };
+  const take = consolePath(options, policy);
   const key = conversationKey(address);
   let since = await lastEntryId(options.reader, options.outbox.stream);
   let reading = true;
@@ -118,8 +119,7 @@ export async function runConsole(given: ConsoleOptions): Promise<void> {
       eventId: randomUUID(),
       time: Date.now(),
     };
-    // As a platform event is in takeMessage: the gate, a command and the enqueue inside one ingress span.
-    await traceReceive(message, () => takeLine(options, message, policy));
+    await take(message);
     lines.prompt();
   }
 
@@ -173,53 +173,46 @@ function openLines(options: ConsoleOptions): {
   };
 }
 
-/** What one typed line becomes: answered on the spot, refused by the gate, or queued for a turn. */
-async function takeLine(
-  options: ConsoleOptions,
-  message: InboundMessage,
-  policy: CommandPolicy,
-): Promise<Exclude<TakenAs, "repeat">> {
-  const line = message.text;
-  if (isTooLong(line)) {
-    options.print(`${tooLongReply(line.length)}\n`);
-    return "answered";
-  }
-  const refused = { say: async (text: string) => options.print(`${text}\n`) };
-  // The person at the terminal owns the bot: always let in, but the limits count them too.
-  if (!(await passedGate(await options.gate.admit(message, { trusted: true }), refused)))
-    return "refused";
-  if (/^\/attach\b/.test(line)) {
-    const { attachment, text, problem } = await consoleAttachment(line);
-    if (problem || !attachment) {
-      options.print(`${problem}\n`);
-      return "answered";
-    }
-    if (!(await passedGate(await options.gate.meter(message), refused))) return "refused";
-    await options.queue.enqueue({ ...message, text, attachments: [attachment] });
-    return "queued";
-  }
-  const actor = { id: CONSOLE_USER, isPlatformAdmin: true };
-  const address = options.address ?? CONSOLE_ADDRESS;
-  const origin = {
-    ...address,
-    user: CONSOLE_USER,
-    ...(message.userName ? { userName: message.userName } : {}),
-  };
-  const outcome = await routeChatText(line, origin, actor, {
+/**
+ * The path every channel's messages take, for the terminal: the person at
+ * it owns the bot, so the gate always lets them in (the limits count them
+ * too), and `/attach` is a command of its own.
+ */
+function consolePath(options: ConsoleOptions, policy: CommandPolicy) {
+  const runtime: MessagePath = {
+    ungatedQueue: options.queue,
     sources: options.sources,
-    policy,
+    permissions: () => policy,
+    gate: options.gate,
     ...(options.skillLibrary ? { skills: options.skillLibrary } : {}),
     ...(options.stopTurn ? { stopTurn: options.stopTurn } : {}),
     ...(options.admit ? { admit: options.admit } : {}),
     ...(options.approvals ? { approvals: options.approvals } : {}),
-  });
-  if (outcome.kind === "reply") {
-    options.print(`${outcome.text}\n`);
-    return "answered";
+  };
+  const say = async (text: string) => options.print(`${text}\n`);
+  const origin: MessageOrigin = {
+    actor: { id: CONSOLE_USER, isPlatformAdmin: true },
+    reply: say,
+    // Each line is an event of its own: nothing delivers it twice.
+    claimed: true,
+    admit: { trusted: true },
+    route: (message) => attachCommand(message, say),
+  };
+  return (message: InboundMessage) => takeMessage(runtime, message, origin);
+}
+
+/** `/attach <path> [message]`: the file and the rest of the line go to the model together. */
+async function attachCommand(
+  message: InboundMessage,
+  say: (text: string) => Promise<void>,
+): Promise<RoutedMessage | undefined> {
+  if (!/^\/attach\b/.test(message.text)) return undefined;
+  const { attachment, text, problem } = await consoleAttachment(message.text);
+  if (problem || !attachment) {
+    await say(`${problem}`);
+    return { kind: "answered" };
   }
-  if (!(await passedGate(await options.gate.meter(message), refused))) return "refused";
-  await options.queue.enqueue({ ...message, text: outcome.text });
-  return "queued";
+  return { kind: "message", text, attachments: [attachment] };
 }
 
 async function lastEntryId(redis: Redis, stream: string): Promise<string> {

@@ -3,8 +3,7 @@ import type { Redis } from "ioredis";
 import { type ConversationAddress, conversationKey } from "../../core/agent/inbound.ts";
 import type { CommandPolicy } from "../../core/commands/index.ts";
 import type { DeliveryTarget, Outbound, OutgoingFile, PostOptions } from "../../ports/outbound.ts";
-import { Inbox } from "../../workers/inbox.ts";
-import type { Channel, ChannelRuntime } from "../channel.ts";
+import { type Channel, type ChannelRuntime, ChannelRuntimeError } from "../channel.ts";
 import { runConsole } from "./channel.ts";
 import { RedisOutbox } from "./outbox.ts";
 import { atTerminal } from "./terminal.ts";
@@ -81,6 +80,12 @@ export class ConsoleChannel implements Channel {
   }
 
   async start(runtime: ChannelRuntime): Promise<void> {
+    const { idle } = runtime;
+    if (idle === undefined) {
+      throw new ChannelRuntimeError(
+        "The console channel waits for its conversation to come to rest at the end of its input, and this runtime cannot tell: start it with one that has idle (createBot's does).",
+      );
+    }
     const keys = runtime.sources.store.keys;
     const outbox = new RedisOutbox(runtime.redis, keys.prefix, conversationKey);
     this.#outbox = outbox;
@@ -95,7 +100,7 @@ export class ConsoleChannel implements Channel {
       input: this.#options.input ?? process.stdin,
       print,
       queue: runtime.ungatedQueue,
-      idle: (address) => new Inbox(runtime.redis, keys).idle(address),
+      idle,
       outbox,
       reader,
       sources: runtime.sources,

@@ -25,13 +25,7 @@ import { LocalFiles } from "./files.ts";
  * A file is written into a folder of the worker's disk (the console runs
  * where its workers do) and its entry says where.
  */
-const POST = new LuaScript(`
-local existing = redis.call('GET', KEYS[1])
-if existing then return existing end
-local id = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], '*', 'kind', ARGV[6], 'conversation', ARGV[1], 'text', ARGV[2], 'key', ARGV[5], 'path', ARGV[7], 'controls', ARGV[8])
-redis.call('SET', KEYS[1], id, 'PX', ARGV[4])
-return id
-`);
+const POST = LuaScript.file("outbox-post-2");
 
 export interface OutboxEntry {
   readonly id: string;

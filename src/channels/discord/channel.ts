@@ -1,8 +1,8 @@
 import { Client, Events, GatewayIntentBits, Options, Partials } from "discord.js";
-import { DEFAULT_DISCORD, type DiscordConfig } from "../../core/config/discord-section.ts";
 import type { SwitchyardConfig } from "../../core/config/index.ts";
 import type { Channel, ChannelRuntime } from "../channel.ts";
 import { ChannelState } from "../channel-state.ts";
+import { DEFAULT_DISCORD, type DiscordConfig } from "./config-section.ts";
 import { DiscordDirectory } from "./directory.ts";
 import { guardPacketHandling, type PacketFailure } from "./gateway-guard.ts";
 import { takeDiscordMessage } from "./ingress.ts";

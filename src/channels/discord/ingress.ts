@@ -1,9 +1,9 @@
 import { type Message, PermissionFlagsBits } from "discord.js";
 import type { Actor } from "../../core/commands/index.ts";
-import type { DiscordConfig, DiscordConversation } from "../../core/config/discord-section.ts";
 import type { ChannelRuntime } from "../channel.ts";
 import type { ChannelState } from "../channel-state.ts";
 import { takeMessage } from "../take-message.ts";
+import type { DiscordConfig, DiscordConversation } from "./config-section.ts";
 import { type DiscordMessageLike, normalizeDiscordMessage } from "./normalize.ts";
 
 /** What taking Discord messages needs from the channel. */

@@ -1,6 +1,6 @@
 import type { InboundMessage } from "../../core/agent/inbound.ts";
 import { declaredAttachment } from "../../core/attachments/attachment.ts";
-import type { DiscordConversation } from "../../core/config/discord-section.ts";
+import type { DiscordConversation } from "./config-section.ts";
 
 type AttachmentLike = {
   id: string;

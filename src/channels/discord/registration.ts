@@ -1,9 +1,9 @@
 import { type Client, Events, type Guild, Routes } from "discord.js";
 import type { Redis } from "ioredis";
-import type { DiscordCommandScope } from "../../core/config/discord-section.ts";
 import type { LoggerPort } from "../../core/logger.ts";
 import type { KeyScheme } from "../../store/keys.ts";
 import { commandDefinitions } from "./commands.ts";
+import type { DiscordCommandScope } from "./config-section.ts";
 
 /** Discord refused to register the commands; the message says what to check. */
 export class DiscordRegistrationError extends Error {

@@ -1,8 +1,5 @@
-import type {
-  DiscordCommandScope,
-  DiscordConfig,
-  SwitchyardConfig,
-} from "../../core/config/index.ts";
+import type { SwitchyardConfig } from "../../core/config/index.ts";
+import type { DiscordCommandScope, DiscordConfig } from "./config-section.ts";
 
 /** What the channel is built from: its credentials, where its API is, and the config section it reads. */
 export interface DiscordChannelOptions {

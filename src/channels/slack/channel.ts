@@ -1,10 +1,10 @@
 import { App, LogLevel, type Receiver } from "@slack/bolt";
 import { WebClient } from "@slack/web-api";
 import type { SwitchyardConfig } from "../../core/config/index.ts";
-import { DEFAULT_SLACK, type SlackConfig } from "../../core/config/index.ts";
 import type { Channel, ChannelRuntime } from "../channel.ts";
 import { ChannelState } from "../channel-state.ts";
 import { SLACK_COMMANDS } from "./commands.ts";
+import { DEFAULT_SLACK, type SlackConfig } from "./config-section.ts";
 import { SlackDirectory } from "./directory.ts";
 import { SlackFiles } from "./files.ts";
 import { registerSlackIngress } from "./ingress.ts";

@@ -1,12 +1,12 @@
 import type { App } from "@slack/bolt";
 import type { WebClient } from "@slack/web-api";
 import { isTooLong, tooLongReply } from "../../core/agent/inbound.ts";
-import type { SlackConfig } from "../../core/config/index.ts";
 import { InboundMessageError } from "../../ports/enqueue.ts";
 import type { ChannelRuntime } from "../channel.ts";
 import type { ChannelState } from "../channel-state.ts";
 import { takeMessage } from "../take-message.ts";
 import { registerSlackCommands } from "./commands.ts";
+import type { SlackConfig } from "./config-section.ts";
 import { registerSlackControls } from "./control-actions.ts";
 import { asTakeError, describe, SlackEventInFlightError } from "./errors.ts";
 import {

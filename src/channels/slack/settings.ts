@@ -1,4 +1,5 @@
-import type { SlackConfig, SwitchyardConfig } from "../../core/config/index.ts";
+import type { SwitchyardConfig } from "../../core/config/index.ts";
+import type { SlackConfig } from "./config-section.ts";
 
 /** What the channel is built from: its credentials, where its API is, and the config section it reads. */
 export interface SlackChannelOptions {

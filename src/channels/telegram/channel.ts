@@ -2,7 +2,6 @@ import { type Api, Bot, BotError } from "grammy";
 import type { Update } from "grammy/types";
 import type { Redis } from "ioredis";
 import type { SwitchyardConfig } from "../../core/config/index.ts";
-import { DEFAULT_TELEGRAM, type TelegramConfig } from "../../core/config/telegram-section.ts";
 import type { LoggerPort } from "../../core/logger.ts";
 import type { Channel, ChannelRuntime, WorkerParts } from "../channel.ts";
 import { ChatAdmins } from "./admins.ts";
@@ -12,6 +11,7 @@ import {
   isTelegramError,
   trimRoot,
 } from "./api.ts";
+import { DEFAULT_TELEGRAM, type TelegramConfig } from "./config-section.ts";
 import { TelegramDirectory } from "./directory.ts";
 import { isMessageForBot, type TelegramIngressDeps, telegramIngress } from "./ingress.ts";
 import { CommandMenu } from "./menu.ts";

@@ -1,15 +1,14 @@
 import { type Api, Composer, type Context } from "grammy";
 import type { Message } from "grammy/types";
-import { type InboundMessage, isTooLong, tooLongReply } from "../../core/agent/inbound.ts";
-import type { TelegramConfig } from "../../core/config/telegram-section.ts";
-import { traceReceive } from "../../observability/tracing-ingress.ts";
+import type { InboundMessage } from "../../core/agent/inbound.ts";
 import { isApprovalPayload } from "../approval-click.ts";
 import { passedGate, type RefusalAnswer } from "../gate-pass.ts";
-import type { TakenAs } from "../take-message.ts";
+import { type RoutedMessage, takeMessage } from "../take-message.ts";
 import type { ChatAdmins } from "./admins.ts";
 import { isTelegramError } from "./api.ts";
 import { decodePress } from "./callback-data.ts";
 import { answerChatCommand, answerPress, type TelegramCommandDeps } from "./commands.ts";
+import type { TelegramConfig } from "./config-section.ts";
 import { takeControlPress } from "./control-presses.ts";
 import { escapeHtml } from "./format.ts";
 import { RESERVED_COMMANDS, skillCommandName } from "./menu.ts";
@@ -42,7 +41,7 @@ export interface TelegramIngressDeps extends TelegramCommandDeps {
  */
 export function telegramIngress(deps: TelegramIngressDeps): Composer<Context> {
   const composer = new Composer<Context>();
-  composer.on("message", (ctx) => takeMessage(ctx.message, deps));
+  composer.on("message", (ctx) => takeUpdateMessage(ctx.message, deps));
   composer.on("callback_query:data", (ctx) => takePress(ctx, deps));
   return composer;
 }
@@ -53,8 +52,8 @@ export function isMessageForBot(message: Message, deps: TelegramIngressDeps): bo
   return isForBot(message, deps.bot, (name) => isOwnCommand(name, deps, chat));
 }
 
-async function takeMessage(message: Message, deps: TelegramIngressDeps): Promise<void> {
-  const { bot } = deps;
+async function takeUpdateMessage(message: Message, deps: TelegramIngressDeps): Promise<void> {
+  const { bot, runtime } = deps;
   if (message.new_chat_members?.some((member) => member.id === bot.id)) {
     return joined(message, deps);
   }
@@ -64,32 +63,32 @@ async function takeMessage(message: Message, deps: TelegramIngressDeps): Promise
     conversation: deps.settings().conversation,
   });
   if (!inbound) return;
-  await traceReceive(inbound, () => takeInbound(message, inbound, deps));
-}
-
-/** A message for the bot, normalized: answered on the spot, refused, or queued. */
-async function takeInbound(
-  message: Message,
-  inbound: InboundMessage,
-  deps: TelegramIngressDeps,
-): Promise<TakenAs> {
-  const { bot, runtime } = deps;
-  // Not queued: the person hears why, once (the update ledger keeps a redelivery from answering
-  // again). Telegram away is tried again like Redis away; a refusal (the bot was blocked) is not.
-  if (isTooLong(inbound.text)) {
-    await sendReply(deps.api(), message, escapeHtml(tooLongReply(inbound.text.length))).catch(
-      (error: unknown) => {
+  await takeMessage(runtime, inbound, {
+    actor: () => deps.admins.actor(message.chat, message.from, message.sender_chat),
+    // Not queued: the person hears why, once. Telegram away is tried again like Redis away;
+    // a refusal (the bot was blocked) is not.
+    reply: (text) =>
+      sendReply(deps.api(), message, escapeHtml(text)).catch((error: unknown) => {
         if (isTransientUpdateFailure(error)) throw error;
         runtime.logger.warn("the answer to a Telegram message over the length limit was refused", {
           error: deps.describe(error),
         });
-      },
-    );
-    return "answered";
-  }
-  const refused = refusalAnswer(message, deps);
-  const admitted = await runtime.gate.admit(inbound, { canLeave: true });
-  if (!(await passedGate(admitted, refused))) return "refused";
+      }),
+    // The update ledger keeps a redelivered update from being taken again.
+    claimed: true,
+    refusal: refusalAnswer(message, deps),
+    admit: { canLeave: true },
+    route: (taken) => answerCommand(message, taken, deps),
+  });
+}
+
+/** Telegram's own command UI: lists with buttons, `/skill` and each skill's command, `/start`. */
+async function answerCommand(
+  message: Message,
+  inbound: InboundMessage,
+  deps: TelegramIngressDeps,
+): Promise<RoutedMessage> {
+  const { bot, runtime } = deps;
   // Read from the text without the bot's mention: "@bot /tools" is a command too.
   const typed = leadingCommand(inbound.text, []);
   const ours =
@@ -102,18 +101,14 @@ async function takeInbound(
     () => deps.admins.actor(message.chat, message.from, message.sender_chat),
     deps,
   );
-  if (outcome.kind === "reply") {
-    // A reply that cannot be sent (the bot was removed meanwhile) must not hold up the updates after it.
-    await sendReply(deps.api(), message, outcome.html, outcome.keyboard).catch((error: unknown) =>
-      runtime.logger.warn("a Telegram command's answer could not be sent", {
-        error: deps.describe(error),
-      }),
-    );
-    return "answered";
-  }
-  if (!(await passedGate(await runtime.gate.meter(inbound), refused))) return "refused";
-  const { fresh } = await runtime.ungatedQueue.enqueue({ ...inbound, text: outcome.text });
-  return fresh ? "queued" : "repeat";
+  if (outcome.kind === "message") return outcome;
+  // A reply that cannot be sent (the bot was removed meanwhile) must not hold up the updates after it.
+  await sendReply(deps.api(), message, outcome.html, outcome.keyboard).catch((error: unknown) =>
+    runtime.logger.warn("a Telegram command's answer could not be sent", {
+      error: deps.describe(error),
+    }),
+  );
+  return { kind: "answered" };
 }
 
 /**

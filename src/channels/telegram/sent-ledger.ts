@@ -2,17 +2,11 @@ import type { Redis } from "ioredis";
 import { KeyScheme } from "../../store/keys.ts";
 import { LuaScript } from "../../store/lua.ts";
 
-/** What a delivery's key holds while its `sendMessage` is on the way. */
-const SENDING = "sending";
+/** What a delivery's key holds while its `sendMessage` is on the way (sent-record-1.lua spells it too). */
+export const SENDING = "sending";
 
-// KEYS: the delivery's key. ARGV: the message id just sent, ttl.
-// The first message recorded wins; an intent (a send on the way, or one whose worker died) does not count.
-const RECORD = new LuaScript(`
-local held = redis.call('GET', KEYS[1])
-if held and held ~= '${SENDING}' then return held end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return ARGV[1]
-`);
+/** The first message recorded wins; an intent ({@link SENDING}) does not count. */
+const RECORD = LuaScript.file("sent-record-1");
 
 /** What the ledger knows of one message of a delivery. */
 export type SentState =

@@ -1,5 +1,5 @@
 import type { SwitchyardConfig } from "../../core/config/index.ts";
-import { DEFAULT_TELEGRAM, type TelegramConfig } from "../../core/config/telegram-section.ts";
+import { DEFAULT_TELEGRAM, type TelegramConfig } from "./config-section.ts";
 
 // The Telegram channel's settings: its options, where they come from in the
 // environment, and how updates arrive (polling or webhook).

@@ -1,12 +1,8 @@
 import type { Redis } from "ioredis";
 import { LuaScript } from "../../store/lua.ts";
 
-// KEYS: the offset. ARGV: the new offset. Never moves back, so a slow writer cannot replay updates.
-const ADVANCE = new LuaScript(`
-local current = tonumber(redis.call('GET', KEYS[1]) or '0')
-if tonumber(ARGV[1]) > current then redis.call('SET', KEYS[1], ARGV[1]) return ARGV[1] end
-return tostring(current)
-`);
+/** Advances the offset, never back, so a slow writer cannot replay updates. */
+const ADVANCE = LuaScript.file("offset-advance-1");
 
 /**
  * The next update id the bot has not taken yet, in Redis, so long polling

@@ -1,10 +1,6 @@
 import { readConfigText } from "../../bot/config-file.ts";
-import {
-  ConfigError,
-  EMPTY_CONFIG,
-  readConfig,
-  type SwitchyardConfig,
-} from "../../core/config/index.ts";
+import { EMPTY_CONFIG, readConfig } from "../../channels/config.ts";
+import { ConfigError, type SwitchyardConfig } from "../../core/config/index.ts";
 import { type Finding, ok, problem, reasonOf } from "./finding.ts";
 
 /**

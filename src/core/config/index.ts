@@ -32,12 +32,6 @@ export {
   type ConsoleConfig,
   DEFAULT_CONSOLE,
 } from "./console-section.ts";
-export {
-  DEFAULT_DISCORD,
-  type DiscordCommandScope,
-  type DiscordConfig,
-  type DiscordConversation,
-} from "./discord-section.ts";
 export { ConfigError, type ConfigWarning } from "./errors.ts";
 export { globalLayer } from "./layer.ts";
 export {
@@ -48,11 +42,10 @@ export {
   limitsFor,
 } from "./limits-section.ts";
 export {
+  type ConfigReader,
   type ConfigReading,
   type ConfigReload,
-  parseConfig,
-  readConfig,
-  reloadConfig,
+  configReader,
 } from "./load.ts";
 export { DEFAULT_MCP, type McpConfig, type McpServerConfig } from "./mcp-section.ts";
 export { DEFAULT_MEMORY, type MemoryConfig } from "./memory-section.ts";
@@ -82,6 +75,12 @@ export {
   type PersonaConfig,
   personaChoiceFor,
 } from "./persona-section.ts";
+export type {
+  PlatformConfigs,
+  PlatformName,
+  PlatformSection,
+  PlatformSections,
+} from "./platform-section.ts";
 export { NO_PLUGINS, type PluginsConfig } from "./plugins-section.ts";
 export {
   DEFAULT_QUEUE,
@@ -99,11 +98,9 @@ export {
 } from "./redis-address.ts";
 export { DEFAULT_REDIS, type RedisConfig } from "./redis-section.ts";
 export { DEFAULT_REMINDERS, type RemindersConfig } from "./reminders-section.ts";
-export { EMPTY_CONFIG, SECTIONS, type SwitchyardConfig } from "./schema.ts";
+export { type ConfigFormat, defineConfigFormat, type SwitchyardConfig } from "./schema.ts";
 export { configTooLarge, MAX_CONFIG_BYTES } from "./size.ts";
 export { NO_SKILL_FOLDERS, type SkillFolders } from "./skill-folders-section.ts";
-export { DEFAULT_SLACK, type SlackConfig } from "./slack-section.ts";
-export { DEFAULT_TELEGRAM, type TelegramConfig } from "./telegram-section.ts";
 export { DEFAULT_TELEMETRY, type TelemetryConfig } from "./telemetry-section.ts";
 export { DEFAULT_TRANSCRIPTION, type TranscriptionConfig } from "./transcription-section.ts";
 export { DEFAULT_WEB, type WebConfig } from "./web-section.ts";

@@ -5,7 +5,7 @@ import { firstDuplicateKey } from "./duplicate-keys.ts";
 import { ConfigError, type ConfigWarning, renderKeyPath, where } from "./errors.ts";
 import { LineIndex } from "./locate.ts";
 import { problemsOf } from "./problems.ts";
-import { configSchema, EMPTY_CONFIG, SECTIONS, type SwitchyardConfig } from "./schema.ts";
+import type { ConfigFormat, SwitchyardConfig } from "./schema.ts";
 import { configTooLarge, MAX_CONFIG_BYTES } from "./size.ts";
 
 export interface ConfigReading {
@@ -14,13 +14,58 @@ export interface ConfigReading {
   readonly warnings: readonly ConfigWarning[];
 }
 
+export interface ConfigReload {
+  readonly config: SwitchyardConfig;
+  readonly ok: boolean;
+  readonly error?: ConfigError;
+}
+
+/** The three ways a config file's text is read, for one {@link ConfigFormat}. */
+export interface ConfigReader {
+  /**
+   * Reads a config file's text. `file` is only used in messages. Throws
+   * {@link ConfigError} and nothing else for any text that is not a usable
+   * config; an empty file is the format's `empty` config (`EMPTY_CONFIG`).
+   * Text over {@link MAX_CONFIG_BYTES} is refused before it is parsed.
+   */
+  readonly readConfig: (text: string, file: string) => ConfigReading;
+  /**
+   * Reads the config at startup: a broken file throws {@link ConfigError},
+   * which the caller shows and exits on. Warnings go to `logger`.
+   *
+   * @example
+   * const config = parseConfig(await readFile(path, "utf8"), "switchyard.yaml", logger);
+   * const global = globalLayer(config);
+   */
+  readonly parseConfig: (text: string, file: string, logger?: LoggerPort) => SwitchyardConfig;
+  /**
+   * Re-reads a config file that changed while running. A broken file must not
+   * take the bot down or reset what people configured, so it warns once and
+   * keeps `previous`; a good file replaces it.
+   */
+  readonly reloadConfig: (
+    previous: SwitchyardConfig,
+    text: string,
+    file: string,
+    logger: LoggerPort,
+  ) => ConfigReload;
+}
+
 /**
- * Reads a config file's text. `file` is only used in messages. Throws
- * {@link ConfigError} and nothing else for any text that is not a usable
- * config; an empty file is {@link EMPTY_CONFIG}. Text over
- * {@link MAX_CONFIG_BYTES} is refused before it is parsed.
+ * The reader of files in `format`; the layer that knows the platforms makes
+ * the one the bot uses (`EMPTY_CONFIG`, `parseConfig` and the rest).
  */
-export function readConfig(text: string, file: string): ConfigReading {
+export function configReader(format: ConfigFormat): ConfigReader {
+  return Object.freeze({
+    readConfig: (text: string, file: string) => readConfig(format, text, file),
+    parseConfig: (text: string, file: string, logger: LoggerPort = silentLogger) =>
+      parseConfig(format, text, file, logger),
+    reloadConfig: (previous: SwitchyardConfig, text: string, file: string, logger: LoggerPort) =>
+      reloadConfig(format, previous, text, file, logger),
+  });
+}
+
+function readConfig(format: ConfigFormat, text: string, file: string): ConfigReading {
   const bytes = Buffer.byteLength(text, "utf8");
   if (bytes > MAX_CONFIG_BYTES) throw configTooLarge(file, bytes);
   checkNesting(text, file);
@@ -49,10 +94,10 @@ export function readConfig(text: string, file: string): ConfigReading {
       `${reason}. Define each anchor (&name) before its alias (*name), and do not nest aliases deeply.`,
     );
   }
-  if (raw === null || raw === undefined) return { config: EMPTY_CONFIG, warnings };
+  if (raw === null || raw === undefined) return { config: format.empty, warnings };
 
   const lines = new LineIndex(doc, counter);
-  const parsed = configSchema.safeParse(raw, { reportInput: true });
+  const parsed = format.schema.safeParse(raw, { reportInput: true });
   if (!parsed.success) {
     const located = parsed.error.issues
       .flatMap((issue) => problemsOf(issue))
@@ -66,13 +111,13 @@ export function readConfig(text: string, file: string): ConfigReading {
   }
 
   for (const key of Object.keys(raw as object)) {
-    if ((SECTIONS as readonly string[]).includes(key)) continue;
+    if (format.sections.includes(key)) continue;
     const line = lines.lineOf([key]);
     warnings.push({
       file,
       key,
       line,
-      message: `${where(file, line)}: unknown section ${JSON.stringify(key)} is ignored. Known sections: ${[...SECTIONS].sort().join(", ")}.`,
+      message: `${where(file, line)}: unknown section ${JSON.stringify(key)} is ignored. Known sections: ${[...format.sections].sort().join(", ")}.`,
     });
   }
   return { config: parsed.data, warnings };
@@ -128,43 +173,26 @@ function checkNesting(text: string, file: string): void {
   }
 }
 
-/**
- * Reads the config at startup: a broken file throws {@link ConfigError},
- * which the caller shows and exits on. Warnings go to `logger`.
- *
- * @example
- * const config = parseConfig(await readFile(path, "utf8"), "switchyard.yaml", logger);
- * const global = globalLayer(config);
- */
-export function parseConfig(
+function parseConfig(
+  format: ConfigFormat,
   text: string,
   file: string,
-  logger: LoggerPort = silentLogger,
+  logger: LoggerPort,
 ): SwitchyardConfig {
-  const { config, warnings } = readConfig(text, file);
+  const { config, warnings } = readConfig(format, text, file);
   report(warnings, logger);
   return config;
 }
 
-export interface ConfigReload {
-  readonly config: SwitchyardConfig;
-  readonly ok: boolean;
-  readonly error?: ConfigError;
-}
-
-/**
- * Re-reads a config file that changed while running. A broken file must not
- * take the bot down or reset what people configured, so it warns once and
- * keeps `previous`; a good file replaces it.
- */
-export function reloadConfig(
+function reloadConfig(
+  format: ConfigFormat,
   previous: SwitchyardConfig,
   text: string,
   file: string,
   logger: LoggerPort,
 ): ConfigReload {
   try {
-    const { config, warnings } = readConfig(text, file);
+    const { config, warnings } = readConfig(format, text, file);
     report(warnings, logger);
     return { config, ok: true };
   } catch (error) {

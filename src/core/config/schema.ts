@@ -12,7 +12,6 @@ import {
 } from "./attachments-section.ts";
 import { type BudgetsConfig, budgetsSection, DEFAULT_BUDGETS } from "./budgets-section.ts";
 import { type ConsoleConfig, consoleSection, DEFAULT_CONSOLE } from "./console-section.ts";
-import { DEFAULT_DISCORD, type DiscordConfig, discordSection } from "./discord-section.ts";
 import { describeValue } from "./errors.ts";
 import { DEFAULT_LIMITS, type LimitsConfig, limitsSection } from "./limits-section.ts";
 import { DEFAULT_MCP, type McpConfig, mcpSection } from "./mcp-section.ts";
@@ -25,6 +24,12 @@ import {
   permissionsSection,
 } from "./permissions-section.ts";
 import type { PersonaConfig } from "./persona-section.ts";
+import type {
+  PlatformConfigs,
+  PlatformName,
+  PlatformSection,
+  PlatformSections,
+} from "./platform-section.ts";
 import { NO_PLUGINS, type PluginsConfig, pluginsSection } from "./plugins-section.ts";
 import { DEFAULT_QUEUE, type QueueConfig, queueSection } from "./queue-section.ts";
 import { DEFAULT_REDIS, type RedisConfig, redisSection } from "./redis-section.ts";
@@ -36,8 +41,6 @@ import {
   skillFoldersSection,
 } from "./skill-folders-section.ts";
 import { skillsSection } from "./skills-section.ts";
-import { DEFAULT_SLACK, type SlackConfig, slackSection } from "./slack-section.ts";
-import { DEFAULT_TELEGRAM, type TelegramConfig, telegramSection } from "./telegram-section.ts";
 import { DEFAULT_TELEMETRY, type TelemetryConfig, telemetrySection } from "./telemetry-section.ts";
 import { toolsSection } from "./tools-section.ts";
 import { toolsetsSection } from "./toolsets-section.ts";
@@ -51,9 +54,10 @@ import { DEFAULT_WEB, type WebConfig, webSection } from "./web-section.ts";
 /**
  * The global config file, read and checked. Tool keys are flattened
  * (`mcp: { github: on }` is `"mcp:github": true`) and toolsets are merged over
- * the built-ins `default` and `full`.
+ * the built-ins `default` and `full`. Each platform's section (`slack`,
+ * `discord`, `telegram`) is declared in its own folder ({@link PlatformConfigs}).
  */
-export interface SwitchyardConfig {
+export interface SwitchyardConfig extends PlatformConfigs {
   /** The global scope's key decisions (tool ids, `mcp:<server>`, `mcp`, `all`): on, off or `ask`. */
   readonly tools: Readonly<Record<string, KeyValue>>;
   readonly toolsets: Toolsets;
@@ -76,12 +80,6 @@ export interface SwitchyardConfig {
   readonly access: AccessConfig;
   /** How many messages the bot takes per person, conversation and workspace. */
   readonly limits: LimitsConfig;
-  /** The Slack channel's behaviour; its credentials stay in the environment. */
-  readonly slack: SlackConfig;
-  /** The Discord channel's behaviour; its token stays in the environment. */
-  readonly discord: DiscordConfig;
-  /** The Telegram channel's behaviour; its token stays in the environment. */
-  readonly telegram: TelegramConfig;
   /** Limits of the `remember` tools. */
   readonly memory: MemoryConfig;
   /** The reminder tools' default zone and limits. */
@@ -112,143 +110,154 @@ export interface SwitchyardConfig {
   readonly console: ConsoleConfig;
 }
 
-/** The sections this version reads; any other top-level key is reported and ignored. */
-export const SECTIONS = [
-  "tools",
-  "toolsets",
-  "agent",
-  "skills",
-  "skill_folders",
-  "permissions",
-  "approvals",
-  "access",
-  "limits",
-  "slack",
-  "discord",
-  "telegram",
-  "memory",
-  "reminders",
-  "web",
-  "mcp",
-  "model",
-  "attachments",
-  "transcription",
-  "redis",
-  "queue",
-  "models",
-  "budgets",
-  "plugins",
-  "telemetry",
-  "console",
-] as const;
+/**
+ * What the config file is: its schema, the sections it reads and what an
+ * empty file reads as. The core's sections are fixed; the platforms' are
+ * handed to {@link defineConfigFormat}.
+ */
+export interface ConfigFormat {
+  /**
+   * The whole file. Unknown top-level keys pass through here (later versions
+   * add sections); the reader reports them as warnings. Typed by its output:
+   * the inferred type of the raw sections (the tools map's `mcp` key beside
+   * its index signature) cannot be written in a .d.ts that compiles for a
+   * package's users.
+   */
+  readonly schema: z.ZodType<SwitchyardConfig, unknown>;
+  /** The sections it reads; any other top-level key is reported and ignored. */
+  readonly sections: readonly string[];
+  /** An empty file: every section's defaults. */
+  readonly empty: SwitchyardConfig;
+}
 
-export const EMPTY_CONFIG: SwitchyardConfig = Object.freeze({
-  tools: Object.freeze({}),
-  toolsets: defineToolsets(),
-  agent: Object.freeze({}),
-  skills: Object.freeze({}),
-  skillFolders: NO_SKILL_FOLDERS,
-  permissions: DEFAULT_PERMISSIONS,
-  approvals: DEFAULT_APPROVALS,
-  access: DEFAULT_ACCESS,
-  limits: DEFAULT_LIMITS,
-  slack: DEFAULT_SLACK,
-  discord: DEFAULT_DISCORD,
-  telegram: DEFAULT_TELEGRAM,
-  memory: DEFAULT_MEMORY,
-  reminders: DEFAULT_REMINDERS,
-  web: DEFAULT_WEB,
-  mcp: DEFAULT_MCP,
-  model: DEFAULT_MODEL_SECTION,
-  attachments: DEFAULT_ATTACHMENTS,
-  transcription: DEFAULT_TRANSCRIPTION,
-  redis: DEFAULT_REDIS,
-  queue: DEFAULT_QUEUE,
-  models: DEFAULT_MODELS,
-  budgets: DEFAULT_BUDGETS,
-  plugins: NO_PLUGINS,
-  telemetry: DEFAULT_TELEMETRY,
-  console: DEFAULT_CONSOLE,
-});
+/*
+ * The core's sections, split where the platforms' sections go, so a file's
+ * problems are found in the order they always were.
+ */
+const LEADING_SECTIONS = {
+  tools: section(toolsSection),
+  toolsets: section(toolsetsSection),
+  agent: section(agentSection),
+  skills: section(skillsSection),
+  skill_folders: section(skillFoldersSection),
+  permissions: section(permissionsSection),
+  approvals: section(approvalsSection),
+  access: section(accessSection),
+  limits: section(limitsSection),
+};
+
+const TRAILING_SECTIONS = {
+  memory: section(memorySection),
+  reminders: section(remindersSection),
+  web: section(webSection),
+  mcp: section(mcpSection),
+  model: section(modelSection),
+  attachments: section(attachmentsSection),
+  transcription: section(transcriptionSection),
+  redis: section(redisSection),
+  queue: section(queueSection),
+  models: section(modelsSection),
+  budgets: section(budgetsSection),
+  plugins: z.preprocess((value) => value ?? [], pluginsSection),
+  telemetry: section(telemetrySection),
+  console: section(consoleSection),
+};
 
 /**
- * The whole file. Unknown top-level keys pass through here (later versions add
- * sections); the loader reports them as warnings. Typed by its output: the
- * inferred type of the raw sections (the tools map's `mcp` key beside its index
- * signature) cannot be written in a .d.ts that compiles for a package's users.
+ * The config file of a build that knows `platforms`: the core's sections
+ * with each platform's beside them.
+ *
+ * @example
+ * const format = defineConfigFormat({ slack: slackPlatformSection, ... });
+ * const { parseConfig } = configReader(format);
  */
-export const configSchema: z.ZodType<SwitchyardConfig, unknown> = z
-  .looseObject(
-    {
-      tools: section(toolsSection),
-      toolsets: section(toolsetsSection),
-      agent: section(agentSection),
-      skills: section(skillsSection),
-      skill_folders: section(skillFoldersSection),
-      permissions: section(permissionsSection),
-      approvals: section(approvalsSection),
-      access: section(accessSection),
-      limits: section(limitsSection),
-      slack: section(slackSection),
-      discord: section(discordSection),
-      telegram: section(telegramSection),
-      memory: section(memorySection),
-      reminders: section(remindersSection),
-      web: section(webSection),
-      mcp: section(mcpSection),
-      model: section(modelSection),
-      attachments: section(attachmentsSection),
-      transcription: section(transcriptionSection),
-      redis: section(redisSection),
-      queue: section(queueSection),
-      models: section(modelsSection),
-      budgets: section(budgetsSection),
-      plugins: z.preprocess((value) => value ?? [], pluginsSection),
-      telemetry: section(telemetrySection),
-      console: section(consoleSection),
-    },
-    {
-      error: (iss) =>
-        `expected a map of sections such as tools:, toolsets:, agent:, skills: and skill_folders:, found ${describeValue(iss.input)}.`,
-    },
-  )
-  .superRefine((config, ctx) => {
-    const name = config.agent.toolset;
-    if (name === undefined || Object.hasOwn(config.toolsets, name)) return;
-    ctx.addIssue({
-      code: "custom",
-      path: ["agent", "toolset"],
-      message: `${describeValue(name)} is not a defined toolset. Define toolsets.${name}, or use one of: ${Object.keys(config.toolsets).sort().join(", ")}.`,
-    });
-  })
-  .transform(
-    (config): SwitchyardConfig =>
-      Object.freeze({
-        tools: Object.freeze(config.tools),
-        toolsets: config.toolsets,
-        agent: Object.freeze(config.agent),
-        skills: Object.freeze(config.skills),
-        skillFolders: config.skill_folders,
-        permissions: config.permissions,
-        approvals: config.approvals,
-        access: config.access,
-        limits: config.limits,
-        slack: config.slack,
-        discord: config.discord,
-        telegram: config.telegram,
-        memory: config.memory,
-        reminders: config.reminders,
-        web: config.web,
-        mcp: config.mcp,
-        model: config.model,
-        attachments: config.attachments,
-        transcription: config.transcription,
-        redis: config.redis,
-        queue: config.queue,
-        models: config.models,
-        budgets: config.budgets,
-        plugins: config.plugins,
-        telemetry: config.telemetry,
-        console: config.console,
-      }),
+export function defineConfigFormat(platforms: PlatformSections): ConfigFormat {
+  const known: readonly PlatformSection<PlatformName>[] = Object.values(platforms);
+  const platformShape: z.core.$ZodLooseShape = Object.fromEntries(
+    known.map((p) => [p.name, section(p.schema)]),
   );
+  /** The platforms' sections of a parsed file; every one is there, its schema defaults it. */
+  const platformsOf = (config: Readonly<Record<string, unknown>>) =>
+    Object.fromEntries(known.map((p) => [p.name, config[p.name]])) as unknown as PlatformConfigs;
+
+  const schema: z.ZodType<SwitchyardConfig, unknown> = z
+    .looseObject(
+      { ...LEADING_SECTIONS, ...platformShape, ...TRAILING_SECTIONS },
+      {
+        error: (iss) =>
+          `expected a map of sections such as tools:, toolsets:, agent:, skills: and skill_folders:, found ${describeValue(iss.input)}.`,
+      },
+    )
+    .superRefine((config, ctx) => {
+      const name = config.agent.toolset;
+      if (name === undefined || Object.hasOwn(config.toolsets, name)) return;
+      ctx.addIssue({
+        code: "custom",
+        path: ["agent", "toolset"],
+        message: `${describeValue(name)} is not a defined toolset. Define toolsets.${name}, or use one of: ${Object.keys(config.toolsets).sort().join(", ")}.`,
+      });
+    })
+    .transform(
+      (config): SwitchyardConfig =>
+        Object.freeze({
+          tools: Object.freeze(config.tools),
+          toolsets: config.toolsets,
+          agent: Object.freeze(config.agent),
+          skills: Object.freeze(config.skills),
+          skillFolders: config.skill_folders,
+          permissions: config.permissions,
+          approvals: config.approvals,
+          access: config.access,
+          limits: config.limits,
+          ...platformsOf(config),
+          memory: config.memory,
+          reminders: config.reminders,
+          web: config.web,
+          mcp: config.mcp,
+          model: config.model,
+          attachments: config.attachments,
+          transcription: config.transcription,
+          redis: config.redis,
+          queue: config.queue,
+          models: config.models,
+          budgets: config.budgets,
+          plugins: config.plugins,
+          telemetry: config.telemetry,
+          console: config.console,
+        }),
+    );
+
+  const empty: SwitchyardConfig = Object.freeze({
+    tools: Object.freeze({}),
+    toolsets: defineToolsets(),
+    agent: Object.freeze({}),
+    skills: Object.freeze({}),
+    skillFolders: NO_SKILL_FOLDERS,
+    permissions: DEFAULT_PERMISSIONS,
+    approvals: DEFAULT_APPROVALS,
+    access: DEFAULT_ACCESS,
+    limits: DEFAULT_LIMITS,
+    ...platformsOf(Object.fromEntries(known.map((p) => [p.name, p.defaults]))),
+    memory: DEFAULT_MEMORY,
+    reminders: DEFAULT_REMINDERS,
+    web: DEFAULT_WEB,
+    mcp: DEFAULT_MCP,
+    model: DEFAULT_MODEL_SECTION,
+    attachments: DEFAULT_ATTACHMENTS,
+    transcription: DEFAULT_TRANSCRIPTION,
+    redis: DEFAULT_REDIS,
+    queue: DEFAULT_QUEUE,
+    models: DEFAULT_MODELS,
+    budgets: DEFAULT_BUDGETS,
+    plugins: NO_PLUGINS,
+    telemetry: DEFAULT_TELEMETRY,
+    console: DEFAULT_CONSOLE,
+  });
+
+  const sections = Object.freeze([
+    ...Object.keys(LEADING_SECTIONS),
+    ...known.map((p) => p.name),
+    ...Object.keys(TRAILING_SECTIONS),
+  ]);
+  return Object.freeze({ schema, sections, empty });
+}

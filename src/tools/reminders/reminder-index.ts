@@ -3,13 +3,8 @@ import { KeyScheme, type ReminderKeys } from "../../store/keys.ts";
 import { LuaScript } from "../../store/lua.ts";
 import { decodeReminder, type Reminder, type ReminderOwner } from "./reminder.ts";
 
-/** Adds a reminder unless the person already has ARGV[3] pending; 1 added (or there already), 0 full. */
-const ADD = new LuaScript(`
-if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 1 end
-if redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-return 1
-`);
+/** Adds a reminder unless the person has the most pending already; see the script. */
+const ADD = LuaScript.file("reminder-add-1");
 
 /**
  * Each person's pending reminders in one workspace: a HASH of id -> reminder

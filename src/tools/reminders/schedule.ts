@@ -9,16 +9,9 @@ import { ReminderIndex } from "./reminder-index.ts";
 
 /**
  * The id a tool call gets: the one it got before when the call is a resumed
- * turn's repeat (same call key), else the next number. KEYS: call, seq;
- * ARGV: how long a call's id is remembered (ms).
+ * turn's repeat (same call key), else the next number.
  */
-const ID_FOR_CALL = new LuaScript(`
-local id = redis.call('GET', KEYS[1])
-if id then return id end
-id = 'r' .. redis.call('INCR', KEYS[2])
-redis.call('SET', KEYS[1], id, 'PX', ARGV[1])
-return id
-`);
+const ID_FOR_CALL = LuaScript.file("reminder-id-for-call-2");
 
 /** A resumed turn repeats its calls within minutes; a week is far beyond that. */
 const CALL_MEMORY_MS = 7 * 24 * 60 * 60 * 1000;

@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { describeValue } from "./errors.ts";
-import { sectionMap, strictMap } from "./section-map.ts";
+import { describeValue } from "../../core/config/errors.ts";
+import type { PlatformSection } from "../../core/config/platform-section.ts";
+import { sectionMap, strictMap } from "../../core/config/section-map.ts";
 
 /**
  * How the Slack channel behaves (credentials stay in the environment):
@@ -72,3 +73,17 @@ export const slackSection = sectionMap(
       answerBots: s.answer_bots,
     }),
 );
+
+declare module "../../core/config/platform-section.ts" {
+  interface PlatformConfigs {
+    /** The Slack channel's behaviour; its credentials stay in the environment. */
+    readonly slack: SlackConfig;
+  }
+}
+
+/** The `slack:` section, as the config format is handed it (src/channels/config.ts). */
+export const slackPlatformSection: PlatformSection<"slack"> = Object.freeze({
+  name: "slack",
+  schema: slackSection,
+  defaults: DEFAULT_SLACK,
+});

@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { describeValue } from "./errors.ts";
-import { sectionMap } from "./section-map.ts";
+import { describeValue } from "../../core/config/errors.ts";
+import type { PlatformSection } from "../../core/config/platform-section.ts";
+import { sectionMap } from "../../core/config/section-map.ts";
 
 /**
  * How the Telegram channel behaves. The token and the webhook secret stay in
@@ -81,3 +82,17 @@ export const telegramSection = sectionMap(
       conversation: t.conversation,
     }),
 );
+
+declare module "../../core/config/platform-section.ts" {
+  interface PlatformConfigs {
+    /** The Telegram channel's behaviour; its token stays in the environment. */
+    readonly telegram: TelegramConfig;
+  }
+}
+
+/** The `telegram:` section, as the config format is handed it (src/channels/config.ts). */
+export const telegramPlatformSection: PlatformSection<"telegram"> = Object.freeze({
+  name: "telegram",
+  schema: telegramSection,
+  defaults: DEFAULT_TELEGRAM,
+});

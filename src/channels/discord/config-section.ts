@@ -1,7 +1,8 @@
 import { z } from "zod";
-import { describeValue } from "./errors.ts";
-import { flag } from "./flag.ts";
-import { sectionMap, strictMap } from "./section-map.ts";
+import { describeValue } from "../../core/config/errors.ts";
+import { flag } from "../../core/config/flag.ts";
+import type { PlatformSection } from "../../core/config/platform-section.ts";
+import { sectionMap, strictMap } from "../../core/config/section-map.ts";
 
 /** Whether each thread is its own conversation, or a thread joins its channel's. */
 export type DiscordConversation = "thread" | "channel";
@@ -130,3 +131,17 @@ export const discordSection = sectionMap(
       commands: d.commands,
     }),
 );
+
+declare module "../../core/config/platform-section.ts" {
+  interface PlatformConfigs {
+    /** The Discord channel's behaviour; its token stays in the environment. */
+    readonly discord: DiscordConfig;
+  }
+}
+
+/** The `discord:` section, as the config format is handed it (src/channels/config.ts). */
+export const discordPlatformSection: PlatformSection<"discord"> = Object.freeze({
+  name: "discord",
+  schema: discordSection,
+  defaults: DEFAULT_DISCORD,
+});
