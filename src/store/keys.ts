@@ -332,22 +332,6 @@ export class KeyScheme {
     return legacyQueuePrefix(this.prefix);
   }
 
-  /**
-   * Where a stop or interrupt for a conversation's running turn is kept:
-   * `control`, a STRING with a TTL, `<turn id>|<kind>`, so a turn resumed
-   * after a crash still sees it; beside the `checkpoint` that names the turn
-   * and the `inbox` LIST an interrupt is for, all in the conversation's slot.
-   * e.g. "sy:{conv:slack:T1:C1:C1}:control".
-   */
-  turnSignals(address: ConversationAddress): {
-    readonly control: string;
-    readonly checkpoint: string;
-    readonly inbox: string;
-  } {
-    const tag = this.conversationTag(address);
-    return { control: `${tag}:control`, checkpoint: `${tag}:checkpoint`, inbox: `${tag}:inbox` };
-  }
-
   /** The pub/sub channel turn signals are published on, for every worker: "sy:turn-signals". */
   turnSignalChannel(): string {
     return `${this.prefix}:turn-signals`;

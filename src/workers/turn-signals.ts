@@ -101,7 +101,7 @@ export class TurnSignals {
    * cancels the request a parked turn waits on, which wakes it to end.
    */
   async send(address: ConversationAddress, kind: TurnSignalKind): Promise<boolean> {
-    const k = this.keys.turnSignals(address);
+    const k = this.keys.conversation(address);
     const turnId = await SIGNAL.run(
       this.redis,
       [k.checkpoint, k.control, k.inbox],
@@ -140,7 +140,7 @@ export class TurnSignals {
     consumed: number,
     steering: boolean,
   ): Promise<Boundary> {
-    const k = this.keys.turnSignals(address);
+    const k = this.keys.conversation(address);
     const [signal, arrived] = (await BOUNDARY.run(
       this.redis,
       [k.control, k.inbox],
