@@ -331,6 +331,11 @@ export class KeyScheme {
   legacyQueuePrefix(): string {
     return legacyQueuePrefix(this.prefix);
   }
+
+  /** The pub/sub channel turn signals are published on, for every worker: "sy:turn-signals". */
+  turnSignalChannel(): string {
+    return `${this.prefix}:turn-signals`;
+  }
 }
 
 /**

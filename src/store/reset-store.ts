@@ -7,28 +7,6 @@ import { LuaScript } from "./lua.ts";
 export type ResetKind = "history" | "all";
 
 /**
- * The text of `src/store/lua/includes/apply-reset.lua` (without its
- * comments), for the worker's snapshot script until that script is a file
- * that includes it too: delete this then. A unit test keeps the two the same.
- * Defines `apply_reset(kind, history, trimmed, intent, settings)`, which starts
- * a conversation afresh: history and its trim count go, and the discovery
- * mounts (`m:<id>`, `mseq`) of the intent; `all` drops the whole intent and
- * the chat settings.
- */
-export const APPLY_RESET_LUA = `
-local function apply_reset(kind, history, trimmed, intent, settings)
-  redis.call('DEL', history, trimmed)
-  if kind == 'all' then
-    redis.call('DEL', intent, settings)
-  elseif redis.call('TYPE', intent)['ok'] == 'hash' then
-    for _, field in ipairs(redis.call('HKEYS', intent)) do
-      if field == 'mseq' or string.sub(field, 1, 2) == 'm:' then redis.call('HDEL', intent, field) end
-    end
-  end
-end
-`;
-
-/**
  * `/new` with no worker on the conversation resets it now; else it leaves a
  * marker the worker applies at its next turn boundary. See the script.
  */

@@ -13,9 +13,7 @@ import type { DeliveryTarget, MessageControl } from "../ports/outbound.ts";
 import { newApprovalId } from "../store/index.ts";
 import { approvalPolicyOf } from "./approval-policy.ts";
 import { targetOf } from "./delivery.ts";
-import type { TurnChoices } from "./turn-choices.ts";
-import { LostLeaseError, type TurnEnvironment } from "./turn-environment.ts";
-import type { TurnSteps } from "./turn-steps.ts";
+import { LostLeaseError, type TurnChoices, type TurnEnvironment } from "./turn-environment.ts";
 
 /**
  * The durable approval wait, the worker's side. A turn whose step calls a
@@ -54,7 +52,12 @@ export function requestKey(turnId: string, step: number): string {
 export async function openWait(
   env: TurnEnvironment,
   address: ConversationAddress,
-  steps: TurnSteps,
+  /** The turn's checkpoint writes (see Turn in src/workers/turn.ts). */
+  steps: {
+    readonly checkpoint: Checkpoint;
+    durable(): Promise<void>;
+    awaitApproval(wait: ApprovalWait): Promise<Checkpoint>;
+  },
   pending: readonly PendingCall[],
   requester: InboundMessage | undefined,
 ): Promise<ApprovalWait> {

@@ -6,11 +6,12 @@ import {
   type InboundMessage,
 } from "../core/agent/inbound.ts";
 import type { ChatMessage } from "../core/agent/messages.ts";
+import type { HistoryReading } from "../store/index.ts";
+import type { HeldMessage } from "../store/reservation-store.ts";
 import { closeGivenUpRequest } from "./approval-wait.ts";
 import { deliver, targetOf } from "./delivery.ts";
 import { StreamState } from "./stream-state.ts";
-import { releaseReservations } from "./turn-end.ts";
-import { LostLeaseError, type TurnEnvironment, type TurnStart } from "./turn-environment.ts";
+import { LostLeaseError, type TurnEnvironment } from "./turn-environment.ts";
 
 /** The apology of a turn given up with nothing shown. */
 export const GAVE_UP =
@@ -52,7 +53,15 @@ export function giveUpFields(address: ConversationAddress, checkpoint: Checkpoin
  * note; else an apology), and lets the conversation move on even when that
  * last word cannot be delivered either.
  */
-export async function giveUp(env: TurnEnvironment, address: ConversationAddress, start: TurnStart) {
+export async function giveUp(
+  env: TurnEnvironment,
+  address: ConversationAddress,
+  start: {
+    readonly checkpoint: Checkpoint;
+    readonly pending: readonly InboundMessage[];
+    readonly history: HistoryReading;
+  },
+) {
   const { checkpoint, pending, history } = start;
   const fields = giveUpFields(address, checkpoint);
   env.logger.warn("giving up on a turn that failed repeatedly", fields);
@@ -140,4 +149,22 @@ function unbegunId(address: ConversationAddress, first: InboundMessage): string 
     .update(`${conversationKey(address)}\n${first.eventId}`)
     .digest("hex")
     .slice(0, 32);
+}
+
+/**
+ * Gives back the token-budget reservations of a turn's messages when the
+ * turn ends without usage to count (given up). A failure is logged: the
+ * reservations then expire on their own.
+ */
+async function releaseReservations(
+  env: TurnEnvironment,
+  messages: readonly HeldMessage[],
+): Promise<void> {
+  try {
+    await env.store.reservations.release(messages);
+  } catch (error) {
+    env.logger.warn("a turn's token-budget reservations could not be released; they expire", {
+      error: (error as Error)?.message,
+    });
+  }
 }

@@ -4,41 +4,15 @@ import type { ConversationAddress, InboundMessage } from "../core/agent/inbound.
 import { type HashReading, hashReading, readHash, readHashes } from "../store/hash-read.ts";
 import type { HistoryReading, Store } from "../store/index.ts";
 import { hashFromReply, LuaScript } from "../store/lua.ts";
-import { APPLY_RESET_LUA } from "../store/reset-store.ts";
 import type { Inbox } from "./inbox.ts";
 
 /**
  * Takes the lease (when asked) and reads everything of the conversation a
  * turn boundary needs, in one script: a turn starts with one round trip for
- * its own keys, plus the shared scopes. Keys of another type than expected
- * are reported as damage by the stores, never a crash. A `/new` that came
- * while a worker held the conversation is applied here, between turns,
- * before anything is read (never under a turn in progress).
- * KEYS: lease, checkpoint, inbox, history, trimmed, intent, settings, reset.
- * ARGV: token, ttl, take (1/0).
+ * its own keys, plus the shared scopes. A `/new` that came while a worker
+ * held the conversation is applied first (see the script).
  */
-const TAKE = new LuaScript(`${APPLY_RESET_LUA}
-if ARGV[3] == '1' then
-  local holder = redis.call('GET', KEYS[1])
-  if holder and holder ~= ARGV[1] then return {0, holder, redis.call('PTTL', KEYS[1])} end
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-end
-local checkpointType = redis.call('TYPE', KEYS[2])['ok']
-if checkpointType == 'none' and redis.call('TYPE', KEYS[8])['ok'] == 'string' then
-  apply_reset(redis.call('GET', KEYS[8]), KEYS[4], KEYS[5], KEYS[6], KEYS[7])
-  redis.call('DEL', KEYS[8])
-end
-local checkpoint = false
-if checkpointType == 'string' then checkpoint = redis.call('GET', KEYS[2]) end
-local intent = redis.pcall('HGETALL', KEYS[6])
-local intentType = 'hash'
-if intent.err then intentType = redis.call('TYPE', KEYS[6])['ok'] intent = {} end
-local settings = redis.pcall('HGETALL', KEYS[7])
-if settings.err then settings = {'__wrongtype__', redis.call('TYPE', KEYS[7])['ok']} end
-return {1, checkpointType, checkpoint, redis.call('LRANGE', KEYS[3], 0, -1),
-  redis.call('LRANGE', KEYS[4], 0, -1), redis.call('GET', KEYS[5]) or false, intentType, intent,
-  settings}
-`);
+const TAKE = LuaScript.file("turn-snapshot-8");
 
 /** Everything a turn boundary reads. */
 export interface Snapshot {

@@ -1,15 +1,15 @@
-import type { ContractSources, ConversationState } from "../conversation/contract.ts";
-import type { Checkpoint } from "../core/agent/checkpoint.ts";
-import type { ConversationAddress, InboundMessage } from "../core/agent/inbound.ts";
+import type { ContractSources } from "../conversation/contract.ts";
+import { conversationModel } from "../conversation/conversation-model.ts";
+import type { ConversationAddress } from "../core/agent/inbound.ts";
 import type { ToolOutcome, TurnResult } from "../core/agent/loop.ts";
 import type { Provider } from "../core/agent/provider.ts";
-import type { QueueBehaviour, QueueMode } from "../core/agent/queue-mode.ts";
-import type { TurnContract } from "../core/loading/freeze.ts";
+import { isQueueMode, type QueueBehaviour, type QueueMode } from "../core/agent/queue-mode.ts";
+import { findModel, type ModelPrice } from "../core/config/index.ts";
 import type { LoggerPort } from "../core/logger.ts";
 import type { AttachmentReader } from "../ports/file-source.ts";
 import type { Outbounds } from "../ports/outbound.ts";
 import type { ToolFileStore } from "../ports/tool-files.ts";
-import type { HistoryReading } from "../store/index.ts";
+import { type StoredSettings, settingOf } from "../store/index.ts";
 import type { ApprovalDesk } from "./approval-desk.ts";
 import type { Inbox } from "./inbox.ts";
 import type { TurnSignals } from "./turn-signals.ts";
@@ -64,15 +64,41 @@ export class LostLeaseError extends Error {
   override readonly name = "LostLeaseError";
 }
 
-/** Where a turn starts from: its checkpoint and what the turn boundary read. */
-export interface TurnStart {
-  readonly checkpoint: Checkpoint;
-  readonly pending: readonly InboundMessage[];
-  readonly history: HistoryReading;
-  readonly state: ConversationState;
-  /** Frozen when the turn began in this run; absent for a resumed turn, which freezes anew. */
-  readonly contract?: TurnContract | undefined;
-  /** The begin write of a turn begun in this run, in flight (see TurnSteps). */
-  readonly begun?: Promise<boolean>;
-  readonly contractChanged?: Promise<boolean>;
+/** Without a queue setting: every waiting message makes the next turn, at once. */
+const COLLECT_AT_ONCE: QueueBehaviour = { mode: "collect", debounceMs: 0 };
+
+/** What people chose for a conversation, as its next turn runs with it. */
+export interface TurnChoices {
+  readonly behaviour: QueueBehaviour;
+  /** The model to name in requests; undefined: the provider's own. */
+  readonly model: string | undefined;
+  /** The price of the model the turn runs on, from the config's `models:` list. */
+  readonly price: ModelPrice | undefined;
+}
+
+/**
+ * Reads, at a turn boundary, what `/queue` and `/model` chose (the
+ * conversation's, else its channel's) and resolves it against the config:
+ * a chat choice of a model the list no longer has is skipped.
+ */
+export async function readTurnChoices(
+  env: TurnEnvironment,
+  address: ConversationAddress,
+): Promise<TurnChoices> {
+  return choicesOf(env, address, await env.store.settings.read(address));
+}
+
+/** {@link readTurnChoices} from settings read elsewhere (a turn snapshot). */
+export function choicesOf(
+  env: TurnEnvironment,
+  address: ConversationAddress,
+  stored: StoredSettings,
+): TurnChoices {
+  const queue = settingOf(stored, "queue");
+  const behaviour =
+    env.queueBehaviour?.(address, isQueueMode(queue) ? queue : undefined) ?? COLLECT_AT_ONCE;
+  const models = env.config().models;
+  const model = conversationModel(models, address, stored);
+  const price = findModel(models, model ?? env.model ?? "")?.price;
+  return { behaviour, model, price };
 }

@@ -62,7 +62,7 @@ export class TurnSignals {
      */
     private readonly cancelParked?: (address: ConversationAddress) => Promise<boolean>,
   ) {
-    this.#channel = `${keys.prefix}:turn-signals`;
+    this.#channel = keys.turnSignalChannel();
   }
 
   /** Starts hearing signals published by any process. */
@@ -101,10 +101,10 @@ export class TurnSignals {
    * cancels the request a parked turn waits on, which wakes it to end.
    */
   async send(address: ConversationAddress, kind: TurnSignalKind): Promise<boolean> {
-    const tag = this.keys.conversationTag(address);
+    const k = this.keys.conversation(address);
     const turnId = await SIGNAL.run(
       this.redis,
-      [this.keys.conversation(address).checkpoint, `${tag}:control`, `${tag}:inbox`],
+      [k.checkpoint, k.control, k.inbox],
       [kind, SIGNAL_TTL_MS, this.#channel, conversationKey(address)],
     );
     // After the signal is stored: the woken turn finds it and ends as a stopped turn does.
@@ -140,10 +140,10 @@ export class TurnSignals {
     consumed: number,
     steering: boolean,
   ): Promise<Boundary> {
-    const tag = this.keys.conversationTag(address);
+    const k = this.keys.conversation(address);
     const [signal, arrived] = (await BOUNDARY.run(
       this.redis,
-      [`${tag}:control`, `${tag}:inbox`],
+      [k.control, k.inbox],
       [turnId, consumed, steering ? 1 : 0],
     )) as [string | null | false, string[]];
     const kind = signal === "stop" || signal === "interrupt" ? signal : undefined;

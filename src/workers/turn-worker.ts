@@ -11,8 +11,7 @@ import { ShardDrainer } from "./shard-drain.ts";
 import { shardQueues, TURN_QUEUE } from "./shards.ts";
 import { takeSnapshot } from "./snapshot.ts";
 import { drainConversation } from "./turn.ts";
-import { readTurnChoices } from "./turn-choices.ts";
-import { LostLeaseError, type TurnEnvironment } from "./turn-environment.ts";
+import { LostLeaseError, readTurnChoices, type TurnEnvironment } from "./turn-environment.ts";
 
 export interface TurnWorkerOptions {
   readonly connection: Redis;

@@ -6,7 +6,6 @@ import { describe, expect, it } from "vitest";
 import { SENDING } from "../../src/channels/telegram/sent-ledger.ts";
 import { MOUNT_PREFIX, MOUNT_SEQ_FIELD } from "../../src/store/intent-fields.ts";
 import { LUA_DIR, LuaFileError, LuaScript, UNPACK_CHUNK } from "../../src/store/lua.ts";
-import { APPLY_RESET_LUA } from "../../src/store/reset-store.ts";
 
 const SRC = fileURLToPath(new URL("../../src", import.meta.url));
 
@@ -88,15 +87,6 @@ function lua(name: string): string {
   return readFileSync(join(LUA_DIR, `${name}.lua`), "utf8");
 }
 
-/** Lua without its comment lines and blank lines, each line trimmed: what it runs. */
-function code(text: string): string {
-  return text
-    .split("\n")
-    .map((line) => line.trim())
-    .filter((line) => line !== "" && !line.startsWith("--"))
-    .join("\n");
-}
-
 describe("the Lua agrees with the TypeScript constants it spells out", () => {
   it("feeds unpack in chunks of UNPACK_CHUNK everywhere", () => {
     const chunked = files(LUA_DIR, ".lua").filter((file) =>
@@ -128,9 +118,5 @@ describe("the Lua agrees with the TypeScript constants it spells out", () => {
 
   it("knows a Telegram send on the way by the sent ledger's SENDING", () => {
     expect(lua("sent-record-1")).toContain(`held ~= '${SENDING}'`);
-  });
-
-  it("keeps APPLY_RESET_LUA, for the snapshot script, the same as includes/apply-reset.lua", () => {
-    expect(code(APPLY_RESET_LUA)).toBe(code(lua("includes/apply-reset")));
   });
 });
