@@ -6,7 +6,7 @@ import type { Failure, FailureContext } from "../failure.ts";
 import { NO_API_KEY, type ProviderOptions } from "../provider-options.ts";
 import { type Attempt, checkModelNamed, StreamingProvider } from "../streaming-provider.ts";
 import { watchedFetch } from "../watched-fetch.ts";
-import { classifyFailure, displayURL } from "./errors.ts";
+import { classifyFailure, displayAnthropicURL } from "./errors.ts";
 import { readMessageStream } from "./stream.ts";
 import { buildMessagesRequest, type CacheTtl } from "./translate.ts";
 
@@ -74,7 +74,7 @@ class MessagesProvider extends StreamingProvider<AnthropicProviderOptions, Messa
   constructor(options: AnthropicProviderOptions) {
     checkThinkingBudget(options.thinkingBudget, options.maxTokens ?? DEFAULT_MAX_TOKENS);
     const baseURL = options.baseURL || ANTHROPIC_BASE_URL;
-    super(options, displayURL(baseURL));
+    super(options, displayAnthropicURL(baseURL));
     this.#baseURL = baseURL;
   }
 
@@ -124,7 +124,7 @@ class MessagesProvider extends StreamingProvider<AnthropicProviderOptions, Messa
     context: FailureContext,
     { progress }: Attempt,
   ): Failure {
-    return classifyFailure(sdk, thrown, context, progress);
+    return classifyFailure(sdk, thrown, context, { progress });
   }
 
   #clientOf(sdk: typeof AnthropicSDK): AnthropicSDK.Anthropic {
