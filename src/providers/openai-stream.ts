@@ -1,19 +1,9 @@
 import type { Usage } from "../core/agent/messages.ts";
 import { ZERO_USAGE } from "../core/agent/messages.ts";
 import type { ProviderResponse } from "../core/agent/provider.ts";
-import { noteStreamEvent } from "../observability/tracing-model.ts";
-import {
-  appendAnswer,
-  cutAnswer,
-  type Fields,
-  fieldsOf,
-  type ReplyDraft,
-  readReplyStream,
-  StreamEndedEarlyError,
-  type StreamReading,
-  tooManyToolCalls,
-} from "./reply-stream.ts";
-import { finishedToolCall, type ToolCallDraft } from "./tool-call-limits.ts";
+import { CappedReplyDraft } from "./reply-draft.ts";
+import { type Fields, fieldsOf, readReplyStream, type StreamReading } from "./reply-stream.ts";
+import type { ToolCallDraft } from "./tool-call-limits.ts";
 
 /**
  * Reads a Chat Completions stream into one response: text deltas joined (and
@@ -39,38 +29,27 @@ export function readCompletionStream(
 }
 
 /** The reply as the stream builds it, event by event, within the limits. */
-class CompletionDraft implements ReplyDraft {
-  #text = "";
+class CompletionDraft extends CappedReplyDraft {
   #refusal = "";
-  /** The answer passed `maxAnswerChars`. */
-  #cut = false;
-  #tooManyCalls = false;
   #finishReason: string | undefined;
   #usage: Usage = ZERO_USAGE;
-  readonly #calls = new Map<number, ToolCallDraft>();
   #lastIndex: number | undefined;
 
-  constructor(private readonly options: StreamReading) {}
+  constructor(options: StreamReading) {
+    super(options, "call_");
+  }
 
-  /** Takes one stream event; false when the rest of the stream is not worth reading. */
-  read(value: unknown): boolean {
-    const { progress } = this.options;
-    progress.events++;
-    if (progress.events === 1) noteStreamEvent();
+  protected override readEvent(value: unknown): boolean {
     const chunk = fieldsOf(value);
     if (!chunk || (!Array.isArray(chunk.choices) && chunk.usage === undefined)) {
-      progress.unreadable++;
+      this.options.progress.unreadable++;
       return true;
     }
     this.#usage = usageOf(chunk.usage) ?? this.#usage;
     const choice = firstChoice(chunk.choices);
     if (!choice) return true;
     const delta = fieldsOf(choice.delta) ?? {};
-    if (
-      typeof delta.content === "string" &&
-      delta.content !== "" &&
-      !this.#addText(delta.content)
-    ) {
+    if (typeof delta.content === "string" && delta.content !== "" && !this.addText(delta.content)) {
       return false;
     }
     if (typeof delta.refusal === "string") {
@@ -83,21 +62,8 @@ class CompletionDraft implements ReplyDraft {
     return true;
   }
 
-  /** Appends answer text and shows it; false once the answer passes its cap. */
-  #addText(content: string): boolean {
-    const added = appendAnswer(this.#text, content, this.options);
-    this.#text = added.text;
-    if (added.cut) {
-      // What follows is more of an answer nobody will read; stop downloading it.
-      this.#cut = true;
-      return false;
-    }
-    return true;
-  }
-
   /** Adds tool call pieces to their calls; false when the reply opens more calls than allowed. */
   #addCallPieces(pieces: readonly unknown[]): boolean {
-    const { limits } = this.options;
     for (const raw of pieces) {
       const piece = fieldsOf(raw);
       const fn = fieldsOf(piece?.function);
@@ -106,46 +72,29 @@ class CompletionDraft implements ReplyDraft {
       const args = typeof fn?.arguments === "string" ? fn.arguments : undefined;
       // A piece that carries none of them adds nothing, and must not open a nameless call.
       if (!piece || (id === undefined && name === undefined && args === undefined)) continue;
-      const index = indexOf(piece, this.#calls, this.#lastIndex);
-      let draft = this.#calls.get(index);
-      if (!draft) {
-        if (this.#calls.size >= limits.maxToolCalls) {
-          this.#tooManyCalls = true;
-          return false;
-        }
-        draft = { id: "", name: "", arguments: "", chars: 0 };
-        this.#calls.set(index, draft);
-      }
+      const index = indexOf(piece, this.calls, this.#lastIndex);
+      const draft = this.calls.get(index) ?? this.openCall(index);
+      if (!draft) return false;
       this.#lastIndex = index;
       // Some servers repeat the id and name on every piece: first one wins.
       if (id && !draft.id) draft.id = id;
       if (name && !draft.name) draft.name = name;
-      if (args) {
-        draft.chars += args.length;
-        // Past the cap the pieces are only counted, so the note can say how big the call was.
-        if (draft.chars <= limits.maxToolCallChars) draft.arguments += args;
-      }
+      if (args) this.addArguments(draft, args);
     }
     return true;
   }
 
-  /** The response the stream amounts to; throws when it asked for too many calls or ended early. */
-  response(): ProviderResponse {
-    const { limits } = this.options;
-    if (this.#tooManyCalls) throw tooManyToolCalls(limits);
-    if (this.#cut) return cutAnswer(this.#text, limits, this.#usage);
-    if (this.#finishReason === undefined) {
-      throw new StreamEndedEarlyError("The stream ended before the model finished its reply.");
-    }
-    const content = this.#text || this.#refusal;
-    return {
-      content: content === "" ? null : content,
-      toolCalls: [...this.#calls.entries()]
-        .sort(([a], [b]) => a - b)
-        .map(([, draft]) => finishedToolCall(draft, limits, "call_")),
-      finishReason: this.#finishReason,
-      usage: this.#usage,
-    };
+  protected override finishReason(): string | undefined {
+    return this.#finishReason;
+  }
+
+  protected override usage(): Usage {
+    return this.#usage;
+  }
+
+  /** A refusal is the answer when there is no other. */
+  protected override content(): string {
+    return this.answer || this.#refusal;
   }
 }
 

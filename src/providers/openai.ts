@@ -1,29 +1,17 @@
-import { setTimeout as delay } from "node:timers/promises";
 import type { ClientOptions, OpenAI } from "openai";
 import type { Provider, ProviderRequest, ProviderResponse } from "../core/agent/provider.ts";
-import { ProviderError } from "../core/agent/provider.ts";
 import { FALLBACK_MODEL } from "../core/config/bot-model.ts";
-import { DEFAULT_MODEL_LIMITS, type ModelLimits } from "../core/config/model-section.ts";
-import { type LoggerPort, silentLogger } from "../core/logger.ts";
+import type { ModelLimits } from "../core/config/model-section.ts";
+import type { LoggerPort } from "../core/logger.ts";
 import { noteModel } from "../observability/tracing-model.ts";
-import { type AttemptTimers, CallBudget } from "./deadlines.ts";
-import {
-  abortedError,
-  type Failure,
-  type FailureContext,
-  keepingPartial,
-  redactor,
-  timeoutFailure,
-} from "./failure.ts";
+import type { Failure, FailureContext } from "./failure.ts";
 import { classifyFailure, displayURL } from "./openai-errors.ts";
-import { buildChatRequest, toolsParser } from "./openai-request.ts";
+import { buildChatRequest } from "./openai-request.ts";
 import { openAISdk } from "./openai-sdk.ts";
 import { readCompletionStream } from "./openai-stream.ts";
-import { MAX_ERROR_BYTES, NO_API_KEY, type ProviderOptions } from "./provider-options.ts";
-import { freshProgress, type StreamProgress } from "./reply-stream.ts";
-import { pause, retryWait } from "./retry.ts";
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry-policy.ts";
-import { type FetchWatch, watchedFetch } from "./watched-fetch.ts";
+import { NO_API_KEY, type ProviderOptions } from "./provider-options.ts";
+import { type Attempt, checkModelNamed, StreamingProvider } from "./streaming-provider.ts";
+import { watchedFetch } from "./watched-fetch.ts";
 
 export { UNCONFIGURED_MESSAGE, unconfiguredProvider } from "./unconfigured.ts";
 
@@ -63,112 +51,42 @@ export interface OpenAIProviderOptions extends ProviderOptions {
  * });
  */
 export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
-  if (!options.model?.trim()) {
-    throw new ProviderError(
-      "unconfigured",
-      `No model name was given. Set SWITCHYARD_MODEL (e.g. ${FALLBACK_MODEL}), then restart.`,
-    );
-  }
+  checkModelNamed(options.model, FALLBACK_MODEL);
   return new ChatCompletionsProvider(options);
 }
 
-/** One attempt at a call: its limits, its timers, what its fetch watches and what its stream delivered. */
-interface Attempt {
-  readonly limits: ModelLimits;
-  readonly timers: AttemptTimers;
-  readonly watch: FetchWatch;
-  readonly progress: StreamProgress;
-  readonly budget: CallBudget;
+/** What every attempt of one call sends, and the client that sends it. */
+interface ChatCall {
+  readonly client: OpenAI;
+  readonly body: OpenAI.ChatCompletionCreateParamsStreaming;
 }
 
-class ChatCompletionsProvider implements Provider {
-  readonly #options: OpenAIProviderOptions;
-  readonly #logger: LoggerPort;
-  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
-  readonly #policy: RetryPolicy;
-  /** The server as logs and messages show it. */
-  readonly #where: string;
-  readonly #redact: (text: string) => string;
+class ChatCompletionsProvider extends StreamingProvider<OpenAIProviderOptions, ChatCall> {
   readonly #clientOptions: ClientOptions;
   #client: OpenAI | undefined;
-  readonly #parseTools: ReturnType<typeof toolsParser>;
 
   constructor(options: OpenAIProviderOptions) {
     const baseURL = options.baseURL || OPENAI_BASE_URL;
-    this.#options = options;
-    this.#logger = options.logger ?? silentLogger;
-    this.#sleep = options.sleep ?? ((ms, signal) => delay(ms, undefined, { signal }));
-    this.#policy = {
-      ...DEFAULT_RETRY_POLICY,
-      maxRetries: options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries,
-    };
-    this.#where = displayURL(baseURL);
-    this.#redact = redactor(options.apiKey);
+    super(options, displayURL(baseURL));
     this.#clientOptions = {
       apiKey: options.apiKey || NO_API_KEY,
       baseURL,
       maxRetries: 0,
-      logger: sdkLogger(this.#logger, this.#redact),
+      logger: sdkLogger(this.logger, this.redact),
     };
-    this.#parseTools = toolsParser(this.#logger);
   }
 
-  async complete(request: ProviderRequest): Promise<ProviderResponse> {
-    if (request.signal?.aborted) throw abortedError();
-    const limits = this.#limitsNow();
-    const context: FailureContext = { where: this.#where, limits, redact: this.#redact };
-    const settings = { model: this.#options.model, temperature: this.#options.temperature };
-    const body = buildChatRequest(request, settings, this.#parseTools(request.tools));
+  protected override async begin(request: ProviderRequest): Promise<ChatCall> {
+    const settings = { model: this.options.model, temperature: this.options.temperature };
+    const body = buildChatRequest(request, settings, this.parseTools(request.tools));
     noteModel(body.model);
-    const budget = new CallBudget(limits.callMs);
-    const client = await this.#sdkClient();
-    for (let tries = 1; ; tries++) {
-      const progress = freshProgress();
-      const timers = budget.attempt(limits);
-      const watch: FetchWatch = {
-        heard: () => timers.heard(),
-        maxEventBytes: maxEventBytes(limits),
-        maxErrorBytes: MAX_ERROR_BYTES,
-      };
-      let failure: Failure;
-      try {
-        return await this.#attempt(client, request, body, {
-          limits,
-          timers,
-          watch,
-          progress,
-          budget,
-        });
-      } catch (thrown) {
-        if (request.signal?.aborted) throw abortedError();
-        // A finished reply whose stream then stalled was returned above; this one was not finished.
-        if (timers.expired)
-          throw keepingPartial(timeoutFailure(timers.expired, context).error, progress);
-        if (thrown instanceof ProviderError) throw keepingPartial(thrown, progress);
-        failure = classifyFailure(thrown, context, { progress, contentType: watch.contentType });
-      } finally {
-        timers.close();
-      }
-      const waitMs = retryWait(failure, tries, progress, {
-        logger: this.#logger,
-        policy: this.#policy,
-        where: this.#where,
-        redact: this.#redact,
-        budget,
-      });
-      await pause(this.#sleep, waitMs, request.signal);
-    }
+    return { client: await this.#sdkClient(), body };
   }
 
-  /** The limits for this call: the defaults, under the deprecated timeout, under what the options give now. */
-  #limitsNow(): ModelLimits {
-    const { limits, timeoutMs } = this.#options;
-    const given = typeof limits === "function" ? limits() : limits;
-    return {
-      ...DEFAULT_MODEL_LIMITS,
-      ...(timeoutMs === undefined ? {} : { firstByteMs: timeoutMs }),
-      ...given,
-    };
+  /** The deprecated timeout, under what `limits` gives. */
+  protected override optionLimits(): Partial<ModelLimits> {
+    const { timeoutMs } = this.options;
+    return timeoutMs === undefined ? {} : { firstByteMs: timeoutMs };
   }
 
   /** The SDK's client, built at the first call, when the SDK is imported (openai-sdk.ts). */
@@ -177,38 +95,33 @@ class ChatCompletionsProvider implements Provider {
     return this.#client;
   }
 
-  async #attempt(
-    client: OpenAI,
+  protected override async attempt(
+    { client, body }: ChatCall,
     request: ProviderRequest,
-    body: OpenAI.ChatCompletionCreateParamsStreaming,
-    { limits, timers, watch, progress, budget }: Attempt,
+    { limits, watch, progress, budget, signal }: Attempt,
   ): Promise<ProviderResponse> {
-    const signal = request.signal
-      ? AbortSignal.any([request.signal, timers.signal])
-      : timers.signal;
     const watched = client.withOptions({ fetch: watchedFetch(watch) });
     const stream = await watched.chat.completions.create(
       body,
       // The SDK's own timeout only backs ours up: it stops at the headers, ours does not.
       { signal, timeout: budget.remainingMs() + 1_000 },
     );
-    const reply = await readCompletionStream(stream, {
+    return readCompletionStream(stream, {
       onText: request.onText,
       progress,
-      logger: this.#logger,
+      logger: this.logger,
       limits,
     });
-    if (request.signal?.aborted) throw abortedError();
-    return reply;
   }
-}
 
-/**
- * The longest stream event read: room for a whole capped answer or tool call
- * in one event, even with every character escaped (`\u00e9` is six bytes).
- */
-function maxEventBytes(limits: ModelLimits): number {
-  return 8 * Math.max(limits.maxAnswerChars, limits.maxToolCallChars) + 64 * 1024;
+  protected override classify(
+    _call: ChatCall,
+    thrown: unknown,
+    context: FailureContext,
+    { progress, watch }: Attempt,
+  ): Failure {
+    return classifyFailure(thrown, context, { progress, contentType: watch.contentType });
+  }
 }
 
 /**

@@ -1,3 +1,5 @@
+import { namedError } from "../core/named-error.ts";
+
 /**
  * Why Switchyard could not get a Redis. Each message says what was tried and
  * how to fix it; URLs in messages have their password masked.
@@ -7,8 +9,7 @@ export const INSTALL_HINT =
   "Install it (Debian/Ubuntu: sudo apt-get install redis-server; macOS: brew install redis) or set REDIS_URL=redis://host:6379.";
 
 /** A configured Redis (REDIS_URL, a cluster, Sentinel) did not answer the startup check. */
-export class RedisUnavailableError extends Error {
-  override readonly name = "RedisUnavailableError";
+export class RedisUnavailableError extends namedError("RedisUnavailableError") {
   constructor(
     /** The URL with its password masked, or the topology's description. */
     readonly url: string,
@@ -25,8 +26,7 @@ export class RedisUnavailableError extends Error {
 }
 
 /** Nothing answered locally and there is no `redis-server` to start. */
-export class RedisNotInstalledError extends Error {
-  override readonly name = "RedisNotInstalledError";
+export class RedisNotInstalledError extends namedError("RedisNotInstalledError") {
   constructor(
     readonly binary = "redis-server",
     /** Where a running Redis was looked for first. */
@@ -37,8 +37,7 @@ export class RedisNotInstalledError extends Error {
 }
 
 /** `redis-server` started but exited, or never answered. */
-export class RedisSpawnError extends Error {
-  override readonly name = "RedisSpawnError";
+export class RedisSpawnError extends namedError("RedisSpawnError") {
   constructor(
     readonly reason: string,
     /** The last lines redis-server printed, which usually say why. */
@@ -51,16 +50,13 @@ export class RedisSpawnError extends Error {
 }
 
 /** The settings that choose a Redis contradict each other or cannot be read. */
-export class RedisTopologyError extends Error {
-  override readonly name = "RedisTopologyError";
-}
+export class RedisTopologyError extends namedError("RedisTopologyError") {}
 
 /**
  * A single-node URL reaches a node of a Redis Cluster: commands for keys on
  * other nodes would fail with MOVED, so this stops startup instead.
  */
-export class RedisClusterModeError extends Error {
-  override readonly name = "RedisClusterModeError";
+export class RedisClusterModeError extends namedError("RedisClusterModeError") {
   constructor(
     /** Where the node was reached, password masked. */
     readonly where: string,
@@ -77,6 +73,4 @@ export class RedisClusterModeError extends Error {
 }
 
 /** Cluster nodes were configured, but what answered is not a healthy cluster. */
-export class RedisClusterStateError extends Error {
-  override readonly name = "RedisClusterStateError";
-}
+export class RedisClusterStateError extends namedError("RedisClusterStateError") {}

@@ -2,8 +2,9 @@ import { conversationModel } from "../../conversation/conversation-model.ts";
 import { VISION_CAPABILITY } from "../../core/attachments/model-vision.ts";
 import { type Capabilities, capabilityStatus } from "../../core/availability/capabilities.ts";
 import { findModel, type ModelsConfig } from "../../core/config/index.ts";
-import { adminsOnly, type ChatCommand, mayUse } from "./registry.ts";
-import { parseSettingArgs, scopeName } from "./setting-args.ts";
+import type { ChatCommand } from "./registry.ts";
+import { scopeName } from "./setting-args.ts";
+import { settingCommand } from "./setting-command.ts";
 
 const USAGE = "/model [<name>|default] [conversation|channel]";
 
@@ -24,60 +25,46 @@ export function modelList(models: ModelsConfig): string {
  * conversation or its channel to one of the config's `models:` list, from
  * the next turn. A name not in the list is refused with the list.
  */
-export const modelCommand: ChatCommand = {
+export const modelCommand: ChatCommand = settingCommand({
   name: "model",
-  audience: "anyone",
-  help: [
-    { usage: "/model", summary: "The model I use here.", audience: "anyone" },
-    {
-      usage: "/model <name> [channel]",
-      summary: "Switches it to one of the configured models, or back to default.",
-      audience: "admins",
-    },
+  usage: USAGE,
+  summary: "The model I use here.",
+  setForm: [
+    "/model <name> [channel]",
+    "Switches it to one of the configured models, or back to default.",
   ],
-  async run({ args, where, actor, ctx }) {
-    const parsed = parseSettingArgs(args, USAGE);
-    if (parsed.kind === "bad") return { kind: "reply", text: parsed.problem };
+  change: "switch the model",
+  show(stored, { where, ctx }) {
     const models = ctx.sources.config().models;
-    const store = ctx.sources.store.settings;
-    if (parsed.kind === "show") {
-      const stored = await store.read(where);
-      const chosen = conversationModel(models, where, stored);
-      const from =
-        chosen === undefined
-          ? "the bot's default"
-          : chosen === stored.conversation.model
-            ? "set for this conversation"
-            : chosen === stored.channel.model
-              ? "set for this channel"
-              : "from the config";
-      const name = chosen ?? ctx.sources.model ?? "the provider's default model";
-      const choices =
-        models.list.length > 0
-          ? ` Admins can switch to: ${modelList(models)}.`
-          : " No other models are configured (models.list in the config file).";
-      return { kind: "reply", text: `Model here: ${name} (${from}).${choices}` };
-    }
-    if (!mayUse(actor, "admins", ctx.policy)) return adminsOnly("switch the model");
-    if (parsed.value !== undefined && !findModel(models, parsed.value)) {
-      return {
-        kind: "reply",
-        text:
-          models.list.length === 0
-            ? `I can't switch to ${parsed.value.slice(0, 80)}: no models are listed in the config file (models.list), so this bot uses ${ctx.sources.model ?? "its default model"} only.`
-            : `${parsed.value.slice(0, 80)} is not one of the configured models. Choose one of: ${modelList(models)}.`,
-      };
-    }
-    await store.write(parsed.scope, where, "model", parsed.value);
-    return {
-      kind: "reply",
-      text:
-        parsed.value === undefined
-          ? `${capital(scopeName(parsed.scope))} uses the default model again from my next turn.`
-          : `${capital(scopeName(parsed.scope))} uses ${parsed.value} from my next turn; ${sight(ctx.sources.capabilities(parsed.value))}.`,
-    };
+    const chosen = conversationModel(models, where, stored);
+    const from =
+      chosen === undefined
+        ? "the bot's default"
+        : chosen === stored.conversation.model
+          ? "set for this conversation"
+          : chosen === stored.channel.model
+            ? "set for this channel"
+            : "from the config";
+    const name = chosen ?? ctx.sources.model ?? "the provider's default model";
+    const choices =
+      models.list.length > 0
+        ? ` Admins can switch to: ${modelList(models)}.`
+        : " No other models are configured (models.list in the config file).";
+    return `Model here: ${name} (${from}).${choices}`;
   },
-};
+  refuse(value, { ctx }) {
+    const models = ctx.sources.config().models;
+    if (findModel(models, value)) return undefined;
+    return models.list.length === 0
+      ? `I can't switch to ${value.slice(0, 80)}: no models are listed in the config file (models.list), so this bot uses ${ctx.sources.model ?? "its default model"} only.`
+      : `${value.slice(0, 80)} is not one of the configured models. Choose one of: ${modelList(models)}.`;
+  },
+  changed(scope, value, { ctx }) {
+    return value === undefined
+      ? `${capital(scopeName(scope))} uses the default model again from my next turn.`
+      : `${capital(scopeName(scope))} uses ${value} from my next turn; ${sight(ctx.sources.capabilities(value))}.`;
+  },
+});
 
 /** Whether a model sees the images people send, as the switch's reply says it. */
 function sight(capabilities: Capabilities): string {

@@ -2,10 +2,10 @@ import { type Client, Routes } from "discord.js";
 import type {
   DeliveryOptions,
   DeliveryTarget,
-  Outbound,
   OutgoingFile,
   PostOptions,
 } from "../../ports/outbound.ts";
+import { PlatformOutbound } from "../platform-outbound.ts";
 import { controlRows } from "./components.ts";
 import { DiscordFiles } from "./files.ts";
 import { nonceOf } from "./nonce.ts";
@@ -20,10 +20,7 @@ import { uploadToDiscord } from "./upload.ts";
  * `enforce_nonce`, so Discord itself answers a second post of the same part
  * (within its few minutes) with the message it already made.
  */
-export class DiscordOutbound implements Outbound {
-  readonly maxLength = DISCORD_TRAITS.maxLength;
-  readonly canEdit = DISCORD_TRAITS.canEdit;
-
+export class DiscordOutbound extends PlatformOutbound {
   /** Files people sent, by CDN URL, for the worker's fetcher. */
   readonly files: DiscordFiles;
 
@@ -31,6 +28,7 @@ export class DiscordOutbound implements Outbound {
     private readonly client: Client,
     apiUrl?: string,
   ) {
+    super(DISCORD_TRAITS);
     this.files = new DiscordFiles(apiUrl);
   }
 

@@ -12,8 +12,9 @@ import {
   type ToolsAction,
 } from "./block-actions.ts";
 import { type BlockMessage, listBlocks, SKILLS_ACTION, TOOLS_ACTION } from "./blocks.ts";
+import { takeClickOnce } from "./click-once.ts";
 import { describe } from "./errors.ts";
-import { actionEventId, installationTeam } from "./payload.ts";
+import { installationTeam } from "./payload.ts";
 import { ephemeral, onSlashCommand, type SlackCommandDeps } from "./slash-command.ts";
 
 export type { SlackCommandDeps } from "./slash-command.ts";
@@ -154,17 +155,9 @@ function registerClicks<Action extends ToolsAction | SkillsAction>(
         blocks: withNote(blocks.blocks, note),
       });
     };
-    const eventId = actionEventId(body);
-    try {
-      // A click taken before (Slack's redelivery, a second ingress process) changes nothing again.
-      if (eventId) await deps.ledger().take(eventId, apply);
-      else await apply();
-    } catch (error) {
-      deps.runtime.logger.warn("a Slack button click failed", { error: describe(error) });
-      await tell(
-        `That click could not be applied just now (${describe(error)}). Try again in a moment.`,
-      );
-    }
+    await takeClickOnce(deps, body, apply, (reason) =>
+      tell(`That click could not be applied just now (${reason}). Try again in a moment.`),
+    );
   });
 }
 

@@ -1,10 +1,10 @@
 import type { App } from "@slack/bolt";
 import { z } from "zod";
 import { answerApprovalClick } from "../approval-click.ts";
+import { takeClickOnce } from "./click-once.ts";
 import { CONTROL_ACTION } from "./control-blocks.ts";
 import { describe } from "./errors.ts";
 import { toMrkdwn } from "./format.ts";
-import { actionEventId } from "./payload.ts";
 import type { SlackCommandDeps } from "./slash-command.ts";
 
 const id = z.string().min(1).max(256);
@@ -65,16 +65,11 @@ export function registerSlackControls(app: App, deps: SlackCommandDeps): void {
       });
       await tell(reply.text);
     };
-    const eventId = actionEventId(body);
-    try {
-      if (eventId) await deps.ledger().take(eventId, run);
-      else await run();
-    } catch (error) {
-      // The ledger itself failed (Redis away): the click was not taken, and may be tried again.
-      deps.runtime.logger.warn("a Slack button click failed", { error: describe(error) });
-      await tell(
-        `That click could not be taken just now (${describe(error)}), so nothing was decided. Try again in a moment.`,
-      );
-    }
+    // When the ledger itself failed (Redis away), the click was not taken, and may be tried again.
+    await takeClickOnce(deps, body, run, (reason) =>
+      tell(
+        `That click could not be taken just now (${reason}), so nothing was decided. Try again in a moment.`,
+      ),
+    );
   });
 }

@@ -3,10 +3,10 @@ import type { FileSource } from "../../ports/file-source.ts";
 import type {
   DeliveryOptions,
   DeliveryTarget,
-  Outbound,
   OutgoingFile,
   PostOptions,
 } from "../../ports/outbound.ts";
+import { PlatformOutbound } from "../platform-outbound.ts";
 import { controlBlocks } from "./control-blocks.ts";
 import { toMrkdwn } from "./format.ts";
 import { answerNeighbours } from "./thread-messages.ts";
@@ -23,10 +23,7 @@ import { uploadToSlack } from "./upload.ts";
  * died becomes the answer instead of staying beside it.
  * Rate limits are the WebClient's: it waits out Retry-After and retries.
  */
-export class SlackOutbound implements Outbound {
-  readonly maxLength = SLACK_TRAITS.maxLength;
-  readonly canEdit = SLACK_TRAITS.canEdit;
-
+export class SlackOutbound extends PlatformOutbound {
   /** Files people shared, by `url_private_download`, for the worker's fetcher. */
   readonly files: FileSource | undefined;
 
@@ -34,6 +31,7 @@ export class SlackOutbound implements Outbound {
     private readonly client: WebClient,
     files?: FileSource,
   ) {
+    super(SLACK_TRAITS);
     this.files = files;
   }
 

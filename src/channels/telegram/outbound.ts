@@ -5,10 +5,10 @@ import type { LoggerPort } from "../../core/logger.ts";
 import type {
   DeliveryOptions,
   DeliveryTarget,
-  Outbound,
   OutgoingFile,
   PostOptions,
 } from "../../ports/outbound.ts";
+import { PlatformOutbound } from "../platform-outbound.ts";
 import { describeTelegramError, isTelegramError } from "./api.ts";
 import { ChatPacer } from "./chat-pacer.ts";
 import { TelegramFiles } from "./files.ts";
@@ -38,9 +38,7 @@ export class TelegramSetupError extends Error {
  * API's auto-retry. Telegram has no nonce, so the {@link SentLedger}
  * remembers which message each idempotency key became.
  */
-export class TelegramOutbound implements Outbound {
-  readonly maxLength = TELEGRAM_TRAITS.maxLength;
-  readonly canEdit = TELEGRAM_TRAITS.canEdit;
+export class TelegramOutbound extends PlatformOutbound {
   #ledger: SentLedger | undefined;
   #logger: LoggerPort | undefined;
   readonly #pacer: ChatPacer;
@@ -55,6 +53,7 @@ export class TelegramOutbound implements Outbound {
     /** The Bot API root (a local server, a test's fake); unset: the cloud Bot API. */
     apiRoot: () => string | undefined = () => undefined,
   ) {
+    super(TELEGRAM_TRAITS);
     this.#pacer = new ChatPacer(editIntervalMs);
     this.files = new TelegramFiles(api, token, apiRoot);
   }

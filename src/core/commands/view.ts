@@ -1,6 +1,11 @@
 import type { Capabilities } from "../availability/capabilities.ts";
 import { keyWord } from "../availability/keys.ts";
-import type { Decider, Explanation, ToolState } from "../availability/resolve.ts";
+import {
+  type Decider,
+  describeDecider,
+  type Explanation,
+  type ToolState,
+} from "../availability/resolve.ts";
 import { SCOPES } from "../availability/scopes.ts";
 import { TOOL_SEARCH_ID } from "../loading/discovery-tool.ts";
 import type { TurnContract } from "../loading/freeze.ts";
@@ -154,17 +159,10 @@ function deferredDetail(contract: TurnContract): string {
 
 /** "channel scope", "channel scope (mcp:github)", "toolset research", "the hand-picked list". */
 export function deciderPhrase(by: Decider, id: string): string {
-  switch (by.kind) {
-    case "scope":
-      if (by.key === id) return `${by.scope} scope`;
-      return `${by.scope} scope (${by.key === "all" ? "all tools" : by.key})`;
-    case "toolset":
-      return `toolset ${by.toolset}`;
-    case "picked":
-      return "the hand-picked list";
-    case "tool":
-      return "the tool's own default";
-  }
+  // In a line about one key, the key and "tool" go without saying.
+  if (by.kind === "scope" && by.key === id) return `${by.scope} scope`;
+  if (by.kind === "picked") return "the hand-picked list";
+  return describeDecider(by);
 }
 
 /**

@@ -7,6 +7,7 @@ import {
   DEFAULT_APPROVAL_POLICY,
 } from "../approvals/approval.ts";
 import { describeValue } from "./errors.ts";
+import { placeMap } from "./place-map.ts";
 import { sectionMap, strictMap } from "./section-map.ts";
 
 /**
@@ -150,18 +151,7 @@ const override = strictMap(
 );
 
 const overrides = (what: string) =>
-  z.record(
-    z.string().regex(/^[a-z][a-z0-9_-]*:.+$/, {
-      error: `a ${what} is written platform:id, e.g. "slack:T0123".`,
-    }),
-    override,
-    {
-      error: (iss) =>
-        iss.code === "invalid_key"
-          ? `a ${what} is written platform:id, e.g. "slack:T0123".`
-          : `expected a map of ${what}s to { timeout:, approvers: }, found ${describeValue(iss.input)}.`,
-    },
-  );
+  placeMap(what, override, "{ timeout:, approvers: }", { namesBadKeys: true });
 
 export const approvalsSection = sectionMap("approvals", {
   timeout: timeout.optional(),

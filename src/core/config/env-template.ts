@@ -1,3 +1,5 @@
+import { namedError } from "../named-error.ts";
+
 /**
  * Values that name environment variables instead of holding secrets:
  * `Authorization: "Bearer ${GITHUB_TOKEN}"` keeps the token out of the
@@ -15,13 +17,10 @@ export type TemplatePart =
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** A value whose `${...}` cannot be read. */
-export class EnvTemplateError extends Error {
-  override readonly name = "EnvTemplateError";
-}
+export class EnvTemplateError extends namedError("EnvTemplateError") {}
 
 /** A value names a variable the environment does not have. */
-export class MissingEnvError extends Error {
-  override readonly name = "MissingEnvError";
+export class MissingEnvError extends namedError("MissingEnvError") {
   constructor(
     readonly variable: string,
     /** What the value is for, e.g. `header Authorization of MCP server github`. */

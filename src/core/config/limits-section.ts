@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { describeValue } from "./errors.ts";
+import { placeMap } from "./place-map.ts";
 import { parseRate, type Rate } from "./rate-spec.ts";
 import { sectionMap } from "./section-map.ts";
 
@@ -87,12 +88,10 @@ const rules = z.strictObject(
 );
 
 const scoped = (what: string) =>
-  z.record(
-    z.string().regex(/^[a-z][a-z0-9_-]*:.+$/, {
-      error: `a ${what} is written platform:id, e.g. "slack:T0123".`,
-    }),
+  placeMap(
+    what,
     rules.transform((r): LimitRules => Object.freeze(definedOnly(r))),
-    { error: (iss) => `expected a map of ${what}s to limits, found ${describeValue(iss.input)}.` },
+    "limits",
   );
 
 export const limitsSection = sectionMap("limits", {

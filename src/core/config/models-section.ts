@@ -8,6 +8,7 @@ import {
   providerName,
   thinkingBudget,
 } from "./model-section.ts";
+import { placeMap } from "./place-map.ts";
 import { sectionMap } from "./section-map.ts";
 
 /** What one million tokens of each kind costs, in the operator's currency (USD by convention). */
@@ -178,17 +179,7 @@ const entry = z.strictObject(
   },
 );
 
-const choices = (what: string) =>
-  z.record(
-    z.string().regex(/^[a-z][a-z0-9_-]*:.+$/, {
-      error: `a ${what} is written platform:id, e.g. "slack:T0123".`,
-    }),
-    modelName,
-    {
-      error: (iss) =>
-        `expected a map of ${what}s to model names, found ${describeValue(iss.input)}.`,
-    },
-  );
+const choices = (what: string) => placeMap(what, modelName, "model names");
 
 export const modelsSection = sectionMap("models", {
   list: z

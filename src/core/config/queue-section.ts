@@ -7,6 +7,7 @@ import {
   type QueueMode,
 } from "../agent/queue-mode.ts";
 import { describeValue } from "./errors.ts";
+import { placeMap } from "./place-map.ts";
 import { sectionMap } from "./section-map.ts";
 
 /**
@@ -76,16 +77,7 @@ export function queueBehaviourFor(
 const modeOf = z.enum(QUEUE_MODES, {
   error: (iss) => `expected one of ${QUEUE_MODES.join(", ")}, found ${describeValue(iss.input)}.`,
 });
-const modes = (what: string) =>
-  z.record(
-    z.string().regex(/^[a-z][a-z0-9_-]*:.+$/, {
-      error: `a ${what} is written platform:id, e.g. "slack:T0123".`,
-    }),
-    modeOf,
-    {
-      error: (iss) => `expected a map of ${what}s to modes, found ${describeValue(iss.input)}.`,
-    },
-  );
+const modes = (what: string) => placeMap(what, modeOf, "modes");
 
 const whole = (what: string, min: number, max: number) =>
   z

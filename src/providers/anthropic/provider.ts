@@ -1,30 +1,12 @@
-import { setTimeout as delay } from "node:timers/promises";
 import type * as AnthropicSDK from "@anthropic-ai/sdk";
 import type { Provider, ProviderRequest, ProviderResponse } from "../../core/agent/provider.ts";
-import { ProviderError } from "../../core/agent/provider.ts";
-import {
-  ANTHROPIC_MAX_TOKENS,
-  DEFAULT_MODEL_LIMITS,
-  type ModelLimits,
-} from "../../core/config/model-section.ts";
-import { type LoggerPort, silentLogger } from "../../core/logger.ts";
+import { ANTHROPIC_MAX_TOKENS } from "../../core/config/model-section.ts";
 import { noteModel } from "../../observability/tracing-model.ts";
-import { CallBudget } from "../deadlines.ts";
-import {
-  abortedError,
-  type Failure,
-  type FailureContext,
-  keepingPartial,
-  redactor,
-  timeoutFailure,
-} from "../failure.ts";
-import { toolsParser } from "../openai-request.ts";
-import { MAX_ERROR_BYTES, NO_API_KEY, type ProviderOptions } from "../provider-options.ts";
-import { freshProgress } from "../reply-stream.ts";
-import { pause, retryWait } from "../retry.ts";
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../retry-policy.ts";
-import { type FetchWatch, watchedFetch } from "../watched-fetch.ts";
-import { classifyFailure, displayURL } from "./errors.ts";
+import type { Failure, FailureContext } from "../failure.ts";
+import { NO_API_KEY, type ProviderOptions } from "../provider-options.ts";
+import { type Attempt, checkModelNamed, StreamingProvider } from "../streaming-provider.ts";
+import { watchedFetch } from "../watched-fetch.ts";
+import { classifyFailure, displayAnthropicURL } from "./errors.ts";
 import { readMessageStream } from "./stream.ts";
 import { buildMessagesRequest, type CacheTtl } from "./translate.ts";
 
@@ -74,131 +56,90 @@ function loadSDK(): Promise<typeof AnthropicSDK> {
  * });
  */
 export function createAnthropicProvider(options: AnthropicProviderOptions): Provider {
-  if (!options.model?.trim()) {
-    throw new ProviderError(
-      "unconfigured",
-      `No model name was given. Set SWITCHYARD_MODEL (e.g. ${ANTHROPIC_FALLBACK_MODEL}), then restart.`,
-    );
-  }
+  checkModelNamed(options.model, ANTHROPIC_FALLBACK_MODEL);
   return new MessagesProvider(options);
 }
 
-class MessagesProvider implements Provider {
-  readonly #options: AnthropicProviderOptions;
-  readonly #logger: LoggerPort;
-  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
-  readonly #policy: RetryPolicy;
+/** What every attempt of one call sends, the client that sends it and the SDK its errors come from. */
+interface MessagesCall {
+  readonly sdk: typeof AnthropicSDK;
+  readonly client: AnthropicSDK.Anthropic;
+  readonly body: AnthropicSDK.Anthropic.MessageCreateParamsStreaming;
+}
+
+class MessagesProvider extends StreamingProvider<AnthropicProviderOptions, MessagesCall> {
   readonly #baseURL: string;
-  readonly #where: string;
-  readonly #redact: (text: string) => string;
-  readonly #parseTools: ReturnType<typeof toolsParser>;
   #client: AnthropicSDK.Anthropic | undefined;
 
   constructor(options: AnthropicProviderOptions) {
     checkThinkingBudget(options.thinkingBudget, options.maxTokens ?? DEFAULT_MAX_TOKENS);
-    this.#options = options;
-    this.#logger = options.logger ?? silentLogger;
-    this.#sleep = options.sleep ?? ((ms, signal) => delay(ms, undefined, { signal }));
-    this.#policy = {
-      ...DEFAULT_RETRY_POLICY,
-      maxRetries: options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries,
-    };
-    this.#baseURL = options.baseURL || ANTHROPIC_BASE_URL;
-    this.#where = displayURL(this.#baseURL);
-    this.#redact = redactor(options.apiKey);
-    this.#parseTools = toolsParser(this.#logger);
+    const baseURL = options.baseURL || ANTHROPIC_BASE_URL;
+    super(options, displayAnthropicURL(baseURL));
+    this.#baseURL = baseURL;
   }
 
-  async complete(request: ProviderRequest): Promise<ProviderResponse> {
-    if (request.signal?.aborted) throw abortedError();
+  protected override async begin(request: ProviderRequest): Promise<MessagesCall> {
     const sdk = await loadSDK();
     const client = this.#clientOf(sdk);
-    const limits = this.#limitsNow();
-    const context: FailureContext = { where: this.#where, limits, redact: this.#redact };
     const ttl =
-      typeof this.#options.cacheTtl === "function"
-        ? this.#options.cacheTtl()
-        : this.#options.cacheTtl;
+      typeof this.options.cacheTtl === "function" ? this.options.cacheTtl() : this.options.cacheTtl;
     const { body } = buildMessagesRequest(
       request,
       {
-        model: this.#options.model,
-        maxTokens: this.#options.maxTokens ?? DEFAULT_MAX_TOKENS,
+        model: this.options.model,
+        maxTokens: this.options.maxTokens ?? DEFAULT_MAX_TOKENS,
         cacheTtl: ttl ?? "5m",
-        temperature: this.#options.temperature,
-        thinkingBudget: this.#options.thinkingBudget,
+        temperature: this.options.temperature,
+        thinkingBudget: this.options.thinkingBudget,
       },
-      this.#parseTools(request.tools),
+      this.parseTools(request.tools),
     );
     noteModel(body.model);
-    const budget = new CallBudget(limits.callMs);
-    for (let tries = 1; ; tries++) {
-      const progress = freshProgress();
-      const timers = budget.attempt(limits);
-      const watch: FetchWatch = {
-        heard: () => timers.heard(),
-        maxEventBytes: 8 * Math.max(limits.maxAnswerChars, limits.maxToolCallChars) + 64 * 1024,
-        maxErrorBytes: MAX_ERROR_BYTES,
-      };
-      let failure: Failure;
-      try {
-        const signal = request.signal
-          ? AbortSignal.any([request.signal, timers.signal])
-          : timers.signal;
-        const stream = await client
-          .withOptions({ fetch: watchedFetch(watch) })
-          .messages.create(body as unknown as AnthropicSDK.Anthropic.MessageCreateParamsStreaming, {
-            signal,
-            timeout: budget.remainingMs() + 1_000,
-          });
-        const reply = await readMessageStream(stream, {
-          onText: request.onText,
-          progress,
-          logger: this.#logger,
-          limits,
-        });
-        if (request.signal?.aborted) throw abortedError();
-        return reply;
-      } catch (thrown) {
-        if (request.signal?.aborted) throw abortedError();
-        if (timers.expired) {
-          throw keepingPartial(timeoutFailure(timers.expired, context).error, progress);
-        }
-        if (thrown instanceof ProviderError) throw keepingPartial(thrown, progress);
-        failure = classifyFailure(sdk, thrown, context, progress);
-      } finally {
-        timers.close();
-      }
-      const waitMs = retryWait(failure, tries, progress, {
-        logger: this.#logger,
-        policy: this.#policy,
-        where: this.#where,
-        redact: this.#redact,
-        budget,
-      });
-      await pause(this.#sleep, waitMs, request.signal);
-    }
+    return {
+      sdk,
+      client,
+      body: body as unknown as AnthropicSDK.Anthropic.MessageCreateParamsStreaming,
+    };
+  }
+
+  protected override async attempt(
+    { client, body }: MessagesCall,
+    request: ProviderRequest,
+    { limits, watch, progress, budget, signal }: Attempt,
+  ): Promise<ProviderResponse> {
+    const stream = await client
+      .withOptions({ fetch: watchedFetch(watch) })
+      .messages.create(body, { signal, timeout: budget.remainingMs() + 1_000 });
+    return readMessageStream(stream, {
+      onText: request.onText,
+      progress,
+      logger: this.logger,
+      limits,
+    });
+  }
+
+  protected override classify(
+    { sdk }: MessagesCall,
+    thrown: unknown,
+    context: FailureContext,
+    { progress }: Attempt,
+  ): Failure {
+    return classifyFailure(sdk, thrown, context, { progress });
   }
 
   #clientOf(sdk: typeof AnthropicSDK): AnthropicSDK.Anthropic {
     this.#client ??= new sdk.Anthropic({
-      apiKey: this.#options.apiKey || NO_API_KEY,
+      apiKey: this.options.apiKey || NO_API_KEY,
       baseURL: this.#baseURL,
       maxRetries: 0,
       logger: {
-        error: (message: string) => this.#logger.warn(`anthropic SDK: ${this.#redact(message)}`),
-        warn: (message: string) => this.#logger.warn(`anthropic SDK: ${this.#redact(message)}`),
+        error: (message: string) => this.logger.warn(`anthropic SDK: ${this.redact(message)}`),
+        warn: (message: string) => this.logger.warn(`anthropic SDK: ${this.redact(message)}`),
         info: () => {},
         debug: () => {},
       },
     });
     return this.#client;
-  }
-
-  #limitsNow(): ModelLimits {
-    const { limits } = this.#options;
-    const given = typeof limits === "function" ? limits() : limits;
-    return { ...DEFAULT_MODEL_LIMITS, ...given };
   }
 }
 

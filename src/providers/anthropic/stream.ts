@@ -1,19 +1,8 @@
 import type { ProviderBlock, Usage } from "../../core/agent/messages.ts";
 import { ZERO_USAGE } from "../../core/agent/messages.ts";
 import type { ProviderResponse } from "../../core/agent/provider.ts";
-import { noteStreamEvent } from "../../observability/tracing-model.ts";
-import {
-  appendAnswer,
-  cutAnswer,
-  type Fields,
-  fieldsOf,
-  type ReplyDraft,
-  readReplyStream,
-  StreamEndedEarlyError,
-  type StreamReading,
-  tooManyToolCalls,
-} from "../reply-stream.ts";
-import { finishedToolCall, type ToolCallDraft } from "../tool-call-limits.ts";
+import { CappedReplyDraft } from "../reply-draft.ts";
+import { type Fields, fieldsOf, readReplyStream, type StreamReading } from "../reply-stream.ts";
 
 /** Anthropic's stop reasons in the Chat Completions words the loop reads. */
 const FINISH: Readonly<Record<string, string>> = {
@@ -52,23 +41,18 @@ export function readMessageStream(
   return readReplyStream(events, new MessageDraft(options));
 }
 
-class MessageDraft implements ReplyDraft {
-  #text = "";
-  #cut = false;
-  #tooManyCalls = false;
+class MessageDraft extends CappedReplyDraft {
   #stopReason: string | undefined;
   #input = { fresh: 0, written: 0, read: 0 };
   #output = 0;
-  readonly #calls = new Map<number, ToolCallDraft>();
   /** Reasoning blocks by stream index, as they were opened and then grown by their deltas. */
   readonly #reasoning = new Map<number, { [field: string]: unknown; type: string }>();
 
-  constructor(private readonly options: StreamReading) {}
+  constructor(options: StreamReading) {
+    super(options, "toolu_");
+  }
 
-  read(value: unknown): boolean {
-    const { progress } = this.options;
-    progress.events++;
-    if (progress.events === 1) noteStreamEvent();
+  protected override readEvent(value: unknown): boolean {
     const event = fieldsOf(value);
     switch (event?.type) {
       case "message_start":
@@ -89,7 +73,7 @@ class MessageDraft implements ReplyDraft {
       case "ping":
         return true;
       default:
-        progress.unreadable++;
+        this.options.progress.unreadable++;
         return true;
     }
   }
@@ -111,38 +95,27 @@ class MessageDraft implements ReplyDraft {
     const block = fieldsOf(event.content_block);
     const index = typeof event.index === "number" ? event.index : -1;
     if (block?.type === "text" && typeof block.text === "string" && block.text !== "") {
-      return this.#addText(block.text);
+      return this.addText(block.text);
     }
     if (block?.type === "thinking" || block?.type === "redacted_thinking") {
       this.#reasoning.set(index, { ...block, type: block.type });
       return true;
     }
     if (block?.type !== "tool_use") return true;
-    if (this.#calls.size >= this.options.limits.maxToolCalls) {
-      this.#tooManyCalls = true;
-      return false;
-    }
-    this.#calls.set(index, {
-      id: typeof block.id === "string" ? block.id : "",
-      name: typeof block.name === "string" ? block.name : "",
-      arguments: "",
-      chars: 0,
-    });
-    return true;
+    const id = typeof block.id === "string" ? block.id : "";
+    const name = typeof block.name === "string" ? block.name : "";
+    return this.openCall(index, id, name) !== undefined;
   }
 
   #delta(event: Fields): boolean {
     const delta = fieldsOf(event.delta);
     if (delta?.type === "text_delta" && typeof delta.text === "string") {
-      return delta.text === "" || this.#addText(delta.text);
+      return delta.text === "" || this.addText(delta.text);
     }
     if (delta?.type === "input_json_delta" && typeof delta.partial_json === "string") {
-      const draft = this.#calls.get(typeof event.index === "number" ? event.index : -1);
+      const draft = this.calls.get(typeof event.index === "number" ? event.index : -1);
       if (!draft) return true;
-      draft.chars += delta.partial_json.length;
-      if (draft.chars <= this.options.limits.maxToolCallChars) {
-        draft.arguments += delta.partial_json;
-      }
+      this.addArguments(draft, delta.partial_json);
     }
     if (delta?.type === "thinking_delta" || delta?.type === "signature_delta") {
       const block = this.#reasoning.get(typeof event.index === "number" ? event.index : -1);
@@ -158,17 +131,7 @@ class MessageDraft implements ReplyDraft {
     return true;
   }
 
-  #addText(content: string): boolean {
-    const added = appendAnswer(this.#text, content, this.options);
-    this.#text = added.text;
-    if (added.cut) {
-      this.#cut = true;
-      return false;
-    }
-    return true;
-  }
-
-  #usage(): Usage {
+  protected override usage(): Usage {
     const { fresh, written, read } = this.#input;
     if (fresh + written + read + this.#output === 0) return ZERO_USAGE;
     return {
@@ -179,25 +142,16 @@ class MessageDraft implements ReplyDraft {
     };
   }
 
-  response(): ProviderResponse {
-    const { limits } = this.options;
-    if (this.#tooManyCalls) throw tooManyToolCalls(limits);
-    if (this.#cut) return cutAnswer(this.#text, limits, this.#usage());
-    if (this.#stopReason === undefined) {
-      throw new StreamEndedEarlyError("The stream ended before the model finished its reply.");
-    }
-    return {
-      content: this.#text === "" ? null : this.#text,
-      toolCalls: [...this.#calls.entries()]
-        .sort(([a], [b]) => a - b)
-        .map(([, draft]) => finishedToolCall(draft, limits, "toolu_")),
-      finishReason: FINISH[this.#stopReason] ?? "stop",
-      usage: this.#usage(),
-      ...(this.#reasoning.size > 0 ? { reasoning: this.#reasoningBlocks() } : {}),
-    };
+  protected override finishReason(): string | undefined {
+    if (this.#stopReason === undefined) return undefined;
+    return FINISH[this.#stopReason] ?? "stop";
   }
 
-  #reasoningBlocks(): ProviderBlock[] {
-    return [...this.#reasoning.entries()].sort(([a], [b]) => a - b).map(([, block]) => block);
+  protected override extra(): Partial<ProviderResponse> {
+    if (this.#reasoning.size === 0) return {};
+    const blocks: ProviderBlock[] = [...this.#reasoning.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([, block]) => block);
+    return { reasoning: blocks };
   }
 }

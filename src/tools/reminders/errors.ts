@@ -1,10 +1,10 @@
+import { namedError } from "../../core/named-error.ts";
+
 /**
  * Everything a person (or the model) can get wrong about a reminder. The
  * tools answer these with their message; any other error is a real failure.
  */
-export class ReminderInputError extends Error {
-  override readonly name: string = "ReminderInputError";
-}
+export class ReminderInputError extends namedError("ReminderInputError") {}
 
 /** Text that should be a time and does not parse; `token` is the part that is wrong. */
 export abstract class TimeSyntaxError extends ReminderInputError {
@@ -72,6 +72,4 @@ export class ReminderNotFoundError extends ReminderInputError {
 }
 
 /** A reminder job whose data is not a reminder (written by another version, or by hand). */
-export class ReminderDataError extends Error {
-  override readonly name = "ReminderDataError";
-}
+export class ReminderDataError extends namedError("ReminderDataError") {}

@@ -1,3 +1,5 @@
+import { namedError } from "../../core/named-error.ts";
+
 /**
  * Why a web tool call did not produce a page or results. The tool runner turns
  * a thrown error into the call's result (`fetch_url failed: <message>`), so
@@ -19,8 +21,7 @@ export const INTERNAL_HOST_HINT =
  * new FetchRefusedError("10.0.0.1 is a private address")
  * // message: "refused: 10.0.0.1 is a private address. fetch_url only reads public web pages."
  */
-export class FetchRefusedError extends Error {
-  override readonly name = "FetchRefusedError";
+export class FetchRefusedError extends namedError("FetchRefusedError") {
   constructor(
     /** The bare reason, e.g. "10.0.0.1 is a private address". */
     readonly reason: string,
@@ -31,13 +32,10 @@ export class FetchRefusedError extends Error {
 }
 
 /** The page could not be read: the server failed, answered an error, took too long or sent something unreadable. */
-export class FetchError extends Error {
-  override readonly name = "FetchError";
-}
+export class FetchError extends namedError("FetchError") {}
 
 /** The search provider did not answer with results. The message names the provider and the fix. */
-export class WebSearchError extends Error {
-  override readonly name = "WebSearchError";
+export class WebSearchError extends namedError("WebSearchError") {
   constructor(
     readonly provider: string,
     message: string,

@@ -1,0 +1,27 @@
+import { z } from "zod";
+import { describeValue } from "./errors.ts";
+
+/**
+ * A section's `workspaces:` or `channels:`: overrides by place, each key
+ * written `platform:id` ("slack:T0123"), each value what the section sets.
+ * `what` names a key ("workspace"), `valuesAre` the values ("limits"), for
+ * the error. With `namesBadKeys`, a key that is not `platform:id` says so
+ * instead of the map's general error.
+ *
+ * @example
+ * const channels = placeMap("channel", modeOf, "modes");
+ */
+export function placeMap<T extends z.ZodType>(
+  what: string,
+  value: T,
+  valuesAre: string,
+  { namesBadKeys = false }: { readonly namesBadKeys?: boolean } = {},
+) {
+  const keyProblem = `a ${what} is written platform:id, e.g. "slack:T0123".`;
+  return z.record(z.string().regex(/^[a-z][a-z0-9_-]*:.+$/, { error: keyProblem }), value, {
+    error: (iss) =>
+      namesBadKeys && iss.code === "invalid_key"
+        ? keyProblem
+        : `expected a map of ${what}s to ${valuesAre}, found ${describeValue(iss.input)}.`,
+  });
+}
