@@ -1,7 +1,7 @@
-import { toMrkdwn } from "../src/channels/slack/format.ts";
-import { toTelegramHtml } from "../src/channels/telegram/format.ts";
-import { splitTelegramHtml } from "../src/channels/telegram/html-split.ts";
 import { splitMessage } from "../src/core/delivery/split.ts";
+import { toMrkdwn } from "../src/platforms/slack/format.ts";
+import { toTelegramHtml } from "../src/platforms/telegram/format.ts";
+import { splitTelegramHtml } from "../src/platforms/telegram/html-split.ts";
 import { formatNs, measurePair } from "./harness.ts";
 
 /** A deep or hostile input may cost this many times its ordinary twin, no more. */

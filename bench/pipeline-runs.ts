@@ -9,11 +9,11 @@ import { randomUUID } from "node:crypto";
 import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { z } from "zod";
-import { startSwitchyard } from "../src/app.ts";
 import type { ChatMessage } from "../src/core/agent/messages.ts";
 import type { Provider, ProviderRequest, ProviderResponse } from "../src/core/agent/provider.ts";
 import { ToolRegistry } from "../src/core/tools/registry.ts";
 import { type AnyTool, defineTool } from "../src/core/tools/tool.ts";
+import { startSwitchyard } from "../src/runtime/app.ts";
 import { HistoryStore } from "../src/store/history-store.ts";
 import { KeyScheme } from "../src/store/keys.ts";
 

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseConfig } from "../src/channels/config.ts";
-import { Host } from "../src/host.ts";
+import { parseConfig } from "../src/platforms/config.ts";
+import { Host } from "../src/runtime/host.ts";
 import { printModeTokens } from "./core.ts";
 
 const BIN = fileURLToPath(new URL("../node_modules/.bin/", import.meta.url));

@@ -73,7 +73,7 @@ async function main(argv: string[]): Promise<number> {
 
 /** How the commands that read a config file read it. */
 async function configReader(): Promise<(path: string) => string> {
-  return (await import("./bot/config-file.ts")).readConfigText;
+  return (await import("./runtime/config-file.ts")).readConfigText;
 }
 
 main(process.argv.slice(2)).then(

@@ -50,48 +50,8 @@
  * const bot = createBot({ tools: [weather, forecast], persona: "You are Ada, a weather helper." });
  * await bot.start();
  */
-export type { GateVerdict, IngressGate } from "./access/gate.ts";
-export { tokenBudgetCheck } from "./access/token-budget.ts";
-export { type Switchyard, type SwitchyardOptions, startSwitchyard } from "./app.ts";
-export { LiveConfig } from "./bot/config-file.ts";
-export { type Bot, createBot } from "./bot/create-bot.ts";
-export { StartOptionError } from "./bot/errors.ts";
-export type { BotOptions, BotRole, ConfigSource, TurnTuning } from "./bot/options.ts";
-export { definePlugin, type SwitchyardPlugin } from "./bot/plugins.ts";
-export {
-  type Channel,
-  type ChannelRuntime,
-  ChannelRuntimeError,
-  type WorkerParts,
-} from "./channels/channel.ts";
-export { EMPTY_CONFIG, parseConfig } from "./channels/config.ts";
-export {
-  ConsoleChannel,
-  type ConsoleChannelOptions,
-  consoleChannel,
-} from "./channels/console/console-channel.ts";
-export {
-  type ChannelDefinition,
-  ChannelDefinitionError,
-  type ChannelFactory,
-  type ChannelIngress,
-  defineChannel,
-  type IngressParts,
-} from "./channels/define-channel.ts";
-export type { DiscordChannelOptions } from "./channels/discord/settings.ts";
-export { discordChannel, slackChannel, telegramChannel } from "./channels/factories.ts";
-export type { SlackChannelOptions } from "./channels/slack/settings.ts";
-export {
-  type MessageOrigin,
-  type MessagePath,
-  type RoutedMessage,
-  type TakenAs,
-  takeMessage,
-} from "./channels/take-message.ts";
-export type { TelegramChannelOptions } from "./channels/telegram/settings.ts";
-export type { ContractSources, SkillSources } from "./conversation/contract.ts";
+
 export type { Checkpoint } from "./core/agent/checkpoint.ts";
-export type { Attachment, ConversationAddress, InboundMessage } from "./core/agent/inbound.ts";
 export type { ChatMessage, ProviderBlock, ToolCall, Usage } from "./core/agent/messages.ts";
 export { DEFAULT_PERSONA } from "./core/agent/prompt.ts";
 export {
@@ -113,6 +73,7 @@ export {
   type PersonaConfig,
   type SwitchyardConfig,
 } from "./core/config/index.ts";
+export type { Attachment, ConversationAddress, InboundMessage } from "./core/conversation.ts";
 export { appendLoaded, freezeTurn, type TurnContract } from "./core/loading/freeze.ts";
 export { type LoadMode, parseLoadMode, UnknownModeError } from "./core/loading/modes.ts";
 export type { LoggerPort } from "./core/logger.ts";
@@ -139,7 +100,21 @@ export {
   toolResult,
 } from "./core/tools/tool-result.ts";
 export { defineToolsets, type ToolsetDef, type Toolsets } from "./core/tools/toolsets.ts";
-export { Host, type HostOptions } from "./host.ts";
+export type { GateVerdict, IngressGate } from "./ingress/access/gate.ts";
+export { tokenBudgetCheck } from "./ingress/access/token-budget.ts";
+export {
+  type Channel,
+  type ChannelRuntime,
+  ChannelRuntimeError,
+  type WorkerParts,
+} from "./ingress/channel.ts";
+export {
+  type MessageOrigin,
+  type MessagePath,
+  type RoutedMessage,
+  type TakenAs,
+  takeMessage,
+} from "./ingress/take-message.ts";
 export {
   createLogger,
   type Logger,
@@ -147,6 +122,32 @@ export {
   loggerPort,
 } from "./observability/logger.ts";
 export { Metrics } from "./observability/metrics.ts";
+export {
+  type ConnectionRole,
+  connectRedis,
+  describeTopology,
+  RedisFactory,
+  type RedisTopology,
+  topologyFrom,
+} from "./ops/redis/redis.ts";
+export { EMPTY_CONFIG, parseConfig } from "./platforms/config.ts";
+export {
+  type ChannelDefinition,
+  ChannelDefinitionError,
+  type ChannelFactory,
+  type ChannelIngress,
+  defineChannel,
+  type IngressParts,
+} from "./platforms/define-channel.ts";
+export type { DiscordChannelOptions } from "./platforms/discord/settings.ts";
+export { discordChannel, slackChannel, telegramChannel } from "./platforms/factories.ts";
+export type { SlackChannelOptions } from "./platforms/slack/settings.ts";
+export type { TelegramChannelOptions } from "./platforms/telegram/settings.ts";
+export {
+  ConsoleChannel,
+  type ConsoleChannelOptions,
+  consoleChannel,
+} from "./platforms/terminal/console-channel.ts";
 export {
   type AdmitCheck,
   firstRefusal,
@@ -169,20 +170,19 @@ export {
   createOpenAIProvider as openAIProvider,
   type OpenAIProviderOptions,
 } from "./providers/openai.ts";
-export {
-  type ConnectionRole,
-  connectRedis,
-  describeTopology,
-  RedisFactory,
-  type RedisTopology,
-  topologyFrom,
-} from "./redis/redis.ts";
+export { type Switchyard, type SwitchyardOptions, startSwitchyard } from "./runtime/app.ts";
+export { LiveConfig } from "./runtime/config-file.ts";
+export { type Bot, createBot } from "./runtime/create-bot.ts";
+export { StartOptionError } from "./runtime/errors.ts";
+export { Host, type HostOptions } from "./runtime/host.ts";
+export type { BotOptions, BotRole, ConfigSource, TurnTuning } from "./runtime/options.ts";
+export { definePlugin, type SwitchyardPlugin } from "./runtime/plugins.ts";
 export {
   loadSkills,
   SkillLibrary,
   type SkillLibraryOptions,
   watchSkills,
-} from "./skills/loader.ts";
+} from "./runtime/skill-folders.ts";
 export {
   ALL_BUILTINS,
   type BuiltinContext,
@@ -190,3 +190,4 @@ export {
   builtins,
 } from "./tools/builtins.ts";
 export { McpHub, type McpHubOptions } from "./tools/mcp/index.ts";
+export type { ContractSources, SkillSources } from "./turn/contract.ts";

@@ -1,10 +1,10 @@
 import { parseArgs } from "node:util";
-import { configPath } from "../bot/config-file.ts";
-import { approve, list, revoke } from "../channels/access-command.ts";
-import { EMPTY_CONFIG, parseConfig } from "../channels/config.ts";
-import { LOCAL_REDIS_URL, RedisFactory } from "../redis/redis.ts";
-import { topologyFrom } from "../redis/redis-topology.ts";
+import { approve, list, revoke } from "../ingress/commands/access-command.ts";
+import { LOCAL_REDIS_URL, RedisFactory } from "../ops/redis/redis.ts";
+import { EMPTY_CONFIG, parseConfig } from "../platforms/config.ts";
+import { configPath } from "../runtime/config-file.ts";
 import { createStore } from "../store/index.ts";
+import { topologyFrom } from "../store/redis/redis-topology.ts";
 import type { CliEnv } from "./tools.ts";
 
 const HELP = `Usage: switchyard access <approve CODE | list [PAGE] | revoke PLATFORM:USER> [options]

@@ -1,7 +1,7 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
-import { configPath } from "../bot/config-file.ts";
-import { EMPTY_CONFIG, parseConfig } from "../channels/config.ts";
 import type { SwitchyardConfig } from "../core/config/index.ts";
+import { EMPTY_CONFIG, parseConfig } from "../platforms/config.ts";
+import { configPath } from "../runtime/config-file.ts";
 
 /** What a `switchyard` subcommand gets from the shell: the environment, file reads, output. */
 export interface CliEnv {

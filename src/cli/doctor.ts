@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
-import { configPath } from "../bot/config-file.ts";
 import { redactSecrets, registeredSecrets, secretsFromEnv } from "../observability/secrets.ts";
+import { configPath } from "../runtime/config-file.ts";
 import { checkConfigFile } from "./doctor/config.ts";
 import { checkDiscord } from "./doctor/discord.ts";
 import { type DoctorContext, type Finding, formatFinding, guarded } from "./doctor/finding.ts";

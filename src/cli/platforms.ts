@@ -1,9 +1,9 @@
-import { StartOptionError } from "../bot/errors.ts";
-import { BOT_ROLES, type BotRole } from "../bot/options.ts";
-import type { Channel } from "../channels/channel.ts";
-import { ENV_PLATFORMS, type EnvPlatform } from "../channels/env-platforms.ts";
 import { bindHostProblem, type SwitchyardConfig } from "../core/config/index.ts";
+import type { Channel } from "../ingress/channel.ts";
 import { registerSecret } from "../observability/logger.ts";
+import { ENV_PLATFORMS, type EnvPlatform } from "../platforms/env-platforms.ts";
+import { StartOptionError } from "../runtime/errors.ts";
+import { BOT_ROLES, type BotRole } from "../runtime/options.ts";
 
 /**
  * What `switchyard start` reads from the environment: which platforms run,
@@ -11,8 +11,8 @@ import { registerSecret } from "../observability/logger.ts";
  * naming the variable, raised before anything starts.
  */
 
-export { StartOptionError } from "../bot/errors.ts";
-export { modelLimitsFromEnv, providerFromEnv } from "../bot/provider-env.ts";
+export { StartOptionError } from "../runtime/errors.ts";
+export { modelLimitsFromEnv, providerFromEnv } from "../runtime/provider-env.ts";
 
 /**
  * The platform channels whose credentials are set (see ENV_PLATFORMS). With

@@ -6,7 +6,7 @@ import {
   skillsBlockCost,
   sourceLabel,
 } from "../core/skills/index.ts";
-import { loadSkills } from "../skills/loader.ts";
+import { loadSkills } from "../runtime/skill-folders.ts";
 import { type CliEnv, readCliConfig, startSubcommand } from "./cli-env.ts";
 
 const HELP = `Usage: switchyard skills [options]

@@ -1,14 +1,14 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
-import { configPath, LiveConfig } from "../bot/config-file.ts";
-import { createBot } from "../bot/create-bot.ts";
-import { queueFromEnv } from "../bot/queue-settings.ts";
-import { EMPTY_CONFIG } from "../channels/config.ts";
-import { atTerminal, terminalLogLevel } from "../channels/console/terminal.ts";
 import { runtimeLayer } from "../core/availability/runtime-spec.ts";
 import { parseLoadMode } from "../core/loading/modes.ts";
 import { createLogger, loggerPort } from "../observability/logger.ts";
 import { Metrics } from "../observability/metrics.ts";
 import { tracingWanted } from "../observability/tracing-wanted.ts";
+import { EMPTY_CONFIG } from "../platforms/config.ts";
+import { atTerminal, terminalLogLevel } from "../platforms/terminal/terminal.ts";
+import { configPath, LiveConfig } from "../runtime/config-file.ts";
+import { createBot } from "../runtime/create-bot.ts";
+import { queueFromEnv } from "../runtime/queue-settings.ts";
 import {
   hostFromEnv,
   numberFromEnv,

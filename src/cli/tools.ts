@@ -1,6 +1,4 @@
 import { dirname, resolve } from "node:path";
-import { loadPlugins, pluginSpecsFor } from "../bot/plugins.ts";
-import { modelConfiguredIn } from "../bot/provider-env.ts";
 import { attachmentCapabilities } from "../core/attachments/capability-notice.ts";
 import type { Capabilities } from "../core/availability/capabilities.ts";
 import { EMPTY_INTENT } from "../core/availability/intent.ts";
@@ -12,7 +10,9 @@ import { type ContractReport, reportContract } from "../core/loading/report.ts";
 import { WarnOnce } from "../core/logger.ts";
 import { ToolRegistry } from "../core/tools/registry.ts";
 import type { AnyTool } from "../core/tools/tool.ts";
-import { Host } from "../host.ts";
+import { Host } from "../runtime/host.ts";
+import { loadPlugins, pluginSpecsFor } from "../runtime/plugins.ts";
+import { modelConfiguredIn } from "../runtime/provider-env.ts";
 import { type McpServerReport, mcpServerReports } from "../tools/mcp/server-report.ts";
 import { type CliEnv, readCliConfig, startSubcommand } from "./cli-env.ts";
 

@@ -1,5 +1,5 @@
 import { context, createContextKey, type Span, trace } from "@opentelemetry/api";
-import { type ConversationAddress, conversationKey } from "../core/agent/inbound.ts";
+import { type ConversationAddress, conversationKey } from "../core/conversation.ts";
 import { hashedKey, injectCarrier, inSpan, SpanKind, type TraceCarrier } from "./tracing.ts";
 
 /** What a message looks like to the ingress spans: its address and key, never its text. */

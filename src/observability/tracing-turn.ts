@@ -1,6 +1,6 @@
 import { type Context, context, type Link, ROOT_CONTEXT } from "@opentelemetry/api";
-import { type ConversationAddress, conversationKey } from "../core/agent/inbound.ts";
 import type { TurnResult } from "../core/agent/loop.ts";
+import { type ConversationAddress, conversationKey } from "../core/conversation.ts";
 import {
   extractCarrier,
   hashedKey,

@@ -1,4 +1,4 @@
-import type { ConversationAddress } from "../core/agent/inbound.ts";
+import type { ConversationAddress } from "../core/conversation.ts";
 
 /** Why a message is not taken, said to the person once; nothing is queued, so it costs no tokens. */
 export interface Refusal {

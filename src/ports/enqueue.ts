@@ -1,4 +1,4 @@
-import type { ConversationAddress, InboundMessage } from "../core/agent/inbound.ts";
+import type { ConversationAddress, InboundMessage } from "../core/conversation.ts";
 
 /**
  * Where a channel's ingress puts a message: the conversation's inbox, deduped

@@ -1,6 +1,6 @@
-import type { Attachment, ConversationAddress } from "../core/agent/inbound.ts";
 import type { AttachmentContent } from "../core/attachments/content.ts";
 import type { Capabilities } from "../core/availability/capabilities.ts";
+import type { Attachment, ConversationAddress } from "../core/conversation.ts";
 
 /**
  * Where a platform file's bytes are: a URL to GET (with the headers that

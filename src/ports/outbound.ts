@@ -1,4 +1,4 @@
-import type { ConversationAddress } from "../core/agent/inbound.ts";
+import type { ConversationAddress } from "../core/conversation.ts";
 import type { FileSource } from "./file-source.ts";
 
 /**

@@ -1,6 +1,6 @@
 import type { ToolFileRecord } from "../core/agent/checkpoint.ts";
-import type { ConversationAddress } from "../core/agent/inbound.ts";
 import type { OutgoingVerdict } from "../core/attachments/outgoing.ts";
+import type { ConversationAddress } from "../core/conversation.ts";
 import type { ToolFile } from "../core/tools/tool-result.ts";
 
 /** The bytes of files a turn kept so far, counted across its steps and parallel calls. */

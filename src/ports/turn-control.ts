@@ -1,4 +1,4 @@
-import type { ConversationAddress } from "../core/agent/inbound.ts";
+import type { ConversationAddress } from "../core/conversation.ts";
 
 /**
  * Stops the conversation's running turn from any process (`/stop`): true

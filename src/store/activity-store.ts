@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { type ConversationAddress, conversationKey } from "../core/agent/inbound.ts";
+import { type ConversationAddress, conversationKey } from "../core/conversation.ts";
 import type { KeyScheme } from "./keys.ts";
 
 /** How many conversations the recent list keeps, and how many turns each. */

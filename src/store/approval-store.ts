@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import type { ConversationAddress } from "../core/agent/inbound.ts";
 import type { ApprovalDecision, DecidedBy, Verdict } from "../core/approvals/approval.ts";
 import { VERDICTS } from "../core/approvals/approval.ts";
+import type { ConversationAddress } from "../core/conversation.ts";
 import { LuaScript } from "./lua.ts";
 import { StateStore } from "./state-store.ts";
 

@@ -1,5 +1,5 @@
-import type { ConversationAddress } from "../core/agent/inbound.ts";
 import type { ChatMessage } from "../core/agent/messages.ts";
+import type { ConversationAddress } from "../core/conversation.ts";
 import { StoreInputError } from "./errors.ts";
 import {
   type CompactionLimits,

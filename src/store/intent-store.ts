@@ -1,4 +1,3 @@
-import type { ConversationAddress } from "../core/agent/inbound.ts";
 import {
   EMPTY_INTENT,
   INTENT_VERSION,
@@ -6,6 +5,7 @@ import {
   type IntentChange,
   type IntentReading,
 } from "../core/availability/intent.ts";
+import type { ConversationAddress } from "../core/conversation.ts";
 import { readHash } from "./hash-read.ts";
 import {
   checkIntentChange,

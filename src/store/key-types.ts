@@ -1,5 +1,5 @@
-import type { ConversationAddress } from "../core/agent/inbound.ts";
 import type { SharedScope } from "../core/availability/scopes.ts";
+import type { ConversationAddress } from "../core/conversation.ts";
 
 /**
  * The scopes stored in Redis besides the conversation's own. `global` here is

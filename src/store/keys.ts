@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { type ConversationAddress, conversationKey } from "../core/agent/inbound.ts";
+import { type ConversationAddress, conversationKey } from "../core/conversation.ts";
 import {
   type ChannelStateKeys,
   type CommandRegistrationKeys,

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import type { InboundMessage } from "../core/agent/inbound.ts";
+import type { InboundMessage } from "../core/conversation.ts";
 import type { KeyScheme, ReservationOwner } from "./keys.ts";
 import { LuaScript } from "./lua.ts";
 import type { OwnedCounting } from "./usage-store.ts";

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import type { ConversationAddress } from "../core/agent/inbound.ts";
+import type { ConversationAddress } from "../core/conversation.ts";
 import type { KeyScheme } from "./keys.ts";
 import { LuaScript } from "./lua.ts";
 

@@ -1,7 +1,7 @@
-import type { ConversationAddress } from "../core/agent/inbound.ts";
 import type { KeySwitch, Switch } from "../core/availability/intent.ts";
 import { type KeyValue, keyValueOf } from "../core/availability/keys.ts";
 import type { ScopeLayer, ScopeStack } from "../core/availability/scopes.ts";
+import type { ConversationAddress } from "../core/conversation.ts";
 import { isLoadMode, type LoadMode } from "../core/loading/modes.ts";
 import { checkSwitch } from "./change-checks.ts";
 import { decisionField, decisionValue, readDecisions } from "./decision-fields.ts";

@@ -1,6 +1,6 @@
 import type { Checkpoint } from "../core/agent/checkpoint.ts";
-import type { ConversationAddress } from "../core/agent/inbound.ts";
 import type { ChatMessage } from "../core/agent/messages.ts";
+import type { ConversationAddress } from "../core/conversation.ts";
 import { decodeCheckpoint, encodeCheckpoint } from "./checkpoint-json.ts";
 import { StoreInputError } from "./errors.ts";
 import { LuaScript } from "./lua.ts";

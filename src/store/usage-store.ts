@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
-import type { ConversationAddress } from "../core/agent/inbound.ts";
 import type { Usage } from "../core/agent/messages.ts";
 import { dayPeriod, monthPeriod, NO_USAGE, type UsageCounts } from "../core/budget/usage.ts";
+import type { ConversationAddress } from "../core/conversation.ts";
 import type { KeyScheme, ReservationOwner, UsageOwner } from "./keys.ts";
 import { LuaScript } from "./lua.ts";
 

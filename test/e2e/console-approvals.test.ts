@@ -1,10 +1,10 @@
 import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
-import type { SwitchyardOptions } from "../../src/app.ts";
-import { CONSOLE_ADDRESS, CONSOLE_USER, runConsole } from "../../src/channels/console/channel.ts";
 import { DEFAULT_APPROVAL_POLICY } from "../../src/core/approvals/approval.ts";
 import { requestText } from "../../src/core/approvals/request.ts";
 import type { AnyTool } from "../../src/core/tools/tool.ts";
+import { CONSOLE_ADDRESS, CONSOLE_USER, runConsole } from "../../src/platforms/terminal/channel.ts";
+import type { SwitchyardOptions } from "../../src/runtime/app.ts";
 import {
   approvalControls,
   deployRuns,

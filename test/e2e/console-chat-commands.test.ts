@@ -1,7 +1,7 @@
 import { PassThrough } from "node:stream";
 import { describe, it } from "vitest";
-import { CONSOLE_ADDRESS, CONSOLE_USER, runConsole } from "../../src/channels/console/channel.ts";
-import { Inbox } from "../../src/workers/inbox.ts";
+import { CONSOLE_ADDRESS, CONSOLE_USER, runConsole } from "../../src/platforms/terminal/channel.ts";
+import { Inbox } from "../../src/store/inbox.ts";
 import { channelRuntime } from "../support/channels.ts";
 import {
   budgetRefusesTheNextMessage,

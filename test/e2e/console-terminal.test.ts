@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { CONSOLE_GREETING } from "../../src/channels/console/terminal.ts";
+import { CONSOLE_GREETING } from "../../src/platforms/terminal/terminal.ts";
 import {
   connectRedis,
   deleteKeysUnder,

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { parseConfig } from "../../src/channels/config.ts";
 import type { SwitchyardConfig } from "../../src/core/config/index.ts";
+import { parseConfig } from "../../src/platforms/config.ts";
 import { FAKE_DISCORD } from "../fakes/discord-api.ts";
 import { until } from "../support/channels.ts";
 import {

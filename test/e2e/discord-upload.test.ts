@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { Client } from "discord.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { DiscordOutbound } from "../../src/channels/discord/outbound.ts";
-import { UploadRefusedError } from "../../src/channels/upload-error.ts";
+import { DiscordOutbound } from "../../src/platforms/discord/outbound.ts";
+import { UploadRefusedError } from "../../src/platforms/upload-error.ts";
 import type { OutgoingFile } from "../../src/ports/outbound.ts";
 import { FAKE_DISCORD, type FakeDiscord, startFakeDiscord } from "../fakes/discord-api.ts";
 

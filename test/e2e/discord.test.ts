@@ -1,9 +1,9 @@
 import { once } from "node:events";
 import { Events } from "discord.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { DiscordChannel } from "../../src/channels/discord/channel.ts";
-import { DEFAULT_DISCORD, type DiscordConfig } from "../../src/channels/discord/config-section.ts";
-import { INBOUND_TEXT_LIMIT, tooLongReply } from "../../src/core/agent/inbound.ts";
+import { INBOUND_TEXT_LIMIT, tooLongReply } from "../../src/core/conversation.ts";
+import { DiscordChannel } from "../../src/platforms/discord/channel.ts";
+import { DEFAULT_DISCORD, type DiscordConfig } from "../../src/platforms/discord/config-section.ts";
 import { FAKE_DISCORD, startFakeDiscord } from "../fakes/discord-api.ts";
 import { until } from "../support/channels.ts";
 import { botPosts, type DiscordSetup, HUMAN, startDiscordBot } from "../support/discord.ts";

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
-import type { SlackChannel } from "../../src/channels/slack/channel.ts";
 import { DEFAULT_APPROVAL_POLICY } from "../../src/core/approvals/approval.ts";
 import { requestText } from "../../src/core/approvals/request.ts";
+import type { SlackChannel } from "../../src/platforms/slack/channel.ts";
 import { FAKE_SLACK } from "../fakes/slack-api.ts";
 import { adopt, slackFixtures } from "../fakes/slack-fixtures.ts";
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { INBOUND_TEXT_LIMIT, tooLongReply } from "../../src/core/agent/inbound.ts";
+import { INBOUND_TEXT_LIMIT, tooLongReply } from "../../src/core/conversation.ts";
 import { FAKE_SLACK } from "../fakes/slack-api.ts";
 import {
   appMentionEvent,

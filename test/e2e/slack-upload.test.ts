@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { WebClient } from "@slack/web-api";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SlackOutbound } from "../../src/channels/slack/outbound.ts";
-import { UploadRefusedError } from "../../src/channels/upload-error.ts";
+import { SlackOutbound } from "../../src/platforms/slack/outbound.ts";
+import { UploadRefusedError } from "../../src/platforms/upload-error.ts";
 import type { OutgoingFile } from "../../src/ports/outbound.ts";
 import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
 

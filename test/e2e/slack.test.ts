@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { EMPTY_CONFIG } from "../../src/channels/config.ts";
-import type { SlackChannel } from "../../src/channels/slack/channel.ts";
-import { DEFAULT_SLACK, type SlackConfig } from "../../src/channels/slack/config-section.ts";
 import type { SwitchyardConfig } from "../../src/core/config/index.ts";
-import { loadSkills } from "../../src/skills/loader.ts";
+import { EMPTY_CONFIG } from "../../src/platforms/config.ts";
+import type { SlackChannel } from "../../src/platforms/slack/channel.ts";
+import { DEFAULT_SLACK, type SlackConfig } from "../../src/platforms/slack/config-section.ts";
+import { loadSkills } from "../../src/runtime/skill-folders.ts";
 import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
 import {
   appMentionEvent,

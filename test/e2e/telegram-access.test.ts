@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../../src/channels/config.ts";
 import type { SwitchyardConfig } from "../../src/core/config/index.ts";
+import { parseConfig } from "../../src/platforms/config.ts";
 import {
   ADA,
   ALICE,

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { Host } from "../../src/host.ts";
+import { Host } from "../../src/runtime/host.ts";
 import type { FakeAnthropic } from "../fakes/anthropic.ts";
 import type { FakeOpenAI } from "../fakes/openai-server.ts";
 import { ALICE, type TelegramSetup, TOOLS, useTelegram } from "../fakes/telegram-setup.ts";

@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import type { Message, Update, User } from "grammy/types";
 import { afterAll, describe, expect, it } from "vitest";
-import { telegramAddress } from "../../src/channels/telegram/normalize.ts";
 import { DEFAULT_APPROVAL_POLICY } from "../../src/core/approvals/approval.ts";
 import { requestText } from "../../src/core/approvals/request.ts";
+import { telegramAddress } from "../../src/platforms/telegram/normalize.ts";
 import { ADA, ALICE, BOB, TEAM, type TelegramSetup, useTelegram } from "../fakes/telegram-setup.ts";
 import {
   approvalControls,

@@ -1,5 +1,5 @@
 import { describe, it } from "vitest";
-import { telegramAddress } from "../../src/channels/telegram/normalize.ts";
+import { telegramAddress } from "../../src/platforms/telegram/normalize.ts";
 import { ALICE, BOB, BOT, startTelegram, TEAM } from "../fakes/telegram-setup.ts";
 import {
   budgetRefusesTheNextMessage,

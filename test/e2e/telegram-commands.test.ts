@@ -1,7 +1,7 @@
 import type { InlineKeyboardButton, Message } from "grammy/types";
 import { describe, expect, it } from "vitest";
-import { BASE_COMMANDS } from "../../src/channels/telegram/menu.ts";
-import { loadSkills } from "../../src/skills/loader.ts";
+import { BASE_COMMANDS } from "../../src/platforms/telegram/menu.ts";
+import { loadSkills } from "../../src/runtime/skill-folders.ts";
 import type { StoredMessage } from "../fakes/telegram-api.ts";
 import {
   ADA,

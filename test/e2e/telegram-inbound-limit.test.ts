@@ -1,6 +1,6 @@
 import type { Update } from "grammy/types";
 import { describe, expect, it } from "vitest";
-import { INBOUND_TEXT_LIMIT, tooLongReply } from "../../src/core/agent/inbound.ts";
+import { INBOUND_TEXT_LIMIT, tooLongReply } from "../../src/core/conversation.ts";
 import {
   ALICE,
   BOB,

@@ -1,8 +1,8 @@
 import sharp from "sharp";
 import { afterEach, describe, expect, it } from "vitest";
-import { parseConfig } from "../../src/channels/config.ts";
-import { telegramAddress } from "../../src/channels/telegram/normalize.ts";
-import { Host } from "../../src/host.ts";
+import { parseConfig } from "../../src/platforms/config.ts";
+import { telegramAddress } from "../../src/platforms/telegram/normalize.ts";
+import { Host } from "../../src/runtime/host.ts";
 import type { RecordedRequest } from "../fakes/openai-server.ts";
 import { ALICE, type TelegramSetup, TOOLS, useTelegram } from "../fakes/telegram-setup.ts";
 import {

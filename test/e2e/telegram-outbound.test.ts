@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { TelegramChannel } from "../../src/channels/telegram/channel.ts";
-import type { TelegramOutbound } from "../../src/channels/telegram/outbound.ts";
-import { TelegramSetupError } from "../../src/channels/telegram/outbound.ts";
-import { UpdateLedger } from "../../src/channels/telegram/update-ledger.ts";
-import { UpdateOffset } from "../../src/channels/telegram/update-offset.ts";
+import { TelegramChannel } from "../../src/platforms/telegram/channel.ts";
+import type { TelegramOutbound } from "../../src/platforms/telegram/outbound.ts";
+import { TelegramSetupError } from "../../src/platforms/telegram/outbound.ts";
+import { UpdateLedger } from "../../src/platforms/telegram/update-ledger.ts";
+import { UpdateOffset } from "../../src/platforms/telegram/update-offset.ts";
 import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-api.ts";
 import { ADA, TEAM } from "../fakes/telegram-setup.ts";
 import { until } from "../support/channels.ts";

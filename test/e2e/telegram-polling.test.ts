@@ -1,10 +1,10 @@
 import type { Update } from "grammy/types";
 import { ReplyError } from "ioredis";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createTelegramApi, describeTelegramError } from "../../src/channels/telegram/api.ts";
-import { UpdatePoller } from "../../src/channels/telegram/polling.ts";
-import { isTransientUpdateFailure } from "../../src/channels/telegram/update-failure.ts";
-import { UpdateOffset } from "../../src/channels/telegram/update-offset.ts";
+import { createTelegramApi, describeTelegramError } from "../../src/platforms/telegram/api.ts";
+import { UpdatePoller } from "../../src/platforms/telegram/polling.ts";
+import { isTransientUpdateFailure } from "../../src/platforms/telegram/update-failure.ts";
+import { UpdateOffset } from "../../src/platforms/telegram/update-offset.ts";
 import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-api.ts";
 import { ALICE, BOB } from "../fakes/telegram-setup.ts";
 import { until } from "../support/channels.ts";

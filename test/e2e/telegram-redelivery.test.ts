@@ -7,7 +7,7 @@
  */
 import type { InlineKeyboardButton, Message, Update } from "grammy/types";
 import { describe, expect, it } from "vitest";
-import { loadSkills } from "../../src/skills/loader.ts";
+import { loadSkills } from "../../src/runtime/skill-folders.ts";
 import type { StoredMessage } from "../fakes/telegram-api.ts";
 import {
   ADA,

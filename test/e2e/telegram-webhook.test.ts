@@ -1,7 +1,7 @@
 import type { Update } from "grammy/types";
 import { afterEach, describe, expect, it } from "vitest";
-import { SKIPPED_MESSAGE_REPLY } from "../../src/channels/telegram/skipped-update.ts";
 import type { OpsServer } from "../../src/observability/http.ts";
+import { SKIPPED_MESSAGE_REPLY } from "../../src/platforms/telegram/skipped-update.ts";
 import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-api.ts";
 import { startRefusingRedis } from "../fakes/telegram-refusing-redis.ts";
 import {

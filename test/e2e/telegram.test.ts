@@ -1,6 +1,6 @@
 import type { Update } from "grammy/types";
 import { describe, expect, it } from "vitest";
-import { SKIPPED_MESSAGE_REPLY } from "../../src/channels/telegram/skipped-update.ts";
+import { SKIPPED_MESSAGE_REPLY } from "../../src/platforms/telegram/skipped-update.ts";
 import { ADA, ALICE, BOB, BOT, TEAM, useTelegram } from "../fakes/telegram-setup.ts";
 import { until } from "../support/channels.ts";
 

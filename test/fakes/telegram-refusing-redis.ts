@@ -16,7 +16,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
-import { spawnRedis } from "../../src/redis/redis-spawn.ts";
+import { spawnRedis } from "../../src/ops/redis/redis-spawn.ts";
 
 export interface RefusingRedis {
   readonly url: string;

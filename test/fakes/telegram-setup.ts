@@ -1,17 +1,17 @@
 import type { User } from "grammy/types";
 import { afterEach } from "vitest";
-import type { SwitchyardOptions } from "../../src/app.ts";
-import type { ChannelRuntime } from "../../src/channels/channel.ts";
+import type { SwitchyardConfig } from "../../src/core/config/index.ts";
+import type { AnyTool } from "../../src/core/tools/tool.ts";
+import type { ChannelRuntime } from "../../src/ingress/channel.ts";
+import { type OpsServer, startOpsServer } from "../../src/observability/http.ts";
+import { Metrics } from "../../src/observability/metrics.ts";
 import {
   TelegramChannel,
   type TelegramChannelOptions,
-} from "../../src/channels/telegram/channel.ts";
-import type { SwitchyardConfig } from "../../src/core/config/index.ts";
-import type { AnyTool } from "../../src/core/tools/tool.ts";
-import { type OpsServer, startOpsServer } from "../../src/observability/http.ts";
-import { Metrics } from "../../src/observability/metrics.ts";
+} from "../../src/platforms/telegram/channel.ts";
 import type { StopTurn } from "../../src/ports/turn-control.ts";
-import type { SkillLibrary } from "../../src/skills/loader.ts";
+import type { SwitchyardOptions } from "../../src/runtime/app.ts";
+import type { SkillLibrary } from "../../src/runtime/skill-folders.ts";
 import { channelRuntime } from "../support/channels.ts";
 import { bigTool, lookupTool, type Pipeline, startPipeline } from "../support/pipeline.ts";
 import { FAKE_TELEGRAM, type FakeTelegram, startFakeTelegram } from "./telegram-api.ts";

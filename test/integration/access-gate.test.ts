@@ -1,12 +1,12 @@
 import fc from "fast-check";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { IngressGate } from "../../src/access/gate.ts";
-import { parseConfig } from "../../src/channels/config.ts";
-import type { InboundMessage } from "../../src/core/agent/inbound.ts";
 import type { SwitchyardConfig } from "../../src/core/config/index.ts";
+import type { InboundMessage } from "../../src/core/conversation.ts";
+import { IngressGate } from "../../src/ingress/access/gate.ts";
 import { startOpsServer } from "../../src/observability/http.ts";
 import { Metrics } from "../../src/observability/metrics.ts";
+import { parseConfig } from "../../src/platforms/config.ts";
 import { createStore, KeyScheme, pairingCodeHash, RateLimitStore } from "../../src/store/index.ts";
 import {
   connectRedis,

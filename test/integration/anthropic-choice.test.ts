@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { modelConfiguredIn, providerNameOf } from "../../src/bot/provider-env.ts";
-import { parseConfig } from "../../src/channels/config.ts";
 import { checkModel } from "../../src/cli/doctor/model.ts";
 import { providerFromEnv } from "../../src/cli/platforms.ts";
 import type { ChatMessage } from "../../src/core/agent/messages.ts";
 import type { ProviderRequest } from "../../src/core/agent/provider.ts";
+import { parseConfig } from "../../src/platforms/config.ts";
+import { modelConfiguredIn, providerNameOf } from "../../src/runtime/provider-env.ts";
 import { type FakeAnthropic, startFakeAnthropic } from "../fakes/anthropic.ts";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
 

@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { ConversationAddress } from "../../src/core/agent/inbound.ts";
 import { runTurn, type TurnInput } from "../../src/core/agent/loop.ts";
 import type { ChatMessage } from "../../src/core/agent/messages.ts";
+import type { ConversationAddress } from "../../src/core/conversation.ts";
 import { ToolRegistry } from "../../src/core/tools/registry.ts";
 import { defineTool } from "../../src/core/tools/tool.ts";
 import { createAnthropicProvider } from "../../src/providers/anthropic/provider.ts";
 import { createStore } from "../../src/store/index.ts";
-import { runTool } from "../../src/workers/tool-runner.ts";
+import { runTool } from "../../src/turn/tool-runner.ts";
 import { type FakeAnthropic, startFakeAnthropic, thinkingSignature } from "../fakes/anthropic.ts";
 import { useTestRedis } from "../support/redis.ts";
 import { freeze } from "../support/tools.ts";

@@ -1,16 +1,16 @@
 import { Queue } from "bullmq";
 import { describe, expect, it } from "vitest";
-import { EMPTY_CONFIG } from "../../src/channels/config.ts";
 import type { Checkpoint } from "../../src/core/agent/checkpoint.ts";
-import type { ConversationAddress } from "../../src/core/agent/inbound.ts";
 import type { ApprovalWait } from "../../src/core/approvals/approval.ts";
 import type { SwitchyardConfig } from "../../src/core/config/index.ts";
+import type { ConversationAddress } from "../../src/core/conversation.ts";
+import { EMPTY_CONFIG } from "../../src/platforms/config.ts";
 import type { ApprovalClick } from "../../src/ports/approvals.ts";
+import { ApprovalDesk } from "../../src/queue/approval-desk.ts";
+import { ConversationQueue, type TurnJob } from "../../src/queue/queue.ts";
+import { shardQueues, TURN_QUEUE } from "../../src/queue/shards.ts";
+import { Inbox } from "../../src/store/inbox.ts";
 import { createStore, newApprovalId } from "../../src/store/index.ts";
-import { ApprovalDesk } from "../../src/workers/approval-desk.ts";
-import { Inbox } from "../../src/workers/inbox.ts";
-import { ConversationQueue, type TurnJob } from "../../src/workers/queue.ts";
-import { shardQueues, TURN_QUEUE } from "../../src/workers/shards.ts";
 import { useTestRedis } from "../support/redis.ts";
 
 const db = useTestRedis("approval-desk");

@@ -1,13 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { EMPTY_CONFIG } from "../../src/channels/config.ts";
 import type { Checkpoint } from "../../src/core/agent/checkpoint.ts";
-import type { ConversationAddress } from "../../src/core/agent/inbound.ts";
 import type { ApprovalWait } from "../../src/core/approvals/approval.ts";
 import { approves } from "../../src/core/approvals/outcome.ts";
+import type { ConversationAddress } from "../../src/core/conversation.ts";
+import { EMPTY_CONFIG } from "../../src/platforms/config.ts";
 import type { ApprovalClick, ClickAnswer } from "../../src/ports/approvals.ts";
+import { ApprovalDesk } from "../../src/queue/approval-desk.ts";
 import { createStore, newApprovalId } from "../../src/store/index.ts";
-import { ApprovalDesk } from "../../src/workers/approval-desk.ts";
 import { useTestRedis } from "../support/redis.ts";
 
 const db = useTestRedis("approval-property");

@@ -1,14 +1,14 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { IngressGate } from "../../src/access/gate.ts";
-import { parseConfig } from "../../src/channels/config.ts";
 import type { Checkpoint } from "../../src/core/agent/checkpoint.ts";
-import type { InboundMessage } from "../../src/core/agent/inbound.ts";
 import { dayPeriod } from "../../src/core/budget/usage.ts";
 import type { SwitchyardConfig } from "../../src/core/config/index.ts";
+import type { InboundMessage } from "../../src/core/conversation.ts";
+import { IngressGate } from "../../src/ingress/access/gate.ts";
+import { parseConfig } from "../../src/platforms/config.ts";
 import { createStore, type ReservationOwner, type Store } from "../../src/store/index.ts";
-import { begunAt, countPickup, MAX_STALLED_PICKUPS } from "../../src/workers/pickups.ts";
-import { GAVE_UP } from "../../src/workers/resume.ts";
+import { begunAt, countPickup, MAX_STALLED_PICKUPS } from "../../src/store/pickups.ts";
+import { GAVE_UP } from "../../src/turn/resume.ts";
 import { startPipeline } from "../support/pipeline.ts";
 import { connectRedis, deleteKeysUnder, uniquePrefix } from "../support/redis.ts";
 

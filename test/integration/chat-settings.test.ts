@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { parseConfig } from "../../src/channels/config.ts";
 import { dayPeriod, monthPeriod } from "../../src/core/budget/usage.ts";
-import { Inbox } from "../../src/workers/inbox.ts";
+import { parseConfig } from "../../src/platforms/config.ts";
+import { Inbox } from "../../src/store/inbox.ts";
 import { type Pipeline, startPipeline } from "../support/pipeline.ts";
 
 let pipe: Pipeline | undefined;

@@ -1,15 +1,15 @@
 import type { Cluster, Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { OutboxEntry } from "../../src/channels/console/outbox.ts";
-import { RedisOutbox } from "../../src/channels/console/outbox.ts";
 import {
   type ConversationAddress,
   conversationKey,
   type InboundMessage,
-} from "../../src/core/agent/inbound.ts";
+} from "../../src/core/conversation.ts";
+import type { OutboxEntry } from "../../src/delivery/outbox.ts";
+import { RedisOutbox } from "../../src/delivery/outbox.ts";
+import { ConversationQueue } from "../../src/queue/queue.ts";
+import { Inbox } from "../../src/store/inbox.ts";
 import { KeyScheme } from "../../src/store/keys.ts";
-import { Inbox } from "../../src/workers/inbox.ts";
-import { ConversationQueue } from "../../src/workers/queue.ts";
 import { type FakeOpenAI, type RecordedRequest, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { connectRedis, deleteKeysUnder, uniquePrefix } from "../support/redis.ts";
 import { startWorkerProcess, type WorkerProcess } from "../support/workers.ts";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseConfig } from "../../src/channels/config.ts";
+import { parseConfig } from "../../src/platforms/config.ts";
 import { basicAuth, type ConsoleBot, startConsoleBot } from "../support/console.ts";
 
 const CONFIG = parseConfig(

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runToolsCommand } from "../../src/cli/tools.ts";
-import { mountConsole } from "../../src/console/mount.ts";
 import { startOpsServer } from "../../src/observability/http.ts";
 import { Metrics } from "../../src/observability/metrics.ts";
+import { mountConsole } from "../../src/ops/console/mount.ts";
 import { basicAuth, CONSOLE_TOKEN, type ConsoleBot, startConsoleBot } from "../support/console.ts";
 
 let bot: ConsoleBot;

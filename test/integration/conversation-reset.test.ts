@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTool } from "../../src/core/tools/tool.ts";
-import { Inbox } from "../../src/workers/inbox.ts";
+import { Inbox } from "../../src/store/inbox.ts";
 import { until } from "../support/channels.ts";
 import { lookupTool, type Pipeline, startPipeline } from "../support/pipeline.ts";
 

@@ -1,12 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { EMPTY_CONFIG } from "../../src/channels/config.ts";
-import type { ConversationAddress } from "../../src/core/agent/inbound.ts";
+import type { ConversationAddress } from "../../src/core/conversation.ts";
+import { EMPTY_CONFIG } from "../../src/platforms/config.ts";
+import { ApprovalDesk } from "../../src/queue/approval-desk.ts";
+import { ConversationQueue } from "../../src/queue/queue.ts";
+import { Inbox } from "../../src/store/inbox.ts";
 import { createStore, type Store } from "../../src/store/index.ts";
-import { ApprovalDesk } from "../../src/workers/approval-desk.ts";
-import { Inbox } from "../../src/workers/inbox.ts";
-import { ConversationQueue } from "../../src/workers/queue.ts";
 import { type FakeOpenAI, type RecordedRequest, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { outboundLog } from "../support/approval-process.ts";
 import { parkedWait } from "../support/approvals.ts";

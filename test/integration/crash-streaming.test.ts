@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { InboundMessage } from "../../src/core/agent/inbound.ts";
-import { Inbox } from "../../src/workers/inbox.ts";
+import type { InboundMessage } from "../../src/core/conversation.ts";
+import { Inbox } from "../../src/store/inbox.ts";
 import type { LocalServer } from "../fakes/local-server.ts";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";

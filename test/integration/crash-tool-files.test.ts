@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RedisOutbox } from "../../src/channels/console/outbox.ts";
-import { type ConversationAddress, conversationKey } from "../../src/core/agent/inbound.ts";
+import { type ConversationAddress, conversationKey } from "../../src/core/conversation.ts";
+import { RedisOutbox } from "../../src/delivery/outbox.ts";
 import {
   type FakeOpenAI,
   type RecordedRequest,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ConversationAddress } from "../../src/core/agent/inbound.ts";
-import { Inbox } from "../../src/workers/inbox.ts";
+import type { ConversationAddress } from "../../src/core/conversation.ts";
+import { Inbox } from "../../src/store/inbox.ts";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { uniquePrefix } from "../support/redis.ts";
 import {

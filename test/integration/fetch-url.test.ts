@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ToolRun } from "../../src/core/agent/loop.ts";
 import { DEFAULT_WEB_FETCH, type WebFetchConfig } from "../../src/core/config/web-section.ts";
 import { fetchUrlTool, type HostLookup } from "../../src/tools/web/index.ts";
-import { runTool } from "../../src/workers/tool-runner.ts";
+import { runTool } from "../../src/turn/tool-runner.ts";
 import {
   type FakeSite,
   gzipped,

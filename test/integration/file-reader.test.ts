@@ -1,12 +1,12 @@
 import { WebClient } from "@slack/web-api";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DiscordFiles } from "../../src/channels/discord/files.ts";
-import { SlackFiles } from "../../src/channels/slack/files.ts";
-import { createTelegramApi } from "../../src/channels/telegram/api.ts";
-import { TelegramFiles } from "../../src/channels/telegram/files.ts";
-import type { ConversationAddress } from "../../src/core/agent/inbound.ts";
 import { DEFAULT_ATTACHMENTS } from "../../src/core/config/index.ts";
+import type { ConversationAddress } from "../../src/core/conversation.ts";
+import { DiscordFiles } from "../../src/platforms/discord/files.ts";
+import { SlackFiles } from "../../src/platforms/slack/files.ts";
+import { createTelegramApi } from "../../src/platforms/telegram/api.ts";
+import { TelegramFiles } from "../../src/platforms/telegram/files.ts";
 import { KeyScheme } from "../../src/store/keys.ts";
 import {
   DocumentStore,

@@ -3,12 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EventLedger } from "../../src/channels/event-ledger.ts";
-import { RedisFactory } from "../../src/redis/redis-factory.ts";
-import { type SpawnedRedis, spawnRedis } from "../../src/redis/redis-spawn.ts";
+import { EventLedger } from "../../src/ingress/event-ledger.ts";
+import { type SpawnedRedis, spawnRedis } from "../../src/ops/redis/redis-spawn.ts";
+import { Inbox } from "../../src/store/inbox.ts";
 import { KeyScheme } from "../../src/store/keys.ts";
-import { Inbox } from "../../src/workers/inbox.ts";
-import { countPickup } from "../../src/workers/pickups.ts";
+import { countPickup } from "../../src/store/pickups.ts";
+import { RedisFactory } from "../../src/store/redis/redis-factory.ts";
 import {
   type ReplyDroppingProxy,
   startReplyDroppingProxy,

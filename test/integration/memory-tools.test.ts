@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AnyTool, ToolContext } from "../../src/core/tools/tool.ts";
 import { memoryTools } from "../../src/tools/memory/index.ts";
-import { runTool } from "../../src/workers/tool-runner.ts";
+import { runTool } from "../../src/turn/tool-runner.ts";
 import { keysUnder, useTestRedis } from "../support/redis.ts";
 
 const db = useTestRedis("memory");

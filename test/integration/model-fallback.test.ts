@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { parseConfig } from "../../src/channels/config.ts";
 import { providerFromEnv } from "../../src/cli/platforms.ts";
 import { ProviderError, type ProviderRequest } from "../../src/core/agent/provider.ts";
 import { Metrics } from "../../src/observability/metrics.ts";
 import { tracedProvider } from "../../src/observability/tracing-model.ts";
+import { parseConfig } from "../../src/platforms/config.ts";
 import { type FakeAnthropic, startFakeAnthropic } from "../fakes/anthropic.ts";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { startTestTracing, type TestTracing } from "../support/tracing.ts";

@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { type Switchyard, startSwitchyard } from "../../src/app.ts";
-import type { OutboxEntry } from "../../src/channels/console/outbox.ts";
 import type { ModelLimits } from "../../src/core/config/index.ts";
 import { ToolRegistry } from "../../src/core/tools/registry.ts";
 import { defineTool } from "../../src/core/tools/tool.ts";
+import type { OutboxEntry } from "../../src/delivery/outbox.ts";
 import { createOpenAIProvider } from "../../src/providers/openai.ts";
+import { type Switchyard, startSwitchyard } from "../../src/runtime/app.ts";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { connectRedis, deleteKeysUnder, testRedisFactory, uniquePrefix } from "../support/redis.ts";
 

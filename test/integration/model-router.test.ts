@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { parseConfig } from "../../src/channels/config.ts";
 import { providerFromEnv } from "../../src/cli/platforms.ts";
+import { parseConfig } from "../../src/platforms/config.ts";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
 
 const fakes: FakeOpenAI[] = [];

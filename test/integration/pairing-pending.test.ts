@@ -1,9 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { IngressGate } from "../../src/access/gate.ts";
-import { handleAccessCommand, PENDING_PAGE_SIZE } from "../../src/channels/access-command.ts";
-import { parseConfig } from "../../src/channels/config.ts";
-import type { InboundMessage } from "../../src/core/agent/inbound.ts";
 import { DEFAULT_COMMAND_POLICY } from "../../src/core/commands/index.ts";
+import type { InboundMessage } from "../../src/core/conversation.ts";
+import { IngressGate } from "../../src/ingress/access/gate.ts";
+import {
+  handleAccessCommand,
+  PENDING_PAGE_SIZE,
+} from "../../src/ingress/commands/access-command.ts";
+import { parseConfig } from "../../src/platforms/config.ts";
 import { createStore, MAX_PENDING_REQUESTS, type Store } from "../../src/store/index.ts";
 import { useTestRedis } from "../support/redis.ts";
 

@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ToolRegistry } from "../../src/core/tools/registry.ts";
 import { defineTool } from "../../src/core/tools/tool.ts";
+import { Inbox } from "../../src/store/inbox.ts";
 import { KeyScheme } from "../../src/store/keys.ts";
-import { Inbox } from "../../src/workers/inbox.ts";
 import { lookupTool, type Pipeline, startPipeline } from "../support/pipeline.ts";
 
 let pipe: Pipeline | undefined;
@@ -252,7 +252,7 @@ describe("the agent loop at run time", () => {
 
   it("keeps a long turn's lease alive, so a second worker never runs the same conversation at once", async () => {
     pipe = await startPipeline();
-    const second = await (await import("../../src/app.ts")).startSwitchyard({
+    const second = await (await import("../../src/runtime/app.ts")).startSwitchyard({
       redis: (await import("../support/redis.ts")).testRedisFactory(),
       prefix: pipe.prefix,
       registry: new (await import("../../src/core/tools/registry.ts")).ToolRegistry([]),

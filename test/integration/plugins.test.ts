@@ -2,9 +2,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { StartOptionError } from "../../src/bot/errors.ts";
-import { loadPlugins } from "../../src/bot/plugins.ts";
 import { defineSkill, SkillDefinitionError } from "../../src/core/skills/index.ts";
+import { StartOptionError } from "../../src/runtime/errors.ts";
+import { loadPlugins } from "../../src/runtime/plugins.ts";
 
 const TOOL_SRC = fileURLToHref("../../src/core/tools/tool.ts");
 const SKILL_SRC = fileURLToHref("../../src/core/skills/index.ts");

@@ -14,7 +14,7 @@ import {
   RedisUnavailableError,
   type SpawnedRedis,
   spawnRedis,
-} from "../../src/redis/redis.ts";
+} from "../../src/ops/redis/redis.ts";
 
 const LOCAL = "redis://127.0.0.1:6379";
 

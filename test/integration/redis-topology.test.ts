@@ -11,7 +11,7 @@ import {
   RedisUnavailableError,
   type SpawnedRedis,
   spawnRedis,
-} from "../../src/redis/redis.ts";
+} from "../../src/ops/redis/redis.ts";
 
 /**
  * The startup check against what an operator gets wrong: a single-node URL

@@ -1,12 +1,12 @@
 import { Queue } from "bullmq";
 import { afterEach, describe, expect, it } from "vitest";
-import { RedisOutbox } from "../../src/channels/console/outbox.ts";
-import { conversationKey } from "../../src/core/agent/inbound.ts";
 import {
   DEFAULT_REMINDERS,
   type RemindersConfig,
 } from "../../src/core/config/reminders-section.ts";
+import { conversationKey } from "../../src/core/conversation.ts";
 import type { AnyTool, ToolContext } from "../../src/core/tools/tool.ts";
+import { RedisOutbox } from "../../src/delivery/outbox.ts";
 import type { DeliveryTarget, Outbound } from "../../src/ports/outbound.ts";
 import { keySlot } from "../../src/store/key-slot.ts";
 import { KeyScheme } from "../../src/store/keys.ts";
@@ -18,7 +18,7 @@ import {
   reminderTools,
 } from "../../src/tools/reminders/index.ts";
 import { moveLegacyReminders } from "../../src/tools/reminders/legacy-queue.ts";
-import { runTool } from "../../src/workers/tool-runner.ts";
+import { runTool } from "../../src/turn/tool-runner.ts";
 import { connectRedis, keysUnder, TOPOLOGY, useTestRedis } from "../support/redis.ts";
 
 const db = useTestRedis("reminders");

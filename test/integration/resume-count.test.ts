@@ -1,16 +1,16 @@
 import { describe, expect, it } from "vitest";
 import type { Checkpoint } from "../../src/core/agent/checkpoint.ts";
-import type { InboundMessage } from "../../src/core/agent/inbound.ts";
+import type { InboundMessage } from "../../src/core/conversation.ts";
+import { Inbox } from "../../src/store/inbox.ts";
 import { KeyScheme } from "../../src/store/keys.ts";
-import { Inbox } from "../../src/workers/inbox.ts";
 import {
   begunAt,
   countPickup,
   MAX_STALLED_PICKUPS,
   stalled,
   unbegunAt,
-} from "../../src/workers/pickups.ts";
-import { GAVE_UP, GAVE_UP_PARTIAL, giveUpText } from "../../src/workers/resume.ts";
+} from "../../src/store/pickups.ts";
+import { GAVE_UP, GAVE_UP_PARTIAL, giveUpText } from "../../src/turn/resume.ts";
 import { useTestRedis } from "../support/redis.ts";
 
 const db = useTestRedis("resume");

@@ -1,17 +1,17 @@
 import { Queue } from "bullmq";
 import { afterEach, describe, expect, it } from "vitest";
-import { type Switchyard, startSwitchyard } from "../../src/app.ts";
 import {
   type ConversationAddress,
   conversationKey,
   type InboundMessage,
-} from "../../src/core/agent/inbound.ts";
+} from "../../src/core/conversation.ts";
 import { ToolRegistry } from "../../src/core/tools/registry.ts";
 import { createOpenAIProvider } from "../../src/providers/openai.ts";
+import { TURN_QUEUE } from "../../src/queue/shards.ts";
+import { type Switchyard, startSwitchyard } from "../../src/runtime/app.ts";
+import { Inbox } from "../../src/store/inbox.ts";
 import { keySlot } from "../../src/store/key-slot.ts";
 import { KeyScheme } from "../../src/store/keys.ts";
-import { Inbox } from "../../src/workers/inbox.ts";
-import { TURN_QUEUE } from "../../src/workers/shards.ts";
 import { type FakeOpenAI, type RecordedRequest, startFakeOpenAI } from "../fakes/openai-server.ts";
 import {
   deleteKeysUnder,

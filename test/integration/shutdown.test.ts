@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { RedisOutbox } from "../../src/channels/console/outbox.ts";
-import { type ConversationAddress, conversationKey } from "../../src/core/agent/inbound.ts";
+import { type ConversationAddress, conversationKey } from "../../src/core/conversation.ts";
+import { RedisOutbox } from "../../src/delivery/outbox.ts";
+import { ConversationQueue } from "../../src/queue/queue.ts";
+import { Inbox } from "../../src/store/inbox.ts";
 import { KeyScheme } from "../../src/store/keys.ts";
-import { Inbox } from "../../src/workers/inbox.ts";
-import { ConversationQueue } from "../../src/workers/queue.ts";
 import { startFakeOpenAI } from "../fakes/openai-server.ts";
 import { connectRedis, deleteKeysUnder, uniquePrefix } from "../support/redis.ts";
 import { startWorkerProcess, type WorkerProcess } from "../support/workers.ts";

@@ -10,7 +10,7 @@ import {
   loadSkills,
   type SkillLibrary,
   watchSkills,
-} from "../../src/skills/loader.ts";
+} from "../../src/runtime/skill-folders.ts";
 
 function recorder(): LoggerPort & { messages: string[] } {
   const messages: string[] = [];

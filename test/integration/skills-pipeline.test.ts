@@ -1,13 +1,13 @@
 import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
-import { IngressGate } from "../../src/access/gate.ts";
-import { EMPTY_CONFIG } from "../../src/channels/config.ts";
-import { CONSOLE_ADDRESS, runConsole } from "../../src/channels/console/channel.ts";
 import { WarnOnce } from "../../src/core/logger.ts";
 import { defineSkillTool } from "../../src/core/skills/index.ts";
 import { ToolRegistry } from "../../src/core/tools/registry.ts";
-import { loadSkills, type SkillLibrary } from "../../src/skills/loader.ts";
-import { Inbox } from "../../src/workers/inbox.ts";
+import { IngressGate } from "../../src/ingress/access/gate.ts";
+import { EMPTY_CONFIG } from "../../src/platforms/config.ts";
+import { CONSOLE_ADDRESS, runConsole } from "../../src/platforms/terminal/channel.ts";
+import { loadSkills, type SkillLibrary } from "../../src/runtime/skill-folders.ts";
+import { Inbox } from "../../src/store/inbox.ts";
 import { lookupTool, type Pipeline, startPipeline } from "../support/pipeline.ts";
 import { connectRedis } from "../support/redis.ts";
 

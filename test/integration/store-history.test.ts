@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { ConversationAddress } from "../../src/core/agent/inbound.ts";
 import type { ChatMessage } from "../../src/core/agent/messages.ts";
 import { estimateTokens } from "../../src/core/budget/estimate.ts";
+import type { ConversationAddress } from "../../src/core/conversation.ts";
 import { canonicalJson } from "../../src/core/tools/canonical-json.ts";
 import { createStore, StoreInputError } from "../../src/store/index.ts";
 import { connectRedis, useTestRedis } from "../support/redis.ts";

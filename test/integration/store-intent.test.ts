@@ -1,12 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { ConversationAddress } from "../../src/core/agent/inbound.ts";
 import {
   applyChange,
   EMPTY_INTENT,
   type Intent,
   type IntentChange,
 } from "../../src/core/availability/intent.ts";
+import type { ConversationAddress } from "../../src/core/conversation.ts";
 import type { LoggerPort } from "../../src/core/logger.ts";
 import { createStore, StoreInputError } from "../../src/store/index.ts";
 import { type IntentOp, intentOpsArb } from "../support/arbitraries.ts";

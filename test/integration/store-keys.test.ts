@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { ConversationAddress } from "../../src/core/agent/inbound.ts";
+import type { ConversationAddress } from "../../src/core/conversation.ts";
 import { KeyScheme, StoreInputError } from "../../src/store/index.ts";
 
 // cluster-key-slot ships without types; it is the slot function ioredis's Cluster routes by.

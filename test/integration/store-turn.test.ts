@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Checkpoint } from "../../src/core/agent/checkpoint.ts";
-import type { ConversationAddress } from "../../src/core/agent/inbound.ts";
 import type { ChatMessage } from "../../src/core/agent/messages.ts";
+import type { ConversationAddress } from "../../src/core/conversation.ts";
 import { createStore, StoreInputError } from "../../src/store/index.ts";
 import { connectRedis, useTestRedis } from "../support/redis.ts";
 

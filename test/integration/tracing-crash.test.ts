@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ConversationAddress } from "../../src/core/agent/inbound.ts";
+import type { ConversationAddress } from "../../src/core/conversation.ts";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { type FakeCollector, startFakeCollector } from "../fakes/otlp-collector.ts";
 import { until } from "../support/channels.ts";

@@ -1,7 +1,7 @@
 import { SpanKind } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { conversationKey } from "../../src/core/agent/inbound.ts";
+import { conversationKey } from "../../src/core/conversation.ts";
 import { createBot, createLogger, createOpenAIProvider } from "../../src/index.ts";
 import { hashedKey, setCaptureContent } from "../../src/observability/tracing.ts";
 import { MemoryChat, memoryChannel } from "../contract/memory-channel.ts";

@@ -11,7 +11,7 @@ import {
 import { ToolRegistry } from "../../src/core/tools/registry.ts";
 import type { AnyTool } from "../../src/core/tools/tool.ts";
 import { webCapabilities, webTools } from "../../src/tools/web/index.ts";
-import { runTool } from "../../src/workers/tool-runner.ts";
+import { runTool } from "../../src/turn/tool-runner.ts";
 import { type FakeSearchApi, startFakeBrave, startFakeTavily } from "../fakes/search-apis.ts";
 import { type FakeSearxng, startFakeSearxng } from "../fakes/searxng.ts";
 

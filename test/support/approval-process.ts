@@ -19,20 +19,20 @@
  */
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import { startSwitchyard } from "../../src/app.ts";
-import { EMPTY_CONFIG } from "../../src/channels/config.ts";
 import { ToolRegistry } from "../../src/core/tools/registry.ts";
 import { defineTool } from "../../src/core/tools/tool.ts";
+import { EMPTY_CONFIG } from "../../src/platforms/config.ts";
 import type { ApprovalClick } from "../../src/ports/approvals.ts";
 import type { DeliveryTarget, Outbound, PostOptions } from "../../src/ports/outbound.ts";
 import { createOpenAIProvider } from "../../src/providers/openai.ts";
-import { RedisFactory } from "../../src/redis/redis-factory.ts";
-import { topologyFrom } from "../../src/redis/redis-topology.ts";
+import { ApprovalDesk } from "../../src/queue/approval-desk.ts";
+import { ConversationQueue } from "../../src/queue/queue.ts";
+import { startSwitchyard } from "../../src/runtime/app.ts";
+import { Inbox } from "../../src/store/inbox.ts";
 import { createStore } from "../../src/store/index.ts";
 import { LuaScript } from "../../src/store/lua.ts";
-import { ApprovalDesk } from "../../src/workers/approval-desk.ts";
-import { Inbox } from "../../src/workers/inbox.ts";
-import { ConversationQueue } from "../../src/workers/queue.ts";
+import { RedisFactory } from "../../src/store/redis/redis-factory.ts";
+import { topologyFrom } from "../../src/store/redis/redis-topology.ts";
 
 const env = process.env;
 const prefix = env.SWITCHYARD_PREFIX as string;

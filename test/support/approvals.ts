@@ -6,10 +6,9 @@
  */
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import type { Switchyard } from "../../src/app.ts";
 import type { Checkpoint } from "../../src/core/agent/checkpoint.ts";
-import type { ConversationAddress } from "../../src/core/agent/inbound.ts";
 import type { ApprovalWait, Choice, DecidedBy } from "../../src/core/approvals/approval.ts";
+import type { ConversationAddress } from "../../src/core/conversation.ts";
 import { defineTool } from "../../src/core/tools/tool.ts";
 import {
   type ApprovalClick,
@@ -18,6 +17,7 @@ import {
   type ClickAnswer,
 } from "../../src/ports/approvals.ts";
 import type { MessageControl } from "../../src/ports/outbound.ts";
+import type { Switchyard } from "../../src/runtime/app.ts";
 import { newApprovalId, type Store } from "../../src/store/index.ts";
 
 /** The Redis key the deploy tool counts its runs in. */

@@ -1,7 +1,7 @@
 import { afterEach } from "vitest";
-import type { SwitchyardOptions } from "../../src/app.ts";
-import { EMPTY_CONFIG } from "../../src/channels/config.ts";
 import { type AttachmentsConfig, DEFAULT_ATTACHMENTS } from "../../src/core/config/index.ts";
+import { EMPTY_CONFIG } from "../../src/platforms/config.ts";
+import type { SwitchyardOptions } from "../../src/runtime/app.ts";
 import { openAITranscriber } from "../../src/tools/attachments/index.ts";
 import { type FakeOpenAI, type RecordedRequest, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { startTelegram, type TelegramSetup } from "../fakes/telegram-setup.ts";

@@ -1,15 +1,15 @@
-import { IngressGate } from "../../src/access/gate.ts";
-import type { ChannelRuntime } from "../../src/channels/channel.ts";
-import { EMPTY_CONFIG } from "../../src/channels/config.ts";
-import type { ContractSources } from "../../src/conversation/contract.ts";
 import type { SwitchyardConfig } from "../../src/core/config/index.ts";
 import type { LoggerPort } from "../../src/core/logger.ts";
 import { WarnOnce } from "../../src/core/logger.ts";
 import { ToolRegistry } from "../../src/core/tools/registry.ts";
 import type { AnyTool } from "../../src/core/tools/tool.ts";
+import { IngressGate } from "../../src/ingress/access/gate.ts";
+import type { ChannelRuntime } from "../../src/ingress/channel.ts";
+import { EMPTY_CONFIG } from "../../src/platforms/config.ts";
 import type { Approvals } from "../../src/ports/approvals.ts";
 import type { StopTurn } from "../../src/ports/turn-control.ts";
-import type { SkillLibrary } from "../../src/skills/loader.ts";
+import type { SkillLibrary } from "../../src/runtime/skill-folders.ts";
+import type { ContractSources } from "../../src/turn/contract.ts";
 import { FAKE_MODEL_ID } from "../fakes/openai-server.ts";
 import type { Pipeline } from "./pipeline.ts";
 

@@ -1,4 +1,4 @@
-import type { ConversationAddress } from "../../src/core/agent/inbound.ts";
+import type { ConversationAddress } from "../../src/core/conversation.ts";
 import { FAKE_DISCORD, type FakeDiscord, startFakeDiscord } from "../fakes/discord-api.ts";
 import type { ChaosPlatform } from "./chaos-scenario.ts";
 

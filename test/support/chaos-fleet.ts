@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import type { ConversationAddress } from "../../src/core/agent/inbound.ts";
+import type { ConversationAddress } from "../../src/core/conversation.ts";
 import { KeyScheme } from "../../src/store/keys.ts";
 import type { ChaosRandom } from "./chaos-knobs.ts";
 import { type SwitchyardProcess, startSwitchyardProcess } from "./switchyard-process.ts";
@@ -96,7 +96,7 @@ export class WorkerFleet {
 
 /**
  * How often the worker resumes an interrupted turn before it gives up on it
- * with an apology (MAX_RESUMES in src/workers/turn.ts). Per run, the kill
+ * with an apology (MAX_RESUMES in src/turn/turn.ts). Per run, the kill
  * loop interrupts no conversation more often than this.
  */
 export const RESUMES_BEFORE_GIVING_UP = 3;

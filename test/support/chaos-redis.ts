@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
-import { pingOnce } from "../../src/redis/redis-probe.ts";
+import { pingOnce } from "../../src/ops/redis/redis-probe.ts";
 import { freePort } from "./switchyard-process.ts";
 
 /**

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
-import type { ConversationAddress } from "../../src/core/agent/inbound.ts";
+import type { ConversationAddress } from "../../src/core/conversation.ts";
+import { Inbox } from "../../src/store/inbox.ts";
 import { KeyScheme } from "../../src/store/keys.ts";
-import { Inbox } from "../../src/workers/inbox.ts";
 import { FAKE_MODEL_ID, type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { type KillMoment, runKillLoop, WorkerFleet, waitFor } from "./chaos-fleet.ts";
 import { CHAOS, type ChaosRandom, scenarioRandom } from "./chaos-knobs.ts";

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { ConversationAddress } from "../../src/core/agent/inbound.ts";
+import type { ConversationAddress } from "../../src/core/conversation.ts";
 import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
 import { appMentionEvent, messageEvent, sendEvent } from "../fakes/slack-requests.ts";
 import { APOLOGY } from "./chaos-ledger.ts";

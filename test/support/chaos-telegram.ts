@@ -1,5 +1,5 @@
 import type { User } from "grammy/types";
-import type { ConversationAddress } from "../../src/core/agent/inbound.ts";
+import type { ConversationAddress } from "../../src/core/conversation.ts";
 import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-api.ts";
 import type { KillMoment } from "./chaos-fleet.ts";
 import { hasTag } from "./chaos-model.ts";

@@ -1,21 +1,21 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { expect, it } from "vitest";
 import { z } from "zod";
-import { type Switchyard, startSwitchyard } from "../../src/app.ts";
-import { parseConfig } from "../../src/channels/config.ts";
+import { dayPeriod } from "../../src/core/budget/usage.ts";
+import type { SwitchyardConfig } from "../../src/core/config/index.ts";
 import {
   type ConversationAddress,
   INBOUND_TEXT_LIMIT,
   tooLongReply,
-} from "../../src/core/agent/inbound.ts";
-import { dayPeriod } from "../../src/core/budget/usage.ts";
-import type { SwitchyardConfig } from "../../src/core/config/index.ts";
+} from "../../src/core/conversation.ts";
 import { skillInvocationText } from "../../src/core/skills/answers.ts";
 import { ToolRegistry } from "../../src/core/tools/registry.ts";
 import { type AnyTool, defineTool } from "../../src/core/tools/tool.ts";
+import { parseConfig } from "../../src/platforms/config.ts";
 import type { StopTurn } from "../../src/ports/turn-control.ts";
 import { unconfiguredProvider } from "../../src/providers/openai.ts";
-import { loadSkills, type SkillLibrary } from "../../src/skills/loader.ts";
+import { type Switchyard, startSwitchyard } from "../../src/runtime/app.ts";
+import { loadSkills, type SkillLibrary } from "../../src/runtime/skill-folders.ts";
 import { until } from "./channels.ts";
 import { bigTool, lookupTool, type Pipeline } from "./pipeline.ts";
 import { testRedisFactory } from "./redis.ts";

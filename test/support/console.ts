@@ -1,11 +1,11 @@
-import { EMPTY_CONFIG } from "../../src/channels/config.ts";
-import { mountConsole, turnActivity } from "../../src/console/mount.ts";
 import { runtimeLayer } from "../../src/core/availability/runtime-spec.ts";
 import type { SwitchyardConfig } from "../../src/core/config/index.ts";
 import { WarnOnce } from "../../src/core/logger.ts";
-import { Host } from "../../src/host.ts";
 import { type OpsServer, startOpsServer } from "../../src/observability/http.ts";
 import { Metrics } from "../../src/observability/metrics.ts";
+import { mountConsole, turnActivity } from "../../src/ops/console/mount.ts";
+import { EMPTY_CONFIG } from "../../src/platforms/config.ts";
+import { Host } from "../../src/runtime/host.ts";
 import { ActivityStore } from "../../src/store/activity-store.ts";
 import { type Pipeline, startPipeline } from "./pipeline.ts";
 

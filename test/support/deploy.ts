@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { DEFAULT_TOOL_TIMEOUT_MS } from "../../src/app.ts";
 import { DEFAULT_MODEL_LIMITS } from "../../src/core/config/index.ts";
+import { DEFAULT_TOOL_TIMEOUT_MS } from "../../src/runtime/app.ts";
 
 /** The repository root, for reading deploy/ and the docs. */
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));

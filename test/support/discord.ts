@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync } from "node:fs";
-import type { SwitchyardOptions } from "../../src/app.ts";
-import type { ChannelRuntime } from "../../src/channels/channel.ts";
-import { DiscordChannel, type DiscordChannelOptions } from "../../src/channels/discord/channel.ts";
 import type { SwitchyardConfig } from "../../src/core/config/index.ts";
 import type { AnyTool } from "../../src/core/tools/tool.ts";
-import type { SkillLibrary } from "../../src/skills/loader.ts";
+import type { ChannelRuntime } from "../../src/ingress/channel.ts";
+import { DiscordChannel, type DiscordChannelOptions } from "../../src/platforms/discord/channel.ts";
+import type { SwitchyardOptions } from "../../src/runtime/app.ts";
+import type { SkillLibrary } from "../../src/runtime/skill-folders.ts";
 import {
   type DiscordMessage,
   FAKE_DISCORD,

@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { spawnRedis } from "../../src/redis/redis.ts";
-import { pingOnce } from "../../src/redis/redis-probe.ts";
+import { spawnRedis } from "../../src/ops/redis/redis.ts";
+import { pingOnce } from "../../src/ops/redis/redis-probe.ts";
 import { startLocalCluster } from "./redis-cluster.ts";
 
 /**

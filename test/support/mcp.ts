@@ -4,7 +4,7 @@ import type { ToolRun } from "../../src/core/agent/loop.ts";
 import { mcpSection } from "../../src/core/config/mcp-section.ts";
 import { ToolRegistry } from "../../src/core/tools/registry.ts";
 import { McpHub, type McpHubOptions, type McpTimers } from "../../src/tools/mcp/index.ts";
-import { runTool } from "../../src/workers/tool-runner.ts";
+import { runTool } from "../../src/turn/tool-runner.ts";
 import { FIXTURE_MCP_SERVER } from "../fakes/mcp-server.ts";
 
 const BIN = fileURLToPath(new URL("../../node_modules/.bin/", import.meta.url));

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Channel, ChannelRuntime } from "../../src/channels/channel.ts";
+import type { Channel, ChannelRuntime } from "../../src/ingress/channel.ts";
 import type { DeliveryTarget, Outbound } from "../../src/ports/outbound.ts";
 
 export interface MemoryPost {

@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import { type Switchyard, type SwitchyardOptions, startSwitchyard } from "../../src/app.ts";
-import type { OutboxEntry } from "../../src/channels/console/outbox.ts";
-import type { InboundMessage } from "../../src/core/agent/inbound.ts";
+import type { InboundMessage } from "../../src/core/conversation.ts";
 import { ToolRegistry } from "../../src/core/tools/registry.ts";
 import { type AnyTool, defineTool } from "../../src/core/tools/tool.ts";
+import type { OutboxEntry } from "../../src/delivery/outbox.ts";
 import { createOpenAIProvider } from "../../src/providers/openai.ts";
-import { RedisFactory } from "../../src/redis/redis-factory.ts";
+import { type Switchyard, type SwitchyardOptions, startSwitchyard } from "../../src/runtime/app.ts";
+import { RedisFactory } from "../../src/store/redis/redis-factory.ts";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { connectRedis, deleteKeysUnder, testRedisFactory, uniquePrefix } from "./redis.ts";
 

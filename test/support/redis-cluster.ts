@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { Redis } from "ioredis";
-import { freePort, type SpawnedRedis, spawnRedis } from "../../src/redis/redis-spawn.ts";
+import { freePort, type SpawnedRedis, spawnRedis } from "../../src/ops/redis/redis-spawn.ts";
 
 const run = promisify(execFile);
 

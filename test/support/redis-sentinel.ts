@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
-import { freePort, type SpawnedRedis, spawnRedis } from "../../src/redis/redis-spawn.ts";
+import { freePort, type SpawnedRedis, spawnRedis } from "../../src/ops/redis/redis-spawn.ts";
 
 export interface LocalSentinels {
   /** The master group's name, as REDIS_SENTINEL_NAME takes it. */

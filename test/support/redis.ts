@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { Cluster, Redis, RedisOptions } from "ioredis";
 import { afterAll, afterEach, beforeEach } from "vitest";
-import { RedisFactory } from "../../src/redis/redis-factory.ts";
-import { topologyFrom } from "../../src/redis/redis-topology.ts";
+import { RedisFactory } from "../../src/store/redis/redis-factory.ts";
+import { topologyFrom } from "../../src/store/redis/redis-topology.ts";
 
 /**
  * Which Redis the tests run against. `REDIS_TOPOLOGY=cluster` runs the same

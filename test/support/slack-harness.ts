@@ -1,11 +1,11 @@
 import { afterEach } from "vitest";
-import type { SwitchyardOptions } from "../../src/app.ts";
-import { SlackChannel, type SlackChannelOptions } from "../../src/channels/slack/channel.ts";
-import type { SlackConfig } from "../../src/channels/slack/config-section.ts";
 import type { SwitchyardConfig } from "../../src/core/config/index.ts";
 import type { AnyTool } from "../../src/core/tools/tool.ts";
+import { SlackChannel, type SlackChannelOptions } from "../../src/platforms/slack/channel.ts";
+import type { SlackConfig } from "../../src/platforms/slack/config-section.ts";
 import type { StopTurn } from "../../src/ports/turn-control.ts";
-import { loadSkills } from "../../src/skills/loader.ts";
+import type { SwitchyardOptions } from "../../src/runtime/app.ts";
+import { loadSkills } from "../../src/runtime/skill-folders.ts";
 import {
   FAKE_SLACK,
   type FakeSlackApi,

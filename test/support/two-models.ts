@@ -1,8 +1,8 @@
 import { afterEach } from "vitest";
-import { providerFromEnv } from "../../src/bot/provider-env.ts";
-import { parseConfig } from "../../src/channels/config.ts";
 import type { Provider } from "../../src/core/agent/provider.ts";
 import type { SwitchyardConfig } from "../../src/core/config/index.ts";
+import { parseConfig } from "../../src/platforms/config.ts";
+import { providerFromEnv } from "../../src/runtime/provider-env.ts";
 import { type FakeAnthropic, startFakeAnthropic } from "../fakes/anthropic.ts";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
 

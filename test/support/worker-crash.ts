@@ -14,10 +14,10 @@
  * await crash.close();
  */
 import type { Redis } from "ioredis";
-import type { ConversationAddress, InboundMessage } from "../../src/core/agent/inbound.ts";
+import type { ConversationAddress, InboundMessage } from "../../src/core/conversation.ts";
+import { ConversationQueue } from "../../src/queue/queue.ts";
+import { Inbox } from "../../src/store/inbox.ts";
 import { createStore, type Store } from "../../src/store/index.ts";
-import { Inbox } from "../../src/workers/inbox.ts";
-import { ConversationQueue } from "../../src/workers/queue.ts";
 import type { FakeOpenAI, RecordedRequest, Responder } from "../fakes/openai-server.ts";
 import { connectRedis, deleteKeysUnder } from "./redis.ts";
 import { killLeaseHolder, startWorkerProcess, type WorkerProcess } from "./workers.ts";

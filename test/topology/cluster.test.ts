@@ -1,10 +1,10 @@
 import fc from "fast-check";
 import type { Cluster } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { queueSettings } from "../../src/bot/queue-settings.ts";
 import { DEFAULT_QUEUE } from "../../src/core/config/index.ts";
 import { createLogger } from "../../src/observability/logger.ts";
-import { connectRedis, type RedisConnection } from "../../src/redis/redis.ts";
+import { connectRedis, type RedisConnection } from "../../src/ops/redis/redis.ts";
+import { queueSettings } from "../../src/runtime/queue-settings.ts";
 import { keySlot } from "../../src/store/key-slot.ts";
 import { KeyScheme } from "../../src/store/keys.ts";
 import { TOPOLOGY } from "../support/redis.ts";

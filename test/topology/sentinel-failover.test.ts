@@ -1,17 +1,17 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type OutboxEntry, RedisOutbox } from "../../src/channels/console/outbox.ts";
 import {
   type ConversationAddress,
   conversationKey,
   type InboundMessage,
-} from "../../src/core/agent/inbound.ts";
-import { RedisFactory } from "../../src/redis/redis-factory.ts";
-import { type SpawnedRedis, spawnRedis } from "../../src/redis/redis-spawn.ts";
-import { topologyFrom } from "../../src/redis/redis-topology.ts";
+} from "../../src/core/conversation.ts";
+import { type OutboxEntry, RedisOutbox } from "../../src/delivery/outbox.ts";
+import { type SpawnedRedis, spawnRedis } from "../../src/ops/redis/redis-spawn.ts";
+import { ConversationQueue } from "../../src/queue/queue.ts";
+import { Inbox } from "../../src/store/inbox.ts";
 import { KeyScheme } from "../../src/store/keys.ts";
-import { Inbox } from "../../src/workers/inbox.ts";
-import { ConversationQueue } from "../../src/workers/queue.ts";
+import { RedisFactory } from "../../src/store/redis/redis-factory.ts";
+import { topologyFrom } from "../../src/store/redis/redis-topology.ts";
 import { type FakeOpenAI, type RecordedRequest, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { uniquePrefix } from "../support/redis.ts";
 import { type LocalSentinels, startLocalSentinels } from "../support/redis-sentinel.ts";

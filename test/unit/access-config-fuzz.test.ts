@@ -1,8 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { duration } from "../../src/access/refusals.ts";
-import { parseConfig, reloadConfig } from "../../src/channels/config.ts";
 import {
   accessPolicyFor,
   ConfigError,
@@ -12,6 +10,8 @@ import {
   parseRate,
 } from "../../src/core/config/index.ts";
 import { MAX_RATE_COUNT, MAX_RATE_WINDOW_MS } from "../../src/core/config/rate-spec.ts";
+import { duration } from "../../src/ingress/access/refusals.ts";
+import { parseConfig, reloadConfig } from "../../src/platforms/config.ts";
 
 const FILE = "switchyard.yaml";
 const silent = { warn: () => {} };

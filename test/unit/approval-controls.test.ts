@@ -1,17 +1,17 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { typedControls } from "../../src/delivery/outbox.ts";
 import {
   APPROVAL_REPLIES,
   answerApprovalClick,
   isApprovalPayload,
-} from "../../src/channels/approval-click.ts";
-import { CHAT_COMMANDS, routeChatText } from "../../src/channels/chat-commands.ts";
-import type { ChatCommandContext } from "../../src/channels/commands/registry.ts";
-import { typedControls } from "../../src/channels/console/outbox.ts";
-import { controlRows } from "../../src/channels/discord/components.ts";
-import { CONTROL_ACTION, controlBlocks } from "../../src/channels/slack/control-blocks.ts";
-import { toMrkdwn } from "../../src/channels/slack/format.ts";
-import { controlKeyboard } from "../../src/channels/telegram/keyboards.ts";
+} from "../../src/ingress/approval-click.ts";
+import { CHAT_COMMANDS, routeChatText } from "../../src/ingress/chat-commands.ts";
+import type { ChatCommandContext } from "../../src/ingress/commands/registry.ts";
+import { controlRows } from "../../src/platforms/discord/components.ts";
+import { CONTROL_ACTION, controlBlocks } from "../../src/platforms/slack/control-blocks.ts";
+import { toMrkdwn } from "../../src/platforms/slack/format.ts";
+import { controlKeyboard } from "../../src/platforms/telegram/keyboards.ts";
 import {
   type ApprovalControl,
   approvalPayload,

@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../../src/channels/config.ts";
 import { DEFAULT_APPROVAL_POLICY } from "../../src/core/approvals/approval.ts";
 import { approvalPolicyFor } from "../../src/core/config/approvals-section.ts";
 import { ConfigError } from "../../src/core/config/index.ts";
+import { parseConfig } from "../../src/platforms/config.ts";
 
 const FILE = "switchyard.yaml";
 

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../../src/channels/config.ts";
 import { attachmentNotice } from "../../src/core/attachments/capability-notice.ts";
 import { modelVision } from "../../src/core/attachments/model-vision.ts";
 import { capabilityStatus } from "../../src/core/availability/capabilities.ts";
@@ -8,7 +7,8 @@ import {
   type ModelSection,
   type ModelsConfig,
 } from "../../src/core/config/index.ts";
-import { Host } from "../../src/host.ts";
+import { parseConfig } from "../../src/platforms/config.ts";
+import { Host } from "../../src/runtime/host.ts";
 import {
   transcriptionCapability,
   VisionSettingError,

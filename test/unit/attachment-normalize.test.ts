@@ -2,13 +2,13 @@ import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import type { Message } from "grammy/types";
 import { describe, expect, it } from "vitest";
+import { ATTACHMENT_NAME_LIMIT } from "../../src/core/attachments/attachment.ts";
 import {
   type DiscordMessageLike,
   normalizeDiscordMessage,
-} from "../../src/channels/discord/normalize.ts";
-import { normalizeSlackEvent, readMessageEvent } from "../../src/channels/slack/normalize.ts";
-import { normalizeTelegramMessage } from "../../src/channels/telegram/normalize.ts";
-import { ATTACHMENT_NAME_LIMIT } from "../../src/core/attachments/attachment.ts";
+} from "../../src/platforms/discord/normalize.ts";
+import { normalizeSlackEvent, readMessageEvent } from "../../src/platforms/slack/normalize.ts";
+import { normalizeTelegramMessage } from "../../src/platforms/telegram/normalize.ts";
 
 const fixture = (name: string) =>
   JSON.parse(readFileSync(new URL(`../fixtures/attachments/${name}`, import.meta.url), "utf8"));

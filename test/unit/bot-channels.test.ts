@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { channelsFor } from "../../src/bot/bot-channels.ts";
-import { StartOptionError } from "../../src/bot/errors.ts";
-import { ConsoleChannel } from "../../src/channels/console/console-channel.ts";
+import { ConsoleChannel } from "../../src/platforms/terminal/console-channel.ts";
+import { channelsFor } from "../../src/runtime/bot-channels.ts";
+import { StartOptionError } from "../../src/runtime/errors.ts";
 import { MemoryChannel } from "../support/memory-channel.ts";
 
 describe("the channels a bot runs", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../../src/channels/config.ts";
 import { addUsage, ZERO_USAGE } from "../../src/core/agent/messages.ts";
 import { costMicros } from "../../src/core/budget/usage.ts";
+import { parseConfig } from "../../src/platforms/config.ts";
 
 describe("cache writes cost what Anthropic charges for them", () => {
   it("counts written tokens at cache_write, else 1.25 times input, and sums them across steps", () => {

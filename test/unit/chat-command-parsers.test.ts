@@ -1,12 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CHAT_COMMANDS } from "../../src/channels/chat-commands.ts";
-import { findCommand, parseCommandLine } from "../../src/channels/commands/registry.ts";
-import { parseSettingArgs } from "../../src/channels/commands/setting-args.ts";
-import { parseConfig } from "../../src/channels/config.ts";
 import { budgetRefusalText, spentBudget } from "../../src/core/budget/token-budget.ts";
 import { costMicros, formatWait, NO_USAGE, nextUtcMidnight } from "../../src/core/budget/usage.ts";
 import { ConfigError, parseTokenBudget } from "../../src/core/config/index.ts";
+import { CHAT_COMMANDS } from "../../src/ingress/chat-commands.ts";
+import { findCommand, parseCommandLine } from "../../src/ingress/commands/registry.ts";
+import { parseSettingArgs } from "../../src/ingress/commands/setting-args.ts";
+import { parseConfig } from "../../src/platforms/config.ts";
 import { firstRefusal } from "../../src/ports/admission.ts";
 
 const word = fc.stringMatching(/^[a-z][a-z0-9_-]{0,20}$/);

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { readConfig } from "../../src/channels/config.ts";
+import { readConfig } from "../../src/platforms/config.ts";
 import {
   documentedEnvironmentNames,
   durationSeconds,

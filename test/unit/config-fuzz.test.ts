@@ -11,10 +11,10 @@ import {
   parseDocument,
   stringify,
 } from "yaml";
-import { parseConfig } from "../../src/channels/config.ts";
 import { firstDuplicateKey } from "../../src/core/config/duplicate-keys.ts";
 import { ConfigError } from "../../src/core/config/index.ts";
 import { LineIndex } from "../../src/core/config/locate.ts";
+import { parseConfig } from "../../src/platforms/config.ts";
 
 const FILE = "fuzz.yaml";
 

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { LiveConfig, readConfigText } from "../../src/bot/config-file.ts";
-import { parseConfig, readConfig } from "../../src/channels/config.ts";
 import { ConfigError, MAX_CONFIG_BYTES } from "../../src/core/config/index.ts";
 import { expandToolset } from "../../src/core/tools/toolsets.ts";
+import { parseConfig, readConfig } from "../../src/platforms/config.ts";
+import { LiveConfig, readConfigText } from "../../src/runtime/config-file.ts";
 import { tool } from "../support/tools.ts";
 
 const FILE = "big.yaml";

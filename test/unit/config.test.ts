@@ -1,8 +1,5 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { EMPTY_CONFIG, parseConfig, readConfig, reloadConfig } from "../../src/channels/config.ts";
-import { DEFAULT_DISCORD } from "../../src/channels/discord/config-section.ts";
-import { DEFAULT_TELEGRAM } from "../../src/channels/telegram/config-section.ts";
 import {
   ConfigError,
   DEFAULT_ACCESS,
@@ -26,6 +23,9 @@ import {
 } from "../../src/core/config/index.ts";
 import type { LoggerPort } from "../../src/core/logger.ts";
 import { BUILTIN_TOOLSETS } from "../../src/core/tools/toolsets.ts";
+import { EMPTY_CONFIG, parseConfig, readConfig, reloadConfig } from "../../src/platforms/config.ts";
+import { DEFAULT_DISCORD } from "../../src/platforms/discord/config-section.ts";
+import { DEFAULT_TELEGRAM } from "../../src/platforms/telegram/config-section.ts";
 
 const FILE = "switchyard.yaml";
 

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { consoleAuthorized } from "../../src/console/auth.ts";
-import { escapeHtml, html } from "../../src/console/html.ts";
-import { conversationKey } from "../../src/core/agent/inbound.ts";
+import { conversationKey } from "../../src/core/conversation.ts";
+import { consoleAuthorized } from "../../src/ops/console/auth.ts";
+import { escapeHtml, html } from "../../src/ops/console/html.ts";
 import { addressOf } from "../../src/store/activity-store.ts";
 
 const TOKEN = "a-console-token-0123456789";

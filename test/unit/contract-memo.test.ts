@@ -1,11 +1,5 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { EMPTY_CONFIG, parseConfig } from "../../src/channels/config.ts";
-import {
-  type ContractSources,
-  type ConversationState,
-  freezeState,
-} from "../../src/conversation/contract.ts";
 import { modelVision, type VisionDeclarations } from "../../src/core/attachments/model-vision.ts";
 import type { Capabilities } from "../../src/core/availability/capabilities.ts";
 import { EMPTY_INTENT, type Intent, setKey } from "../../src/core/availability/intent.ts";
@@ -13,7 +7,13 @@ import { overlayLayer, type ScopeLayer } from "../../src/core/availability/scope
 import { globalLayer } from "../../src/core/config/index.ts";
 import { freezeTurn } from "../../src/core/loading/freeze.ts";
 import { WarnOnce } from "../../src/core/logger.ts";
+import { EMPTY_CONFIG, parseConfig } from "../../src/platforms/config.ts";
 import type { Store, StoredSettings } from "../../src/store/index.ts";
+import {
+  type ContractSources,
+  type ConversationState,
+  freezeState,
+} from "../../src/turn/contract.ts";
 import { registryOf, tool } from "../support/tools.ts";
 
 const address = { platform: "slack", workspace: "T1", channel: "C1", conversation: "C1" };

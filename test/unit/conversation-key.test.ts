@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { conversationKey } from "../../src/core/agent/inbound.ts";
+import { conversationKey } from "../../src/core/conversation.ts";
 
 describe("conversationKey", () => {
   it("is each part URI-encoded and joined by colons, for any parts", () => {

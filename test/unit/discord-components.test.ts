@@ -7,7 +7,7 @@ import {
   listText,
   PAGE_SIZE,
   pageOf,
-} from "../../src/channels/discord/components.ts";
+} from "../../src/platforms/discord/components.ts";
 import {
   CUSTOM_ID_MAX,
   type ListKind,
@@ -15,7 +15,7 @@ import {
   resolveItem,
   UI_SCOPES,
   type UiScope,
-} from "../../src/channels/discord/custom-id.ts";
+} from "../../src/platforms/discord/custom-id.ts";
 
 interface JsonComponent {
   type: number;

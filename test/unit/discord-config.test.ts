@@ -1,16 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { parseDocument } from "yaml";
 import { z } from "zod";
-import { EMPTY_CONFIG } from "../../src/channels/config.ts";
+import { renderKeyPath } from "../../src/core/config/errors.ts";
+import type { SwitchyardConfig } from "../../src/core/config/index.ts";
+import { problemsOf } from "../../src/core/config/problems.ts";
+import { EMPTY_CONFIG } from "../../src/platforms/config.ts";
 import {
   DEFAULT_DISCORD,
   type DiscordConfig,
   discordSection,
-} from "../../src/channels/discord/config-section.ts";
-import { DiscordEnvError, discordOptionsFromEnv } from "../../src/channels/discord/settings.ts";
-import { renderKeyPath } from "../../src/core/config/errors.ts";
-import type { SwitchyardConfig } from "../../src/core/config/index.ts";
-import { problemsOf } from "../../src/core/config/problems.ts";
+} from "../../src/platforms/discord/config-section.ts";
+import { DiscordEnvError, discordOptionsFromEnv } from "../../src/platforms/discord/settings.ts";
 
 /** The section read from YAML as the config loader reads a file: "key: problem" on failure. */
 function read(yaml: string): DiscordConfig | string {

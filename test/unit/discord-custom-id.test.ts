@@ -13,7 +13,7 @@ import {
   switchId,
   UI_SCOPES,
   type UiScope,
-} from "../../src/channels/discord/custom-id.ts";
+} from "../../src/platforms/discord/custom-id.ts";
 
 /** Ids as tools, skills and whatever a future source may name things: long, odd, with the separator. */
 const idArb = fc.oneof(

@@ -1,7 +1,7 @@
 import { PermissionFlagsBits } from "discord.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { permissionsIn } from "../../src/channels/discord/directory.ts";
+import { permissionsIn } from "../../src/platforms/discord/directory.ts";
 
 const GUILD = "1200000000000000001";
 const USER = "1000000000000000002";

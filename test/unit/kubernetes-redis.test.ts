@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
-import { topologyFrom } from "../../src/redis/redis.ts";
+import { topologyFrom } from "../../src/ops/redis/redis.ts";
 import { KUBECTL, kustomize, readRepoFile } from "../support/deploy.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: manifests are free-form YAML.

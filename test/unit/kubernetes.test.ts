@@ -9,9 +9,9 @@ import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
 import { ConfigMap, Namespace, Secret, Service } from "kubernetes-models/v1";
 import { describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
-import { EVENTS_PATH } from "../../src/channels/slack/http-screen.ts";
+import { EVENTS_PATH } from "../../src/platforms/slack/http-screen.ts";
+import { TURN_QUEUE } from "../../src/queue/shards.ts";
 import { KeyScheme } from "../../src/store/keys.ts";
-import { TURN_QUEUE } from "../../src/workers/shards.ts";
 import {
   INGRESS_STOP_SECONDS,
   KUBECTL,

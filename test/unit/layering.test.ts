@@ -6,31 +6,35 @@ import { describe, expect, it } from "vitest";
 const SRC = fileURLToPath(new URL("../../src", import.meta.url));
 
 /**
- * The layers of src/, lowest first: a module imports its own layer's
- * modules or lower layers' only. `core` is pure; `ports` are the interfaces
- * the shell's layers meet at; `conversation` is the resolved view both the
- * workers and the channels read; the entry points sit on top.
+ * The floors of src/, lowest first: a module imports its own floor's modules
+ * or lower floors' only. Read upward it is the life of a message: a platform
+ * hands it to ingress, ingress queues it, the queue's worker runs the turn,
+ * the turn delivers, and everything keeps its state in the store. `core` is
+ * pure and below all of them; `ports` are the interfaces the floors meet at.
+ * A floor is a folder (or a file) of src/, or a folder inside one: the
+ * longest path that names a module decides.
  */
 const LAYERS: Record<string, number> = {
   core: 0,
   ports: 1,
   observability: 1,
   store: 2,
-  providers: 2,
-  skills: 2,
-  redis: 2,
-  conversation: 3,
-  access: 3,
-  workers: 4,
+  providers: 3,
+  delivery: 3,
   tools: 4,
-  channels: 5,
-  app: 6,
-  host: 6,
-  console: 6,
-  bot: 7,
-  cli: 8,
-  index: 9,
+  turn: 5,
+  queue: 6,
+  ingress: 7,
+  platforms: 8,
+  ops: 9,
+  runtime: 10,
+  cli: 11,
+  "cli.ts": 12,
+  "index.ts": 12,
 };
+
+/** The flow a message takes, entry first: each floor sits above the next. */
+const FLOW = ["platforms", "ingress", "queue", "turn", "delivery", "store", "core"];
 
 function modules(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -60,7 +64,23 @@ function graph(): Map<string, string[]> {
   return edges;
 }
 
-const layerOf = (file: string) => relative(SRC, file).split("/")[0]?.replace(/\.ts$/, "") ?? "";
+/** The floor a module stands on: the longest path of LAYERS that holds it. */
+function layerOf(file: string): string {
+  const path = relative(SRC, file).split("/");
+  for (let length = path.length; length > 0; length--) {
+    const prefix = path.slice(0, length).join("/");
+    if (prefix in LAYERS) return prefix;
+  }
+  return path[0] ?? "";
+}
+
+/** `platforms/slack` for a module of a platform's own folder, else undefined. */
+function platformOf(file: string): string | undefined {
+  const [top, name, ...rest] = relative(SRC, file).split("/");
+  return top === "platforms" && rest.length > 0 && name !== "markdown"
+    ? `${top}/${name}`
+    : undefined;
+}
 
 /** Strongly connected components with more than one module, or a module importing itself. */
 function cycles(edges: Map<string, string[]>): string[][] {
@@ -132,6 +152,25 @@ describe("the layers of src/", () => {
     expect(upward).toEqual([]);
   });
 
+  it("stand in the order a message travels: platforms, ingress, queue, turn, delivery, store, core", () => {
+    const floors = FLOW.map((layer) => LAYERS[layer] as number);
+    expect(floors).toEqual([...floors].sort((a, b) => b - a));
+    expect(new Set(floors).size).toBe(FLOW.length);
+  });
+
+  it("keep each platform to its own folder: no platform imports another", () => {
+    const across: string[] = [];
+    for (const [file, targets] of edges) {
+      const from = platformOf(file);
+      for (const target of targets) {
+        const to = platformOf(target);
+        if (from && to && from !== to)
+          across.push(`${relative(SRC, file)} -> ${relative(SRC, target)}`);
+      }
+    }
+    expect(across).toEqual([]);
+  });
+
   it("have no import cycle, type-only imports included", () => {
     expect(cycles(edges)).toEqual([]);
   });
@@ -148,7 +187,9 @@ describe("the layers of src/", () => {
       ),
     ).toEqual([["core/a.ts", "core/b.ts"]]);
     expect(LAYERS[layerOf(join(SRC, "core/x.ts"))]).toBeLessThan(
-      LAYERS[layerOf(join(SRC, "channels/y.ts"))] as number,
+      LAYERS[layerOf(join(SRC, "platforms/slack/y.ts"))] as number,
     );
+    expect(platformOf(join(SRC, "platforms/slack/y.ts"))).toBe("platforms/slack");
+    expect(platformOf(join(SRC, "platforms/channel-kit.ts"))).toBeUndefined();
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { Channel, ChannelRuntime, WorkerParts } from "../../src/channels/channel.ts";
-import { ChannelLoadError, lazyChannel } from "../../src/channels/lazy-channel.ts";
-import { SLACK_TRAITS } from "../../src/channels/slack/traits.ts";
+import type { Channel, ChannelRuntime, WorkerParts } from "../../src/ingress/channel.ts";
+import { ChannelLoadError, lazyChannel } from "../../src/platforms/lazy-channel.ts";
+import { SLACK_TRAITS } from "../../src/platforms/slack/traits.ts";
 import type { Outbound } from "../../src/ports/outbound.ts";
 
 const target = { platform: "slack", workspace: "T1", channel: "C1", conversation: "C1" };

@@ -1,7 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { listComponents } from "../../src/channels/discord/components.ts";
-import { listBlocks } from "../../src/channels/slack/blocks.ts";
-import { listKeyboard } from "../../src/channels/telegram/keyboards.ts";
 import type { Capabilities } from "../../src/core/availability/capabilities.ts";
 import { EMPTY_INTENT, setKey } from "../../src/core/availability/intent.ts";
 import {
@@ -12,6 +9,9 @@ import {
   toolsPanel,
 } from "../../src/core/commands/index.ts";
 import { renderSkillsText, resolveSkills, skillListView } from "../../src/core/skills/index.ts";
+import { listComponents } from "../../src/platforms/discord/components.ts";
+import { listBlocks } from "../../src/platforms/slack/blocks.ts";
+import { listKeyboard } from "../../src/platforms/telegram/keyboards.ts";
 import { skill, source } from "../support/skills.ts";
 import { freeze, registryOf, tool } from "../support/tools.ts";
 

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { LiveConfig } from "../../src/bot/config-file.ts";
 import type { SwitchyardConfig } from "../../src/core/config/index.ts";
+import { LiveConfig } from "../../src/runtime/config-file.ts";
 
 const OFF = "tools:\n  web_search: off\n  fetch_url: off\n";
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

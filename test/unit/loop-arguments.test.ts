@@ -5,7 +5,7 @@ import type { ChatMessage, ToolCall } from "../../src/core/agent/messages.ts";
 import type { Provider, ProviderRequest } from "../../src/core/agent/provider.ts";
 import { ToolRegistry } from "../../src/core/tools/registry.ts";
 import { defineTool } from "../../src/core/tools/tool.ts";
-import { runTool } from "../../src/workers/tool-runner.ts";
+import { runTool } from "../../src/turn/tool-runner.ts";
 import { freeze } from "../support/tools.ts";
 
 const context = { platform: "console", workspace: "w", channel: "c", conversation: "v", user: "u" };

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { SENDING } from "../../src/channels/telegram/sent-ledger.ts";
+import { SENDING } from "../../src/platforms/telegram/sent-ledger.ts";
 import { MOUNT_PREFIX, MOUNT_SEQ_FIELD } from "../../src/store/intent-fields.ts";
 import { LUA_DIR, LuaFileError, LuaScript, UNPACK_CHUNK } from "../../src/store/lua.ts";
 

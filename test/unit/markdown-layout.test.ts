@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import type { Nodes } from "mdast";
 import { describe, expect, it } from "vitest";
-import { renderOrPlain } from "../../src/channels/markdown-layout.ts";
-import { MAX_TREE_DEPTH, parseMarkdown, plainText } from "../../src/channels/markdown-parse.ts";
+import { renderOrPlain } from "../../src/platforms/markdown/layout.ts";
+import { MAX_TREE_DEPTH, parseMarkdown, plainText } from "../../src/platforms/markdown/parse.ts";
 import { deepMarkdown } from "../fakes/deep-markdown.ts";
 
 function treeDepth(tree: Nodes): number {

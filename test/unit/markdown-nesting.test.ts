@@ -4,7 +4,7 @@ import { fromMarkdown } from "mdast-util-from-markdown";
 import { gfmFromMarkdown } from "mdast-util-gfm";
 import { gfm } from "micromark-extension-gfm";
 import { describe, expect, it } from "vitest";
-import { boundNesting, MAX_NESTING } from "../../src/channels/markdown-nesting.ts";
+import { boundNesting, MAX_NESTING } from "../../src/platforms/markdown/nesting.ts";
 import { deepMarkdown } from "../fakes/deep-markdown.ts";
 import { markdownArb } from "../fakes/telegram-markdown.ts";
 

@@ -1,12 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../../src/channels/config.ts";
 import { modelLimitsFromEnv, providerFromEnv, StartOptionError } from "../../src/cli/platforms.ts";
 import {
   DEFAULT_MODEL_LIMITS,
   MODEL_LIMIT_NAMES,
   MODEL_LIMIT_RULES,
 } from "../../src/core/config/model-section.ts";
+import { parseConfig } from "../../src/platforms/config.ts";
 import { nestedDeeperThan } from "../../src/providers/tool-call-limits.ts";
 
 const FILE = "switchyard.yaml";

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../../src/channels/config.ts";
 import { modelVision, type VisionDeclarations } from "../../src/core/attachments/model-vision.ts";
+import { parseConfig } from "../../src/platforms/config.ts";
 
 const { models } = parseConfig(
   [

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { opsHost } from "../../src/bot/observe.ts";
-import { parseConfig } from "../../src/channels/config.ts";
 import { hostFromEnv, StartOptionError } from "../../src/cli/platforms.ts";
-import { consoleServedLine } from "../../src/console/mount.ts";
 import { ConfigError } from "../../src/core/config/index.ts";
+import { consoleServedLine } from "../../src/ops/console/mount.ts";
+import { parseConfig } from "../../src/platforms/config.ts";
+import { opsHost } from "../../src/runtime/observe.ts";
 
 const consoleOf = (text: string) => parseConfig(text, "switchyard.yaml").console;
 

@@ -1,12 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../../src/channels/config.ts";
 import {
   ConfigError,
   type PersonaChoice,
   type PersonaConfig,
   personaChoiceFor,
 } from "../../src/core/config/index.ts";
+import { parseConfig } from "../../src/platforms/config.ts";
 
 const FILE = "switchyard.yaml";
 

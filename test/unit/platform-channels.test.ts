@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { Channel } from "../../src/channels/channel.ts";
-import { EMPTY_CONFIG } from "../../src/channels/config.ts";
-import type { EnvPlatform } from "../../src/channels/env-platforms.ts";
-import { SlackSettingsError } from "../../src/channels/slack/settings.ts";
 import { platformChannels, StartOptionError } from "../../src/cli/platforms.ts";
+import type { Channel } from "../../src/ingress/channel.ts";
 import { createLogger } from "../../src/observability/logger.ts";
+import { EMPTY_CONFIG } from "../../src/platforms/config.ts";
+import type { EnvPlatform } from "../../src/platforms/env-platforms.ts";
+import { SlackSettingsError } from "../../src/platforms/slack/settings.ts";
 
 const config = () => EMPTY_CONFIG;
 const TELEGRAM_TOKEN = "123456:AAH-platform-channels-test_token";

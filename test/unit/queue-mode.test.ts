@@ -1,7 +1,5 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { queueBehaviourOf, queueFromEnv } from "../../src/bot/queue-settings.ts";
-import { readConfig } from "../../src/channels/config.ts";
 import {
   planTake,
   QUEUE_MODES,
@@ -9,6 +7,8 @@ import {
   type Waiting,
 } from "../../src/core/agent/queue-mode.ts";
 import { queueBehaviourFor } from "../../src/core/config/index.ts";
+import { readConfig } from "../../src/platforms/config.ts";
+import { queueBehaviourOf, queueFromEnv } from "../../src/runtime/queue-settings.ts";
 
 interface Arrival extends Waiting {
   readonly id: number;

@@ -1,8 +1,6 @@
 import fc from "fast-check";
 import { Cluster, Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
-import { queueFromEnv, queueSettings } from "../../src/bot/queue-settings.ts";
-import { readConfig } from "../../src/channels/config.ts";
 import { StartOptionError } from "../../src/cli/platforms.ts";
 import {
   DEFAULT_QUEUE,
@@ -11,8 +9,10 @@ import {
   parseRedisAddressList,
   RedisAddressError,
 } from "../../src/core/config/index.ts";
-import { describeTopology, RedisTopologyError, topologyFrom } from "../../src/redis/redis.ts";
-import { RedisFactory } from "../../src/redis/redis-factory.ts";
+import { describeTopology, RedisTopologyError, topologyFrom } from "../../src/ops/redis/redis.ts";
+import { readConfig } from "../../src/platforms/config.ts";
+import { queueFromEnv, queueSettings } from "../../src/runtime/queue-settings.ts";
+import { RedisFactory } from "../../src/store/redis/redis-factory.ts";
 
 const config = (text: string) => readConfig(text, "switchyard.yaml").config;
 

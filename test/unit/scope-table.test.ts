@@ -1,12 +1,5 @@
 import type { types } from "@slack/bolt";
 import { describe, expect, it } from "vitest";
-import { commandDefinitions } from "../../src/channels/discord/commands.ts";
-import { listComponents } from "../../src/channels/discord/components.ts";
-import { parseListClick, UI_SCOPES } from "../../src/channels/discord/custom-id.ts";
-import { parseToolsAction } from "../../src/channels/slack/block-actions.ts";
-import { skillsBlocks, toolsBlocks } from "../../src/channels/slack/blocks.ts";
-import { decodePress, encodePress } from "../../src/channels/telegram/callback-data.ts";
-import { toolsKeyboard } from "../../src/channels/telegram/keyboards.ts";
 import {
   CHAT_SCOPES,
   SCOPE_TABLE,
@@ -19,6 +12,13 @@ import {
 import { checkPermission, listView, parseToolsCommand } from "../../src/core/commands/index.ts";
 import { parseSkillsCommand } from "../../src/core/commands/skills-parse.ts";
 import { resolveSkills, skillListView } from "../../src/core/skills/index.ts";
+import { commandDefinitions } from "../../src/platforms/discord/commands.ts";
+import { listComponents } from "../../src/platforms/discord/components.ts";
+import { parseListClick, UI_SCOPES } from "../../src/platforms/discord/custom-id.ts";
+import { parseToolsAction } from "../../src/platforms/slack/block-actions.ts";
+import { skillsBlocks, toolsBlocks } from "../../src/platforms/slack/blocks.ts";
+import { decodePress, encodePress } from "../../src/platforms/telegram/callback-data.ts";
+import { toolsKeyboard } from "../../src/platforms/telegram/keyboards.ts";
 import { KeyScheme } from "../../src/store/keys.ts";
 import { skill, source } from "../support/skills.ts";
 import { freeze, registryOf, tool } from "../support/tools.ts";

@@ -1,9 +1,9 @@
 import { createRequire } from "node:module";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { defaultShardCount, shardOf, shardQueues } from "../../src/queue/shards.ts";
 import { KeyScheme, StoreInputError } from "../../src/store/index.ts";
 import { hashedPart, keySlot, SLOT_COUNT, slotSpreadTag } from "../../src/store/key-slot.ts";
-import { defaultShardCount, shardOf, shardQueues } from "../../src/workers/shards.ts";
 
 // cluster-key-slot ships without types; it is the slot function ioredis's Cluster routes by.
 const referenceSlot = createRequire(import.meta.url)("cluster-key-slot") as (key: string) => number;

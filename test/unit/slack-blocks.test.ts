@@ -1,11 +1,17 @@
 import type { types } from "@slack/bolt";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { type Tombstone, tombstoneFor } from "../../src/core/agent/tombstone.ts";
+import type { Capabilities } from "../../src/core/availability/capabilities.ts";
+import { EMPTY_INTENT, setKey } from "../../src/core/availability/intent.ts";
+import { CommandError, parseToolsCommand } from "../../src/core/commands/index.ts";
+import type { SkillItem, SkillListView } from "../../src/core/commands/skills-view.ts";
+import { type ListView, listView, type ToolItem } from "../../src/core/commands/view.ts";
 import {
   parseSkillsAction,
   parseToolsAction,
   SlackActionError,
-} from "../../src/channels/slack/block-actions.ts";
+} from "../../src/platforms/slack/block-actions.ts";
 import {
   type BlockMessage,
   SKILLS_ACTION,
@@ -14,14 +20,8 @@ import {
   TOOLS_ACTION,
   TOOLS_UI_SCOPES,
   toolsBlocks,
-} from "../../src/channels/slack/blocks.ts";
-import { errorBlocks, tombstoneBlocks } from "../../src/channels/slack/notice-blocks.ts";
-import { type Tombstone, tombstoneFor } from "../../src/core/agent/tombstone.ts";
-import type { Capabilities } from "../../src/core/availability/capabilities.ts";
-import { EMPTY_INTENT, setKey } from "../../src/core/availability/intent.ts";
-import { CommandError, parseToolsCommand } from "../../src/core/commands/index.ts";
-import type { SkillItem, SkillListView } from "../../src/core/commands/skills-view.ts";
-import { type ListView, listView, type ToolItem } from "../../src/core/commands/view.ts";
+} from "../../src/platforms/slack/blocks.ts";
+import { errorBlocks, tombstoneBlocks } from "../../src/platforms/slack/notice-blocks.ts";
 import { freeze, mcpTool, registryOf, tool } from "../support/tools.ts";
 
 const registry = registryOf(

@@ -2,17 +2,17 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { SLACK_COMMANDS } from "../../src/channels/slack/commands.ts";
+import { SLACK_COMMANDS } from "../../src/platforms/slack/commands.ts";
 import {
   missingSlackScopes,
   requiredSlackScopes,
   SLACK_EVENTS,
   SLACK_METHODS,
-} from "../../src/channels/slack/scopes.ts";
+} from "../../src/platforms/slack/scopes.ts";
 import {
   SLACK_SHARED_COMMANDS,
   SLACK_SWITCHYARD_COMMAND,
-} from "../../src/channels/slack/shared-commands.ts";
+} from "../../src/platforms/slack/shared-commands.ts";
 import { ROOT, readRepoFile } from "../support/deploy.ts";
 
 const http = parse(readRepoFile("deploy/slack/manifest.yaml"));

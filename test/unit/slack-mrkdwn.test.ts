@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { toMrkdwn } from "../../src/channels/slack/format.ts";
-import { splitForSlack } from "../../src/channels/slack/split.ts";
+import { toMrkdwn } from "../../src/platforms/slack/format.ts";
+import { splitForSlack } from "../../src/platforms/slack/split.ts";
 import { deepMarkdown } from "../fakes/deep-markdown.ts";
 
 const ZWSP = "\u200B";

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { normalizeSlackEvent, readMessageEvent } from "../../src/channels/slack/normalize.ts";
+import { normalizeSlackEvent, readMessageEvent } from "../../src/platforms/slack/normalize.ts";
 import {
   actionEventId,
   commandEventId,
@@ -8,7 +8,7 @@ import {
   messageEventId,
   payloadKind,
   unhandledAck,
-} from "../../src/channels/slack/payload.ts";
+} from "../../src/platforms/slack/payload.ts";
 import { formFields, slackFixtures } from "../fakes/slack-fixtures.ts";
 import { slackish } from "../support/slack-arbitraries.ts";
 

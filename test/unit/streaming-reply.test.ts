@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { StreamingReply } from "../../src/workers/streaming.ts";
+import { StreamingReply } from "../../src/delivery/streaming.ts";
 import { RecordingOutbound } from "../support/recording-outbound.ts";
 
 const target = { platform: "telegram", workspace: "1", channel: "1", conversation: "1" };

@@ -1,13 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { EMPTY_CONFIG } from "../../src/channels/config.ts";
-import { redactToken, trimRoot } from "../../src/channels/telegram/api.ts";
-import { DEFAULT_TELEGRAM, telegramSection } from "../../src/channels/telegram/config-section.ts";
+import { EMPTY_CONFIG } from "../../src/platforms/config.ts";
+import { redactToken, trimRoot } from "../../src/platforms/telegram/api.ts";
+import { DEFAULT_TELEGRAM, telegramSection } from "../../src/platforms/telegram/config-section.ts";
 import {
   resolveTelegramMode,
   TelegramSettingsError,
   telegramOptionsFromEnv,
-} from "../../src/channels/telegram/settings.ts";
+} from "../../src/platforms/telegram/settings.ts";
 
 const TOKEN = "123456789:AAH-example_token";
 

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { escapeHtml, toTelegramHtml } from "../../src/channels/telegram/format.ts";
-import { splitTelegramHtml, visibleLength } from "../../src/channels/telegram/html-split.ts";
-import { renderParts } from "../../src/channels/telegram/outbound.ts";
+import { escapeHtml, toTelegramHtml } from "../../src/platforms/telegram/format.ts";
+import { splitTelegramHtml, visibleLength } from "../../src/platforms/telegram/html-split.ts";
+import { renderParts } from "../../src/platforms/telegram/outbound.ts";
 import { deepMarkdown } from "../fakes/deep-markdown.ts";
 import { parseTelegramHtml } from "../fakes/telegram-html.ts";
 import { markdownArb } from "../fakes/telegram-markdown.ts";

@@ -1,12 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { escapeHtml, toTelegramHtml } from "../../src/channels/telegram/format.ts";
+import { escapeHtml, toTelegramHtml } from "../../src/platforms/telegram/format.ts";
 import {
   splitTelegramHtml,
   visibleLength,
   visibleText,
-} from "../../src/channels/telegram/html-split.ts";
-import { renderParts, TELEGRAM_TEXT_LIMIT } from "../../src/channels/telegram/outbound.ts";
+} from "../../src/platforms/telegram/html-split.ts";
+import { renderParts, TELEGRAM_TEXT_LIMIT } from "../../src/platforms/telegram/outbound.ts";
 import { parseTelegramHtml, type TelegramEntity } from "../fakes/telegram-html.ts";
 import { markdownArb } from "../fakes/telegram-markdown.ts";
 

@@ -1,6 +1,11 @@
 import fc from "fast-check";
 import type { InlineKeyboardButton } from "grammy/types";
 import { describe, expect, it } from "vitest";
+import type { Capabilities } from "../../src/core/availability/capabilities.ts";
+import { EMPTY_INTENT, setKey } from "../../src/core/availability/intent.ts";
+import { listView } from "../../src/core/commands/index.ts";
+import { resolveSkills, skillListView } from "../../src/core/skills/index.ts";
+import { RESERVED_IDS } from "../../src/core/tools/tool.ts";
 import {
   CALLBACK_DATA_MAX,
   decodePress,
@@ -8,18 +13,13 @@ import {
   type KeyboardPress,
   SKILLS_UI_SCOPES,
   TOOLS_UI_SCOPES,
-} from "../../src/channels/telegram/callback-data.ts";
+} from "../../src/platforms/telegram/callback-data.ts";
 import {
   type KeyboardMessage,
   PAGE_SIZE,
   skillsKeyboard,
   toolsKeyboard,
-} from "../../src/channels/telegram/keyboards.ts";
-import type { Capabilities } from "../../src/core/availability/capabilities.ts";
-import { EMPTY_INTENT, setKey } from "../../src/core/availability/intent.ts";
-import { listView } from "../../src/core/commands/index.ts";
-import { resolveSkills, skillListView } from "../../src/core/skills/index.ts";
-import { RESERVED_IDS } from "../../src/core/tools/tool.ts";
+} from "../../src/platforms/telegram/keyboards.ts";
 import { parseTelegramHtml } from "../fakes/telegram-html.ts";
 import { skill, source } from "../support/skills.ts";
 import { freeze, registryOf, tool } from "../support/tools.ts";

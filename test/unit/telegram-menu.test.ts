@@ -1,13 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ChatPacer } from "../../src/channels/telegram/chat-pacer.ts";
+import { resolveSkills } from "../../src/core/skills/index.ts";
+import { ChatPacer } from "../../src/platforms/telegram/chat-pacer.ts";
 import {
   menuCommands,
   RESERVED_COMMANDS,
   skillCommandName,
   skillForCommand,
-} from "../../src/channels/telegram/menu.ts";
-import { resolveSkills } from "../../src/core/skills/index.ts";
+} from "../../src/platforms/telegram/menu.ts";
 import { skill, source } from "../support/skills.ts";
 
 const skillName = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/);

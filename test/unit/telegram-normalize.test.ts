@@ -6,7 +6,7 @@ import {
   leadingCommand,
   normalizeTelegramMessage,
   type TelegramBotIdentity,
-} from "../../src/channels/telegram/normalize.ts";
+} from "../../src/platforms/telegram/normalize.ts";
 
 const BOT: TelegramBotIdentity = { id: 42, username: "Switchyard_bot" };
 const ALICE = { id: 7, is_bot: false, first_name: "Alice", last_name: "Liddell" } as const;

@@ -2,9 +2,9 @@ import fc from "fast-check";
 import { BotError, GrammyError, HttpError } from "grammy";
 import { ReplyError } from "ioredis";
 import { describe, expect, it } from "vitest";
-import { isTransientUpdateFailure } from "../../src/channels/telegram/update-failure.ts";
-import { UpdateInFlightError } from "../../src/channels/telegram/update-ledger.ts";
 import { isTransientFailure } from "../../src/core/transient-failure.ts";
+import { isTransientUpdateFailure } from "../../src/platforms/telegram/update-failure.ts";
+import { UpdateInFlightError } from "../../src/platforms/telegram/update-ledger.ts";
 import { InboundMessageError } from "../../src/ports/enqueue.ts";
 
 const reply = (message: string) => new ReplyError(message) as Error;

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import type { Update } from "grammy/types";
 import { describe, expect, it } from "vitest";
-import { ChatLanes, chatLane } from "../../src/channels/telegram/chat-lanes.ts";
-import { UpdateWindow } from "../../src/channels/telegram/update-window.ts";
+import { ChatLanes, chatLane } from "../../src/platforms/telegram/chat-lanes.ts";
+import { UpdateWindow } from "../../src/platforms/telegram/update-window.ts";
 
 describe("the update window", () => {
   it("never moves the offset past an update being taken, never back, and past all once all are taken", () => {

@@ -30,7 +30,7 @@ import type { ReminderSchedule } from "../../src/tools/reminders/schedule.ts";
 import { type MessagingPorts, sendMessageTool } from "../../src/tools/send-message.ts";
 import { fetchUrlTool } from "../../src/tools/web/fetch-url.ts";
 import { webSearchTool } from "../../src/tools/web/web-search.ts";
-import { runTool } from "../../src/workers/tool-runner.ts";
+import { runTool } from "../../src/turn/tool-runner.ts";
 import { realisticTools } from "../fixtures/realistic-tools.ts";
 
 const context = { platform: "console", workspace: "w", channel: "c", conversation: "v", user: "u" };

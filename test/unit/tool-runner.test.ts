@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTool } from "../../src/core/tools/tool.ts";
 import { toolResult } from "../../src/core/tools/tool-result.ts";
-import { runTool } from "../../src/workers/tool-runner.ts";
+import { runTool } from "../../src/turn/tool-runner.ts";
 
 const context = { platform: "console", workspace: "w", channel: "c", conversation: "v", user: "u" };
 const call = { id: "call_1", type: "function" as const, function: { name: "t", arguments: "{}" } };

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { commandDefinitions } from "../../src/channels/discord/commands.ts";
 import { renderReport } from "../../src/cli/tools.ts";
 import type { Capabilities } from "../../src/core/availability/capabilities.ts";
 import {
@@ -29,6 +28,7 @@ import { freezeTurn, type TurnContract } from "../../src/core/loading/freeze.ts"
 import { reportContract } from "../../src/core/loading/report.ts";
 import { defineTool } from "../../src/core/tools/tool.ts";
 import { defineToolsets } from "../../src/core/tools/toolsets.ts";
+import { commandDefinitions } from "../../src/platforms/discord/commands.ts";
 import { mcpTool, registryOf, tool } from "../support/tools.ts";
 
 const sendMessage = defineTool({

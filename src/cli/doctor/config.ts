@@ -1,6 +1,6 @@
-import { readConfigText } from "../../bot/config-file.ts";
-import { EMPTY_CONFIG, readConfig } from "../../channels/config.ts";
 import { ConfigError, type SwitchyardConfig } from "../../core/config/index.ts";
+import { EMPTY_CONFIG, readConfig } from "../../platforms/config.ts";
+import { readConfigText } from "../../runtime/config-file.ts";
 import { type Finding, ok, problem, reasonOf } from "./finding.ts";
 
 /**

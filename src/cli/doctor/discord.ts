@@ -6,7 +6,7 @@ import {
   REST,
   Routes,
 } from "discord.js";
-import { discordOptionsFromEnv } from "../../channels/discord/settings.ts";
+import { discordOptionsFromEnv } from "../../platforms/discord/settings.ts";
 import { type DoctorContext, type Finding, ok, problem, reasonOf, within } from "./finding.ts";
 
 /** Either flag means the portal's Message Content intent is on (the second for unverified bots). */

@@ -1,6 +1,6 @@
 import OpenAI from "openai";
-import { providerNameOf } from "../../bot/provider-env.ts";
 import { botModelOf } from "../../core/config/bot-model.ts";
+import { providerNameOf } from "../../runtime/provider-env.ts";
 import { checkAnthropicModel } from "./anthropic-model.ts";
 import { type DoctorContext, type Finding, ok, problem, reasonOf, within } from "./finding.ts";
 

@@ -1,5 +1,5 @@
-import type { BotRole } from "../../bot/options.ts";
-import { PLATFORM_VARIABLES } from "../../channels/env-platforms.ts";
+import { PLATFORM_VARIABLES } from "../../platforms/env-platforms.ts";
+import type { BotRole } from "../../runtime/options.ts";
 import { type Finding, ok, problem } from "./finding.ts";
 
 /** The variables whose presence means `switchyard start` runs that platform. */

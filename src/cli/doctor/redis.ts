@@ -1,5 +1,4 @@
 import type { Cluster, Redis } from "ioredis";
-import { queueFromEnv, queueSettings } from "../../bot/queue-settings.ts";
 import {
   describeTopology,
   LOCAL_REDIS_URL,
@@ -7,10 +6,11 @@ import {
   RedisFactory,
   type RedisTopology,
   topologyFrom,
-} from "../../redis/redis.ts";
-import { checkRedis } from "../../redis/redis-check.ts";
+} from "../../ops/redis/redis.ts";
+import { checkRedis } from "../../ops/redis/redis-check.ts";
+import { shardQueues, TURN_QUEUE } from "../../queue/shards.ts";
+import { queueFromEnv, queueSettings } from "../../runtime/queue-settings.ts";
 import { KeyScheme } from "../../store/keys.ts";
-import { shardQueues, TURN_QUEUE } from "../../workers/shards.ts";
 import { type DoctorContext, type Finding, ok, problem, reasonOf, within } from "./finding.ts";
 
 const TOPOLOGY_WORDS = { single: "standalone", cluster: "cluster", sentinel: "Sentinel" } as const;

@@ -1,5 +1,5 @@
 import { type Logger, LogLevel, WebClient } from "@slack/web-api";
-import { missingSlackScopes, requiredSlackScopes } from "../../channels/slack/scopes.ts";
+import { missingSlackScopes, requiredSlackScopes } from "../../platforms/slack/scopes.ts";
 import { type DoctorContext, type Finding, ok, problem, reasonOf, within } from "./finding.ts";
 
 /** The WebClient logs failed requests itself; doctor reports them in its own line. */

@@ -1,6 +1,6 @@
 import { Api } from "grammy";
-import { trimRoot } from "../../channels/telegram/api.ts";
-import { resolveTelegramMode, telegramOptionsFromEnv } from "../../channels/telegram/settings.ts";
+import { trimRoot } from "../../platforms/telegram/api.ts";
+import { resolveTelegramMode, telegramOptionsFromEnv } from "../../platforms/telegram/settings.ts";
 import { type DoctorContext, type Finding, ok, problem, reasonOf, within } from "./finding.ts";
 
 /** A webhook URL without its path: the path may hold a secret. */

@@ -10,7 +10,7 @@ export const DETAILS_MAX_CHARS = 12_000;
  * The approval request as a person reads it, channel-neutral: which tools
  * the bot wants to run, with their arguments (made harmless and cut to a
  * readable length), who may decide and until when. The buttons are the
- * shell's (`requestControls` in src/workers/approval-wait.ts).
+ * shell's (`requestControls` in src/turn/approval-wait.ts).
  *
  * @example
  * requestText(wait, DEFAULT_APPROVAL_POLICY)

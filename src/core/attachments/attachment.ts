@@ -1,4 +1,4 @@
-import type { Attachment } from "../agent/inbound.ts";
+import type { Attachment } from "../conversation.ts";
 
 /** The longest file name the queue carries; longer names are cut (the extension kept). */
 export const ATTACHMENT_NAME_LIMIT = 200;

@@ -1,5 +1,5 @@
-import type { Attachment } from "../agent/inbound.ts";
 import { untrustedText } from "../agent/untrusted-text.ts";
+import type { Attachment } from "../conversation.ts";
 
 /** What a file is taken as, from its sniffed type (the declared one only when the bytes say nothing). */
 export type AttachmentKind = "image" | "audio" | "document" | "video" | "file";

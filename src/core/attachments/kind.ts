@@ -1,4 +1,4 @@
-import type { Attachment } from "../agent/inbound.ts";
+import type { Attachment } from "../conversation.ts";
 import type { AttachmentKind } from "./content.ts";
 
 /** Images the model can see (gif: its first frame). */

@@ -1,11 +1,11 @@
 import { z } from "zod";
-import type { ConversationAddress } from "../agent/inbound.ts";
 import {
   APPROVER_RULES,
   type ApprovalPolicy,
   type ApproverRule,
   DEFAULT_APPROVAL_POLICY,
 } from "../approvals/approval.ts";
+import type { ConversationAddress } from "../conversation.ts";
 import { describeValue } from "./errors.ts";
 import { placeMap } from "./place-map.ts";
 import { sectionMap, strictMap } from "./section-map.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ConversationAddress } from "../agent/inbound.ts";
+import type { ConversationAddress } from "../conversation.ts";
 import { describeValue } from "./errors.ts";
 import { everyKey } from "./key-check.ts";
 

@@ -6,8 +6,8 @@ import type { z } from "zod";
  * its own, and `SwitchyardConfig` then has that key.
  *
  * @example
- * // src/channels/slack/config-section.ts
- * declare module "../../core/config/platform-section.ts" {
+ * // src/platforms/slack/config-section.ts
+ * declare module "./platform-section.ts" {
  *   interface PlatformConfigs {
  *     readonly slack: SlackConfig;
  *   }

@@ -1,11 +1,11 @@
 import { z } from "zod";
-import type { ConversationAddress } from "../agent/inbound.ts";
 import {
   DEFAULT_QUEUE_BEHAVIOUR,
   QUEUE_MODES,
   type QueueBehaviour,
   type QueueMode,
 } from "../agent/queue-mode.ts";
+import type { ConversationAddress } from "../conversation.ts";
 import { describeValue } from "./errors.ts";
 import { placeMap } from "./place-map.ts";
 import { sectionMap } from "./section-map.ts";

@@ -1,6 +1,6 @@
 /**
  * Skills: SKILL.md folders the bot can use, switched per scope like tools.
- * Pure: the loader (`src/skills/loader.ts`) reads the folders and hands the
+ * Pure: the loader (`src/runtime/skill-folders.ts`) reads the folders and hands the
  * sources in; the store hands in the toggles.
  *
  * @example

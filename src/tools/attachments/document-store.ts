@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
-import type { ConversationAddress } from "../../core/agent/inbound.ts";
 import type { CapabilityStatus } from "../../core/availability/capabilities.ts";
 import type { AttachmentsConfig } from "../../core/config/attachments-section.ts";
+import type { ConversationAddress } from "../../core/conversation.ts";
 import type { KeyScheme } from "../../store/keys.ts";
 
 export const READ_ATTACHMENT_CAPABILITY = "read_attachment";

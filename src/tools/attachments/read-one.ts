@@ -1,4 +1,3 @@
-import type { Attachment } from "../../core/agent/inbound.ts";
 import {
   type AttachmentContent,
   type AttachmentKind,
@@ -9,6 +8,7 @@ import { kindOf, VISION_TYPES } from "../../core/attachments/kind.ts";
 import { imageNote } from "../../core/attachments/unseen-images.ts";
 import type { CapabilityStatus } from "../../core/availability/capabilities.ts";
 import type { AttachmentsConfig } from "../../core/config/attachments-section.ts";
+import type { Attachment } from "../../core/conversation.ts";
 import type { DocumentParsers } from "./document-parsers.ts";
 import { documentId } from "./document-store.ts";
 import { visionImage } from "./image.ts";

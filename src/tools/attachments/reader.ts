@@ -1,12 +1,12 @@
 import type { Redis } from "ioredis";
 import type { Dispatcher } from "undici";
-import type { Attachment, ConversationAddress } from "../../core/agent/inbound.ts";
 import { capOf } from "../../core/attachments/caps.ts";
 import { type AttachmentContent, namedOnly } from "../../core/attachments/content.ts";
 import { declaredKind } from "../../core/attachments/kind.ts";
 import { VISION_CAPABILITY } from "../../core/attachments/model-vision.ts";
 import { type Capabilities, capabilityStatus } from "../../core/availability/capabilities.ts";
 import type { AttachmentsConfig } from "../../core/config/attachments-section.ts";
+import type { Attachment, ConversationAddress } from "../../core/conversation.ts";
 import type { LoggerPort } from "../../core/logger.ts";
 import { canonicalJson } from "../../core/tools/canonical-json.ts";
 import type { AttachmentReader, FileSource } from "../../ports/file-source.ts";

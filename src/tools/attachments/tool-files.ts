@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
-import type { ConversationAddress } from "../../core/agent/inbound.ts";
 import { judgeOutgoing } from "../../core/attachments/outgoing.ts";
 import type { AttachmentsConfig } from "../../core/config/attachments-section.ts";
+import type { ConversationAddress } from "../../core/conversation.ts";
 import type { ToolFile } from "../../core/tools/tool-result.ts";
 import type { FileTally, KeptFile, ToolFileStore } from "../../ports/tool-files.ts";
 import type { KeyScheme } from "../../store/keys.ts";

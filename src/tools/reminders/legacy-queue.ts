@@ -1,8 +1,8 @@
 import type { Job, Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { LoggerPort } from "../../core/logger.ts";
-import { bullmq } from "../../redis/bullmq.ts";
 import { KeyScheme } from "../../store/keys.ts";
+import { bullmq } from "../../store/redis/bullmq.ts";
 import { decodeReminder, type Reminder } from "./reminder.ts";
 import { REMINDER_QUEUE, reminderQueue } from "./schedule.ts";
 

@@ -1,8 +1,8 @@
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import { bullmq } from "../../redis/bullmq.ts";
 import { KeyScheme, type ReminderKeys } from "../../store/keys.ts";
 import { LuaScript } from "../../store/lua.ts";
+import { bullmq } from "../../store/redis/bullmq.ts";
 import { ReminderLimitError, ReminderNotFoundError } from "./errors.ts";
 import type { Reminder, ReminderOwner } from "./reminder.ts";
 import { ReminderIndex } from "./reminder-index.ts";

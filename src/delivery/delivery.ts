@@ -1,0 +1,114 @@
+import type { Checkpoint, ToolFileRecord } from "../core/agent/checkpoint.ts";
+import type { ConversationAddress, InboundMessage } from "../core/conversation.ts";
+import { splitMessage } from "../core/delivery/split.ts";
+import { noteDelivery, traceDelivery } from "../observability/tracing-turn.ts";
+import type { DeliveryTarget } from "../ports/outbound.ts";
+import type { TurnEnvironment } from "../turn/turn-environment.ts";
+import { answerText, fileKey, sendFile } from "./file-delivery.ts";
+
+/** Where a turn's answer goes: the conversation, in the thread of the last message, replying to it. */
+export function targetOf(
+  address: ConversationAddress,
+  last: InboundMessage | undefined,
+): DeliveryTarget {
+  return {
+    ...address,
+    ...(last?.thread ? { thread: last.thread } : {}),
+    ...(last?.messageRef ? { replyTo: last.messageRef } : {}),
+  };
+}
+
+/** How the answer was shown so far and what goes with it. */
+export interface Shown {
+  readonly streamRef?: string | undefined;
+  readonly resumed: boolean;
+  /** Files the turn's tools made, sent after the text (see Checkpoint.files). */
+  readonly files?: readonly ToolFileRecord[] | undefined;
+}
+
+/**
+ * Posts the answer, part by part, then uploads its files. Each item but the
+ * last records its ref in the checkpoint, so a resumed turn skips what went
+ * out; every item carries an idempotency key, so one sent just before a
+ * crash lands once. The last needs no record: the inbox trim that follows
+ * clears the turn. A streamed answer's first part replaces the streamed
+ * message by an edit.
+ */
+export function deliver(
+  env: TurnEnvironment,
+  address: ConversationAddress,
+  checkpoint: Checkpoint,
+  pending: readonly InboundMessage[],
+  answer: string,
+  shown: Shown,
+): Promise<void> {
+  return traceDelivery(address.platform, () =>
+    deliverParts(env, address, checkpoint, pending, answer, shown),
+  );
+}
+
+async function deliverParts(
+  env: TurnEnvironment,
+  address: ConversationAddress,
+  checkpoint: Checkpoint,
+  pending: readonly InboundMessage[],
+  answer: string,
+  { streamRef, resumed, files = [] }: Shown,
+): Promise<void> {
+  const outbound = env.outbounds[address.platform];
+  if (!outbound) {
+    env.logger.warn("no outbound for this platform; the answer is not delivered", {
+      platform: address.platform,
+    });
+    return;
+  }
+  const target = targetOf(address, pending.at(-1));
+  const parts = splitMessage(answerText(answer, files, outbound), outbound.maxLength);
+  const uploads = outbound.upload ? files : [];
+  const items = parts.length + uploads.length;
+  noteDelivery(parts.length, streamRef !== undefined && checkpoint.delivered.length === 0 ? 1 : 0);
+  let current = checkpoint;
+  for (let i = current.delivered.length; i < items; i++) {
+    const part = parts[i];
+    let ref: string;
+    if (part === undefined) {
+      const n = i - parts.length;
+      const record = uploads[n] as ToolFileRecord;
+      ref = await sendFile(env, address, target, {
+        record,
+        key: fileKey(current.turnId, n),
+        resumed,
+      });
+    } else if (i === 0 && streamRef !== undefined) {
+      await outbound.edit(target, streamRef, part);
+      ref = streamRef;
+    } else {
+      ref = await outbound.post(target, part, {
+        idempotencyKey: partKey(current.turnId, i),
+        // A resumed turn's delivery may repeat a post its crashed run made.
+        mayExist: resumed,
+      });
+    }
+    if (i === items - 1) break;
+    const next = { ...current, delivered: [...current.delivered, ref] };
+    await env.store.turns.writeCheckpoint(address, next, {
+      turnId: current.turnId,
+      step: current.step,
+    });
+    current = next;
+  }
+}
+
+/** The idempotency key of an answer's part: the same in every run of the turn, and for the streamed message (part 0). */
+export function partKey(turnId: string, part: number): string {
+  return `${turnId}-${part}`;
+}
+
+/** Sends the typing indicator now and every 4 s (inside Discord's 10 s and Telegram's 5 s) until stopped. */
+export function keepTyping(send: () => Promise<void>): { stop(): void } {
+  const tick = () => void send().catch(() => {});
+  tick();
+  const timer = setInterval(tick, 4_000);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}

@@ -1,0 +1,164 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createBullBoard } from "@bull-board/api";
+import { BullMQAdapter } from "@bull-board/api/bullMQAdapter";
+import { HonoAdapter } from "@bull-board/hono";
+import { getRequestListener } from "@hono/node-server";
+import { serveStatic } from "@hono/node-server/serve-static";
+import type { Queue } from "bullmq";
+import { Hono } from "hono";
+import { type ConversationAddress, conversationKey } from "../../core/conversation.ts";
+import { reportContract } from "../../core/loading/report.ts";
+import { type ActivityStore, addressOf, RECENT_CONVERSATIONS } from "../../store/activity-store.ts";
+import { type ContractSources, freezeState, readConversationState } from "../../turn/contract.ts";
+import { CONSOLE_REALM, consoleAuthorized } from "./auth.ts";
+import { html, page } from "./html.ts";
+import { crossOriginRefusal } from "./origin.ts";
+import { CONSOLE_PATH } from "./path.ts";
+import { actionToken, actionTokenMatches, resetConversation } from "./reset.ts";
+import type { UsageReader } from "./usage.ts";
+import { usageView, workspaceUsageView } from "./usage-view.ts";
+import {
+  conversationHref,
+  conversationsView,
+  conversationView,
+  type McpServerState,
+  mcpView,
+} from "./views.ts";
+
+/** Bull Board's two retry calls: all failed jobs of a queue, or one job. */
+const RETRY = /^\/console\/queues\/api\/queues\/[^/]+\/(?:retry\/failed|[^/]+\/retry)$/;
+
+export interface ConsoleOptions {
+  /** Every request must carry it (bearer, or basic auth's password). */
+  readonly token: string;
+  readonly sources: ContractSources;
+  readonly activity: ActivityStore;
+  readonly usage: UsageReader;
+  readonly queueMode: (address: ConversationAddress) => string;
+  readonly mcp: () => readonly McpServerState[];
+  /** The conversation queue's shards, by shard number, and the reminder queue. */
+  readonly queues: { readonly conversation: readonly Queue[]; readonly reminders?: Queue };
+}
+
+/**
+ * The operator console: Switchyard's own pages (recent conversations, one
+ * conversation's contract and state, MCP servers), server-rendered, and Bull
+ * Board for the queues under `/console/queues`. Every request without the
+ * token is refused with 401 before anything is read, and every POST from
+ * another site (its `Origin`) with 403. Read-only, except
+ * what exists as a command: retrying a failed job in Bull Board, and
+ * resetting a conversation as `/new` does (a POST carrying the page's form
+ * token, so another site cannot make the operator's browser do it).
+ *
+ * @example
+ * ops.mount(CONSOLE_PATH, consoleHandler({ token, sources, activity, usage, queueMode, mcp, queues }));
+ */
+export function consoleHandler(
+  options: ConsoleOptions,
+): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  const app = new Hono().basePath(CONSOLE_PATH);
+  app.use("*", async (c, next) => {
+    if (consoleAuthorized(c.req.header("authorization"), options.token)) return next();
+    c.header("www-authenticate", `Basic realm="${CONSOLE_REALM}", charset="UTF-8"`);
+    return c.text("The console needs the token in SWITCHYARD_CONSOLE_TOKEN.", 401);
+  });
+  app.use("*", async (c, next) => {
+    if (c.req.method === "GET" || c.req.method === "HEAD") return next();
+    const refusal = crossOriginRefusal(c.req.header("origin"), c.req.url);
+    return refusal === undefined ? next() : c.text(refusal, 403);
+  });
+  app.get("/", async (c) =>
+    c.html(page("Recent conversations", conversationsView(await options.activity.recent()))),
+  );
+  app.get("/mcp", (c) => c.html(page("MCP servers", mcpView(options.mcp()))));
+  app.get("/usage", async (c) => {
+    const recent = await options.activity.recent(RECENT_CONVERSATIONS);
+    const seen = new Map(recent.map(({ address: a }) => [`${a.platform}:${a.workspace}`, a]));
+    const [workspaces, people] = await Promise.all([
+      Promise.all([...seen.values()].map((a) => options.usage.workspace(a))),
+      options.usage.people(),
+    ]);
+    return c.html(page("Usage and limits", usageView(workspaces, people, Date.now())));
+  });
+  app.get("/usage/:platform/:workspace", async (c) => {
+    const ref = { platform: c.req.param("platform"), workspace: c.req.param("workspace") };
+    const usage = await options.usage.workspace(ref);
+    const title = `Usage in ${ref.platform} workspace ${ref.workspace}`;
+    return c.html(page(title, workspaceUsageView(usage, Date.now())));
+  });
+  app.get("/conversations/:key", async (c) => {
+    const address = addressOf(c.req.param("key"));
+    if (!address)
+      return c.text("Not a conversation key (platform:workspace:channel:conversation).", 404);
+    const state = await readConversationState(options.sources, address);
+    const contract = freezeState(options.sources, address, state);
+    const view = conversationView({
+      address,
+      report: reportContract(contract, options.sources.registry),
+      intent: state.intent.intent,
+      scopes: { workspace: state.layers.workspace, channel: state.layers.channel },
+      queueMode: options.queueMode(address),
+      turns: await options.activity.turns(address),
+      resetToken: actionToken(options.token, "reset", conversationKey(address)),
+    });
+    return c.html(page(`Conversation ${address.conversation}`, view));
+  });
+  app.post("/conversations/:key/reset", async (c) => {
+    const address = addressOf(c.req.param("key"));
+    if (!address)
+      return c.text("Not a conversation key (platform:workspace:channel:conversation).", 404);
+    const key = conversationKey(address);
+    const site = c.req.header("sec-fetch-site");
+    const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+    if (
+      (site && site !== "same-origin" && site !== "none") ||
+      !actionTokenMatches(options.token, "reset", key, form.token)
+    ) {
+      return c.text(
+        "Refused: a reset must come from the console's own conversation page (its form carries a token another site cannot read). Open the page and press the button again.",
+        403,
+      );
+    }
+    const said = await resetConversation(options.sources, address, form.all === "yes");
+    return c.html(page(`Conversation ${address.conversation}`, resetView(key, said)));
+  });
+  app.use("/queues/api/*", async (c, next) => {
+    if (c.req.method === "GET" || RETRY.test(new URL(c.req.url).pathname)) return next();
+    return c.text(
+      "The console is read-only: it retries failed jobs and changes nothing else.",
+      403,
+    );
+  });
+  app.route("/queues", queueBoard(options.queues));
+  const listener = getRequestListener(app.fetch);
+  return (req, res) => listener(req, res);
+}
+
+function resetView(key: string, said: string) {
+  return html`<p id="command-reply">${said}</p><p><a href="${conversationHref(key)}">Back to the conversation</a></p>`;
+}
+
+function queueBoard(queues: ConsoleOptions["queues"]): Hono {
+  const adapter = new HonoAdapter(serveStatic).setBasePath(`${CONSOLE_PATH}/queues`);
+  const shards = queues.conversation.length;
+  // Bull Board's read-only mode also hides retries; the middleware above refuses the rest.
+  const onlyRetries = { readOnlyMode: false, allowRetries: true, allowCompletedRetries: false };
+  createBullBoard({
+    queues: [
+      ...queues.conversation.map(
+        (queue, shard) =>
+          new BullMQAdapter(queue, {
+            ...onlyRetries,
+            prefix: `shard ${shard} of ${shards}: `,
+            displayName: `conversations, shard ${shard} of ${shards}`,
+          }),
+      ),
+      ...(queues.reminders
+        ? [new BullMQAdapter(queues.reminders, { ...onlyRetries, displayName: "reminders" })]
+        : []),
+    ],
+    serverAdapter: adapter,
+    options: { uiConfig: { boardTitle: "Switchyard queues" } },
+  });
+  return adapter.registerPlugin();
+}

@@ -1,0 +1,86 @@
+import type { SwitchyardConfig } from "../core/config/index.ts";
+import type { Channel } from "../ingress/channel.ts";
+import { discordPlatformSection } from "./discord/config-section.ts";
+import { discordOptionsFromEnv } from "./discord/settings.ts";
+import { discordChannel, slackChannel, telegramChannel } from "./factories.ts";
+import { slackPlatformSection } from "./slack/config-section.ts";
+import { slackOptionsFromEnv } from "./slack/settings.ts";
+import { telegramPlatformSection } from "./telegram/config-section.ts";
+import { telegramOptionsFromEnv } from "./telegram/settings.ts";
+
+/** What every platform reads its environment with: the shared HTTP port and the live config. */
+export interface EnvParts {
+  /** `SWITCHYARD_HTTP_PORT`: where platforms that receive events over HTTP listen. */
+  readonly httpPort: number;
+  readonly config: () => SwitchyardConfig;
+}
+
+/** A channel its environment asked for. */
+export interface EnvChannel {
+  readonly channel: Channel;
+  /** Credentials to keep out of every log line. */
+  readonly secrets: readonly (string | undefined)[];
+  /**
+   * Set when the channel listens on the shared HTTP port: what listens
+   * ("Slack's Events API") and how to run it without the port ("run Slack in
+   * Socket Mode (SLACK_APP_TOKEN)"), for the error when two would.
+   */
+  readonly listens?: { readonly what: string; readonly instead: string };
+}
+
+/**
+ * A platform `switchyard start` runs when its credentials are in the
+ * environment. A configuration half set (a token without its secret, a bad
+ * mode) throws an error that names the variable and the fix.
+ */
+export interface EnvPlatform {
+  readonly platform: string;
+  readonly fromEnv: (env: NodeJS.ProcessEnv, parts: EnvParts) => EnvChannel | undefined;
+}
+
+const slack: EnvPlatform = {
+  platform: slackPlatformSection.name,
+  fromEnv: (env, { httpPort, config }) => {
+    const options = slackOptionsFromEnv(env, config, httpPort);
+    if (!options) return undefined;
+    const channel = slackChannel(options);
+    // Socket Mode needs no port; the Events API listens on it.
+    if (options.appToken) return { channel, secrets: [options.botToken] };
+    const listens = {
+      what: "Slack's Events API",
+      instead: "run Slack in Socket Mode (SLACK_APP_TOKEN)",
+    };
+    return { channel, secrets: [options.botToken], listens };
+  },
+};
+
+const discord: EnvPlatform = {
+  platform: discordPlatformSection.name,
+  fromEnv: (env, { config }) => {
+    const options = discordOptionsFromEnv(env, config);
+    return options ? { channel: discordChannel(options), secrets: [options.token] } : undefined;
+  },
+};
+
+const telegram: EnvPlatform = {
+  platform: telegramPlatformSection.name,
+  fromEnv: (env, { httpPort, config }) => {
+    const options = telegramOptionsFromEnv(env, config, httpPort);
+    if (!options) return undefined;
+    const found = {
+      channel: telegramChannel(options),
+      secrets: [options.token, options.webhookSecret],
+    };
+    // Long polling needs no port; a webhook listens on it.
+    if (!options.webhookUrl) return found;
+    const instead = "run Telegram by long polling (unset TELEGRAM_WEBHOOK_URL)";
+    return { ...found, listens: { what: "Telegram's webhook", instead } };
+  },
+};
+
+/** The variables that turn a platform on, as errors and `switchyard doctor` name them. */
+export const PLATFORM_VARIABLES =
+  "SLACK_BOT_TOKEN (with SLACK_APP_TOKEN for Socket Mode, or SLACK_SIGNING_SECRET for the Events API), DISCORD_TOKEN or TELEGRAM_BOT_TOKEN";
+
+/** The platforms `switchyard start` knows, in the order their channels start. */
+export const ENV_PLATFORMS: readonly EnvPlatform[] = [slack, discord, telegram];

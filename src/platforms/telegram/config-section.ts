@@ -1,0 +1,98 @@
+import { z } from "zod";
+import { describeValue } from "../../core/config/errors.ts";
+import type { PlatformSection } from "../../core/config/platform-section.ts";
+import { sectionMap } from "../../core/config/section-map.ts";
+
+/**
+ * How the Telegram channel behaves. The token and the webhook secret stay in
+ * the environment (`TELEGRAM_BOT_TOKEN`, `TELEGRAM_WEBHOOK_SECRET`); the
+ * other keys mirror environment variables, which win when both are set:
+ *
+ * ```yaml
+ * telegram:
+ *   mode: polling            # or webhook; default: webhook when a webhook URL is set
+ *   webhook_url: https://bot.example.com/telegram   # TELEGRAM_WEBHOOK_URL
+ *   api_root: http://localhost:8081                  # TELEGRAM_API_ROOT (a local Bot API server)
+ *   conversation: topic      # each forum topic is its own conversation (default), or chat
+ * ```
+ */
+export interface TelegramConfig {
+  /** Unset: webhook when a webhook URL is known, else long polling. */
+  readonly mode?: "polling" | "webhook";
+  readonly webhookUrl?: string;
+  /** Without a trailing slash: grammY appends `/bot<token>/<method>`. */
+  readonly apiRoot?: string;
+  /** `topic`: a forum topic is its own conversation; `chat`: the whole chat is one. */
+  readonly conversation: "topic" | "chat";
+}
+
+export const DEFAULT_TELEGRAM: TelegramConfig = Object.freeze({ conversation: "topic" });
+
+const KEYS = "mode:, webhook_url:, api_root: and conversation:";
+
+/** An http(s) URL, without the trailing slashes that would break grammY's `apiRoot`. */
+function httpUrl(what: string, example: string) {
+  return z
+    .string({ error: (iss) => `expected ${what}, found ${describeValue(iss.input)}.` })
+    .refine(
+      (text) => {
+        try {
+          const url = new URL(text);
+          return url.protocol === "https:" || url.protocol === "http:";
+        } catch {
+          return false;
+        }
+      },
+      { error: (iss) => `${describeValue(iss.input)} is not an http(s) URL. Write ${example}.` },
+    )
+    .transform((text) => text.replace(/\/+$/, ""));
+}
+
+export const telegramSection = sectionMap(
+  "telegram",
+  {
+    mode: z
+      .enum(["polling", "webhook"], {
+        error: (iss) =>
+          `expected polling or webhook, found ${describeValue(iss.input)}. Long polling needs nothing more; webhook needs webhook_url (or TELEGRAM_WEBHOOK_URL) and TELEGRAM_WEBHOOK_SECRET.`,
+      })
+      .optional(),
+    webhook_url: httpUrl("the public URL of the webhook", "https://bot.example.com/telegram")
+      .refine((text) => new URL(text).pathname !== "/", {
+        error: () => "the webhook URL needs a path, e.g. https://bot.example.com/telegram.",
+      })
+      .optional(),
+    api_root: httpUrl("the Bot API server's URL", "http://localhost:8081").optional(),
+    conversation: z
+      .enum(["topic", "chat"], {
+        error: (iss) =>
+          `expected topic or chat, found ${describeValue(iss.input)}. It says whether a forum topic or the whole chat is one conversation.`,
+      })
+      .default("topic"),
+  },
+  {
+    takes: `${KEYS} (the token and the webhook secret stay in the environment: TELEGRAM_BOT_TOKEN, TELEGRAM_WEBHOOK_SECRET)`,
+  },
+).transform(
+  (t): TelegramConfig =>
+    Object.freeze({
+      ...(t.mode !== undefined ? { mode: t.mode } : {}),
+      ...(t.webhook_url !== undefined ? { webhookUrl: t.webhook_url } : {}),
+      ...(t.api_root !== undefined ? { apiRoot: t.api_root } : {}),
+      conversation: t.conversation,
+    }),
+);
+
+declare module "../../core/config/platform-section.ts" {
+  interface PlatformConfigs {
+    /** The Telegram channel's behaviour; its token stays in the environment. */
+    readonly telegram: TelegramConfig;
+  }
+}
+
+/** The `telegram:` section, as the config format is handed it (src/platforms/config.ts). */
+export const telegramPlatformSection: PlatformSection<"telegram"> = Object.freeze({
+  name: "telegram",
+  schema: telegramSection,
+  defaults: DEFAULT_TELEGRAM,
+});

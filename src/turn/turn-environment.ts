@@ -1,0 +1,104 @@
+import type { ToolOutcome, TurnResult } from "../core/agent/loop.ts";
+import type { Provider } from "../core/agent/provider.ts";
+import { isQueueMode, type QueueBehaviour, type QueueMode } from "../core/agent/queue-mode.ts";
+import { findModel, type ModelPrice } from "../core/config/index.ts";
+import type { ConversationAddress } from "../core/conversation.ts";
+import type { LoggerPort } from "../core/logger.ts";
+import type { AttachmentReader } from "../ports/file-source.ts";
+import type { Outbounds } from "../ports/outbound.ts";
+import type { ToolFileStore } from "../ports/tool-files.ts";
+import type { ApprovalDesk } from "../queue/approval-desk.ts";
+import type { Inbox } from "../store/inbox.ts";
+import { type StoredSettings, settingOf } from "../store/index.ts";
+import type { ContractSources } from "./contract.ts";
+import { conversationModel } from "./conversation-model.ts";
+import type { TurnSignals } from "./turn-signals.ts";
+
+/** Everything a turn needs from the process around it. */
+export interface TurnEnvironment extends ContractSources {
+  readonly inbox: Inbox;
+  readonly provider: Provider;
+  readonly outbounds: Outbounds;
+  /** The persona block of a conversation's system prompt; the same bytes every turn until people change it. */
+  readonly persona: (address: ConversationAddress) => string;
+  readonly maxSteps: number;
+  readonly toolTimeoutMs: number;
+  readonly history: { readonly maxTokens: number; readonly keepLast: number };
+  /** Stream answers by editing the posted message at most this often (ms); 0 or unset: no streaming. */
+  readonly streamEditMs?: number;
+  readonly logger: LoggerPort;
+  readonly observe?: TurnObserver;
+  /**
+   * How the conversation takes messages that arrive during a turn, given the
+   * mode chosen in chat (`/queue`), if any; unset: collect, no quiet window.
+   */
+  readonly queueBehaviour?: (address: ConversationAddress, chosen?: QueueMode) => QueueBehaviour;
+  /** Fetches and reads the files people sent, at the turn; unset: files are only named. */
+  readonly attachments?: AttachmentReader;
+  /** Keeps the files tools return until the answer goes out; unset: such files are refused with a note. */
+  readonly toolFiles?: ToolFileStore;
+  /** Stop and interrupt signals for running turns; unset: turns cannot be stopped. */
+  readonly signals?: TurnSignals;
+  /**
+   * The approvals desk: the approval policy, and the expiry a parked turn
+   * schedules; unset: the config's policy, and nothing ends a wait on time
+   * (a decision, `/stop` or a message still does).
+   */
+  readonly approvals?: ApprovalDesk;
+}
+
+/** Hooks for metrics; every one optional. */
+export interface TurnObserver {
+  turn?(info: {
+    address: ConversationAddress;
+    result: TurnResult | undefined;
+    outcome: string;
+    ms: number;
+    contractChanged: boolean;
+  }): void;
+  toolCall?(tool: string, outcome: ToolOutcome, ms: number): void;
+}
+
+/** The lease was lost to another worker: stop without writing or delivering anything more. */
+export class LostLeaseError extends Error {
+  override readonly name = "LostLeaseError";
+}
+
+/** Without a queue setting: every waiting message makes the next turn, at once. */
+const COLLECT_AT_ONCE: QueueBehaviour = { mode: "collect", debounceMs: 0 };
+
+/** What people chose for a conversation, as its next turn runs with it. */
+export interface TurnChoices {
+  readonly behaviour: QueueBehaviour;
+  /** The model to name in requests; undefined: the provider's own. */
+  readonly model: string | undefined;
+  /** The price of the model the turn runs on, from the config's `models:` list. */
+  readonly price: ModelPrice | undefined;
+}
+
+/**
+ * Reads, at a turn boundary, what `/queue` and `/model` chose (the
+ * conversation's, else its channel's) and resolves it against the config:
+ * a chat choice of a model the list no longer has is skipped.
+ */
+export async function readTurnChoices(
+  env: TurnEnvironment,
+  address: ConversationAddress,
+): Promise<TurnChoices> {
+  return choicesOf(env, address, await env.store.settings.read(address));
+}
+
+/** {@link readTurnChoices} from settings read elsewhere (a turn snapshot). */
+export function choicesOf(
+  env: TurnEnvironment,
+  address: ConversationAddress,
+  stored: StoredSettings,
+): TurnChoices {
+  const queue = settingOf(stored, "queue");
+  const behaviour =
+    env.queueBehaviour?.(address, isQueueMode(queue) ? queue : undefined) ?? COLLECT_AT_ONCE;
+  const models = env.config().models;
+  const model = conversationModel(models, address, stored);
+  const price = findModel(models, model ?? env.model ?? "")?.price;
+  return { behaviour, model, price };
+}
