@@ -3,7 +3,7 @@ import type { ConversationAddress, InboundMessage } from "../core/conversation.t
 import { splitMessage } from "../core/delivery/split.ts";
 import { noteDelivery, traceDelivery } from "../observability/tracing-turn.ts";
 import type { DeliveryTarget } from "../ports/outbound.ts";
-import type { TurnEnvironment } from "../turn/turn-environment.ts";
+import type { DeliveryEnvironment } from "./delivery-environment.ts";
 import { answerText, fileKey, sendFile } from "./file-delivery.ts";
 
 /** Where a turn's answer goes: the conversation, in the thread of the last message, replying to it. */
@@ -35,7 +35,7 @@ export interface Shown {
  * message by an edit.
  */
 export function deliver(
-  env: TurnEnvironment,
+  env: DeliveryEnvironment,
   address: ConversationAddress,
   checkpoint: Checkpoint,
   pending: readonly InboundMessage[],
@@ -48,7 +48,7 @@ export function deliver(
 }
 
 async function deliverParts(
-  env: TurnEnvironment,
+  env: DeliveryEnvironment,
   address: ConversationAddress,
   checkpoint: Checkpoint,
   pending: readonly InboundMessage[],

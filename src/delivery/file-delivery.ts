@@ -3,7 +3,7 @@ import { notDelivered, notSentHere } from "../core/attachments/outgoing.ts";
 import { type ConversationAddress, conversationKey } from "../core/conversation.ts";
 import type { DeliveryTarget, Outbound } from "../ports/outbound.ts";
 import { UploadRefusedError } from "../ports/upload-refused.ts";
-import type { TurnEnvironment } from "../turn/turn-environment.ts";
+import type { DeliveryEnvironment } from "./delivery-environment.ts";
 
 /** The idempotency key of an answer's file: the same in every run of the turn. */
 export function fileKey(turnId: string, index: number): string {
@@ -35,7 +35,7 @@ export function answerText(
  * post that failed. Returns the ref the checkpoint records.
  */
 export async function sendFile(
-  env: TurnEnvironment,
+  env: DeliveryEnvironment,
   address: ConversationAddress,
   target: DeliveryTarget,
   file: { readonly record: ToolFileRecord; readonly key: string; readonly resumed: boolean },

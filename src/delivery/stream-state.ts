@@ -2,8 +2,8 @@ import type { Redis } from "ioredis";
 import type { ConversationAddress } from "../core/conversation.ts";
 import type { DeliveryTarget } from "../ports/outbound.ts";
 import type { KeyScheme } from "../store/keys.ts";
-import type { TurnEnvironment } from "../turn/turn-environment.ts";
 import { partKey } from "./delivery.ts";
+import type { DeliveryEnvironment } from "./delivery-environment.ts";
 import { StreamingReply } from "./streaming.ts";
 
 /** What a turn's streamed message was, as far as a crash let it be recorded. */
@@ -65,7 +65,7 @@ export interface TurnStream {
  * posting, for a post that reached the platform unrecorded.
  */
 export async function openTurnStream(
-  env: Pick<TurnEnvironment, "inbox" | "store" | "outbounds" | "streamEditMs">,
+  env: Pick<DeliveryEnvironment, "inbox" | "store" | "outbounds" | "streamEditMs">,
   address: ConversationAddress,
   turnId: string,
   target: DeliveryTarget,

@@ -15,6 +15,7 @@ import type { ConversationAddress } from "../core/conversation.ts";
 import type { ApprovalClick, Approvals, ClickAnswer } from "../ports/approvals.ts";
 import type { DecideOutcome, Store } from "../store/index.ts";
 import { approvalPolicyOf } from "../turn/approval-policy.ts";
+import type { TurnApprovals } from "../turn/turn-environment.ts";
 import type { ConversationQueue } from "./queue.ts";
 
 /** What the desk needs from the process: the state, the queue to wake conversations on, the config. */
@@ -58,7 +59,7 @@ const UNKNOWN: ClickAnswer = {
  * await desk.decide({ id, choice: "approve", actor: { id: "slack:U1", isPlatformAdmin: false }, platform: "slack" });
  * // { kind: "recorded", text: "Approved. The bot goes on." }
  */
-export class ApprovalDesk implements Approvals {
+export class ApprovalDesk implements Approvals, TurnApprovals {
   readonly #store: Store;
   readonly #now: () => number;
 

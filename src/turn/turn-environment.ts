@@ -1,32 +1,24 @@
 import type { ToolOutcome, TurnResult } from "../core/agent/loop.ts";
 import type { Provider } from "../core/agent/provider.ts";
 import { isQueueMode, type QueueBehaviour, type QueueMode } from "../core/agent/queue-mode.ts";
+import type { ApprovalPolicy } from "../core/approvals/approval.ts";
 import { findModel, type ModelPrice } from "../core/config/index.ts";
 import type { ConversationAddress } from "../core/conversation.ts";
-import type { LoggerPort } from "../core/logger.ts";
+import type { DeliveryEnvironment } from "../delivery/delivery-environment.ts";
 import type { AttachmentReader } from "../ports/file-source.ts";
-import type { Outbounds } from "../ports/outbound.ts";
-import type { ToolFileStore } from "../ports/tool-files.ts";
-import type { ApprovalDesk } from "../queue/approval-desk.ts";
-import type { Inbox } from "../store/inbox.ts";
 import { type StoredSettings, settingOf } from "../store/index.ts";
 import type { ContractSources } from "./contract.ts";
 import { conversationModel } from "./conversation-model.ts";
 import type { TurnSignals } from "./turn-signals.ts";
 
 /** Everything a turn needs from the process around it. */
-export interface TurnEnvironment extends ContractSources {
-  readonly inbox: Inbox;
+export interface TurnEnvironment extends ContractSources, DeliveryEnvironment {
   readonly provider: Provider;
-  readonly outbounds: Outbounds;
   /** The persona block of a conversation's system prompt; the same bytes every turn until people change it. */
   readonly persona: (address: ConversationAddress) => string;
   readonly maxSteps: number;
   readonly toolTimeoutMs: number;
   readonly history: { readonly maxTokens: number; readonly keepLast: number };
-  /** Stream answers by editing the posted message at most this often (ms); 0 or unset: no streaming. */
-  readonly streamEditMs?: number;
-  readonly logger: LoggerPort;
   readonly observe?: TurnObserver;
   /**
    * How the conversation takes messages that arrive during a turn, given the
@@ -35,8 +27,6 @@ export interface TurnEnvironment extends ContractSources {
   readonly queueBehaviour?: (address: ConversationAddress, chosen?: QueueMode) => QueueBehaviour;
   /** Fetches and reads the files people sent, at the turn; unset: files are only named. */
   readonly attachments?: AttachmentReader;
-  /** Keeps the files tools return until the answer goes out; unset: such files are refused with a note. */
-  readonly toolFiles?: ToolFileStore;
   /** Stop and interrupt signals for running turns; unset: turns cannot be stopped. */
   readonly signals?: TurnSignals;
   /**
@@ -44,7 +34,17 @@ export interface TurnEnvironment extends ContractSources {
    * schedules; unset: the config's policy, and nothing ends a wait on time
    * (a decision, `/stop` or a message still does).
    */
-  readonly approvals?: ApprovalDesk;
+  readonly approvals?: TurnApprovals;
+}
+
+/**
+ * What a turn asks of the approvals desk (queue/approval-desk.ts, which
+ * implements it): the policy a request follows, and the job that ends a
+ * parked turn's wait on time.
+ */
+export interface TurnApprovals {
+  policyFor(address: ConversationAddress): ApprovalPolicy;
+  scheduleExpiry(address: ConversationAddress, id: string, expiresAt: number): Promise<void>;
 }
 
 /** Hooks for metrics; every one optional. */

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ConversationAddress, conversationKey } from "../../src/core/conversation.ts";
-import { RedisOutbox } from "../../src/delivery/outbox.ts";
+import { RedisOutbox } from "../../src/platforms/terminal/outbox.ts";
 import {
   type FakeOpenAI,
   type RecordedRequest,

@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { ModelLimits } from "../../src/core/config/index.ts";
 import { ToolRegistry } from "../../src/core/tools/registry.ts";
 import { defineTool } from "../../src/core/tools/tool.ts";
-import type { OutboxEntry } from "../../src/delivery/outbox.ts";
+import type { OutboxEntry } from "../../src/platforms/terminal/outbox.ts";
 import { createOpenAIProvider } from "../../src/providers/openai.ts";
 import { type Switchyard, startSwitchyard } from "../../src/runtime/app.ts";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";

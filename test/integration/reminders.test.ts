@@ -6,7 +6,7 @@ import {
 } from "../../src/core/config/reminders-section.ts";
 import { conversationKey } from "../../src/core/conversation.ts";
 import type { AnyTool, ToolContext } from "../../src/core/tools/tool.ts";
-import { RedisOutbox } from "../../src/delivery/outbox.ts";
+import { RedisOutbox } from "../../src/platforms/terminal/outbox.ts";
 import type { DeliveryTarget, Outbound } from "../../src/ports/outbound.ts";
 import { keySlot } from "../../src/store/key-slot.ts";
 import { KeyScheme } from "../../src/store/keys.ts";

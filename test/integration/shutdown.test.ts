@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { type ConversationAddress, conversationKey } from "../../src/core/conversation.ts";
-import { RedisOutbox } from "../../src/delivery/outbox.ts";
+import { RedisOutbox } from "../../src/platforms/terminal/outbox.ts";
 import { ConversationQueue } from "../../src/queue/queue.ts";
 import { Inbox } from "../../src/store/inbox.ts";
 import { KeyScheme } from "../../src/store/keys.ts";

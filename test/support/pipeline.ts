@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { InboundMessage } from "../../src/core/conversation.ts";
 import { ToolRegistry } from "../../src/core/tools/registry.ts";
 import { type AnyTool, defineTool } from "../../src/core/tools/tool.ts";
-import type { OutboxEntry } from "../../src/delivery/outbox.ts";
+import type { OutboxEntry } from "../../src/platforms/terminal/outbox.ts";
 import { createOpenAIProvider } from "../../src/providers/openai.ts";
 import { type Switchyard, type SwitchyardOptions, startSwitchyard } from "../../src/runtime/app.ts";
 import { RedisFactory } from "../../src/store/redis/redis-factory.ts";

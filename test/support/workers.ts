@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { Redis } from "ioredis";
 import { conversationKey } from "../../src/core/conversation.ts";
-import { type OutboxEntry, RedisOutbox } from "../../src/delivery/outbox.ts";
+import { type OutboxEntry, RedisOutbox } from "../../src/platforms/terminal/outbox.ts";
 import { envWithoutRedis, redisEnv } from "./redis.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/switchyard.js", import.meta.url));

@@ -5,8 +5,8 @@ import {
   conversationKey,
   type InboundMessage,
 } from "../../src/core/conversation.ts";
-import { type OutboxEntry, RedisOutbox } from "../../src/delivery/outbox.ts";
 import { type SpawnedRedis, spawnRedis } from "../../src/ops/redis/redis-spawn.ts";
+import { type OutboxEntry, RedisOutbox } from "../../src/platforms/terminal/outbox.ts";
 import { ConversationQueue } from "../../src/queue/queue.ts";
 import { Inbox } from "../../src/store/inbox.ts";
 import { KeyScheme } from "../../src/store/keys.ts";

@@ -1,6 +1,5 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { typedControls } from "../../src/delivery/outbox.ts";
 import {
   APPROVAL_REPLIES,
   answerApprovalClick,
@@ -12,6 +11,7 @@ import { controlRows } from "../../src/platforms/discord/components.ts";
 import { CONTROL_ACTION, controlBlocks } from "../../src/platforms/slack/control-blocks.ts";
 import { toMrkdwn } from "../../src/platforms/slack/format.ts";
 import { controlKeyboard } from "../../src/platforms/telegram/keyboards.ts";
+import { typedControls } from "../../src/platforms/terminal/outbox.ts";
 import {
   type ApprovalControl,
   approvalPayload,

@@ -2,10 +2,10 @@ import type { Readable } from "node:stream";
 import type { Redis } from "ioredis";
 import type { CommandPolicy } from "../../core/commands/index.ts";
 import { type ConversationAddress, conversationKey } from "../../core/conversation.ts";
-import { RedisOutbox } from "../../delivery/outbox.ts";
 import { type Channel, type ChannelRuntime, ChannelRuntimeError } from "../../ingress/channel.ts";
 import type { DeliveryTarget, Outbound, OutgoingFile, PostOptions } from "../../ports/outbound.ts";
 import { runConsole } from "./channel.ts";
+import { RedisOutbox } from "./outbox.ts";
 import { atTerminal } from "./terminal.ts";
 
 export interface ConsoleChannelOptions {

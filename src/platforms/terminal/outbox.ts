@@ -2,20 +2,20 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Redis } from "ioredis";
-import { shownSize } from "../core/attachments/content.ts";
-import type { ConversationAddress } from "../core/conversation.ts";
-import { typedApproval } from "../ingress/commands/approve.ts";
-import { LocalFiles } from "../platforms/terminal/files.ts";
-import { parseApprovalPayload } from "../ports/approvals.ts";
+import { shownSize } from "../../core/attachments/content.ts";
+import type { ConversationAddress } from "../../core/conversation.ts";
+import { typedApproval } from "../../ingress/commands/approve.ts";
+import { parseApprovalPayload } from "../../ports/approvals.ts";
 import type {
   DeliveryTarget,
   MessageControl,
   OutgoingFile,
   PostOptions,
-} from "../ports/outbound.ts";
-import type { Outbox, OutboxEntry } from "../ports/outbox.ts";
-import { KeyScheme } from "../store/keys.ts";
-import { LuaScript } from "../store/lua.ts";
+} from "../../ports/outbound.ts";
+import type { Outbox, OutboxEntry } from "../../ports/outbox.ts";
+import { KeyScheme } from "../../store/keys.ts";
+import { LuaScript } from "../../store/lua.ts";
+import { LocalFiles } from "./files.ts";
 
 /**
  * The console channel's outbound: answers go into a Redis stream that the
