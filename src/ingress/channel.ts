@@ -64,7 +64,7 @@ export interface ChannelRuntime {
  * A chat platform: ingress (platform events in, normalized to
  * InboundMessage and enqueued, commands answered), outbound (the worker's
  * port back to the platform) and its command UI. Each is its own file under
- * `src/channels/<platform>/`; this is what ties them together.
+ * `src/platforms/<platform>/`; this is what ties them together.
  *
  * Ingress and outbound run in different processes when roles are split: a
  * worker builds the channel for its outbound only and never calls `start`.

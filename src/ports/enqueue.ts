@@ -3,7 +3,7 @@ import type { ConversationAddress, InboundMessage } from "../core/conversation.t
 /**
  * Where a channel's ingress puts a message: the conversation's inbox, deduped
  * by event id, with the job that makes a worker look at it. The queue in
- * `src/workers` implements it; a channel knows only this.
+ * `src/queue` implements it; a channel knows only this.
  */
 export interface Enqueue {
   /** Resolves once the message is safely stored; `fresh` is false for a repeat of an event already taken. */

@@ -25,7 +25,7 @@ const HELPERS: Record<string, string[]> = {
 
 /** Every `client.<family>.<method>(` call in the Slack channel's source, e.g. "chat.postMessage". */
 function methodsTheCodeCalls(): string[] {
-  const dir = join(ROOT, "src/channels/slack");
+  const dir = join(ROOT, "src/platforms/slack");
   const called = new Set<string>();
   for (const file of readdirSync(dir).filter((name) => name.endsWith(".ts"))) {
     const source = readFileSync(join(dir, file), "utf8");

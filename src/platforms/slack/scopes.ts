@@ -21,7 +21,7 @@ export interface SlackMethodNeed {
 
 /**
  * Every Web API method the channel calls (`client.<family>.<method>` in
- * src/channels/slack), with the scopes Slack requires for it. A new call
+ * src/platforms/slack), with the scopes Slack requires for it. A new call
  * belongs here; a test fails while one is missing.
  */
 export const SLACK_METHODS: Readonly<Record<string, SlackMethodNeed>> = {
