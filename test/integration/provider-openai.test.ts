@@ -516,9 +516,12 @@ describe("createOpenAIProvider", () => {
     });
 
     it("ends in kind aborted when the signal aborts before the response starts", async () => {
-      fake.script({ delayMs: 5_000, content: "never" });
       const controller = new AbortController();
-      setTimeout(() => controller.abort(), 50);
+      // Aborted once the server holds the request, before it answers a byte.
+      fake.setResponder(() => {
+        controller.abort();
+        return { delayMs: 5_000, content: "never" };
+      });
 
       const error = await failureOf(provider().complete(ask({ signal: controller.signal })));
 
