@@ -75,15 +75,16 @@ const promptSet = strictMap(
   },
 );
 
-const idMap = (pattern: RegExp, what: string, example: string) =>
-  z.record(
-    z.string().regex(pattern, {
-      error: (iss) =>
-        `${describeValue(iss.input)} is not a Slack ${what} id. Use the id (${example}), not the name.`,
-    }),
-    promptSet,
-    { error: () => `expected a map of ${what} ids to prompts.` },
-  );
+const idMap = (pattern: RegExp, what: string, example: string) => {
+  const notAnId = (input: unknown) =>
+    `${describeValue(input)} is not a Slack ${what} id. Use the id (${example}), not the name.`;
+  return z.record(z.string().regex(pattern, { error: (iss) => notAnId(iss.input) }), promptSet, {
+    error: (iss) =>
+      iss.code === "invalid_key"
+        ? notAnId(iss.input)
+        : `expected a map of ${what} ids to prompts, found ${describeValue(iss.input)}.`,
+  });
+};
 
 /** The schema of `slack.assistant`. */
 export const slackAssistantSection = strictMap(
