@@ -15,6 +15,7 @@ import { schemeKeyKind } from "../../src/store/key-parse.ts";
 import { KeyScheme } from "../../src/store/keys.ts";
 import { slackFixtures } from "../fakes/slack-fixtures.ts";
 import { assistantThreadEvent } from "../fakes/slack-requests.ts";
+import { readRepoFile } from "../support/deploy.ts";
 
 const started = slackFixtures("events").find((f) => f.name === "events/assistant-thread-started");
 
@@ -282,5 +283,17 @@ describe("the pane thread's key", () => {
     );
     expect(key).toBe("sy:{ws:slack:T1}:assistant:D1:1700000000.000100");
     expect(schemeKeyKind("sy", key)).toBe("workspace");
+  });
+});
+
+describe("the assistant pane's page in the docs", () => {
+  it("shows the call its config example makes", () => {
+    const page = readRepoFile("docs/platforms/slack.md");
+    const section = page.slice(page.indexOf("## The assistant pane"));
+    const yaml = /```yaml\n([\s\S]*?)```/.exec(section)?.[1] ?? "";
+    const json = JSON.parse(/```json\n([\s\S]*?)```/.exec(section)?.[1] ?? "{}");
+    const assistant = parseConfig(yaml, "slack.md").slack.assistant;
+    const set = suggestedPrompts(assistant, { workspace: "T0999", channel: "C0123ABCD" }, []);
+    expect({ channel_id: json.channel_id, thread_ts: json.thread_ts, ...set }).toEqual(json);
   });
 });
