@@ -42,6 +42,17 @@ describe("reading an assistant pane event", () => {
     });
   });
 
+  it.each(
+    slackFixtures("events").filter((f) =>
+      String(f.body?.event?.type).startsWith("assistant_thread"),
+    ),
+  )("reads $name", (f) => {
+    const read = readAssistantThreadEvent(f.body.event);
+    expect(read?.type).toBe(f.body.event.type);
+    expect(read?.thread).toBe(f.body.event.assistant_thread.thread_ts);
+    expect(read?.context.channel).toBe(f.body.event.assistant_thread.context.channel_id);
+  });
+
   it("drops a context of the wrong shape, or a field of it, and keeps the thread", () => {
     const base = { user_id: "U1", channel_id: "D1", thread_ts: "1.2" };
     for (const context of [null, "C1", [], 7, { channel_id: 7 }, {}]) {
