@@ -39,6 +39,19 @@ describe("the assistant pane's threads in Redis", () => {
     }
   });
 
+  it("keeps the newer context when Slack redelivers an older event after it", async () => {
+    const threads = new AssistantThreads(db.redis, new KeyScheme(db.prefix));
+    const at = (channel: string) => ({ user: "U0HUMAN", context: { channel } });
+    expect(await threads.save(ref, at("C0FIRST"), "1700000000.000200")).toBe(true);
+    expect(await threads.save(ref, at("C0LATER"), "1700000001.5")).toBe(true);
+    // The first event again (its ack was lost): older than what is stored.
+    expect(await threads.save(ref, at("C0FIRST"), "1700000000.000200")).toBe(false);
+    // Same second, later micros; and a ts with fewer digits that is still later.
+    expect(await threads.save(ref, at("C0SAME"), "1700000001.500001")).toBe(true);
+    expect(await threads.save(ref, at("C0OLD"), "999999999.9")).toBe(false);
+    expect((await threads.read(ref))?.context).toEqual({ channel: "C0SAME" });
+  });
+
   it("lets exactly one of many ingress processes title a thread", async () => {
     const keys = new KeyScheme(db.prefix);
     await new AssistantThreads(db.redis, keys).save(ref, { user: "U0HUMAN", context: {} });

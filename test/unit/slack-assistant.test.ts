@@ -27,6 +27,7 @@ describe("reading an assistant pane event", () => {
       channel: "D0LWDM001",
       thread: "1700968048.791906",
       context: { channel: "C0LWROTA2", team: "T0LWK4Q7M", enterprise: "E0LWK2ORG" },
+      eventTs: "1700968048.840626",
     });
     const changed = assistantThreadEvent("assistant_thread_context_changed", {
       channel: "D0HUMAN",
@@ -39,6 +40,7 @@ describe("reading an assistant pane event", () => {
       thread: "1700000000.000100",
       // enterprise_id: null outside Enterprise Grid is no enterprise.
       context: { channel: "C0GENERAL", team: "T0FAKETEAM" },
+      eventTs: changed.event_ts,
     });
   });
 

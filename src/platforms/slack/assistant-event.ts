@@ -25,6 +25,8 @@ export interface AssistantThreadEvent {
   /** The thread's root ts: with `channel`, the conversation. */
   readonly thread: string;
   readonly context: AssistantContext;
+  /** When Slack says the event happened: a redelivered older event must not undo a newer one. */
+  readonly eventTs?: string;
 }
 
 /** A Slack id: letters and digits, as Slack writes them; anything else is dropped, not passed on. */
@@ -48,6 +50,7 @@ const eventSchema = z.object({
     // Absent, null or of the wrong shape: the person is looking at nothing we can name.
     context: contextSchema.optional().catch(undefined),
   }),
+  event_ts: ts.optional().catch(undefined),
 });
 
 /**
@@ -65,11 +68,12 @@ const eventSchema = z.object({
  * });
  * // { type: "assistant_thread_started", user: "U123", channel: "D123",
  * //   thread: "1729999327.187299", context: { channel: "C123", team: "T123" } }
+ * // (and `eventTs` when the event has its `event_ts`)
  */
 export function readAssistantThreadEvent(event: unknown): AssistantThreadEvent | undefined {
   const parsed = eventSchema.safeParse(event);
   if (!parsed.success) return undefined;
-  const { type, assistant_thread: t } = parsed.data;
+  const { type, assistant_thread: t, event_ts: eventTs } = parsed.data;
   const c = t.context;
   return {
     type,
@@ -81,5 +85,6 @@ export function readAssistantThreadEvent(event: unknown): AssistantThreadEvent |
       ...(c?.team_id ? { team: c.team_id } : {}),
       ...(c?.enterprise_id ? { enterprise: c.enterprise_id } : {}),
     },
+    ...(eventTs ? { eventTs } : {}),
   };
 }

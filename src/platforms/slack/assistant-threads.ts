@@ -1,9 +1,12 @@
 import type { Redis } from "ioredis";
 import type { KeyScheme } from "../../store/keys.ts";
+import { LuaScript } from "../../store/lua.ts";
 import type { AssistantContext } from "./assistant-event.ts";
 
 /** How long a pane thread is remembered after its last event or message, as the bot's threads are. */
 const ASSISTANT_THREAD_TTL_S = 30 * 24 * 3600;
+
+const SAVE_CONTEXT = LuaScript.file("assistant-context-1");
 
 /** One thread of the assistant pane, as stored. */
 export interface AssistantThread {
@@ -27,9 +30,11 @@ export interface AssistantThreadRef {
 /**
  * The assistant pane's threads in Redis, one HASH each (`KeyScheme#assistantThread`):
  * `user`, the context's `channel`, `team`, `enterprise` and `channel_name`
- * (each "" when Slack named none), and `titled` once the title is set. Every
- * write replaces the whole context in one HSET, so a reader never sees half
- * of an old context and half of a new one; every write renews the TTL.
+ * (each "" when Slack named none), `order` (the latest event's time) and
+ * `titled` once the title is set. Every write replaces the whole context at
+ * once, so a reader never sees half of an old context and half of a new one,
+ * and an event older than the one stored (a redelivery, after the person
+ * moved on) changes nothing; every write renews the TTL.
  *
  * @example
  * const threads = new AssistantThreads(redis, keys);
@@ -43,20 +48,29 @@ export class AssistantThreads {
     private readonly keys: KeyScheme,
   ) {}
 
-  /** Records what the person is looking at (a thread started, or its context changed). */
-  async save(ref: AssistantThreadRef, thread: AssistantThread): Promise<void> {
-    const key = this.#key(ref);
-    await this.redis
-      .multi()
-      .hset(key, {
-        user: thread.user,
-        channel: thread.context.channel ?? "",
-        team: thread.context.team ?? "",
-        enterprise: thread.context.enterprise ?? "",
-        channel_name: thread.channelName ?? "",
-      })
-      .expire(key, ASSISTANT_THREAD_TTL_S)
-      .exec();
+  /**
+   * Records what the person is looking at (a thread started, or its context
+   * changed) as of `eventTs`, Slack's time for the event; false when a newer
+   * event is already stored.
+   */
+  async save(ref: AssistantThreadRef, thread: AssistantThread, eventTs?: string): Promise<boolean> {
+    const fields = {
+      user: thread.user,
+      channel: thread.context.channel ?? "",
+      team: thread.context.team ?? "",
+      enterprise: thread.context.enterprise ?? "",
+      channel_name: thread.channelName ?? "",
+    };
+    const written = await SAVE_CONTEXT.run(
+      this.redis,
+      [this.#key(ref)],
+      [
+        ASSISTANT_THREAD_TTL_S,
+        eventTs ? sortableTs(eventTs) : "",
+        ...Object.entries(fields).flat(),
+      ],
+    );
+    return written === 1;
   }
 
   /** The thread, or undefined when it is no pane thread the bot heard start (or it expired). */
@@ -96,4 +110,10 @@ export class AssistantThreads {
       ref.thread,
     );
   }
+}
+
+/** A Slack ts ("1700000000.000100") as a string that compares as the time it is: fixed widths. */
+export function sortableTs(ts: string): string {
+  const [seconds = "", fraction = ""] = ts.split(".");
+  return `${seconds.padStart(12, "0")}.${fraction.padEnd(9, "0")}`;
 }

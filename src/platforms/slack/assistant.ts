@@ -102,11 +102,8 @@ export class SlackAssistant {
   async #onEvent(e: AssistantThreadEvent, workspace: string): Promise<void> {
     const ref = { workspace, channel: e.channel, thread: e.thread };
     const channelName = e.context.channel ? await this.#channelName(e.context.channel) : undefined;
-    await this.threads.save(ref, {
-      user: e.user,
-      context: e.context,
-      ...(channelName ? { channelName } : {}),
-    });
+    const thread = { user: e.user, context: e.context, ...(channelName ? { channelName } : {}) };
+    await this.threads.save(ref, thread, e.eventTs);
     if (e.type === "assistant_thread_started") await this.#offerPrompts(e, workspace);
   }
 
