@@ -233,6 +233,33 @@ describe("Slack's assistant pane", () => {
     expect(h.slack.callsTo("assistant.threads.setTitle")).toHaveLength(1);
   });
 
+  it("works the same over Socket Mode", async () => {
+    const h = await startHarness({ mode: "socket" });
+    const socket = h.socket as NonNullable<SlackHarness["socket"]>;
+    h.slack.channels.set("C0GENERAL", { name: "general", members: ["U0HUMAN"] });
+    const pane = h.slack.openAssistantThread("U0HUMAN", DM);
+    const ack = await socket.sendEvent(
+      assistantThreadEvent("assistant_thread_started", { channel: DM, threadTs: pane.thread_ts }),
+    );
+    expect(ack.envelopeId).toEqual(expect.any(String));
+    await promptsCall(h.slack, pane.thread_ts);
+    h.pipe.fake.script({ content: "Hello." });
+    await socket.sendEvent(
+      messageEvent({
+        text: "what is this channel about?",
+        user: "U0HUMAN",
+        channel: DM,
+        channelType: "im",
+        threadTs: pane.thread_ts,
+      }),
+    );
+    await until(() => (visibleIn(h.slack, pane.thread_ts)[0] === "Hello." ? true : undefined));
+    expect(userTexts(h)[0]).toContain("#general (C0GENERAL)");
+    expect((await h.slack.waitForCall("assistant.threads.setTitle")).args.title).toBe(
+      "what is this channel about?",
+    );
+  });
+
   it("acks assistant events of shapes Slack never sends, and keeps working", async () => {
     const h = await startHarness();
     const url = h.events[0] as string;
