@@ -6,14 +6,13 @@ import { readConversationState, resolveConversationSkills } from "../../turn/con
 import { type AssistantThreadEvent, readAssistantThreadEvent } from "./assistant-event.ts";
 import { cut, suggestedPrompts } from "./assistant-prompts.ts";
 import { type AssistantThread, AssistantThreads } from "./assistant-threads.ts";
+import { SlackChannelNames } from "./channel-names.ts";
 import type { SlackConfig } from "./config-section.ts";
 import { describe } from "./errors.ts";
 import { installationTeam } from "./payload.ts";
 
 /** A pane thread's title: the first message's first line, this long at most. */
 const TITLE_CHARS = 60;
-/** Slack channel names are lowercase letters, digits, `-`, `_` and `.`, 80 at most. */
-const CHANNEL_NAME = /^[\p{Ll}\p{Lo}\p{N}_.-]{1,80}$/u;
 
 export interface SlackAssistantDeps {
   readonly runtime: ChannelRuntime;
@@ -41,9 +40,11 @@ export interface SlackAssistantDeps {
  */
 export class SlackAssistant {
   readonly threads: AssistantThreads;
+  readonly #names: SlackChannelNames;
 
   constructor(private readonly deps: SlackAssistantDeps) {
     this.threads = new AssistantThreads(deps.runtime.redis, deps.runtime.sources.store.keys);
+    this.#names = new SlackChannelNames(deps.client);
   }
 
   /** Listens for the pane's two events. Events of a shape Slack never sends are acked and dropped. */
@@ -101,7 +102,7 @@ export class SlackAssistant {
 
   async #onEvent(e: AssistantThreadEvent, workspace: string): Promise<void> {
     const ref = { workspace, channel: e.channel, thread: e.thread };
-    const channelName = e.context.channel ? await this.#channelName(e.context.channel) : undefined;
+    const channelName = e.context.channel ? await this.#names.name(e.context.channel) : undefined;
     const thread = { user: e.user, context: e.context, ...(channelName ? { channelName } : {}) };
     await this.threads.save(ref, thread, e.eventTs);
     if (e.type === "assistant_thread_started") await this.#offerPrompts(e, workspace);
@@ -143,13 +144,6 @@ export class SlackAssistant {
     };
     const state = await readConversationState(sources, address);
     return resolveConversationSkills(sources, address, state).enabled;
-  }
-
-  /** The channel's name, when Slack tells the bot (it may not: a private channel it is not in). */
-  async #channelName(channel: string): Promise<string | undefined> {
-    const info = await this.deps.client.conversations.info({ channel }).catch(() => undefined);
-    const name = info?.channel?.name;
-    return typeof name === "string" && CHANNEL_NAME.test(name) ? name : undefined;
   }
 }
 
