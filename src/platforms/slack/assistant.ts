@@ -5,7 +5,11 @@ import type { ChannelRuntime } from "../../ingress/channel.ts";
 import { readConversationState, resolveConversationSkills } from "../../turn/contract.ts";
 import { type AssistantThreadEvent, readAssistantThreadEvent } from "./assistant-event.ts";
 import { cut, suggestedPrompts } from "./assistant-prompts.ts";
-import { type AssistantThread, AssistantThreads } from "./assistant-threads.ts";
+import {
+  type AssistantThread,
+  type AssistantThreadRef,
+  AssistantThreads,
+} from "./assistant-threads.ts";
 import { SlackChannelNames } from "./channel-names.ts";
 import type { SlackConfig } from "./config-section.ts";
 import { describe } from "./errors.ts";
@@ -74,14 +78,14 @@ export class SlackAssistant {
    * Slack's own title when this fails.
    */
   async titleOnce(message: InboundMessage): Promise<void> {
-    if (!message.thread || message.text === "") return;
-    const ref = { workspace: message.workspace, channel: message.channel, thread: message.thread };
+    if (message.text === "") return;
     try {
-      if (!(await this.threads.read(ref))) return;
+      const ref = paneRef(message);
+      if (!ref || !(await this.threads.read(ref))) return;
       if (!(await this.threads.claimTitle(ref))) return;
       await this.deps.client.assistant.threads.setTitle({
-        channel_id: message.channel,
-        thread_ts: message.thread,
+        channel_id: ref.channel,
+        thread_ts: ref.thread,
         title: threadTitle(message.text),
       });
     } catch (error) {
@@ -92,12 +96,8 @@ export class SlackAssistant {
   }
 
   async #paneThread(message: InboundMessage): Promise<AssistantThread | undefined> {
-    if (message.kind !== "dm" || !message.thread) return undefined;
-    return this.threads.read({
-      workspace: message.workspace,
-      channel: message.channel,
-      thread: message.thread,
-    });
+    const ref = paneRef(message);
+    return ref ? this.threads.read(ref) : undefined;
   }
 
   async #onEvent(e: AssistantThreadEvent, workspace: string): Promise<void> {
@@ -145,6 +145,12 @@ export class SlackAssistant {
     const state = await readConversationState(sources, address);
     return resolveConversationSkills(sources, address, state).enabled;
   }
+}
+
+/** Where a message would be in a pane thread: only a DM's threads can be one. */
+function paneRef(message: InboundMessage): AssistantThreadRef | undefined {
+  if (message.kind !== "dm" || !message.thread) return undefined;
+  return { workspace: message.workspace, channel: message.channel, thread: message.thread };
 }
 
 /** What the model is told about where the person is; undefined when the pane names no channel. */
