@@ -42,6 +42,14 @@ export interface InboundMessage extends ConversationAddress {
    */
   readonly kind?: "dm" | "group";
   readonly text: string;
+  /**
+   * What the platform says about where the message was written, for the
+   * model: not the person's words and nothing an outsider wrote (Slack's
+   * assistant pane: the channel the person is looking at). The turn puts it
+   * before the text, in brackets, in this message alone, so the prompt
+   * before it stays the same for every conversation.
+   */
+  readonly platformContext?: string;
   readonly attachments: readonly Attachment[];
   /** The platform's id for this event: the same event delivered twice has the same id. */
   readonly eventId: string;
@@ -53,6 +61,14 @@ export interface InboundMessage extends ConversationAddress {
   readonly receivedAt?: number;
   /** The W3C trace context of the message's ingress (`traceparent`), set by the queue when tracing is on. */
   readonly trace?: Readonly<Record<string, string>>;
+}
+
+/** The longest {@link InboundMessage.platformContext} the queue takes. */
+export const PLATFORM_CONTEXT_LIMIT = 1_000;
+
+/** A message's text as the model reads it: its platform context first, in brackets, when it has one. */
+export function modelText(message: Pick<InboundMessage, "text" | "platformContext">): string {
+  return message.platformContext ? `[${message.platformContext}]\n\n${message.text}` : message.text;
 }
 
 /** One string per conversation, the same on every machine. */

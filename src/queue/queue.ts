@@ -6,6 +6,7 @@ import {
   conversationKey,
   INBOUND_TEXT_LIMIT,
   type InboundMessage,
+  PLATFORM_CONTEXT_LIMIT,
 } from "../core/conversation.ts";
 import { traceIngress } from "../observability/tracing-ingress.ts";
 import { type Enqueue, InboundMessageError } from "../ports/enqueue.ts";
@@ -28,6 +29,7 @@ const inboundSchema = z.object({
   userName: z.string().max(256).optional(),
   kind: z.enum(["dm", "group"]).optional(),
   text: z.string().max(INBOUND_TEXT_LIMIT),
+  platformContext: z.string().max(PLATFORM_CONTEXT_LIMIT).optional(),
   attachments: z.array(
     z.object({
       name: z.string(),

@@ -281,6 +281,15 @@ export class KeyScheme {
     return `${this.#workspaceTag(where)}:thread:${where.channel}:${thread}`;
   }
 
+  /**
+   * HASH with a TTL: one thread of Slack's assistant pane (a thread of the
+   * bot's DM with a person): the channel they are looking at, and whether
+   * the thread has its title. In the workspace's slot.
+   */
+  assistantThread(where: ChannelRef, thread: string): string {
+    return `${this.#workspaceTag(where)}:assistant:${encodeURIComponent(where.channel)}:${encodeURIComponent(thread)}`;
+  }
+
   /** STRING with a TTL: the bot is part of this thread, by a platform-wide thread id (Discord). */
   platformThread(platform: string, thread: string): string {
     return `${this.prefix}:${platform}:thread:${thread}`;

@@ -15,6 +15,7 @@ import {
   type ConversationAddress,
   conversationKey,
   type InboundMessage,
+  modelText,
 } from "../core/conversation.ts";
 import type { TurnContract } from "../core/loading/freeze.ts";
 import { skillsBlock } from "../core/skills/index.ts";
@@ -754,6 +755,6 @@ function userMessage(
   attachments: readonly AttachmentContent[] = [],
 ): ChatMessage {
   const name = (message.userName ?? message.user).replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64);
-  const content = userContent(message.text, attachments);
+  const content = userContent(modelText(message), attachments);
   return { role: "user", content, ...(name ? { name } : {}) };
 }

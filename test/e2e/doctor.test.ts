@@ -170,6 +170,21 @@ describe("switchyard doctor, against the fake platforms, model and servers", () 
     }
   }, 60_000);
 
+  it("names assistant:write for an app installed before the assistant pane, with how to turn the pane on", async () => {
+    const older = await startFakeSlackApi({
+      scopes: requiredSlackScopes().filter((scope) => scope !== "assistant:write"),
+    });
+    try {
+      const { code, lines } = await doctor({ ...healthy, SLACK_API_URL: older.url });
+      expect(code).toBe(1);
+      expect(line(lines, "slack")[1]).toBe(
+        "problem  slack    the token lacks assistant:write (for assistant.threads.setSuggestedPrompts, assistant.threads.setTitle, assistant_thread_started events, assistant_thread_context_changed events) Fix: add them under OAuth & Permissions -> Scopes (or create the app from deploy/slack/manifest.yaml), then reinstall the app to the workspace; for assistant:write, also turn on Agents & AI Apps (features.assistant_view in the manifest) and subscribe to assistant_thread_started and assistant_thread_context_changed",
+      );
+    } finally {
+      await older.close();
+    }
+  }, 60_000);
+
   it("checks Socket Mode's app token: accepted, or refused with the fix", async () => {
     const appToken = "xapp-1-A0FAKEAPP-1-doctorsecret";
     const socket = await startFakeSocketMode(slack, { appToken });

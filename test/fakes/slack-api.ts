@@ -29,6 +29,7 @@ import { listenLocal, parseJson, pause, readBody } from "./local-server.ts";
 import { FakeSlackUploads, storedFile } from "./slack-uploads.ts";
 import {
   FAKE_SLACK,
+  type FakeAssistantThread,
   type FakeSlackChannel,
   type FakeSlackFile,
   type FakeSlackIdentity,
@@ -40,7 +41,13 @@ import {
   type SlackResult,
 } from "./slack-workspace.ts";
 
-export { FAKE_SLACK, type FakeSlackMessage, type FakeSlackUser, type SlackResult };
+export {
+  FAKE_SLACK,
+  type FakeAssistantThread,
+  type FakeSlackMessage,
+  type FakeSlackUser,
+  type SlackResult,
+};
 
 export interface RecordedCall {
   /** The Web API method, e.g. "chat.postMessage". */
@@ -48,8 +55,8 @@ export interface RecordedCall {
   /**
    * The arguments, from a form or JSON body (and the query string). Form
    * values stay strings ("true", "3") as Slack receives them; `blocks`,
-   * `attachments` and `metadata`, which the WebClient sends as JSON strings,
-   * are parsed.
+   * `attachments`, `metadata` and `prompts`, which the WebClient sends as
+   * JSON strings, are parsed.
    */
   args: SlackArgs;
   /** From `Authorization: Bearer …`, else the `token` argument. */
@@ -146,6 +153,13 @@ export interface FakeSlackApi {
   channels: Map<string, FakeSlackChannel>;
   /** POSTs to response URLs, in arrival order. */
   responses: RecordedResponse[];
+  /** Assistant pane threads, by `channel:thread_ts`, with the title, prompts and status the bot set. */
+  assistantThreads: Map<string, FakeAssistantThread>;
+  /**
+   * Opens a thread of the assistant pane in `user`'s DM with the bot (`channel`, a D… id), as
+   * Slack does before it sends `assistant_thread_started` (slack-requests.ts `assistantThreadEvent`).
+   */
+  openAssistantThread(user: string, channel: string): FakeAssistantThread;
   callsTo(method: string): RecordedCall[];
   /** Resolves once a matching call is answered; on timeout, rejects naming the calls seen. */
   waitForCall(method: string, options?: WaitForCallOptions): Promise<RecordedCall>;
@@ -184,7 +198,7 @@ export interface FakeSlackApi {
 }
 
 /** Arguments the WebClient JSON-encodes inside a form body. */
-const JSON_ARGS = ["blocks", "attachments", "metadata"];
+const JSON_ARGS = ["blocks", "attachments", "metadata", "prompts"];
 
 export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Promise<FakeSlackApi> {
   const {
@@ -322,6 +336,8 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
     files: workspace.files,
     channels: workspace.channels,
     responses,
+    assistantThreads: workspace.assistantThreads,
+    openAssistantThread: (user, channel) => workspace.openAssistantThread(user, channel),
     callsTo: (method) => calls.filter((call) => call.method === method),
     waitForCall: (method, waitOptions = {}) => waitForCall(calls, answered, method, waitOptions),
     rateLimit: (method, times = 1, retryAfterSec = 1) => {

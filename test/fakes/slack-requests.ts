@@ -171,6 +171,45 @@ function messageFields(input: MessageEventInput): Record<string, unknown> {
   };
 }
 
+export interface AssistantThreadEventInput {
+  /** The person who opened the pane; defaults to U0HUMAN. */
+  user?: string;
+  /** The DM the pane's thread is in (D…); `fake.openAssistantThread` gives it and the ts. */
+  channel: string;
+  threadTs: string;
+  /**
+   * What the person is looking at. Defaults to C0GENERAL in the fake's team,
+   * with `enterprise_id: null` as Slack sends it outside Enterprise Grid; `{}`
+   * is a pane opened from no channel.
+   */
+  context?: { channel_id?: string; team_id?: string; enterprise_id?: string | null };
+}
+
+/**
+ * An `assistant_thread_started` (a person opened the assistant pane) or
+ * `assistant_thread_context_changed` (they looked at another channel with it
+ * open) event, shaped as Slack documents them.
+ */
+export function assistantThreadEvent(
+  type: "assistant_thread_started" | "assistant_thread_context_changed",
+  input: AssistantThreadEventInput,
+): Record<string, unknown> {
+  return {
+    type,
+    assistant_thread: {
+      user_id: input.user ?? "U0HUMAN",
+      context: input.context ?? {
+        channel_id: "C0GENERAL",
+        team_id: FAKE_SLACK.teamId,
+        enterprise_id: null,
+      },
+      channel_id: input.channel,
+      thread_ts: input.threadTs,
+    },
+    event_ts: nextUserTs(),
+  };
+}
+
 export interface SlashCommandInput {
   /** Defaults to "/tools". */
   command?: string;

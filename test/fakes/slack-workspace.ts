@@ -69,6 +69,23 @@ export interface FakeSlackChannel {
   members: string[];
 }
 
+/**
+ * A thread of the assistant pane: the DM thread Slack opens when a person
+ * opens the bot beside a channel, and what the bot set on it.
+ */
+export interface FakeAssistantThread {
+  channel: string;
+  thread_ts: string;
+  user: string;
+  /** The latest `assistant.threads.setTitle`. */
+  title?: string;
+  /** The latest `assistant.threads.setSuggestedPrompts`. */
+  prompts?: { title: string; message: string }[];
+  promptsTitle?: string;
+  /** The latest `assistant.threads.setStatus` ("" clears it). */
+  status?: string;
+}
+
 export interface FakeSlackReaction {
   channel: string;
   timestamp: string;
@@ -108,6 +125,8 @@ export class FakeSlackWorkspace {
   readonly reactions: FakeSlackReaction[] = [];
   readonly files = new Map<string, FakeSlackFile>();
   readonly channels = new Map<string, FakeSlackChannel>();
+  /** Assistant pane threads, by `channel:thread_ts`. */
+  readonly assistantThreads = new Map<string, FakeAssistantThread>();
   private clock: number;
 
   constructor(
@@ -228,6 +247,37 @@ export class FakeSlackWorkspace {
       if (!args.channel_id || !args.thread_ts || args.status === undefined) {
         return fail("invalid_arguments");
       }
+      const pane = this.assistantThreads.get(`${args.channel_id}:${args.thread_ts}`);
+      if (pane) pane.status = String(args.status);
+      return {};
+    },
+    // Both need a pane thread Slack opened (`openAssistantThread`), as Slack does.
+    "assistant.threads.setSuggestedPrompts": (args) => {
+      if (!args.channel_id || !Array.isArray(args.prompts)) return fail("invalid_arguments");
+      const pane = this.paneThread(args);
+      if ("error" in pane) return pane;
+      const prompts = args.prompts as unknown[];
+      const valid = prompts.every(
+        (p) =>
+          typeof p === "object" &&
+          p !== null &&
+          typeof (p as SlackArgs).title === "string" &&
+          (p as SlackArgs).title !== "" &&
+          typeof (p as SlackArgs).message === "string" &&
+          (p as SlackArgs).message !== "",
+      );
+      if (!valid || prompts.length === 0 || prompts.length > 4) return fail("invalid_arguments");
+      pane.prompts = prompts as FakeAssistantThread["prompts"];
+      if (args.title !== undefined) pane.promptsTitle = String(args.title);
+      return {};
+    },
+    "assistant.threads.setTitle": (args) => {
+      if (!args.channel_id || typeof args.title !== "string" || args.title === "") {
+        return fail("invalid_arguments");
+      }
+      const pane = this.paneThread(args);
+      if ("error" in pane) return pane;
+      pane.title = args.title;
       return {};
     },
     "conversations.info": (args) => {
@@ -260,6 +310,31 @@ export class FakeSlackWorkspace {
       return { file: onWire, comments: [], response_metadata: { next_cursor: "" } };
     },
   };
+
+  /** The pane thread a call names, or Slack's error for it. */
+  private paneThread(args: SlackArgs): FakeAssistantThread | SlackResult {
+    const channel = String(args.channel_id);
+    if (!channel.startsWith("D")) return fail("channel_not_found");
+    if (!args.thread_ts) return fail("invalid_thread_ts");
+    return this.assistantThreads.get(`${channel}:${args.thread_ts}`) ?? fail("invalid_thread_ts");
+  }
+
+  /** Opens a pane thread, as Slack does when a person opens the assistant pane: its root message, then the thread. */
+  openAssistantThread(user: string, channel: string): FakeAssistantThread {
+    const ts = this.nextTs();
+    this.messages.push({
+      channel,
+      type: "message",
+      ts,
+      text: "New chat",
+      user,
+      team: this.identity.teamId,
+      thread_ts: ts,
+    });
+    const pane: FakeAssistantThread = { channel, thread_ts: ts, user };
+    this.assistantThreads.set(`${channel}:${ts}`, pane);
+    return pane;
+  }
 
   private channelWire(id: string, channel: FakeSlackChannel): SlackResult {
     return {

@@ -1,5 +1,5 @@
 import { afterEach } from "vitest";
-import type { SwitchyardConfig } from "../../src/core/config/index.ts";
+import type { SkillFolders, SwitchyardConfig } from "../../src/core/config/index.ts";
 import type { AnyTool } from "../../src/core/tools/tool.ts";
 import { SlackChannel, type SlackChannelOptions } from "../../src/platforms/slack/channel.ts";
 import type { SlackConfig } from "../../src/platforms/slack/config-section.ts";
@@ -55,6 +55,8 @@ export interface SlackHarnessOptions {
   readonly stopTurn?: StopTurn;
   /** More pipeline options (capabilities, a transcriber). */
   readonly pipeline?: Partial<SwitchyardOptions>;
+  /** The skill folders the bot reads; default: none. */
+  readonly skillFolders?: SkillFolders;
 }
 
 export const SLACK_USERS: Record<string, FakeSlackUser> = {
@@ -94,7 +96,7 @@ export async function startSlackHarness(options: SlackHarnessOptions = {}): Prom
     mode === "socket"
       ? await startFakeSocketMode(slack, { appToken: SLACK_APP_TOKEN, ackTimeoutMs: 3_000 })
       : undefined;
-  const skills = await loadSkills({ global: [], workspaces: {} });
+  const skills = await loadSkills(options.skillFolders ?? { global: [], workspaces: {} });
   const channels = Array.from({ length: options.ingress ?? 1 }, () =>
     fakeSlackChannel(slack, mode, options.settings ? { settings: options.settings } : {}),
   );

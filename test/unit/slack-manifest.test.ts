@@ -81,6 +81,26 @@ describe("the Slack app manifests in deploy/slack", () => {
     }
   });
 
+  it("open the assistant pane, with at most four suggested prompts, its events and assistant:write", () => {
+    for (const manifest of [http, socket]) {
+      const view = manifest.features.assistant_view;
+      expect(view.assistant_description).toEqual(expect.any(String));
+      expect(view.suggested_prompts.length).toBeGreaterThan(0);
+      expect(view.suggested_prompts.length).toBeLessThanOrEqual(4);
+      for (const prompt of view.suggested_prompts) {
+        expect(prompt).toEqual({ title: expect.any(String), message: expect.any(String) });
+      }
+      expect(manifest.settings.event_subscriptions.bot_events).toEqual(
+        expect.arrayContaining([
+          "assistant_thread_started",
+          "assistant_thread_context_changed",
+          "message.im",
+        ]),
+      );
+      expect(manifest.oauth_config.scopes.bot).toContain("assistant:write");
+    }
+  });
+
   it("offer the bare shared commands commented out, each one the app answers", () => {
     for (const file of ["manifest.yaml", "manifest.socket-mode.yaml"]) {
       const text = readRepoFile(`deploy/slack/${file}`);

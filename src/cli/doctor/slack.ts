@@ -16,6 +16,10 @@ const quiet: Logger = {
 const REINSTALL =
   "add them under OAuth & Permissions -> Scopes (or create the app from deploy/slack/manifest.yaml), then reinstall the app to the workspace";
 
+/** What the assistant pane needs besides its scope: the app must offer the pane at all. */
+const ASSISTANT_VIEW =
+  "; for assistant:write, also turn on Agents & AI Apps (features.assistant_view in the manifest) and subscribe to assistant_thread_started and assistant_thread_context_changed";
+
 /**
  * The bot token is accepted (`auth.test`), and the scopes Slack says it has
  * (the `x-oauth-scopes` header of every answer) cover what the channel calls.
@@ -91,7 +95,9 @@ export async function checkSlack(context: DoctorContext): Promise<Finding[]> {
       : problem(
           "slack",
           `the token lacks ${missing.map((m) => `${m.scope} (for ${m.for.join(", ")})`).join("; ")}`,
-          REINSTALL,
+          missing.some((m) => m.scope === "assistant:write")
+            ? REINSTALL + ASSISTANT_VIEW
+            : REINSTALL,
         ),
   );
   return findings;

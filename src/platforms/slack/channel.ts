@@ -3,6 +3,7 @@ import { WebClient } from "@slack/web-api";
 import type { SwitchyardConfig } from "../../core/config/index.ts";
 import type { Channel, ChannelRuntime } from "../../ingress/channel.ts";
 import { ChannelState } from "../../ingress/channel-state.ts";
+import { SlackAssistant } from "./assistant.ts";
 import { SLACK_COMMANDS } from "./commands.ts";
 import { DEFAULT_SLACK, type SlackConfig } from "./config-section.ts";
 import { SlackDirectory } from "./directory.ts";
@@ -113,6 +114,13 @@ export class SlackChannel implements Channel {
     this.#app.error(async (error) => {
       throw error;
     });
+    const assistant = new SlackAssistant({
+      runtime,
+      client: this.client,
+      teamId: () => identity.teamId,
+      settings: () => this.#settings(),
+    });
+    assistant.register(this.#app);
     registerSlackIngress(this.#app, {
       runtime,
       client: this.client,
@@ -120,6 +128,7 @@ export class SlackChannel implements Channel {
       state,
       identity,
       settings: () => this.#settings(),
+      assistant,
     });
     const server = (await this.#app.start({ port: o.port ?? 3000, host: o.host ?? "0.0.0.0" })) as
       | { address(): { port: number } | string | null }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { describeValue } from "../../core/config/errors.ts";
 import type { PlatformSection } from "../../core/config/platform-section.ts";
 import { sectionMap, strictMap } from "../../core/config/section-map.ts";
+import { type SlackAssistantConfig, slackAssistantSection } from "./assistant-config.ts";
 
 /**
  * How the Slack channel behaves (credentials stay in the environment):
@@ -12,6 +13,8 @@ import { sectionMap, strictMap } from "../../core/config/section-map.ts";
  *   channels:
  *     C0123ABCD: { session: channel }
  *   answer_bots: false       # answer other bots' messages too
+ *   assistant:               # the assistant pane's suggested prompts (assistant-config.ts)
+ *     prompts: [{ title: What can you do?, message: What can you help me with? }]
  * ```
  */
 export interface SlackConfig {
@@ -19,6 +22,8 @@ export interface SlackConfig {
   /** Per-channel overrides, by Slack channel id. */
   readonly channels: Readonly<Record<string, { readonly session: "thread" | "channel" }>>;
   readonly answerBots: boolean;
+  /** The assistant pane's suggested prompts; unset: one per enabled skill. */
+  readonly assistant?: SlackAssistantConfig;
 }
 
 export const DEFAULT_SLACK: SlackConfig = Object.freeze({
@@ -60,10 +65,11 @@ export const slackSection = sectionMap(
     answer_bots: z
       .boolean({ error: (iss) => `expected true or false, found ${describeValue(iss.input)}.` })
       .default(false),
+    assistant: slackAssistantSection.optional(),
   },
   {
     takes:
-      "session:, channels: and answer_bots: (tokens stay in the environment: SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET, SLACK_APP_TOKEN)",
+      "session:, channels:, answer_bots: and assistant: (tokens stay in the environment: SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET, SLACK_APP_TOKEN)",
   },
 ).transform(
   (s): SlackConfig =>
@@ -71,6 +77,7 @@ export const slackSection = sectionMap(
       session: s.session,
       channels: Object.freeze(s.channels),
       answerBots: s.answer_bots,
+      ...(s.assistant ? { assistant: s.assistant } : {}),
     }),
 );
 

@@ -5,6 +5,7 @@ import type { ChannelRuntime } from "../../ingress/channel.ts";
 import type { ChannelState } from "../../ingress/channel-state.ts";
 import { takeMessage } from "../../ingress/take-message.ts";
 import { InboundMessageError } from "../../ports/enqueue.ts";
+import type { SlackAssistant } from "./assistant.ts";
 import { registerSlackCommands } from "./commands.ts";
 import type { SlackConfig } from "./config-section.ts";
 import { registerSlackControls } from "./control-actions.ts";
@@ -39,6 +40,8 @@ export interface SlackIngressDeps {
   readonly identity: SlackIdentity;
   /** The config's `slack:` section, read on every message. */
   readonly settings: () => SlackConfig;
+  /** The assistant pane: which channel a pane thread's person is looking at, and its title. */
+  readonly assistant?: SlackAssistant;
 }
 
 /**
@@ -133,8 +136,9 @@ async function handle(
   const { runtime } = deps;
   // Names for the sender and those mentioned, so the model reads "@Ada", not "<@U0123>".
   const names = tooLong ? new Map<string, string>() : await namesIn(deps, e);
-  const message = tooLong ?? normalizeSlackEvent(e, { ...options, names });
-  if (!message) return;
+  const normalized = tooLong ?? normalizeSlackEvent(e, { ...options, names });
+  if (!normalized) return;
+  const message = deps.assistant ? await deps.assistant.prepare(normalized) : normalized;
   const reply = (text: string) =>
     deps.client.chat.postMessage({
       channel: message.channel,
@@ -146,6 +150,7 @@ async function handle(
     reply,
     claimed: true,
   });
+  await deps.assistant?.titleOnce(message);
 }
 
 async function namesIn(deps: SlackIngressDeps, e: SlackMessageEvent): Promise<Map<string, string>> {

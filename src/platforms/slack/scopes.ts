@@ -40,7 +40,10 @@ export const SLACK_METHODS: Readonly<Record<string, SlackMethodNeed>> = {
     scopes: everyType("history"),
     why: "finding its own post in a DM after a retry",
   },
-  "conversations.info": { scopes: everyType("read"), why: "send_message: the channel's name" },
+  "conversations.info": {
+    scopes: everyType("read"),
+    why: "send_message and the assistant pane: a channel's name",
+  },
   "conversations.members": { scopes: everyType("read"), why: "send_message: who is in a channel" },
   "users.conversations": {
     scopes: everyType("read"),
@@ -65,11 +68,22 @@ export const SLACK_METHODS: Readonly<Record<string, SlackMethodNeed>> = {
     scopes: ["chat:write"],
     why: '"is thinking…" while a thread\'s answer is on its way',
   },
+  "assistant.threads.setSuggestedPrompts": {
+    scopes: ["assistant:write"],
+    why: "suggested prompts when someone opens the assistant pane",
+  },
+  "assistant.threads.setTitle": {
+    scopes: ["assistant:write"],
+    why: "naming an assistant pane thread after its first message",
+  },
 };
 
 /** Every event the channel subscribes to, with the scope Slack requires for it. */
 export const SLACK_EVENTS: Readonly<Record<string, string>> = {
   app_mention: "app_mentions:read",
+  // The assistant pane (assistant.ts); Slack asks for assistant:write to subscribe to them.
+  assistant_thread_started: "assistant:write",
+  assistant_thread_context_changed: "assistant:write",
   "message.channels": "channels:history",
   "message.groups": "groups:history",
   "message.im": "im:history",
