@@ -10,5 +10,7 @@ export const SLACK_TRAITS: PlatformTraits = Object.freeze({
   sdk: "@slack/bolt and @slack/web-api",
   maxLength: 3_500,
   canEdit: true,
+  activity: "indicator",
+  activityEveryMs: 1_000,
   mention: (user: string) => `<@${user}>`,
 });
