@@ -223,7 +223,15 @@ export class TurnStatus {
   #changed(): void {
     if (!this.#refreshing || !this.outbound.showActivity) return;
     if (sameActivity(this.#shown, this.current)) return;
-    this.#schedule(this.#pace(), () => this.#send(this.current, true));
+    this.#schedule(this.#pace(), () => {
+      // Changed back while it waited (a tool shorter than the gap): only the refresh is due.
+      if (!sameActivity(this.#shown, this.current)) this.#send(this.current, true);
+      else this.#schedule(this.#lastSent + REFRESH_MS - this.#now(), () => this.#refresh());
+    });
+  }
+
+  #refresh(): void {
+    this.#send(this.current, true);
   }
 
   /** How long a change waits: until the port's least gap since the last call has passed. */
@@ -251,7 +259,7 @@ export class TurnStatus {
         : outbound.typing(target)
       ).catch(() => {}),
     );
-    if (refresh) this.#schedule(REFRESH_MS, () => this.#send(this.current, true));
+    if (refresh) this.#schedule(REFRESH_MS, () => this.#refresh());
   }
 
   /** Posts the status line for the first tool of the turn, once; a line a crashed run left is kept. */

@@ -157,7 +157,9 @@ const ROUTES: [string, RegExp, Route][] = [
     /^\/channels\/(\d+)\/messages\/(\d+)$/,
     ([channelId, messageId], _, state) => {
       const message = state.byId.get(messageId as string);
-      if (message?.channel_id !== channelId) return apiError(404, 10008, "Unknown Message");
+      if (!message || message.channel_id !== channelId) {
+        return apiError(404, 10008, "Unknown Message");
+      }
       // Another's message takes Manage Messages, which the fake's bot is never given.
       if (message.author.id !== state.botUserId) return apiError(403, 50013, "Missing Permissions");
       state.byId.delete(message.id);

@@ -11,6 +11,7 @@ export const SLACK_TRAITS: PlatformTraits = Object.freeze({
   maxLength: 3_500,
   canEdit: true,
   activity: "indicator",
-  activityEveryMs: 1_000,
+  // Soon enough to show a short tool; parallel calls started together are one status.
+  activityEveryMs: 250,
   mention: (user: string) => `<@${user}>`,
 });
