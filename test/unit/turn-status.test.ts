@@ -1,7 +1,9 @@
+import type { Api } from "grammy";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Activity } from "../../src/core/delivery/activity.ts";
 import { statusText, toolActivity } from "../../src/core/delivery/activity.ts";
 import { TurnStatus } from "../../src/delivery/turn-status.ts";
+import { TelegramOutbound } from "../../src/platforms/telegram/outbound.ts";
 import type { DeliveryTarget } from "../../src/ports/outbound.ts";
 import { RecordingOutbound } from "../support/recording-outbound.ts";
 
@@ -112,5 +114,47 @@ describe("a turn's status while it runs", () => {
     await status.end();
     await vi.runAllTimersAsync();
     expect(outbound.shown.map((s) => s.status)).toEqual(["is thinking…"]);
+  });
+});
+
+describe("a file of the answer going up", () => {
+  it("is shown once the least gap allows, and not refreshed", async () => {
+    const outbound = new IndicatorOutbound(4_000);
+    const status = await TurnStatus.open(env, outbound, where, "turn-7", false);
+    await vi.advanceTimersByTimeAsync(1_000);
+    status.pause();
+    status.show({ kind: "sending", file: "report.pdf", image: false });
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(outbound.shown).toEqual([
+      { at: 0, status: "is thinking…" },
+      { at: 4_000, status: "is sending report.pdf…" },
+    ]);
+  });
+});
+
+describe("Telegram's chat actions", () => {
+  it("types while thinking or running a tool, uploads while a file goes up, and sends nothing to clear or wait", async () => {
+    const sent: unknown[][] = [];
+    const api = {
+      sendChatAction: async (...args: unknown[]) => {
+        sent.push(args);
+        return true;
+      },
+    } as unknown as Api;
+    const outbound = new TelegramOutbound(() => api, "token");
+    const target = { ...address, channel: "42", thread: "7" };
+    await outbound.showActivity(target, { kind: "thinking" });
+    await outbound.showActivity(target, toolActivity("web_search", {}));
+    await outbound.showActivity(target, { kind: "sending", file: "a.pdf", image: false });
+    await outbound.showActivity(target, { kind: "sending", file: "a.png", image: true });
+    await outbound.showActivity(target, { kind: "approval" });
+    await outbound.showActivity(target, undefined);
+    expect(sent).toEqual([
+      ["42", "typing", { message_thread_id: 7 }],
+      ["42", "typing", { message_thread_id: 7 }],
+      ["42", "upload_document", { message_thread_id: 7 }],
+      ["42", "upload_photo", { message_thread_id: 7 }],
+    ]);
+    expect(outbound.activityEveryMs).toBe(4_000);
   });
 });
