@@ -106,6 +106,18 @@ export class StatusLine {
   }
 }
 
+/** The run a status is for. */
+export interface TurnRun {
+  readonly turnId: string;
+  /** A resumed turn: a status line its crashed run left is read and used. */
+  readonly resumed: boolean;
+  /** The turn's lease: once it is lost, the status is left to the run that took the turn over. */
+  readonly signal?: AbortSignal;
+  /** Waits until the turn is stored (throws if it never will be), before a line is posted under its id. */
+  readonly stored?: () => Promise<void>;
+  readonly now?: () => number;
+}
+
 /**
  * What a turn shows while it runs, from its start until its answer lands:
  * `typing` every few seconds on a platform with nothing more; the activity
@@ -116,7 +128,7 @@ export class StatusLine {
  * post and one delete a turn at most, none when no tool runs.
  *
  * @example
- * const status = await TurnStatus.open(env, outbound, { address, target }, turnId, resumed);
+ * const status = await TurnStatus.open(env, outbound, { address, target }, { turnId, resumed });
  * const done = status.tool(toolActivity("web_search", args)); // "is searching the web…"
  * done();                                                     // back to "is thinking…"
  * await status.end();                                         // cleared, the line deleted
@@ -138,10 +150,9 @@ export class TurnStatus {
     private readonly outbound: Outbound,
     private readonly target: DeliveryTarget,
     private readonly line: StatusLine | undefined,
-    private readonly signal: AbortSignal | undefined,
-    now: () => number,
+    private readonly run: TurnRun,
   ) {
-    this.#now = now;
+    this.#now = run.now ?? Date.now;
   }
 
   /**
@@ -152,13 +163,10 @@ export class TurnStatus {
     env: Pick<DeliveryEnvironment, "inbox" | "store">,
     outbound: Outbound,
     where: { readonly address: ConversationAddress; readonly target: DeliveryTarget },
-    turnId: string,
-    resumed: boolean,
-    signal?: AbortSignal,
-    now: () => number = Date.now,
+    run: TurnRun,
   ): Promise<TurnStatus> {
-    const line = await StatusLine.open(env, outbound, where, turnId, resumed);
-    const status = new TurnStatus(outbound, where.target, line, signal, now);
+    const line = await StatusLine.open(env, outbound, where, run.turnId, run.resumed);
+    const status = new TurnStatus(outbound, where.target, line, run);
     status.#send(THINKING, true);
     return status;
   }
@@ -208,7 +216,7 @@ export class TurnStatus {
   async end(final?: Activity): Promise<void> {
     this.pause();
     this.#ended = true;
-    if (this.signal?.aborted) return;
+    if (this.run.signal?.aborted) return;
     const { outbound, target } = this;
     // After the calls in flight, and not waited for: an indicator never holds the turn's end.
     if (outbound.showActivity) {
@@ -268,7 +276,9 @@ export class TurnStatus {
     if (!line || this.#lineStarted || line.posted) return;
     this.#lineStarted = true;
     this.#lineWork = (async () => {
-      if (this.signal?.aborted || this.#ended) return;
+      // The line is posted under this turn's id: the turn must be stored first.
+      await this.run.stored?.();
+      if (this.run.signal?.aborted || this.#ended) return;
       await line.post(lineText(activity));
     })().catch(() => {});
   }

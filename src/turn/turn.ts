@@ -338,15 +338,9 @@ export class Turn {
     const outbound = env.outbounds[address.platform];
     const target = targetOf(address, pending.at(-1));
     const { signal } = this.lease;
+    const run = { turnId: checkpoint.turnId, resumed, signal, stored: () => this.durable() };
     const status = outbound
-      ? await TurnStatus.open(
-          env,
-          outbound,
-          { address, target },
-          checkpoint.turnId,
-          resumed,
-          signal,
-        )
+      ? await TurnStatus.open(env, outbound, { address, target }, run)
       : undefined;
     const stream = await openTurnStream(env, address, checkpoint.turnId, target, resumed, signal);
     this.#capabilities = conversationCapabilities(env, address, this.state);

@@ -46,11 +46,11 @@ describe("a turn's status line in Redis", () => {
 
   it("a resumed run that runs a tool again goes on with the line it finds: one post, one delete", async () => {
     const outbound = new LineOutbound();
-    const first = await TurnStatus.open(env, outbound, where, "turn-b", false);
+    const first = await TurnStatus.open(env, outbound, where, { turnId: "turn-b", resumed: false });
     first.tool(toolActivity("web_search", {}))();
     await new Promise((resolve) => setTimeout(resolve, 50));
     first.pause(); // the worker dies here: nothing is cleared
-    const second = await TurnStatus.open(env, outbound, where, "turn-b", true);
+    const second = await TurnStatus.open(env, outbound, where, { turnId: "turn-b", resumed: true });
     second.tool(toolActivity("fetch_url", { url: "https://example.com/x" }))();
     second.pause();
     await second.end();
@@ -65,7 +65,11 @@ describe("a turn's status line in Redis", () => {
   it("a turn whose lease is lost leaves its line to the run that took it over", async () => {
     const outbound = new LineOutbound();
     const lease = new AbortController();
-    const status = await TurnStatus.open(env, outbound, where, "turn-c", false, lease.signal);
+    const status = await TurnStatus.open(env, outbound, where, {
+      turnId: "turn-c",
+      resumed: false,
+      signal: lease.signal,
+    });
     status.tool(toolActivity("web_search", {}))();
     await new Promise((resolve) => setTimeout(resolve, 50));
     lease.abort();

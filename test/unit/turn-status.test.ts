@@ -33,7 +33,10 @@ afterEach(() => {
 describe("a turn's status while it runs", () => {
   it("shows a tool while it runs, goes back to thinking, and is cleared when the answer lands", async () => {
     const outbound = new IndicatorOutbound(1_000);
-    const status = await TurnStatus.open(env, outbound, where, "turn-1", false);
+    const status = await TurnStatus.open(env, outbound, where, {
+      turnId: "turn-1",
+      resumed: false,
+    });
     await vi.advanceTimersByTimeAsync(1_500);
     const finished = status.tool(toolActivity("web_search", { query: "private words" }));
     await vi.advanceTimersByTimeAsync(2_000);
@@ -53,7 +56,10 @@ describe("a turn's status while it runs", () => {
 
   it("sends at most one indicator per its least gap, however many tools start and finish", async () => {
     const outbound = new IndicatorOutbound(4_000);
-    const status = await TurnStatus.open(env, outbound, where, "turn-2", false);
+    const status = await TurnStatus.open(env, outbound, where, {
+      turnId: "turn-2",
+      resumed: false,
+    });
     // A turn of 20 s: a burst of short tools every 300 ms.
     for (let t = 0; t < 20_000; t += 300) {
       const finished = status.tool(toolActivity(t % 600 ? "lookup" : "web_search", {}));
@@ -72,7 +78,10 @@ describe("a turn's status while it runs", () => {
 
   it("keeps an indicator alive every 4 s while nothing changes", async () => {
     const outbound = new IndicatorOutbound(4_000);
-    const status = await TurnStatus.open(env, outbound, where, "turn-3", false);
+    const status = await TurnStatus.open(env, outbound, where, {
+      turnId: "turn-3",
+      resumed: false,
+    });
     await vi.advanceTimersByTimeAsync(12_100);
     status.pause();
     expect(outbound.shown.map((s) => s.at)).toEqual([0, 4_000, 8_000, 12_000]);
@@ -80,7 +89,10 @@ describe("a turn's status while it runs", () => {
 
   it("sends typing as before where the platform has no indicator, and nothing more for tools", async () => {
     const outbound = new RecordingOutbound();
-    const status = await TurnStatus.open(env, outbound, where, "turn-4", false);
+    const status = await TurnStatus.open(env, outbound, where, {
+      turnId: "turn-4",
+      resumed: false,
+    });
     const finished = status.tool(toolActivity("web_search", {}));
     await vi.advanceTimersByTimeAsync(8_100);
     finished();
@@ -95,7 +107,10 @@ describe("a turn's status while it runs", () => {
 
   it("leaves a parked turn showing that it waits for approval", async () => {
     const outbound = new IndicatorOutbound(1_000);
-    const status = await TurnStatus.open(env, outbound, where, "turn-5", false);
+    const status = await TurnStatus.open(env, outbound, where, {
+      turnId: "turn-5",
+      resumed: false,
+    });
     status.pause();
     await status.end({ kind: "approval" });
     await vi.runAllTimersAsync();
@@ -108,7 +123,11 @@ describe("a turn's status while it runs", () => {
   it("shows nothing more once the turn's lease is lost", async () => {
     const outbound = new IndicatorOutbound(1_000);
     const lease = new AbortController();
-    const status = await TurnStatus.open(env, outbound, where, "turn-6", false, lease.signal);
+    const status = await TurnStatus.open(env, outbound, where, {
+      turnId: "turn-6",
+      resumed: false,
+      signal: lease.signal,
+    });
     lease.abort();
     status.pause();
     await status.end();
@@ -120,7 +139,10 @@ describe("a turn's status while it runs", () => {
 describe("a file of the answer going up", () => {
   it("is shown once the least gap allows, and not refreshed", async () => {
     const outbound = new IndicatorOutbound(4_000);
-    const status = await TurnStatus.open(env, outbound, where, "turn-7", false);
+    const status = await TurnStatus.open(env, outbound, where, {
+      turnId: "turn-7",
+      resumed: false,
+    });
     await vi.advanceTimersByTimeAsync(1_000);
     status.pause();
     status.show({ kind: "sending", file: "report.pdf", image: false });
