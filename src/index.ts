@@ -74,6 +74,12 @@ export {
   type SwitchyardConfig,
 } from "./core/config/index.ts";
 export type { Attachment, ConversationAddress, InboundMessage } from "./core/conversation.ts";
+export {
+  type Activity,
+  activityPhrase,
+  lineText,
+  statusText,
+} from "./core/delivery/activity.ts";
 export { appendLoaded, freezeTurn, type TurnContract } from "./core/loading/freeze.ts";
 export { type LoadMode, parseLoadMode, UnknownModeError } from "./core/loading/modes.ts";
 export type { LoggerPort } from "./core/logger.ts";

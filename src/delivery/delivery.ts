@@ -1,5 +1,6 @@
 import type { Checkpoint, ToolFileRecord } from "../core/agent/checkpoint.ts";
 import type { ConversationAddress, InboundMessage } from "../core/conversation.ts";
+import type { Activity } from "../core/delivery/activity.ts";
 import { splitMessage } from "../core/delivery/split.ts";
 import { noteDelivery, traceDelivery } from "../observability/tracing-turn.ts";
 import type { DeliveryTarget } from "../ports/outbound.ts";
@@ -24,6 +25,8 @@ export interface Shown {
   readonly resumed: boolean;
   /** Files the turn's tools made, sent after the text (see Checkpoint.files). */
   readonly files?: readonly ToolFileRecord[] | undefined;
+  /** Told before each file goes up, for the platform's indicator (see TurnStatus.show). */
+  readonly activity?: (activity: Activity) => void;
 }
 
 /**
@@ -53,7 +56,7 @@ async function deliverParts(
   checkpoint: Checkpoint,
   pending: readonly InboundMessage[],
   answer: string,
-  { streamRef, resumed, files = [] }: Shown,
+  { streamRef, resumed, files = [], activity }: Shown,
 ): Promise<void> {
   const outbound = env.outbounds[address.platform];
   if (!outbound) {
@@ -74,6 +77,7 @@ async function deliverParts(
     if (part === undefined) {
       const n = i - parts.length;
       const record = uploads[n] as ToolFileRecord;
+      activity?.({ kind: "sending", file: record.name, image: record.type.startsWith("image/") });
       ref = await sendFile(env, address, target, {
         record,
         key: fileKey(current.turnId, n),
@@ -102,13 +106,4 @@ async function deliverParts(
 /** The idempotency key of an answer's part: the same in every run of the turn, and for the streamed message (part 0). */
 export function partKey(turnId: string, part: number): string {
   return `${turnId}-${part}`;
-}
-
-/** Sends the typing indicator now and every 4 s (inside Discord's 10 s and Telegram's 5 s) until stopped. */
-export function keepTyping(send: () => Promise<void>): { stop(): void } {
-  const tick = () => void send().catch(() => {});
-  tick();
-  const timer = setInterval(tick, 4_000);
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
 }

@@ -1,4 +1,5 @@
 import type { Attachment } from "../core/conversation.ts";
+import type { Activity } from "../core/delivery/activity.ts";
 import type { Channel, ChannelRuntime, WorkerParts } from "../ingress/channel.ts";
 import type { ConversationDirectory, DirectoryEntry } from "../ports/directory.ts";
 import type { FileSource } from "../ports/file-source.ts";
@@ -21,6 +22,13 @@ export interface PlatformTraits {
   readonly sdk: string;
   readonly maxLength: number;
   readonly canEdit: boolean;
+  /**
+   * How the platform shows what a turn is doing: `indicator`, its own
+   * (Outbound.showActivity), at most once per `activityEveryMs`; `line`, a
+   * status line of its own (Outbound.activityLine). Unset: typing only.
+   */
+  readonly activity?: "indicator" | "line";
+  readonly activityEveryMs?: number;
   /** How a message mentions a user. */
   mention(user: string): string;
 }
@@ -133,6 +141,20 @@ function lazyOutbound(traits: PlatformTraits, channel: () => Promise<Channel>): 
     edit: async (target: DeliveryTarget, ref: string, text: string) =>
       (await outbound()).edit(target, ref, text),
     typing: async (target: DeliveryTarget) => (await outbound()).typing(target),
+    ...(traits.activity === "indicator"
+      ? {
+          showActivity: async (target: DeliveryTarget, activity: Activity | undefined) =>
+            (await outbound()).showActivity?.(target, activity),
+        }
+      : {}),
+    ...(traits.activityEveryMs !== undefined ? { activityEveryMs: traits.activityEveryMs } : {}),
+    ...(traits.activity === "line"
+      ? {
+          activityLine: true,
+          remove: async (target: DeliveryTarget, ref: string) =>
+            (await outbound()).remove?.(target, ref),
+        }
+      : {}),
     upload: async (target: DeliveryTarget, file: OutgoingFile, options: DeliveryOptions) => {
       const loaded = await outbound();
       if (!loaded.upload) {

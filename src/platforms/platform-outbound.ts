@@ -11,10 +11,16 @@ import type { PlatformTraits } from "./lazy-channel.ts";
 export abstract class PlatformOutbound implements Outbound {
   readonly maxLength: number;
   readonly canEdit: boolean;
+  readonly activityEveryMs: number | undefined;
+  readonly activityLine: boolean;
 
-  constructor(traits: Pick<PlatformTraits, "maxLength" | "canEdit">) {
+  constructor(
+    traits: Pick<PlatformTraits, "maxLength" | "canEdit" | "activity" | "activityEveryMs">,
+  ) {
     this.maxLength = traits.maxLength;
     this.canEdit = traits.canEdit;
+    this.activityEveryMs = traits.activityEveryMs;
+    this.activityLine = traits.activity === "line";
   }
 
   abstract post(target: DeliveryTarget, text: string, options: PostOptions): Promise<string>;

@@ -1,4 +1,5 @@
 import type { ConversationAddress } from "../core/conversation.ts";
+import type { Activity } from "../core/delivery/activity.ts";
 import type { FileSource } from "./file-source.ts";
 
 /**
@@ -71,6 +72,26 @@ export interface Outbound {
   /** Replaces the message's text; it keeps no buttons ({@link PostOptions.controls}). */
   edit(target: DeliveryTarget, ref: string, text: string): Promise<void>;
   typing(target: DeliveryTarget): Promise<void>;
+  /**
+   * Shows what the turn is doing on the platform's own indicator (Slack's
+   * assistant status, a Telegram chat action), in place of `typing`: called
+   * when it changes and again every few seconds while it lasts (an indicator
+   * expires), never more often than {@link activityEveryMs}. `undefined`
+   * clears it once the answer landed. Best effort: a failure costs only the
+   * indicator. Unset: the turn sends `typing`.
+   */
+  showActivity?(target: DeliveryTarget, activity: Activity | undefined): Promise<void>;
+  /** The least time between two `showActivity` calls of one turn (ms); unset: 1,000. */
+  readonly activityEveryMs?: number;
+  /**
+   * A platform whose only indicator is typing (Discord) shows a running tool
+   * as a short message of its own, the status line ("Searching the web…"):
+   * posted with `post` once per turn, when the first tool starts, and
+   * deleted with {@link remove} when the answer lands. Needs `remove`.
+   */
+  readonly activityLine?: boolean;
+  /** Deletes one of the bot's messages; one already gone is not an error. */
+  remove?(target: DeliveryTarget, ref: string): Promise<void>;
   /**
    * Uploads a file into the conversation (the thread the answer is in), once
    * per idempotency key, with `mayExist` meaning what it means for `post`.

@@ -147,6 +147,17 @@ export class KeyScheme {
   }
 
   /**
+   * HASH with a TTL: one turn's status line, where a platform shows a
+   * running tool as a message of its own (Discord): `key`, the idempotency
+   * key it is posted under, written before the post; `ref`, the message,
+   * once posted. A resumed turn deletes the line its crashed run left.
+   * e.g. "sy:{conv:discord:G1:C1:C1}:status:<turn id>".
+   */
+  turnStatusLine(address: ConversationAddress, turnId: string): string {
+    return `${this.conversationTag(address)}:status:${turnId}`;
+  }
+
+  /**
    * The HASH of token usage for one owner and one period (`d:2026-12-01`,
    * `m:2026-12`): a conversation's counters share its slot, a workspace's
    * its scopes' slot, a person's a slot of their own.

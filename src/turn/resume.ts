@@ -8,6 +8,7 @@ import {
 } from "../core/conversation.ts";
 import { deliver, targetOf } from "../delivery/delivery.ts";
 import { StreamState } from "../delivery/stream-state.ts";
+import { StatusLine } from "../delivery/turn-status.ts";
 import type { HistoryReading } from "../store/index.ts";
 import type { HeldMessage } from "../store/reservation-store.ts";
 import { closeGivenUpRequest } from "./approval-wait.ts";
@@ -102,6 +103,15 @@ export async function giveUp(
           error: (again as Error)?.message,
         }),
       );
+  }
+  // The status line a crashed run left (Discord) goes with the last word.
+  const outbound = env.outbounds[address.platform];
+  if (outbound) {
+    const where = { address, target: targetOf(address, pending.at(-1)) };
+    const line = await StatusLine.open(env, outbound, where, checkpoint.turnId, true).catch(
+      () => undefined,
+    );
+    await line?.remove();
   }
 }
 

@@ -17,10 +17,12 @@ import {
   type InboundMessage,
   modelText,
 } from "../core/conversation.ts";
+import { type Activity, toolActivity } from "../core/delivery/activity.ts";
 import type { TurnContract } from "../core/loading/freeze.ts";
 import { skillsBlock } from "../core/skills/index.ts";
-import { deliver, keepTyping, targetOf } from "../delivery/delivery.ts";
+import { deliver, targetOf } from "../delivery/delivery.ts";
 import { openTurnStream, StreamState } from "../delivery/stream-state.ts";
+import { TurnStatus } from "../delivery/turn-status.ts";
 import { tracedProvider } from "../observability/tracing-model.ts";
 import { ToolSpans } from "../observability/tracing-tools.ts";
 import { beforeTurn, noteTurnEnd, traceTurn } from "../observability/tracing-turn.ts";
@@ -29,6 +31,7 @@ import { encodeMessage } from "../store/message-json.ts";
 import { begunAt, countPickup, stalled, unbegunAt } from "../store/pickups.ts";
 import type { HeldMessage } from "../store/reservation-store.ts";
 import type { UsageSubject } from "../store/usage-store.ts";
+import { documentId } from "../tools/attachments/document-store.ts";
 import { closeRequest, openWait, wakeParked } from "./approval-wait.ts";
 import {
   type ConversationState,
@@ -114,6 +117,9 @@ interface Lease {
   readonly signal: AbortSignal;
   readonly opened: string | undefined;
 }
+
+/** What a parked turn's status shows until its request is decided. */
+const WAITING: Activity = { kind: "approval" };
 
 /** What a text a signal cut short ends with, as the partial answer shows it. */
 const CUT_SHORT = { stop: "_(stopped)_", interrupt: "_(interrupted)_" } as const;
@@ -332,8 +338,11 @@ export class Turn {
     }
     const outbound = env.outbounds[address.platform];
     const target = targetOf(address, pending.at(-1));
-    const typing = outbound ? keepTyping(() => outbound.typing(target)) : undefined;
     const { signal } = this.lease;
+    const run = { turnId: checkpoint.turnId, resumed, signal, stored: () => this.durable() };
+    const status = outbound
+      ? await TurnStatus.open(env, outbound, { address, target }, run)
+      : undefined;
     const stream = await openTurnStream(env, address, checkpoint.turnId, target, resumed, signal);
     this.#capabilities = conversationCapabilities(env, address, this.state);
     // The streamed message is posted under this turn's id: the turn must be stored first.
@@ -358,11 +367,11 @@ export class Turn {
               claim: (call: { id: string }) => env.store.approvals.claim(address, wait.id, call.id),
             }
           : undefined;
-      result = await this.#ask(contract, approval, (text) => stream.streamer?.update(text));
+      result = await this.#ask(contract, approval, status, (text) => stream.streamer?.update(text));
       // The text streamed before the ask stays shown, whole, while the turn waits.
       if (result.stop === "awaiting_approval") await stream.streamer?.flush();
     } finally {
-      typing?.stop();
+      status?.pause();
       watch?.done();
       streamRef = (await stream.streamer?.close()) ?? streamRef;
     }
@@ -375,6 +384,7 @@ export class Turn {
     const reachedModel = result.error?.kind !== "unconfigured";
     if (result.stop === "awaiting_approval") {
       await this.#park(result, reachedModel);
+      await status?.end(WAITING);
       return "asked";
     }
     if (result.stop === "interrupted") await this.#markCutShort(streamRef, resumed);
@@ -384,8 +394,10 @@ export class Turn {
         streamRef,
         resumed,
         files,
+        ...(status ? { activity: (doing: Activity) => status.show(doing) } : {}),
       });
     }
+    await status?.end();
     noteTurnEnd(contract.hash, result);
     env.observe?.turn?.({
       address,
@@ -403,6 +415,7 @@ export class Turn {
   #ask(
     contract: TurnContract,
     approval: TurnInput["approval"],
+    status: TurnStatus | undefined,
     onText: (text: string) => void,
   ): Promise<TurnResult> {
     const { env, address, choices } = this;
@@ -449,22 +462,26 @@ export class Turn {
       maxSteps: env.maxSteps,
       now: Date.now,
       signal: this.lease.signal,
-      runTool: (tool, args, call) =>
-        toolSpans.run(tool.id, args, () =>
-          runTool(
-            tool,
-            args,
-            call,
-            {
-              ...address,
-              ...(last?.thread !== undefined ? { thread: last.thread } : {}),
-              user: last?.user ?? "",
-              skills,
-              callKey: `${checkpoint.turnId}.${call.id}`,
-            },
-            { timeoutMs: env.toolTimeoutMs, ...(stop ? { stop } : {}), ...files },
-          ),
-        ),
+      runTool: (tool, args, call) => {
+        const finished = status?.tool(toolActivity(tool.id, args, this.#documentName));
+        return toolSpans
+          .run(tool.id, args, () =>
+            runTool(
+              tool,
+              args,
+              call,
+              {
+                ...address,
+                ...(last?.thread !== undefined ? { thread: last.thread } : {}),
+                user: last?.user ?? "",
+                skills,
+                callKey: `${checkpoint.turnId}.${call.id}`,
+              },
+              { timeoutMs: env.toolTimeoutMs, ...(stop ? { stop } : {}), ...files },
+            ),
+          )
+          .finally(finished);
+      },
       onToolCall: (name, outcome, ms) => {
         toolSpans.reported(name, outcome, ms);
         env.observe?.toolCall?.(name, outcome, ms);
@@ -476,6 +493,19 @@ export class Turn {
       ...(steering ? { steer: () => this.steer() } : {}),
     });
   }
+
+  /**
+   * The name of a document the person sent this turn, by the id
+   * `read_attachment` takes: what its status line may show ("is reading
+   * report.pdf…"). A document from an earlier turn is shown as "a document".
+   */
+  readonly #documentName = (id: string): string | undefined => {
+    const sent = [
+      ...this.#pending.flatMap((message) => message.attachments),
+      ...(this.checkpoint.attachments ?? []),
+    ];
+    return sent.find((file) => documentId(file.ref) === id)?.name;
+  };
 
   /** The capabilities the run started with (see {@link #runTraced}). */
   #runCapabilities(): Capabilities {

@@ -60,14 +60,19 @@ type Block = { type: string; id?: string; tool_use_id?: string };
 
 /** A mention in the guild channel; resolves to the bot's answer once it is posted. */
 async function mention(s: DiscordSetup, text: string, extra: Record<string, unknown> = {}) {
-  const before = botPosts(s.discord, FAKE_DISCORD.channelId).length;
-  s.discord.messageCreate({
+  const asked = s.discord.messageCreate({
     channelId: FAKE_DISCORD.channelId,
     authorId: HUMAN,
     content: `<@${FAKE_DISCORD.botUserId}> ${text}`,
     extra,
   });
-  return until(() => botPosts(s.discord, FAKE_DISCORD.channelId).at(before)?.content);
+  // The answer replies to the mention; a status line ("Using lookup…") while a tool runs does not.
+  return until(
+    () =>
+      botPosts(s.discord, FAKE_DISCORD.channelId).find(
+        (m) => m.message_reference?.message_id === asked.id,
+      )?.content,
+  );
 }
 
 describe("Discord on Claude (the Anthropic Messages API)", () => {

@@ -258,7 +258,8 @@ describe("send_message through Discord's REST API, as a worker process posts", (
       }),
     );
     const deadline = Date.now() + 15_000;
-    while (!d.messages.slice(before).some((m) => m.channel_id === GENERAL)) {
+    // The answer, not the status line ("Using send_message…") shown in #general while the tool runs.
+    while (!d.messages.slice(before).some((m) => m.channel_id === GENERAL && m.content === "ok")) {
       if (Date.now() > deadline) throw new Error("no answer in #general");
       await new Promise((resolve) => setTimeout(resolve, 20));
     }

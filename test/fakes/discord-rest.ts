@@ -1,6 +1,6 @@
 /**
  * The REST half of the fake Discord: the routes discord.js calls to log in,
- * post, edit, type, register commands and answer interactions, under
+ * post, edit, delete, type, register commands and answer interactions, under
  * `/api/v10`. Every request is recorded; a route the fake does not know
  * answers Discord's 404 (`{ message: "404: Not Found", code: 0 }`), so a test
  * sees in `calls` what it would need next.
@@ -150,6 +150,21 @@ const ROUTES: [string, RegExp, Route][] = [
       return message?.channel_id === channelId
         ? ok(message)
         : apiError(404, 10008, "Unknown Message");
+    },
+  ],
+  [
+    "DELETE",
+    /^\/channels\/(\d+)\/messages\/(\d+)$/,
+    ([channelId, messageId], _, state) => {
+      const message = state.byId.get(messageId as string);
+      if (!message || message.channel_id !== channelId) {
+        return apiError(404, 10008, "Unknown Message");
+      }
+      // Another's message takes Manage Messages, which the fake's bot is never given.
+      if (message.author.id !== state.botUserId) return apiError(403, 50013, "Missing Permissions");
+      state.byId.delete(message.id);
+      state.messages.splice(state.messages.indexOf(message), 1);
+      return noContent;
     },
   ],
   ["POST", /^\/channels\/(\d+)\/typing$/, () => noContent],

@@ -48,6 +48,21 @@ export const FAKE_TELEGRAM = {
   },
 };
 
+/** The actions sendChatAction takes (Bot API, "sendChatAction"); any other is a 400. */
+const CHAT_ACTIONS: ReadonlySet<string> = new Set([
+  "typing",
+  "upload_photo",
+  "record_video",
+  "upload_video",
+  "record_voice",
+  "upload_voice",
+  "upload_document",
+  "choose_sticker",
+  "find_location",
+  "record_video_note",
+  "upload_video_note",
+]);
+
 export interface RecordedTelegramCall {
   method: string;
   params: Params;
@@ -183,6 +198,9 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
     editMessageText: (p) => book.editMessageText(p),
     deleteMessage: (p) => book.deleteMessage(p),
     sendChatAction: (p) => {
+      if (!CHAT_ACTIONS.has(String(p.action))) {
+        throw new BotApiError(400, "Bad Request: wrong parameter action in request");
+      }
       book.checkThread(p.chat_id, p.message_thread_id);
       return true;
     },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Channel, ChannelRuntime, WorkerParts } from "../../src/ingress/channel.ts";
+import { DISCORD_TRAITS } from "../../src/platforms/discord/traits.ts";
 import { ChannelLoadError, lazyChannel } from "../../src/platforms/lazy-channel.ts";
 import { SLACK_TRAITS } from "../../src/platforms/slack/traits.ts";
 import type { Outbound } from "../../src/ports/outbound.ts";
@@ -114,3 +115,24 @@ describe("a platform channel loaded when it is first needed", () => {
 function file() {
   return { name: "chart.png", type: "image/png", bytes: new Uint8Array([1, 2]) };
 }
+
+describe("how a lazy channel shows a turn's activity before its SDK loads", () => {
+  it("offers the indicator or the status line its traits name, and forwards them to the loaded outbound", async () => {
+    const log: string[] = [];
+    const loaded = recordingChannel(log);
+    const outbound: Outbound = {
+      ...loaded.outbound,
+      showActivity: async (_target, activity) => void log.push(`show ${activity?.kind ?? "none"}`),
+      remove: async (_target, ref) => void log.push(`remove ${ref}`),
+    };
+    const slack = lazyChannel(SLACK_TRAITS, async () => ({ ...loaded, outbound }));
+    expect(slack.outbound.activityEveryMs).toBe(250);
+    expect(slack.outbound.activityLine).toBeUndefined();
+    await slack.outbound.showActivity?.(target, { kind: "thinking" });
+    const discord = lazyChannel(DISCORD_TRAITS, async () => ({ ...loaded, outbound }));
+    expect(discord.outbound.showActivity).toBeUndefined();
+    expect(discord.outbound.activityLine).toBe(true);
+    await discord.outbound.remove?.(target, "m1");
+    expect(log).toEqual(["show thinking", "remove m1"]);
+  });
+});

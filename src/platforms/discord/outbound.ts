@@ -12,6 +12,9 @@ import { nonceOf } from "./nonce.ts";
 import { DISCORD_TRAITS } from "./traits.ts";
 import { uploadToDiscord } from "./upload.ts";
 
+/** Discord's error code for a message that is not there (any more). */
+const UNKNOWN_MESSAGE = 10008;
+
 /**
  * The worker's port to Discord, straight over REST (@discordjs/rest queues
  * and waits out rate limits per route), so a worker needs the token but no
@@ -80,5 +83,14 @@ export class DiscordOutbound extends PlatformOutbound {
 
   async typing(target: DeliveryTarget): Promise<void> {
     await this.client.rest.post(Routes.channelTyping(target.thread ?? target.channel));
+  }
+
+  /** Deletes one of the bot's messages (the status line); one already gone (10008) is not an error. */
+  async remove(target: DeliveryTarget, ref: string): Promise<void> {
+    try {
+      await this.client.rest.delete(Routes.channelMessage(target.thread ?? target.channel, ref));
+    } catch (error) {
+      if ((error as { code?: unknown })?.code !== UNKNOWN_MESSAGE) throw error;
+    }
   }
 }

@@ -9,5 +9,7 @@ export const DISCORD_TRAITS: PlatformTraits = Object.freeze({
   sdk: "discord.js",
   maxLength: 2_000,
   canEdit: true,
+  // Discord's only indicator is typing: a running tool gets a status line of its own.
+  activity: "line",
   mention: (user: string) => `<@${user}>`,
 });

@@ -1,4 +1,5 @@
 import type { WebClient } from "@slack/web-api";
+import { type Activity, statusText, THINKING } from "../../core/delivery/activity.ts";
 import type { FileSource } from "../../ports/file-source.ts";
 import type {
   DeliveryOptions,
@@ -90,10 +91,20 @@ export class SlackOutbound extends PlatformOutbound {
 
   /** Slack has no typing indicator for bots outside assistant threads; the status is best effort. */
   async typing(target: DeliveryTarget): Promise<void> {
+    await this.showActivity(target, THINKING);
+  }
+
+  /**
+   * The thread's status under the bot's name ("is searching the web…"), or
+   * none (an empty status) once the answer landed. Slack also clears it
+   * when the bot posts in the thread, and after two minutes without a post.
+   */
+  async showActivity(target: DeliveryTarget, activity: Activity | undefined): Promise<void> {
     const thread = target.thread;
     if (!thread) return;
+    const status = activity ? statusText(activity) : "";
     await this.client.assistant.threads
-      .setStatus({ channel_id: target.channel, thread_ts: thread, status: "is thinking…" })
+      .setStatus({ channel_id: target.channel, thread_ts: thread, status })
       .catch(() => {});
   }
 

@@ -66,7 +66,7 @@ export const SLACK_METHODS: Readonly<Record<string, SlackMethodNeed>> = {
   // Slack takes chat:write for it since March 2026 (assistant:write before, soon no longer).
   "assistant.threads.setStatus": {
     scopes: ["chat:write"],
-    why: '"is thinking…" while a thread\'s answer is on its way',
+    why: 'what the turn is doing ("is searching the web…") while a thread\'s answer is on its way',
   },
   "assistant.threads.setSuggestedPrompts": {
     scopes: ["assistant:write"],

@@ -10,5 +10,8 @@ export const SLACK_TRAITS: PlatformTraits = Object.freeze({
   sdk: "@slack/bolt and @slack/web-api",
   maxLength: 3_500,
   canEdit: true,
+  activity: "indicator",
+  // Soon enough to show a short tool; parallel calls started together are one status.
+  activityEveryMs: 250,
   mention: (user: string) => `<@${user}>`,
 });

@@ -1,5 +1,6 @@
 import type { Api } from "grammy";
 import type { InlineKeyboardMarkup } from "grammy/types";
+import { type Activity, THINKING } from "../../core/delivery/activity.ts";
 import { clip } from "../../core/delivery/split.ts";
 import type { LoggerPort } from "../../core/logger.ts";
 import type {
@@ -137,7 +138,19 @@ export class TelegramOutbound extends PlatformOutbound {
   }
 
   async typing(target: DeliveryTarget): Promise<void> {
-    await this.api().sendChatAction(target.channel, "typing", {
+    await this.showActivity(target, THINKING);
+  }
+
+  /**
+   * A chat action for the activity: "typing" while the turn thinks or runs
+   * a tool, "upload_photo" or "upload_document" while a file of the answer
+   * goes up. An action shows for 5 s or until the bot's next message, so
+   * nothing is sent to clear it, nor for a wait (a parked turn shows nothing).
+   */
+  async showActivity(target: DeliveryTarget, activity: Activity | undefined): Promise<void> {
+    const action = chatAction(activity);
+    if (!action) return;
+    await this.api().sendChatAction(target.channel, action, {
       ...(target.thread !== undefined ? { message_thread_id: Number(target.thread) } : {}),
     });
   }
@@ -252,6 +265,13 @@ export class TelegramOutbound extends PlatformOutbound {
   #warn(message: string, error: unknown): void {
     this.#logger?.warn(message, { error: describeTelegramError(error, this.token) });
   }
+}
+
+/** The chat action that shows `activity`; none for a wait or a cleared status. */
+function chatAction(activity: Activity | undefined) {
+  if (!activity || activity.kind === "approval") return undefined;
+  if (activity.kind === "sending") return activity.image ? "upload_photo" : "upload_document";
+  return "typing";
 }
 
 /**

@@ -14,5 +14,8 @@ export const TELEGRAM_TRAITS: PlatformTraits = Object.freeze({
   sdk: "grammy",
   maxLength: 4_000,
   canEdit: true,
+  activity: "indicator",
+  // An action lasts 5 s: one every 4 s keeps it shown, and is the most a chat gets from a turn.
+  activityEveryMs: 4_000,
   mention: (user: string) => `[this person](tg://user?id=${user})`,
 });

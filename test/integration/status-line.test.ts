@@ -1,0 +1,83 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { toolActivity } from "../../src/core/delivery/activity.ts";
+import { StatusLine, TurnStatus } from "../../src/delivery/turn-status.ts";
+import type { DeliveryTarget } from "../../src/ports/outbound.ts";
+import { Inbox } from "../../src/store/inbox.ts";
+import { createStore } from "../../src/store/index.ts";
+import { RecordingOutbound } from "../support/recording-outbound.ts";
+import { connectRedis, deleteKeysUnder, uniquePrefix } from "../support/redis.ts";
+
+const redis = connectRedis();
+const prefix = uniquePrefix("statusline");
+const store = createStore(redis, { prefix });
+const env = { inbox: new Inbox(redis, store.keys), store };
+afterAll(async () => {
+  await deleteKeysUnder(redis, prefix);
+  redis.disconnect();
+});
+
+/** Discord as the status line needs it: posts deduped by key (the nonce), and deletes. */
+class LineOutbound extends RecordingOutbound {
+  readonly activityLine = true;
+  readonly removed: string[] = [];
+  async remove(_target: DeliveryTarget, ref: string) {
+    this.removed.push(ref);
+  }
+}
+
+const address = { platform: "discord", workspace: "g", channel: "c1", conversation: "c1" };
+const where = { address, target: { ...address, replyTo: "m1" } };
+
+describe("a turn's status line in Redis", () => {
+  it("a run that died between storing the line's key and hearing the post back: the resumed run finds the message by its key and deletes it", async () => {
+    const outbound = new LineOutbound();
+    // The crashed run: its key stored, its post made, its ref never recorded.
+    const key = store.keys.turnStatusLine(address, "turn-a");
+    await redis.hset(key, "key", "status-crashed");
+    const made = await outbound.post(where.target, "Searching the web…", {
+      idempotencyKey: "status-crashed",
+    });
+    const line = await StatusLine.open(env, outbound, where, "turn-a", true);
+    await line?.remove();
+    expect(outbound.removed).toEqual([made]);
+    expect(outbound.calls.filter((c) => c.kind === "post")).toHaveLength(1);
+    expect(await redis.exists(key)).toBe(0);
+  });
+
+  it("a resumed run that runs a tool again goes on with the line it finds: one post, one delete", async () => {
+    const outbound = new LineOutbound();
+    const first = await TurnStatus.open(env, outbound, where, { turnId: "turn-b", resumed: false });
+    first.tool(toolActivity("web_search", {}))();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    first.pause(); // the worker dies here: nothing is cleared
+    const second = await TurnStatus.open(env, outbound, where, { turnId: "turn-b", resumed: true });
+    second.tool(toolActivity("fetch_url", { url: "https://example.com/x" }))();
+    second.pause();
+    await second.end();
+    const posts = outbound.calls.filter((c) => c.kind === "post");
+    expect(posts.map((c) => c.text)).toEqual(["Searching the web…"]);
+    // A line of its own: not a reply to the person's message.
+    expect(posts[0]?.target.replyTo).toBeUndefined();
+    expect(outbound.removed).toEqual([posts[0]?.ref]);
+    expect(await redis.exists(store.keys.turnStatusLine(address, "turn-b"))).toBe(0);
+  });
+
+  it("a turn whose lease is lost leaves its line to the run that took it over", async () => {
+    const outbound = new LineOutbound();
+    const lease = new AbortController();
+    const status = await TurnStatus.open(env, outbound, where, {
+      turnId: "turn-c",
+      resumed: false,
+      signal: lease.signal,
+    });
+    status.tool(toolActivity("web_search", {}))();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    lease.abort();
+    status.pause();
+    await status.end();
+    expect(outbound.removed).toEqual([]);
+    const taken = await StatusLine.open(env, outbound, where, "turn-c", true);
+    await taken?.remove();
+    expect(outbound.removed).toHaveLength(1);
+  });
+});
