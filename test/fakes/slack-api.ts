@@ -34,13 +34,20 @@ import {
   type FakeSlackIdentity,
   type FakeSlackMessage,
   type FakeSlackReaction,
+  type FakeSlackStream,
   type FakeSlackUser,
   FakeSlackWorkspace,
   type SlackArgs,
   type SlackResult,
 } from "./slack-workspace.ts";
 
-export { FAKE_SLACK, type FakeSlackMessage, type FakeSlackUser, type SlackResult };
+export {
+  FAKE_SLACK,
+  type FakeSlackMessage,
+  type FakeSlackStream,
+  type FakeSlackUser,
+  type SlackResult,
+};
 
 export interface RecordedCall {
   /** The Web API method, e.g. "chat.postMessage". */
@@ -140,6 +147,8 @@ export interface FakeSlackApi {
   users: Map<string, FakeSlackUser>;
   /** Messages the bot posted (and any added with `addMessage`), updated in place by edits. */
   messages: FakeSlackMessage[];
+  /** Streams the bot started (chat.startStream); the streamed messages are in `messages`. */
+  streams: FakeSlackStream[];
   reactions: FakeSlackReaction[];
   files: Map<string, FakeSlackFile>;
   /** Channels with members, for conversations.info/members and users.conversations; by id. */
@@ -184,7 +193,7 @@ export interface FakeSlackApi {
 }
 
 /** Arguments the WebClient JSON-encodes inside a form body. */
-const JSON_ARGS = ["blocks", "attachments", "metadata"];
+const JSON_ARGS = ["blocks", "attachments", "metadata", "chunks"];
 
 export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Promise<FakeSlackApi> {
   const {
@@ -318,6 +327,7 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
     calls,
     users: workspace.users,
     messages: workspace.messages,
+    streams: workspace.streams,
     reactions: workspace.reactions,
     files: workspace.files,
     channels: workspace.channels,

@@ -12,6 +12,7 @@ import { sectionMap, strictMap } from "../../core/config/section-map.ts";
  *   channels:
  *     C0123ABCD: { session: channel }
  *   answer_bots: false       # answer other bots' messages too
+ *   streaming: native        # Slack's streaming API where it applies (default), or edit
  * ```
  */
 export interface SlackConfig {
@@ -19,12 +20,18 @@ export interface SlackConfig {
   /** Per-channel overrides, by Slack channel id. */
   readonly channels: Readonly<Record<string, { readonly session: "thread" | "channel" }>>;
   readonly answerBots: boolean;
+  /**
+   * How answers stream: `native`, Slack's streaming API in threads (falling
+   * back to post-and-edit elsewhere); `edit`, post-and-edit everywhere.
+   */
+  readonly streaming: "native" | "edit";
 }
 
 export const DEFAULT_SLACK: SlackConfig = Object.freeze({
   session: "thread",
   channels: Object.freeze({}),
   answerBots: false,
+  streaming: "native",
 });
 
 const session = z.enum(["thread", "channel"], {
@@ -60,10 +67,16 @@ export const slackSection = sectionMap(
     answer_bots: z
       .boolean({ error: (iss) => `expected true or false, found ${describeValue(iss.input)}.` })
       .default(false),
+    streaming: z
+      .enum(["native", "edit"], {
+        error: (iss) =>
+          `expected native or edit, found ${describeValue(iss.input)}. It says whether answers stream with Slack's streaming API (native) or by posting and editing a message (edit).`,
+      })
+      .default("native"),
   },
   {
     takes:
-      "session:, channels: and answer_bots: (tokens stay in the environment: SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET, SLACK_APP_TOKEN)",
+      "session:, channels:, answer_bots: and streaming: (tokens stay in the environment: SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET, SLACK_APP_TOKEN)",
   },
 ).transform(
   (s): SlackConfig =>
@@ -71,6 +84,7 @@ export const slackSection = sectionMap(
       session: s.session,
       channels: Object.freeze(s.channels),
       answerBots: s.answer_bots,
+      streaming: s.streaming,
     }),
 );
 
