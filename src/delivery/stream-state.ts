@@ -14,6 +14,8 @@ export interface StreamRecord {
   readonly text?: string;
   /** Set when the message is a native stream (Slack's streaming API): it is finished, not edited. */
   readonly native?: boolean;
+  /** When (ms) a native stream was about to start: a run killed before recording its ref left one begun after it. */
+  readonly starting?: number;
 }
 
 /** A day: longer than any turn's retries. */
@@ -37,6 +39,7 @@ export class StreamState {
       ...(stored.ref ? { ref: stored.ref } : {}),
       ...(stored.text !== undefined ? { text: stored.text } : {}),
       ...(stored.native === "1" ? { native: true } : {}),
+      ...(stored.starting ? { starting: Number(stored.starting) } : {}),
     };
   }
 
@@ -51,6 +54,12 @@ export class StreamState {
     const key = this.#key(address, turnId);
     const fields = native ? { ref, text, native: "1" } : { ref, text };
     await this.redis.multi().hset(key, fields).pexpire(key, TTL_MS).exec();
+  }
+
+  /** Records that a native stream is about to start, before its start goes out. */
+  async starting(address: ConversationAddress, turnId: string, at: number): Promise<void> {
+    const key = this.#key(address, turnId);
+    await this.redis.multi().hset(key, "starting", String(at)).pexpire(key, TTL_MS).exec();
   }
 
   /** Records what the stream shows now (a Telegram draft has no ref, only this). */
@@ -104,11 +113,19 @@ export async function openTurnStream(
   recipient?: string,
 ): Promise<TurnStream> {
   const streams = new StreamState(env.inbox.redis, env.store.keys);
-  const stored: StreamRecord = resumed ? await streams.read(address, turnId) : {};
+  let stored: StreamRecord = resumed ? await streams.read(address, turnId) : {};
   const outbound = env.outbounds[address.platform];
   // The streamed message is the answer's first part, under that part's key.
   const key = partKey(turnId, 0);
   const options = { key, ...(recipient ? { recipient } : {}) };
+  if (stored.ref === undefined && stored.starting !== undefined) {
+    // The crashed run died while its stream was starting: the platform may have begun one.
+    const found = await outbound?.native?.find?.(target, stored.starting, options);
+    if (found !== undefined) {
+      await streams.posted(address, turnId, found, stored.text ?? "", true);
+      stored = { ...stored, ref: found, native: true };
+    }
+  }
   if (stored.ref !== undefined && stored.native) {
     // A crashed run's native stream: its delivery finishes it with the answer.
     const { ref } = stored;
@@ -118,7 +135,8 @@ export async function openTurnStream(
   }
   if (!outbound?.canEdit || !env.streamEditMs) return { streamer: undefined, ref: stored.ref };
   const native: NativeStream | undefined =
-    stored.ref === undefined ? outbound.native?.open(target, options) : undefined;
+    stored.ref === undefined ? await outbound.native?.open(target, options) : undefined;
+  if (native?.kind === "message") await streams.starting(address, turnId, Date.now());
   const streamer = new StreamingReply({
     outbound,
     target,

@@ -103,7 +103,7 @@ export interface StreamOptions {
  * post-and-edit, as on any platform.
  */
 export interface NativeStreaming {
-  open(target: DeliveryTarget, options: StreamOptions): NativeStream | undefined;
+  open(target: DeliveryTarget, options: StreamOptions): Promise<NativeStream | undefined>;
   /**
    * Brings a streamed message a crashed run left (its ref recorded in the
    * stream state) to `text` and ends its stream, whatever state it was left
@@ -111,6 +111,12 @@ export interface NativeStreaming {
    * second. Only for streams of kind `message`.
    */
   finish(target: DeliveryTarget, ref: string, text: string, options: StreamOptions): Promise<void>;
+  /**
+   * The stream a crashed run started at or after `since` (ms) without
+   * recording its ref: it died while the platform was answering the start.
+   * Undefined: there is none, or the platform cannot tell.
+   */
+  find?(target: DeliveryTarget, since: number, options: StreamOptions): Promise<string | undefined>;
 }
 
 /**

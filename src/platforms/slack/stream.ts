@@ -6,6 +6,7 @@ import type {
   StreamOptions,
 } from "../../ports/outbound.ts";
 import { toMrkdwn } from "./format.ts";
+import { answerNeighbours } from "./thread-messages.ts";
 
 /** How answers stream on Slack: its streaming API where Slack accepts it, or post-and-edit. */
 export type SlackStreaming = "native" | "edit";
@@ -29,7 +30,10 @@ export class SlackStreams implements NativeStreaming {
     private readonly mode: () => SlackStreaming,
   ) {}
 
-  open(target: DeliveryTarget, { key, recipient }: StreamOptions): NativeStream | undefined {
+  async open(
+    target: DeliveryTarget,
+    { key, recipient }: StreamOptions,
+  ): Promise<NativeStream | undefined> {
     const thread = target.thread;
     if (this.mode() !== "native" || !thread) return undefined;
     const dm = target.channel.startsWith("D");
@@ -58,6 +62,24 @@ export class SlackStreams implements NativeStreaming {
       this.client.chat.stopStream({ channel: target.channel, ts: ref, metadata: keyed(key) }),
     );
     await replace(this.client, target, ref, text, key);
+  }
+
+  /**
+   * The bot's message after the one it answers that carries no key: a
+   * stream whose start reached Slack while its worker died (a finished
+   * answer, a post or a stopped stream carries its key). Slack's own order
+   * (message ts) decides "after", not the worker's clock.
+   */
+  async find(target: DeliveryTarget): Promise<string | undefined> {
+    const after = target.replyTo ?? target.thread;
+    const found = (await answerNeighbours(this.client, target))?.find(
+      (m) =>
+        m.bot_id !== undefined &&
+        m.ts !== undefined &&
+        (after === undefined || Number(m.ts) > Number(after)) &&
+        m.metadata?.event_type !== "switchyard_reply",
+    );
+    return found?.ts;
   }
 }
 

@@ -26,7 +26,7 @@ export class TelegramDrafts implements NativeStreaming {
     private readonly mode: () => "native" | "edit" = () => "native",
   ) {}
 
-  open(target: DeliveryTarget, { key }: StreamOptions): NativeStream | undefined {
+  async open(target: DeliveryTarget, { key }: StreamOptions): Promise<NativeStream | undefined> {
     // A private chat's id is the person's user id, positive; groups' are negative.
     const chat = Number(target.channel);
     if (this.mode() !== "native" || !(chat > 0) || target.thread !== undefined) return undefined;
