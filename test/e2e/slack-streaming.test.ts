@@ -137,6 +137,32 @@ describe("Slack answers stream with Slack's streaming API", () => {
     expect(slack.callsTo("chat.postMessage")).toHaveLength(1);
   });
 
+  it("ends the stream with the text so far and the cut-short note when the turn is stopped", async () => {
+    const { pipe, slack, events } = await start("native");
+    const words = Array.from({ length: 60 }, (_, i) => `word${i}`).join(" ");
+    pipe.fake.script({ content: words, chunkDelayMs: 100 });
+    const mention = appMentionEvent({ text: `<@${FAKE_SLACK.botUserId}> go on and on` });
+    const ts = mention.ts as string;
+    await sendEvent(events, SLACK_SECRET, mention, { eventId: "Ev4" });
+    await slack.waitForCall("chat.appendStream", { timeoutMs: 15_000 });
+    const address = {
+      platform: "slack",
+      workspace: FAKE_SLACK.teamId,
+      channel: "C0GENERAL",
+      conversation: `C0GENERAL:${ts}`,
+    };
+    expect(await pipe.app.signals.send(address, "stop")).toBe(true);
+    await until(() => slack.streams.find((s) => s.stopped));
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const [shown] = visibleIn(slack, ts);
+    expect(visibleIn(slack, ts)).toHaveLength(1);
+    const [partial, note] = (shown ?? "").split("\n\n");
+    expect(note).toBe("_(stopped)_");
+    expect(words.startsWith(partial ?? "")).toBe(true);
+    expect(partial?.length).toBeLessThan(words.length);
+    expect(slack.callsTo("chat.postMessage")).toHaveLength(0);
+  });
+
   it("measures the Slack calls of a streamed 2,000-character answer, native against edits", async () => {
     const native = await streamLong("native");
     expect(visibleIn(native.slack, native.ts)).toEqual([LONG]);
