@@ -136,7 +136,6 @@ export async function openTurnStream(
   if (!outbound?.canEdit || !env.streamEditMs) return { streamer: undefined, ref: stored.ref };
   const native: NativeStream | undefined =
     stored.ref === undefined ? await outbound.native?.open(target, options) : undefined;
-  if (native?.kind === "message") await streams.starting(address, turnId, Date.now());
   const streamer = new StreamingReply({
     outbound,
     target,
@@ -145,6 +144,9 @@ export async function openTurnStream(
     ref: stored.ref,
     mayExist: resumed,
     native,
+    ...(native?.kind === "message"
+      ? { onStarting: () => streams.starting(address, turnId, Date.now()) }
+      : {}),
     onPosted: (ref, text) => streams.posted(address, turnId, ref, text, native !== undefined),
     onShown: (text) => streams.shown(address, turnId, text),
     ...(signal ? { signal } : {}),

@@ -13,6 +13,8 @@ export interface StreamingReplyOptions {
    * instead of posted and edited (see {@link NativeStream}).
    */
   readonly native?: NativeStream | undefined;
+  /** Called before a native stream's first append goes out (it may start a message). */
+  readonly onStarting?: (() => Promise<void>) | undefined;
   /** The message a crashed run of this turn already streamed into: edit it, post nothing. */
   readonly ref?: string | undefined;
   /**
@@ -54,6 +56,7 @@ export class StreamingReply {
   #timer: NodeJS.Timeout | undefined;
   #inFlight: Promise<void> = Promise.resolve();
   #closed = false;
+  #starting = false;
   readonly #o: StreamingReplyOptions;
   readonly #now: () => number;
 
@@ -111,6 +114,10 @@ export class StreamingReply {
       try {
         const native = this.#o.native;
         if (native) {
+          if (this.#ref === undefined && !this.#starting) {
+            this.#starting = true;
+            await this.#o.onStarting?.();
+          }
           const ref = await native.append(text);
           if (ref !== undefined && this.#ref === undefined) {
             this.#ref = ref;
