@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { SlackChannel } from "../../src/platforms/slack/channel.ts";
-import { loadSkills } from "../../src/runtime/skill-folders.ts";
 import { DEFAULT_SLACK } from "../../src/platforms/slack/config-section.ts";
+import { loadSkills } from "../../src/runtime/skill-folders.ts";
 import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
 import { appMentionEvent, messageEvent } from "../fakes/slack-requests.ts";
 import { type FakeSocketMode, startFakeSocketMode } from "../fakes/slack-socket.ts";
