@@ -22,6 +22,8 @@ export function targetOf(
 /** How the answer was shown so far and what goes with it. */
 export interface Shown {
   readonly streamRef?: string | undefined;
+  /** Ends a native stream (see TurnStream.finish): the first part finishes it instead of an edit. */
+  readonly finishStream?: ((text: string) => Promise<void>) | undefined;
   readonly resumed: boolean;
   /** Files the turn's tools made, sent after the text (see Checkpoint.files). */
   readonly files?: readonly ToolFileRecord[] | undefined;
@@ -35,7 +37,7 @@ export interface Shown {
  * out; every item carries an idempotency key, so one sent just before a
  * crash lands once. The last needs no record: the inbox trim that follows
  * clears the turn. A streamed answer's first part replaces the streamed
- * message by an edit.
+ * message by an edit, or finishes its native stream.
  */
 export function deliver(
   env: DeliveryEnvironment,
@@ -56,7 +58,7 @@ async function deliverParts(
   checkpoint: Checkpoint,
   pending: readonly InboundMessage[],
   answer: string,
-  { streamRef, resumed, files = [], activity }: Shown,
+  { streamRef, finishStream, resumed, files = [], activity }: Shown,
 ): Promise<void> {
   const outbound = env.outbounds[address.platform];
   if (!outbound) {
@@ -84,7 +86,8 @@ async function deliverParts(
         resumed,
       });
     } else if (i === 0 && streamRef !== undefined) {
-      await outbound.edit(target, streamRef, part);
+      if (finishStream) await finishStream(part);
+      else await outbound.edit(target, streamRef, part);
       ref = streamRef;
     } else {
       ref = await outbound.post(target, part, {

@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import type { ConversationAddress } from "../core/conversation.ts";
-import type { DeliveryTarget } from "../ports/outbound.ts";
+import type { DeliveryTarget, NativeStream } from "../ports/outbound.ts";
 import type { KeyScheme } from "../store/keys.ts";
 import { partKey } from "./delivery.ts";
 import type { DeliveryEnvironment } from "./delivery-environment.ts";
@@ -12,6 +12,10 @@ export interface StreamRecord {
   readonly ref?: string;
   /** The text it last showed, so a turn given up can finish it instead of abandoning it. */
   readonly text?: string;
+  /** Set when the message is a native stream (Slack's streaming API): it is finished, not edited. */
+  readonly native?: boolean;
+  /** When (ms) a native stream was about to start: a run killed before recording its ref left one begun after it. */
+  readonly starting?: number;
 }
 
 /** A day: longer than any turn's retries. */
@@ -34,16 +38,34 @@ export class StreamState {
     return {
       ...(stored.ref ? { ref: stored.ref } : {}),
       ...(stored.text !== undefined ? { text: stored.text } : {}),
+      ...(stored.native === "1" ? { native: true } : {}),
+      ...(stored.starting ? { starting: Number(stored.starting) } : {}),
     };
   }
 
-  async posted(address: ConversationAddress, turnId: string, ref: string, text: string) {
+  /** Records the streamed message's ref; a native stream's before anything more is appended to it. */
+  async posted(
+    address: ConversationAddress,
+    turnId: string,
+    ref: string,
+    text: string,
+    native = false,
+  ): Promise<void> {
     const key = this.#key(address, turnId);
-    await this.redis.multi().hset(key, { ref, text }).pexpire(key, TTL_MS).exec();
+    const fields = native ? { ref, text, native: "1" } : { ref, text };
+    await this.redis.multi().hset(key, fields).pexpire(key, TTL_MS).exec();
   }
 
+  /** Records that a native stream is about to start, before its start goes out. */
+  async starting(address: ConversationAddress, turnId: string, at: number): Promise<void> {
+    const key = this.#key(address, turnId);
+    await this.redis.multi().hset(key, "starting", String(at)).pexpire(key, TTL_MS).exec();
+  }
+
+  /** Records what the stream shows now (a Telegram draft has no ref, only this). */
   async shown(address: ConversationAddress, turnId: string, text: string): Promise<void> {
-    await this.redis.hset(this.#key(address, turnId), "text", text);
+    const key = this.#key(address, turnId);
+    await this.redis.multi().hset(key, "text", text).pexpire(key, TTL_MS).exec();
   }
 
   #key(address: ConversationAddress, turnId: string): string {
@@ -56,6 +78,13 @@ export interface TurnStream {
   readonly streamer: StreamingReply | undefined;
   /** The streamed message a crashed run of this turn left, if its post was recorded. */
   readonly ref: string | undefined;
+  /**
+   * Set when the streamed message is a native stream: ends it showing the
+   * answer's first part (or the cut-short partial), instead of an edit.
+   */
+  readonly finish?: ((text: string) => Promise<void>) | undefined;
+  /** Stops a native stream as it shows, for a turn that parks on an approval request. */
+  readonly pause?: (() => Promise<void>) | undefined;
 }
 
 /**
@@ -63,6 +92,14 @@ export interface TurnStream {
  * resumed turn goes on editing the message its crashed run streamed into, at
  * whatever step it stopped, and its first post looks the key up before
  * posting, for a post that reached the platform unrecorded.
+ *
+ * Where the platform streams natively ({@link Outbound.native}) the answer
+ * streams there instead. Its message's ref is recorded as soon as the stream
+ * starts, before anything more is appended; a resumed turn that finds one
+ * streams no more into it (what the crashed run appended last is unknown)
+ * and its delivery finishes it with the answer: one message either way. A
+ * Telegram draft leaves no message: the answer is posted after it, under the
+ * part's key, and a resumed turn streams on into the same draft.
  */
 export async function openTurnStream(
   env: Pick<DeliveryEnvironment, "inbox" | "store" | "outbounds" | "streamEditMs">,
@@ -72,22 +109,56 @@ export async function openTurnStream(
   resumed: boolean,
   /** The turn's lease; the stream stops once it is lost. */
   signal?: AbortSignal,
+  /** The person the answer is for: a Slack stream outside a DM names its recipient. */
+  recipient?: string,
 ): Promise<TurnStream> {
   const streams = new StreamState(env.inbox.redis, env.store.keys);
-  const stored = resumed ? await streams.read(address, turnId) : {};
+  let stored: StreamRecord = resumed ? await streams.read(address, turnId) : {};
   const outbound = env.outbounds[address.platform];
+  // The streamed message is the answer's first part, under that part's key.
+  const key = partKey(turnId, 0);
+  const options = { key, ...(recipient ? { recipient } : {}) };
+  if (stored.ref === undefined && stored.starting !== undefined) {
+    // The crashed run died while its stream was starting: the platform may have begun one.
+    const found = await outbound?.native?.find?.(target, stored.starting, options);
+    if (found !== undefined) {
+      await streams.posted(address, turnId, found, stored.text ?? "", true);
+      stored = { ...stored, ref: found, native: true };
+    }
+  }
+  if (stored.ref !== undefined && stored.native) {
+    // A crashed run's native stream: its delivery finishes it with the answer.
+    const { ref } = stored;
+    const finish = (text: string) =>
+      outbound?.native?.finish(target, ref, text, options) ?? Promise.resolve();
+    return { streamer: undefined, ref, finish };
+  }
   if (!outbound?.canEdit || !env.streamEditMs) return { streamer: undefined, ref: stored.ref };
+  const native: NativeStream | undefined =
+    stored.ref === undefined ? await outbound.native?.open(target, options) : undefined;
   const streamer = new StreamingReply({
     outbound,
     target,
-    // The streamed message is the answer's first part, under that part's key.
-    idempotencyKey: partKey(turnId, 0),
+    idempotencyKey: key,
     intervalMs: env.streamEditMs,
     ref: stored.ref,
     mayExist: resumed,
-    onPosted: (ref, text) => streams.posted(address, turnId, ref, text),
+    native,
+    ...(native?.kind === "message"
+      ? { onStarting: () => streams.starting(address, turnId, Date.now()) }
+      : {}),
+    onPosted: (ref, text) => streams.posted(address, turnId, ref, text, native !== undefined),
     onShown: (text) => streams.shown(address, turnId, text),
     ...(signal ? { signal } : {}),
   });
-  return { streamer, ref: stored.ref };
+  if (native?.kind !== "message") return { streamer, ref: stored.ref };
+  return {
+    streamer,
+    ref: stored.ref,
+    finish: (text) => native.finish(text),
+    pause: async () => {
+      await streamer.close();
+      await native.stop();
+    },
+  };
 }

@@ -1,5 +1,5 @@
 import { clip } from "../core/delivery/split.ts";
-import type { DeliveryTarget, Outbound } from "../ports/outbound.ts";
+import type { DeliveryTarget, NativeStream, Outbound } from "../ports/outbound.ts";
 
 export interface StreamingReplyOptions {
   readonly outbound: Outbound;
@@ -8,6 +8,13 @@ export interface StreamingReplyOptions {
   readonly idempotencyKey: string;
   /** At most one post or edit this often (ms). */
   readonly intervalMs: number;
+  /**
+   * The platform's own stream for this answer: text is appended to it
+   * instead of posted and edited (see {@link NativeStream}).
+   */
+  readonly native?: NativeStream | undefined;
+  /** Called before a native stream's first append goes out (it may start a message). */
+  readonly onStarting?: (() => Promise<void>) | undefined;
   /** The message a crashed run of this turn already streamed into: edit it, post nothing. */
   readonly ref?: string | undefined;
   /**
@@ -15,7 +22,10 @@ export interface StreamingReplyOptions {
    * recording the ref: the first post looks its key up before posting.
    */
   readonly mayExist?: boolean;
-  /** Called once with the message's ref and first text, so a resumed turn edits it instead of posting anew. */
+  /**
+   * Called once with the message's ref and first text, so a resumed turn edits
+   * it instead of posting anew; for a native stream, before anything more is appended.
+   */
   readonly onPosted: (ref: string, text: string) => Promise<void>;
   /** Called after each edit that landed, with the text it shows. */
   readonly onShown?: (text: string) => Promise<void>;
@@ -33,8 +43,10 @@ export interface StreamingReplyOptions {
  * edits that message, at most once per `intervalMs` (platforms rate-limit
  * edits: Slack about one a second per message, Telegram one a second per
  * chat). The newest text always wins; nothing is sent for text that was
- * overtaken while waiting. The final answer is not this class's job: the
- * turn's delivery edits the same message with it.
+ * overtaken while waiting. With a native stream (Slack's streaming API, a
+ * Telegram draft) the same text is appended to the stream instead, at the
+ * same pace. The final answer is not this class's job: the turn's delivery
+ * edits the same message with it, or finishes the stream.
  */
 export class StreamingReply {
   #ref: string | undefined;
@@ -44,6 +56,7 @@ export class StreamingReply {
   #timer: NodeJS.Timeout | undefined;
   #inFlight: Promise<void> = Promise.resolve();
   #closed = false;
+  #starting = false;
   readonly #o: StreamingReplyOptions;
   readonly #now: () => number;
 
@@ -99,7 +112,18 @@ export class StreamingReply {
       this.#lastSent = this.#now();
       const { outbound, target } = this.#o;
       try {
-        if (this.#ref === undefined) {
+        const native = this.#o.native;
+        if (native) {
+          if (this.#ref === undefined && !this.#starting) {
+            this.#starting = true;
+            await this.#o.onStarting?.();
+          }
+          const ref = await native.append(text);
+          if (ref !== undefined && this.#ref === undefined) {
+            this.#ref = ref;
+            await this.#o.onPosted(ref, text);
+          } else await this.#o.onShown?.(text);
+        } else if (this.#ref === undefined) {
           this.#ref = await outbound.post(target, text, {
             idempotencyKey: this.#o.idempotencyKey,
             mayExist: this.#o.mayExist ?? false,

@@ -9,6 +9,7 @@ import type {
   Outbound,
   OutgoingFile,
   PostOptions,
+  StreamOptions,
 } from "../ports/outbound.ts";
 
 /**
@@ -161,6 +162,15 @@ function lazyOutbound(traits: PlatformTraits, channel: () => Promise<Channel>): 
         throw new ChannelLoadError(`The ${traits.platform} channel cannot upload files.`);
       }
       return loaded.upload(target, file, options);
+    },
+    // A platform without native streaming answers "does not apply" and is never asked to finish one.
+    native: {
+      open: async (target: DeliveryTarget, options: StreamOptions) =>
+        (await outbound()).native?.open(target, options),
+      finish: async (target: DeliveryTarget, ref: string, text: string, options: StreamOptions) =>
+        (await outbound()).native?.finish(target, ref, text, options),
+      find: async (target: DeliveryTarget, since: number, options: StreamOptions) =>
+        (await outbound()).native?.find?.(target, since, options),
     },
   };
 }

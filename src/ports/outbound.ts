@@ -101,6 +101,66 @@ export interface Outbound {
   upload?(target: DeliveryTarget, file: OutgoingFile, options: DeliveryOptions): Promise<string>;
   /** Where the platform's files are, for the worker's fetcher; unset: files are named, not read. */
   readonly files?: FileSource;
+  /**
+   * The platform's own streaming (Slack's `chat.startStream`, Telegram's
+   * message drafts), used instead of post-and-edit where it applies. Unset:
+   * answers stream by post-and-edit everywhere.
+   */
+  readonly native?: NativeStreaming;
+}
+
+/** What a native stream is opened with: see {@link NativeStreaming.open}. */
+export interface StreamOptions {
+  /** The key of the answer's first part: the same in every run of the turn (a draft's id is derived from it). */
+  readonly key: string;
+  /** The person the answer is for (Slack streams to a recipient outside DMs). */
+  readonly recipient?: string;
+}
+
+/**
+ * A platform's native streaming. `open` answers `undefined` where it does not
+ * apply (a Slack channel message outside a thread, a Telegram group or
+ * topic, a setting that asks for edits): the answer then streams by
+ * post-and-edit, as on any platform.
+ */
+export interface NativeStreaming {
+  open(target: DeliveryTarget, options: StreamOptions): Promise<NativeStream | undefined>;
+  /**
+   * Brings a streamed message a crashed run left (its ref recorded in the
+   * stream state) to `text` and ends its stream, whatever state it was left
+   * in: still streaming, timed out, or already stopped. One message, never a
+   * second. Only for streams of kind `message`.
+   */
+  finish(target: DeliveryTarget, ref: string, text: string, options: StreamOptions): Promise<void>;
+  /**
+   * The stream a crashed run started at or after `since` (ms) without
+   * recording its ref: it died while the platform was answering the start.
+   * Undefined: there is none, or the platform cannot tell.
+   */
+  find?(target: DeliveryTarget, since: number, options: StreamOptions): Promise<string | undefined>;
+}
+
+/**
+ * One answer streaming natively. `kind` says what it leaves behind:
+ * `message`, a message that becomes the answer's first part once finished
+ * (Slack); `draft`, nothing (a Telegram draft is not a message): the answer
+ * is posted after it, as if nothing had streamed.
+ */
+export interface NativeStream {
+  readonly kind: "message" | "draft";
+  /**
+   * Shows `text`, the whole answer so far (the stream sends what is new).
+   * Returns the message's ref once one exists, so it is recorded before
+   * anything more is appended.
+   */
+  append(text: string): Promise<string | undefined>;
+  /**
+   * Ends the stream showing exactly `text`: the answer's first part, or the
+   * partial with the cut-short note. A draft ends with nothing to do.
+   */
+  finish(text: string): Promise<void>;
+  /** Ends the stream as it shows (a turn parked on an approval request); the answer later replaces it. */
+  stop(): Promise<void>;
 }
 
 /** Outbound ports by platform name. */

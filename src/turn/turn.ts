@@ -343,7 +343,16 @@ export class Turn {
     const status = outbound
       ? await TurnStatus.open(env, outbound, { address, target }, run)
       : undefined;
-    const stream = await openTurnStream(env, address, checkpoint.turnId, target, resumed, signal);
+    const recipient = pending.at(-1)?.user;
+    const stream = await openTurnStream(
+      env,
+      address,
+      checkpoint.turnId,
+      target,
+      resumed,
+      signal,
+      recipient,
+    );
     this.#capabilities = conversationCapabilities(env, address, this.state);
     // The streamed message is posted under this turn's id: the turn must be stored first.
     if (stream.streamer) await this.durable();
@@ -369,7 +378,10 @@ export class Turn {
           : undefined;
       result = await this.#ask(contract, approval, status, (text) => stream.streamer?.update(text));
       // The text streamed before the ask stays shown, whole, while the turn waits.
-      if (result.stop === "awaiting_approval") await stream.streamer?.flush();
+      if (result.stop === "awaiting_approval") {
+        await stream.streamer?.flush();
+        await stream.pause?.();
+      }
     } finally {
       status?.pause();
       watch?.done();
@@ -387,11 +399,13 @@ export class Turn {
       await status?.end(WAITING);
       return "asked";
     }
-    if (result.stop === "interrupted") await this.#markCutShort(streamRef, resumed);
+    const finishStream = stream.finish;
+    if (result.stop === "interrupted") await this.#markCutShort(streamRef, finishStream, resumed);
     else {
       const { files } = this.checkpoint;
       await deliver(env, address, this.checkpoint, pending, result.answer, {
         streamRef,
+        finishStream,
         resumed,
         files,
         ...(status ? { activity: (doing: Activity) => status.show(doing) } : {}),
@@ -659,20 +673,29 @@ export class Turn {
 
   /**
    * A turn a signal cut short shows it where it was showing its answer: the
-   * streamed partial is edited once to say so. A stopped turn with nothing
+   * streamed partial is edited once to say so (a native stream is finished
+   * with it; a Telegram draft's partial is posted). A stopped turn with nothing
    * shown says it stopped; an interrupted one says nothing, since the turn
    * that follows answers.
    */
-  async #markCutShort(streamRef: string | undefined, resumed: boolean): Promise<void> {
+  async #markCutShort(
+    streamRef: string | undefined,
+    finishStream: ((text: string) => Promise<void>) | undefined,
+    resumed: boolean,
+  ): Promise<void> {
     const { env, address } = this;
     const kind = this.#watch?.signal.reason === "stop" ? "stop" : "interrupt";
     const { turnId } = this.checkpoint;
-    const partial = streamRef
-      ? (await new StreamState(env.inbox.redis, env.store.keys).read(address, turnId)).text
-      : undefined;
+    // A Telegram draft records what it showed with no message: it is posted, cut short.
+    const partial = (await new StreamState(env.inbox.redis, env.store.keys).read(address, turnId))
+      .text;
     if (partial === undefined && kind === "interrupt") return;
     const text = partial !== undefined ? `${partial}\n\n${CUT_SHORT[kind]}` : "Stopped.";
-    await deliver(env, address, this.checkpoint, this.#pending, text, { streamRef, resumed });
+    await deliver(env, address, this.checkpoint, this.#pending, text, {
+      streamRef,
+      finishStream,
+      resumed,
+    });
   }
 
   /**

@@ -32,6 +32,11 @@ describe("Slack under a kill -9 loop", () => {
     const { counts, line } = await scenario.run();
     expect(counts.sent).toBe(CHAOS.messages);
     expect(verdict(counts), `${line}\n${counts.details.join("\n")}`).toEqual(CLEAN_VERDICT);
+    // Answers in threads streamed with Slack's streaming API (the default), not post-and-edit.
+    console.log(
+      `slack-kill streams: ${slack.fake.streams.length} started, ${slack.fake.callsTo("chat.postMessage").length} chat.postMessage`,
+    );
+    expect(slack.fake.streams.length).toBeGreaterThan(0);
   }, 150_000);
 });
 
@@ -59,14 +64,19 @@ describe("a turn killed again and again after its answer was delivered", () => {
         // delivers again, so each run is caught here once.
         "after the answer was delivered": () => {
           const address = platform.address(0);
+          // A post or edit shows its text; a stopped stream, the message it ended as.
+          const shows = (c: { method: string; args: Record<string, unknown> }) =>
+            c.method === "chat.stopStream"
+              ? (fake.messages.find((m) => m.ts === c.args.ts)?.text ?? "")
+              : String(c.args.text ?? "");
           const call = fake
             .inFlight()
             .find(
               (c) =>
                 c.appliedAt !== undefined &&
                 !killed.has(c) &&
-                hasTag(String(c.args.text ?? "")) &&
-                !isPartial(String(c.args.text ?? "")),
+                hasTag(shows(c)) &&
+                !isPartial(shows(c)),
             );
           if (!address || !call) return undefined;
           killed.add(call);

@@ -47,5 +47,10 @@ describe("Telegram under a kill -9 loop", () => {
     expect(verdict(counts, TELEGRAM_DOUBLES_PER_WINDOW_KILL * inWindow), why).toEqual(
       CLEAN_VERDICT,
     );
+    // Private chats stream as drafts (the default): no partial is ever a message.
+    console.log(
+      `telegram-kill drafts: ${telegram.fake.drafts.length} sendMessageDraft, ${telegram.fake.callsTo("editMessageText").length} editMessageText`,
+    );
+    expect(telegram.fake.drafts.length).toBeGreaterThan(0);
   }, 150_000);
 });

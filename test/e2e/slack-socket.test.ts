@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { SlackChannel } from "../../src/platforms/slack/channel.ts";
+import { DEFAULT_SLACK } from "../../src/platforms/slack/config-section.ts";
 import { loadSkills } from "../../src/runtime/skill-folders.ts";
 import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
 import { appMentionEvent, messageEvent } from "../fakes/slack-requests.ts";
@@ -36,7 +37,11 @@ async function start({ appToken = APP_TOKEN } = {}): Promise<Setup> {
     },
   });
   const socket = await startFakeSocketMode(slack, { appToken: APP_TOKEN, ackTimeoutMs: 3_000 });
-  const channel = fakeSlackChannel(slack, "socket", { appToken });
+  // The answer is read as mrkdwn, the edit path's; native streaming has its own file.
+  const channel = fakeSlackChannel(slack, "socket", {
+    appToken,
+    settings: () => ({ ...DEFAULT_SLACK, streaming: "edit" }),
+  });
   const skills = await loadSkills({ global: [], workspaces: {} });
   const pipe = await startPipeline({ tools, outbounds: { slack: channel.outbound }, skills });
   // Closing the pipeline before BullMQ's connections are ready leaves ioredis

@@ -44,7 +44,10 @@ async function start(
       U0ADMIN: { name: "admin", real_name: "Ada Admin", is_admin: true },
     },
   });
-  const channel = fakeSlackChannel(slack, "http", settings ? { settings } : {});
+  // These cases read answers as mrkdwn, the edit path's; native streaming has its own file.
+  const edits = () => ({ ...DEFAULT_SLACK, streaming: "edit" as const });
+  const chosen = settings ?? (config ? undefined : edits);
+  const channel = fakeSlackChannel(slack, "http", chosen ? { settings: chosen } : {});
   const skills = await loadSkills({ global: [], workspaces: {} });
   const pipe = await startPipeline({ tools, outbounds: { slack: channel.outbound }, skills });
   await channel.start(channelRuntime(pipe, tools, { skills, ...(config ? { config } : {}) }));

@@ -1,5 +1,6 @@
 import type { Update } from "grammy/types";
 import { describe, expect, it } from "vitest";
+import { DEFAULT_TELEGRAM } from "../../src/platforms/telegram/config-section.ts";
 import { SKIPPED_MESSAGE_REPLY } from "../../src/platforms/telegram/skipped-update.ts";
 import { ADA, ALICE, BOB, BOT, TEAM, useTelegram } from "../fakes/telegram-setup.ts";
 import { until } from "../support/channels.ts";
@@ -140,7 +141,11 @@ describe("the Telegram channel on a real grammY bot, by long polling", () => {
   });
 
   it("streams an answer by editing one message, which ends as the whole answer", async () => {
-    const { telegram, pipe } = await start({ streamEditMs: 300 });
+    // Private chats stream as drafts by default (telegram-drafts.test.ts); this is the edit path.
+    const { telegram, pipe } = await start({
+      streamEditMs: 300,
+      channel: { settings: () => ({ ...DEFAULT_TELEGRAM, streaming: "edit" }) },
+    });
     const answer = Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ");
     pipe.fake.script({ content: `**Stream:** ${answer}`, chunkDelayMs: 40 });
     telegram.userSends({ chat: ALICE.id, from: ALICE, text: "stream it" });

@@ -35,6 +35,7 @@ import {
   type FakeSlackIdentity,
   type FakeSlackMessage,
   type FakeSlackReaction,
+  type FakeSlackStream,
   type FakeSlackUser,
   FakeSlackWorkspace,
   type SlackArgs,
@@ -45,6 +46,7 @@ export {
   FAKE_SLACK,
   type FakeAssistantThread,
   type FakeSlackMessage,
+  type FakeSlackStream,
   type FakeSlackUser,
   type SlackResult,
 };
@@ -147,6 +149,8 @@ export interface FakeSlackApi {
   users: Map<string, FakeSlackUser>;
   /** Messages the bot posted (and any added with `addMessage`), updated in place by edits. */
   messages: FakeSlackMessage[];
+  /** Streams the bot started (chat.startStream); the streamed messages are in `messages`. */
+  streams: FakeSlackStream[];
   reactions: FakeSlackReaction[];
   files: Map<string, FakeSlackFile>;
   /** Channels with members, for conversations.info/members and users.conversations; by id. */
@@ -198,7 +202,7 @@ export interface FakeSlackApi {
 }
 
 /** Arguments the WebClient JSON-encodes inside a form body. */
-const JSON_ARGS = ["blocks", "attachments", "metadata", "prompts"];
+const JSON_ARGS = ["blocks", "attachments", "metadata", "prompts", "chunks"];
 
 export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Promise<FakeSlackApi> {
   const {
@@ -332,6 +336,7 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
     calls,
     users: workspace.users,
     messages: workspace.messages,
+    streams: workspace.streams,
     reactions: workspace.reactions,
     files: workspace.files,
     channels: workspace.channels,

@@ -60,6 +60,16 @@ export interface FakeSlackMessage {
   display_as_bot?: boolean;
 }
 
+/** A stream the bot started (chat.startStream): where, to whom, and how it went. */
+export interface FakeSlackStream {
+  channel: string;
+  ts: string;
+  recipient: string | undefined;
+  team: string | undefined;
+  appends: number;
+  stopped: boolean;
+}
+
 /** A channel a test declares; channels it never declares still take posts, as before. */
 export interface FakeSlackChannel {
   name: string;
@@ -127,6 +137,10 @@ export class FakeSlackWorkspace {
   readonly channels = new Map<string, FakeSlackChannel>();
   /** Assistant pane threads, by `channel:thread_ts`. */
   readonly assistantThreads = new Map<string, FakeAssistantThread>();
+  /** Every stream started, in order, with its recipient and how often it was appended to. */
+  readonly streams: FakeSlackStream[] = [];
+  /** `channel:ts` of the messages still streaming. */
+  private readonly streaming = new Set<string>();
   private clock: number;
 
   constructor(
@@ -187,22 +201,60 @@ export class FakeSlackWorkspace {
         permalink: `https://${this.identity.teamDomain}.slack.com/archives/${args.channel}/${id}`,
       };
     },
-    // chat.startStream / appendStream / stopStream back Bolt's `sayStream()`.
+    // chat.startStream / appendStream / stopStream, as Slack's method references
+    // describe them (and Bolt's `sayStream()`, the SDK's ChatStreamer, call them):
+    // the streamed message is a reply in a thread, to a recipient outside a DM;
+    // text comes as `markdown_text` or `markdown_text` chunks; a message takes
+    // appends until it is stopped, then answers message_not_in_streaming_state.
     "chat.startStream": (args) => {
-      if (!args.thread_ts) return fail("invalid_arguments");
-      return this.post({ ...args, text: args.markdown_text ?? "" });
+      if (!args.channel || !args.thread_ts) return fail("invalid_arguments");
+      const dm = String(args.channel).startsWith("D");
+      if (!dm && (!args.recipient_user_id || !args.recipient_team_id)) {
+        return fail("invalid_arguments");
+      }
+      const text = streamedText(args);
+      if (text === undefined) return fail("invalid_arguments");
+      const posted = this.post({ ...args, text, unfurl_links: false });
+      if (posted.ok === false) return posted;
+      this.streaming.add(`${posted.channel}:${posted.ts}`);
+      this.streams.push({
+        channel: String(posted.channel),
+        ts: String(posted.ts),
+        recipient: args.recipient_user_id,
+        team: args.recipient_team_id,
+        appends: 0,
+        stopped: false,
+      });
+      return { channel: posted.channel, ts: posted.ts };
     },
     "chat.appendStream": (args) => {
+      if (!args.channel || !args.ts) return fail("invalid_arguments");
+      const text = streamedText(args);
+      if (!text) return fail("invalid_arguments");
       const message = this.find(args.channel, args.ts);
       if (!message) return fail("message_not_found");
-      message.text = (message.text + (args.markdown_text ?? "")).slice(0, SLACK_TEXT_LIMIT);
+      if (!this.streaming.has(`${args.channel}:${args.ts}`)) {
+        return fail("message_not_in_streaming_state");
+      }
+      message.text = (message.text + text).slice(0, SLACK_TEXT_LIMIT);
+      const stream = this.streamOf(args.channel, args.ts);
+      if (stream) stream.appends++;
       return { channel: args.channel, ts: args.ts };
     },
     "chat.stopStream": (args) => {
+      if (!args.channel || !args.ts) return fail("invalid_arguments");
       const message = this.find(args.channel, args.ts);
       if (!message) return fail("message_not_found");
-      message.text = (message.text + (args.markdown_text ?? "")).slice(0, SLACK_TEXT_LIMIT);
+      if (!this.streaming.delete(`${args.channel}:${args.ts}`)) {
+        return fail("message_not_in_streaming_state");
+      }
+      const invalid = validateBlocks(args.blocks);
+      if (invalid) return invalid;
+      message.text = (message.text + (streamedText(args) ?? "")).slice(0, SLACK_TEXT_LIMIT);
       if (Array.isArray(args.blocks)) message.blocks = args.blocks;
+      if (args.metadata) message.metadata = args.metadata;
+      const stream = this.streamOf(args.channel, args.ts);
+      if (stream) stream.stopped = true;
       return { channel: args.channel, ts: args.ts, message: wire(message) };
     },
     "conversations.replies": (args) => {
@@ -336,6 +388,10 @@ export class FakeSlackWorkspace {
     return pane;
   }
 
+  private streamOf(channel: string, ts: string): FakeSlackStream | undefined {
+    return this.streams.find((s) => s.channel === channel && s.ts === ts);
+  }
+
   private channelWire(id: string, channel: FakeSlackChannel): SlackResult {
     return {
       id,
@@ -445,6 +501,20 @@ export class FakeSlackWorkspace {
         r.user === reaction.user,
     );
   }
+}
+
+/**
+ * The text a stream call carries: `markdown_text`, or the text of its
+ * `markdown_text` chunks (the SDK's ChatStreamer sends chunks); undefined
+ * when it carries neither, "" for chunks of other kinds only.
+ */
+function streamedText(args: SlackArgs): string | undefined {
+  if (typeof args.markdown_text === "string") return args.markdown_text;
+  if (!Array.isArray(args.chunks)) return undefined;
+  return args.chunks
+    .filter((c: SlackResult) => c?.type === "markdown_text" && typeof c.text === "string")
+    .map((c: SlackResult) => c.text as string)
+    .join("");
 }
 
 /** The message as Slack sends it: without the fake's `channel` bookkeeping. */

@@ -23,7 +23,13 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { BotCommand, Message, Update, User } from "grammy/types";
 import { listenLocal, readBytes } from "./local-server.ts";
 import { isMultipart } from "./multipart.ts";
-import { ChatBook, type FakeChat, type Params, type StoredMessage } from "./telegram-chats.ts";
+import {
+  ChatBook,
+  type FakeChat,
+  type Params,
+  type StoredDraft,
+  type StoredMessage,
+} from "./telegram-chats.ts";
 import {
   BotApiError,
   postUpdate,
@@ -33,7 +39,7 @@ import {
 } from "./telegram-updates.ts";
 import { type HeldFile, multipartParams, uploadMethods } from "./telegram-uploads.ts";
 
-export type { FakeChat, StoredMessage } from "./telegram-chats.ts";
+export type { FakeChat, StoredDraft, StoredMessage } from "./telegram-chats.ts";
 
 export const FAKE_TELEGRAM = {
   token: "7000000001:AAFakeTokenForSwitchyardTests_x9Yk2LmNoPqR",
@@ -96,6 +102,8 @@ export interface FakeTelegram {
   readonly calls: RecordedTelegramCall[];
   /** Every message in every chat, people's and the bot's, the bot's as last edited. */
   readonly messages: readonly StoredMessage[];
+  /** Every draft the bot streamed (sendMessageDraft), in order; drafts are not messages. */
+  readonly drafts: readonly StoredDraft[];
   readonly deliveries: readonly WebhookDelivery[];
   /** Updates Telegram still holds (not confirmed by an offset or a webhook's 2xx). */
   readonly pending: readonly Update[];
@@ -196,6 +204,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
     sendMessage: (p) => book.sendMessage(p),
     ...uploadMethods(book, files),
     editMessageText: (p) => book.editMessageText(p),
+    sendMessageDraft: (p) => book.sendMessageDraft(p),
     deleteMessage: (p) => book.deleteMessage(p),
     sendChatAction: (p) => {
       if (!CHAT_ACTIONS.has(String(p.action))) {
@@ -301,6 +310,9 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
     calls,
     get messages() {
       return book.messages;
+    },
+    get drafts() {
+      return book.drafts;
     },
     deliveries: queue.deliveries,
     get pending() {

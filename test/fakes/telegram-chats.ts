@@ -46,6 +46,16 @@ export type Params = Record<string, any>;
 
 export const TEXT_LIMIT = 4_096;
 
+/** A draft the bot streamed (sendMessageDraft): shown to the person, never a message. */
+export interface StoredDraft {
+  chat: number;
+  draft_id: number;
+  message_thread_id?: number;
+  /** The draft's text as parsed ("" shows Telegram's "Thinking…" placeholder). */
+  text: string;
+  at: number;
+}
+
 /** The fake bot's user id (FAKE_TELEGRAM.bot.id): the bot is in every chat it has not left. */
 const BOT_ID = 7_000_000_001;
 
@@ -53,6 +63,8 @@ export class ChatBook {
   readonly chats = new Map<number, FakeChat>();
   /** Every message, in the order sent. */
   readonly messages: StoredMessage[] = [];
+  /** Every draft the bot sent, in order: kept apart, since a draft is not a message. */
+  readonly drafts: StoredDraft[] = [];
   /** Commands by scope: "default" or "chat:<id>". */
   readonly commands = new Map<string, BotCommand[]>();
   readonly #topics = new Map<number, Set<number>>();
@@ -191,6 +203,36 @@ export class ChatBook {
     if (markup) message.reply_markup = markup;
     else delete message.reply_markup;
     return message;
+  }
+
+  /**
+   * Streams a draft into a private chat, checked as the Bot API checks
+   * `sendMessageDraft`: a private chat the bot is in, a non-zero integer
+   * `draft_id`, text of at most 4,096 characters after entity parsing (empty
+   * allowed: "Thinking…"), a topic that exists. The draft is recorded, not stored as a message.
+   */
+  sendMessageDraft(p: Params): true {
+    const chat = this.chat(p.chat_id);
+    if (chat.type !== "private") {
+      throw new BotApiError(400, "Bad Request: message drafts can be sent to private chats only");
+    }
+    const draftId = Number(p.draft_id);
+    if (p.draft_id === undefined || !Number.isInteger(draftId) || draftId === 0) {
+      throw new BotApiError(400, "Bad Request: draft_id must be a non-zero integer");
+    }
+    if (p.message_thread_id !== undefined) this.checkThread(chat.id, p.message_thread_id);
+    const raw = p.text ?? "";
+    const text = raw === "" ? "" : formatted(raw, p.parse_mode).text;
+    this.drafts.push({
+      chat: chat.id,
+      draft_id: draftId,
+      ...(p.message_thread_id !== undefined
+        ? { message_thread_id: Number(p.message_thread_id) }
+        : {}),
+      text,
+      at: Date.now(),
+    });
+    return true;
   }
 
   deleteMessage(p: Params): true {

@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { InboundMessage } from "../../src/core/conversation.ts";
 import { Inbox } from "../../src/store/inbox.ts";
@@ -31,12 +34,22 @@ afterEach(async () => {
   setup = undefined;
 });
 
+/** A config file choosing how the workers stream on Slack. */
+function streamingConfig(streaming: "native" | "edit"): string {
+  const file = join(mkdtempSync(join(tmpdir(), "crashstream-")), "switchyard.yaml");
+  writeFileSync(file, `slack:\n  streaming: ${streaming}\n`);
+  return file;
+}
+
 async function start(
   fake: FakeOpenAI,
   count = 2,
   fromSlack?: (path: string) => number,
+  // These cases watch post-and-edit; "a Slack worker killed while its native stream runs" the API.
+  streaming: "native" | "edit" = "edit",
 ): Promise<Setup> {
-  const slack = await startFakeSlackApi();
+  // Message timestamps on the wall clock, as Slack's are: a lost stream is looked for by when it began.
+  const slack = await startFakeSlackApi({ startTs: Math.floor(Date.now() / 1_000) });
   const proxy = fromSlack
     ? await startLatencyProxy({ target: slack.origin, fromFake: fromSlack })
     : undefined;
@@ -47,6 +60,7 @@ async function start(
       SLACK_BOT_TOKEN: FAKE_SLACK.botToken,
       SLACK_SIGNING_SECRET: "unused-by-workers",
       SLACK_API_URL: proxy ? `${proxy.url}/api/` : slack.url,
+      SWITCHYARD_CONFIG: streamingConfig(streaming),
     },
     count,
   );
@@ -211,4 +225,58 @@ describe("a Slack worker killed while its answer streams", () => {
     // The conversation moved on: nothing left in its inbox, no turn in progress.
     expect(await new Inbox(s.crash.redis, s.crash.store.keys).idle(mention)).toBe(true);
   }, 180_000);
+});
+
+describe("a Slack worker killed while its native stream runs", () => {
+  /** The streams' calls that reached Slack, and the one message the thread must end with. */
+  const streamCalls = (slack: FakeSlackApi) =>
+    slack.calls.filter((c) => c.method.startsWith("chat.") && c.method.endsWith("Stream"));
+
+  it("leaves one message: the resumed worker finishes the recorded stream with the whole answer", async () => {
+    let asked = 0;
+    const fake = await startFakeOpenAI({
+      responder: () => ({ content: ANSWER, chunkDelayMs: ++asked === 1 ? 400 : 0 }),
+    });
+    const s = await start(fake, 2, undefined, "native");
+    await enqueue(s);
+    // An append follows the start only once the stream's ts is recorded.
+    await s.slack.waitForCall("chat.appendStream", { timeoutMs: 20_000 });
+    await s.crash.killLeaseHolder(mention);
+    await until(() => (asked === 2 ? true : undefined), 30_000);
+    await until(() => (botMessages(s.slack).includes(ANSWER) ? true : undefined), 30_000);
+    await settled(s);
+    expect(botMessages(s.slack)).toEqual([ANSWER]);
+    // One stream, ended; no message posted beside it.
+    expect(s.slack.streams).toHaveLength(1);
+    expect(s.slack.streams[0]?.stopped).toBe(true);
+    expect(s.slack.callsTo("chat.postMessage")).toHaveLength(0);
+    expect(streamCalls(s.slack).filter((c) => c.method === "chat.startStream")).toHaveLength(1);
+  }, 120_000);
+
+  it("also when the kill lands after Slack started the stream but before its ts was recorded", async () => {
+    let asked = 0;
+    const fake = await startFakeOpenAI({
+      responder: () => ({ content: ANSWER, chunkDelayMs: ++asked === 1 ? 400 : 0 }),
+    });
+    // Slack starts the stream at once but its answer takes 3 s to come back: the kill lands in between.
+    let slow = true;
+    const s = await start(
+      fake,
+      2,
+      (path) => {
+        if (!path.includes("chat.startStream") || !slow) return 0;
+        slow = false;
+        return 3_000;
+      },
+      "native",
+    );
+    await enqueue(s);
+    await until(() => (s.slack.messages.some((m) => m.bot_id) ? true : undefined), 20_000);
+    await s.crash.killLeaseHolder(mention);
+    await until(() => (botMessages(s.slack).includes(ANSWER) ? true : undefined), 30_000);
+    await settled(s);
+    expect(botMessages(s.slack)).toEqual([ANSWER]);
+    expect(s.slack.streams).toHaveLength(1);
+    expect(s.slack.streams[0]?.stopped).toBe(true);
+  }, 120_000);
 });

@@ -118,7 +118,10 @@ export async function slackChaos(
       "post in flight": () => {
         for (const call of fake.inFlight()) {
           if (!WRITES.has(call.method) || call.appliedAt === undefined) continue;
-          if (!hasTag(String(call.args.text ?? call.args.markdown_text ?? ""))) continue;
+          const chunks = Array.isArray(call.args.chunks)
+            ? call.args.chunks.map((c: { text?: string }) => c.text ?? "").join("")
+            : "";
+          if (!hasTag(String(call.args.text ?? call.args.markdown_text ?? chunks))) continue;
           const thread = threadOfCall(call.args);
           if (thread) return { address: addressOf(thread), kind: "post in flight" };
         }

@@ -125,7 +125,11 @@ export async function telegramChaos(
         const now = Date.now();
         const writing = new Set(
           telegram.calls
-            .filter((c) => WRITES.has(c.method) && (c.answeredAt ?? now) > now - QUIET_MS)
+            .filter(
+              (c) =>
+                (WRITES.has(c.method) || c.method === "sendMessageDraft") &&
+                (c.answeredAt ?? now) > now - QUIET_MS,
+            )
             .map((c) => Number(c.params.chat_id)),
         );
         for (const c of opened) {
@@ -133,6 +137,12 @@ export async function telegramChaos(
           if (writing.has(chat)) continue;
           const partial = telegram.botMessages(chat).find((m) => isPartial(m.text ?? ""));
           if (partial) return { address: addressOf(chat), kind: "while streaming" };
+          // A draft (private chats stream as drafts) shows part of an answer not yet sent.
+          const bot = telegram.botMessages(chat).at(-1);
+          const draft = telegram.drafts.filter((d) => d.chat === chat).at(-1);
+          if (draft && isPartial(draft.text) && draft.at > (bot?.date ?? 0) * 1_000) {
+            return { address: addressOf(chat), kind: "while streaming" };
+          }
         }
         return undefined;
       },

@@ -85,7 +85,7 @@ describe("parseConfig", () => {
       access: DEFAULT_ACCESS,
       limits: DEFAULT_LIMITS,
       plugins: [],
-      slack: { session: "thread", channels: {}, answerBots: false },
+      slack: { session: "thread", channels: {}, answerBots: false, streaming: "native" },
       discord: DEFAULT_DISCORD,
       telegram: DEFAULT_TELEGRAM,
       memory: DEFAULT_MEMORY,
@@ -503,13 +503,26 @@ describe("the slack section", () => {
       session: "thread",
       channels: {},
       answerBots: false,
+      streaming: "native",
     });
     expect(
       parseConfig(
         "slack:\n  session: channel\n  channels:\n    C0123: { session: thread }\n  answer_bots: true\n",
         "s.yaml",
       ).slack,
-    ).toEqual({ session: "channel", channels: { C0123: { session: "thread" } }, answerBots: true });
+    ).toEqual({
+      session: "channel",
+      channels: { C0123: { session: "thread" } },
+      answerBots: true,
+      streaming: "native",
+    });
+  });
+
+  it("chooses native or edit streaming, and names a wrong value", () => {
+    expect(parseConfig("slack:\n  streaming: edit\n", "s.yaml").slack.streaming).toBe("edit");
+    expect(() => parseConfig("slack:\n  streaming: live\n", "s.yaml")).toThrow(
+      /expected native or edit, found "live"/,
+    );
   });
 
   it("names a channel given by name instead of id, and keeps tokens out of the file", () => {

@@ -21,6 +21,7 @@ const socket = parse(readRepoFile("deploy/slack/manifest.socket-mode.yaml"));
 /** The WebClient's own helpers, and the Web API methods each of them calls. */
 const HELPERS: Record<string, string[]> = {
   filesUploadV2: ["files.getUploadURLExternal", "files.completeUploadExternal"],
+  chatStream: ["chat.startStream", "chat.appendStream", "chat.stopStream"],
 };
 
 /** Every `client.<family>.<method>(` call in the Slack channel's source, e.g. "chat.postMessage". */

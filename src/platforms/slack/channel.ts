@@ -47,6 +47,7 @@ export class SlackChannel implements Channel {
     this.outbound = new SlackOutbound(
       this.client,
       new SlackFiles(this.client, options.botToken, options.apiUrl),
+      () => this.#settings().streaming,
     );
     this.directory = new SlackDirectory(this.client);
     this.#botUserId = options.botUserId ?? "";

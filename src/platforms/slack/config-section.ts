@@ -15,6 +15,7 @@ import { type SlackAssistantConfig, slackAssistantSection } from "./assistant-co
  *   answer_bots: false       # answer other bots' messages too
  *   assistant:               # the assistant pane's suggested prompts (assistant-config.ts)
  *     prompts: [{ title: What can you do?, message: What can you help me with? }]
+ *   streaming: native        # Slack's streaming API where it applies (default), or edit
  * ```
  */
 export interface SlackConfig {
@@ -24,12 +25,18 @@ export interface SlackConfig {
   readonly answerBots: boolean;
   /** The assistant pane's suggested prompts; unset: one per enabled skill. */
   readonly assistant?: SlackAssistantConfig;
+  /**
+   * How answers stream: `native`, Slack's streaming API in threads (falling
+   * back to post-and-edit elsewhere); `edit`, post-and-edit everywhere.
+   */
+  readonly streaming: "native" | "edit";
 }
 
 export const DEFAULT_SLACK: SlackConfig = Object.freeze({
   session: "thread",
   channels: Object.freeze({}),
   answerBots: false,
+  streaming: "native",
 });
 
 const session = z.enum(["thread", "channel"], {
@@ -66,10 +73,16 @@ export const slackSection = sectionMap(
       .boolean({ error: (iss) => `expected true or false, found ${describeValue(iss.input)}.` })
       .default(false),
     assistant: slackAssistantSection.optional(),
+    streaming: z
+      .enum(["native", "edit"], {
+        error: (iss) =>
+          `expected native or edit, found ${describeValue(iss.input)}. It says whether answers stream with Slack's streaming API (native) or by posting and editing a message (edit).`,
+      })
+      .default("native"),
   },
   {
     takes:
-      "session:, channels:, answer_bots: and assistant: (tokens stay in the environment: SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET, SLACK_APP_TOKEN)",
+      "session:, channels:, answer_bots:, assistant: and streaming: (tokens stay in the environment: SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET, SLACK_APP_TOKEN)",
   },
 ).transform(
   (s): SlackConfig =>
@@ -78,6 +91,7 @@ export const slackSection = sectionMap(
       channels: Object.freeze(s.channels),
       answerBots: s.answer_bots,
       ...(s.assistant ? { assistant: s.assistant } : {}),
+      streaming: s.streaming,
     }),
 );
 

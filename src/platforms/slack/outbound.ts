@@ -10,6 +10,7 @@ import type {
 import { PlatformOutbound } from "../platform-outbound.ts";
 import { controlBlocks } from "./control-blocks.ts";
 import { toMrkdwn } from "./format.ts";
+import { type SlackStreaming, SlackStreams } from "./stream.ts";
 import { answerNeighbours } from "./thread-messages.ts";
 import { SLACK_TRAITS } from "./traits.ts";
 import { uploadToSlack } from "./upload.ts";
@@ -27,13 +28,18 @@ import { uploadToSlack } from "./upload.ts";
 export class SlackOutbound extends PlatformOutbound {
   /** Files people shared, by `url_private_download`, for the worker's fetcher. */
   readonly files: FileSource | undefined;
+  /** Slack's streaming API, where it applies and the setting asks for it (stream.ts). */
+  readonly native: SlackStreams;
 
   constructor(
     private readonly client: WebClient,
     files?: FileSource,
+    /** The `slack:` setting `streaming:`, read per answer; default native. */
+    streaming: () => SlackStreaming = () => "native",
   ) {
     super(SLACK_TRAITS);
     this.files = files;
+    this.native = new SlackStreams(client, streaming);
   }
 
   async post(

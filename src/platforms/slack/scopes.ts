@@ -28,6 +28,9 @@ export const SLACK_METHODS: Readonly<Record<string, SlackMethodNeed>> = {
   "auth.test": { scopes: [], why: "the bot's own user and workspace" },
   "chat.postMessage": { scopes: ["chat:write"], why: "answers" },
   "chat.update": { scopes: ["chat:write"], why: "edits while an answer streams" },
+  "chat.startStream": { scopes: ["chat:write"], why: "streaming an answer in a thread" },
+  "chat.appendStream": { scopes: ["chat:write"], why: "streaming an answer in a thread" },
+  "chat.stopStream": { scopes: ["chat:write"], why: "finishing a streamed answer" },
   "chat.postEphemeral": {
     scopes: ["chat:write"],
     why: "telling only the clicker what came of an approval click",

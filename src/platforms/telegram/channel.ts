@@ -62,6 +62,7 @@ export class TelegramChannel implements Channel {
       options.token,
       undefined,
       () => this.options.apiRoot ?? this.#settings().apiRoot,
+      () => this.#settings().streaming ?? "native",
     );
   }
 

@@ -14,6 +14,7 @@ import { sectionMap } from "../../core/config/section-map.ts";
  *   webhook_url: https://bot.example.com/telegram   # TELEGRAM_WEBHOOK_URL
  *   api_root: http://localhost:8081                  # TELEGRAM_API_ROOT (a local Bot API server)
  *   conversation: topic      # each forum topic is its own conversation (default), or chat
+ *   streaming: native        # drafts in private chats (default), or edit: post-and-edit everywhere
  * ```
  */
 export interface TelegramConfig {
@@ -24,11 +25,17 @@ export interface TelegramConfig {
   readonly apiRoot?: string;
   /** `topic`: a forum topic is its own conversation; `chat`: the whole chat is one. */
   readonly conversation: "topic" | "chat";
+  /**
+   * How answers stream in private chats: `native` (unset), into a draft
+   * (`sendMessageDraft`) and then posted once; `edit`, by posting and editing
+   * a message, as in groups and topics.
+   */
+  readonly streaming?: "native" | "edit";
 }
 
 export const DEFAULT_TELEGRAM: TelegramConfig = Object.freeze({ conversation: "topic" });
 
-const KEYS = "mode:, webhook_url:, api_root: and conversation:";
+const KEYS = "mode:, webhook_url:, api_root:, conversation: and streaming:";
 
 /** An http(s) URL, without the trailing slashes that would break grammY's `apiRoot`. */
 function httpUrl(what: string, example: string) {
@@ -69,6 +76,12 @@ export const telegramSection = sectionMap(
           `expected topic or chat, found ${describeValue(iss.input)}. It says whether a forum topic or the whole chat is one conversation.`,
       })
       .default("topic"),
+    streaming: z
+      .enum(["native", "edit"], {
+        error: (iss) =>
+          `expected native or edit, found ${describeValue(iss.input)}. It says whether answers in private chats stream as drafts (native) or by posting and editing a message (edit).`,
+      })
+      .optional(),
   },
   {
     takes: `${KEYS} (the token and the webhook secret stay in the environment: TELEGRAM_BOT_TOKEN, TELEGRAM_WEBHOOK_SECRET)`,
@@ -80,6 +93,7 @@ export const telegramSection = sectionMap(
       ...(t.webhook_url !== undefined ? { webhookUrl: t.webhook_url } : {}),
       ...(t.api_root !== undefined ? { apiRoot: t.api_root } : {}),
       conversation: t.conversation,
+      ...(t.streaming !== undefined ? { streaming: t.streaming } : {}),
     }),
 );
 

@@ -12,6 +12,7 @@ import type {
 import { PlatformOutbound } from "../platform-outbound.ts";
 import { describeTelegramError, isTelegramError } from "./api.ts";
 import { ChatPacer } from "./chat-pacer.ts";
+import { TelegramDrafts } from "./draft.ts";
 import { TelegramFiles } from "./files.ts";
 import { escapeHtml, toTelegramHtml } from "./format.ts";
 import { splitTelegramHtml, visibleText } from "./html-split.ts";
@@ -37,7 +38,8 @@ export class TelegramSetupError extends Error {
  * replies to the message they answer, converted from markdown to Telegram
  * HTML. Edits (streaming) are paced per chat; 429s are waited out by the
  * API's auto-retry. Telegram has no nonce, so the {@link SentLedger}
- * remembers which message each idempotency key became.
+ * remembers which message each idempotency key became. In private chats an
+ * answer streams into a draft first (draft.ts), which is no message at all.
  */
 export class TelegramOutbound extends PlatformOutbound {
   #ledger: SentLedger | undefined;
@@ -45,6 +47,8 @@ export class TelegramOutbound extends PlatformOutbound {
   readonly #pacer: ChatPacer;
   /** Files people sent, by `file_id`, for the worker's fetcher. */
   readonly files: TelegramFiles;
+  /** Streamed drafts in private chats (draft.ts); groups and topics stream by edits. */
+  readonly native: TelegramDrafts;
 
   constructor(
     private readonly api: () => Api,
@@ -53,10 +57,18 @@ export class TelegramOutbound extends PlatformOutbound {
     editIntervalMs = 1_000,
     /** The Bot API root (a local server, a test's fake); unset: the cloud Bot API. */
     apiRoot: () => string | undefined = () => undefined,
+    /** The `telegram:` setting `streaming:`, read per answer; default native (drafts). */
+    streaming: () => "native" | "edit" = () => "native",
   ) {
     super(TELEGRAM_TRAITS);
     this.#pacer = new ChatPacer(editIntervalMs);
     this.files = new TelegramFiles(api, token, apiRoot);
+    this.native = new TelegramDrafts(
+      api,
+      this.#pacer,
+      (text) => renderParts(text)[0] as string,
+      streaming,
+    );
   }
 
   /**

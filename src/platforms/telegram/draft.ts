@@ -1,0 +1,57 @@
+import { createHash } from "node:crypto";
+import type { Api } from "grammy";
+import type {
+  DeliveryTarget,
+  NativeStream,
+  NativeStreaming,
+  StreamOptions,
+} from "../../ports/outbound.ts";
+import type { ChatPacer } from "./chat-pacer.ts";
+
+/**
+ * Telegram's streamed drafts (`sendMessageDraft`): in a private chat the
+ * answer streams into a draft, which is not a message, and the whole answer
+ * is then posted once with `sendMessage` under the send ledger. A worker
+ * killed mid-stream leaves nothing behind to double, and the run that
+ * resumes the turn streams on into the same draft: its id comes from the
+ * answer's key. Groups and forum topics stream by post-and-edit.
+ */
+export class TelegramDrafts implements NativeStreaming {
+  constructor(
+    private readonly api: () => Api,
+    private readonly pacer: ChatPacer,
+    /** An answer's text as the Telegram HTML of its first message. */
+    private readonly render: (markdown: string) => string,
+    /** The `telegram:` setting `streaming:`; `edit` streams by post-and-edit everywhere. */
+    private readonly mode: () => "native" | "edit" = () => "native",
+  ) {}
+
+  async open(target: DeliveryTarget, { key }: StreamOptions): Promise<NativeStream | undefined> {
+    // A private chat's id is the person's user id, positive; groups' are negative.
+    const chat = Number(target.channel);
+    if (this.mode() !== "native" || !(chat > 0) || target.thread !== undefined) return undefined;
+    const draftId = draftIdOf(key);
+    return {
+      kind: "draft",
+      append: async (text) => {
+        await this.pacer.wait(target.channel);
+        await this.api().sendMessageDraft(chat, draftId, this.render(text), {
+          parse_mode: "HTML",
+        });
+        return undefined;
+      },
+      // The answer's sendMessage takes the draft's place; nothing is left to end.
+      finish: async () => {},
+      stop: async () => {},
+    };
+  }
+
+  /** Drafts leave no message: there is never a crashed run's stream to finish. */
+  async finish(): Promise<void> {}
+}
+
+/** A draft id for an answer's key: the same in every run of the turn, non-zero, within 31 bits. */
+export function draftIdOf(key: string): number {
+  const id = createHash("sha256").update(key).digest().readUInt32BE(0) & 0x7fff_ffff;
+  return id === 0 ? 1 : id;
+}
