@@ -65,8 +65,14 @@ describe("the Slack status line on the real Bolt app and WebClient", () => {
     expect(statuses.every((c) => c.args.thread_ts === mention.ts)).toBe(true);
     expect(statuses.every((c) => c.args.channel_id === mention.channel)).toBe(true);
     // Cleared after the answer went out, and the query never shown.
-    // The answer lands by its last post or edit (streamed: the post is a preview, edited to the answer).
-    const answered = [...slack.callsTo("chat.postMessage"), ...slack.callsTo("chat.update")]
+    // The answer lands by its last post, edit or stream call (natively streamed in a thread: stopStream).
+    const answered = [
+      ...slack.callsTo("chat.postMessage"),
+      ...slack.callsTo("chat.update"),
+      ...slack.callsTo("chat.startStream"),
+      ...slack.callsTo("chat.appendStream"),
+      ...slack.callsTo("chat.stopStream"),
+    ]
       .sort((a, b) => a.at - b.at)
       .at(-1);
     expect(slack.messages.filter((m) => m.bot_id).map((m) => m.text)).toEqual([
