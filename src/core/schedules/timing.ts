@@ -1,4 +1,6 @@
-import { parseExpression } from "cron-parser";
+// BullMQ's own cron parser (its dependency), so a pattern means here what it means to the job scheduler.
+// A CommonJS module: its functions come off the default export under Node's ESM.
+import cronParser from "cron-parser";
 import { IANAZone } from "luxon";
 import { ScheduleInputError } from "./errors.ts";
 
@@ -20,6 +22,8 @@ export const MIN_EVERY_MS = 1_000;
 
 /** Ticks counted past this are not counted one by one: "more than 1000 missed" is enough to say. */
 export const MAX_COUNTED_TICKS = 1_000;
+
+const { parseExpression } = cronParser;
 
 const UNITS: Readonly<Record<string, number>> = {
   s: 1_000,
