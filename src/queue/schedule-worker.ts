@@ -241,5 +241,5 @@ export function scheduledMessage(
 
 /** What the owner reads when a schedule pauses itself. */
 export function pausedNotice(schedule: Schedule, reason: string): string {
-  return `Schedule "${schedule.id}" is paused: ${reason} Once that is fixed, resume it with /schedule resume ${schedule.id}.`;
+  return `Schedule "${schedule.id}" is paused: ${reason} It will not run again until it is resumed.`;
 }
