@@ -26,3 +26,4 @@ export {
   type Timing,
   ticksBetween,
 } from "./timing.ts";
+export { parseWhen } from "./when.ts";
