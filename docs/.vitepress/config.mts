@@ -75,6 +75,7 @@ export default defineConfig({
           { text: "Shutdown and failures", link: "/operate/failures" },
           { text: "Metrics, logs and traces", link: "/operate/observability" },
           { text: "The operator console", link: "/operate/console" },
+          { text: "Schedules", link: "/operate/schedules" },
           { text: "Outgrowing one Redis", link: "/operate/redis" },
         ],
       },

@@ -59,6 +59,12 @@ export interface InboundMessage extends ConversationAddress {
   readonly time: number;
   /** When the inbox took it, on this side's clock (set by the queue; the quiet window reads it). */
   readonly receivedAt?: number;
+  /**
+   * Set when no person wrote it: a schedule's tick (its id, the tick it runs
+   * for, the earlier ticks it stands for). `user` is then the schedule's
+   * owner, whose access, limits and budgets the turn uses.
+   */
+  readonly scheduled?: { readonly id: string; readonly tick: number; readonly missed: number };
   /** The W3C trace context of the message's ingress (`traceparent`), set by the queue when tracing is on. */
   readonly trace?: Readonly<Record<string, string>>;
 }

@@ -43,6 +43,9 @@ const inboundSchema = z.object({
   eventId: addressPart,
   messageRef: addressPart.optional(),
   time: z.number().finite(),
+  scheduled: z
+    .object({ id: z.string().max(64), tick: z.number().finite(), missed: z.number().int().min(0) })
+    .optional(),
   trace: z.record(z.string().max(64), z.string().max(512)).optional(),
 });
 

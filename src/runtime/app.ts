@@ -10,16 +10,20 @@ import { queueBehaviourFor, type SwitchyardConfig } from "../core/config/index.t
 import type { ConversationAddress } from "../core/conversation.ts";
 import { type LoggerPort, silentLogger, WarnOnce } from "../core/logger.ts";
 import type { ToolRegistry } from "../core/tools/registry.ts";
+import { IngressGate } from "../ingress/access/gate.ts";
 import { EMPTY_CONFIG } from "../platforms/config.ts";
 import { consoleOutbox } from "../platforms/terminal/console-channel.ts";
 import type { Outbound } from "../ports/outbound.ts";
 import type { Outbox } from "../ports/outbox.ts";
 import { ApprovalDesk } from "../queue/approval-desk.ts";
 import { ConversationQueue } from "../queue/queue.ts";
+import { type ScheduleGate, ScheduleWorker } from "../queue/schedule-worker.ts";
+import { Schedules, scheduleQueue } from "../queue/schedules.ts";
 import { TurnWorker, type TurnWorkerOptions } from "../queue/turn-worker.ts";
 import { Inbox } from "../store/inbox.ts";
 import { createStore, type Store } from "../store/index.ts";
 import { RedisFactory } from "../store/redis/redis-factory.ts";
+import { ScheduleStore } from "../store/schedule-store.ts";
 import { FileReader, RedisToolFiles, type Transcriber } from "../tools/attachments/index.ts";
 import { ReminderWorker } from "../tools/reminders/index.ts";
 import type { ContractSources, SkillSources } from "../turn/contract.ts";
@@ -106,6 +110,8 @@ export interface Switchyard {
   readonly redis: Redis;
   readonly worker?: TurnWorker;
   readonly reminders?: ReminderWorker;
+  /** Takes schedule ticks and queues their runs (in a process that runs turns). */
+  readonly schedules?: ScheduleWorker;
   /** Stop and interrupt signals for running turns (`/stop`), from any process. */
   readonly signals: TurnSignals;
   /** Records decisions on approval requests (clicks, `/approve`) and wakes their turns, from any process. */
@@ -266,12 +272,39 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       logger,
     });
     reminders.start();
-    return { worker, workerConnection, reminders, remindersConnection };
+    const scheduled = await startSchedules();
+    return { worker, workerConnection, reminders, remindersConnection, ...scheduled };
+  }
+
+  /**
+   * Schedules: the config's are made so (every worker does it at start, and
+   * they agree), and ticks become messages from each schedule's owner,
+   * through the access gate and into the queue like any other message.
+   */
+  async function startSchedules() {
+    const schedulesConnection = factory.create("schedules");
+    const schedules = new Schedules(
+      scheduleQueue(schedulesConnection, prefix),
+      new ScheduleStore(redis, store.keys),
+    );
+    await schedules.sync(config().schedules);
+    const scheduleWorker = new ScheduleWorker({
+      connection: schedulesConnection,
+      prefix,
+      schedules,
+      enqueue: queue,
+      gate: scheduleGate(new IngressGate({ store, config })),
+      outbounds,
+      logger,
+    });
+    scheduleWorker.start();
+    return { scheduleWorker, schedules, schedulesConnection };
   }
 
   const workers = runsTurns ? await startWorkers() : undefined;
   const worker = workers?.worker;
   const reminders = workers?.reminders;
+  const scheduleWorker = workers?.scheduleWorker;
   return {
     store,
     queue,
@@ -279,6 +312,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     redis,
     ...(worker ? { worker } : {}),
     ...(reminders ? { reminders } : {}),
+    ...(scheduleWorker ? { schedules: scheduleWorker } : {}),
     signals,
     approvals,
     sources,
@@ -288,7 +322,9 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       // Closing connections BullMQ is still opening leaves their commands rejected unhandled.
       await worker?.waitUntilReady().catch(() => {});
       await reminders?.worker.waitUntilReady().catch(() => {});
-      await Promise.all([worker?.close(), reminders?.close()]);
+      await scheduleWorker?.worker.waitUntilReady().catch(() => {});
+      await Promise.all([worker?.close(), reminders?.close(), scheduleWorker?.close()]);
+      await workers?.schedules.queue.close();
       await queue.close();
       await signals.close();
       await Promise.allSettled([
@@ -297,7 +333,31 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         queueConnection.quit(),
         workers?.workerConnection.quit(),
         workers?.remindersConnection.quit(),
+        workers?.schedulesConnection.quit(),
       ]);
     },
+  };
+}
+
+/**
+ * The gate a scheduled run passes, as a message from its owner: refused
+ * entry pauses the schedule (it will not pass by itself); a limit or a
+ * spent budget skips only this run.
+ */
+function scheduleGate(gate: IngressGate): ScheduleGate {
+  return async (message) => {
+    const admitted = await gate.admit(message);
+    if (admitted.kind === "refused") {
+      return {
+        kind: "refused",
+        pause: true,
+        reason: `its owner ${message.user} is not let into this conversation any more (${admitted.reason}).`,
+      };
+    }
+    const metered = await gate.meter(message);
+    if (metered.kind === "refused") {
+      return { kind: "refused", pause: false, reason: metered.reason };
+    }
+    return { kind: "pass" };
   };
 }

@@ -12,6 +12,7 @@ export type SchemeKeyKind =
   | "outbox"
   | "memory"
   | "reminders"
+  | "schedules"
   | "channel-state"
   | (typeof PLATFORM_KEY_KINDS)[number]
   | "legacy-queue";
@@ -29,6 +30,7 @@ const TAGS: ReadonlyArray<readonly [RegExp, SchemeKeyKind]> = [
   [/^\{mem:[^{}]+\}/, "memory"],
   [/^\{rem:[^{}]+\}/, "reminders"],
   [/^\{reminders\}/, "reminders"],
+  [/^\{schedules\}/, "schedules"],
 ];
 
 /**

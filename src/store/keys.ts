@@ -23,16 +23,24 @@ import {
   legacyQueuePrefix,
   queueLayoutsKey,
   reminderQueuePrefix,
+  scheduleQueuePrefix,
   turnQueuePrefix,
 } from "./queue-keys.ts";
-import { type NoteKeys, noteKeys, type ReminderKeys, reminderKeys } from "./tool-keys.ts";
+import {
+  type NoteKeys,
+  noteKeys,
+  type ReminderKeys,
+  reminderKeys,
+  type ScheduleKeys,
+  scheduleKeys,
+} from "./tool-keys.ts";
 
 /** The prefix every Switchyard key starts with unless configured otherwise. */
 export const DEFAULT_PREFIX = "sy";
 
 export type { ChannelStateKeys, CommandRegistrationKeys } from "./channel-keys.ts";
 export type * from "./key-types.ts";
-export type { NoteKeys, ReminderKeys } from "./tool-keys.ts";
+export type { NoteKeys, ReminderKeys, ScheduleKeys } from "./tool-keys.ts";
 
 /**
  * Where everything lives in Redis. Keys are grouped by a Redis Cluster hash
@@ -340,6 +348,16 @@ export class KeyScheme {
   /** BullMQ's prefix for the reminder queue: one queue, one slot of its own. */
   reminderQueuePrefix(): string {
     return reminderQueuePrefix(this.prefix);
+  }
+
+  /** Every schedule's record and the id set. See {@link ScheduleKeys}. */
+  schedules(): ScheduleKeys {
+    return scheduleKeys(this.prefix);
+  }
+
+  /** BullMQ's prefix for the schedule tick queue: one queue, one slot of its own. */
+  scheduleQueuePrefix(): string {
+    return scheduleQueuePrefix(this.prefix);
   }
 
   /** The HASH of the shard counts in use (see {@link queueLayoutsKey}). */

@@ -32,6 +32,11 @@ export function reminderQueuePrefix(prefix: string): string {
   return `${prefix}:{q:reminders}`;
 }
 
+/** BullMQ's prefix for the schedule tick queue: one queue, one slot of its own. */
+export function scheduleQueuePrefix(prefix: string): string {
+  return `${prefix}:{q:schedules}`;
+}
+
 /**
  * The HASH of the shard counts in use (count -> when a process last said it
  * uses it), so workers can find and drain the queues of a count no longer

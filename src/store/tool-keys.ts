@@ -60,3 +60,31 @@ export function reminderKeys(prefix: string): ReminderKeys {
 function personTag(prefix: string, kind: "mem" | "rem", owner: PersonRef): string {
   return `${prefix}:{${kind}:${[owner.platform, owner.workspace, owner.user].map(encodeURIComponent).join(":")}}`;
 }
+
+/**
+ * The keys of schedules besides their BullMQ queue, all in the `{schedules}`
+ * slot so one script reads a schedule's record and the id set together.
+ * Running deployments hold schedules under this layout: never change it.
+ */
+export interface ScheduleKeys {
+  /** SET: every schedule id, e.g. "sy:{schedules}:ids". */
+  readonly ids: string;
+  /** STRING: the last number handed to a schedule made in chat (`s<n>`). */
+  readonly seq: string;
+  /**
+   * HASH: one schedule's definition (`def`, JSON; `timing`, JSON) and state
+   * (`covered`, `runs`, `claim_job`, `claim_tick`, `claim_missed`,
+   * `last_run`, `paused`, `paused_at`, `ended`), e.g. "sy:{schedules}:schedule:standup".
+   */
+  record(id: string): string;
+}
+
+/** The schedule keys under `prefix` (see {@link ScheduleKeys}). */
+export function scheduleKeys(prefix: string): ScheduleKeys {
+  const tag = `${prefix}:{schedules}`;
+  return {
+    ids: `${tag}:ids`,
+    seq: `${tag}:seq`,
+    record: (id) => `${tag}:schedule:${encodeURIComponent(id)}`,
+  };
+}

@@ -98,6 +98,7 @@ export {
 } from "./redis-address.ts";
 export { DEFAULT_REDIS, type RedisConfig } from "./redis-section.ts";
 export { DEFAULT_REMINDERS, type RemindersConfig } from "./reminders-section.ts";
+export { NO_SCHEDULES, type SchedulesConfig } from "./schedules-section.ts";
 export { type ConfigFormat, defineConfigFormat, type SwitchyardConfig } from "./schema.ts";
 export { configTooLarge, MAX_CONFIG_BYTES } from "./size.ts";
 export { NO_SKILL_FOLDERS, type SkillFolders } from "./skill-folders-section.ts";

@@ -34,6 +34,7 @@ import { NO_PLUGINS, type PluginsConfig, pluginsSection } from "./plugins-sectio
 import { DEFAULT_QUEUE, type QueueConfig, queueSection } from "./queue-section.ts";
 import { DEFAULT_REDIS, type RedisConfig, redisSection } from "./redis-section.ts";
 import { DEFAULT_REMINDERS, type RemindersConfig, remindersSection } from "./reminders-section.ts";
+import { NO_SCHEDULES, type SchedulesConfig, schedulesSection } from "./schedules-section.ts";
 import { section } from "./section-map.ts";
 import {
   NO_SKILL_FOLDERS,
@@ -84,6 +85,8 @@ export interface SwitchyardConfig extends PlatformConfigs {
   readonly memory: MemoryConfig;
   /** The reminder tools' default zone and limits. */
   readonly reminders: RemindersConfig;
+  /** Turns the bot gives itself on a timing (see `schedules-section.ts`). */
+  readonly schedules: SchedulesConfig;
   /** `web_search`'s provider and `fetch_url`'s limits and address policy. */
   readonly web: WebConfig;
   /** MCP servers, each a tool family `mcp:<server>`, and their timeouts. */
@@ -149,6 +152,7 @@ const LEADING_SECTIONS = {
 const TRAILING_SECTIONS = {
   memory: section(memorySection),
   reminders: section(remindersSection),
+  schedules: z.preprocess((value) => value ?? [], schedulesSection),
   web: section(webSection),
   mcp: section(mcpSection),
   model: section(modelSection),
@@ -212,6 +216,7 @@ export function defineConfigFormat(platforms: PlatformSections): ConfigFormat {
           ...platformsOf(config),
           memory: config.memory,
           reminders: config.reminders,
+          schedules: config.schedules,
           web: config.web,
           mcp: config.mcp,
           model: config.model,
@@ -240,6 +245,7 @@ export function defineConfigFormat(platforms: PlatformSections): ConfigFormat {
     ...platformsOf(Object.fromEntries(known.map((p) => [p.name, p.defaults]))),
     memory: DEFAULT_MEMORY,
     reminders: DEFAULT_REMINDERS,
+    schedules: NO_SCHEDULES,
     web: DEFAULT_WEB,
     mcp: DEFAULT_MCP,
     model: DEFAULT_MODEL_SECTION,

@@ -15,6 +15,7 @@ import { describeTopology } from "./redis-topology.ts";
  * - `worker`: BullMQ's workers (each duplicates it for its blocking reads).
  * - `reminders`: the reminder worker, separate so a burst of reminders never
  *   queues behind turns.
+ * - `schedules`: the schedule tick queue and its worker, for the same reason.
  * - `reader`: a client that blocks on `XREAD` (the console).
  * - `tools`: memory and reminder tools; connects on first use.
  * - `check`: the startup check's client, kept open to watch the link.
@@ -26,6 +27,7 @@ export type ConnectionRole =
   | "queue"
   | "worker"
   | "reminders"
+  | "schedules"
   | "reader"
   | "tools"
   | "signals";

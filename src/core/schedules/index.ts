@@ -1,0 +1,29 @@
+export { ScheduleDataError, ScheduleInputError } from "./errors.ts";
+export { decideRun, type RunDecision } from "./run-decision.ts";
+export {
+  type CatchUp,
+  checkSchedule,
+  decodeSchedule,
+  encodeSchedule,
+  MAX_PROMPT,
+  SCHEDULE_ID,
+  type Schedule,
+  type ScheduledRun,
+  type ScheduleOwner,
+  type ScheduleTarget,
+  scheduledEventId,
+  scheduledText,
+} from "./schedule.ts";
+export {
+  canonicalZone,
+  cronTiming,
+  describeTiming,
+  MAX_COUNTED_TICKS,
+  MIN_EVERY_MS,
+  nextRuns,
+  parseEvery,
+  type TickSpan,
+  type Timing,
+  ticksBetween,
+} from "./timing.ts";
+export { parseWhen } from "./when.ts";

@@ -1,0 +1,90 @@
+import { afterAll, describe, expect, it } from "vitest";
+import type { InboundMessage } from "../../src/core/conversation.ts";
+import type { Schedule } from "../../src/core/schedules/index.ts";
+import { ConversationQueue } from "../../src/queue/queue.ts";
+import { type ScheduleGate, ScheduleWorker } from "../../src/queue/schedule-worker.ts";
+import { Schedules, scheduleQueue } from "../../src/queue/schedules.ts";
+import { Inbox } from "../../src/store/inbox.ts";
+import { KeyScheme } from "../../src/store/keys.ts";
+import { ScheduleStore } from "../../src/store/schedule-store.ts";
+import { RecordingOutbound } from "../support/recording-outbound.ts";
+import { connectRedis, deleteKeysUnder, uniquePrefix } from "../support/redis.ts";
+
+const schedule: Schedule = {
+  id: "every-second",
+  target: {
+    platform: "slack",
+    workspace: "T1",
+    channel: "C1",
+    conversation: "1700.1",
+    thread: "1700.1",
+    kind: "group",
+  },
+  prompt: "Say tick.",
+  timing: { kind: "cron", pattern: "* * * * * *", tz: "UTC" },
+  owner: { user: "U1" },
+  catchUp: "one",
+  origin: "chat",
+};
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("a schedule whose owner is no longer let in", () => {
+  const redis = connectRedis({ maxRetriesPerRequest: null });
+  const workerConnection = connectRedis({ maxRetriesPerRequest: null });
+  const prefix = uniquePrefix("schedule-pause");
+  const keys = new KeyScheme(prefix);
+  const schedules = new Schedules(scheduleQueue(redis, prefix), new ScheduleStore(redis, keys));
+  const queue = new ConversationQueue(new Inbox(redis, keys), { prefix });
+  const outbound = new RecordingOutbound();
+  const asked: InboundMessage[] = [];
+  const gate: ScheduleGate = async (message) => {
+    asked.push(message);
+    return { kind: "refused", pause: true, reason: "its owner U1 left the allowlist." };
+  };
+  const worker = new ScheduleWorker({
+    connection: workerConnection,
+    prefix,
+    schedules,
+    enqueue: queue,
+    gate,
+    outbounds: { slack: outbound },
+  });
+
+  afterAll(async () => {
+    await worker.close();
+    await schedules.queue.close();
+    await queue.close();
+    await deleteKeysUnder(redis, prefix);
+    redis.disconnect();
+    workerConnection.disconnect();
+  });
+
+  it("is paused with the reason, the owner told once in the target, and nothing queued", async () => {
+    await schedules.define(schedule);
+    worker.start();
+    const deadline = Date.now() + 20_000;
+    while (asked.length === 0 && Date.now() < deadline) await sleep(50);
+    // Ticks keep coming every second; a paused schedule takes none of them.
+    await sleep(3_000);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatchObject({
+      user: "U1",
+      kind: "group",
+      thread: "1700.1",
+      scheduled: { id: "every-second", missed: 0 },
+    });
+    expect(asked[0]?.eventId).toBe(`schedule:every-second:${asked[0]?.scheduled?.tick}`);
+    const state = await schedules.store.get("every-second");
+    expect(state?.paused?.reason).toBe("its owner U1 left the allowlist.");
+    expect(state?.runs).toBe(1);
+    const posts = outbound.calls.filter((c) => c.kind === "post");
+    expect(posts.map((p) => [p.text, p.target.thread])).toEqual([
+      [
+        'Schedule "every-second" is paused: its owner U1 left the allowlist. It will not run again until it is resumed.',
+        "1700.1",
+      ],
+    ]);
+    expect(await queue.idle(schedule.target)).toBe(true);
+  }, 40_000);
+});
