@@ -10,8 +10,10 @@ import { queueBehaviourFor, type SwitchyardConfig } from "../core/config/index.t
 import type { ConversationAddress } from "../core/conversation.ts";
 import { type LoggerPort, silentLogger, WarnOnce } from "../core/logger.ts";
 import type { ToolRegistry } from "../core/tools/registry.ts";
+import { FeedbackDesk } from "../ingress/feedback-desk.ts";
 import { EMPTY_CONFIG } from "../platforms/config.ts";
 import { consoleOutbox } from "../platforms/terminal/console-channel.ts";
+import type { Vote } from "../ports/feedback.ts";
 import type { Outbound } from "../ports/outbound.ts";
 import type { Outbox } from "../ports/outbox.ts";
 import { ApprovalDesk } from "../queue/approval-desk.ts";
@@ -82,7 +84,11 @@ export interface SwitchyardOptions {
   /** Outbound ports by platform; `console` is always the app's Redis outbox. */
   readonly outbounds?: Readonly<Record<string, Outbound>>;
   readonly logger?: LoggerPort;
-  readonly observe?: TurnObserver & { queueWait?(ms: number): void };
+  readonly observe?: TurnObserver & {
+    queueWait?(ms: number): void;
+    /** A person's vote on an answer changed (a first vote or a change of mind). */
+    feedback?(vote: Vote, previous: Vote | undefined): void;
+  };
   /** How tools under `ask` wait for a person; the config's `approvals:` section by default. */
   readonly approvals?: ApprovalOptions;
 }
@@ -110,6 +116,8 @@ export interface Switchyard {
   readonly signals: TurnSignals;
   /** Records decisions on approval requests (clicks, `/approve`) and wakes their turns, from any process. */
   readonly approvals: ApprovalDesk;
+  /** Records votes on answers (👍 / 👎, `/good`, `/bad`) and "what was wrong?", from any process. */
+  readonly feedback: FeedbackDesk;
   /** What a conversation's contract is read from: the turns read it, and so do `/tools`, `/skills` and the console. */
   readonly sources: ContractSources;
   /** How a conversation takes messages that arrive during a turn: the turns follow it, `/queue` shows it. */
@@ -206,6 +214,11 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     config,
     ...(options.approvals?.policy ? { policy: options.approvals.policy } : {}),
   });
+  const feedbackObserver = options.observe?.feedback;
+  const feedback = new FeedbackDesk({
+    store: store.feedback,
+    ...(feedbackObserver ? { onVote: (vote, previous) => feedbackObserver(vote, previous) } : {}),
+  });
   const signals = new TurnSignals(redis, signalsConnection, store.keys, logger, (address) =>
     approvals.cancel(address),
   );
@@ -281,6 +294,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     ...(reminders ? { reminders } : {}),
     signals,
     approvals,
+    feedback,
     sources,
     queueBehaviour,
     stopTurn: (address) => signals.send(address, "stop"),

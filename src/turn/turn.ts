@@ -383,6 +383,18 @@ export class Turn {
         streamRef,
         resumed,
         files,
+        // Only a final answer is rated: not a step-limit note or an error reply.
+        ...(result.stop === "answer"
+          ? {
+              rated: {
+                contractHash: contract.hash,
+                model: this.choices.model ?? env.model ?? "default",
+                promptTokens: result.usage.promptTokens,
+                cachedTokens: result.usage.cachedTokens,
+                completionTokens: result.usage.completionTokens,
+              },
+            }
+          : {}),
       });
     }
     noteTurnEnd(contract.hash, result);
@@ -392,6 +404,7 @@ export class Turn {
       outcome: result.stop,
       ms: Date.now() - started,
       contractChanged: (await this.#contractChanged) ?? false,
+      turnId: this.checkpoint.turnId,
     });
     this.#consumed = this.checkpoint.inboxCount;
     if (reachedModel) this.#spent = spentOn(result, this.choices);

@@ -3,6 +3,7 @@ import type { FileSource } from "../../ports/file-source.ts";
 import type {
   DeliveryOptions,
   DeliveryTarget,
+  EditOptions,
   OutgoingFile,
   PostOptions,
 } from "../../ports/outbound.ts";
@@ -71,15 +72,22 @@ export class SlackOutbound extends PlatformOutbound {
   }
 
   /**
-   * Replaces the text and drops any buttons: Slack keeps a message's blocks
-   * through an update that sends none, so an empty list is sent to remove them.
+   * Replaces the text and drops any buttons but the edit's own: Slack keeps a
+   * message's blocks through an update that sends none, so an empty list is
+   * sent to remove them.
    */
-  async edit(target: DeliveryTarget, ref: string, text: string): Promise<void> {
+  async edit(
+    target: DeliveryTarget,
+    ref: string,
+    text: string,
+    { controls = [] }: EditOptions = {},
+  ): Promise<void> {
+    const mrkdwn = toMrkdwn(text);
     await this.client.chat.update({
       channel: target.channel,
       ts: ref,
-      text: toMrkdwn(text),
-      blocks: [],
+      text: mrkdwn,
+      blocks: controls.length > 0 ? controlBlocks(mrkdwn, controls) : [],
     });
   }
 
