@@ -75,7 +75,7 @@ describe("feedback on Slack answers", () => {
     // A short answer is streamed: its one message gets the buttons by the final edit.
     h.pipe.fake.script({ content: "Short and streamed, word by word.", chunkDelayMs: 250 });
     const short = appMentionEvent({ text: `<@${FAKE_SLACK.botUserId}> short please` });
-    await sendEvent(h.events, SLACK_SECRET, short);
+    await sendEvent(h.events[0] as string, SLACK_SECRET, short);
     const shortTs = short.ts as string;
     const [answer] = await until(() => {
       const shown = botMessagesIn(h.slack, shortTs);
@@ -103,7 +103,7 @@ describe("feedback on Slack answers", () => {
     );
     h.pipe.fake.script({ content: long.join("\n\n") });
     const mention = appMentionEvent({ text: `<@${FAKE_SLACK.botUserId}> long please` });
-    await sendEvent(h.events, SLACK_SECRET, mention);
+    await sendEvent(h.events[0] as string, SLACK_SECRET, mention);
     const parts = await until(() => {
       const shown = botMessagesIn(h.slack, mention.ts as string);
       return shown.some((m) => m.text.includes("Paragraph 49")) &&
@@ -125,7 +125,7 @@ describe("feedback on Slack answers", () => {
     });
     h.pipe.fake.script({ content: "The capital of Australia is Sydney." });
     const mention = appMentionEvent({ text: `<@${FAKE_SLACK.botUserId}> capital of Australia?` });
-    await sendEvent(h.events, SLACK_SECRET, mention);
+    await sendEvent(h.events[0] as string, SLACK_SECRET, mention);
     const thread = mention.ts as string;
     const [answer] = await until(() => {
       const shown = botMessagesIn(h.slack, thread);
@@ -178,7 +178,7 @@ describe("feedback on Slack answers", () => {
     // Their next message in the thread is kept with the vote, not sent to the model.
     const requests = h.pipe.fake.requests.length;
     await sendEvent(
-      h.events,
+      h.events[0] as string,
       SLACK_SECRET,
       messageEvent({ text: "Canberra is the capital.", threadTs: thread }),
     );

@@ -1,6 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type ConversationAddress, conversationKey } from "../../src/core/conversation.ts";
+import {
+  type ConversationAddress,
+  conversationKey,
+  type InboundMessage,
+} from "../../src/core/conversation.ts";
 import { FEEDBACK_REPLIES, FeedbackDesk } from "../../src/ingress/feedback-desk.ts";
 import { Metrics } from "../../src/observability/metrics.ts";
 import { feedbackId, type Vote } from "../../src/ports/feedback.ts";
@@ -106,10 +110,13 @@ describe("votes on an answer, whatever people click", () => {
 });
 
 describe("what was wrong?", () => {
-  const message = (text: string, user = "U1", extra: object = {}) => ({
+  const message = (text: string, user = "U1", extra: object = {}): InboundMessage => ({
     ...address,
     user,
     text,
+    attachments: [],
+    eventId: `ev-${Math.random()}`,
+    time: Date.now(),
     ...extra,
   });
 
@@ -152,7 +159,7 @@ describe("what was wrong?", () => {
     const withFile = message("see attached", "U1", {
       attachments: [{ id: "F1", name: "a.png", type: "image/png" }],
     });
-    expect(await other.desk.keepReason(withFile as never)).toBe(false);
+    expect(await other.desk.keepReason(withFile)).toBe(false);
     expect(await other.desk.keepReason(message("plain now"))).toBe(false);
 
     const third = await rated(`${db.prefix}-c`, "turn-up");
