@@ -13,6 +13,7 @@ export type SchemeKeyKind =
   | "memory"
   | "reminders"
   | "channel-state"
+  | "feedback"
   | (typeof PLATFORM_KEY_KINDS)[number]
   | "legacy-queue";
 
@@ -29,6 +30,7 @@ const TAGS: ReadonlyArray<readonly [RegExp, SchemeKeyKind]> = [
   [/^\{mem:[^{}]+\}/, "memory"],
   [/^\{rem:[^{}]+\}/, "reminders"],
   [/^\{reminders\}/, "reminders"],
+  [/^\{feedback:[a-z0-9]+\}/, "feedback"],
 ];
 
 /**

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { FEEDBACK_REPLIES } from "../../src/ingress/feedback-desk.ts";
@@ -8,6 +9,26 @@ import { basicAuth, type ConsoleBot, startConsoleBot } from "../support/console.
 import { connectRedis } from "../support/redis.ts";
 
 const CONVERSATION = "console:local:terminal:main";
+
+/** The JSON the console page of the docs shows for a rated answer, joined from its wrapped lines. */
+function documentedPayload(): Record<string, unknown> {
+  const page = readFileSync(new URL("../../docs/operate/console.md", import.meta.url), "utf8");
+  const block = /```text\n\$ curl[^\n]*\n[^\n]*\/feedback\n([\s\S]*?)```/.exec(page)?.[1] ?? "";
+  return JSON.parse(block.replace(/\n/g, ""));
+}
+
+/** A value's keys and types, recursively: what a reader of the payload relies on. */
+function shapeOf(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(shapeOf);
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(
+      Object.entries(value)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([k, v]) => [k, shapeOf(v)]),
+    );
+  }
+  return typeof value;
+}
 const closing: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const close of closing.splice(0).reverse()) await close();
@@ -95,6 +116,13 @@ describe("feedback in the terminal and the operator console", () => {
         ],
       },
     ]);
+    // The docs show this payload (docs/operate/console.md): the same fields, the same values but ids and times.
+    const documented = documentedPayload();
+    expect(shapeOf(documented)).toEqual(shapeOf({ ratings }));
+    const [said] = documented.ratings as { votes: { at: number }[] }[];
+    const [live] = ratings as { votes: { at: number }[] }[];
+    const saidVote = said?.votes[0] ?? { at: 0 };
+    expect(said?.votes).toEqual([{ ...live?.votes[0], at: saidVote.at }]);
     // The contract hash is the one the page shows for the conversation.
     expect(page).toContain(
       `<span class="hash" id="contract-hash">${ratings[0]?.contractHash}</span>`,

@@ -159,7 +159,7 @@ function feedbackCell(rating: AnswerRating | undefined): Html | string {
       html`<li>${v.vote === "up" ? "👍" : "👎"} ${v.name ?? v.voter}${v.why ? html`: <q class="why">${v.why}</q>` : ""}</li>`,
   );
   return html`<div class="feedback" data-turn="${rating.turnId}" data-feedback-id="${rating.id}">👍 ${up} · 👎 ${down}
-<span class="muted">turn ${rating.turnId} · ${rating.model} · contract <span class="hash">${rating.contractHash.slice(0, 12)}</span></span>
+<span class="muted">turn ${rating.turnId} · ${rating.model} · contract <span class="hash">${rating.contractHash}</span></span>
 ${votes.length ? html`<ul>${votes}</ul>` : ""}</div>`;
 }
 
