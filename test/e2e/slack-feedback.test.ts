@@ -207,6 +207,24 @@ describe("feedback on Slack answers", () => {
     expect(await feedbackCounts(metrics)).toEqual({ up: 2, down: 1 });
   });
 
+  it("falls back to plain buttons where Slack refuses its feedback block, and posts the answer once", async () => {
+    const h = await start({ pipeline: { streamEditMs: 0 } });
+    h.slack.failNext("chat.postMessage", "invalid_blocks");
+    h.pipe.fake.script({ content: "An answer." }, { content: "Another." });
+    const first = appMentionEvent({ text: `<@${FAKE_SLACK.botUserId}> one` });
+    await sendEvent(h.events[0] as string, SLACK_SECRET, first);
+    const [answer] = await until(() => {
+      const shown = botMessagesIn(h.slack, first.ts as string);
+      return shown.length ? shown : undefined;
+    });
+    expect(botMessagesIn(h.slack, first.ts as string)).toHaveLength(1);
+    const actions = (answer?.blocks ?? []).find(
+      (b) => (b as { type: string }).type === "actions",
+    ) as { elements: { text: { text: string }; value: string }[] } | undefined;
+    expect(actions?.elements.map((e) => e.text.text)).toEqual(["👍", "👎"]);
+    expect(actions?.elements[0]?.value).toMatch(/^fb:[a-z0-9]{12}:u$/);
+  });
+
   it("answers a click on an answer whose record expired with a clear note", async () => {
     const h = await start();
     const url = h.slack.responseUrl({ channel: CHANNEL, messageTs: "1.2", threadTs: "1.1" });

@@ -31,6 +31,7 @@ const MAX_SECTIONS = 45;
 export function controlBlocks(
   mrkdwn: string,
   controls: readonly MessageControl[],
+  { feedbackBlock = true }: { readonly feedbackBlock?: boolean } = {},
 ): types.KnownBlock[] {
   // A request is short (the worker cuts its arguments); a longer text still fits, in sections.
   const [chunk] = splitForSlack(mrkdwn, { maxSections: MAX_SECTIONS });
@@ -39,7 +40,8 @@ export function controlBlocks(
     type: "section",
     text: { type: "mrkdwn", text },
   }));
-  blocks.push(isFeedbackPair(controls) ? feedbackBlock(controls) : actionsBlock(controls));
+  const feedback = feedbackBlock && isFeedbackPair(controls);
+  blocks.push(feedback ? feedbackButtons(controls) : actionsBlock(controls));
   return blocks;
 }
 
@@ -49,11 +51,11 @@ export function controlBlocks(
  * under AI answers. A click comes back as a block action whose `value` is
  * the pressed button's, so it is read like any other control's.
  */
-function feedbackBlock(controls: readonly MessageControl[]): types.KnownBlock {
+function feedbackButtons(controls: readonly MessageControl[]): types.KnownBlock {
   const [up, down] = controls as [MessageControl, MessageControl];
+  // No block_id: Slack asks for a fresh one per message and per update, and makes one itself.
   return {
     type: "context_actions",
-    block_id: "controls",
     elements: [
       {
         type: "feedback_buttons",
