@@ -10,7 +10,8 @@ import type { DeliveryEnvironment } from "./delivery-environment.ts";
  * (contract hash, model, tokens, the turn span's context) under the
  * answer's feedback id, derived from the conversation and the turn id so a
  * resumed delivery writes the same, and returns the 👍 / 👎 controls that
- * carry the id. The record goes first, so a click never finds no record.
+ * carry the id (none when the bot shows no buttons: `/good` and `/bad`
+ * still find the answer). The record goes first, so a click never finds no record.
  * A record that cannot be written (Redis away) costs the answer its
  * buttons, never the answer.
  */
@@ -19,7 +20,6 @@ export async function rateAnswer(
   address: ConversationAddress,
   turn: RatedTurn,
 ): Promise<readonly MessageControl[]> {
-  if (env.feedback === false) return [];
   const id = feedbackId(conversationKey(address), turn.turnId);
   try {
     const trace = injectCarrier();
@@ -37,5 +37,6 @@ export async function rateAnswer(
     });
     return [];
   }
-  return feedbackControls(id);
+  // Buttons off: the answer is still rated, for a typed /good or /bad.
+  return env.feedback === false ? [] : feedbackControls(id);
 }

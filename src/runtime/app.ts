@@ -91,6 +91,8 @@ export interface SwitchyardOptions {
   };
   /** How tools under `ask` wait for a person; the config's `approvals:` section by default. */
   readonly approvals?: ApprovalOptions;
+  /** False: final answers carry no 👍 / 👎 buttons (`/good` and `/bad` still rate them); default true. */
+  readonly feedback?: boolean;
 }
 
 /** How approvals behave in this process, besides the config. */
@@ -250,6 +252,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       toolTimeoutMs: options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
       history: { maxTokens: options.historyMaxTokens ?? 60_000, keepLast: 4 },
       streamEditMs: options.streamEditMs ?? 1_000,
+      ...(options.feedback === false ? { feedback: false } : {}),
       queueBehaviour,
       signals,
       approvals,
