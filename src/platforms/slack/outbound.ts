@@ -31,6 +31,9 @@ export class SlackOutbound extends PlatformOutbound {
   /** Files people shared, by `url_private_download`, for the worker's fetcher. */
   readonly files: FileSource | undefined;
 
+  /** Set once Slack refused its feedback block here: answers carry plain 👍 / 👎 buttons. */
+  #plainFeedback = false;
+
   constructor(
     private readonly client: WebClient,
     files?: FileSource,
@@ -99,9 +102,6 @@ export class SlackOutbound extends PlatformOutbound {
       return send(controlBlocks(mrkdwn, controls, { feedbackBlock: false }));
     }
   }
-
-  /** Set once Slack refused its feedback block here: answers carry plain 👍 / 👎 buttons. */
-  #plainFeedback = false;
 
   /**
    * Replaces the text and drops any buttons but the edit's own: Slack keeps a
