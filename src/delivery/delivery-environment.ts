@@ -20,4 +20,6 @@ export interface DeliveryEnvironment {
   readonly toolFiles?: ToolFileStore;
   /** Stream answers by editing the posted message at most this often (ms); 0 or unset: no streaming. */
   readonly streamEditMs?: number;
+  /** Whether final answers get 👍 / 👎 buttons (see rating.ts); unset: they do. */
+  readonly feedback?: boolean;
 }

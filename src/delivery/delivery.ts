@@ -4,8 +4,10 @@ import type { Activity } from "../core/delivery/activity.ts";
 import { splitMessage } from "../core/delivery/split.ts";
 import { noteDelivery, traceDelivery } from "../observability/tracing-turn.ts";
 import type { DeliveryTarget } from "../ports/outbound.ts";
+import type { RatedTurn } from "../store/feedback-store.ts";
 import type { DeliveryEnvironment } from "./delivery-environment.ts";
 import { answerText, fileKey, sendFile } from "./file-delivery.ts";
+import { rateAnswer } from "./rating.ts";
 
 /** Where a turn's answer goes: the conversation, in the thread of the last message, replying to it. */
 export function targetOf(
@@ -29,6 +31,11 @@ export interface Shown {
   readonly files?: readonly ToolFileRecord[] | undefined;
   /** Told before each file goes up, for the platform's indicator (see TurnStatus.show). */
   readonly activity?: (activity: Activity) => void;
+  /**
+   * Set for a final answer people may rate: its last text part gets 👍 / 👎
+   * (see rating.ts). Unset: a cut-short note, an error, no buttons.
+   */
+  readonly rated?: Omit<RatedTurn, "turnId"> | undefined;
 }
 
 /**
@@ -58,7 +65,7 @@ async function deliverParts(
   checkpoint: Checkpoint,
   pending: readonly InboundMessage[],
   answer: string,
-  { streamRef, finishStream, resumed, files = [], activity }: Shown,
+  { streamRef, finishStream, resumed, files = [], activity, rated }: Shown,
 ): Promise<void> {
   const outbound = env.outbounds[address.platform];
   if (!outbound) {
@@ -73,8 +80,14 @@ async function deliverParts(
   const items = parts.length + uploads.length;
   noteDelivery(parts.length, streamRef !== undefined && checkpoint.delivered.length === 0 ? 1 : 0);
   let current = checkpoint;
+  // The buttons go under the answer's last text part: before it goes out, the answer is rated.
+  const controls =
+    rated && current.delivered.length < parts.length
+      ? await rateAnswer(env, address, { ...rated, turnId: current.turnId })
+      : [];
   for (let i = current.delivered.length; i < items; i++) {
     const part = parts[i];
+    const last = i === parts.length - 1 && controls.length > 0 ? { controls } : {};
     let ref: string;
     if (part === undefined) {
       const n = i - parts.length;
@@ -86,14 +99,18 @@ async function deliverParts(
         resumed,
       });
     } else if (i === 0 && streamRef !== undefined) {
-      if (finishStream) await finishStream(part);
-      else await outbound.edit(target, streamRef, part);
+      if (finishStream) {
+        await finishStream(part);
+        // A native stream ends without buttons: the last part's go on by an edit.
+        if (last.controls) await outbound.edit(target, streamRef, part, last);
+      } else await outbound.edit(target, streamRef, part, last);
       ref = streamRef;
     } else {
       ref = await outbound.post(target, part, {
         idempotencyKey: partKey(current.turnId, i),
         // A resumed turn's delivery may repeat a post its crashed run made.
         mayExist: resumed,
+        ...last,
       });
     }
     if (i === items - 1) break;

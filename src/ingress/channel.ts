@@ -8,6 +8,7 @@ import type { AdmitCheck } from "../ports/admission.ts";
 import type { Approvals } from "../ports/approvals.ts";
 import type { ConversationDirectory } from "../ports/directory.ts";
 import type { Enqueue, IsIdle } from "../ports/enqueue.ts";
+import type { Feedback } from "../ports/feedback.ts";
 import type { Outbound } from "../ports/outbound.ts";
 import type { StopTurn } from "../ports/turn-control.ts";
 import type { ContractSources } from "../turn/contract.ts";
@@ -54,6 +55,8 @@ export interface ChannelRuntime {
   readonly stopTurn?: StopTurn;
   /** Records a decision on an approval request (a click or `/approve`), on any ingress. */
   readonly approvals?: Approvals;
+  /** Records votes on answers (a 👍 / 👎 click, `/good`, `/bad`) and keeps "what was wrong?", on any ingress. */
+  readonly feedback?: Feedback;
   /** A check of its own a message for the model must pass before it is queued (the gate checks limits and budgets). */
   readonly admit?: AdmitCheck;
   /** The worker's queue behaviour, so `/queue` shows what turns will do. */

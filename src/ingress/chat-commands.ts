@@ -3,6 +3,7 @@ import type { ConversationAddress } from "../core/conversation.ts";
 import type { ChannelRuntime } from "./channel.ts";
 import { accessCommand } from "./commands/access.ts";
 import { approveCommand, denyCommand } from "./commands/approve.ts";
+import { badCommand, goodCommand } from "./commands/feedback.ts";
 import { helpCommand } from "./commands/help.ts";
 import { modelCommand } from "./commands/model.ts";
 import { newCommand } from "./commands/new.ts";
@@ -29,6 +30,8 @@ export const CHAT_COMMANDS: readonly ChatCommand[] = Object.freeze([
   stopCommand,
   approveCommand,
   denyCommand,
+  goodCommand,
+  badCommand,
   usageCommand,
   modelCommand,
   queueCommand,
@@ -41,7 +44,14 @@ export const CHAT_COMMANDS: readonly ChatCommand[] = Object.freeze([
 /** What the chat commands use of a channel's runtime. */
 export type CommandRuntime = Pick<
   ChannelRuntime,
-  "sources" | "permissions" | "skills" | "stopTurn" | "admit" | "approvals" | "queueBehaviour"
+  | "sources"
+  | "permissions"
+  | "skills"
+  | "stopTurn"
+  | "admit"
+  | "approvals"
+  | "feedback"
+  | "queueBehaviour"
 >;
 
 /** The command context of a channel's runtime, as the config says now. */
@@ -53,6 +63,7 @@ export function chatContextOf(runtime: CommandRuntime): ChatCommandContext {
     ...(runtime.stopTurn ? { stopTurn: runtime.stopTurn } : {}),
     ...(runtime.admit ? { admit: runtime.admit } : {}),
     ...(runtime.approvals ? { approvals: runtime.approvals } : {}),
+    ...(runtime.feedback ? { feedback: runtime.feedback } : {}),
     ...(runtime.queueBehaviour ? { queueBehaviour: runtime.queueBehaviour } : {}),
   };
 }

@@ -10,6 +10,7 @@ import type { AdmitOptions } from "./access/gate.ts";
 import { type ChannelRuntime, ChannelRuntimeError } from "./channel.ts";
 import { ChannelState } from "./channel-state.ts";
 import { type CommandRuntime, chatContextOf, routeChatText } from "./chat-commands.ts";
+import { FEEDBACK_REPLIES } from "./feedback-desk.ts";
 import { passedGate, type RefusalAnswer } from "./gate-pass.ts";
 
 /**
@@ -133,6 +134,11 @@ async function takeNow(
   const refused = origin.refusal ?? { say: origin.reply };
   if (!(await passedGate(await runtime.gate.admit(message, origin.admit), refused))) {
     return "refused";
+  }
+  // A 👎's "what was wrong?": the voter's next plain message here is kept with the vote.
+  if (await runtime.feedback?.keepReason(message)) {
+    await origin.reply(FEEDBACK_REPLIES.reasonKept);
+    return "answered";
   }
   const routed = await route(runtime, message, origin);
   if (routed.kind === "answered") return "answered";

@@ -116,6 +116,11 @@ export class Metrics {
       "Completion tokens the model produced.",
     ),
   };
+  readonly #feedback = this.#counter(
+    "switchyard_feedback_total",
+    "Votes on answers that changed a person's vote (a first vote, or a change of mind), by the vote it changed to; the same vote again counts nothing.",
+    ["vote"],
+  );
   readonly #contractChanges = this.#counter(
     "switchyard_contract_hash_changes_total",
     "Turns whose tool contract hash differed from the conversation's previous turn (a prompt-cache miss).",
@@ -275,6 +280,17 @@ export class Metrics {
    */
   countContractChange(): void {
     this.#contractChanges.inc();
+  }
+
+  /**
+   * A person's vote on an answer changed to `vote`: a first vote, or a change
+   * of mind (👍 then 👎 counts one `up` and one `down`; nothing is taken back,
+   * counters only rise). A click that keeps the vote as it was, or a click
+   * delivered twice, counts nothing. So `up` counts the moves to 👍, and the
+   * votes standing now are read from the store, not from here.
+   */
+  countFeedback(vote: "up" | "down"): void {
+    this.#feedback.inc({ vote });
   }
 
   /** An error the process guard survived (see process-guard.ts). */

@@ -48,7 +48,13 @@ export interface MessageControl {
 /** A post's options: a delivery's, whether it is a streamed preview, and its buttons. */
 export interface PostOptions extends DeliveryOptions {
   readonly preview?: boolean;
-  /** Buttons under the message, in order; a later {@link Outbound.edit} removes them. */
+  /** Buttons under the message, in order; a later {@link Outbound.edit} removes them unless it sets its own. */
+  readonly controls?: readonly MessageControl[];
+}
+
+/** An edit's options: the buttons the message shows after it (none when unset). */
+export interface EditOptions {
+  /** Set by the final edit of a streamed answer: its feedback buttons. */
   readonly controls?: readonly MessageControl[];
 }
 
@@ -69,8 +75,12 @@ export interface Outbound {
    * the answer's own delivery brings the message to the answer.
    */
   post(target: DeliveryTarget, text: string, options: PostOptions): Promise<string>;
-  /** Replaces the message's text; it keeps no buttons ({@link PostOptions.controls}). */
-  edit(target: DeliveryTarget, ref: string, text: string): Promise<void>;
+  /**
+   * Replaces the message's text; it keeps no buttons ({@link PostOptions.controls})
+   * but those `options.controls` names (a streamed answer's last edit puts its
+   * feedback buttons under it).
+   */
+  edit(target: DeliveryTarget, ref: string, text: string, options?: EditOptions): Promise<void>;
   typing(target: DeliveryTarget): Promise<void>;
   /**
    * Shows what the turn is doing on the platform's own indicator (Slack's

@@ -11,8 +11,10 @@ import type { ConversationAddress } from "../core/conversation.ts";
 import { type LoggerPort, silentLogger, WarnOnce } from "../core/logger.ts";
 import type { ToolRegistry } from "../core/tools/registry.ts";
 import { IngressGate } from "../ingress/access/gate.ts";
+import { FeedbackDesk } from "../ingress/feedback-desk.ts";
 import { EMPTY_CONFIG } from "../platforms/config.ts";
 import { consoleOutbox } from "../platforms/terminal/console-channel.ts";
+import type { Vote } from "../ports/feedback.ts";
 import type { Outbound } from "../ports/outbound.ts";
 import type { Outbox } from "../ports/outbox.ts";
 import { ApprovalDesk } from "../queue/approval-desk.ts";
@@ -86,9 +88,15 @@ export interface SwitchyardOptions {
   /** Outbound ports by platform; `console` is always the app's Redis outbox. */
   readonly outbounds?: Readonly<Record<string, Outbound>>;
   readonly logger?: LoggerPort;
-  readonly observe?: TurnObserver & { queueWait?(ms: number): void };
+  readonly observe?: TurnObserver & {
+    queueWait?(ms: number): void;
+    /** A person's vote on an answer changed (a first vote or a change of mind). */
+    feedback?(vote: Vote, previous: Vote | undefined): void;
+  };
   /** How tools under `ask` wait for a person; the config's `approvals:` section by default. */
   readonly approvals?: ApprovalOptions;
+  /** False: final answers carry no 👍 / 👎 buttons (`/good` and `/bad` still rate them); default true. */
+  readonly feedback?: boolean;
 }
 
 /** How approvals behave in this process, besides the config. */
@@ -116,6 +124,8 @@ export interface Switchyard {
   readonly signals: TurnSignals;
   /** Records decisions on approval requests (clicks, `/approve`) and wakes their turns, from any process. */
   readonly approvals: ApprovalDesk;
+  /** Records votes on answers (👍 / 👎, `/good`, `/bad`) and "what was wrong?", from any process. */
+  readonly feedback: FeedbackDesk;
   /** What a conversation's contract is read from: the turns read it, and so do `/tools`, `/skills` and the console. */
   readonly sources: ContractSources;
   /** How a conversation takes messages that arrive during a turn: the turns follow it, `/queue` shows it. */
@@ -212,6 +222,11 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     config,
     ...(options.approvals?.policy ? { policy: options.approvals.policy } : {}),
   });
+  const feedbackObserver = options.observe?.feedback;
+  const feedback = new FeedbackDesk({
+    store: store.feedback,
+    ...(feedbackObserver ? { onVote: (vote, previous) => feedbackObserver(vote, previous) } : {}),
+  });
   const signals = new TurnSignals(redis, signalsConnection, store.keys, logger, (address) =>
     approvals.cancel(address),
   );
@@ -243,6 +258,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       toolTimeoutMs: options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
       history: { maxTokens: options.historyMaxTokens ?? 60_000, keepLast: 4 },
       streamEditMs: options.streamEditMs ?? 1_000,
+      ...(options.feedback === false ? { feedback: false } : {}),
       queueBehaviour,
       signals,
       approvals,
@@ -315,6 +331,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     ...(scheduleWorker ? { schedules: scheduleWorker } : {}),
     signals,
     approvals,
+    feedback,
     sources,
     queueBehaviour,
     stopTurn: (address) => signals.send(address, "stop"),

@@ -91,6 +91,7 @@ export async function startChannels(
         logger: port,
         stopTurn,
         approvals: app.approvals,
+        feedback: app.feedback,
         queueBehaviour: app.queueBehaviour,
       }),
     );

@@ -18,6 +18,7 @@ export function turnObserver(
 ): NonNullable<SwitchyardOptions["observe"]> {
   return {
     queueWait: (ms) => metrics.observeQueueWait(ms / 1000),
+    feedback: (vote) => metrics.countFeedback(vote),
     toolCall: (tool, outcome) => metrics.countToolCall(tool, outcome),
     turn: (info) => {
       const { result, outcome, ms, contractChanged } = info;
@@ -37,7 +38,10 @@ export function turnObserver(
       }
       if (contractChanged) metrics.countContractChange();
       activity()
-        ?.record(info.address, turnActivity({ result, outcome, ms }))
+        ?.record(
+          info.address,
+          turnActivity({ result, outcome, ms, ...(info.turnId ? { turnId: info.turnId } : {}) }),
+        )
         .catch(() => {});
     },
   };

@@ -8,6 +8,8 @@ export const TURNS_KEPT = 10;
 
 /** One finished turn as the console lists it: no text, only how it went. */
 export interface TurnActivity {
+  /** The turn's id: its answer's votes are found by it (unset in records written before votes were). */
+  readonly turnId?: string;
   readonly at: number;
   readonly outcome: string;
   readonly ms: number;

@@ -2,6 +2,7 @@ import type { Redis } from "ioredis";
 import { type LoggerPort, silentLogger } from "../core/logger.ts";
 import { AccessStore } from "./access-store.ts";
 import { ApprovalStore } from "./approval-store.ts";
+import { FeedbackStore } from "./feedback-store.ts";
 import { HistoryStore } from "./history-store.ts";
 import { IntentStore } from "./intent-store.ts";
 import { DEFAULT_PREFIX, KeyScheme } from "./keys.ts";
@@ -29,6 +30,16 @@ export {
   type StoredDecision,
 } from "./approval-store.ts";
 export { StoreInputError } from "./errors.ts";
+export {
+  type AnswerRating,
+  FEEDBACK_KEEP_MS,
+  FEEDBACK_WHY_MS,
+  FeedbackStore,
+  type RatedAnswerRef,
+  type RatedTurn,
+  type StoredVote,
+  type VoteOutcome,
+} from "./feedback-store.ts";
 export { type CompactionLimits, groupMessages, type MessageGroup } from "./history-groups.ts";
 export { type CompactionResult, type HistoryReading, HistoryStore } from "./history-store.ts";
 export { IntentStore } from "./intent-store.ts";
@@ -97,6 +108,8 @@ export interface Store {
   readonly resets: ResetStore;
   /** Approval requests' decisions and claimed calls (`ask` tools). */
   readonly approvals: ApprovalStore;
+  /** Rated answers and the votes on them (👍 / 👎). */
+  readonly feedback: FeedbackStore;
 }
 
 /**
@@ -121,5 +134,6 @@ export function createStore(redis: Redis, options: StoreOptions = {}): Store {
     settings: new SettingsStore(redis, keys, logger),
     resets: new ResetStore(redis, keys),
     approvals: new ApprovalStore(redis, keys, logger),
+    feedback: new FeedbackStore(redis, keys, logger),
   };
 }

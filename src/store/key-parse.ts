@@ -14,6 +14,7 @@ export type SchemeKeyKind =
   | "reminders"
   | "schedules"
   | "channel-state"
+  | "feedback"
   | (typeof PLATFORM_KEY_KINDS)[number]
   | "legacy-queue";
 
@@ -31,6 +32,7 @@ const TAGS: ReadonlyArray<readonly [RegExp, SchemeKeyKind]> = [
   [/^\{rem:[^{}]+\}/, "reminders"],
   [/^\{reminders\}/, "reminders"],
   [/^\{schedules\}/, "schedules"],
+  [/^\{feedback:[a-z0-9]+\}/, "feedback"],
 ];
 
 /**

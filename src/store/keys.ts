@@ -123,6 +123,40 @@ export class KeyScheme {
     return `${this.prefix}:{approval:${id}}`;
   }
 
+  /**
+   * HASH with a TTL: one rated answer (see feedback-store.ts): the turn it
+   * came from (`turn`, `contract`, `model`, `prompt`, `cached`,
+   * `completion`, `at`, `trace`) and each person's vote (`vote:<voter>`,
+   * `voted:<voter>`, `name:<voter>`) and "what was wrong" (`why:<voter>`),
+   * in the conversation's slot. e.g. "sy:{conv:slack:T1:C1:C1}:feedback:<turn id>".
+   */
+  feedback(address: ConversationAddress, turnId: string): string {
+    return `${this.conversationTag(address)}:feedback:${turnId}`;
+  }
+
+  /**
+   * STRING with a TTL: which conversation and turn an answer's feedback id
+   * (`feedbackId`, src/ports/feedback.ts) rates, as JSON, so a click that carries only the
+   * id finds the answer. e.g. "sy:{feedback:k3x9q2m7p1ab}".
+   */
+  feedbackIndex(id: string): string {
+    return `${this.prefix}:{feedback:${id}}`;
+  }
+
+  /** STRING with a TTL: the feedback id of the conversation's last rated answer, for a typed `/good` or `/bad`. */
+  feedbackLast(address: ConversationAddress): string {
+    return `${this.conversationTag(address)}:feedback-last`;
+  }
+
+  /**
+   * STRING with a short TTL: the turn id whose 👎 this person was asked
+   * "what was wrong?" about; their next message in the conversation is kept
+   * with the vote instead of going to the model (see feedback-store.ts).
+   */
+  feedbackWhy(address: ConversationAddress, voter: string): string {
+    return `${this.conversationTag(address)}:feedback-why:${encodeURIComponent(voter)}`;
+  }
+
   /** The keys of one conversation, all in its slot (see {@link ConversationKeys}). */
   conversation(address: ConversationAddress): ConversationKeys {
     const tag = this.conversationTag(address);

@@ -55,6 +55,8 @@ export interface TurnObserver {
     outcome: string;
     ms: number;
     contractChanged: boolean;
+    /** The turn's id, which its answer's rating is stored under (the console shows votes by it). */
+    turnId?: string;
   }): void;
   toolCall?(tool: string, outcome: ToolOutcome, ms: number): void;
 }

@@ -409,6 +409,18 @@ export class Turn {
         resumed,
         files,
         ...(status ? { activity: (doing: Activity) => status.show(doing) } : {}),
+        // Only a final answer is rated: not a step-limit note or an error reply.
+        ...(result.stop === "answer"
+          ? {
+              rated: {
+                contractHash: contract.hash,
+                model: this.choices.model ?? env.model ?? "default",
+                promptTokens: result.usage.promptTokens,
+                cachedTokens: result.usage.cachedTokens,
+                completionTokens: result.usage.completionTokens,
+              },
+            }
+          : {}),
       });
     }
     await status?.end();
@@ -419,6 +431,7 @@ export class Turn {
       outcome: result.stop,
       ms: Date.now() - started,
       contractChanged: (await this.#contractChanged) ?? false,
+      turnId: this.checkpoint.turnId,
     });
     this.#consumed = this.checkpoint.inboxCount;
     if (reachedModel) this.#spent = spentOn(result, this.choices);

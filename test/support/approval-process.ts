@@ -21,6 +21,7 @@ import type { Redis } from "ioredis";
 import { z } from "zod";
 import { ToolRegistry } from "../../src/core/tools/registry.ts";
 import { defineTool } from "../../src/core/tools/tool.ts";
+import { isApprovalPayload } from "../../src/ingress/approval-click.ts";
 import { EMPTY_CONFIG } from "../../src/platforms/config.ts";
 import type { ApprovalClick } from "../../src/ports/approvals.ts";
 import type { DeliveryTarget, Outbound, PostOptions } from "../../src/ports/outbound.ts";
@@ -66,7 +67,9 @@ class CrashyOutbound implements Outbound {
   constructor(private readonly redis: Redis) {}
 
   async post(_target: DeliveryTarget, text: string, options: PostOptions): Promise<string> {
-    const request = (options.controls?.length ?? 0) > 0;
+    // An approval request is a post with approval buttons; an answer's 👍 / 👎 do not make one.
+    const approvalControls = (options.controls ?? []).filter((c) => isApprovalPayload(c.payload));
+    const request = approvalControls.length > 0;
     if (request) await point("post");
     const ref = String(
       await POST.run(
@@ -76,7 +79,7 @@ class CrashyOutbound implements Outbound {
           outboundLog(prefix),
           `${prefix}:test:refs`,
         ],
-        [text, options.controls?.length ?? 0],
+        [text, approvalControls.length],
       ),
     );
     if (request) await point("posted");

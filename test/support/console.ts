@@ -39,8 +39,11 @@ export async function startConsoleBot(
     capabilities: host.capabilities,
     config: () => config,
     observe: {
-      turn: ({ address, result, outcome, ms }) => {
-        void activity?.record(address, turnActivity({ result, outcome, ms }));
+      turn: ({ address, result, outcome, ms, turnId }) => {
+        void activity?.record(
+          address,
+          turnActivity({ result, outcome, ms, ...(turnId ? { turnId } : {}) }),
+        );
       },
     },
   });

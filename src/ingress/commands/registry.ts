@@ -3,6 +3,7 @@ import type { Actor, CommandPolicy } from "../../core/commands/index.ts";
 import type { ConversationAddress } from "../../core/conversation.ts";
 import type { AdmitCheck } from "../../ports/admission.ts";
 import type { Approvals } from "../../ports/approvals.ts";
+import type { Feedback } from "../../ports/feedback.ts";
 import type { StopTurn } from "../../ports/turn-control.ts";
 import type { ContractSources } from "../../turn/contract.ts";
 import type { ReloadableSkills } from "./skills-command.ts";
@@ -27,6 +28,8 @@ export interface ChatCommandContext {
   readonly admit?: AdmitCheck;
   /** For `/approve` and `/deny`; unset where this process takes no approval decisions. */
   readonly approvals?: Approvals;
+  /** For `/good` and `/bad`; unset where this process takes no votes. */
+  readonly feedback?: Feedback;
   /** The clock, for usage periods and budget resets; default `Date.now`. */
   readonly now?: () => number;
   /** The worker's queue behaviour (the environment over a chat choice over the config), for `/queue`. */

@@ -8,7 +8,13 @@ import type { Queue } from "bullmq";
 import { Hono } from "hono";
 import { type ConversationAddress, conversationKey } from "../../core/conversation.ts";
 import { reportContract } from "../../core/loading/report.ts";
-import { type ActivityStore, addressOf, RECENT_CONVERSATIONS } from "../../store/activity-store.ts";
+import {
+  type ActivityStore,
+  addressOf,
+  RECENT_CONVERSATIONS,
+  type TurnActivity,
+} from "../../store/activity-store.ts";
+import type { AnswerRating } from "../../store/feedback-store.ts";
 import { type ContractSources, freezeState, readConversationState } from "../../turn/contract.ts";
 import { CONSOLE_REALM, consoleAuthorized } from "./auth.ts";
 import { html, page } from "./html.ts";
@@ -92,16 +98,28 @@ export function consoleHandler(
       return c.text("Not a conversation key (platform:workspace:channel:conversation).", 404);
     const state = await readConversationState(options.sources, address);
     const contract = freezeState(options.sources, address, state);
+    const turns = await options.activity.turns(address);
+    const ratings = await ratingsOf(options.sources, address, turns);
     const view = conversationView({
       address,
       report: reportContract(contract, options.sources.registry),
       intent: state.intent.intent,
       scopes: { workspace: state.layers.workspace, channel: state.layers.channel },
       queueMode: options.queueMode(address),
-      turns: await options.activity.turns(address),
+      turns,
+      ratings,
       resetToken: actionToken(options.token, "reset", conversationKey(address)),
     });
     return c.html(page(`Conversation ${address.conversation}`, view));
+  });
+  // The votes on the conversation's last turns as data: what the page's Feedback column shows.
+  app.get("/conversations/:key/feedback", async (c) => {
+    const address = addressOf(c.req.param("key"));
+    if (!address)
+      return c.text("Not a conversation key (platform:workspace:channel:conversation).", 404);
+    const turns = await options.activity.turns(address);
+    const ratings = await ratingsOf(options.sources, address, turns);
+    return c.json({ ratings: ratings.filter((r) => r !== undefined) });
   });
   app.post("/conversations/:key/reset", async (c) => {
     const address = addressOf(c.req.param("key"));
@@ -132,6 +150,23 @@ export function consoleHandler(
   app.route("/queues", queueBoard(options.queues));
   const listener = getRequestListener(app.fetch);
   return (req, res) => listener(req, res);
+}
+
+/** The votes on each turn's answer, by its id; a turn without one (or a failed read) shows none. */
+async function ratingsOf(
+  sources: ContractSources,
+  address: ConversationAddress,
+  turns: readonly TurnActivity[],
+): Promise<(AnswerRating | undefined)[]> {
+  const ids = turns.map((t) => t.turnId ?? "");
+  const found = await sources.store.feedback
+    .ratings(
+      address,
+      ids.filter((id) => id !== ""),
+    )
+    .catch(() => [] as (AnswerRating | undefined)[]);
+  const byId = new Map(found.flatMap((r) => (r ? [[r.turnId, r] as const] : [])));
+  return ids.map((id) => byId.get(id));
 }
 
 function resetView(key: string, said: string) {

@@ -20,9 +20,11 @@ export function turnActivity(info: {
   result: TurnResult | undefined;
   outcome: string;
   ms: number;
+  turnId?: string;
 }): TurnActivity {
   const usage = info.result?.usage;
   return {
+    ...(info.turnId ? { turnId: info.turnId } : {}),
     at: Date.now(),
     outcome: info.outcome,
     ms: info.ms,

@@ -4,6 +4,7 @@ import type { ScopeLayer } from "../../core/availability/scopes.ts";
 import { type ConversationAddress, conversationKey } from "../../core/conversation.ts";
 import type { ContractReport } from "../../core/loading/report.ts";
 import type { RecentConversation, TurnActivity } from "../../store/activity-store.ts";
+import type { AnswerRating } from "../../store/feedback-store.ts";
 import { type Html, html } from "./html.ts";
 
 /** One MCP server as the console lists it. */
@@ -22,6 +23,8 @@ export interface ConversationView {
   readonly scopes: { readonly workspace: ScopeLayer; readonly channel: ScopeLayer };
   readonly queueMode: string;
   readonly turns: readonly TurnActivity[];
+  /** The rating of each of `turns`, in the same order; undefined: not rated, or expired. */
+  readonly ratings?: readonly (AnswerRating | undefined)[];
   /** The reset form's token (see `actionToken`). */
   readonly resetToken: string;
 }
@@ -110,7 +113,7 @@ ${overrides.length ? html`<table><thead><tr><th>Scope</th><th>Key</th><th>Value<
 <h2>Mounted by discovery</h2>
 <p>${intent.mounted.length ? intent.mounted.join(", ") : html`<span class="muted">none</span>`}</p>
 <h2>Last turns</h2>
-${turnsTable(view.turns)}
+${turnsTable(view.turns, view.ratings ?? [])}
 ${resetForm(view)}`;
 }
 
@@ -126,16 +129,38 @@ function resetForm(view: ConversationView): Html {
 </form>`;
 }
 
-function turnsTable(turns: readonly TurnActivity[]): Html {
+function turnsTable(
+  turns: readonly TurnActivity[],
+  ratings: readonly (AnswerRating | undefined)[],
+): Html {
   if (turns.length === 0) return html`<p class="muted">No turn recorded.</p>`;
-  return html`<table><thead><tr><th>Ended</th><th>Outcome</th><th>Seconds</th><th>Steps</th>
-<th>Prompt</th><th>Cached</th><th>Completion</th></tr></thead><tbody>${turns.map(
+  return html`<table id="turns"><thead><tr><th>Ended</th><th>Outcome</th><th>Seconds</th><th>Steps</th>
+<th>Prompt</th><th>Cached</th><th>Completion</th><th>Feedback</th></tr></thead><tbody>${turns.map(
     (
       t,
+      i,
     ) => html`<tr><td>${when(t.at)}</td><td class="${t.outcome === "error" ? "bad" : "ok"}">${t.outcome}</td>
 <td>${(t.ms / 1000).toFixed(1)}</td><td>${t.steps}</td><td>${n(t.promptTokens)}</td><td>${cachedShare(t)}</td>
-<td>${n(t.completionTokens)}</td></tr>`,
+<td>${n(t.completionTokens)}</td><td>${feedbackCell(ratings[i])}</td></tr>`,
   )}</tbody></table>`;
+}
+
+/**
+ * A turn's votes: the tally, then each person's vote with their "what was
+ * wrong?" when they gave one, under the turn id, model and contract hash
+ * the votes are stored against.
+ */
+function feedbackCell(rating: AnswerRating | undefined): Html | string {
+  if (rating === undefined) return "-";
+  const up = rating.votes.filter((v) => v.vote === "up").length;
+  const down = rating.votes.length - up;
+  const votes = rating.votes.map(
+    (v) =>
+      html`<li>${v.vote === "up" ? "👍" : "👎"} ${v.name ?? v.voter}${v.why ? html`: <q class="why">${v.why}</q>` : ""}</li>`,
+  );
+  return html`<div class="feedback" data-turn="${rating.turnId}" data-feedback-id="${rating.id}">👍 ${up} · 👎 ${down}
+<span class="muted">turn ${rating.turnId} · ${rating.model} · contract <span class="hash">${rating.contractHash}</span></span>
+${votes.length ? html`<ul>${votes}</ul>` : ""}</div>`;
 }
 
 export function mcpView(servers: readonly McpServerState[]): Html {

@@ -2,6 +2,8 @@ import { type ButtonInteraction, MessageFlags } from "discord.js";
 import { splitMessage } from "../../core/delivery/split.ts";
 import { answerApprovalClick } from "../../ingress/approval-click.ts";
 import type { ChannelRuntime } from "../../ingress/channel.ts";
+import { answerFeedbackClick } from "../../ingress/feedback-desk.ts";
+import { isFeedbackPayload } from "../../ports/feedback.ts";
 import { actorOf } from "./interactions.ts";
 
 const MESSAGE_MAX = 2_000;
@@ -11,7 +13,7 @@ const MAX_PARTS = 8;
 /**
  * A click on a button under a posted message (components.ts `controlRows`):
  * an approval's Approve, Deny, "Approve for this conversation" or "Show
- * arguments". Deferred as an ephemeral reply at once (Discord's 3 s), then
+ * arguments", or an answer's 👍 / 👎. Deferred as an ephemeral reply at once (Discord's 3 s), then
  * the decision goes to the approvals desk and the reply, seen by the
  * clicker alone, says what came of it. The request message is left to the
  * worker, which edits it once with the outcome and drops its buttons. The
@@ -24,12 +26,15 @@ export async function answerControlClick(
 ): Promise<void> {
   await i.deferReply({ flags: MessageFlags.Ephemeral });
   const name = i.user.globalName ?? i.user.username;
-  const reply = await answerApprovalClick(runtime.approvals, {
+  const click = {
     payload: i.customId,
     actor: actorOf(i),
     ...(name ? { name } : {}),
     platform: "discord",
-  });
+  };
+  const reply = isFeedbackPayload(i.customId)
+    ? await answerFeedbackClick(runtime.feedback, click)
+    : await answerApprovalClick(runtime.approvals, click);
   // The full arguments run to 12,000 characters: the first part in the reply, the rest after it.
   const [first = "", ...rest] = splitMessage(reply.text, MESSAGE_MAX).slice(0, MAX_PARTS);
   await i.editReply({ content: first, allowedMentions: { parse: [] } });

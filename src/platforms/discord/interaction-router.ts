@@ -11,6 +11,7 @@ import { isApprovalPayload } from "../../ingress/approval-click.ts";
 import type { ChannelRuntime } from "../../ingress/channel.ts";
 import { type CommandOrigin, commandRefusal } from "../../ingress/command-gate.ts";
 import type { EventLedger } from "../../ingress/event-ledger.ts";
+import { isFeedbackPayload } from "../../ports/feedback.ts";
 import { answerControlClick } from "./control-clicks.ts";
 import { isListClick } from "./custom-id.ts";
 import { answerAutocomplete, answerCommand, answerListClick, whereOf } from "./interactions.ts";
@@ -70,7 +71,7 @@ async function answer(i: Interaction, ctx: InteractionContext): Promise<void> {
       `${i.isChatInputCommand() ? `/${i.commandName}` : `"${i.commandName}"`} is not one of my commands, so nothing was done. Mine are /help, /tools and /skills; /help lists the rest.`,
     );
   }
-  if (i.isButton() && isApprovalPayload(i.customId)) {
+  if (i.isButton() && (isApprovalPayload(i.customId) || isFeedbackPayload(i.customId))) {
     return finish(i, ctx, "the click", answerControlClick(i, runtime));
   }
   if ((i.isButton() || i.isStringSelectMenu()) && isListClick(i.customId)) {

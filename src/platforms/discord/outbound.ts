@@ -2,6 +2,7 @@ import { type Client, Routes } from "discord.js";
 import type {
   DeliveryOptions,
   DeliveryTarget,
+  EditOptions,
   OutgoingFile,
   PostOptions,
 } from "../../ports/outbound.ts";
@@ -65,9 +66,14 @@ export class DiscordOutbound extends PlatformOutbound {
     return sent.id;
   }
 
-  /** Replaces the text; the message's buttons, if it had any, go (`components: []`). */
-  async edit(target: DeliveryTarget, ref: string, text: string): Promise<void> {
-    await this.#patch(target, ref, text, []);
+  /** Replaces the text; the message's buttons, if it had any, go (`components: []`) unless the edit sets its own. */
+  async edit(
+    target: DeliveryTarget,
+    ref: string,
+    text: string,
+    { controls = [] }: EditOptions = {},
+  ): Promise<void> {
+    await this.#patch(target, ref, text, controlRows(controls));
   }
 
   async #patch(target: DeliveryTarget, ref: string, text: string, components: unknown[]) {

@@ -1,6 +1,8 @@
 import type { App } from "@slack/bolt";
 import { z } from "zod";
 import { answerApprovalClick } from "../../ingress/approval-click.ts";
+import { answerFeedbackClick } from "../../ingress/feedback-desk.ts";
+import { isFeedbackPayload } from "../../ports/feedback.ts";
 import { takeClickOnce } from "./click-once.ts";
 import { CONTROL_ACTION } from "./control-blocks.ts";
 import { describe } from "./errors.ts";
@@ -21,7 +23,7 @@ const clickSchema = z.object({
 /**
  * Clicks on the buttons under a posted message (control-blocks.ts): an
  * approval's Approve, Deny, "Approve for this conversation" and "Show
- * arguments". Acked at once (Slack's 3 s), then the decision goes to the
+ * arguments", and an answer's 👍 / 👎 (Slack's feedback buttons). Acked at once (Slack's 3 s), then the decision goes to the
  * approvals desk and the clicker alone is told the answer, as an ephemeral
  * message through the click's `response_url` (or `chat.postEphemeral` when
  * a payload has none). The request message is left to the worker, which
@@ -57,12 +59,16 @@ export function registerSlackControls(app: App, deps: SlackCommandDeps): void {
     }
     const run = async () => {
       const [actor, name] = await Promise.all([deps.actor(user), deps.name?.(user)]);
-      const reply = await answerApprovalClick(deps.runtime.approvals, {
-        payload: b.data.actions[0]?.value ?? "",
+      const payload = b.data.actions[0]?.value ?? "";
+      const click = {
+        payload,
         actor,
         ...((name ?? b.data.user.name) ? { name: (name ?? b.data.user.name) as string } : {}),
         platform: "slack",
-      });
+      };
+      const reply = isFeedbackPayload(payload)
+        ? await answerFeedbackClick(deps.runtime.feedback, click)
+        : await answerApprovalClick(deps.runtime.approvals, click);
       await tell(reply.text);
     };
     // When the ledger itself failed (Redis away), the click was not taken, and may be tried again.

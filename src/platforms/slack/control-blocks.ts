@@ -1,4 +1,5 @@
 import type { types } from "@slack/bolt";
+import { isFeedbackPair } from "../../ports/feedback.ts";
 import type { MessageControl } from "../../ports/outbound.ts";
 import { splitForSlack } from "./split.ts";
 
@@ -30,6 +31,7 @@ const MAX_SECTIONS = 45;
 export function controlBlocks(
   mrkdwn: string,
   controls: readonly MessageControl[],
+  { feedbackBlock = true }: { readonly feedbackBlock?: boolean } = {},
 ): types.KnownBlock[] {
   // A request is short (the worker cuts its arguments); a longer text still fits, in sections.
   const [chunk] = splitForSlack(mrkdwn, { maxSections: MAX_SECTIONS });
@@ -38,7 +40,43 @@ export function controlBlocks(
     type: "section",
     text: { type: "mrkdwn", text },
   }));
-  blocks.push({
+  const feedback = feedbackBlock && isFeedbackPair(controls);
+  blocks.push(feedback ? feedbackButtons(controls) : actionsBlock(controls));
+  return blocks;
+}
+
+/**
+ * An answer's 👍 / 👎 as Slack's own feedback buttons (a `context_actions`
+ * block holding one `feedback_buttons` element): the thumbs Slack shows
+ * under AI answers. A click comes back as a block action whose `value` is
+ * the pressed button's, so it is read like any other control's.
+ */
+function feedbackButtons(controls: readonly MessageControl[]): types.KnownBlock {
+  const [up, down] = controls as [MessageControl, MessageControl];
+  // No block_id: Slack asks for a fresh one per message and per update, and makes one itself.
+  return {
+    type: "context_actions",
+    elements: [
+      {
+        type: "feedback_buttons",
+        action_id: "control:0",
+        positive_button: {
+          text: { type: "plain_text", text: up.label, emoji: true },
+          accessibility_label: "Rate this answer as good",
+          value: up.payload,
+        },
+        negative_button: {
+          text: { type: "plain_text", text: down.label, emoji: true },
+          accessibility_label: "Rate this answer as bad",
+          value: down.payload,
+        },
+      },
+    ],
+  };
+}
+
+function actionsBlock(controls: readonly MessageControl[]): types.KnownBlock {
+  return {
     type: "actions",
     block_id: "controls",
     elements: controls.slice(0, MAX_CONTROLS).map(
@@ -51,8 +89,7 @@ export function controlBlocks(
         ...(control.style ? { style: control.style } : {}),
       }),
     ),
-  });
-  return blocks;
+  };
 }
 
 function clip(text: string, max: number): string {

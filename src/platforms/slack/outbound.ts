@@ -1,9 +1,13 @@
+import type { types } from "@slack/bolt";
 import type { WebClient } from "@slack/web-api";
 import { type Activity, statusText, THINKING } from "../../core/delivery/activity.ts";
+import { isFeedbackPair } from "../../ports/feedback.ts";
 import type { FileSource } from "../../ports/file-source.ts";
 import type {
   DeliveryOptions,
   DeliveryTarget,
+  EditOptions,
+  MessageControl,
   OutgoingFile,
   PostOptions,
 } from "../../ports/outbound.ts";
@@ -31,6 +35,9 @@ export class SlackOutbound extends PlatformOutbound {
   /** Slack's streaming API, where it applies and the setting asks for it (stream.ts). */
   readonly native: SlackStreams;
 
+  /** Set once Slack refused its feedback block here: answers carry plain 👍 / 👎 buttons. */
+  #plainFeedback = false;
+
   constructor(
     private readonly client: WebClient,
     files?: FileSource,
@@ -48,46 +55,81 @@ export class SlackOutbound extends PlatformOutbound {
     { idempotencyKey, mayExist = false, preview = false, controls = [] }: PostOptions,
   ): Promise<string> {
     const mrkdwn = toMrkdwn(text);
-    // Buttons go under the text in Block Kit; `text` stays the notification's.
-    const blocks = controls.length > 0 ? { blocks: controlBlocks(mrkdwn, controls) } : {};
     if (mayExist) {
       const existing = await this.#find(target, idempotencyKey);
       if (existing) {
         // A streamed preview leaves it: it may be the answer itself.
         if (!preview && existing.text !== mrkdwn) {
-          await this.client.chat.update({
-            channel: target.channel,
-            ts: existing.ts,
-            text: mrkdwn,
-            ...blocks,
-          });
+          await this.#withControls(mrkdwn, controls, (blocks) =>
+            this.client.chat.update({
+              channel: target.channel,
+              ts: existing.ts,
+              text: mrkdwn,
+              ...(blocks ? { blocks } : {}),
+            }),
+          );
         }
         return existing.ts;
       }
     }
     const thread = target.thread;
-    const result = await this.client.chat.postMessage({
-      channel: target.channel,
-      text: mrkdwn,
-      ...blocks,
-      ...(thread ? { thread_ts: thread } : {}),
-      unfurl_links: false,
-      metadata: { event_type: "switchyard_reply", event_payload: { key: idempotencyKey } },
-    });
+    // Buttons go under the text in Block Kit; `text` stays the notification's.
+    const result = await this.#withControls(mrkdwn, controls, (blocks) =>
+      this.client.chat.postMessage({
+        channel: target.channel,
+        text: mrkdwn,
+        ...(blocks ? { blocks } : {}),
+        ...(thread ? { thread_ts: thread } : {}),
+        unfurl_links: false,
+        metadata: { event_type: "switchyard_reply", event_payload: { key: idempotencyKey } },
+      }),
+    );
     return result.ts as string;
   }
 
   /**
-   * Replaces the text and drops any buttons: Slack keeps a message's blocks
-   * through an update that sends none, so an empty list is sent to remove them.
+   * Sends `mrkdwn` with its controls as blocks (none without controls). An
+   * answer's 👍 / 👎 go as Slack's feedback block; should Slack refuse it
+   * (`invalid_blocks`: nothing was posted), this and every later answer
+   * send them as plain buttons instead, which every workspace takes.
    */
-  async edit(target: DeliveryTarget, ref: string, text: string): Promise<void> {
-    await this.client.chat.update({
-      channel: target.channel,
-      ts: ref,
-      text: toMrkdwn(text),
-      blocks: [],
-    });
+  async #withControls<T>(
+    mrkdwn: string,
+    controls: readonly MessageControl[],
+    send: (blocks: types.KnownBlock[] | undefined) => Promise<T>,
+  ): Promise<T> {
+    if (controls.length === 0) return send(undefined);
+    const native = !this.#plainFeedback;
+    try {
+      return await send(controlBlocks(mrkdwn, controls, { feedbackBlock: native }));
+    } catch (error) {
+      const code = (error as { data?: { error?: string } }).data?.error;
+      if (!native || !isFeedbackPair(controls) || code !== "invalid_blocks") throw error;
+      this.#plainFeedback = true;
+      return send(controlBlocks(mrkdwn, controls, { feedbackBlock: false }));
+    }
+  }
+
+  /**
+   * Replaces the text and drops any buttons but the edit's own: Slack keeps a
+   * message's blocks through an update that sends none, so an empty list is
+   * sent to remove them.
+   */
+  async edit(
+    target: DeliveryTarget,
+    ref: string,
+    text: string,
+    { controls = [] }: EditOptions = {},
+  ): Promise<void> {
+    const mrkdwn = toMrkdwn(text);
+    await this.#withControls(mrkdwn, controls, (blocks) =>
+      this.client.chat.update({
+        channel: target.channel,
+        ts: ref,
+        text: mrkdwn,
+        blocks: blocks ?? [],
+      }),
+    );
   }
 
   /** Shares a file in the answer's thread; the ref is the Slack file id (see upload.ts). */

@@ -2,6 +2,8 @@ import type { Api, Context } from "grammy";
 import type { User } from "grammy/types";
 import { answerApprovalClick, isRefusal } from "../../ingress/approval-click.ts";
 import type { ChannelRuntime } from "../../ingress/channel.ts";
+import { answerFeedbackClick } from "../../ingress/feedback-desk.ts";
+import { isFeedbackPayload } from "../../ports/feedback.ts";
 import type { ChatAdmins } from "./admins.ts";
 import { renderParts } from "./outbound.ts";
 import { sendReply } from "./replies.ts";
@@ -21,7 +23,7 @@ const ANSWER_MAX = 200;
 /**
  * A press on a key under a posted message (keyboards.ts `controlKeyboard`):
  * an approval's Approve, Deny, "Approve for this conversation" or "Show
- * arguments". The decision goes to the approvals desk, then the query is
+ * arguments", or an answer's 👍 / 👎 (a vote, told to the presser alone). The decision goes to the approvals desk, then the query is
  * answered with what came of it, which only the presser sees (a refusal as
  * an alert they must dismiss). "Show arguments" has more to say than a
  * callback answer holds, so the full arguments are sent as a reply to the
@@ -44,6 +46,23 @@ export async function takeControlPress(ctx: Context, deps: ControlPressDeps): Pr
       ? await deps.admins.actor(message.chat, from)
       : { id: `telegram:${from?.id ?? "unknown"}`, isPlatformAdmin: false };
   const name = [from?.first_name, from?.last_name].filter(Boolean).join(" ");
+  if (isFeedbackPayload(query.data)) {
+    const vote = await answerFeedbackClick(deps.runtime.feedback, {
+      payload: query.data,
+      actor,
+      ...(name !== "" ? { name } : {}),
+      platform: "telegram",
+    });
+    // "What was wrong?" is a question to read, not a toast: an alert the voter dismisses.
+    const alert =
+      vote.kind === "expired" ||
+      vote.kind === "failed" ||
+      (vote.kind === "recorded" && vote.ask === true);
+    await ctx
+      .answerCallbackQuery({ text: clip(vote.text, ANSWER_MAX), show_alert: alert })
+      .catch(warn("a Telegram button press could not be answered"));
+    return;
+  }
   const reply = await answerApprovalClick(deps.runtime.approvals, {
     payload: query.data,
     actor,

@@ -4,6 +4,7 @@ import type { InboundMessage } from "../../core/conversation.ts";
 import { isApprovalPayload } from "../../ingress/approval-click.ts";
 import { passedGate, type RefusalAnswer } from "../../ingress/gate-pass.ts";
 import { type RoutedMessage, takeMessage } from "../../ingress/take-message.ts";
+import { isFeedbackPayload } from "../../ports/feedback.ts";
 import type { ChatAdmins } from "./admins.ts";
 import { isTelegramError } from "./api.ts";
 import { decodePress } from "./callback-data.ts";
@@ -163,7 +164,9 @@ async function takePress(ctx: Context, deps: TelegramIngressDeps): Promise<void>
   const query = ctx.callbackQuery;
   const message = query?.message;
   if (!query?.data) return;
-  if (isApprovalPayload(query.data)) return takeControlPress(ctx, deps);
+  if (isApprovalPayload(query.data) || isFeedbackPayload(query.data)) {
+    return takeControlPress(ctx, deps);
+  }
   // Showing what a press did is not worth trying the update again: Telegram closes a query soon.
   const warn = (what: string) => (error: unknown) =>
     deps.runtime.logger.warn(what, { error: deps.describe(error) });

@@ -6,6 +6,7 @@ import type { LoggerPort } from "../../core/logger.ts";
 import type {
   DeliveryOptions,
   DeliveryTarget,
+  EditOptions,
   OutgoingFile,
   PostOptions,
 } from "../../ports/outbound.ts";
@@ -117,8 +118,13 @@ export class TelegramOutbound extends PlatformOutbound {
    * converted continues in messages of its own after it, posted once and
    * edited from then on (an edit that needs fewer leaves the extra ones).
    */
-  async edit(target: DeliveryTarget, ref: string, text: string): Promise<void> {
-    await this.#editAll(target, ref, text, undefined);
+  async edit(
+    target: DeliveryTarget,
+    ref: string,
+    text: string,
+    { controls = [] }: EditOptions = {},
+  ): Promise<void> {
+    await this.#editAll(target, ref, text, controlKeyboard(controls));
   }
 
   /** {@link edit}, keeping `keyboard` under the first part (an edit without one removes it). */

@@ -19,6 +19,7 @@ import {
 import type { AdmitCheck } from "../../ports/admission.ts";
 import type { Approvals } from "../../ports/approvals.ts";
 import type { Enqueue, IsIdle } from "../../ports/enqueue.ts";
+import type { Feedback } from "../../ports/feedback.ts";
 import type { Outbox } from "../../ports/outbox.ts";
 import type { StopTurn } from "../../ports/turn-control.ts";
 import type { ContractSources } from "../../turn/contract.ts";
@@ -55,6 +56,8 @@ export interface ConsoleOptions {
   readonly stopTurn?: StopTurn;
   /** For `/approve` and `/deny`. */
   readonly approvals?: Approvals;
+  /** For `/good` and `/bad` (the terminal shows no buttons), and the 👎's "what was wrong?". */
+  readonly feedback?: Feedback;
   /** A check of its own a message must pass before it is queued (the gate checks limits and budgets). */
   readonly admit?: AdmitCheck;
   /**
@@ -188,6 +191,7 @@ function consolePath(options: ConsoleOptions, policy: CommandPolicy) {
     ...(options.stopTurn ? { stopTurn: options.stopTurn } : {}),
     ...(options.admit ? { admit: options.admit } : {}),
     ...(options.approvals ? { approvals: options.approvals } : {}),
+    ...(options.feedback ? { feedback: options.feedback } : {}),
   };
   const say = async (text: string) => options.print(`${text}\n`);
   const origin: MessageOrigin = {

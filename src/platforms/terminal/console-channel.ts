@@ -107,6 +107,7 @@ export class ConsoleChannel implements Channel {
       gate: runtime.gate,
       ...(runtime.stopTurn ? { stopTurn: runtime.stopTurn } : {}),
       ...(runtime.approvals ? { approvals: runtime.approvals } : {}),
+      ...(runtime.feedback ? { feedback: runtime.feedback } : {}),
       ...(runtime.skills ? { skillLibrary: runtime.skills } : {}),
       ...(this.#options.policy ? { policy: this.#options.policy } : {}),
       ...(this.#options.address ? { address: this.#options.address } : {}),
