@@ -3,7 +3,7 @@ import type { ConversationAddress, InboundMessage } from "../core/conversation.t
 import type { Activity } from "../core/delivery/activity.ts";
 import { splitMessage } from "../core/delivery/split.ts";
 import { noteDelivery, traceDelivery } from "../observability/tracing-turn.ts";
-import type { DeliveryTarget } from "../ports/outbound.ts";
+import type { DeliveryTarget, MessageControl } from "../ports/outbound.ts";
 import type { RatedTurn } from "../store/feedback-store.ts";
 import type { DeliveryEnvironment } from "./delivery-environment.ts";
 import { answerText, fileKey, sendFile } from "./file-delivery.ts";
@@ -25,7 +25,9 @@ export function targetOf(
 export interface Shown {
   readonly streamRef?: string | undefined;
   /** Ends a native stream (see TurnStream.finish): the first part finishes it instead of an edit. */
-  readonly finishStream?: ((text: string) => Promise<void>) | undefined;
+  readonly finishStream?:
+    | ((text: string, controls?: readonly MessageControl[]) => Promise<void>)
+    | undefined;
   readonly resumed: boolean;
   /** Files the turn's tools made, sent after the text (see Checkpoint.files). */
   readonly files?: readonly ToolFileRecord[] | undefined;
@@ -99,11 +101,9 @@ async function deliverParts(
         resumed,
       });
     } else if (i === 0 && streamRef !== undefined) {
-      if (finishStream) {
-        await finishStream(part);
-        // A native stream ends without buttons: the last part's go on by an edit.
-        if (last.controls) await outbound.edit(target, streamRef, part, last);
-      } else await outbound.edit(target, streamRef, part, last);
+      // A native stream ends with the last part's buttons under it; an edited one gets them by its edit.
+      if (finishStream) await finishStream(part, last.controls);
+      else await outbound.edit(target, streamRef, part, last);
       ref = streamRef;
     } else {
       ref = await outbound.post(target, part, {

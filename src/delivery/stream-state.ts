@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import type { ConversationAddress } from "../core/conversation.ts";
-import type { DeliveryTarget, NativeStream } from "../ports/outbound.ts";
+import type { DeliveryTarget, MessageControl, NativeStream } from "../ports/outbound.ts";
 import type { KeyScheme } from "../store/keys.ts";
 import { partKey } from "./delivery.ts";
 import type { DeliveryEnvironment } from "./delivery-environment.ts";
@@ -82,7 +82,9 @@ export interface TurnStream {
    * Set when the streamed message is a native stream: ends it showing the
    * answer's first part (or the cut-short partial), instead of an edit.
    */
-  readonly finish?: ((text: string) => Promise<void>) | undefined;
+  readonly finish?:
+    | ((text: string, controls?: readonly MessageControl[]) => Promise<void>)
+    | undefined;
   /** Stops a native stream as it shows, for a turn that parks on an approval request. */
   readonly pause?: (() => Promise<void>) | undefined;
 }
@@ -129,8 +131,8 @@ export async function openTurnStream(
   if (stored.ref !== undefined && stored.native) {
     // A crashed run's native stream: its delivery finishes it with the answer.
     const { ref } = stored;
-    const finish = (text: string) =>
-      outbound?.native?.finish(target, ref, text, options) ?? Promise.resolve();
+    const finish = (text: string, controls?: readonly MessageControl[]) =>
+      outbound?.native?.finish(target, ref, text, options, controls) ?? Promise.resolve();
     return { streamer: undefined, ref, finish };
   }
   if (!outbound?.canEdit || !env.streamEditMs) return { streamer: undefined, ref: stored.ref };
@@ -155,7 +157,7 @@ export async function openTurnStream(
   return {
     streamer,
     ref: stored.ref,
-    finish: (text) => native.finish(text),
+    finish: (text, controls) => native.finish(text, controls),
     pause: async () => {
       await streamer.close();
       await native.stop();

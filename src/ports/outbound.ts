@@ -141,7 +141,13 @@ export interface NativeStreaming {
    * in: still streaming, timed out, or already stopped. One message, never a
    * second. Only for streams of kind `message`.
    */
-  finish(target: DeliveryTarget, ref: string, text: string, options: StreamOptions): Promise<void>;
+  finish(
+    target: DeliveryTarget,
+    ref: string,
+    text: string,
+    options: StreamOptions,
+    controls?: readonly MessageControl[],
+  ): Promise<void>;
   /**
    * The stream a crashed run started at or after `since` (ms) without
    * recording its ref: it died while the platform was answering the start.
@@ -166,9 +172,11 @@ export interface NativeStream {
   append(text: string): Promise<string | undefined>;
   /**
    * Ends the stream showing exactly `text`: the answer's first part, or the
-   * partial with the cut-short note. A draft ends with nothing to do.
+   * partial with the cut-short note, with `controls` under it (an answer's
+   * last part's 👍 / 👎). A draft ends with nothing to do: the answer's post
+   * carries them.
    */
-  finish(text: string): Promise<void>;
+  finish(text: string, controls?: readonly MessageControl[]): Promise<void>;
   /** Ends the stream as it shows (a turn parked on an approval request); the answer later replaces it. */
   stop(): Promise<void>;
 }

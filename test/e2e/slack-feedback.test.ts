@@ -72,7 +72,7 @@ async function feedbackCounts(metrics: Metrics) {
 describe("feedback on Slack answers", () => {
   it("puts Slack's feedback buttons under the last part of an answer only, streamed or split", async () => {
     const h = await start();
-    // A short answer is streamed: its one message gets the buttons by the final edit.
+    // A short answer is streamed: its one message gets the buttons when its stream stops.
     h.pipe.fake.script({ content: "Short and streamed, word by word.", chunkDelayMs: 250 });
     const short = appMentionEvent({ text: `<@${FAKE_SLACK.botUserId}> short please` });
     await sendEvent(h.events[0] as string, SLACK_SECRET, short);
@@ -90,11 +90,11 @@ describe("feedback on Slack answers", () => {
     expect(thumbs?.positive_button.value).toMatch(/^fb:[a-z0-9]{12}:u$/);
     expect(thumbs?.negative_button.value).toMatch(/^fb:[a-z0-9]{12}:d$/);
     expect(Buffer.byteLength(thumbs?.positive_button.value ?? "")).toBeLessThanOrEqual(64);
-    // The streamed preview was posted bare; the final edit set the buttons.
-    const [preview] = h.slack.callsTo("chat.postMessage");
-    expect(preview?.args.blocks).toBeUndefined();
-    const final = h.slack.callsTo("chat.update").at(-1);
-    expect(JSON.stringify(final?.args.blocks)).toContain("feedback_buttons");
+    // Streamed natively in its thread: the stream started bare and stopped with the buttons under it.
+    const [started] = h.slack.callsTo("chat.startStream");
+    expect(started?.args.blocks).toBeUndefined();
+    const stopped = h.slack.callsTo("chat.stopStream").at(-1);
+    expect(JSON.stringify(stopped?.args.blocks)).toContain("feedback_buttons");
 
     // A long answer is split: only its last message has them.
     const long = Array.from(

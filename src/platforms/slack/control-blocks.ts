@@ -40,9 +40,22 @@ export function controlBlocks(
     type: "section",
     text: { type: "mrkdwn", text },
   }));
-  const feedback = feedbackBlock && isFeedbackPair(controls);
-  blocks.push(feedback ? feedbackButtons(controls) : actionsBlock(controls));
+  blocks.push(controlsBlock(controls, { feedbackBlock }));
   return blocks;
+}
+
+/**
+ * The block of buttons alone: Slack's feedback buttons for an answer's
+ * 👍 / 👎 (unless `feedbackBlock` is off), else an actions block. A
+ * natively streamed answer puts it under its text when its stream stops.
+ */
+export function controlsBlock(
+  controls: readonly MessageControl[],
+  { feedbackBlock = true }: { readonly feedbackBlock?: boolean } = {},
+): types.KnownBlock {
+  return feedbackBlock && isFeedbackPair(controls)
+    ? feedbackButtons(controls)
+    : actionsBlock(controls);
 }
 
 /**

@@ -1,10 +1,12 @@
 import type { ChatStreamer, WebClient } from "@slack/web-api";
 import type {
   DeliveryTarget,
+  MessageControl,
   NativeStream,
   NativeStreaming,
   StreamOptions,
 } from "../../ports/outbound.ts";
+import { controlBlocks, controlsBlock } from "./control-blocks.ts";
 import { toMrkdwn } from "./format.ts";
 import { answerNeighbours } from "./thread-messages.ts";
 
@@ -57,11 +59,12 @@ export class SlackStreams implements NativeStreaming {
     ref: string,
     text: string,
     { key }: StreamOptions,
+    controls: readonly MessageControl[] = [],
   ): Promise<void> {
     await ignoreEnded(
       this.client.chat.stopStream({ channel: target.channel, ts: ref, metadata: keyed(key) }),
     );
-    await replace(this.client, target, ref, text, key);
+    await replace(this.client, target, ref, text, key, controls);
   }
 
   /**
@@ -112,21 +115,29 @@ class SlackAnswerStream implements NativeStream {
    * what streamed (a long answer's first part, a stream Slack already ended)
    * is set whole once the stream has stopped.
    */
-  async finish(text: string): Promise<void> {
+  async finish(text: string, controls: readonly MessageControl[] = []): Promise<void> {
     const ts = this.streamer.ts;
     if (ts === undefined) return;
     let rest = text.startsWith(this.#sent) ? text.slice(this.#sent.length) : undefined;
     if (!this.#ended) {
-      const stopped = await ignoreEnded(
+      const stop = (feedbackBlock: boolean) =>
         this.streamer.stop({
           ...(rest ? { markdown_text: rest } : {}),
+          // Rendered under the finished message: the answer's 👍 / 👎.
+          ...(controls.length > 0 ? { blocks: [controlsBlock(controls, { feedbackBlock })] } : {}),
           metadata: keyed(this.key),
+        });
+      const stopped = await ignoreEnded(
+        stop(true).catch((error: unknown) => {
+          // A workspace without Slack's feedback block: plain buttons, as a post falls back.
+          if (slackError(error) !== "invalid_blocks" || controls.length === 0) throw error;
+          return stop(false);
         }),
       );
       this.#ended = true;
       if (!stopped) rest = undefined;
     } else if (rest !== "") rest = undefined;
-    if (rest === undefined) await replace(this.client, this.target, ts, text, this.key);
+    if (rest === undefined) await replace(this.client, this.target, ts, text, this.key, controls);
   }
 
   async stop(): Promise<void> {
@@ -147,14 +158,25 @@ async function replace(
   ts: string,
   text: string,
   key: string,
+  controls: readonly MessageControl[] = [],
 ): Promise<void> {
-  await client.chat.update({
-    channel: target.channel,
-    ts,
-    text: toMrkdwn(text),
-    blocks: [],
-    metadata: keyed(key),
+  const mrkdwn = toMrkdwn(text);
+  const update = (feedbackBlock: boolean) =>
+    client.chat.update({
+      channel: target.channel,
+      ts,
+      text: mrkdwn,
+      blocks: controls.length > 0 ? controlBlocks(mrkdwn, controls, { feedbackBlock }) : [],
+      metadata: keyed(key),
+    });
+  await update(true).catch((error: unknown) => {
+    if (slackError(error) !== "invalid_blocks" || controls.length === 0) throw error;
+    return update(false);
   });
+}
+
+function slackError(error: unknown): string | undefined {
+  return (error as { data?: { error?: string } }).data?.error;
 }
 
 /** Runs a stop; false when Slack had ended the stream already (stopped before, or timed out). */
@@ -163,7 +185,7 @@ async function ignoreEnded(call: Promise<unknown>): Promise<boolean> {
     await call;
     return true;
   } catch (error) {
-    if ((error as { data?: { error?: string } }).data?.error === NOT_STREAMING) return false;
+    if (slackError(error) === NOT_STREAMING) return false;
     throw error;
   }
 }
