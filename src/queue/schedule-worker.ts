@@ -9,11 +9,10 @@ import {
   scheduledEventId,
   scheduledText,
 } from "../core/schedules/index.ts";
-import { RepeatedWarnings } from "../observability/repeated-warnings.ts";
 import type { Enqueue } from "../ports/enqueue.ts";
 import type { Outbounds } from "../ports/outbound.ts";
 import { KeyScheme } from "../store/keys.ts";
-import { bullmq } from "../store/redis/bullmq.ts";
+import { jobWorker } from "../store/redis/bullmq.ts";
 import type { ScheduleState } from "../store/schedule-store.ts";
 import { SCHEDULE_QUEUE, type Schedules, type TickJob } from "./schedules.ts";
 
@@ -80,17 +79,13 @@ export class ScheduleWorker {
     this.#options = options;
     this.#logger = options.logger ?? silentLogger;
     this.#now = options.now ?? Date.now;
-    this.worker = new (bullmq().Worker)<TickJob>(SCHEDULE_QUEUE, (job) => this.#tick(job), {
+    this.worker = jobWorker<TickJob>(SCHEDULE_QUEUE, (job) => this.#tick(job), {
       connection: options.connection,
-      prefix: new KeyScheme(options.prefix ?? "sy").scheduleQueuePrefix(),
-      concurrency: options.concurrency ?? 4,
-      maxStalledCount: 5,
-      autorun: false,
+      prefix: new KeyScheme(options.prefix ?? "sy").schedules().queuePrefix,
+      ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+      logger: this.#logger,
+      name: "schedule worker",
     });
-    const warnings = new RepeatedWarnings(this.#logger);
-    this.worker.on("error", (error) =>
-      warnings.warn("schedule worker error", { error: (error as Error).message }),
-    );
   }
 
   start(): void {

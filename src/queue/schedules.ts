@@ -19,7 +19,7 @@ export interface TickJob {
 export function scheduleQueue(connection: Redis, prefix = "sy"): Queue<TickJob> {
   return new (bullmq().Queue)<TickJob>(SCHEDULE_QUEUE, {
     connection,
-    prefix: new KeyScheme(prefix).scheduleQueuePrefix(),
+    prefix: new KeyScheme(prefix).schedules().queuePrefix,
   });
 }
 

@@ -9,10 +9,8 @@ export const FEEDBACK_KEEP_MS = 30 * 86_400_000;
 /** How long a 👎 waits for "what was wrong?": the voter's next message within it is kept. */
 export const FEEDBACK_WHY_MS = 120_000;
 
-/** Records a vote, one per person per answer; see the script. */
-const VOTE = LuaScript.file("feedback-vote-2");
-/** Keeps a "what was wrong?" answer with the vote, if the record is still there. */
-const WHY = LuaScript.file("feedback-why-1");
+/** Its scripts: src/store/lua/feedback-*.lua, each file saying what it does, its keys and arguments. */
+const LUA = LuaScript.set("feedback", { vote: 2, why: 1 });
 
 /** What a rated answer records of its turn, at delivery. */
 export interface RatedTurn {
@@ -114,7 +112,7 @@ export class FeedbackStore extends StateStore {
     vote: Vote,
     options: { readonly at: number; readonly name?: string; readonly askWhy: boolean },
   ): Promise<VoteOutcome> {
-    const [kind, previous, ask] = (await VOTE.run(
+    const [kind, previous, ask] = (await LUA.vote.run(
       this.redis,
       [this.keys.feedback(ref.address, ref.turnId), this.keys.feedbackWhy(ref.address, voter)],
       [
@@ -160,7 +158,7 @@ export class FeedbackStore extends StateStore {
       unknown,
     ];
     if (turnId === null || text === undefined) return false;
-    const kept = await WHY.run(
+    const kept = await LUA.why.run(
       this.redis,
       [this.keys.feedback(address, turnId)],
       [voter, text, at],

@@ -23,7 +23,6 @@ import {
   legacyQueuePrefix,
   queueLayoutsKey,
   reminderQueuePrefix,
-  scheduleQueuePrefix,
   turnQueuePrefix,
 } from "./queue-keys.ts";
 import {
@@ -387,11 +386,6 @@ export class KeyScheme {
   /** Every schedule's record and the id set. See {@link ScheduleKeys}. */
   schedules(): ScheduleKeys {
     return scheduleKeys(this.prefix);
-  }
-
-  /** BullMQ's prefix for the schedule tick queue: one queue, one slot of its own. */
-  scheduleQueuePrefix(): string {
-    return scheduleQueuePrefix(this.prefix);
   }
 
   /** The HASH of the shard counts in use (see {@link queueLayoutsKey}). */

@@ -68,6 +68,26 @@ export class LuaScript {
     return new LuaScript(() => expand(join(dir, `${name}.lua`), new Set()), Number(count));
   }
 
+  /**
+   * A store's scripts at once, by their names after `family`: each is the
+   * file `<family>-<name>-<keys>.lua`, as {@link LuaScript.file} reads it.
+   *
+   * @example
+   * const LUA = LuaScript.set("schedule", { put: 2, claim: 1 });
+   * // LUA.put reads src/store/lua/schedule-put-2.lua; LUA.claim, schedule-claim-1.lua
+   */
+  static set<const Names extends Record<string, number>>(
+    family: string,
+    keys: Names,
+  ): { readonly [Name in keyof Names]: LuaScript } {
+    return Object.fromEntries(
+      Object.entries(keys).map(([name, count]) => [
+        name,
+        LuaScript.file(`${family}-${name}-${count}`),
+      ]),
+    ) as { readonly [Name in keyof Names]: LuaScript };
+  }
+
   get source(): string {
     if (typeof this.#source === "function") this.#source = this.#source();
     return this.#source;

@@ -4,30 +4,8 @@ import type { KeyScheme, ReservationOwner } from "./keys.ts";
 import { LuaScript } from "./lua.ts";
 import type { OwnedCounting } from "./usage-store.ts";
 
-/**
- * Admits a message against one owner's daily budget and reserves its
- * turn's estimate, in one script on Redis's clock, as the rate limits are:
- * of any number of messages arriving together on any number of ingress
- * processes, only those that find today's usage plus the reservations
- * under the budget get in (core/budget/reservation.ts `admitTurn` is the
- * same rule). An id that already holds a reservation is admitted again as
- * it was (a platform's retry of the same event). Both keys live as long as
- * their latest reservation. Expired reservations are pruned first, so a
- * message lost before its turn holds a budget for at most its lifetime.
- */
-const RESERVE = LuaScript.file("reservation-reserve-3");
-
-/** Drops one owner's reservations of some message ids. */
-const RELEASE = LuaScript.file("reservation-release-2");
-
-/**
- * Adds a turn's real usage and drops its reservations in one step: the
- * budget never sees both, nor neither.
- */
-const SETTLE = LuaScript.file("reservation-settle-4");
-
-/** What one owner's live reservations hold (pruning what expired). */
-const HELD = LuaScript.file("reservation-held-2");
+/** Its scripts: src/store/lua/reservation-*.lua, each file saying what it does, its keys and arguments. */
+const LUA = LuaScript.set("reservation", { reserve: 3, release: 2, settle: 4, held: 2 });
 
 /** What one reservation attempt found. */
 export interface ReservationCheck {
@@ -70,7 +48,7 @@ export class ReservationStore {
     ttlMs: number,
   ): Promise<ReservationCheck> {
     const k = this.keys.reservations(owner);
-    const reply = (await RESERVE.run(
+    const reply = (await LUA.reserve.run(
       this.redis,
       [usageDayKey, k.deadlines, k.tokens],
       [budget, Math.max(1, Math.round(estimate)), Math.max(1, Math.round(ttlMs)), id],
@@ -86,7 +64,7 @@ export class ReservationStore {
   async releaseIds(owner: ReservationOwner, ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
     const k = this.keys.reservations(owner);
-    await RELEASE.run(this.redis, [k.deadlines, k.tokens], ids);
+    await LUA.release.run(this.redis, [k.deadlines, k.tokens], ids);
   }
 
   /** Drops every reservation of these messages (a turn given up): the workspace's and each sender's. */
@@ -112,7 +90,7 @@ export class ReservationStore {
       const ids = held.get(k.deadlines)?.ids ?? [];
       held.delete(k.deadlines);
       runs.push(
-        SETTLE.run(
+        LUA.settle.run(
           this.redis,
           [...counting.keys, k.deadlines, k.tokens],
           [...counting.args, ...ids],
@@ -143,6 +121,6 @@ export class ReservationStore {
   /** What one owner's live reservations hold together (expired ones pruned first). */
   async reserved(owner: ReservationOwner): Promise<number> {
     const k = this.keys.reservations(owner);
-    return Number(await HELD.run(this.redis, [k.deadlines, k.tokens]));
+    return Number(await LUA.held.run(this.redis, [k.deadlines, k.tokens]));
   }
 }

@@ -9,10 +9,8 @@ import type { ScheduleKeys } from "./keys.ts";
 import { KeyScheme } from "./keys.ts";
 import { LuaScript } from "./lua.ts";
 
-const PUT = LuaScript.file("schedule-put-2");
-const CLAIM = LuaScript.file("schedule-claim-1");
-const PAUSE = LuaScript.file("schedule-pause-1");
-const RESUME = LuaScript.file("schedule-resume-1");
+/** Its scripts: src/store/lua/schedule-*.lua, each file saying what it does, its keys and arguments. */
+const LUA = LuaScript.set("schedule", { put: 2, claim: 1, pause: 1, resume: 1 });
 
 /** A schedule with what Redis knows of its runs. */
 export interface ScheduleState {
@@ -65,7 +63,7 @@ export class ScheduleStore {
    * its ticks start from `now`, and its job scheduler must be made again.
    */
   async put(schedule: Schedule, now: number): Promise<boolean> {
-    const changed = await PUT.run(
+    const changed = await LUA.put.run(
       this.#redis,
       [this.#keys.record(schedule.id), this.#keys.ids],
       [encodeSchedule(schedule), JSON.stringify(schedule.timing), now, schedule.id],
@@ -92,7 +90,7 @@ export class ScheduleStore {
   }
 
   async claim(id: string, request: ClaimRequest): Promise<ClaimOutcome> {
-    const reply = (await CLAIM.run(
+    const reply = (await LUA.claim.run(
       this.#redis,
       [this.#keys.record(id)],
       [
@@ -113,12 +111,12 @@ export class ScheduleStore {
 
   /** Pauses it with a reason; true when this call did (the owner is told then, once). */
   async pause(id: string, reason: string, now: number): Promise<boolean> {
-    return Number(await PAUSE.run(this.#redis, [this.#keys.record(id)], [reason, now])) === 1;
+    return Number(await LUA.pause.run(this.#redis, [this.#keys.record(id)], [reason, now])) === 1;
   }
 
   /** Resumes it, its ticks counted from `now`; true when it was paused. */
   async resume(id: string, now: number): Promise<boolean> {
-    return Number(await RESUME.run(this.#redis, [this.#keys.record(id)], [now])) === 1;
+    return Number(await LUA.resume.run(this.#redis, [this.#keys.record(id)], [now])) === 1;
   }
 
   /** Marks it over: it takes no more runs, and stays listed with why. */

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { PersonRef } from "./key-types.ts";
+import { scheduleQueuePrefix } from "./queue-keys.ts";
 
 /**
  * The keys of one person's notes in one workspace (`remember`, `recall`,
@@ -67,6 +68,8 @@ function personTag(prefix: string, kind: "mem" | "rem", owner: PersonRef): strin
  * Running deployments hold schedules under this layout: never change it.
  */
 export interface ScheduleKeys {
+  /** BullMQ's prefix for the schedule tick queue: one queue, one slot of its own ("sy:{q:schedules}"). */
+  readonly queuePrefix: string;
   /** SET: every schedule id, e.g. "sy:{schedules}:ids". */
   readonly ids: string;
   /** STRING: the last number handed to a schedule made in chat (`s<n>`). */
@@ -83,6 +86,7 @@ export interface ScheduleKeys {
 export function scheduleKeys(prefix: string): ScheduleKeys {
   const tag = `${prefix}:{schedules}`;
   return {
+    queuePrefix: scheduleQueuePrefix(prefix),
     ids: `${tag}:ids`,
     seq: `${tag}:seq`,
     record: (id) => `${tag}:schedule:${encodeURIComponent(id)}`,

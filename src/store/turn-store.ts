@@ -7,22 +7,8 @@ import { LuaScript } from "./lua.ts";
 import { encodeMessage } from "./message-json.ts";
 import { StateStore } from "./state-store.ts";
 
-/**
- * Writes a checkpoint (and appends a step's messages) only if the stored
- * checkpoint is the expected one: same turn, expected step. A worker that
- * lost its turn to another (a stall, a lease that expired) writes nothing.
- */
-const guardedWrite = LuaScript.file("checkpoint-commit-2");
-
-/**
- * Starts a turn: appends the person's messages to history and stores the
- * turn's first checkpoint, only if no turn is in progress, and swaps in the
- * turn's contract hash as the conversation's last one.
- */
-const beginWrite = LuaScript.file("checkpoint-begin-3");
-
-/** Deletes the checkpoint only if it still belongs to the given turn. */
-const guardedClear = LuaScript.file("checkpoint-clear-1");
+/** Its scripts: src/store/lua/checkpoint-*.lua, each file saying what it does, its keys and arguments. */
+const LUA = LuaScript.set("checkpoint", { commit: 2, begin: 3, clear: 1 });
 
 /** The stored checkpoint a guarded write expects to replace. */
 export interface CheckpointExpectation {
@@ -91,7 +77,7 @@ export class TurnStore extends StateStore {
       checkpoint.contractHash,
       ...messages.map(encodeMessage),
     ];
-    const [began, previous] = (await beginWrite.run(
+    const [began, previous] = (await LUA.begin.run(
       this.redis,
       [keys.checkpoint, keys.history, keys.contract],
       args,
@@ -153,7 +139,7 @@ export class TurnStore extends StateStore {
   async clearCheckpoint(address: ConversationAddress, turnId?: string): Promise<boolean> {
     const key = this.keys.conversation(address).checkpoint;
     if (turnId === undefined) return (await this.redis.del(key)) > 0;
-    return (await guardedClear.run(this.redis, [key], [turnId])) === 1;
+    return (await LUA.clear.run(this.redis, [key], [turnId])) === 1;
   }
 
   async #guarded(
@@ -169,7 +155,7 @@ export class TurnStore extends StateStore {
       encodeCheckpoint(checkpoint),
       ...messages.map(encodeMessage),
     ];
-    return (await guardedWrite.run(this.redis, [keys.checkpoint, keys.history], args)) === 1;
+    return (await LUA.commit.run(this.redis, [keys.checkpoint, keys.history], args)) === 1;
   }
 
   #damaged(key: string, problem: string): void {

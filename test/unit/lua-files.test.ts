@@ -69,8 +69,15 @@ describe("Lua scripts as files", () => {
   it("has a file for every script the code names, and no file the code never runs", () => {
     const named = new Set<string>();
     for (const file of files(SRC, ".ts")) {
-      for (const match of readFileSync(file, "utf8").matchAll(/LuaScript\.file\("([^"]+)"\)/g)) {
+      const text = readFileSync(file, "utf8");
+      for (const match of text.matchAll(/LuaScript\.file\("([^"]+)"\)/g)) {
         named.add(match[1] as string);
+      }
+      // LuaScript.set("family", { name: keys, "other-name": keys }): family-name-keys each.
+      for (const [, family, body] of text.matchAll(/LuaScript\.set\("([^"]+)",\s*\{([^}]*)\}/g)) {
+        for (const [, name, keys] of (body as string).matchAll(/"?([\w-]+)"?:\s*(\d+)/g)) {
+          named.add(`${family}-${name}-${keys}`);
+        }
       }
     }
     const onDisk = files(LUA_DIR, ".lua")

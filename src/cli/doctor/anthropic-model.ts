@@ -2,7 +2,8 @@ import {
   ANTHROPIC_BASE_URL,
   ANTHROPIC_FALLBACK_MODEL,
 } from "../../providers/anthropic/provider.ts";
-import { type DoctorContext, type Finding, ok, problem, reasonOf, within } from "./finding.ts";
+import type { DoctorContext, Finding } from "./finding.ts";
+import { noModelServer, ok, problem, reasonOf, within } from "./finding.ts";
 
 /**
  * The Anthropic model answers a tiny streamed request that carries what every
@@ -12,13 +13,10 @@ import { type DoctorContext, type Finding, ok, problem, reasonOf, within } from 
 export async function checkAnthropicModel(context: DoctorContext): Promise<Finding[]> {
   const { env, timeoutMs } = context;
   if (!env.ANTHROPIC_API_KEY && !env.ANTHROPIC_BASE_URL) {
-    return [
-      problem(
-        "model",
-        "model.provider is anthropic but no Anthropic server is configured: turns answer that the bot has no model",
-        "set ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL for a server other than Anthropic's) and SWITCHYARD_MODEL",
-      ),
-    ];
+    return noModelServer(
+      "model.provider is anthropic but no Anthropic server is configured",
+      "set ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL for a server other than Anthropic's) and SWITCHYARD_MODEL",
+    );
   }
   const model = env.SWITCHYARD_MODEL?.trim() || ANTHROPIC_FALLBACK_MODEL;
   const baseURL = env.ANTHROPIC_BASE_URL || ANTHROPIC_BASE_URL;

@@ -31,6 +31,11 @@ export const problem = (check: string, detail: string, fix: string): Finding => 
   fix,
 });
 
+/** The model check's finding when no server for the bot's model is set: `why`, then what it means. */
+export const noModelServer = (why: string, fix: string): Finding[] => [
+  problem("model", `${why}: turns answer that the bot has no model`, fix),
+];
+
 /**
  * The message of anything thrown, on one line, with the system error code
  * underneath it when there is one ("fetch failed" says little; ECONNREFUSED does).

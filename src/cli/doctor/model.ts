@@ -2,7 +2,8 @@ import OpenAI from "openai";
 import { botModelOf } from "../../core/config/bot-model.ts";
 import { providerNameOf } from "../../runtime/provider-env.ts";
 import { checkAnthropicModel } from "./anthropic-model.ts";
-import { type DoctorContext, type Finding, ok, problem, reasonOf, within } from "./finding.ts";
+import type { DoctorContext, Finding } from "./finding.ts";
+import { noModelServer, ok, problem, reasonOf, within } from "./finding.ts";
 
 /** The request features every turn uses; a server that refuses one fails every turn. */
 const FEATURES = ["stream_options", "prompt_cache_key", "tools"] as const;
@@ -29,13 +30,10 @@ export async function checkModel(context: DoctorContext): Promise<Finding[]> {
     return checkAnthropicModel(context);
   }
   if (!env.OPENAI_API_KEY && !env.OPENAI_BASE_URL) {
-    return [
-      problem(
-        "model",
-        "no model is configured: turns answer that the bot has no model",
-        "set OPENAI_API_KEY (and OPENAI_BASE_URL for a server other than OpenAI's) and SWITCHYARD_MODEL, or ANTHROPIC_API_KEY for Claude",
-      ),
-    ];
+    return noModelServer(
+      "no model is configured",
+      "set OPENAI_API_KEY (and OPENAI_BASE_URL for a server other than OpenAI's) and SWITCHYARD_MODEL, or ANTHROPIC_API_KEY for Claude",
+    );
   }
   const model = botModelOf(env);
   const baseURL = env.OPENAI_BASE_URL ?? "https://api.openai.com/v1";

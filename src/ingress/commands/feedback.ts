@@ -12,19 +12,19 @@ export const FEEDBACK_COMMAND_REPLIES = {
   unavailable: "This process takes no votes on answers, so nothing was recorded.",
 } as const;
 
-export const goodCommand: ChatCommand = {
-  name: "good",
-  audience: "anyone",
-  help: [{ usage: "/good", summary: "Rates my last answer here 👍.", audience: "anyone" }],
-  run: (call) => rate(call, "up"),
-};
+/** A typed vote: `/good` is 👍, `/bad` is 👎. */
+function voteCommand(name: "good" | "bad", vote: Vote, thumb: string): ChatCommand {
+  const summary = `Rates my last answer here ${thumb}.`;
+  return {
+    name,
+    audience: "anyone",
+    help: [{ usage: `/${name}`, summary, audience: "anyone" }],
+    run: (call) => rate(call, vote),
+  };
+}
 
-export const badCommand: ChatCommand = {
-  name: "bad",
-  audience: "anyone",
-  help: [{ usage: "/bad", summary: "Rates my last answer here 👎.", audience: "anyone" }],
-  run: (call) => rate(call, "down"),
-};
+export const goodCommand = voteCommand("good", "up", "👍");
+export const badCommand = voteCommand("bad", "down", "👎");
 
 async function rate({ where, actor, name, ctx }: CommandCall, vote: Vote) {
   if (!ctx.feedback) return { kind: "reply" as const, text: FEEDBACK_COMMAND_REPLIES.unavailable };

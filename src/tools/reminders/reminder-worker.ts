@@ -1,10 +1,9 @@
 import type { Job, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { type LoggerPort, silentLogger } from "../../core/logger.ts";
-import { RepeatedWarnings } from "../../observability/repeated-warnings.ts";
 import type { Outbounds } from "../../ports/outbound.ts";
 import { KeyScheme } from "../../store/keys.ts";
-import { bullmq } from "../../store/redis/bullmq.ts";
+import { bullmq, jobWorker } from "../../store/redis/bullmq.ts";
 import { ReminderDataError } from "./errors.ts";
 import { moveLegacyReminders } from "./legacy-queue.ts";
 import { decodeReminder, type Reminder, reminderMessage, targetOf } from "./reminder.ts";
@@ -55,18 +54,14 @@ export class ReminderWorker {
     this.#index = new ReminderIndex(options.redis, prefix);
     this.#outbounds = options.outbounds;
     this.#logger = options.logger ?? silentLogger;
-    this.worker = new (bullmq().Worker)<Reminder>(REMINDER_QUEUE, (job) => this.#fire(job), {
+    // A worker that died mid-post leaves the job stalled: jobWorker takes it over rather than drop it.
+    this.worker = jobWorker<Reminder>(REMINDER_QUEUE, (job) => this.#fire(job), {
       connection: options.connection,
       prefix: new KeyScheme(prefix).reminderQueuePrefix(),
-      concurrency: options.concurrency ?? 4,
-      // A worker that died mid-post leaves the job stalled; take it over rather than drop it.
-      maxStalledCount: 5,
-      autorun: false,
+      ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+      logger: this.#logger,
+      name: "reminder worker",
     });
-    const warnings = new RepeatedWarnings(this.#logger);
-    this.worker.on("error", (error) =>
-      warnings.warn("reminder worker error", { error: (error as Error).message }),
-    );
     this.worker.on("failed", (job, error) => void this.#gaveUp(job, error));
   }
 
