@@ -31,6 +31,25 @@ async function scrapeUntil(base: string, pattern: RegExp, ms = 20_000): Promise<
   throw new Error(`/metrics never showed ${pattern} in ${ms} ms; last scrape:\n${text}`);
 }
 
+/**
+ * A worker serving /metrics on a port found free. Another test's server can
+ * take that port before the worker binds it (the worker then logs "metrics
+ * server not started" and runs on): that worker is stopped and another port
+ * tried, so the scrapes below never reach someone else's server.
+ */
+async function workerServingMetrics(
+  env: Record<string, string>,
+): Promise<{ port: number; started: WorkerProcess }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const started = await startWorkerProcess({ ...env, SWITCHYARD_METRICS_PORT: String(port) });
+    if (!started.logs().includes("metrics server not started")) return { port, started };
+    await started.stop();
+    if (attempt === 3)
+      throw new Error(`no free port held for the metrics server:\n${started.logs()}`);
+  }
+}
+
 describe("a worker's metrics and health endpoints", () => {
   const prefix = uniquePrefix("metrics");
   const redis = connectRedis({ maxRetriesPerRequest: null });
@@ -51,14 +70,13 @@ describe("a worker's metrics and health endpoints", () => {
       },
       { content: "noon", usage: { prompt_tokens: 130, cached_tokens: 120, completion_tokens: 3 } },
     );
-    const port = await freePort();
-    worker = await startWorkerProcess({
+    const { port, started } = await workerServingMetrics({
       SWITCHYARD_PREFIX: prefix,
       OPENAI_BASE_URL: fake.url,
       OPENAI_API_KEY: "test",
       SWITCHYARD_MODEL: "fake-model",
-      SWITCHYARD_METRICS_PORT: String(port),
     });
+    worker = started;
     const base = `http://127.0.0.1:${port}`;
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
