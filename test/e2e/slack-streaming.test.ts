@@ -1,49 +1,21 @@
-import { afterEach, describe, expect, it } from "vitest";
-import type { SlackChannel } from "../../src/platforms/slack/channel.ts";
+import { describe, expect, it } from "vitest";
 import { DEFAULT_SLACK, type SlackConfig } from "../../src/platforms/slack/config-section.ts";
-import { loadSkills } from "../../src/runtime/skill-folders.ts";
-import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
+import { FAKE_SLACK, type FakeSlackApi } from "../fakes/slack-api.ts";
 import { appMentionEvent, messageEvent, sendEvent } from "../fakes/slack-requests.ts";
-import { channelRuntime, until } from "../support/channels.ts";
-import { type Pipeline, startPipeline } from "../support/pipeline.ts";
-import { fakeSlackChannel, SLACK_SECRET } from "../support/slack-harness.ts";
+import { until } from "../support/channels.ts";
+import { SLACK_SECRET, useSlackHarness, visibleIn } from "../support/slack-harness.ts";
 
-interface Setup {
-  readonly pipe: Pipeline;
-  readonly slack: FakeSlackApi;
-  readonly channel: SlackChannel;
-  readonly events: string;
-}
+const harness = useSlackHarness();
 
-let setup: Setup | undefined;
-afterEach(async () => {
-  await setup?.channel.stop();
-  await setup?.pipe.close();
-  await setup?.slack.close();
-  setup = undefined;
-});
-
-async function start(streaming: SlackConfig["streaming"], streamEditMs = 300): Promise<Setup> {
-  const slack = await startFakeSlackApi({
-    users: { U0HUMAN: { name: "human", real_name: "Hugo Human" } },
-  });
-  const settings = () => ({ ...DEFAULT_SLACK, streaming });
-  const channel = fakeSlackChannel(slack, "http", { settings });
-  const skills = await loadSkills({ global: [], workspaces: {} });
-  const pipe = await startPipeline({
+/** The pipeline and one HTTP ingress on a fake Slack, answers streaming in `streaming` mode. */
+async function start(streaming: SlackConfig["streaming"], streamEditMs = 300) {
+  const h = await harness({
     tools: [],
-    outbounds: { slack: channel.outbound },
-    skills,
-    streamEditMs,
+    settings: () => ({ ...DEFAULT_SLACK, streaming }),
+    pipeline: { streamEditMs },
   });
-  await channel.start(channelRuntime(pipe, [], { skills }));
-  setup = { pipe, slack, channel, events: `http://127.0.0.1:${channel.port}/slack/events` };
-  return setup;
+  return { pipe: h.pipe, slack: h.slack, events: h.events[0] as string };
 }
-
-/** What people see in a thread: the bot's messages in order, each as it ends. */
-const visibleIn = (slack: FakeSlackApi, thread: string) =>
-  slack.messages.filter((m) => m.thread_ts === thread && m.bot_id).map((m) => m.text);
 
 const WRITES = ["chat.postMessage", "chat.update", "chat.startStream", "chat.appendStream"];
 const writesOf = (slack: FakeSlackApi) =>
@@ -166,10 +138,6 @@ describe("Slack answers stream with Slack's streaming API", () => {
   it("measures the Slack calls of a streamed 2,000-character answer, native against edits", async () => {
     const native = await streamLong("native");
     expect(visibleIn(native.slack, native.ts)).toEqual([LONG]);
-    await setup?.channel.stop();
-    await setup?.pipe.close();
-    await setup?.slack.close();
-    setup = undefined;
     const edits = await streamLong("edit");
     expect(visibleIn(edits.slack, edits.ts)).toHaveLength(1);
     console.log(
