@@ -22,6 +22,14 @@ export interface Attachment {
 export interface ConversationAddress {
   /** `slack`, `discord`, `telegram`, `console`, ... */
   readonly platform: string;
+  /**
+   * The bot account that received it, when the platform's section lists
+   * several `accounts:` (a second Slack app, another Telegram bot token).
+   * Absent for the platform's only account, so every key made before
+   * accounts existed stays the same. Two accounts in one chat are two
+   * conversations: the account is part of {@link conversationKey}.
+   */
+  readonly account?: string;
   /** Slack team, Discord guild, Telegram chat. */
   readonly workspace: string;
   readonly channel: string;
@@ -80,7 +88,10 @@ export function modelText(message: Pick<InboundMessage, "text" | "platformContex
 /** One string per conversation, the same on every machine. */
 export function conversationKey(address: ConversationAddress): string {
   // Asked a dozen times a turn: no array, and no encoding where it would change nothing.
-  return `${keyPart(address.platform)}:${keyPart(address.workspace)}:${keyPart(address.channel)}:${keyPart(address.conversation)}`;
+  const platform = address.account
+    ? `${keyPart(address.platform)}@${keyPart(address.account)}`
+    : keyPart(address.platform);
+  return `${platform}:${keyPart(address.workspace)}:${keyPart(address.channel)}:${keyPart(address.conversation)}`;
 }
 
 /** Exactly the characters `encodeURIComponent` leaves as they are. */
