@@ -1,5 +1,7 @@
+import { WebClient } from "@slack/web-api";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_SLACK, type SlackConfig } from "../../src/platforms/slack/config-section.ts";
+import { SlackStreams } from "../../src/platforms/slack/stream.ts";
 import { FAKE_SLACK, type FakeSlackApi } from "../fakes/slack-api.ts";
 import { appMentionEvent, messageEvent, sendEvent } from "../fakes/slack-requests.ts";
 import { until } from "../support/channels.ts";
@@ -146,4 +148,45 @@ describe("Slack answers stream with Slack's streaming API", () => {
     // Appends carry only what is new; every edit carries the whole answer so far.
     expect(native.bytes).toBeLessThan(edits.bytes);
   }, 60_000);
+});
+
+describe("a resumed Slack stream", () => {
+  it("is found past a notice the ingress posted in the same thread, and the notice is left as it was", async () => {
+    const { slack, events } = await start("native");
+    const thread = "1600000000.000100";
+    // A message too long to queue: the ingress answers it on the spot, in the thread.
+    const long = appMentionEvent({
+      text: `<@${FAKE_SLACK.botUserId}> ${"x".repeat(100_001)}`,
+      threadTs: thread,
+    });
+    await sendEvent(events, SLACK_SECRET, long, { eventId: "EvLong" });
+    const notice = await until(() =>
+      slack.messages.find((m) => m.thread_ts === thread && m.text.includes("characters long")),
+    );
+    // Then a worker started streaming its answer there and died before it stopped the stream.
+    const client = new WebClient(FAKE_SLACK.botToken, {
+      slackApiUrl: slack.url,
+      retryConfig: { retries: 0 },
+    });
+    const started = await client.chat.startStream({
+      channel: "C0GENERAL",
+      thread_ts: thread,
+      markdown_text: "Half an ans",
+      recipient_user_id: "U0HUMAN",
+      recipient_team_id: FAKE_SLACK.teamId,
+    });
+    const target = {
+      platform: "slack",
+      workspace: FAKE_SLACK.teamId,
+      channel: "C0GENERAL",
+      conversation: thread,
+      thread,
+      replyTo: thread,
+    };
+    const streams = new SlackStreams(client, () => "native");
+    expect(await streams.find(target)).toBe(started.ts);
+    await streams.finish(target, started.ts as string, "The whole answer.", { key: "k1" });
+    expect(slack.messages.find((m) => m.ts === notice.ts)?.text).toBe(notice.text);
+    expect(slack.messages.find((m) => m.ts === started.ts)?.text).toBe("The whole answer.");
+  });
 });

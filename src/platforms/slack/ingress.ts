@@ -19,6 +19,7 @@ import {
 import { installationTeam, messageEventId } from "./payload.ts";
 import type { SlackPeople } from "./people.ts";
 import { registerSharedSlackCommands } from "./shared-commands.ts";
+import { NOTICE_METADATA } from "./stream.ts";
 
 /** At most this many people mentioned in one message are looked up by name. */
 const MAX_NAMED = 50;
@@ -144,6 +145,7 @@ async function handle(
       channel: message.channel,
       ...(message.thread ? { thread_ts: message.thread } : {}),
       text,
+      metadata: NOTICE_METADATA,
     });
   await takeMessage(runtime, message, {
     actor: () => deps.people.actor(message.user),

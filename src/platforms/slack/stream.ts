@@ -13,6 +13,12 @@ import { answerNeighbours } from "./thread-messages.ts";
 /** How answers stream on Slack: its streaming API where Slack accepts it, or post-and-edit. */
 export type SlackStreaming = "native" | "edit";
 
+/** The metadata of a message the ingress posts on the spot: never an answer, so never a stream to resume. */
+export const NOTICE_METADATA = { event_type: "switchyard_notice", event_payload: {} };
+
+/** Metadata event types of the bot's own finished messages: whatever carries one is no stream in progress. */
+const SWITCHYARD_EVENTS = new Set(["switchyard_reply", NOTICE_METADATA.event_type]);
+
 /** Slack's answer to a stream call once the stream has ended (stopped, or timed out by Slack). */
 const NOT_STREAMING = "message_not_in_streaming_state";
 
@@ -70,8 +76,9 @@ export class SlackStreams implements NativeStreaming {
   /**
    * The bot's message after the one it answers that carries no key: a
    * stream whose start reached Slack while its worker died (a finished
-   * answer, a post or a stopped stream carries its key). Slack's own order
-   * (message ts) decides "after", not the worker's clock.
+   * answer, a post or a stopped stream carries its key, and an answer given
+   * on the spot, a command's or a refusal, is marked a notice). Slack's own
+   * order (message ts) decides "after", not the worker's clock.
    */
   async find(target: DeliveryTarget): Promise<string | undefined> {
     const after = target.replyTo ?? target.thread;
@@ -80,7 +87,7 @@ export class SlackStreams implements NativeStreaming {
         m.bot_id !== undefined &&
         m.ts !== undefined &&
         (after === undefined || Number(m.ts) > Number(after)) &&
-        m.metadata?.event_type !== "switchyard_reply",
+        !SWITCHYARD_EVENTS.has(m.metadata?.event_type ?? ""),
     );
     return found?.ts;
   }
