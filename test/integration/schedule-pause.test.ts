@@ -60,7 +60,7 @@ describe("a schedule whose owner is no longer let in", () => {
     workerConnection.disconnect();
   });
 
-  it("is paused with the reason, the owner told once in the target, and nothing queued", async () => {
+  it("is paused with the reason, the owner told once in a DM, and nothing queued", async () => {
     await schedules.define(schedule);
     worker.start();
     const deadline = Date.now() + 20_000;
@@ -78,11 +78,14 @@ describe("a schedule whose owner is no longer let in", () => {
     const state = await schedules.store.get("every-second");
     expect(state?.paused?.reason).toBe("its owner U1 left the allowlist.");
     expect(state?.runs).toBe(1);
-    const posts = outbound.calls.filter((c) => c.kind === "post");
-    expect(posts.map((p) => [p.text, p.target.thread])).toEqual([
+    // Nothing in the target: the owner hears it alone, in their DM with the bot.
+    expect(outbound.calls.filter((c) => c.kind === "post")).toEqual([]);
+    const told = outbound.calls.filter((c) => c.kind === "direct");
+    expect(told.map((p) => [p.text, p.target.workspace, p.target.channel])).toEqual([
       [
         'Schedule "every-second" is paused: its owner U1 left the allowlist. It will not run again until it is resumed.',
-        "1700.1",
+        "T1",
+        "U1",
       ],
     ]);
     expect(await queue.idle(schedule.target)).toBe(true);
