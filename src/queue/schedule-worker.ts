@@ -159,7 +159,24 @@ export class ScheduleWorker {
     return "skipped";
   }
 
+  /** Runs the claimed tick, and records what it came to for lists (the console's schedules page). */
   async #run(state: ScheduleState, run: ScheduledRun): Promise<TickOutcome> {
+    const { outcome, note } = await this.#runOnce(state, run);
+    await this.#options.schedules.store
+      .note(run.id, note ?? outcome, this.#now())
+      .catch((error: unknown) =>
+        this.#logger.warn("could not record what a scheduled run came to", {
+          schedule: run.id,
+          error: (error as Error)?.message,
+        }),
+      );
+    return outcome;
+  }
+
+  async #runOnce(
+    state: ScheduleState,
+    run: ScheduledRun,
+  ): Promise<{ outcome: TickOutcome; note?: string }> {
     const message = scheduledMessage(state.schedule, run, this.#now());
     const verdict = (await this.#options.gate?.(message)) ?? { kind: "pass" };
     if (verdict.kind === "refused") {
@@ -173,16 +190,16 @@ export class ScheduleWorker {
           state.schedule,
           verdict.reason,
         );
-        return "paused";
+        return { outcome: "paused" };
       }
       this.#logger.warn("a scheduled run was refused by a limit and skipped", {
         schedule: run.id,
         reason: verdict.reason,
       });
-      return "refused";
+      return { outcome: "refused", note: `skipped: ${verdict.reason}` };
     }
     await this.#options.enqueue.enqueue(message);
-    return "queued";
+    return { outcome: "queued" };
   }
 }
 

@@ -380,6 +380,9 @@ async function pauseGoneSchedules(env: SchedulePauseEnvironment, gone: TargetGon
     { platform: gone.address.platform, channel: gone.error.channel },
     runs,
   );
+  for (const id of runs) {
+    await env.schedules.store.note(id, `not delivered: ${gone.error.reason}`, Date.now());
+  }
   for (const schedule of into) await pauseSchedule(env, schedule, goneReason(gone.error));
 }
 

@@ -90,6 +90,8 @@ describe("Slack schedules", () => {
       "the bot can no longer post in its target (Slack: is_archived).",
     );
     expect(state?.runs).toBe(1);
+    // What the console's schedules page shows as the last run's outcome.
+    expect(state?.outcome?.text).toBe("not delivered: is_archived");
     expect(h.pipe.fake.requests).toHaveLength(1);
     expect(visibleFlat(h.slack, "D0HUMAN")).toHaveLength(1);
   });
