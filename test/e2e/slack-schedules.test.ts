@@ -3,8 +3,10 @@ import type { SwitchyardConfig } from "../../src/core/config/index.ts";
 import { parseConfig } from "../../src/platforms/config.ts";
 import { ScheduleStore } from "../../src/store/schedule-store.ts";
 import { FAKE_SLACK } from "../fakes/slack-api.ts";
+import { appMentionEvent, sendEvent } from "../fakes/slack-requests.ts";
 import { until } from "../support/channels.ts";
 import {
+  SLACK_SECRET,
   type SlackHarness,
   settle,
   useSlackHarness,
@@ -94,5 +96,29 @@ describe("Slack schedules", () => {
     expect(state?.outcome?.text).toBe("not delivered: is_archived");
     expect(h.pipe.fake.requests).toHaveLength(1);
     expect(visibleFlat(h.slack, "D0HUMAN")).toHaveLength(1);
+  });
+
+  it("ends a turn whose channel was removed from under it once, without retrying its answer", async () => {
+    const h = await startHarness();
+    h.slack.channels.set("C0LEFT", { name: "left", members: ["U0HUMAN"] });
+    const mention = appMentionEvent({ text: `<@${FAKE_SLACK.botUserId}> hi`, channel: "C0LEFT" });
+    await sendEvent(h.events[0] as string, SLACK_SECRET, mention);
+    const tries = () =>
+      h.slack.callsTo("chat.postMessage").filter((c) => c.args.channel === "C0LEFT").length;
+    await until(() => (tries() > 0 && h.pipe.fake.requests.length === 1 ? true : undefined));
+    const tried = tries();
+    // A retried job would post again within its backoff (500 ms, then 1 s).
+    await settle(2_500);
+    expect(tries()).toBe(tried);
+    expect(h.pipe.fake.requests).toHaveLength(1);
+    expect(h.slack.messages.filter((m) => m.bot_id)).toEqual([]);
+    expect(
+      await h.pipe.app.queue.idle({
+        platform: "slack",
+        workspace: FAKE_SLACK.teamId,
+        channel: "C0LEFT",
+        conversation: `C0LEFT:${mention.ts as string}`,
+      }),
+    ).toBe(true);
   });
 });
