@@ -21,15 +21,6 @@ export interface DeliveryTarget extends ConversationAddress {
   readonly replyTo?: string;
 }
 
-/**
- * How a worker talks back to a platform. Each channel implements it over its
- * REST API. `post` takes an idempotency key, the same for every attempt to
- * deliver the same part of the same answer: a channel that can dedupe on it
- * (a nonce, a Redis SET NX) makes a retried delivery land once. A `post` or
- * `edit` into a conversation the platform says is gone for the bot throws
- * {@link TargetGoneError} (src/ports/target-gone.ts): trying again would
- * fail again.
- */
 /** How a post or upload is delivered once: see {@link Outbound.post}. */
 export interface DeliveryOptions {
   readonly idempotencyKey: string;
@@ -61,6 +52,15 @@ export interface EditOptions {
   readonly controls?: readonly MessageControl[];
 }
 
+/**
+ * How a worker talks back to a platform. Each channel implements it over its
+ * REST API. `post` takes an idempotency key, the same for every attempt to
+ * deliver the same part of the same answer: a channel that can dedupe on it
+ * (a nonce, a Redis SET NX) makes a retried delivery land once. A `post` or
+ * `edit` into a conversation the platform says is gone for the bot throws
+ * {@link TargetGoneError} (src/ports/target-gone.ts): trying again would
+ * fail again.
+ */
 export interface Outbound {
   /** The longest message the platform takes; longer answers are split. */
   readonly maxLength: number;
