@@ -58,7 +58,7 @@ export interface EditOptions {
  * deliver the same part of the same answer: a channel that can dedupe on it
  * (a nonce, a Redis SET NX) makes a retried delivery land once. A `post` or
  * `edit` into a conversation the platform says is gone for the bot throws
- * {@link TargetGoneError} (src/ports/target-gone.ts): trying again would
+ * `TargetGoneError` (src/ports/target-gone.ts): trying again would
  * fail again.
  */
 export interface Outbound {

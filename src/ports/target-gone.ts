@@ -23,7 +23,7 @@ export class TargetGoneError extends Error {
   }
 }
 
-/** Whether `error` is, or wraps, a {@link TargetGoneError}. */
+/** Whether `error` is, or wraps, a `TargetGoneError`. */
 export function targetGoneOf(error: unknown): TargetGoneError | undefined {
   for (let e = error, depth = 0; e !== undefined && depth < 5; depth++) {
     if (e instanceof TargetGoneError) return e;

@@ -38,7 +38,7 @@ export class DiscordOutbound extends PlatformOutbound {
     this.files = new DiscordFiles(apiUrl);
   }
 
-  /** Posts into the target; a channel Discord says is gone throws {@link TargetGoneError}. */
+  /** Posts into the target; a channel Discord says is gone throws `TargetGoneError`. */
   async post(target: DeliveryTarget, text: string, options: PostOptions): Promise<string> {
     try {
       return await this.#post(target, text, options);

@@ -51,7 +51,7 @@ export class SlackOutbound extends PlatformOutbound {
     this.native = new SlackStreams(client, streaming);
   }
 
-  /** Posts into the target; a target Slack says is gone throws {@link TargetGoneError}. */
+  /** Posts into the target; a target Slack says is gone throws `TargetGoneError`. */
   async post(target: DeliveryTarget, text: string, options: PostOptions): Promise<string> {
     try {
       return await this.#post(target, text, options);

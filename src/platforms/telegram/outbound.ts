@@ -83,7 +83,7 @@ export class TelegramOutbound extends PlatformOutbound {
     this.#logger = logger;
   }
 
-  /** Posts into the target; a chat Telegram says is gone throws {@link TargetGoneError}. */
+  /** Posts into the target; a chat Telegram says is gone throws `TargetGoneError`. */
   async post(target: DeliveryTarget, text: string, options: PostOptions): Promise<string> {
     try {
       return await this.#post(target, text, options);
@@ -95,7 +95,7 @@ export class TelegramOutbound extends PlatformOutbound {
   /**
    * Posts in the person's private chat with the bot, whose id is theirs.
    * Telegram lets a bot write first only to someone who has started it:
-   * anyone else answers 403, thrown as {@link TargetGoneError}.
+   * anyone else answers 403, thrown as `TargetGoneError`.
    */
   postDirect(person: DirectPerson, text: string, options: DeliveryOptions): Promise<string> {
     const chat = person.user;
