@@ -5,7 +5,7 @@ import { HonoAdapter } from "@bull-board/hono";
 import { getRequestListener } from "@hono/node-server";
 import { serveStatic } from "@hono/node-server/serve-static";
 import type { Queue } from "bullmq";
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { type ConversationAddress, conversationKey } from "../../core/conversation.ts";
 import { reportContract } from "../../core/loading/report.ts";
 import {
@@ -131,12 +131,8 @@ export function consoleHandler(
     if (!address)
       return c.text("Not a conversation key (platform:workspace:channel:conversation).", 404);
     const key = conversationKey(address);
-    const site = c.req.header("sec-fetch-site");
-    const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
-    if (
-      (site && site !== "same-origin" && site !== "none") ||
-      !actionTokenMatches(options.token, "reset", key, form.token)
-    ) {
+    const form = await pageForm(c, options.token, "reset", key);
+    if (form === undefined) {
       return c.text(
         "Refused: a reset must come from the console's own conversation page (its form carries a token another site cannot read). Open the page and press the button again.",
         403,
@@ -154,12 +150,7 @@ export function consoleHandler(
   app.post("/schedules/:id/:action{pause|resume}", async (c) => {
     const id = c.req.param("id");
     const action = c.req.param("action") as "pause" | "resume";
-    const site = c.req.header("sec-fetch-site");
-    const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
-    if (
-      (site && site !== "same-origin" && site !== "none") ||
-      !actionTokenMatches(options.token, `schedule-${action}`, id, form.token)
-    ) {
+    if ((await pageForm(c, options.token, `schedule-${action}`, id)) === undefined) {
       return c.text(
         `Refused: a schedule's ${action} must come from the console's schedules page (its form carries a token another site cannot read). Open the page and press the button again.`,
         403,
@@ -195,6 +186,22 @@ async function ratingsOf(
     .catch(() => [] as (AnswerRating | undefined)[]);
   const byId = new Map(found.flatMap((r) => (r ? [[r.turnId, r] as const] : [])));
   return ids.map((id) => byId.get(id));
+}
+
+/**
+ * The form a console page posted for `action` on `key`, or undefined when it
+ * is not one: a browser marks it cross-site, or it lacks the page's token.
+ */
+async function pageForm(
+  c: Context,
+  secret: string,
+  action: string,
+  key: string,
+): Promise<Record<string, unknown> | undefined> {
+  const site = c.req.header("sec-fetch-site");
+  if (site && site !== "same-origin" && site !== "none") return undefined;
+  const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+  return actionTokenMatches(secret, action, key, form.token) ? form : undefined;
 }
 
 /** Pauses or resumes a schedule as the operator asked; what came of it, in a sentence. */
