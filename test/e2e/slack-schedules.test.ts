@@ -19,9 +19,15 @@ const startHarness = useSlackHarness();
 const THREAD = "1700000000.000100";
 
 /** One schedule that ticks every second, run once (`max_runs`) or until it pauses. */
-function config(id: string, target: string, maxRuns?: number): SwitchyardConfig {
+function config(
+  id: string,
+  target: string,
+  maxRuns?: number,
+  extra: string[] = [],
+): SwitchyardConfig {
   return parseConfig(
     [
+      ...extra,
       "schedules:",
       `  - id: ${id}`,
       `    target: { platform: slack, workspace: ${FAKE_SLACK.teamId}, ${target} }`,
@@ -120,5 +126,28 @@ describe("Slack schedules", () => {
         conversation: `C0LEFT:${mention.ts as string}`,
       }),
     ).toBe(true);
+  });
+
+  it("pauses a schedule whose owner the access policy no longer lets in, and tells them once, in a DM", async () => {
+    // Groups are allowlisted, and the schedule's channel is not on the list.
+    const access = ["access:", "  groups: allowlist", "  allow: [slack:C0OPEN]"];
+    const h = await startHarness({
+      config: () => config("standup", "channel: C0CLOSED", undefined, access),
+    });
+    const paused = await pausedIn(h, "standup");
+    expect(paused.reason).toMatch(
+      /^its owner U0HUMAN is not let into this conversation any more \(/,
+    );
+    const notice = await until(() => visibleFlat(h.slack, "D0HUMAN")[0]);
+    expect(notice).toBe(
+      `Schedule "standup" is paused: ${paused.reason} It will not run again until it is resumed.`,
+    );
+    await settle(2_500);
+    // Refused at the gate: the model was never asked, and nothing went into the channel.
+    expect(h.pipe.fake.requests).toEqual([]);
+    expect(
+      h.slack.callsTo("chat.postMessage").filter((c) => c.args.channel === "C0CLOSED"),
+    ).toEqual([]);
+    expect(visibleFlat(h.slack, "D0HUMAN")).toHaveLength(1);
   });
 });
