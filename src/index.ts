@@ -166,10 +166,12 @@ export { type FileLocation, type FileSource, FileSourceError } from "./ports/fil
 export type {
   DeliveryOptions,
   DeliveryTarget,
+  DirectPerson,
   Outbound,
   PostOptions,
 } from "./ports/outbound.ts";
 export type { Outbox, OutboxEntry } from "./ports/outbox.ts";
+export { TargetGoneError } from "./ports/target-gone.ts";
 export type { StopTurn } from "./ports/turn-control.ts";
 export {
   createOpenAIProvider,

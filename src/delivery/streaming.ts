@@ -1,5 +1,6 @@
 import { clip } from "../core/delivery/split.ts";
 import type { DeliveryTarget, NativeStream, Outbound } from "../ports/outbound.ts";
+import { targetGoneOf } from "../ports/target-gone.ts";
 
 export interface StreamingReplyOptions {
   readonly outbound: Outbound;
@@ -57,6 +58,8 @@ export class StreamingReply {
   #inFlight: Promise<void> = Promise.resolve();
   #closed = false;
   #starting = false;
+  /** Set once the platform said the conversation is gone for the bot: nothing more is tried. */
+  #gone = false;
   readonly #o: StreamingReplyOptions;
   readonly #now: () => number;
 
@@ -106,7 +109,7 @@ export class StreamingReply {
     this.#timer = undefined;
     this.#inFlight = this.#inFlight.then(async () => {
       if (this.#closed && this.#ref !== undefined) return;
-      if (this.#o.signal?.aborted) return;
+      if (this.#o.signal?.aborted || this.#gone) return;
       const text = this.#latest;
       if (text === this.#shown) return;
       this.#lastSent = this.#now();
@@ -135,8 +138,10 @@ export class StreamingReply {
           await this.#o.onShown?.(text);
         }
         this.#shown = text;
-      } catch {
+      } catch (error) {
         // A failed live edit costs only freshness; the final delivery still happens.
+        // Into a gone conversation it would fail every time: the stream stops trying.
+        if (targetGoneOf(error)) this.#gone = true;
       }
     });
   }

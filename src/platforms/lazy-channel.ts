@@ -6,6 +6,7 @@ import type { FileSource } from "../ports/file-source.ts";
 import type {
   DeliveryOptions,
   DeliveryTarget,
+  DirectPerson,
   Outbound,
   OutgoingFile,
   PostOptions,
@@ -162,6 +163,15 @@ function lazyOutbound(traits: PlatformTraits, channel: () => Promise<Channel>): 
         throw new ChannelLoadError(`The ${traits.platform} channel cannot upload files.`);
       }
       return loaded.upload(target, file, options);
+    },
+    postDirect: async (person: DirectPerson, text: string, options: DeliveryOptions) => {
+      const loaded = await outbound();
+      if (!loaded.postDirect) {
+        throw new ChannelLoadError(
+          `The ${traits.platform} channel cannot write to a person first.`,
+        );
+      }
+      return loaded.postDirect(person, text, options);
     },
     // A platform without native streaming answers "does not apply" and is never asked to finish one.
     native: {

@@ -21,12 +21,6 @@ export interface DeliveryTarget extends ConversationAddress {
   readonly replyTo?: string;
 }
 
-/**
- * How a worker talks back to a platform. Each channel implements it over its
- * REST API. `post` takes an idempotency key, the same for every attempt to
- * deliver the same part of the same answer: a channel that can dedupe on it
- * (a nonce, a Redis SET NX) makes a retried delivery land once.
- */
 /** How a post or upload is delivered once: see {@link Outbound.post}. */
 export interface DeliveryOptions {
   readonly idempotencyKey: string;
@@ -58,6 +52,15 @@ export interface EditOptions {
   readonly controls?: readonly MessageControl[];
 }
 
+/**
+ * How a worker talks back to a platform. Each channel implements it over its
+ * REST API. `post` takes an idempotency key, the same for every attempt to
+ * deliver the same part of the same answer: a channel that can dedupe on it
+ * (a nonce, a Redis SET NX) makes a retried delivery land once. A `post` or
+ * `edit` into a conversation the platform says is gone for the bot throws
+ * `TargetGoneError` (src/ports/target-gone.ts): trying again would
+ * fail again.
+ */
 export interface Outbound {
   /** The longest message the platform takes; longer answers are split. */
   readonly maxLength: number;
@@ -100,6 +103,14 @@ export interface Outbound {
    * deleted with {@link remove} when the answer lands. Needs `remove`.
    */
   readonly activityLine?: boolean;
+  /**
+   * Posts to a person in their direct message with the bot (opened when
+   * there is none yet): word about something of theirs that happened outside
+   * any conversation, such as a schedule of theirs that paused itself.
+   * Unset: the platform cannot write to a person first from here, and the
+   * caller logs what it would have said.
+   */
+  postDirect?(person: DirectPerson, text: string, options: DeliveryOptions): Promise<string>;
   /** Deletes one of the bot's messages; one already gone is not an error. */
   remove?(target: DeliveryTarget, ref: string): Promise<void>;
   /**
@@ -179,6 +190,12 @@ export interface NativeStream {
   finish(text: string, controls?: readonly MessageControl[]): Promise<void>;
   /** Ends the stream as it shows (a turn parked on an approval request); the answer later replaces it. */
   stop(): Promise<void>;
+}
+
+/** Whom {@link Outbound.postDirect} writes to: a person of a workspace, by the platform's user id. */
+export interface DirectPerson {
+  readonly workspace: string;
+  readonly user: string;
 }
 
 /** Outbound ports by platform name. */

@@ -14,6 +14,7 @@ import type { Outbounds } from "../ports/outbound.ts";
 import { KeyScheme } from "../store/keys.ts";
 import { jobWorker } from "../store/redis/bullmq.ts";
 import type { ScheduleState } from "../store/schedule-store.ts";
+import { pauseSchedule } from "./schedule-pause.ts";
 import { SCHEDULE_QUEUE, type Schedules, type TickJob } from "./schedules.ts";
 
 /**
@@ -37,7 +38,7 @@ export interface ScheduleWorkerOptions {
   readonly enqueue: Enqueue;
   /** The access gate, for the owner; without it every run passes. */
   readonly gate?: ScheduleGate;
-  /** To tell the owner, in the target, that their schedule was paused. */
+  /** To tell the owner, in a DM, that their schedule was paused (see pauseSchedule). */
   readonly outbounds?: Outbounds;
   readonly concurrency?: number;
   readonly logger?: LoggerPort;
@@ -61,7 +62,7 @@ const CLAIM_TRIES = 5;
  * missed since: with `catch_up: one` it runs once and says how many were
  * missed, with `none` it is skipped. A schedule whose owner is no longer
  * let into its target is paused with the gate's reason, and the owner is
- * told once, in the target.
+ * told once, in a DM (see {@link pauseSchedule}).
  *
  * @example
  * const worker = new ScheduleWorker({ connection, prefix: "sy", schedules, enqueue: queue });
@@ -158,48 +159,47 @@ export class ScheduleWorker {
     return "skipped";
   }
 
+  /** Runs the claimed tick, and records what it came to for lists (the console's schedules page). */
   async #run(state: ScheduleState, run: ScheduledRun): Promise<TickOutcome> {
+    const { outcome, note } = await this.#runOnce(state, run);
+    await this.#options.schedules.store
+      .note(run.id, note ?? outcome, this.#now())
+      .catch((error: unknown) =>
+        this.#logger.warn("could not record what a scheduled run came to", {
+          schedule: run.id,
+          error: (error as Error)?.message,
+        }),
+      );
+    return outcome;
+  }
+
+  async #runOnce(
+    state: ScheduleState,
+    run: ScheduledRun,
+  ): Promise<{ outcome: TickOutcome; note?: string }> {
     const message = scheduledMessage(state.schedule, run, this.#now());
     const verdict = (await this.#options.gate?.(message)) ?? { kind: "pass" };
     if (verdict.kind === "refused") {
       if (verdict.pause) {
-        await this.#pause(state.schedule, verdict.reason);
-        return "paused";
+        await pauseSchedule(
+          {
+            schedules: this.#options.schedules,
+            outbounds: this.#options.outbounds,
+            logger: this.#logger,
+          },
+          state.schedule,
+          verdict.reason,
+        );
+        return { outcome: "paused" };
       }
       this.#logger.warn("a scheduled run was refused by a limit and skipped", {
         schedule: run.id,
         reason: verdict.reason,
       });
-      return "refused";
+      return { outcome: "refused", note: `skipped: ${verdict.reason}` };
     }
     await this.#options.enqueue.enqueue(message);
-    return "queued";
-  }
-
-  /** Pauses it and, the first time, tells the owner where it speaks. */
-  async #pause(schedule: Schedule, reason: string): Promise<void> {
-    const now = this.#now();
-    if (!(await this.#options.schedules.pause(schedule.id, reason))) return;
-    this.#logger.warn("a schedule was paused", { schedule: schedule.id, reason });
-    const outbound = this.#options.outbounds?.[schedule.target.platform];
-    if (outbound === undefined) return;
-    const text = pausedNotice(schedule, reason);
-    await outbound
-      .post(
-        {
-          ...schedule.target,
-          ...(schedule.target.thread ? { thread: schedule.target.thread } : {}),
-        },
-        text,
-        { idempotencyKey: `schedule-paused-${schedule.id}-${now}` },
-      )
-      .catch((error: unknown) =>
-        // The target may be what is gone: the pause stands, /schedule list shows the reason.
-        this.#logger.warn("could not tell a schedule's owner it was paused", {
-          schedule: schedule.id,
-          error: (error as Error).message,
-        }),
-      );
+    return { outcome: "queued" };
   }
 }
 
@@ -232,9 +232,4 @@ export function scheduledMessage(
     time: now,
     scheduled: { id: run.id, tick: run.tick, missed: run.missed },
   };
-}
-
-/** What the owner reads when a schedule pauses itself. */
-export function pausedNotice(schedule: Schedule, reason: string): string {
-  return `Schedule "${schedule.id}" is paused: ${reason} It will not run again until it is resumed.`;
 }

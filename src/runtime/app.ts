@@ -19,6 +19,12 @@ import type { Outbound } from "../ports/outbound.ts";
 import type { Outbox } from "../ports/outbox.ts";
 import { ApprovalDesk } from "../queue/approval-desk.ts";
 import { ConversationQueue } from "../queue/queue.ts";
+import {
+  goneReason,
+  pauseSchedule,
+  type SchedulePauseEnvironment,
+  schedulesInto,
+} from "../queue/schedule-pause.ts";
 import { type ScheduleGate, ScheduleWorker } from "../queue/schedule-worker.ts";
 import { Schedules, scheduleQueue } from "../queue/schedules.ts";
 import { TurnWorker, type TurnWorkerOptions } from "../queue/turn-worker.ts";
@@ -29,7 +35,7 @@ import { ScheduleStore } from "../store/schedule-store.ts";
 import { FileReader, RedisToolFiles, type Transcriber } from "../tools/attachments/index.ts";
 import { ReminderWorker } from "../tools/reminders/index.ts";
 import type { ContractSources, SkillSources } from "../turn/contract.ts";
-import type { TurnEnvironment, TurnObserver } from "../turn/turn-environment.ts";
+import type { TargetGone, TurnEnvironment, TurnObserver } from "../turn/turn-environment.ts";
 import { TurnSignals } from "../turn/turn-signals.ts";
 
 /** How long one tool call may run when `toolTimeoutMs` is not given (`SWITCHYARD_TOOL_TIMEOUT_MS`). */
@@ -247,6 +253,11 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
   /** The worker side: turns, and the reminders the tools set, each on a connection of its own. */
   async function startWorkers() {
     await signals.listen();
+    const schedulesConnection = factory.create("schedules");
+    const schedules = new Schedules(
+      scheduleQueue(schedulesConnection, prefix),
+      new ScheduleStore(redis, store.keys),
+    );
     const attachmentLimits = () => config().attachments;
     const environment: TurnEnvironment = {
       ...sources,
@@ -274,6 +285,8 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       toolFiles: new RedisToolFiles({ redis, keys: store.keys, limits: attachmentLimits }),
       logger,
       ...(options.observe ? { observe: options.observe } : {}),
+      // A schedule whose answer found its target gone pauses, with every other one speaking there.
+      onTargetGone: (gone) => pauseGoneSchedules({ schedules, outbounds, logger }, gone),
     };
     const workerConnection = factory.create("worker");
     const worker = new TurnWorker(environment, turnWorkerOptions(options, workerConnection));
@@ -288,7 +301,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       logger,
     });
     reminders.start();
-    const scheduled = await startSchedules();
+    const scheduled = await startSchedules(schedules, schedulesConnection);
     return { worker, workerConnection, reminders, remindersConnection, ...scheduled };
   }
 
@@ -297,12 +310,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
    * they agree), and ticks become messages from each schedule's owner,
    * through the access gate and into the queue like any other message.
    */
-  async function startSchedules() {
-    const schedulesConnection = factory.create("schedules");
-    const schedules = new Schedules(
-      scheduleQueue(schedulesConnection, prefix),
-      new ScheduleStore(redis, store.keys),
-    );
+  async function startSchedules(schedules: Schedules, schedulesConnection: Redis) {
     await schedules.sync(config().schedules);
     const scheduleWorker = new ScheduleWorker({
       connection: schedulesConnection,
@@ -354,6 +362,28 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       ]);
     },
   };
+}
+
+/**
+ * Pauses the schedules a refused answer says are speaking into a gone
+ * conversation: the ones it ran for, and the others with the same target.
+ */
+async function pauseGoneSchedules(env: SchedulePauseEnvironment, gone: TargetGone): Promise<void> {
+  const runs = gone.messages.flatMap((message) =>
+    message.scheduled ? [message.scheduled.id] : [],
+  );
+  const all = (await env.schedules.list())
+    .filter((state) => state.ended === undefined)
+    .map((state) => state.schedule);
+  const into = schedulesInto(
+    all,
+    { platform: gone.address.platform, channel: gone.error.channel },
+    runs,
+  );
+  for (const id of runs) {
+    await env.schedules.store.note(id, `not delivered: ${gone.error.reason}`, Date.now());
+  }
+  for (const schedule of into) await pauseSchedule(env, schedule, goneReason(gone.error));
 }
 
 /**

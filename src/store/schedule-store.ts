@@ -10,7 +10,7 @@ import { KeyScheme } from "./keys.ts";
 import { LuaScript } from "./lua.ts";
 
 /** Its scripts: src/store/lua/schedule-*.lua, each file saying what it does, its keys and arguments. */
-const LUA = LuaScript.set("schedule", { put: 2, claim: 1, pause: 1, resume: 1 });
+const LUA = LuaScript.set("schedule", { put: 2, claim: 1, pause: 1, resume: 1, note: 1 });
 
 /** A schedule with what Redis knows of its runs. */
 export interface ScheduleState {
@@ -22,6 +22,8 @@ export interface ScheduleState {
   readonly runs: number;
   /** When the last run was claimed (ms), and for which tick. */
   readonly lastRun?: { readonly at: number; readonly tick: number };
+  /** What the latest run came to (`queued`, `skipped: <why>`, `paused`), and when (ms). */
+  readonly outcome?: { readonly text: string; readonly at: number };
   readonly paused?: { readonly reason: string; readonly at: number };
   /** Why it takes no more runs (`max_runs`, `until`, `once`). */
   readonly ended?: string;
@@ -114,6 +116,11 @@ export class ScheduleStore {
     return Number(await LUA.pause.run(this.#redis, [this.#keys.record(id)], [reason, now])) === 1;
   }
 
+  /** Records what its latest run came to, for lists (see {@link ScheduleState.outcome}). */
+  async note(id: string, outcome: string, now: number): Promise<void> {
+    await LUA.note.run(this.#redis, [this.#keys.record(id)], [outcome, now]);
+  }
+
   /** Resumes it, its ticks counted from `now`; true when it was paused. */
   async resume(id: string, now: number): Promise<boolean> {
     return Number(await LUA.resume.run(this.#redis, [this.#keys.record(id)], [now])) === 1;
@@ -153,6 +160,9 @@ function stateOf(fields: Record<string, string>): ScheduleState {
     runs: number(fields.runs ?? "0"),
     ...(fields.last_run !== undefined
       ? { lastRun: { at: number(fields.last_run), tick: number(fields.claim_tick) } }
+      : {}),
+    ...(fields.outcome !== undefined
+      ? { outcome: { text: fields.outcome, at: number(fields.outcome_at ?? "0") } }
       : {}),
     ...(fields.paused !== undefined
       ? { paused: { reason: fields.paused, at: number(fields.paused_at ?? "0") } }

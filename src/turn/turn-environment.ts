@@ -3,9 +3,10 @@ import type { Provider } from "../core/agent/provider.ts";
 import { isQueueMode, type QueueBehaviour, type QueueMode } from "../core/agent/queue-mode.ts";
 import type { ApprovalPolicy } from "../core/approvals/approval.ts";
 import { findModel, type ModelPrice } from "../core/config/index.ts";
-import type { ConversationAddress } from "../core/conversation.ts";
+import type { ConversationAddress, InboundMessage } from "../core/conversation.ts";
 import type { DeliveryEnvironment } from "../delivery/delivery-environment.ts";
 import type { AttachmentReader } from "../ports/file-source.ts";
+import type { TargetGoneError } from "../ports/target-gone.ts";
 import { type StoredSettings, settingOf } from "../store/index.ts";
 import type { ContractSources } from "./contract.ts";
 import { conversationModel } from "./conversation-model.ts";
@@ -35,6 +36,21 @@ export interface TurnEnvironment extends ContractSources, DeliveryEnvironment {
    * (a decision, `/stop` or a message still does).
    */
   readonly approvals?: TurnApprovals;
+  /**
+   * Told when a turn's answer could not be delivered because the platform
+   * says its conversation is gone for the bot (deleted, archived, the bot
+   * removed): the turn ends without its answer, never retried, and the
+   * process stops what keeps speaking there (a schedule pauses). Unset:
+   * the turn ends all the same, logged.
+   */
+  readonly onTargetGone?: (gone: TargetGone) => Promise<void>;
+}
+
+/** A conversation the platform says is gone, and the messages whose answer it refused. */
+export interface TargetGone {
+  readonly address: ConversationAddress;
+  readonly messages: readonly InboundMessage[];
+  readonly error: TargetGoneError;
 }
 
 /**

@@ -26,6 +26,8 @@ import { TurnStatus } from "../delivery/turn-status.ts";
 import { tracedProvider } from "../observability/tracing-model.ts";
 import { ToolSpans } from "../observability/tracing-tools.ts";
 import { beforeTurn, noteTurnEnd, traceTurn } from "../observability/tracing-turn.ts";
+import type { MessageControl } from "../ports/outbound.ts";
+import { type TargetGoneError, targetGoneOf } from "../ports/target-gone.ts";
 import type { HistoryReading } from "../store/index.ts";
 import { encodeMessage } from "../store/message-json.ts";
 import { begunAt, countPickup, stalled, unbegunAt } from "../store/pickups.ts";
@@ -400,28 +402,13 @@ export class Turn {
       return "asked";
     }
     const finishStream = stream.finish;
-    if (result.stop === "interrupted") await this.#markCutShort(streamRef, finishStream, resumed);
-    else {
-      const { files } = this.checkpoint;
-      await deliver(env, address, this.checkpoint, pending, result.answer, {
-        streamRef,
-        finishStream,
-        resumed,
-        files,
-        ...(status ? { activity: (doing: Activity) => status.show(doing) } : {}),
-        // Only a final answer is rated: not a step-limit note or an error reply.
-        ...(result.stop === "answer"
-          ? {
-              rated: {
-                contractHash: contract.hash,
-                model: this.choices.model ?? env.model ?? "default",
-                promptTokens: result.usage.promptTokens,
-                cachedTokens: result.usage.cachedTokens,
-                completionTokens: result.usage.completionTokens,
-              },
-            }
-          : {}),
-      });
+    try {
+      if (result.stop === "interrupted") await this.#markCutShort(streamRef, finishStream, resumed);
+      else await this.#deliver(result, { contract, streamRef, finishStream, resumed, status });
+    } catch (error) {
+      const gone = targetGoneOf(error);
+      if (gone === undefined) throw error;
+      await this.#targetGone(gone);
     }
     await status?.end();
     noteTurnEnd(contract.hash, result);
@@ -682,6 +669,65 @@ export class Turn {
         error: (error as Error)?.message,
       });
     }
+  }
+
+  /** Delivers the answer (its files with it); only a final answer is rated. */
+  async #deliver(
+    result: TurnResult,
+    shown: {
+      readonly contract: TurnContract;
+      readonly streamRef: string | undefined;
+      readonly finishStream:
+        | ((text: string, controls?: readonly MessageControl[]) => Promise<void>)
+        | undefined;
+      readonly resumed: boolean;
+      readonly status: TurnStatus | undefined;
+    },
+  ): Promise<void> {
+    const { env, address } = this;
+    const { contract, status } = shown;
+    await deliver(env, address, this.checkpoint, this.#pending, result.answer, {
+      streamRef: shown.streamRef,
+      finishStream: shown.finishStream,
+      resumed: shown.resumed,
+      files: this.checkpoint.files,
+      ...(status ? { activity: (doing: Activity) => status.show(doing) } : {}),
+      // Only a final answer is rated: not a step-limit note or an error reply.
+      ...(result.stop === "answer"
+        ? {
+            rated: {
+              contractHash: contract.hash,
+              model: this.choices.model ?? env.model ?? "default",
+              promptTokens: result.usage.promptTokens,
+              cachedTokens: result.usage.cachedTokens,
+              completionTokens: result.usage.completionTokens,
+            },
+          }
+        : {}),
+    });
+  }
+
+  /**
+   * The platform says the conversation is gone for the bot: the answer has
+   * nowhere to go, and a retry would meet the same refusal. The turn ends
+   * as delivered (its messages leave the inbox), and the process is told,
+   * so what keeps speaking there (a schedule) stops.
+   */
+  async #targetGone(gone: TargetGoneError): Promise<void> {
+    const { env, address } = this;
+    const fields = { conversation: conversationKey(address), reason: gone.reason };
+    env.logger.warn(
+      "the platform says this conversation is gone for the bot; the answer is dropped, not retried",
+      fields,
+    );
+    await env
+      .onTargetGone?.({ address, messages: this.#pending, error: gone })
+      .catch((error: unknown) =>
+        env.logger.warn("what speaks into a gone conversation could not be stopped", {
+          ...fields,
+          error: (error as Error)?.message,
+        }),
+      );
   }
 
   /**

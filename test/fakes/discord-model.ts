@@ -25,6 +25,8 @@ export interface FakeDiscordChannel {
   type?: number;
   /** For a thread, the channel it belongs to. */
   parentId?: string;
+  /** Deleted: Discord answers Unknown Channel (10003) to a message posted there. */
+  gone?: boolean;
   /** Permission overwrites: `type` 0 for a role (the guild id is @everyone), 1 for a member. */
   overwrites?: FakeDiscordOverwrite[];
 }

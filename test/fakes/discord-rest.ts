@@ -120,6 +120,22 @@ const ROUTES: [string, RegExp, Route][] = [
   ],
   ["GET", /^\/gateway$/, (_, __, state) => ok({ url: state.gatewayUrl() })],
   ["GET", /^\/users\/@me$/, (_, __, state) => ok(botUser(state))],
+  // The bot's DM channel with a person: one per person, its id derived from theirs ("14" for their "10").
+  [
+    "POST",
+    /^\/users\/@me\/channels$/,
+    (_, call, state) => {
+      const recipient = String(call.body?.recipient_id ?? "");
+      if (!/^\d+$/.test(recipient)) return apiError(400, 50035, "Invalid Form Body");
+      const user = state.users.get(recipient) ?? { username: `user-${recipient.slice(-4)}` };
+      return ok({
+        id: `14${recipient.slice(2)}`,
+        type: 1,
+        last_message_id: null,
+        recipients: [userPayload(recipient, user)],
+      });
+    },
+  ],
   [
     "GET",
     /^\/applications\/@me$/,
@@ -345,6 +361,9 @@ function post(
   files: readonly FormFile[] = [],
 ): Reply {
   const content = typeof body?.content === "string" ? body.content : "";
+  if (state.guilds.some((g) => g.channels.some((c) => c.id === channelId && c.gone))) {
+    return apiError(404, 10003, "Unknown Channel");
+  }
   const refused = files.length > 0 ? refuseFiles(state, channelId, files) : undefined;
   if (refused) return refused;
   if (content.length > 2000) {

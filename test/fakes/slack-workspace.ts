@@ -75,6 +75,8 @@ export interface FakeSlackChannel {
   name: string;
   is_private?: boolean;
   is_archived?: boolean;
+  /** Deleted: Slack answers `channel_not_found` to everything about it. */
+  deleted?: boolean;
   /** User ids in the channel; the bot is in it when its user id is here. */
   members: string[];
 }
@@ -332,6 +334,13 @@ export class FakeSlackWorkspace {
       pane.title = args.title;
       return {};
     },
+    // The bot's DM with a person: one per person, `D` and their id without its `U`.
+    "conversations.open": (args) => {
+      const user = String(args.users ?? "");
+      if (user === "" || user.includes(",")) return fail("user_not_found");
+      if (!this.userInfo(user)) return fail("user_not_found");
+      return { channel: { id: `D${user.replace(/^U/, "")}` } };
+    },
     "conversations.info": (args) => {
       const id = String(args.channel ?? "");
       const channel = this.channels.get(id);
@@ -407,6 +416,8 @@ export class FakeSlackWorkspace {
   private post(args: SlackArgs): SlackResult {
     if (!args.channel) return fail("channel_not_found");
     const declared = this.channels.get(String(args.channel));
+    if (declared?.deleted) return fail("channel_not_found");
+    if (declared?.is_archived) return fail("is_archived");
     if (declared && !declared.members.includes(this.identity.botUserId)) {
       return fail("not_in_channel");
     }

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { InboundMessage } from "../../src/core/conversation.ts";
 import type { Schedule } from "../../src/core/schedules/index.ts";
 import { ConversationQueue } from "../../src/queue/queue.ts";
+import { pauseSchedule } from "../../src/queue/schedule-pause.ts";
 import { type ScheduleGate, ScheduleWorker } from "../../src/queue/schedule-worker.ts";
 import { Schedules, scheduleQueue } from "../../src/queue/schedules.ts";
 import { Inbox } from "../../src/store/inbox.ts";
@@ -60,7 +61,7 @@ describe("a schedule whose owner is no longer let in", () => {
     workerConnection.disconnect();
   });
 
-  it("is paused with the reason, the owner told once in the target, and nothing queued", async () => {
+  it("is paused with the reason, the owner told once in a DM, and nothing queued", async () => {
     await schedules.define(schedule);
     worker.start();
     const deadline = Date.now() + 20_000;
@@ -78,13 +79,65 @@ describe("a schedule whose owner is no longer let in", () => {
     const state = await schedules.store.get("every-second");
     expect(state?.paused?.reason).toBe("its owner U1 left the allowlist.");
     expect(state?.runs).toBe(1);
-    const posts = outbound.calls.filter((c) => c.kind === "post");
-    expect(posts.map((p) => [p.text, p.target.thread])).toEqual([
+    // Nothing in the target: the owner hears it alone, in their DM with the bot.
+    expect(outbound.calls.filter((c) => c.kind === "post")).toEqual([]);
+    const told = outbound.calls.filter((c) => c.kind === "direct");
+    expect(told.map((p) => [p.text, p.target.workspace, p.target.channel])).toEqual([
       [
         'Schedule "every-second" is paused: its owner U1 left the allowlist. It will not run again until it is resumed.',
-        "1700.1",
+        "T1",
+        "U1",
       ],
     ]);
     expect(await queue.idle(schedule.target)).toBe(true);
   }, 40_000);
+});
+
+describe("telling a paused schedule's owner", () => {
+  const redis = connectRedis({ maxRetriesPerRequest: null });
+  const prefix = uniquePrefix("schedule-tell");
+  const schedules = new Schedules(
+    scheduleQueue(redis, prefix),
+    new ScheduleStore(redis, new KeyScheme(prefix)),
+  );
+
+  afterAll(async () => {
+    await schedules.queue.close();
+    await deleteKeysUnder(redis, prefix);
+    redis.disconnect();
+  });
+
+  it("logs the notice with a warning where the platform cannot write to them first, once", async () => {
+    await schedules.define({ ...schedule, id: "no-dm" });
+    const recording = new RecordingOutbound();
+    // A platform whose outbound has no postDirect: it cannot open a DM with a person.
+    const outbound = {
+      maxLength: recording.maxLength,
+      canEdit: recording.canEdit,
+      post: recording.post.bind(recording),
+      edit: recording.edit.bind(recording),
+      typing: recording.typing.bind(recording),
+    };
+    const warnings: { message: string; fields?: Record<string, unknown> }[] = [];
+    const logger = {
+      warn: (message: string, fields?: Record<string, unknown>) => {
+        warnings.push({ message, ...(fields ? { fields } : {}) });
+      },
+    };
+    const env = { schedules, outbounds: { slack: outbound }, logger };
+    const state = await schedules.store.get("no-dm");
+    const target = state?.schedule ?? { ...schedule, id: "no-dm" };
+    expect(await pauseSchedule(env, target, "its target is gone.")).toBe(true);
+    expect(await pauseSchedule(env, target, "its target is gone.")).toBe(false);
+    expect(recording.calls).toEqual([]);
+    const untold = warnings.filter((w) => w.message.includes("were not told"));
+    expect(untold).toHaveLength(1);
+    expect(untold[0]?.fields).toMatchObject({
+      schedule: "no-dm",
+      owner: "U1",
+      notice:
+        'Schedule "no-dm" is paused: its target is gone. It will not run again until it is resumed.',
+    });
+    expect((await schedules.store.get("no-dm"))?.paused?.reason).toBe("its target is gone.");
+  });
 });

@@ -1,7 +1,8 @@
-import type { DeliveryTarget, Outbound } from "../../src/ports/outbound.ts";
+import type { DeliveryTarget, DirectPerson, Outbound } from "../../src/ports/outbound.ts";
 
 export interface OutboundCall {
-  readonly kind: "post" | "edit" | "typing";
+  /** `direct`: a post to a person's DM (postDirect), its target that DM. */
+  readonly kind: "post" | "edit" | "typing" | "direct";
   readonly at: number;
   readonly text?: string;
   readonly ref?: string;
@@ -29,6 +30,19 @@ export class RecordingOutbound implements Outbound {
     const ref = `msg-${this.#next++}`;
     this.#byKey.set(idempotencyKey, ref);
     this.calls.push({ kind: "post", at: Date.now(), text, ref, key: idempotencyKey, target });
+    return ref;
+  }
+
+  async postDirect(person: DirectPerson, text: string, options: { idempotencyKey: string }) {
+    const target = {
+      platform: "dm",
+      workspace: person.workspace,
+      channel: person.user,
+      conversation: person.user,
+    };
+    const ref = await this.post(target, text, options);
+    const call = this.calls.at(-1);
+    if (call?.ref === ref) this.calls[this.calls.length - 1] = { ...call, kind: "direct" };
     return ref;
   }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { StreamingReply } from "../../src/delivery/streaming.ts";
+import { TargetGoneError } from "../../src/ports/target-gone.ts";
 import { RecordingOutbound } from "../support/recording-outbound.ts";
 
 const target = { platform: "telegram", workspace: "1", channel: "1", conversation: "1" };
@@ -44,5 +45,21 @@ describe("a streamed answer", () => {
     await streamed.close();
     expect(outbound.visible()).toEqual(["The answer"]);
     expect(outbound.calls.filter((c) => c.kind === "edit")).toEqual([]);
+  });
+
+  it("stops trying once the platform says the conversation is gone for the bot", async () => {
+    const outbound = new RecordingOutbound();
+    let tries = 0;
+    outbound.post = async () => {
+      tries += 1;
+      throw new TargetGoneError("Telegram", "1", "Forbidden: bot was kicked from the group chat");
+    };
+    const streamed = reply(outbound, "turn-3-0");
+    for (const text of ["The", "The answer", "The answer so far"]) {
+      streamed.update(text);
+      await settled();
+    }
+    expect(await streamed.close()).toBeUndefined();
+    expect(tries).toBe(1);
   });
 });

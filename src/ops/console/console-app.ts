@@ -5,7 +5,7 @@ import { HonoAdapter } from "@bull-board/hono";
 import { getRequestListener } from "@hono/node-server";
 import { serveStatic } from "@hono/node-server/serve-static";
 import type { Queue } from "bullmq";
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { type ConversationAddress, conversationKey } from "../../core/conversation.ts";
 import { reportContract } from "../../core/loading/report.ts";
 import {
@@ -15,12 +15,14 @@ import {
   type TurnActivity,
 } from "../../store/activity-store.ts";
 import type { AnswerRating } from "../../store/feedback-store.ts";
+import type { ScheduleStore } from "../../store/schedule-store.ts";
 import { type ContractSources, freezeState, readConversationState } from "../../turn/contract.ts";
 import { CONSOLE_REALM, consoleAuthorized } from "./auth.ts";
 import { html, page } from "./html.ts";
 import { crossOriginRefusal } from "./origin.ts";
 import { CONSOLE_PATH } from "./path.ts";
 import { actionToken, actionTokenMatches, resetConversation } from "./reset.ts";
+import { scheduleActionView, schedulesView } from "./schedules-view.ts";
 import type { UsageReader } from "./usage.ts";
 import { usageView, workspaceUsageView } from "./usage-view.ts";
 import {
@@ -44,6 +46,8 @@ export interface ConsoleOptions {
   readonly mcp: () => readonly McpServerState[];
   /** The conversation queue's shards, by shard number, and the reminder queue. */
   readonly queues: { readonly conversation: readonly Queue[]; readonly reminders?: Queue };
+  /** The schedules and the state of their runs; unset: the schedules page says there are none. */
+  readonly schedules?: ScheduleStore;
 }
 
 /**
@@ -52,9 +56,10 @@ export interface ConsoleOptions {
  * Board for the queues under `/console/queues`. Every request without the
  * token is refused with 401 before anything is read, and every POST from
  * another site (its `Origin`) with 403. Read-only, except
- * what exists as a command: retrying a failed job in Bull Board, and
- * resetting a conversation as `/new` does (a POST carrying the page's form
- * token, so another site cannot make the operator's browser do it).
+ * what exists as a command: retrying a failed job in Bull Board,
+ * resetting a conversation as `/new` does, and pausing or resuming a
+ * schedule (each a POST carrying the page's form token, so another site
+ * cannot make the operator's browser do it).
  *
  * @example
  * ops.mount(CONSOLE_PATH, consoleHandler({ token, sources, activity, usage, queueMode, mcp, queues }));
@@ -126,12 +131,8 @@ export function consoleHandler(
     if (!address)
       return c.text("Not a conversation key (platform:workspace:channel:conversation).", 404);
     const key = conversationKey(address);
-    const site = c.req.header("sec-fetch-site");
-    const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
-    if (
-      (site && site !== "same-origin" && site !== "none") ||
-      !actionTokenMatches(options.token, "reset", key, form.token)
-    ) {
+    const form = await pageForm(c, options.token, "reset", key);
+    if (form === undefined) {
       return c.text(
         "Refused: a reset must come from the console's own conversation page (its form carries a token another site cannot read). Open the page and press the button again.",
         403,
@@ -139,6 +140,24 @@ export function consoleHandler(
     }
     const said = await resetConversation(options.sources, address, form.all === "yes");
     return c.html(page(`Conversation ${address.conversation}`, resetView(key, said)));
+  });
+  app.get("/schedules", async (c) => {
+    const states = (await options.schedules?.list()) ?? [];
+    const token = (action: string, id: string) =>
+      actionToken(options.token, `schedule-${action}`, id);
+    return c.html(page("Schedules", schedulesView(states, Date.now(), token)));
+  });
+  app.post("/schedules/:id/:action{pause|resume}", async (c) => {
+    const id = c.req.param("id");
+    const action = c.req.param("action") as "pause" | "resume";
+    if ((await pageForm(c, options.token, `schedule-${action}`, id)) === undefined) {
+      return c.text(
+        `Refused: a schedule's ${action} must come from the console's schedules page (its form carries a token another site cannot read). Open the page and press the button again.`,
+        403,
+      );
+    }
+    const said = await changeSchedule(options.schedules, id, action);
+    return c.html(page("Schedules", scheduleActionView(said)));
   });
   app.use("/queues/api/*", async (c, next) => {
     if (c.req.method === "GET" || RETRY.test(new URL(c.req.url).pathname)) return next();
@@ -167,6 +186,42 @@ async function ratingsOf(
     .catch(() => [] as (AnswerRating | undefined)[]);
   const byId = new Map(found.flatMap((r) => (r ? [[r.turnId, r] as const] : [])));
   return ids.map((id) => byId.get(id));
+}
+
+/**
+ * The form a console page posted for `action` on `key`, or undefined when it
+ * is not one: a browser marks it cross-site, or it lacks the page's token.
+ */
+async function pageForm(
+  c: Context,
+  secret: string,
+  action: string,
+  key: string,
+): Promise<Record<string, unknown> | undefined> {
+  const site = c.req.header("sec-fetch-site");
+  if (site && site !== "same-origin" && site !== "none") return undefined;
+  const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+  return actionTokenMatches(secret, action, key, form.token) ? form : undefined;
+}
+
+/** Pauses or resumes a schedule as the operator asked; what came of it, in a sentence. */
+async function changeSchedule(
+  store: ScheduleStore | undefined,
+  id: string,
+  action: "pause" | "resume",
+): Promise<string> {
+  const state = await store?.get(id);
+  if (store === undefined || state === undefined) return `There is no schedule "${id}".`;
+  if (state.ended !== undefined)
+    return `Schedule "${id}" is over (${state.ended}); it takes no more runs.`;
+  if (action === "pause") {
+    return (await store.pause(id, "paused from the console.", Date.now()))
+      ? `Paused schedule "${id}": it takes no runs until it is resumed.`
+      : `Schedule "${id}" was paused already.`;
+  }
+  return (await store.resume(id, Date.now()))
+    ? `Resumed schedule "${id}": its next tick runs; the ticks it missed while paused are not caught up.`
+    : `Schedule "${id}" was not paused.`;
 }
 
 function resetView(key: string, said: string) {

@@ -50,6 +50,6 @@ export function page(title: string, body: Html): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <style>${new Html(STYLE)}</style></head>
 <body><header><strong>Switchyard</strong>
-<a href="/console">Conversations</a><a href="/console/usage">Usage and limits</a><a href="/console/mcp">MCP servers</a><a href="/console/queues">Queues</a></header>
+<a href="/console">Conversations</a><a href="/console/usage">Usage and limits</a><a href="/console/schedules">Schedules</a><a href="/console/mcp">MCP servers</a><a href="/console/queues">Queues</a></header>
 <main><h1>${title}</h1>${body}</main></body></html>`.text;
 }

@@ -6,6 +6,7 @@ import type { ToolRegistry } from "../../core/tools/registry.ts";
 import type { OpsServer } from "../../observability/http.ts";
 import type { ConversationQueue } from "../../queue/queue.ts";
 import { ActivityStore, type TurnActivity } from "../../store/activity-store.ts";
+import { ScheduleStore } from "../../store/schedule-store.ts";
 import { mcpServerReports } from "../../tools/mcp/server-report.ts";
 import { reminderQueue } from "../../tools/reminders/schedule.ts";
 import type { ContractSources } from "../../turn/contract.ts";
@@ -84,6 +85,7 @@ export async function mountConsole(ops: OpsServer, options: MountConsoleOptions)
         conversation: options.queue.queues,
         reminders: reminderQueue(options.redis, options.prefix),
       },
+      schedules: new ScheduleStore(options.redis, options.sources.store.keys),
     }),
   );
   options.logger.info(

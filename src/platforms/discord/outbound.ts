@@ -2,6 +2,7 @@ import { type Client, Routes } from "discord.js";
 import type {
   DeliveryOptions,
   DeliveryTarget,
+  DirectPerson,
   EditOptions,
   OutgoingFile,
   PostOptions,
@@ -9,6 +10,7 @@ import type {
 import { PlatformOutbound } from "../platform-outbound.ts";
 import { controlRows } from "./components.ts";
 import { DiscordFiles } from "./files.ts";
+import { discordGone } from "./gone.ts";
 import { nonceOf } from "./nonce.ts";
 import { DISCORD_TRAITS } from "./traits.ts";
 import { uploadToDiscord } from "./upload.ts";
@@ -36,7 +38,28 @@ export class DiscordOutbound extends PlatformOutbound {
     this.files = new DiscordFiles(apiUrl);
   }
 
-  async post(
+  /** Posts into the target; a channel Discord says is gone throws `TargetGoneError`. */
+  async post(target: DeliveryTarget, text: string, options: PostOptions): Promise<string> {
+    try {
+      return await this.#post(target, text, options);
+    } catch (error) {
+      throw discordGone(error, target.thread ?? target.channel);
+    }
+  }
+
+  /** Posts in the person's DM channel with the bot, which Discord opens (or finds) on asking. */
+  async postDirect(person: DirectPerson, text: string, options: DeliveryOptions): Promise<string> {
+    const dm = (await this.client.rest.post(Routes.userChannels(), {
+      body: { recipient_id: person.user },
+    })) as { id: string };
+    return this.post(
+      { platform: "discord", workspace: person.workspace, channel: dm.id, conversation: dm.id },
+      text,
+      options,
+    );
+  }
+
+  async #post(
     target: DeliveryTarget,
     text: string,
     { idempotencyKey, mayExist = false, preview = false, controls = [] }: PostOptions,
@@ -73,7 +96,9 @@ export class DiscordOutbound extends PlatformOutbound {
     text: string,
     { controls = [] }: EditOptions = {},
   ): Promise<void> {
-    await this.#patch(target, ref, text, controlRows(controls));
+    await this.#patch(target, ref, text, controlRows(controls)).catch((error: unknown) => {
+      throw discordGone(error, target.thread ?? target.channel);
+    });
   }
 
   async #patch(target: DeliveryTarget, ref: string, text: string, components: unknown[]) {

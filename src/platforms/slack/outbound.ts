@@ -6,6 +6,7 @@ import type { FileSource } from "../../ports/file-source.ts";
 import type {
   DeliveryOptions,
   DeliveryTarget,
+  DirectPerson,
   EditOptions,
   MessageControl,
   OutgoingFile,
@@ -14,6 +15,7 @@ import type {
 import { PlatformOutbound } from "../platform-outbound.ts";
 import { controlBlocks } from "./control-blocks.ts";
 import { toMrkdwn } from "./format.ts";
+import { slackGone } from "./gone.ts";
 import { type SlackStreaming, SlackStreams } from "./stream.ts";
 import { answerNeighbours } from "./thread-messages.ts";
 import { SLACK_TRAITS } from "./traits.ts";
@@ -49,7 +51,31 @@ export class SlackOutbound extends PlatformOutbound {
     this.native = new SlackStreams(client, streaming);
   }
 
-  async post(
+  /** Posts into the target; a target Slack says is gone throws `TargetGoneError`. */
+  async post(target: DeliveryTarget, text: string, options: PostOptions): Promise<string> {
+    try {
+      return await this.#post(target, text, options);
+    } catch (error) {
+      throw slackGone(error, target.channel);
+    }
+  }
+
+  /**
+   * Posts in the person's DM with the bot, which `conversations.open` opens
+   * when there is none yet (or finds when there is).
+   */
+  async postDirect(person: DirectPerson, text: string, options: DeliveryOptions): Promise<string> {
+    const opened = await this.client.conversations.open({ users: person.user });
+    const channel = opened.channel?.id;
+    if (!channel) throw new Error(`Slack opened no DM with ${person.user}`);
+    return this.post(
+      { platform: "slack", workspace: person.workspace, channel, conversation: channel },
+      text,
+      options,
+    );
+  }
+
+  async #post(
     target: DeliveryTarget,
     text: string,
     { idempotencyKey, mayExist = false, preview = false, controls = [] }: PostOptions,
@@ -129,7 +155,9 @@ export class SlackOutbound extends PlatformOutbound {
         text: mrkdwn,
         blocks: blocks ?? [],
       }),
-    );
+    ).catch((error: unknown) => {
+      throw slackGone(error, target.channel);
+    });
   }
 
   /** Shares a file in the answer's thread; the ref is the Slack file id (see upload.ts). */

@@ -43,6 +43,10 @@ export const SLACK_METHODS: Readonly<Record<string, SlackMethodNeed>> = {
     scopes: everyType("history"),
     why: "finding its own post in a DM after a retry",
   },
+  "conversations.open": {
+    scopes: ["im:write"],
+    why: "telling a schedule's owner, in a DM, that it was paused",
+  },
   "conversations.info": {
     scopes: everyType("read"),
     why: "send_message and the assistant pane: a channel's name",

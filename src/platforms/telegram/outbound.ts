@@ -6,6 +6,7 @@ import type { LoggerPort } from "../../core/logger.ts";
 import type {
   DeliveryOptions,
   DeliveryTarget,
+  DirectPerson,
   EditOptions,
   OutgoingFile,
   PostOptions,
@@ -16,6 +17,7 @@ import { ChatPacer } from "./chat-pacer.ts";
 import { TelegramDrafts } from "./draft.ts";
 import { TelegramFiles } from "./files.ts";
 import { escapeHtml, toTelegramHtml } from "./format.ts";
+import { telegramGone } from "./gone.ts";
 import { splitTelegramHtml, visibleText } from "./html-split.ts";
 import { controlKeyboard } from "./keyboards.ts";
 import { placementOf } from "./placement.ts";
@@ -81,7 +83,30 @@ export class TelegramOutbound extends PlatformOutbound {
     this.#logger = logger;
   }
 
-  async post(
+  /** Posts into the target; a chat Telegram says is gone throws `TargetGoneError`. */
+  async post(target: DeliveryTarget, text: string, options: PostOptions): Promise<string> {
+    try {
+      return await this.#post(target, text, options);
+    } catch (error) {
+      throw telegramGone(error, target.channel);
+    }
+  }
+
+  /**
+   * Posts in the person's private chat with the bot, whose id is theirs.
+   * Telegram lets a bot write first only to someone who has started it:
+   * anyone else answers 403, thrown as `TargetGoneError`.
+   */
+  postDirect(person: DirectPerson, text: string, options: DeliveryOptions): Promise<string> {
+    const chat = person.user;
+    return this.post(
+      { platform: "telegram", workspace: chat, channel: chat, conversation: chat },
+      text,
+      options,
+    );
+  }
+
+  async #post(
     target: DeliveryTarget,
     text: string,
     { idempotencyKey, mayExist = false, preview = false, controls = [] }: PostOptions,
@@ -124,7 +149,9 @@ export class TelegramOutbound extends PlatformOutbound {
     text: string,
     { controls = [] }: EditOptions = {},
   ): Promise<void> {
-    await this.#editAll(target, ref, text, controlKeyboard(controls));
+    await this.#editAll(target, ref, text, controlKeyboard(controls)).catch((error: unknown) => {
+      throw telegramGone(error, target.channel);
+    });
   }
 
   /** {@link edit}, keeping `keyboard` under the first part (an edit without one removes it). */
