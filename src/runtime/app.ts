@@ -3,6 +3,7 @@ import type { Dispatcher } from "undici";
 import { DEFAULT_PERSONA } from "../core/agent/prompt.ts";
 import type { Provider } from "../core/agent/provider.ts";
 import type { QueueBehaviour, QueueMode } from "../core/agent/queue-mode.ts";
+import type { AgentDefinition } from "../core/agents/index.ts";
 import type { ApprovalPolicy } from "../core/approvals/approval.ts";
 import type { Capabilities } from "../core/availability/capabilities.ts";
 import type { ScopeLayer } from "../core/availability/scopes.ts";
@@ -60,7 +61,7 @@ export interface SwitchyardOptions {
   /** The skill folders, read by the loader; without them the bot has no skills. */
   readonly skills?: SkillSources;
   /** The persona (system prompt's first block): one for every conversation, or chosen per conversation. */
-  readonly persona?: string | ((address: ConversationAddress) => string);
+  readonly persona?: string | ((address: ConversationAddress, agent?: AgentDefinition) => string);
   readonly maxSteps?: number;
   readonly toolTimeoutMs?: number;
   readonly historyMaxTokens?: number;
@@ -142,7 +143,7 @@ export interface Switchyard {
 
 function personaOf(
   persona: SwitchyardOptions["persona"],
-): (address: ConversationAddress) => string {
+): (address: ConversationAddress, agent?: AgentDefinition) => string {
   if (typeof persona === "function") return persona;
   const text = persona ?? DEFAULT_PERSONA;
   return () => text;
