@@ -13,6 +13,7 @@ export {
   describeAgentChoice,
   resolveAgent,
 } from "./bindings.ts";
+export { AGENT_USAGE, type AgentCommand, parseAgentCommand } from "./command.ts";
 
 /**
  * The config's agents by id, the implicit `default` (the top-level settings)
