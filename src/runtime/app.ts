@@ -144,9 +144,12 @@ export interface Switchyard {
 function personaOf(
   persona: SwitchyardOptions["persona"],
 ): (address: ConversationAddress, agent?: AgentDefinition) => string {
-  if (typeof persona === "function") return persona;
-  const text = persona ?? DEFAULT_PERSONA;
-  return () => text;
+  const base = typeof persona === "function" ? persona : () => persona ?? DEFAULT_PERSONA;
+  // An agent's inline persona is its own; a persona file is read by createBot's PersonaBook.
+  return (address, agent) =>
+    agent?.persona !== undefined && "text" in agent.persona
+      ? agent.persona.text
+      : base(address, agent);
 }
 
 function factoryOf(options: SwitchyardOptions): RedisFactory {
