@@ -81,7 +81,14 @@ export function agentOfState(
   address: ConversationAddress,
   state: ConversationState,
 ): AgentChoice {
-  return conversationAgent(sources.config(), address, state.settings);
+  const choice = conversationAgent(sources.config(), address, state.settings);
+  for (const { scope, agent } of choice.skipped) {
+    sources.warnings.warn(
+      `agent-binding:${scope}:${agent}`,
+      `A ${scope} binding names the agent "${agent}", which the config no longer has; shallower bindings decide instead. Rebind it with /agent, or add the agent back to agents:.`,
+    );
+  }
+  return choice;
 }
 
 /**
