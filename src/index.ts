@@ -61,6 +61,13 @@ export {
   type ProviderResponse,
 } from "./core/agent/provider.ts";
 export { type Tombstone, tombstoneFor } from "./core/agent/tombstone.ts";
+export {
+  type AgentBinding,
+  type AgentChoice,
+  type AgentDefinition,
+  DEFAULT_AGENT,
+  resolveAgent,
+} from "./core/agents/index.ts";
 export type { Capabilities, CapabilityStatus } from "./core/availability/capabilities.ts";
 export { EMPTY_INTENT, type Intent, type IntentChange } from "./core/availability/intent.ts";
 export { explain, resolveAvailability } from "./core/availability/resolve.ts";

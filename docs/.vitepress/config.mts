@@ -65,6 +65,7 @@ export default defineConfig({
         items: [
           { text: "The config file", link: "/config/file" },
           { text: "Models and token budgets", link: "/config/models" },
+          { text: "Agents", link: "/config/agents" },
           { text: "Environment variables", link: "/config/environment" },
         ],
       },

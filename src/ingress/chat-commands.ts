@@ -2,6 +2,7 @@ import type { Actor } from "../core/commands/index.ts";
 import type { ConversationAddress } from "../core/conversation.ts";
 import type { ChannelRuntime } from "./channel.ts";
 import { accessCommand } from "./commands/access.ts";
+import { agentCommand } from "./commands/agent.ts";
 import { approveCommand, denyCommand } from "./commands/approve.ts";
 import { badCommand, goodCommand } from "./commands/feedback.ts";
 import { helpCommand } from "./commands/help.ts";
@@ -35,6 +36,7 @@ export const CHAT_COMMANDS: readonly ChatCommand[] = Object.freeze([
   usageCommand,
   modelCommand,
   queueCommand,
+  agentCommand,
   toolsCommand,
   skillsCommand,
   skillCommand,

@@ -54,7 +54,8 @@ export function withFallback(
   return {
     async complete(request: ProviderRequest): Promise<ProviderResponse> {
       const first = request.model ?? options.ownModel;
-      const chain = findModel(models(), first)?.fallback ?? [];
+      // The answering agent's chain when it has one, else the model entry's own.
+      const chain = request.fallback ?? findModel(models(), first)?.fallback ?? [];
       if (chain.length === 0) return provider.complete(request);
       let shown = false;
       const onText = request.onText;

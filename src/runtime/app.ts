@@ -3,6 +3,7 @@ import type { Dispatcher } from "undici";
 import { DEFAULT_PERSONA } from "../core/agent/prompt.ts";
 import type { Provider } from "../core/agent/provider.ts";
 import type { QueueBehaviour, QueueMode } from "../core/agent/queue-mode.ts";
+import type { AgentDefinition } from "../core/agents/index.ts";
 import type { ApprovalPolicy } from "../core/approvals/approval.ts";
 import type { Capabilities } from "../core/availability/capabilities.ts";
 import type { ScopeLayer } from "../core/availability/scopes.ts";
@@ -66,7 +67,7 @@ export interface SwitchyardOptions {
   /** The skill folders, read by the loader; without them the bot has no skills. */
   readonly skills?: SkillSources;
   /** The persona (system prompt's first block): one for every conversation, or chosen per conversation. */
-  readonly persona?: string | ((address: ConversationAddress) => string);
+  readonly persona?: string | ((address: ConversationAddress, agent?: AgentDefinition) => string);
   readonly maxSteps?: number;
   readonly toolTimeoutMs?: number;
   readonly historyMaxTokens?: number;
@@ -148,10 +149,13 @@ export interface Switchyard {
 
 function personaOf(
   persona: SwitchyardOptions["persona"],
-): (address: ConversationAddress) => string {
-  if (typeof persona === "function") return persona;
-  const text = persona ?? DEFAULT_PERSONA;
-  return () => text;
+): (address: ConversationAddress, agent?: AgentDefinition) => string {
+  const base = typeof persona === "function" ? persona : () => persona ?? DEFAULT_PERSONA;
+  // An agent's inline persona is its own; a persona file is read by createBot's PersonaBook.
+  return (address, agent) =>
+    agent?.persona !== undefined && "text" in agent.persona
+      ? agent.persona.text
+      : base(address, agent);
 }
 
 function factoryOf(options: SwitchyardOptions): RedisFactory {

@@ -221,7 +221,7 @@ class SwitchyardBot implements Bot {
       model: botModelOf(this.#env),
       ...(transcriber ? { transcriber } : {}),
       skills,
-      persona: (address) => personas.personaFor(config.current, address),
+      persona: (address, agent) => personas.personaFor(config.current, address, agent),
       outbounds: Object.fromEntries(channels.map((c) => [c.platform, c.outbound])),
       worker: this.role !== "ingress",
       logger: port,

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import type { AgentDefinition } from "../core/agents/index.ts";
 import {
   MAX_PERSONA_BYTES,
   type PersonaChoice,
@@ -38,7 +39,12 @@ export class PersonaBook {
   read(config: SwitchyardConfig, { strict }: { strict: boolean }): void {
     this.#seen = config;
     const { persona, workspaces = {}, channels = {} } = config.agent;
-    const choices = [persona, ...Object.values(workspaces), ...Object.values(channels)];
+    const choices = [
+      persona,
+      ...Object.values(workspaces),
+      ...Object.values(channels),
+      ...(config.agents ?? []).map((agent) => agent.persona),
+    ];
     for (const choice of choices) {
       if (choice === undefined || !("file" in choice)) continue;
       const path = resolve(this.#baseDir, choice.file);
@@ -46,16 +52,23 @@ export class PersonaBook {
         this.#files.set(path, readPersonaFile(path));
       } catch (error) {
         const message = `The persona file ${choice.file} (${path}) cannot be used: ${(error as Error).message}`;
-        if (strict) throw new StartOptionError(`${message}. Fix the path in agent: persona_file.`);
+        if (strict) throw new StartOptionError(`${message}. Fix the path in its persona_file:.`);
         this.#logger.warn(`${message}; the last good text stays.`);
       }
     }
   }
 
-  /** The persona a turn of this conversation sends. */
-  personaFor(config: SwitchyardConfig, address: ConversationAddress): string {
+  /**
+   * The persona a turn of this conversation sends: the answering agent's
+   * own, when it has one, else the `agent:` section's for the conversation.
+   */
+  personaFor(
+    config: SwitchyardConfig,
+    address: ConversationAddress,
+    agent?: AgentDefinition,
+  ): string {
     if (config !== this.#seen) this.read(config, { strict: false });
-    return this.#text(personaChoiceFor(config.agent, address));
+    return this.#text(agent?.persona ?? personaChoiceFor(config.agent, address));
   }
 
   #text(choice: PersonaChoice | undefined): string {

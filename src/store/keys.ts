@@ -237,6 +237,11 @@ export class KeyScheme {
     return `${this.#workspaceTag(where)}:channel:${encodeURIComponent(where.channel)}:settings`;
   }
 
+  /** The HASH of what admins chose in chat for a whole workspace (`agent`), in the workspace's slot. */
+  workspaceSettings(where: WorkspaceRef): string {
+    return `${this.#workspaceTag(where)}:settings`;
+  }
+
   #workspaceTag(ref: WorkspaceRef): string {
     return `${this.prefix}:{ws:${[ref.platform, ref.workspace].map(encodeURIComponent).join(":")}}`;
   }

@@ -2,19 +2,21 @@ import type { ConversationAddress } from "../core/conversation.ts";
 import { type HashReading, readHash } from "./hash-read.ts";
 import { StateStore } from "./state-store.ts";
 
-/** What people may choose in chat besides tools and skills. */
-export type SettingName = "model" | "queue";
+/** What people may choose in chat besides tools and skills (`agent`: the agent bound here by `/agent`). */
+export type SettingName = "model" | "queue" | "agent";
 
-/** Where a chat setting is stored: this conversation, or its whole channel. */
-export type SettingScope = "conversation" | "channel";
+/** Where a chat setting is stored: this conversation, its whole channel, or (agents only) its workspace. */
+export type SettingScope = "conversation" | "channel" | "workspace";
 
-/** The chat settings that reach a conversation: its own, and its channel's. */
+/** The chat settings that reach a conversation: its own, its channel's and its workspace's. */
 export interface StoredSettings {
   readonly conversation: Readonly<Partial<Record<SettingName, string>>>;
   readonly channel: Readonly<Partial<Record<SettingName, string>>>;
+  /** Absent where it was not read (a caller that predates workspace settings). */
+  readonly workspace?: Readonly<Partial<Record<SettingName, string>>>;
 }
 
-const NAMES: readonly SettingName[] = ["model", "queue"];
+const NAMES: readonly SettingName[] = ["model", "queue", "agent"];
 
 /**
  * Chat settings (`/model`, `/queue`) per conversation and per channel, as
@@ -25,18 +27,20 @@ const NAMES: readonly SettingName[] = ["model", "queue"];
 export class SettingsStore extends StateStore {
   async read(address: ConversationAddress): Promise<StoredSettings> {
     const keys = this.keysOf(address);
-    const [conversation, channel] = await Promise.all([
+    const [conversation, channel, workspace] = await Promise.all([
       readHash(this.redis, keys.conversation),
       readHash(this.redis, keys.channel),
+      readHash(this.redis, keys.workspace),
     ]);
-    return this.fromHashes(keys, conversation, channel);
+    return this.fromHashes(keys, conversation, channel, workspace);
   }
 
-  /** Where {@link read} reads: the conversation's hash in its slot, the channel's in the workspace's. */
+  /** Where {@link read} reads: the conversation's hash in its slot, the channel's and the workspace's in the workspace's. */
   keysOf(address: ConversationAddress): Record<SettingScope, string> {
     return {
       conversation: this.#key("conversation", address),
       channel: this.#key("channel", address),
+      workspace: this.#key("workspace", address),
     };
   }
 
@@ -45,10 +49,12 @@ export class SettingsStore extends StateStore {
     keys: Record<SettingScope, string>,
     conversation: HashReading,
     channel: HashReading,
+    workspace?: HashReading,
   ): StoredSettings {
     return {
       conversation: this.#settings(keys.conversation, conversation),
       channel: this.#settings(keys.channel, channel),
+      ...(workspace !== undefined ? { workspace: this.#settings(keys.workspace, workspace) } : {}),
     };
   }
 
@@ -65,9 +71,14 @@ export class SettingsStore extends StateStore {
   }
 
   #key(scope: SettingScope, address: ConversationAddress): string {
-    return scope === "conversation"
-      ? this.keys.conversation(address).settings
-      : this.keys.channelSettings(address);
+    switch (scope) {
+      case "conversation":
+        return this.keys.conversation(address).settings;
+      case "channel":
+        return this.keys.channelSettings(address);
+      case "workspace":
+        return this.keys.workspaceSettings(address);
+    }
   }
 
   #settings(key: string, { hash, problem }: HashReading): Partial<Record<SettingName, string>> {

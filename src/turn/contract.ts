@@ -1,3 +1,4 @@
+import { type AgentChoice, agentLayer } from "../core/agents/index.ts";
 import type { Capabilities } from "../core/availability/capabilities.ts";
 import type { IntentReading } from "../core/availability/intent.ts";
 import { overlayLayer, type ScopeLayer } from "../core/availability/scopes.ts";
@@ -10,6 +11,7 @@ import { resolveSkills, type SkillResolution, type SkillSource } from "../core/s
 import { canonicalJson } from "../core/tools/canonical-json.ts";
 import type { ToolRegistry } from "../core/tools/registry.ts";
 import type { Store, StoredSettings } from "../store/index.ts";
+import { conversationAgent } from "./conversation-agent.ts";
 import { conversationModel } from "./conversation-model.ts";
 
 /** Where skills come from: the folders the loader reads, per workspace. */
@@ -68,7 +70,25 @@ export function conversationCapabilities(
   address: ConversationAddress,
   state: ConversationState,
 ): Capabilities {
-  return sources.capabilities(conversationModel(sources.config().models, address, state.settings));
+  const config = sources.config();
+  const { agent } = conversationAgent(config, address, state.settings);
+  return sources.capabilities(conversationModel(config.models, address, state.settings, agent));
+}
+
+/** The agent that answers the conversation in this state, and the binding that decided. */
+export function agentOfState(
+  sources: ContractSources,
+  address: ConversationAddress,
+  state: ConversationState,
+): AgentChoice {
+  const choice = conversationAgent(sources.config(), address, state.settings);
+  for (const { scope, agent } of choice.skipped) {
+    sources.warnings.warn(
+      `agent-binding:${scope}:${agent}`,
+      `A ${scope} binding names the agent "${agent}", which the config no longer has; shallower bindings decide instead. Rebind it with /agent, or add the agent back to agents:.`,
+    );
+  }
+  return choice;
 }
 
 /**
@@ -93,8 +113,11 @@ export function freezeState(
   const { workspace, channel, globalOverlay } = state.layers;
   // The floor for this conversation's model; no scope below can revive what it lacks (rule 3).
   const capabilities = conversationCapabilities(sources, address, state);
+  // The agent's base intent: the layer right above global, below the workspace's.
+  const { agent } = agentOfState(sources, address, state);
+  const base = agentLayer(agent);
   const memo = frozenBy(sources);
-  const key = memoKey(sources, config, capabilities, state, loaded);
+  const key = memoKey(sources, config, capabilities, state, loaded, agent.id);
   const known = memo.get(key);
   if (known !== undefined) {
     // Most recently used last.
@@ -106,6 +129,7 @@ export function freezeState(
     sources.registry,
     {
       global: overlayLayer(globalLayer(config), globalOverlay),
+      ...(base !== undefined ? { agent: base } : {}),
       workspace,
       channel,
       runtime: sources.runtime,
@@ -116,6 +140,7 @@ export function freezeState(
       toolsets: config.toolsets,
       ...(config.agent.essential ? { essential: config.agent.essential } : {}),
       warnings: sources.warnings,
+      ...(base !== undefined ? { agent: agent.id } : {}),
     },
   );
   const result = loaded.length > 0 ? appendLoaded(contract, sources.registry, loaded) : contract;
@@ -164,9 +189,12 @@ function memoKey(
   capabilities: Capabilities,
   state: ConversationState,
   loaded: readonly string[],
+  agent: string,
 ): string {
   const { workspace, channel, globalOverlay } = state.layers;
+  // The agent by id: its layer comes from the config, which is already in the key by identity.
   return canonicalJson([
+    agent,
     identity(sources.registry),
     sources.registry.version,
     identity(config),
@@ -187,9 +215,14 @@ export function resolveConversationSkills(
   state: ConversationState,
 ): SkillResolution {
   const toggles = state.layers.skills;
+  const config = sources.config();
+  const { agent } = agentOfState(sources, address, state);
+  // An agent's skills switch over the config file's, per name.
+  const skills =
+    Object.keys(agent.skills).length > 0 ? { ...config.skills, ...agent.skills } : config.skills;
   return resolveSkills(
     sources.skills?.sourcesFor(address) ?? [],
-    { config: sources.config().skills, ...toggles },
+    { config: skills, ...toggles },
     { warnings: sources.warnings },
   );
 }

@@ -45,25 +45,31 @@ export async function takeSnapshot(
   const keys = store.keys.conversation(address);
   const stackKeys = store.scopes.stackKeys(address);
   const settingsKeys = store.settings.keysOf(address);
-  // One batch: the conversation's slot, the workspace's (its scopes and the channel's settings), the global scope.
-  const [reply, [workspace, channel, channelSettings], global] = await Promise.all([
-    TAKE.run(
-      inbox.redis,
-      [
-        inboxKeys.lease,
-        keys.checkpoint,
-        inboxKeys.inbox,
-        keys.history,
-        keys.historyTrimmed,
-        keys.intent,
-        keys.settings,
-        keys.reset,
-      ],
-      [lease?.token ?? "", lease?.ttlMs ?? 0, lease ? 1 : 0],
-    ) as Promise<TakeReply>,
-    readHashes(inbox.redis, [stackKeys.workspace, stackKeys.channel, settingsKeys.channel]),
-    readHash(inbox.redis, stackKeys.global),
-  ]);
+  // One batch: the conversation's slot, the workspace's (its scopes, the channel's and its own settings), the global scope.
+  const [reply, [workspace, channel, channelSettings, workspaceSettings], global] =
+    await Promise.all([
+      TAKE.run(
+        inbox.redis,
+        [
+          inboxKeys.lease,
+          keys.checkpoint,
+          inboxKeys.inbox,
+          keys.history,
+          keys.historyTrimmed,
+          keys.intent,
+          keys.settings,
+          keys.reset,
+        ],
+        [lease?.token ?? "", lease?.ttlMs ?? 0, lease ? 1 : 0],
+      ) as Promise<TakeReply>,
+      readHashes(inbox.redis, [
+        stackKeys.workspace,
+        stackKeys.channel,
+        settingsKeys.channel,
+        settingsKeys.workspace,
+      ]),
+      readHash(inbox.redis, stackKeys.global),
+    ]);
   if (reply[0] === 0) return { taken: false, holder: reply[1], ttlMs: Number(reply[2]) };
   const [, checkpointType, checkpointRaw, pendingRaw, historyRaw, trimmed, intentType, intentFlat] =
     reply;
@@ -95,6 +101,7 @@ export async function takeSnapshot(
           settingsKeys,
           hashReading(reply[8], settingsKeys.conversation),
           channelSettings as HashReading,
+          workspaceSettings as HashReading,
         ),
       },
     },

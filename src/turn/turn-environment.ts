@@ -1,6 +1,7 @@
 import type { ToolOutcome, TurnResult } from "../core/agent/loop.ts";
 import type { Provider } from "../core/agent/provider.ts";
 import { isQueueMode, type QueueBehaviour, type QueueMode } from "../core/agent/queue-mode.ts";
+import type { AgentChoice, AgentDefinition } from "../core/agents/index.ts";
 import type { ApprovalPolicy } from "../core/approvals/approval.ts";
 import { findModel, type ModelPrice } from "../core/config/index.ts";
 import type { ConversationAddress, InboundMessage } from "../core/conversation.ts";
@@ -9,14 +10,19 @@ import type { AttachmentReader } from "../ports/file-source.ts";
 import type { TargetGoneError } from "../ports/target-gone.ts";
 import { type StoredSettings, settingOf } from "../store/index.ts";
 import type { ContractSources } from "./contract.ts";
+import { conversationAgent } from "./conversation-agent.ts";
 import { conversationModel } from "./conversation-model.ts";
 import type { TurnSignals } from "./turn-signals.ts";
 
 /** Everything a turn needs from the process around it. */
 export interface TurnEnvironment extends ContractSources, DeliveryEnvironment {
   readonly provider: Provider;
-  /** The persona block of a conversation's system prompt; the same bytes every turn until people change it. */
-  readonly persona: (address: ConversationAddress) => string;
+  /**
+   * The persona block of a conversation's system prompt; the same bytes
+   * every turn until people change it. `agent` is the agent that answers;
+   * its own persona, when it has one, replaces the conversation's.
+   */
+  readonly persona: (address: ConversationAddress, agent?: AgentDefinition) => string;
   readonly maxSteps: number;
   readonly toolTimeoutMs: number;
   readonly history: { readonly maxTokens: number; readonly keepLast: number };
@@ -92,6 +98,8 @@ export interface TurnChoices {
   readonly model: string | undefined;
   /** The price of the model the turn runs on, from the config's `models:` list. */
   readonly price: ModelPrice | undefined;
+  /** The agent that answers this turn (its persona, model, intent and skills), and why. */
+  readonly agent: AgentChoice;
 }
 
 /**
@@ -115,8 +123,9 @@ export function choicesOf(
   const queue = settingOf(stored, "queue");
   const behaviour =
     env.queueBehaviour?.(address, isQueueMode(queue) ? queue : undefined) ?? COLLECT_AT_ONCE;
-  const models = env.config().models;
-  const model = conversationModel(models, address, stored);
-  const price = findModel(models, model ?? env.model ?? "")?.price;
-  return { behaviour, model, price };
+  const config = env.config();
+  const agent = conversationAgent(config, address, stored);
+  const model = conversationModel(config.models, address, stored, agent.agent);
+  const price = findModel(config.models, model ?? env.model ?? "")?.price;
+  return { behaviour, model, price, agent };
 }

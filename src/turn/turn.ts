@@ -4,6 +4,7 @@ import { runTurn, type TurnInput, type TurnResult } from "../core/agent/loop.ts"
 import type { ChatMessage } from "../core/agent/messages.ts";
 import { buildSystemPrompt } from "../core/agent/prompt.ts";
 import { planTake } from "../core/agent/queue-mode.ts";
+import { DEFAULT_AGENT } from "../core/agents/index.ts";
 import type { ApprovalDecision, ApprovalWait } from "../core/approvals/approval.ts";
 import { type AttachmentContent, namedOnly, userContent } from "../core/attachments/content.ts";
 import { declaredKind } from "../core/attachments/kind.ts";
@@ -458,7 +459,7 @@ export class Turn {
       registry: env.registry,
       contract,
       system: buildSystemPrompt({
-        persona: env.persona(address),
+        persona: env.persona(address, choices.agent.agent),
         catalog: contract.catalog,
         blocks: [skillsBlock(skills.enabled)],
       }),
@@ -471,8 +472,11 @@ export class Turn {
         : {}),
       ...(approval && checkpoint.approval?.step === checkpoint.step ? { approval } : {}),
       provider: tracedProvider(env.provider),
-      cacheKey: conversationKey(address),
+      cacheKey: cacheKeyOf(address, choices.agent.agent.id),
       ...(choices.model !== undefined ? { model: choices.model } : {}),
+      ...(choices.agent.agent.fallback !== undefined
+        ? { fallback: choices.agent.agent.fallback }
+        : {}),
       maxSteps: env.maxSteps,
       now: Date.now,
       signal: this.lease.signal,
@@ -816,6 +820,16 @@ export class Turn {
     const user = last?.user ? `${this.address.platform}:${last.user}` : undefined;
     return { address: this.address, user };
   }
+}
+
+/**
+ * The prompt cache a conversation's requests go to: the conversation's key,
+ * with the agent's id when another than `default` answers, so two agents'
+ * prompts never share a cache (and a config without agents keeps its keys).
+ */
+function cacheKeyOf(address: ConversationAddress, agent: string): string {
+  const key = conversationKey(address);
+  return agent === DEFAULT_AGENT ? key : `${key}#agent:${agent}`;
 }
 
 /** What a turn's model calls cost, priced for the model it ran on, as of now. */

@@ -85,6 +85,8 @@ describe("parseConfig", () => {
       access: DEFAULT_ACCESS,
       limits: DEFAULT_LIMITS,
       plugins: [],
+      agents: [],
+      bindings: [],
       slack: { session: "thread", channels: {}, answerBots: false, streaming: "native" },
       discord: DEFAULT_DISCORD,
       telegram: DEFAULT_TELEGRAM,
@@ -205,8 +207,8 @@ describe("parseConfig", () => {
     const config = parseConfig(text, FILE, logger);
     expect(config.tools).toEqual({ web_search: true });
     expect(logger.messages).toEqual([
-      'switchyard.yaml:1: unknown section "voice" is ignored. Known sections: access, agent, approvals, attachments, budgets, console, discord, limits, mcp, memory, model, models, permissions, plugins, queue, redis, reminders, schedules, skill_folders, skills, slack, telegram, telemetry, tools, toolsets, transcription, web.',
-      'switchyard.yaml:5: unknown section "llm" is ignored. Known sections: access, agent, approvals, attachments, budgets, console, discord, limits, mcp, memory, model, models, permissions, plugins, queue, redis, reminders, schedules, skill_folders, skills, slack, telegram, telemetry, tools, toolsets, transcription, web.',
+      'switchyard.yaml:1: unknown section "voice" is ignored. Known sections: access, agent, agents, approvals, attachments, bindings, budgets, console, discord, limits, mcp, memory, model, models, permissions, plugins, queue, redis, reminders, schedules, skill_folders, skills, slack, telegram, telemetry, tools, toolsets, transcription, web.',
+      'switchyard.yaml:5: unknown section "llm" is ignored. Known sections: access, agent, agents, approvals, attachments, bindings, budgets, console, discord, limits, mcp, memory, model, models, permissions, plugins, queue, redis, reminders, schedules, skill_folders, skills, slack, telegram, telemetry, tools, toolsets, transcription, web.',
     ]);
     expect(readConfig(text, FILE).warnings.map((w) => [w.key, w.line])).toEqual([
       ["voice", 1],

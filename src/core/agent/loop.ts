@@ -46,6 +46,8 @@ export interface TurnInput {
   readonly cacheKey: string;
   /** The model this conversation uses; unset: the provider's own. */
   readonly model?: string;
+  /** The fallback chain of the agent that answers; unset: the model entry's own. */
+  readonly fallback?: readonly string[];
   readonly maxSteps: number;
   /** Runs a callable tool: validates its arguments, enforces its timeout, turns errors into text. */
   readonly runTool: (tool: AnyTool, args: unknown, call: ToolCall) => Promise<ToolRun>;
@@ -216,6 +218,7 @@ class TurnRun {
         messages: [...input.history, ...this.turn],
         cacheKey: input.cacheKey,
         ...(input.model !== undefined ? { model: input.model } : {}),
+        ...(input.fallback !== undefined ? { fallback: input.fallback } : {}),
         ...(this.#signal ? { signal: this.#signal } : {}),
         ...(input.onText ? { onText: input.onText } : {}),
       });

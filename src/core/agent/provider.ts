@@ -16,6 +16,11 @@ export interface ProviderRequest {
   readonly cacheKey: string;
   /** The model to ask (`/model`, the config's choices); unset: the provider's own. */
   readonly model?: string;
+  /**
+   * The models a failed step moves to, in order (the answering agent's
+   * `fallback:`); unset: the model's own `models:` entry decides.
+   */
+  readonly fallback?: readonly string[];
   readonly signal?: AbortSignal;
   /** Text as it streams in, for live edits; the final text is in the response. */
   readonly onText?: (textSoFar: string) => void;

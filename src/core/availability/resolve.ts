@@ -10,7 +10,13 @@ import type { ScopeLayer, ScopeName, ScopeStack } from "./scopes.ts";
 
 /** Who decided a tool's state. */
 export type Decider =
-  | { readonly kind: "scope"; readonly scope: ScopeName; readonly key: string }
+  | {
+      readonly kind: "scope";
+      readonly scope: ScopeName;
+      readonly key: string;
+      /** The agent whose base intent decided, when the scope is `agent`. */
+      readonly agent?: string;
+    }
   | { readonly kind: "toolset"; readonly toolset: string }
   | { readonly kind: "picked" }
   /** The tool's own default (`approval: "ask"` in `defineTool`). */
@@ -44,12 +50,16 @@ export interface AvailabilityPolicy {
   readonly essential?: readonly string[];
   /** Unknown ids are reported here once each. Keep one per process. */
   readonly warnings?: WarnOnce;
+  /** The id of the agent whose base intent is the stack's `agent` layer, for explanations. */
+  readonly agent?: string;
 }
 
 /** A layer with the scope it came from, deepest first. */
 export interface NamedLayer {
   readonly scope: ScopeName;
   readonly layer: ScopeLayer;
+  /** The agent the `agent` layer belongs to. */
+  readonly agent?: string;
 }
 
 export interface Resolution {
@@ -79,12 +89,15 @@ export function conversationLayer(intent: Intent): ScopeLayer {
 }
 
 /** The scope layers, deepest first, with the conversation's from its intent. */
-export function layersOf(scopes: ScopeStack, intent: Intent): NamedLayer[] {
+export function layersOf(scopes: ScopeStack, intent: Intent, agent?: string): NamedLayer[] {
   const layers: NamedLayer[] = [];
   if (scopes.runtime) layers.push({ scope: "runtime", layer: scopes.runtime });
   layers.push({ scope: "conversation", layer: conversationLayer(intent) });
   if (scopes.channel) layers.push({ scope: "channel", layer: scopes.channel });
   if (scopes.workspace) layers.push({ scope: "workspace", layer: scopes.workspace });
+  if (scopes.agent) {
+    layers.push({ scope: "agent", layer: scopes.agent, ...(agent !== undefined ? { agent } : {}) });
+  }
   if (scopes.global) layers.push({ scope: "global", layer: scopes.global });
   return layers;
 }
@@ -115,7 +128,7 @@ export function resolveAvailability(
   const tools = registry.list();
   const toolsets = policy.toolsets ?? BUILTIN_TOOLSETS;
   const warnings = policy.warnings ?? new WarnOnce();
-  const layers = layersOf(scopes, intent);
+  const layers = layersOf(scopes, intent, policy.agent);
   warnUnknownKeys(layers, registry, warnings);
 
   const { selected, selection } = select(tools, layers, intent, toolsets, registry, warnings);
@@ -148,14 +161,14 @@ function decide(
     }
   }
   const keys = keysOf(tool);
-  for (const { scope, layer } of layers) {
+  for (const { scope, layer, agent } of layers) {
     const mentioned = layer.keys;
     if (!mentioned) continue;
     for (const key of keys) {
       // Own keys only: a tool named "constructor" is not mentioned by every layer.
       const value = Object.hasOwn(mentioned, key) ? mentioned[key] : undefined;
       if (value === undefined) continue;
-      const by: Decider = { kind: "scope", scope, key };
+      const by: Decider = { kind: "scope", scope, key, ...(agent !== undefined ? { agent } : {}) };
       if (value === false) return { id: tool.id, status: "disabled", by };
       const standing = key === tool.id;
       if (value === ASK) return { id: tool.id, status: "enabled", by, standing, ask: by };
@@ -250,6 +263,8 @@ export interface Explanation {
   readonly chain: readonly Mention[];
   /** One line for people: what decided and why. */
   readonly summary: string;
+  /** The agent whose base intent was a layer of the stack; absent for the default agent. */
+  readonly agent?: string;
 }
 
 /** Why a tool is in the state it is in, for `/tools why <id>`. */
@@ -272,13 +287,22 @@ export function explain(resolution: Resolution, registry: ToolRegistry, id: stri
       if (value !== undefined) chain.push({ scope, key, value });
     }
   }
-  return { id, state, chain, summary: `${id}: ${describeState(state)}` };
+  const agent = resolution.layers.find((l) => l.scope === "agent")?.agent;
+  return {
+    id,
+    state,
+    chain,
+    summary: `${id}: ${describeState(state)}`,
+    ...(agent !== undefined ? { agent } : {}),
+  };
 }
 
 export function describeDecider(by: Decider): string {
   switch (by.kind) {
-    case "scope":
-      return by.key === "all" ? `${by.scope} scope (all tools)` : `${by.scope} scope (${by.key})`;
+    case "scope": {
+      const scope = by.agent !== undefined ? `agent ${by.agent}'s` : `${by.scope} scope`;
+      return by.key === "all" ? `${scope} (all tools)` : `${scope} (${by.key})`;
+    }
     case "toolset":
       return `toolset ${by.toolset}`;
     case "picked":

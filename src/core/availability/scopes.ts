@@ -10,14 +10,33 @@ import type { KeyValue } from "./keys.ts";
  */
 export const SCOPE_TABLE = [
   /** The config file, and what owners change from chat over it. */
-  { name: "global", fromChat: true, skills: true, buttons: false, letter: "g" },
+  {
+    name: "global",
+    fromChat: true,
+    skills: true,
+    buttons: false,
+    binds: false,
+    letter: "g",
+  },
+  /**
+   * The base intent of the agent that answers (see src/core/agents): set in
+   * the config's `agents:`, never from chat. The default agent has none.
+   */
+  { name: "agent", fromChat: false, skills: false, buttons: false, binds: false, letter: "a" },
   /** A Slack team, a Discord guild, a Telegram chat. */
-  { name: "workspace", fromChat: true, skills: true, buttons: true, letter: "w" },
-  { name: "channel", fromChat: true, skills: true, buttons: true, letter: "h" },
+  { name: "workspace", fromChat: true, skills: true, buttons: true, binds: true, letter: "w" },
+  { name: "channel", fromChat: true, skills: true, buttons: true, binds: true, letter: "h" },
   /** A thread or a DM; skills have none: they are part of what a channel's bot knows. */
-  { name: "conversation", fromChat: true, skills: false, buttons: true, letter: "c" },
+  {
+    name: "conversation",
+    fromChat: true,
+    skills: false,
+    buttons: true,
+    binds: true,
+    letter: "c",
+  },
   /** The process's `--tools` flag (else SWITCHYARD_TOOLS): never changed from chat. */
-  { name: "runtime", fromChat: false, skills: false, buttons: false, letter: "r" },
+  { name: "runtime", fromChat: false, skills: false, buttons: false, binds: false, letter: "r" },
 ] as const;
 
 type ScopeRow = (typeof SCOPE_TABLE)[number];
@@ -36,6 +55,16 @@ export const CHAT_SCOPES: readonly ChatScope[] = deepestFirst(
 export type SkillScope = Extract<ScopeRow, { skills: true }>["name"];
 export const SKILL_SCOPES: readonly SkillScope[] = SCOPE_TABLE.filter(
   (row): row is Extract<ScopeRow, { skills: true }> => row.skills,
+).map((row) => row.name);
+
+/**
+ * The scopes an agent binding names from chat (`/agent <id> [scope]`), shallow
+ * to deep; the config's `bindings:` may also name a bot account, shallower
+ * than all of them (see src/core/agents/bindings.ts).
+ */
+export type BindingScope = Extract<ScopeRow, { binds: true }>["name"];
+export const BINDING_SCOPES: readonly BindingScope[] = SCOPE_TABLE.filter(
+  (row): row is Extract<ScopeRow, { binds: true }> => row.binds,
 ).map((row) => row.name);
 
 /** The scopes a list message's buttons act on, deepest first; global is changed by typing the command (owners only). */

@@ -183,9 +183,11 @@ export function whyView(explanation: Explanation, contract?: TurnContract): WhyV
   }
   const by = state.status === "absent" ? undefined : state.by;
   for (const scope of [...SCOPES].reverse()) {
+    // The agent row is there only when an agent's base intent is a layer: the default agent has none.
+    if (scope === "agent" && explanation.agent === undefined) continue;
     const mentions = chain.filter((m) => m.scope === scope);
     lines.push({
-      label: scope,
+      label: scope === "agent" ? `agent ${explanation.agent}` : scope,
       text:
         mentions.length === 0
           ? "—"

@@ -8,7 +8,8 @@ import { sectionMap } from "./section-map.ts";
 
 const MODE_CHOICES = "full, default, minimal (alias pi), discover (alias omp)";
 
-const mode = z
+/** A load mode by name or alias, as `agent.mode:` and an agent's `mode:` take it. */
+export const loadModeField = z
   .string({
     error: (iss) =>
       `expected a load mode, found ${describeValue(iss.input)}. Use one of: ${MODE_CHOICES}.`,
@@ -22,7 +23,7 @@ export const agentSection = sectionMap(
     ...personaKeys,
     workspaces: personaOverrides("workspace").optional(),
     channels: personaOverrides("channel").optional(),
-    mode: mode.optional(),
+    mode: loadModeField.optional(),
     toolset: z
       .string({ error: (iss) => `expected a toolset name, found ${describeValue(iss.input)}.` })
       .optional(),

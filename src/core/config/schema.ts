@@ -4,12 +4,15 @@ import type { LoadMode } from "../loading/modes.ts";
 import { defineToolsets, type Toolsets } from "../tools/toolsets.ts";
 import { type AccessConfig, accessSection, DEFAULT_ACCESS } from "./access-section.ts";
 import { agentSection } from "./agent-section.ts";
+import { checkAgents } from "./agents-check.ts";
+import { type AgentsConfig, agentsSection, NO_AGENTS } from "./agents-section.ts";
 import { type ApprovalsConfig, approvalsSection, DEFAULT_APPROVALS } from "./approvals-section.ts";
 import {
   type AttachmentsConfig,
   attachmentsSection,
   DEFAULT_ATTACHMENTS,
 } from "./attachments-section.ts";
+import { type BindingsConfig, bindingsSection, NO_BINDINGS } from "./bindings-section.ts";
 import { type BudgetsConfig, budgetsSection, DEFAULT_BUDGETS } from "./budgets-section.ts";
 import { type ConsoleConfig, consoleSection, DEFAULT_CONSOLE } from "./console-section.ts";
 import { describeValue } from "./errors.ts";
@@ -107,6 +110,10 @@ export interface SwitchyardConfig extends PlatformConfigs {
   readonly budgets: BudgetsConfig;
   /** Modules of tools, skills and channels to load, as written (files relative to the config file). Read at start. */
   readonly plugins: PluginsConfig;
+  /** Named agents beside the implicit `default` one (the top-level settings); see agents-section.ts. */
+  readonly agents: AgentsConfig;
+  /** Which agent answers where: bot accounts, workspaces and channels. */
+  readonly bindings: BindingsConfig;
   /** OpenTelemetry traces: where they go, and whether tool content is captured. Read at start. */
   readonly telemetry: TelemetryConfig;
   /** The operator web console: whether it is served. Read at start. */
@@ -163,6 +170,8 @@ const TRAILING_SECTIONS = {
   models: section(modelsSection),
   budgets: section(budgetsSection),
   plugins: z.preprocess((value) => value ?? [], pluginsSection),
+  agents: z.preprocess((value) => value ?? [], agentsSection),
+  bindings: z.preprocess((value) => value ?? [], bindingsSection),
   telemetry: section(telemetrySection),
   console: section(consoleSection),
 };
@@ -201,6 +210,7 @@ export function defineConfigFormat(platforms: PlatformSections): ConfigFormat {
         message: `${describeValue(name)} is not a defined toolset. Define toolsets.${name}, or use one of: ${Object.keys(config.toolsets).sort().join(", ")}.`,
       });
     })
+    .superRefine((config, ctx) => checkAgents(config, ctx))
     .transform(
       (config): SwitchyardConfig =>
         Object.freeze({
@@ -227,6 +237,8 @@ export function defineConfigFormat(platforms: PlatformSections): ConfigFormat {
           models: config.models,
           budgets: config.budgets,
           plugins: config.plugins,
+          agents: config.agents,
+          bindings: config.bindings,
           telemetry: config.telemetry,
           console: config.console,
         }),
@@ -256,6 +268,8 @@ export function defineConfigFormat(platforms: PlatformSections): ConfigFormat {
     models: DEFAULT_MODELS,
     budgets: DEFAULT_BUDGETS,
     plugins: NO_PLUGINS,
+    agents: NO_AGENTS,
+    bindings: NO_BINDINGS,
     telemetry: DEFAULT_TELEMETRY,
     console: DEFAULT_CONSOLE,
   });

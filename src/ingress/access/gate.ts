@@ -1,3 +1,4 @@
+import type { AgentDefinition } from "../../core/agents/index.ts";
 import {
   type AccessPolicy,
   accessPolicyFor,
@@ -8,6 +9,7 @@ import {
 } from "../../core/config/index.ts";
 import type { InboundMessage } from "../../core/conversation.ts";
 import type { RateLimitRef, Store } from "../../store/index.ts";
+import { conversationAgent } from "../../turn/conversation-agent.ts";
 import { newPairingCode, PAIRING_REQUESTS_PER_HOUR, PAIRING_TTL_MS } from "./pairing-code.ts";
 import {
   dmClosed,
@@ -92,7 +94,8 @@ export class IngressGate {
     const sender = `${message.platform}:${message.user}`;
     const { owners, admins } = config.permissions;
     if (options.trusted || owners.includes(sender) || admins.includes(sender)) return PASS;
-    const policy = accessPolicyFor(config.access, message);
+    const access = (await this.#agentOverride(config, message, "access")) ?? config.access;
+    const policy = accessPolicyFor(access, message);
     const refusal =
       message.kind === "group"
         ? this.#group(message, policy, options.canLeave === true)
@@ -105,6 +108,21 @@ export class IngressGate {
   }
 
   /**
+   * The answering agent's own `access:` or `limits:`, when it has one. Read
+   * only when some agent overrides that section: a config without such
+   * agents costs no Redis read here.
+   */
+  async #agentOverride<K extends "access" | "limits">(
+    config: SwitchyardConfig,
+    message: InboundMessage,
+    section: K,
+  ): Promise<AgentDefinition[K] | undefined> {
+    if (!(config.agents ?? []).some((agent) => agent[section] !== undefined)) return undefined;
+    const settings = await this.options.store.settings.read(message);
+    return conversationAgent(config, message, settings).agent[section];
+  }
+
+  /**
    * What a queued message would cost: the rate limits, then the daily token
    * budgets (`budgets.tokens`), then the added checks. Each refusal is
    * counted by its reason and answered at most once per interval. A message
@@ -113,7 +131,9 @@ export class IngressGate {
    * gives back what earlier steps took.
    */
   async meter(message: InboundMessage): Promise<GateVerdict> {
-    const limits = limitsFor(this.options.config().limits, message);
+    const config = this.options.config();
+    const rules = (await this.#agentOverride(config, message, "limits")) ?? config.limits;
+    const limits = limitsFor(rules, message);
     const taken: string[] = [];
     const refund = () =>
       Promise.all(taken.map((key) => this.options.store.limits.refund(key, message.eventId)));

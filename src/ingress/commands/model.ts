@@ -1,6 +1,7 @@
 import { VISION_CAPABILITY } from "../../core/attachments/model-vision.ts";
 import { type Capabilities, capabilityStatus } from "../../core/availability/capabilities.ts";
 import { findModel, type ModelsConfig } from "../../core/config/index.ts";
+import { conversationAgent } from "../../turn/conversation-agent.ts";
 import { conversationModel } from "../../turn/conversation-model.ts";
 import type { ChatCommand } from "./registry.ts";
 import { scopeName } from "./setting-args.ts";
@@ -35,8 +36,10 @@ export const modelCommand: ChatCommand = settingCommand({
   ],
   change: "switch the model",
   show(stored, { where, ctx }) {
-    const models = ctx.sources.config().models;
-    const chosen = conversationModel(models, where, stored);
+    const config = ctx.sources.config();
+    const models = config.models;
+    const { agent } = conversationAgent(config, where, stored);
+    const chosen = conversationModel(models, where, stored, agent);
     const from =
       chosen === undefined
         ? "the bot's default"
@@ -44,7 +47,9 @@ export const modelCommand: ChatCommand = settingCommand({
           ? "set for this conversation"
           : chosen === stored.channel.model
             ? "set for this channel"
-            : "from the config";
+            : chosen === agent.model
+              ? `the ${agent.id} agent's`
+              : "from the config";
     const name = chosen ?? ctx.sources.model ?? "the provider's default model";
     const choices =
       models.list.length > 0

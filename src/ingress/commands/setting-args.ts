@@ -32,5 +32,5 @@ export function parseSettingArgs(args: string, usage: string): SettingArgs {
 
 /** "this conversation" / "this channel", for replies. */
 export function scopeName(scope: SettingScope): string {
-  return scope === "conversation" ? "this conversation" : "this channel";
+  return `this ${scope}`;
 }

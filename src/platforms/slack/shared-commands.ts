@@ -28,6 +28,7 @@ export const SLACK_SHARED_COMMANDS: readonly string[] = Object.freeze([
   "/usage",
   "/model",
   "/queue",
+  "/agent",
   "/approve",
   "/deny",
 ]);

@@ -1,0 +1,34 @@
+import type { SwitchyardConfig } from "../config/schema.ts";
+import { type AgentDefinition, DEFAULT_AGENT, IMPLICIT_DEFAULT } from "./agent.ts";
+
+export { type AgentDefinition, agentLayer, DEFAULT_AGENT, IMPLICIT_DEFAULT } from "./agent.ts";
+export {
+  AGENT_BINDING_SCOPES,
+  type AgentBinding,
+  type AgentBindingScope,
+  type AgentChoice,
+  type AgentDecider,
+  bindingTarget,
+  type ChatBindings,
+  describeAgentChoice,
+  resolveAgent,
+} from "./bindings.ts";
+export { AGENT_USAGE, type AgentCommand, parseAgentCommand } from "./command.ts";
+
+/**
+ * The config's agents by id, the implicit `default` (the top-level settings)
+ * first. Memoized per config object: a reload makes a new config, and a
+ * turn asks once per boundary.
+ */
+export function agentsOf(config: SwitchyardConfig): ReadonlyMap<string, AgentDefinition> {
+  let agents = BOOKS.get(config);
+  if (agents === undefined) {
+    const book = new Map<string, AgentDefinition>([[DEFAULT_AGENT, IMPLICIT_DEFAULT]]);
+    for (const agent of config.agents ?? []) book.set(agent.id, agent);
+    BOOKS.set(config, book);
+    agents = book;
+  }
+  return agents;
+}
+
+const BOOKS = new WeakMap<SwitchyardConfig, ReadonlyMap<string, AgentDefinition>>();

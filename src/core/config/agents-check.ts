@@ -1,0 +1,60 @@
+import type { z } from "zod";
+import type { AgentsConfig } from "./agents-section.ts";
+import { DEFAULT_AGENT } from "./agents-section.ts";
+import type { BindingsConfig } from "./bindings-section.ts";
+import { describeValue } from "./errors.ts";
+import type { ModelsConfig } from "./models-section.ts";
+
+/** What {@link checkAgents} reads of the whole file. */
+interface AgentsAndNeighbours {
+  readonly agents: AgentsConfig;
+  readonly bindings: BindingsConfig;
+  readonly toolsets: Readonly<Record<string, unknown>>;
+  readonly models: ModelsConfig;
+}
+
+/**
+ * What an agent names must exist elsewhere in the file: its toolset in
+ * `toolsets:`, its models in `models.list`, and every binding's agent in
+ * `agents:` (or `default`). A typo is a load error, never a silent fallback.
+ */
+export function checkAgents(config: AgentsAndNeighbours, ctx: z.RefinementCtx): void {
+  const modelNames = new Set(config.models.list.map((m) => m.name));
+  const known = (model: string) =>
+    modelNames.size === 0
+      ? `${describeValue(model)} is not in models.list, which is empty. List it there (models: list: - name: ${model}).`
+      : `${describeValue(model)} is not in models.list. Use one of: ${[...modelNames].sort().join(", ")}.`;
+  config.agents.forEach((agent, index) => {
+    if (agent.toolset !== undefined && !Object.hasOwn(config.toolsets, agent.toolset)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["agents", index, "toolset"],
+        message: `${describeValue(agent.toolset)} is not a defined toolset. Define toolsets.${agent.toolset}, or use one of: ${Object.keys(config.toolsets).sort().join(", ")}.`,
+      });
+    }
+    if (agent.model !== undefined && !modelNames.has(agent.model)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["agents", index, "model"],
+        message: known(agent.model),
+      });
+    }
+    (agent.fallback ?? []).forEach((model, at) => {
+      if (modelNames.has(model)) return;
+      ctx.addIssue({
+        code: "custom",
+        path: ["agents", index, "fallback", at],
+        message: known(model),
+      });
+    });
+  });
+  const ids = new Set([DEFAULT_AGENT, ...config.agents.map((a) => a.id)]);
+  config.bindings.forEach((binding, index) => {
+    if (ids.has(binding.agent)) return;
+    ctx.addIssue({
+      code: "custom",
+      path: ["bindings", index, "agent"],
+      message: `${describeValue(binding.agent)} is not an agent. Use one of: ${[...ids].sort().join(", ")}.`,
+    });
+  });
+}
