@@ -1,3 +1,6 @@
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SwitchyardConfig } from "../../src/core/config/index.ts";
 import { type Hook, signGitHub, signHook } from "../../src/core/hooks/index.ts";
@@ -159,5 +162,28 @@ describe("POST /hooks/<name>", () => {
     expect(good.status).toBe(202);
     const [post] = await pipe.posts(1);
     expect(post?.text).toBe("Looked.");
+  });
+
+  it("takes the call the docs' curl example makes, signed with openssl", async () => {
+    const { pipe, server } = await start();
+    pipe.fake.script({ content: "Checkout broke." });
+    const doc = readFileSync(new URL("../../docs/operate/hooks.md", import.meta.url), "utf8");
+    const script = /```sh\n([\s\S]*?openssl dgst[\s\S]*?)```/.exec(doc)?.[1];
+    expect(script).toBeDefined();
+    const run = (script as string).replace(/^URL=.*$/m, `URL=${server.url("ci-failed")}`);
+    const { stdout } = await promisify(execFile)("bash", ["-c", run], {
+      env: { PATH: process.env.PATH, CI_HOOK_SECRET: HOOK_SECRET },
+    });
+    expect(JSON.parse(stdout)).toEqual({
+      accepted: true,
+      hook: "ci-failed",
+      delivery: "build-812",
+      event: "hook:ci-failed:build-812",
+    });
+    const [post] = await pipe.posts(1);
+    expect(post?.text).toBe("Checkout broke.");
+    expect(pipe.fake.requests[0]?.body.messages.at(-1).content).toContain(
+      "\n3 tests failed in checkout\n",
+    );
   });
 });
