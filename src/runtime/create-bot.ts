@@ -249,6 +249,7 @@ class SwitchyardBot implements Bot {
         config: () => config.current,
         env: this.#env,
         logger: port,
+        platforms: channels.map((channel) => channel.platform),
         refused: (reason) => metrics.countRefused(reason),
       });
     }

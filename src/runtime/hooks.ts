@@ -23,11 +23,19 @@ export function serveHooks(
     readonly config: () => SwitchyardConfig;
     readonly env: Readonly<Record<string, string | undefined>>;
     readonly logger: LoggerPort;
+    /** The platforms this bot runs: a hook aimed at another would be queued and never answered. */
+    readonly platforms: readonly string[];
     readonly refused?: (reason: string) => void;
   },
 ): void {
   const hooks = bot.config().hooks;
   for (const hook of hooks) {
+    if (!bot.platforms.includes(hook.target.platform)) {
+      bot.logger.warn(
+        `hook "${hook.name}" targets ${hook.target.platform}, which this bot does not run; its answers would go nowhere. Fix the hook's target.platform, or add the channel.`,
+        { hook: hook.name, platforms: bot.platforms },
+      );
+    }
     try {
       registerSecret(fillEnvTemplate(hook.secret, bot.env, `hooks: ${hook.name}'s secret`));
     } catch (error) {

@@ -150,6 +150,28 @@ describe("POST /hooks/<name>", () => {
     expect(pipe.fake.requests).toHaveLength(1);
   });
 
+  it("takes a GitLab call by its X-Gitlab-Token and Idempotency-Key, and refuses a wrong token", async () => {
+    const gitlab: Hook = { ...ciHook(CONSOLE, "alice"), name: "gitlab", signature: "gitlab" };
+    const { pipe, server } = await start([gitlab]);
+    pipe.fake.script({ content: "Pipeline 77 failed in test." });
+    const gitlabCall = (token: string): RequestInit => ({
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-gitlab-event": "Pipeline Hook",
+        "x-gitlab-token": token,
+        "idempotency-key": "9c5e-77",
+      },
+      body: BODY,
+    });
+    const wrong = await call(server.url("gitlab"), gitlabCall("guess"));
+    expect(wrong).toMatchObject({ status: 401, body: { error: "bad_signature" } });
+    const right = await call(server.url("gitlab"), gitlabCall(HOOK_SECRET));
+    expect(right).toMatchObject({ status: 202, body: { event: "hook:gitlab:9c5e-77" } });
+    const [post] = await pipe.posts(1);
+    expect(post?.text).toBe("Pipeline 77 failed in test.");
+  });
+
   it("takes a delivery after a badly signed try of it: a refusal keeps nothing", async () => {
     const { pipe, server } = await start();
     pipe.fake.script({ content: "Looked." });
