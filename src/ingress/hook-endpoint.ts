@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { fillEnvTemplate, MissingEnvError } from "../core/config/env-template.ts";
+import type { InboundMessage } from "../core/conversation.ts";
 import {
   bodyDigest,
   type Hook,
@@ -13,6 +14,7 @@ import type { RouteHandler } from "../observability/http.ts";
 import type { Enqueue } from "../ports/enqueue.ts";
 import type { HookDeliveries } from "../store/hook-deliveries.ts";
 import type { IngressGate } from "./access/gate.ts";
+import { type HookRefusal, jsonBody, readCapped } from "./hook-body.ts";
 
 /** Where hooks are served: `POST /hooks/<name>`. */
 export const HOOKS_PATH = "/hooks";
@@ -42,14 +44,6 @@ export interface HookEndpointOptions {
   readonly now?: () => number;
 }
 
-/** A refusal as the caller reads it: what is wrong and how to send it right. */
-interface Refusal {
-  readonly status: number;
-  readonly error: string;
-  readonly problem: string;
-  readonly fix: string;
-}
-
 /**
  * `POST /hooks/<name>`: a call from outside (CI, GitHub, GitLab, a script)
  * that becomes one message in the hook's conversation, from its owner.
@@ -68,19 +62,66 @@ interface Refusal {
  * ops.mount(HOOKS_PATH, hookEndpoint({ hooks: () => config.current.hooks, env, gate, enqueue: queue, deliveries, logger }));
  */
 export function hookEndpoint(options: HookEndpointOptions): RouteHandler {
-  const now = options.now ?? Date.now;
-  const max = options.maxBodyBytes ?? MAX_HOOK_BODY_BYTES;
+  const endpoint = new HookEndpoint(options);
+  return (req, res) => endpoint.handle(req, res);
+}
 
-  const take = async (req: IncomingMessage, res: ServerResponse): Promise<Refusal | undefined> => {
-    const name = decodeURIComponent(
-      new URL(req.url ?? "/", "http://hooks").pathname.slice(HOOKS_PATH.length + 1),
-    );
-    const hook = options.hooks().find((h) => h.name === name);
+/** A call that passed every check but the queue's: what to claim and queue. */
+interface Checked {
+  readonly hook: Hook;
+  readonly delivery: string;
+  /** The body's SHA-256 when the scheme signs no time (a replay is caught by it too). */
+  readonly digest: string | undefined;
+  readonly ttlMs: number;
+  readonly body: unknown;
+}
+
+/** The steps of one call, each answering a refusal or handing on what it found. */
+class HookEndpoint {
+  readonly #options: HookEndpointOptions;
+  readonly #now: () => number;
+  readonly #max: number;
+
+  constructor(options: HookEndpointOptions) {
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+    this.#max = options.maxBodyBytes ?? MAX_HOOK_BODY_BYTES;
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const checked = await this.#check(req, res);
+    if ("status" in checked) return this.#refuse(req, res, checked);
+    const refusal = await this.#queue(checked);
+    if (refusal !== undefined) return this.#refuse(req, res, refusal);
+    const { hook, delivery } = checked;
+    const event = hookEventId(hook.name, delivery);
+    answer(res, 202, { accepted: true, hook: hook.name, delivery, event });
+  }
+
+  #refuse(req: IncomingMessage, res: ServerResponse, refusal: HookRefusal): void {
+    if (refusal.status !== 404) {
+      this.#options.logger.warn("a hook call was refused", {
+        path: (req.url ?? "").slice(0, 100),
+        status: refusal.status,
+        problem: refusal.problem,
+      });
+    }
+    const { status, ...body } = refusal;
+    if (status === 413) res.setHeader("connection", "close");
+    answer(res, status, body, () => {
+      // A body left unread past the cap: nothing more of it is wanted.
+      if (status === 413) req.destroy();
+    });
+  }
+
+  /** The hook, the body within the cap, the signature, the JSON: a call worth queueing, or why not. */
+  async #check(req: IncomingMessage, res: ServerResponse): Promise<Checked | HookRefusal> {
+    const hook = this.#hookOf(req);
     if (hook === undefined) {
       return {
         status: 404,
         error: "unknown_hook",
-        problem: `no hook is named ${JSON.stringify(name.slice(0, 64))}`,
+        problem: `no hook is named ${JSON.stringify(nameOf(req).slice(0, 64))}`,
         fix: "check the URL (POST /hooks/<name>), or declare the hook under hooks: in the config",
       };
     }
@@ -93,34 +134,18 @@ export function hookEndpoint(options: HookEndpointOptions): RouteHandler {
         fix: `send POST /hooks/${hook.name} with a JSON body`,
       };
     }
-    const body = await readCapped(req, max);
+    const body = await readCapped(req, this.#max);
     if (body === undefined) {
-      res.setHeader("connection", "close");
       return {
         status: 413,
         error: "body_too_large",
-        problem: `the body is over ${max} bytes`,
+        problem: `the body is over ${this.#max} bytes`,
         fix: "send less: the fields the hook's prompt uses are enough",
       };
     }
-    let secret: string;
-    try {
-      secret = fillEnvTemplate(hook.secret, options.env, `hooks: ${hook.name}'s secret`);
-      options.onSecret?.(secret);
-    } catch (error) {
-      if (!(error instanceof MissingEnvError)) throw error;
-      options.logger.warn("a hook's secret is not set; its calls are refused", {
-        hook: hook.name,
-        error: error.message,
-      });
-      return {
-        status: 503,
-        error: "secret_not_set",
-        problem: "the hook's secret is not set where the bot runs",
-        fix: `the operator sets ${error.variable} in the bot's environment`,
-      };
-    }
-    const verdict = verifyHookSignature(hook.signature, secret, req.headers, body, now());
+    const secret = this.#secretOf(hook);
+    if (typeof secret !== "string") return secret;
+    const verdict = verifyHookSignature(hook.signature, secret, req.headers, body, this.#now());
     if (verdict.kind === "refused") {
       return {
         status: verdict.status,
@@ -131,39 +156,70 @@ export function hookEndpoint(options: HookEndpointOptions): RouteHandler {
     }
     const parsed = jsonBody(req.headers["content-type"], body);
     if (parsed.kind === "refused") return parsed;
-    const { delivery } = verdict;
-    const digest = verdict.timed ? undefined : bodyDigest(body);
-    const ttl = verdict.timed ? TIMED_CLAIM_MS : UNTIMED_CLAIM_MS;
-    if (!(await options.deliveries.claim(hook.name, delivery, digest, ttl))) {
-      return replayed(hook, delivery);
-    }
-    const message = hookMessage(hook, delivery, parsed.value, now());
+    return {
+      hook,
+      delivery: verdict.delivery,
+      digest: verdict.timed ? undefined : bodyDigest(body),
+      ttlMs: verdict.timed ? TIMED_CLAIM_MS : UNTIMED_CLAIM_MS,
+      body: parsed.value,
+    };
+  }
+
+  #hookOf(req: IncomingMessage): Hook | undefined {
+    const name = nameOf(req);
+    return this.#options.hooks().find((hook) => hook.name === name);
+  }
+
+  /** The hook's secret from the environment (registered with the log redaction), or a 503 naming the variable. */
+  #secretOf(hook: Hook): string | HookRefusal {
     try {
-      const admitted = await options.gate.admit(message);
-      if (admitted.kind === "refused") {
-        await options.deliveries.release(hook.name, delivery, digest);
-        return {
-          status: 403,
-          error: "owner_refused",
-          problem: `the hook's owner ${hook.owner.user} is not let into its target (${admitted.reason})`,
-          fix: "let the owner in there (access:, or permissions: owners), or give the hook an owner who is",
-        };
-      }
-      const metered = await options.gate.meter(message);
-      if (metered.kind === "refused") {
-        await options.deliveries.release(hook.name, delivery, digest);
-        return {
-          status: 429,
-          error: "limited",
-          problem: `a limit refused the call (${metered.reason})`,
-          fix: "send it again later; the limits count the hook's owner like any person",
-        };
-      }
-      const { fresh } = await options.enqueue.enqueue(message);
-      if (!fresh) return replayed(hook, delivery);
+      const secret = fillEnvTemplate(
+        hook.secret,
+        this.#options.env,
+        `hooks: ${hook.name}'s secret`,
+      );
+      this.#options.onSecret?.(secret);
+      return secret;
     } catch (error) {
-      await options.deliveries.release(hook.name, delivery, digest).catch(() => {});
-      options.logger.warn("a hook call could not be queued", {
+      if (!(error instanceof MissingEnvError)) throw error;
+      this.#options.logger.warn("a hook's secret is not set; its calls are refused", {
+        hook: hook.name,
+        error: error.message,
+      });
+      return {
+        status: 503,
+        error: "secret_not_set",
+        problem: "the hook's secret is not set where the bot runs",
+        fix: `the operator sets ${error.variable} in the bot's environment`,
+      };
+    }
+  }
+
+  /**
+   * Claims the delivery, lets the owner through the gate, queues the
+   * message: undefined once queued. Anything short of queued gives the
+   * claim back, so the sender may send the same delivery again.
+   */
+  async #queue(call: Checked): Promise<HookRefusal | undefined> {
+    const { hook, delivery, digest } = call;
+    const deliveries = this.#options.deliveries;
+    const message = hookMessage(hook, delivery, call.body, this.#now());
+    let claimed = false;
+    try {
+      if (!(await deliveries.claim(hook.name, delivery, digest, call.ttlMs))) {
+        return replayed(hook, delivery);
+      }
+      claimed = true;
+      const refusal = await this.#gate(hook, message);
+      if (refusal !== undefined) {
+        await deliveries.release(hook.name, delivery, digest);
+        return refusal;
+      }
+      const { fresh } = await this.#options.enqueue.enqueue(message);
+      return fresh ? undefined : replayed(hook, delivery);
+    } catch (error) {
+      if (claimed) await deliveries.release(hook.name, delivery, digest).catch(() => {});
+      this.#options.logger.warn("a hook call could not be queued", {
         hook: hook.name,
         delivery,
         error: (error as Error).message,
@@ -175,91 +231,49 @@ export function hookEndpoint(options: HookEndpointOptions): RouteHandler {
         fix: "send it again (same delivery id) in a little while",
       };
     }
-    answer(res, 202, {
-      accepted: true,
-      hook: hook.name,
-      delivery,
-      event: hookEventId(hook.name, delivery),
-    });
-    return undefined;
-  };
+  }
 
-  return async (req, res) => {
-    const refusal = await take(req, res);
-    if (refusal === undefined) return;
-    if (refusal.status !== 404) {
-      options.logger.warn("a hook call was refused", {
-        path: (req.url ?? "").slice(0, 100),
-        status: refusal.status,
-        problem: refusal.problem,
-      });
+  /** The access gate and the limits, for the owner, as for any sender. */
+  async #gate(hook: Hook, message: InboundMessage): Promise<HookRefusal | undefined> {
+    const admitted = await this.#options.gate.admit(message);
+    if (admitted.kind === "refused") {
+      return {
+        status: 403,
+        error: "owner_refused",
+        problem: `the hook's owner ${hook.owner.user} is not let into its target (${admitted.reason})`,
+        fix: "let the owner in there (access:, or permissions: owners), or give the hook an owner who is",
+      };
     }
-    const { status, ...body } = refusal;
-    answer(res, status, body, () => {
-      // A body left unread past the cap: nothing more of it is wanted.
-      if (status === 413) req.destroy();
-    });
-  };
+    const metered = await this.#options.gate.meter(message);
+    if (metered.kind === "refused") {
+      return {
+        status: 429,
+        error: "limited",
+        problem: `a limit refused the call (${metered.reason})`,
+        fix: "send it again later; the limits count the hook's owner like any person",
+      };
+    }
+    return undefined;
+  }
 }
 
-function replayed(hook: Hook, delivery: string): Refusal {
+/** The hook's name in the path (`/hooks/<name>`), or "" when it cannot be read. */
+function nameOf(req: IncomingMessage): string {
+  const path = new URL(req.url ?? "/", "http://hooks").pathname.slice(HOOKS_PATH.length + 1);
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return "";
+  }
+}
+
+function replayed(hook: Hook, delivery: string): HookRefusal {
   return {
     status: 409,
     error: "replayed",
     problem: `delivery ${delivery} of hook ${hook.name} was taken already`,
     fix: "send each new call with a delivery id of its own; a call sent again is answered once",
   };
-}
-
-/** The body as JSON, or why not. */
-function jsonBody(
-  contentType: string | undefined,
-  body: Uint8Array,
-): { kind: "json"; value: unknown } | (Refusal & { kind: "refused" }) {
-  const type = (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
-  if (type !== "" && type !== "application/json" && !type.endsWith("+json")) {
-    return {
-      kind: "refused",
-      status: 415,
-      error: "not_json",
-      problem: `the body is ${type}, and hooks read JSON`,
-      fix: 'send Content-Type: application/json (GitHub: Content type "application/json"); to pass text, send it as a JSON string field such as {"text": "..."}',
-    };
-  }
-  try {
-    return { kind: "json", value: JSON.parse(Buffer.from(body).toString("utf8")) as unknown };
-  } catch (error) {
-    return {
-      kind: "refused",
-      status: 400,
-      error: "not_json",
-      problem: `the body is not JSON (${(error as Error).message.slice(0, 120)})`,
-      fix: 'send a JSON body such as {"summary": "3 tests failed"}',
-    };
-  }
-}
-
-/**
- * The request's body, or undefined once it is over `max` bytes (said by
- * Content-Length or found reading). Reading stops there without destroying
- * the request, so the 413 can still be answered.
- */
-function readCapped(req: IncomingMessage, max: number): Promise<Buffer | undefined> {
-  const declared = Number(req.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > max) return Promise.resolve(undefined);
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= max) return void chunks.push(chunk);
-      req.off("data", onData).off("end", onEnd).off("error", reject);
-      req.pause();
-      resolve(undefined);
-    };
-    const onEnd = () => resolve(Buffer.concat(chunks));
-    req.on("data", onData).once("end", onEnd).once("error", reject);
-  });
 }
 
 function answer(res: ServerResponse, status: number, body: object, done?: () => void): void {

@@ -69,6 +69,11 @@ describe("a hook's prompt template", () => {
     expect(() => parseHookTemplate(template)).toThrow(words);
   });
 
+  it("says a body nested too deep to write out is unreadable, rather than throwing", () => {
+    const deep = JSON.parse(`${"[".repeat(200_000)}${"]".repeat(200_000)}`);
+    expect(render("{{body}}", deep)).toContain("[unreadable: nested too deep to write out]");
+  });
+
   it("never cuts a surrogate pair in half", () => {
     const cut = capText(`${"a".repeat(9)}😀😀`, 10);
     expect(cut.startsWith("a".repeat(9))).toBe(true);

@@ -147,10 +147,18 @@ export function valueAt(body: unknown, path: readonly string[]): unknown {
   return value;
 }
 
-/** A value as text: strings as they are, anything else as JSON (objects and arrays included). */
+/**
+ * A value as text: strings as they are, anything else as JSON (objects and
+ * arrays included). A value nested too deep to write out (JSON.parse reads
+ * depths JSON.stringify cannot write) says so instead of throwing.
+ */
 export function valueText(value: unknown): string {
   if (typeof value === "string") return value;
-  return JSON.stringify(value) ?? String(value);
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return "[unreadable: nested too deep to write out]";
+  }
 }
 
 /**
