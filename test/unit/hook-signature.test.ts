@@ -163,4 +163,19 @@ describe("a hook call's signature", () => {
       { numRuns: 300 },
     );
   });
+
+  it("refuses a call whose timestamp was changed after signing, even to another time inside the window", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: -240, max: 50 }).filter((delta) => delta !== 0),
+        (delta) => {
+          const moved = switchyardHeaders(BODY, {
+            "x-switchyard-timestamp": String(SECONDS + delta),
+          });
+          expect(verify("switchyard", moved)).toMatchObject({ kind: "refused", status: 401 });
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
 });
