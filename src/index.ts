@@ -87,6 +87,13 @@ export {
   lineText,
   statusText,
 } from "./core/delivery/activity.ts";
+export {
+  type Hook,
+  type SignatureScheme,
+  signGitHub,
+  signHook,
+  verifyHookSignature,
+} from "./core/hooks/index.ts";
 export { appendLoaded, freezeTurn, type TurnContract } from "./core/loading/freeze.ts";
 export { type LoadMode, parseLoadMode, UnknownModeError } from "./core/loading/modes.ts";
 export type { LoggerPort } from "./core/logger.ts";

@@ -77,6 +77,7 @@ export default defineConfig({
           { text: "Metrics, logs and traces", link: "/operate/observability" },
           { text: "The operator console", link: "/operate/console" },
           { text: "Schedules", link: "/operate/schedules" },
+          { text: "Hooks", link: "/operate/hooks" },
           { text: "Outgrowing one Redis", link: "/operate/redis" },
         ],
       },

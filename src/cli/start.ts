@@ -45,7 +45,7 @@ Environment:
   SWITCHYARD_QUEUE_CONSUME    The shards this process works on, e.g. 0,1 or 0-3 (default: all)
   OPENAI_API_KEY, OPENAI_BASE_URL, SWITCHYARD_MODEL   The model (any OpenAI-compatible server)
   SWITCHYARD_MODEL_FIRST_BYTE_MS, _IDLE_MS, _CALL_MS   Model timeouts (default 60000, 30000, 300000)
-  SWITCHYARD_METRICS_PORT     Prometheus /metrics, /healthz, /readyz (default 9464; 0 = off)
+  SWITCHYARD_METRICS_PORT     Prometheus /metrics, /healthz, /readyz, hooks (default 9464; 0 = off)
   SWITCHYARD_METRICS_HOST     The address it listens on (default: console.host, else 127.0.0.1
                               with the console enabled, else every interface)
   SWITCHYARD_CONSOLE_TOKEN    The web console's token (/console on the metrics port; needs console.enabled)

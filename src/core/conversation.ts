@@ -73,6 +73,12 @@ export interface InboundMessage extends ConversationAddress {
    * owner, whose access, limits and budgets the turn uses.
    */
   readonly scheduled?: { readonly id: string; readonly tick: number; readonly missed: number };
+  /**
+   * Set when a hook's call made it (its name and the caller's delivery id).
+   * `user` is then the hook's owner; the text holds the call's values as
+   * untrusted blocks.
+   */
+  readonly hook?: { readonly name: string; readonly delivery: string };
   /** The W3C trace context of the message's ingress (`traceparent`), set by the queue when tracing is on. */
   readonly trace?: Readonly<Record<string, string>>;
 }

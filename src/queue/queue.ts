@@ -46,6 +46,7 @@ const inboundSchema = z.object({
   scheduled: z
     .object({ id: z.string().max(64), tick: z.number().finite(), missed: z.number().int().min(0) })
     .optional(),
+  hook: z.object({ name: z.string().max(64), delivery: z.string().max(128) }).optional(),
   trace: z.record(z.string().max(64), z.string().max(512)).optional(),
 });
 

@@ -17,6 +17,7 @@ import { type Switchyard, startSwitchyard } from "./app.ts";
 import { channelsFor, startChannels } from "./bot-channels.ts";
 import { configSourceOf } from "./config-file.ts";
 import { StartOptionError } from "./errors.ts";
+import { serveHooks } from "./hooks.ts";
 import { Host } from "./host.ts";
 import { serveOps, turnObserver } from "./observe.ts";
 import { type BotOptions, type BotRole, type ConfigSource, turnTuningOf } from "./options.ts";
@@ -243,6 +244,15 @@ class SwitchyardBot implements Bot {
       logger,
     });
     if (ops) this.#running.ops = ops;
+    if (this.role !== "worker") {
+      serveHooks(app, ops, {
+        config: () => config.current,
+        env: this.#env,
+        logger: port,
+        platforms: channels.map((channel) => channel.platform),
+        refused: (reason) => metrics.countRefused(reason),
+      });
+    }
     await startChannels(app, channels, { role: this.role, skills, config, logger, metrics });
   }
 

@@ -13,6 +13,7 @@ export type SchemeKeyKind =
   | "memory"
   | "reminders"
   | "schedules"
+  | "hooks"
   | "channel-state"
   | "feedback"
   | (typeof PLATFORM_KEY_KINDS)[number]
@@ -32,6 +33,7 @@ const TAGS: ReadonlyArray<readonly [RegExp, SchemeKeyKind]> = [
   [/^\{rem:[^{}]+\}/, "reminders"],
   [/^\{reminders\}/, "reminders"],
   [/^\{schedules\}/, "schedules"],
+  [/^\{hooks\}/, "hooks"],
   [/^\{feedback:[a-z0-9]+\}/, "feedback"],
 ];
 

@@ -26,6 +26,8 @@ import {
   turnQueuePrefix,
 } from "./queue-keys.ts";
 import {
+  type HookKeys,
+  hookKeys,
   type NoteKeys,
   noteKeys,
   type ReminderKeys,
@@ -39,7 +41,7 @@ export const DEFAULT_PREFIX = "sy";
 
 export type { ChannelStateKeys, CommandRegistrationKeys } from "./channel-keys.ts";
 export type * from "./key-types.ts";
-export type { NoteKeys, ReminderKeys, ScheduleKeys } from "./tool-keys.ts";
+export type { HookKeys, NoteKeys, ReminderKeys, ScheduleKeys } from "./tool-keys.ts";
 
 /**
  * Where everything lives in Redis. Keys are grouped by a Redis Cluster hash
@@ -391,6 +393,11 @@ export class KeyScheme {
   /** Every schedule's record and the id set. See {@link ScheduleKeys}. */
   schedules(): ScheduleKeys {
     return scheduleKeys(this.prefix);
+  }
+
+  /** The deliveries hooks have taken, for refusing replays. See {@link HookKeys}. */
+  hooks(): HookKeys {
+    return hookKeys(this.prefix);
   }
 
   /** The HASH of the shard counts in use (see {@link queueLayoutsKey}). */

@@ -92,3 +92,24 @@ export function scheduleKeys(prefix: string): ScheduleKeys {
     record: (id) => `${tag}:schedule:${encodeURIComponent(id)}`,
   };
 }
+
+/**
+ * The keys of hook calls: which deliveries were taken, so a replay is
+ * refused. All in the `{hooks}` slot; each key expires on its own.
+ */
+export interface HookKeys {
+  /** STRING with a TTL: a delivery id taken for a hook, e.g. "sy:{hooks}:delivery:ci-failed:812". */
+  delivery(name: string, delivery: string): string;
+  /** STRING with a TTL: a body taken for a hook whose scheme signs no time, by its SHA-256. */
+  body(name: string, digest: string): string;
+}
+
+/** The hook keys under `prefix` (see {@link HookKeys}). */
+export function hookKeys(prefix: string): HookKeys {
+  const tag = `${prefix}:{hooks}`;
+  return {
+    delivery: (name, delivery) =>
+      `${tag}:delivery:${encodeURIComponent(name)}:${encodeURIComponent(delivery)}`,
+    body: (name, digest) => `${tag}:body:${encodeURIComponent(name)}:${digest}`,
+  };
+}

@@ -93,6 +93,7 @@ describe("parseConfig", () => {
       memory: DEFAULT_MEMORY,
       reminders: DEFAULT_REMINDERS,
       schedules: [],
+      hooks: [],
       web: DEFAULT_WEB,
       mcp: DEFAULT_MCP,
       model: { ...DEFAULT_MODEL_LIMITS, vision: false },
@@ -207,8 +208,8 @@ describe("parseConfig", () => {
     const config = parseConfig(text, FILE, logger);
     expect(config.tools).toEqual({ web_search: true });
     expect(logger.messages).toEqual([
-      'switchyard.yaml:1: unknown section "voice" is ignored. Known sections: access, agent, agents, approvals, attachments, bindings, budgets, console, discord, limits, mcp, memory, model, models, permissions, plugins, queue, redis, reminders, schedules, skill_folders, skills, slack, telegram, telemetry, tools, toolsets, transcription, web.',
-      'switchyard.yaml:5: unknown section "llm" is ignored. Known sections: access, agent, agents, approvals, attachments, bindings, budgets, console, discord, limits, mcp, memory, model, models, permissions, plugins, queue, redis, reminders, schedules, skill_folders, skills, slack, telegram, telemetry, tools, toolsets, transcription, web.',
+      'switchyard.yaml:1: unknown section "voice" is ignored. Known sections: access, agent, agents, approvals, attachments, bindings, budgets, console, discord, hooks, limits, mcp, memory, model, models, permissions, plugins, queue, redis, reminders, schedules, skill_folders, skills, slack, telegram, telemetry, tools, toolsets, transcription, web.',
+      'switchyard.yaml:5: unknown section "llm" is ignored. Known sections: access, agent, agents, approvals, attachments, bindings, budgets, console, discord, hooks, limits, mcp, memory, model, models, permissions, plugins, queue, redis, reminders, schedules, skill_folders, skills, slack, telegram, telemetry, tools, toolsets, transcription, web.',
     ]);
     expect(readConfig(text, FILE).warnings.map((w) => [w.key, w.line])).toEqual([
       ["voice", 1],

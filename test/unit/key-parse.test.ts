@@ -37,6 +37,11 @@ describe("schemeKeyKind", () => {
     for (const key of [reminders.seq, reminders.call("turn-1.call_1"), reminders.pending(person)]) {
       expect(schemeKeyKind("sy", key), key).toBe("reminders");
     }
+    const hooks = keys.hooks();
+    for (const key of [hooks.delivery("ci-failed", "build-812"), hooks.body("github", "ab12")]) {
+      expect(schemeKeyKind("sy", key), key).toBe("hooks");
+    }
+    expect(hooks.delivery("ci-failed", "a/b")).toBe("sy:{hooks}:delivery:ci-failed:a%2Fb");
   });
 
   it("keeps the layouts deployments hold", () => {

@@ -33,6 +33,7 @@ export {
   DEFAULT_CONSOLE,
 } from "./console-section.ts";
 export { ConfigError, type ConfigWarning } from "./errors.ts";
+export { type HooksConfig, NO_HOOKS } from "./hooks-section.ts";
 export { globalLayer } from "./layer.ts";
 export {
   DEFAULT_LIMITS,

@@ -16,6 +16,7 @@ import { type BindingsConfig, bindingsSection, NO_BINDINGS } from "./bindings-se
 import { type BudgetsConfig, budgetsSection, DEFAULT_BUDGETS } from "./budgets-section.ts";
 import { type ConsoleConfig, consoleSection, DEFAULT_CONSOLE } from "./console-section.ts";
 import { describeValue } from "./errors.ts";
+import { type HooksConfig, hooksSection, NO_HOOKS } from "./hooks-section.ts";
 import { DEFAULT_LIMITS, type LimitsConfig, limitsSection } from "./limits-section.ts";
 import { DEFAULT_MCP, type McpConfig, mcpSection } from "./mcp-section.ts";
 import { DEFAULT_MEMORY, type MemoryConfig, memorySection } from "./memory-section.ts";
@@ -90,6 +91,8 @@ export interface SwitchyardConfig extends PlatformConfigs {
   readonly reminders: RemindersConfig;
   /** Turns the bot gives itself on a timing (see `schedules-section.ts`). */
   readonly schedules: SchedulesConfig;
+  /** Turns the bot gives itself when something outside calls `POST /hooks/<name>` (see `hooks-section.ts`). */
+  readonly hooks: HooksConfig;
   /** `web_search`'s provider and `fetch_url`'s limits and address policy. */
   readonly web: WebConfig;
   /** MCP servers, each a tool family `mcp:<server>`, and their timeouts. */
@@ -160,6 +163,7 @@ const TRAILING_SECTIONS = {
   memory: section(memorySection),
   reminders: section(remindersSection),
   schedules: z.preprocess((value) => value ?? [], schedulesSection),
+  hooks: z.preprocess((value) => value ?? [], hooksSection),
   web: section(webSection),
   mcp: section(mcpSection),
   model: section(modelSection),
@@ -227,6 +231,7 @@ export function defineConfigFormat(platforms: PlatformSections): ConfigFormat {
           memory: config.memory,
           reminders: config.reminders,
           schedules: config.schedules,
+          hooks: config.hooks,
           web: config.web,
           mcp: config.mcp,
           model: config.model,
@@ -258,6 +263,7 @@ export function defineConfigFormat(platforms: PlatformSections): ConfigFormat {
     memory: DEFAULT_MEMORY,
     reminders: DEFAULT_REMINDERS,
     schedules: NO_SCHEDULES,
+    hooks: NO_HOOKS,
     web: DEFAULT_WEB,
     mcp: DEFAULT_MCP,
     model: DEFAULT_MODEL_SECTION,

@@ -1,0 +1,137 @@
+import { z } from "zod";
+import {
+  type Hook,
+  HookTemplateError,
+  parseHookTemplate,
+  SIGNATURE_SCHEMES,
+} from "../hooks/index.ts";
+import { SCHEDULE_ID } from "../schedules/index.ts";
+import { EnvTemplateError, parseEnvTemplate } from "./env-template.ts";
+import { describeValue } from "./errors.ts";
+import { strictMap } from "./section-map.ts";
+
+/**
+ * Hooks an operator declares: a signed `POST /hooks/<name>` puts `prompt`,
+ * filled in from the call's JSON body, into `target` as `owner` (see
+ * docs/operate/hooks.md). The secret is never written in the file: it
+ * names an environment variable.
+ *
+ * ```yaml
+ * hooks:
+ *   - name: ci-failed
+ *     secret: ${CI_HOOK_SECRET}
+ *     signature: switchyard   # or github, gitlab
+ *     target: { platform: slack, workspace: T0123, channel: C0456 }
+ *     owner: U0789
+ *     prompt: "CI failed: {{body.summary}}. Look at the log and tell us what broke."
+ * ```
+ */
+export type HooksConfig = readonly Hook[];
+
+export const NO_HOOKS: HooksConfig = Object.freeze([]);
+
+const text = (what: string) =>
+  z.string({ error: (iss) => `expected ${what}, found ${describeValue(iss.input)}.` }).min(1, {
+    error: `expected ${what}, found an empty string.`,
+  });
+
+const target = strictMap(
+  {
+    platform: text("the platform's name (slack, discord, telegram, console)"),
+    workspace: text("the workspace id (Slack team, Discord guild, Telegram chat)"),
+    channel: text("the channel id"),
+    thread: text("the thread id").optional(),
+    dm: z.boolean({ error: "expected true or false." }).optional(),
+  },
+  {
+    takes: "A target takes platform:, workspace:, channel:, thread: and dm:.",
+    notAMap: (found) =>
+      `expected a map such as { platform: slack, workspace: T0123, channel: C0456 }, found ${found}.`,
+  },
+);
+
+const secret = text(`the secret as \${VARIABLE}`).transform((value, ctx) => {
+  try {
+    if (parseEnvTemplate(value).some((part) => part.kind === "env")) return value;
+    ctx.addIssue({
+      code: "custom",
+      message: `is written in the file. Put the secret in an environment variable and write secret: \${CI_HOOK_SECRET} (its name), so it never sits in the config.`,
+    });
+  } catch (error) {
+    if (!(error instanceof EnvTemplateError)) throw error;
+    ctx.addIssue({ code: "custom", message: error.message });
+  }
+  return z.NEVER;
+});
+
+const entry = strictMap(
+  {
+    name: text("a name such as ci-failed"),
+    secret,
+    signature: z
+      .enum(SIGNATURE_SCHEMES as ["switchyard", "github", "gitlab"], {
+        error: (iss) =>
+          `${describeValue(iss.input)} is not a signature scheme. Write signature: switchyard (X-Switchyard-Signature, the default), github (X-Hub-Signature-256) or gitlab (X-Gitlab-Token).`,
+      })
+      .optional(),
+    target,
+    owner: z.union([text("the user id it runs as"), z.number().transform(String)]),
+    prompt: text("what the bot should do with the call, with {{body.key}} placeholders"),
+  },
+  {
+    takes: "A hook takes name:, secret:, signature:, target:, owner: and prompt:.",
+    notAMap: (found) =>
+      `expected a map with name:, secret:, target:, owner: and prompt:, found ${found}.`,
+  },
+).transform((raw, ctx): Hook => {
+  if (!SCHEDULE_ID.test(raw.name)) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["name"],
+      message: `${JSON.stringify(raw.name)} cannot be a hook's name: use up to 64 lower-case letters, digits, - and _, starting with a letter or digit (e.g. ci-failed); it is the path /hooks/<name>.`,
+    });
+    return z.NEVER;
+  }
+  try {
+    const where = raw.target;
+    return {
+      name: raw.name,
+      secret: raw.secret,
+      signature: raw.signature ?? "switchyard",
+      target: {
+        platform: where.platform,
+        workspace: where.workspace,
+        channel: where.channel,
+        conversation: where.thread ?? where.channel,
+        ...(where.thread ? { thread: where.thread } : {}),
+        kind: where.dm ? "dm" : "group",
+      },
+      owner: { user: raw.owner },
+      prompt: parseHookTemplate(raw.prompt),
+    };
+  } catch (error) {
+    if (!(error instanceof HookTemplateError)) throw error;
+    ctx.addIssue({ code: "custom", path: ["prompt"], message: error.message });
+    return z.NEVER;
+  }
+});
+
+export const hooksSection = z
+  .array(entry, {
+    error: (iss) =>
+      `expected a list of hooks (each "- name: ..."), found ${describeValue(iss.input)}.`,
+  })
+  .transform((list, ctx): HooksConfig => {
+    const seen = new Set<string>();
+    list.forEach((hook, index) => {
+      if (seen.has(hook.name)) {
+        ctx.addIssue({
+          code: "custom",
+          path: [index, "name"],
+          message: `${JSON.stringify(hook.name)} is the name of an earlier hook. Give each hook a name of its own.`,
+        });
+      }
+      seen.add(hook.name);
+    });
+    return Object.freeze(list);
+  });
