@@ -43,7 +43,7 @@ export function scheduleTaskTool(deps: ScheduleTaskDeps): AnyTool {
   return defineTool({
     id: "schedule_task",
     description:
-      "Schedules a prompt that you will be given in this conversation on a timing, running as the person you are talking to, and answer then as usual: recurring work (\"every weekday at 9, summarise yesterday's incidents\") or one later task. Use it only when the person asks for that. Tell them the timing and the next runs it returns; they change it with /schedule.",
+      'Schedules a prompt that you will be given in this conversation on a timing, running as the person you are talking to, and answer then as usual: recurring work ("every weekday at 9, summarise yesterday\'s incidents") or one later task. Use it only when the person asks for that. Tell them the timing and the next runs it returns; they change it with /schedule.',
     parameters: z.object({
       when: z
         .string()
@@ -66,9 +66,10 @@ export function scheduleTaskTool(deps: ScheduleTaskDeps): AnyTool {
     effects: true,
     approval: "ask",
     execute: ({ when, prompt }, ctx) =>
-      answering(() => schedule(deps.desk(), { when, prompt }, ctx, deps, now()), [
-        ScheduleInputError,
-      ]),
+      answering(
+        () => schedule(deps.desk(), { when, prompt }, ctx, deps, now()),
+        [ScheduleInputError],
+      ),
   });
 }
 
