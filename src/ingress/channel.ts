@@ -64,6 +64,21 @@ export interface ChannelRuntime {
   readonly queueBehaviour?: (address: ConversationAddress, chosen?: QueueMode) => QueueBehaviour;
   /** Where `/schedule` makes and changes schedules; without it `/schedule` says it is not available. */
   readonly schedules?: ScheduleDesk;
+  /**
+   * The channel's own directory, for `/schedule add ... in #channel`: each
+   * channel puts its own in (see {@link withDirectory}) before it builds the
+   * command context.
+   */
+  readonly directory?: ConversationDirectory;
+}
+
+/** The runtime with the channel's directory in it, unless it has one already. */
+export function withDirectory(
+  runtime: ChannelRuntime,
+  directory: ConversationDirectory | undefined,
+): ChannelRuntime {
+  if (directory === undefined || runtime.directory !== undefined) return runtime;
+  return { ...runtime, directory };
 }
 
 /**

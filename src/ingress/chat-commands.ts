@@ -55,6 +55,7 @@ export type CommandRuntime = Pick<
   | "feedback"
   | "queueBehaviour"
   | "schedules"
+  | "directory"
 >;
 
 /** The command context of a channel's runtime, as the config says now. */
@@ -69,6 +70,7 @@ export function chatContextOf(runtime: CommandRuntime): ChatCommandContext {
     ...(runtime.feedback ? { feedback: runtime.feedback } : {}),
     ...(runtime.queueBehaviour ? { queueBehaviour: runtime.queueBehaviour } : {}),
     ...(runtime.schedules ? { schedules: runtime.schedules } : {}),
+    ...(runtime.directory ? { directory: runtime.directory } : {}),
   };
 }
 

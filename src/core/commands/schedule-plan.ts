@@ -108,6 +108,10 @@ function planAdd(
   ctx: SchedulePlanContext,
 ): SchedulePlan {
   const { where } = ctx;
+  // Any channel named is the channel scope: refused before the name is even looked at.
+  if (command.target.kind === "channel" && !mayChange(ctx.actor, "channel", ctx.policy)) {
+    return { kind: "reply", text: addRefusal("channel", ctx) };
+  }
   const target = targetOf(command.target, where);
   if (typeof target === "string") return { kind: "reply", text: target };
   const scope = targetScope(target);

@@ -3,6 +3,7 @@ import type { Actor, CommandPolicy } from "../../core/commands/index.ts";
 import type { ConversationAddress } from "../../core/conversation.ts";
 import type { AdmitCheck } from "../../ports/admission.ts";
 import type { Approvals } from "../../ports/approvals.ts";
+import type { ConversationDirectory } from "../../ports/directory.ts";
 import type { Feedback } from "../../ports/feedback.ts";
 import type { ScheduleDesk } from "../../ports/schedules.ts";
 import type { StopTurn } from "../../ports/turn-control.ts";
@@ -33,6 +34,8 @@ export interface ChatCommandContext {
   readonly feedback?: Feedback;
   /** For `/schedule`; unset where this process cannot make schedules. */
   readonly schedules?: ScheduleDesk;
+  /** The platform's channels, for `/schedule add ... in #channel`; unset where it has none. */
+  readonly directory?: ConversationDirectory;
   /** The clock, for usage periods, budget resets and schedules' next runs; default `Date.now`. */
   readonly now?: () => number;
   /** The worker's queue behaviour (the environment over a chat choice over the config), for `/queue`. */

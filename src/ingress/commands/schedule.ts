@@ -1,12 +1,23 @@
-import { planScheduleText, type SchedulePlan } from "../../core/commands/index.ts";
+import {
+  type Actor,
+  type CommandPolicy,
+  parseScheduleCommand,
+  planScheduleCommand,
+  type ScheduleCommand,
+  ScheduleCommandError,
+  type SchedulePlan,
+} from "../../core/commands/index.ts";
+import { mayChange } from "../../core/commands/permissions.ts";
 import { ScheduleInputError } from "../../core/schedules/index.ts";
+import type { ConversationDirectory } from "../../ports/directory.ts";
 import type { ChatCommand, CommandCall } from "./registry.ts";
 
 /**
  * `/schedule`: recurring and one-time prompts the bot gives itself in a
  * conversation, as the person who made them. The grammar and the
- * permissions are `planScheduleText`'s; this reads the schedules, applies
- * the plan to the schedule desk and answers.
+ * permissions are `planScheduleCommand`'s; this finds a named channel
+ * through the platform's directory, reads the schedules, applies the plan
+ * to the schedule desk and answers.
  */
 export const scheduleCommand: ChatCommand = {
   name: "schedule",
@@ -30,16 +41,35 @@ export const scheduleCommand: ChatCommand = {
 async function answerSchedule({ args, where, actor, ctx }: CommandCall): Promise<string> {
   const desk = ctx.schedules;
   if (desk === undefined) return "Schedules are not available in this process.";
-  if (where.user === undefined) return "I can't tell who is asking, so I can't schedule anything.";
-  const adding = /^(add|new)\b/i.test(args);
+  const user = where.user;
+  if (user === undefined) return "I can't tell who is asking, so I can't schedule anything.";
+  let command: ScheduleCommand;
+  try {
+    command = parseScheduleCommand(args);
+  } catch (error) {
+    if (error instanceof ScheduleCommandError) return error.message;
+    throw error;
+  }
+  if (command.kind === "add" && command.target.kind === "channel" && ctx.directory) {
+    const found = await findChannel(
+      command,
+      ctx.directory,
+      where.workspace,
+      user,
+      actor,
+      ctx.policy,
+    );
+    if (typeof found === "string") return found;
+    command = found;
+  }
   const [records, newId] = await Promise.all([
     desk.list(),
-    adding ? desk.nextId() : Promise.resolve(""),
+    command.kind === "add" ? desk.nextId() : Promise.resolve(""),
   ]);
-  const plan: SchedulePlan = planScheduleText(args, {
+  const plan: SchedulePlan = planScheduleCommand(command, {
     actor,
     policy: ctx.policy,
-    where: { ...where, user: where.user },
+    where: { ...where, user },
     now: (ctx.now ?? Date.now)(),
     zone: ctx.sources.config().reminders.timeZone,
     records,
@@ -67,4 +97,29 @@ async function answerSchedule({ args, where, actor, ctx }: CommandCall): Promise
       await desk.remove(plan.id);
       return plan.reply;
   }
+}
+
+/**
+ * The channel `in #name` names, by the platform's id, when the bot is in it
+ * and the person may post there (the schedule speaks as them); else why not.
+ * Only for someone who may schedule into a channel at all: a refusal comes
+ * first, without asking the platform.
+ */
+async function findChannel(
+  command: Extract<ScheduleCommand, { kind: "add" }>,
+  directory: ConversationDirectory,
+  workspace: string,
+  user: string,
+  actor: Actor,
+  policy: CommandPolicy,
+): Promise<ScheduleCommand | string> {
+  if (command.target.kind !== "channel" || !mayChange(actor, "channel", policy)) return command;
+  const ref = command.target.isId ? command.target.channel : `#${command.target.channel}`;
+  const entry = await directory.find(workspace, ref);
+  if (entry === undefined) {
+    return `I am not in a channel called ${ref} here. Check the name, or invite me to the channel first.`;
+  }
+  const permission = await directory.mayPost(workspace, entry, user);
+  if (!permission.allowed) return `I can't schedule into ${entry.name}: ${permission.reason}`;
+  return { ...command, target: { kind: "channel", channel: entry.channel, isId: true } };
 }

@@ -30,6 +30,7 @@ export const SLACK_SHARED_COMMANDS: readonly string[] = Object.freeze([
   "/queue",
   "/approve",
   "/deny",
+  "/schedule",
 ]);
 
 /**
