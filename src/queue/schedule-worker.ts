@@ -139,6 +139,7 @@ export class ScheduleWorker {
                   missed: (decision as { missed: number }).missed,
                 };
           const outcome = await this.#run(state, run);
+          await schedules.store.recordOutcome(id, outcome);
           if (decision.kind === "run" && decision.last) {
             await schedules.end(id, state.schedule.timing.kind === "at" ? "once" : "max_runs");
           }

@@ -10,7 +10,7 @@ import { KeyScheme } from "./keys.ts";
 import { LuaScript } from "./lua.ts";
 
 /** Its scripts: src/store/lua/schedule-*.lua, each file saying what it does, its keys and arguments. */
-const LUA = LuaScript.set("schedule", { put: 2, claim: 1, pause: 1, resume: 1 });
+const LUA = LuaScript.set("schedule", { put: 2, claim: 1, pause: 1, resume: 1, outcome: 1 });
 
 /** A schedule with what Redis knows of its runs. */
 export interface ScheduleState {
@@ -22,6 +22,8 @@ export interface ScheduleState {
   readonly runs: number;
   /** When the last run was claimed (ms), and for which tick. */
   readonly lastRun?: { readonly at: number; readonly tick: number };
+  /** What the last tick with a run came to (`queued`, `refused`, `paused`). */
+  readonly lastOutcome?: string;
   readonly paused?: { readonly reason: string; readonly at: number };
   /** Why it takes no more runs (`max_runs`, `until`, `once`). */
   readonly ended?: string;
@@ -109,6 +111,11 @@ export class ScheduleStore {
     return { kind: kind as "skipped" | "conflict" | "paused" | "ended" | "gone" };
   }
 
+  /** Records what its last tick came to, for `/schedule list`; nothing when it is gone. */
+  async recordOutcome(id: string, outcome: string): Promise<void> {
+    await LUA.outcome.run(this.#redis, [this.#keys.record(id)], [outcome]);
+  }
+
   /** Pauses it with a reason; true when this call did (the owner is told then, once). */
   async pause(id: string, reason: string, now: number): Promise<boolean> {
     return Number(await LUA.pause.run(this.#redis, [this.#keys.record(id)], [reason, now])) === 1;
@@ -154,6 +161,7 @@ function stateOf(fields: Record<string, string>): ScheduleState {
     ...(fields.last_run !== undefined
       ? { lastRun: { at: number(fields.last_run), tick: number(fields.claim_tick) } }
       : {}),
+    ...(fields.last_outcome !== undefined ? { lastOutcome: fields.last_outcome } : {}),
     ...(fields.paused !== undefined
       ? { paused: { reason: fields.paused, at: number(fields.paused_at ?? "0") } }
       : {}),

@@ -90,4 +90,13 @@ describe("schedule records in Redis", () => {
     await store.end("ticks", "until");
     expect(await store.list()).toEqual([]);
   });
+
+  it("records what the last tick came to, and leaves no husk of a removed schedule", async () => {
+    await store.put({ ...schedule, id: "outcome" }, 1_000);
+    await store.recordOutcome("outcome", "refused");
+    expect((await store.get("outcome"))?.lastOutcome).toBe("refused");
+    await store.remove("outcome");
+    await store.recordOutcome("outcome", "queued");
+    expect(await redis.exists(new KeyScheme(prefix).schedules().record("outcome"))).toBe(0);
+  });
 });
