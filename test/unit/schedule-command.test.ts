@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
@@ -274,5 +275,20 @@ describe("planning /schedule", () => {
     expect(reply(planScheduleText("remove standup", ctx({ records: config })))).toMatch(
       /standup is declared in the config file; remove it there/,
     );
+  });
+});
+
+describe("docs/operate/schedules.md", () => {
+  const page = readFileSync(new URL("../../docs/operate/schedules.md", import.meta.url), "utf8");
+
+  it("prints what /schedule answers, word for word", () => {
+    const examples = [
+      'add "weekdays 09:00 Europe/Berlin" summarise yesterday',
+      'add "whenever" summarise yesterday',
+      'add "every 2h" check the deploy queue in #ops',
+    ];
+    for (const line of examples) {
+      expect(page).toContain(`/schedule ${line}\n${reply(planScheduleText(line, ctx()))}\n`);
+    }
   });
 });
