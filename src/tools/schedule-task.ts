@@ -6,6 +6,7 @@ import { timingLines } from "../core/commands/schedule-plan.ts";
 import {
   MAX_PROMPT,
   MAX_SCHEDULES_PER_OWNER,
+  nextRuns,
   ownedCount,
   parseWhen,
   type Schedule,
@@ -108,6 +109,9 @@ async function schedule(
     catchUp: "one",
     origin: "chat",
   };
+  if (nextRuns(made.timing, now, 1).length === 0) {
+    return `Not scheduled: "${args.when}" has passed. Ask the person for a time to come.`;
+  }
   await desk.define(made);
   return [
     `Scheduled ${id} in this conversation, running as the person you are talking to.`,

@@ -213,6 +213,9 @@ describe("planning /schedule", () => {
     expect(reply(planScheduleText('add "whenever" do it', ctx()))).toMatch(
       /^I can't schedule that: when: "whenever" cannot be used: write a time such as "weekdays 09:00 Europe\/Berlin"/,
     );
+    expect(reply(planScheduleText('add "2026-01-01T09:00Z" x', ctx()))).toBe(
+      'I can\'t schedule that: "2026-01-01T09:00Z" has passed. Give a time to come, e.g. "tomorrow 9:00" or "in 30m".',
+    );
     expect(reply(planScheduleText('add "every 2h" x in #general', ctx({ actor: ADMIN })))).toMatch(
       /I can't tell which channel "#general" is from its name\. Type # and pick the channel/,
     );

@@ -144,6 +144,12 @@ function planAdd(
     }
     throw error;
   }
+  if (nextRuns(schedule.timing, ctx.now, 1).length === 0) {
+    return {
+      kind: "reply",
+      text: `I can't schedule that: "${command.when}" has passed. Give a time to come, e.g. "tomorrow 9:00" or "in 30m".`,
+    };
+  }
   const place = command.target.kind === "here" ? "here" : `in ${channelRef(target)}`;
   return {
     kind: "define",
