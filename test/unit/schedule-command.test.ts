@@ -12,6 +12,8 @@ import {
   type SchedulePlanContext,
 } from "../../src/core/commands/index.ts";
 import {
+  decodeSchedule,
+  encodeSchedule,
   MAX_SCHEDULES_PER_OWNER,
   type Schedule,
   type ScheduleRecord,
@@ -183,6 +185,12 @@ describe("planning /schedule", () => {
         "/schedule pause s7, /schedule resume s7 and /schedule remove s7 change it.",
       ].join("\n"),
     );
+  });
+
+  it("keeps the bot account the command came in on, through Redis's JSON", () => {
+    const plan = planScheduleText('add "every 2h" x', ctx({ where: { ...DM, account: "B2" } }));
+    if (plan.kind !== "define") throw new Error(`not made: ${reply(plan)}`);
+    expect(decodeSchedule(encodeSchedule(plan.schedule)).target.account).toBe("B2");
   });
 
   it("refuses a member a schedule into a channel as /tools refuses the channel scope, and lets an admin", () => {
