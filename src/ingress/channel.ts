@@ -10,6 +10,7 @@ import type { ConversationDirectory } from "../ports/directory.ts";
 import type { Enqueue, IsIdle } from "../ports/enqueue.ts";
 import type { Feedback } from "../ports/feedback.ts";
 import type { Outbound } from "../ports/outbound.ts";
+import type { ScheduleDesk } from "../ports/schedules.ts";
 import type { StopTurn } from "../ports/turn-control.ts";
 import type { ContractSources } from "../turn/contract.ts";
 import type { IngressGate } from "./access/gate.ts";
@@ -61,6 +62,23 @@ export interface ChannelRuntime {
   readonly admit?: AdmitCheck;
   /** The worker's queue behaviour, so `/queue` shows what turns will do. */
   readonly queueBehaviour?: (address: ConversationAddress, chosen?: QueueMode) => QueueBehaviour;
+  /** Where `/schedule` makes and changes schedules; without it `/schedule` says it is not available. */
+  readonly schedules?: ScheduleDesk;
+  /**
+   * The channel's own directory, for `/schedule add ... in #channel`: each
+   * channel puts its own in (see {@link withDirectory}) before it builds the
+   * command context.
+   */
+  readonly directory?: ConversationDirectory;
+}
+
+/** The runtime with the channel's directory in it, unless it has one already. */
+export function withDirectory(
+  runtime: ChannelRuntime,
+  directory: ConversationDirectory | undefined,
+): ChannelRuntime {
+  if (directory === undefined || runtime.directory !== undefined) return runtime;
+  return { ...runtime, directory };
 }
 
 /**

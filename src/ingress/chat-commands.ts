@@ -1,5 +1,4 @@
 import type { Actor } from "../core/commands/index.ts";
-import type { ConversationAddress } from "../core/conversation.ts";
 import type { ChannelRuntime } from "./channel.ts";
 import { accessCommand } from "./commands/access.ts";
 import { agentCommand } from "./commands/agent.ts";
@@ -13,10 +12,12 @@ import {
   type ChatCommand,
   type ChatCommandContext,
   type ChatTextOutcome,
+  type CommandOrigin,
   findCommand,
   mayUse,
   parseCommandLine,
 } from "./commands/registry.ts";
+import { scheduleCommand } from "./commands/schedule.ts";
 import { skillCommand, skillsCommand } from "./commands/skills.ts";
 import { stopCommand } from "./commands/stop.ts";
 import { toolsCommand } from "./commands/tools.ts";
@@ -40,6 +41,7 @@ export const CHAT_COMMANDS: readonly ChatCommand[] = Object.freeze([
   toolsCommand,
   skillsCommand,
   skillCommand,
+  scheduleCommand,
   accessCommand,
 ]);
 
@@ -54,6 +56,8 @@ export type CommandRuntime = Pick<
   | "approvals"
   | "feedback"
   | "queueBehaviour"
+  | "schedules"
+  | "directory"
 >;
 
 /** The command context of a channel's runtime, as the config says now. */
@@ -67,15 +71,13 @@ export function chatContextOf(runtime: CommandRuntime): ChatCommandContext {
     ...(runtime.approvals ? { approvals: runtime.approvals } : {}),
     ...(runtime.feedback ? { feedback: runtime.feedback } : {}),
     ...(runtime.queueBehaviour ? { queueBehaviour: runtime.queueBehaviour } : {}),
+    ...(runtime.schedules ? { schedules: runtime.schedules } : {}),
+    ...(runtime.directory ? { directory: runtime.directory } : {}),
   };
 }
 
 /** Where a line was typed, and by whom (the inbound message is one). */
-export type ChatLineOrigin = ConversationAddress & {
-  readonly user?: string;
-  /** The sender's display name, when the platform gave one (`/approve` records it). */
-  readonly userName?: string;
-};
+export type ChatLineOrigin = CommandOrigin;
 
 /**
  * Every channel's text commands in one place: a line that starts with a

@@ -222,6 +222,7 @@ export function scheduledMessage(
     workspace: target.workspace,
     channel: target.channel,
     conversation: target.conversation,
+    ...(target.account !== undefined ? { account: target.account } : {}),
     ...(target.thread ? { thread: target.thread } : {}),
     kind: target.kind,
     user: owner.user,

@@ -1,6 +1,7 @@
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { checkSchedule, type Schedule, type Timing } from "../core/schedules/index.ts";
+import type { ScheduleDesk } from "../ports/schedules.ts";
 import { KeyScheme } from "../store/keys.ts";
 import { bullmq } from "../store/redis/bullmq.ts";
 import type { ScheduleState, ScheduleStore } from "../store/schedule-store.ts";
@@ -41,7 +42,7 @@ export function onceJobId(id: string): string {
  * await schedules.define(schedule);
  * await schedules.sync(config.schedules); // the config's, at start
  */
-export class Schedules {
+export class Schedules implements ScheduleDesk {
   constructor(
     readonly queue: Queue<TickJob>,
     readonly store: ScheduleStore,
@@ -100,6 +101,11 @@ export class Schedules {
 
   list(): Promise<ScheduleState[]> {
     return this.store.list();
+  }
+
+  /** A fresh id for a schedule made in chat: `s1`, `s2`, ... */
+  nextId(): Promise<string> {
+    return this.store.nextId();
   }
 
   async #hasJob(schedule: Schedule): Promise<boolean> {

@@ -127,6 +127,8 @@ export interface Switchyard {
   readonly reminders?: ReminderWorker;
   /** Takes schedule ticks and queues their runs (in a process that runs turns). */
   readonly schedules?: ScheduleWorker;
+  /** Makes and changes schedules, from any process: `/schedule` and `schedule_task` use it. */
+  readonly scheduleDesk: Schedules;
   /** Stop and interrupt signals for running turns (`/stop`), from any process. */
   readonly signals: TurnSignals;
   /** Records decisions on approval requests (clicks, `/approve`) and wakes their turns, from any process. */
@@ -253,6 +255,11 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     ...(options.model ? { model: options.model } : {}),
   };
   const queueBehaviour = queueBehaviourOf(options);
+  // On the queue's connection: BullMQ's scripts are defined there already.
+  const scheduleDesk = new Schedules(
+    scheduleQueue(queueConnection, prefix),
+    new ScheduleStore(redis, store.keys),
+  );
 
   /** The worker side: turns, and the reminders the tools set, each on a connection of its own. */
   async function startWorkers() {
@@ -346,6 +353,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     feedback,
     sources,
     queueBehaviour,
+    scheduleDesk,
     stopTurn: (address) => signals.send(address, "stop"),
     async close() {
       // Closing connections BullMQ is still opening leaves their commands rejected unhandled.
@@ -354,6 +362,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       await scheduleWorker?.worker.waitUntilReady().catch(() => {});
       await Promise.all([worker?.close(), reminders?.close(), scheduleWorker?.close()]);
       await workers?.schedules.queue.close();
+      await scheduleDesk.queue.close();
       await queue.close();
       await signals.close();
       await Promise.allSettled([

@@ -93,6 +93,7 @@ export async function startChannels(
         approvals: app.approvals,
         feedback: app.feedback,
         queueBehaviour: app.queueBehaviour,
+        schedules: app.scheduleDesk,
       }),
     );
     logger.info({ platform: channel.platform }, "channel started");

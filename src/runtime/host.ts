@@ -9,7 +9,10 @@ import { ToolRegistry } from "../core/tools/registry.ts";
 import type { AnyTool } from "../core/tools/tool.ts";
 import type { ConversationDirectory } from "../ports/directory.ts";
 import type { Outbound } from "../ports/outbound.ts";
+import { Schedules, scheduleQueue } from "../queue/schedules.ts";
+import { KeyScheme } from "../store/keys.ts";
 import { ioredis } from "../store/redis/ioredis.ts";
+import { ScheduleStore } from "../store/schedule-store.ts";
 import {
   READ_ATTACHMENT_CAPABILITY,
   readAttachmentCapability,
@@ -76,6 +79,7 @@ export class Host {
   #vision: VisionDeclarations;
   readonly #redis: Redis;
   #queue: Queue<Reminder> | undefined;
+  #schedules: Schedules | undefined;
 
   constructor(options: HostOptions) {
     const { config, env } = options;
@@ -100,6 +104,13 @@ export class Host {
         return this.#queue;
       },
       messaging: this.messaging,
+      schedules: () => {
+        this.#schedules ??= new Schedules(
+          scheduleQueue(this.#redis, prefix),
+          new ScheduleStore(this.#redis, new KeyScheme(prefix)),
+        );
+        return this.#schedules;
+      },
     };
     this.registry = new ToolRegistry([
       ...chosen.flatMap((builtin) => builtin.build(context)),
@@ -152,6 +163,7 @@ export class Host {
   async close(): Promise<void> {
     await this.mcp.close();
     await this.#queue?.close();
+    await this.#schedules?.queue.close();
     this.#redis.disconnect();
   }
 }

@@ -3,11 +3,13 @@ import type { Redis } from "ioredis";
 import type { SwitchyardConfig } from "../core/config/index.ts";
 import { defineSkillTool } from "../core/skills/index.ts";
 import type { AnyTool } from "../core/tools/tool.ts";
+import type { ScheduleDesk } from "../ports/schedules.ts";
 import { KeyScheme } from "../store/keys.ts";
 import { DocumentStore, readAttachmentTool } from "./attachments/index.ts";
 import { currentTimeTool } from "./current-time.ts";
 import { memoryTools } from "./memory/index.ts";
 import { type Reminder, reminderTools } from "./reminders/index.ts";
+import { scheduleTaskTool } from "./schedule-task.ts";
 import { type MessagingPorts, sendMessageTool } from "./send-message.ts";
 import { webTools } from "./web/index.ts";
 
@@ -24,6 +26,8 @@ export interface BuiltinContext {
   readonly reminderQueue: () => Queue<Reminder>;
   /** The channels' outbounds and directories, for `send_message`. */
   readonly messaging: MessagingPorts;
+  /** Where `schedule_task` makes schedules, made the first time one is. */
+  readonly schedules: () => ScheduleDesk;
 }
 
 /**
@@ -99,10 +103,23 @@ const sendMessage: BuiltinTools = {
   build: ({ messaging }) => [sendMessageTool(messaging)],
 };
 
+/** `schedule_task`: the model schedules a prompt in this conversation, as the person (asks first). */
+const scheduleTask: BuiltinTools = {
+  name: "scheduleTask",
+  ids: ["schedule_task"],
+  build: ({ config, schedules }) => [
+    scheduleTaskTool({
+      desk: schedules,
+      zone: config.reminders.timeZone,
+      policy: () => config.permissions,
+    }),
+  ],
+};
+
 /**
  * Every built-in, by name: `current_time`, the `skill` tool, `web_search`
- * and `fetch_url`, `remember`/`recall`/`forget`, the reminder tools and
- * `send_message`, and `read_attachment`.
+ * and `fetch_url`, `remember`/`recall`/`forget`, the reminder tools,
+ * `schedule_task` and `send_message`, and `read_attachment`.
  */
 export const builtins = Object.freeze({
   currentTime,
@@ -110,6 +127,7 @@ export const builtins = Object.freeze({
   web,
   memory,
   reminders,
+  scheduleTask,
   sendMessage,
   readAttachment,
 });

@@ -492,6 +492,8 @@ export class Turn {
                 ...address,
                 ...(last?.thread !== undefined ? { thread: last.thread } : {}),
                 user: last?.user ?? "",
+                ...(last?.userName !== undefined ? { userName: last.userName } : {}),
+                ...(last?.kind !== undefined ? { kind: last.kind } : {}),
                 skills,
                 callKey: `${checkpoint.turnId}.${call.id}`,
               },

@@ -18,6 +18,7 @@ import {
 } from "../support/command-scenarios.ts";
 import { bigTool, lookupTool, startPipeline } from "../support/pipeline.ts";
 import { connectRedis } from "../support/redis.ts";
+import { scheduleAddFromChat } from "../support/schedule-scenarios.ts";
 
 /** The console channel in this process, on a real pipeline: lines in, printed answers out. */
 async function startConsole(options: DriverOptions): Promise<CommandDriver> {
@@ -45,6 +46,7 @@ async function startConsole(options: DriverOptions): Promise<CommandDriver> {
     sources: runtime.sources,
     gate: runtime.gate,
     ...(runtime.stopTurn ? { stopTurn: runtime.stopTurn } : {}),
+    ...(runtime.schedules ? { schedules: runtime.schedules } : {}),
   });
   return {
     pipe,
@@ -82,4 +84,9 @@ describe("chat commands in the console", () => {
     queueShowsAndSets(startConsole, false));
   it("answers a /skill whose instructions carry the request over the limit as too long, as every platform does", () =>
     skillOverTheLimitIsTooLong(startConsole));
+});
+
+describe("/schedule in the console", () => {
+  it("makes a schedule as the person at the terminal, with the pattern and the next three runs, lists and removes it", () =>
+    scheduleAddFromChat(startConsole, { refusedTarget: "", memberIsAdmin: true }));
 });

@@ -67,7 +67,7 @@ describe("switchyard start at a terminal", () => {
     await shows("> ");
     child.stdin.write("/help\r");
     await shows("Commands you can use here:");
-    await shows("Tools: 11 of 12 tools available");
+    await shows("Tools: 12 of 13 tools available");
     child.stdin.write("\x04");
     expect(await exited).toBe(0);
 

@@ -50,7 +50,7 @@ describe.concurrent("switchyard start with the console channel", () => {
     expect(stdout).toContain("It is late.");
     expect(stdout).toContain("current_time is now off in this conversation");
     // The built-ins: web_search stays off at the floor until a provider is configured.
-    expect(stdout).toContain("10 of 12 tools available");
+    expect(stdout).toContain("11 of 13 tools available");
     expect(stdout).toMatch(/read_attachment +deferred/);
     expect(stdout).toContain(
       "Attachments: vision off (the model fake-model has no vision); transcription off (no transcription endpoint: set transcription.base_url (and its key) in the config file); read_attachment on.",

@@ -17,6 +17,7 @@ import {
   shown,
   startDiscordBot,
 } from "../support/discord.ts";
+import { scheduleAddFromChat } from "../support/schedule-scenarios.ts";
 
 /** Someone the config makes an admin, writing to the bot in a DM. */
 const ADMIN = "1000000000000000007";
@@ -115,4 +116,9 @@ for (const commands of ["typed", "slash"] as const) {
 describe("/skill over the limit in Discord, typed in a message", () => {
   it("answers a /skill whose instructions carry the request over the limit as too long", () =>
     skillOverTheLimitIsTooLong(discordDriver("typed")));
+});
+
+describe("/schedule in Discord, typed in messages", () => {
+  it("refuses a member a schedule at the guild channel's top level and the workspace's list; makes, lists and removes an admin's in a DM", () =>
+    scheduleAddFromChat(discordDriver("typed"), { refusedTarget: "" }));
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { FAKE_SLACK } from "../fakes/slack-api.ts";
 import { messageEvent, sendEvent, sendSlashCommand } from "../fakes/slack-requests.ts";
+import { until } from "../support/channels.ts";
 import {
   type CommandDriver,
   configOf,
@@ -9,6 +10,7 @@ import {
   type Persona,
   skillOverTheLimitIsTooLong,
 } from "../support/command-scenarios.ts";
+import { scheduleAddFromChat } from "../support/schedule-scenarios.ts";
 import { SLACK_SECRET, startSlackHarness, useSlackHarness } from "../support/slack-harness.ts";
 
 const PEOPLE = {
@@ -114,5 +116,58 @@ describe("/switchyard in Slack", () => {
     );
     // Nothing reached the model: neither line was a message.
     expect(h.pipe.fake.requests).toHaveLength(0);
+  });
+});
+
+describe("/schedule in Slack", () => {
+  for (const commands of ["typed", "switchyard"] as const) {
+    it(`${HOW[commands]}: refuses a member a schedule into a channel and the workspace's list; makes, lists and removes an admin's`, () =>
+      scheduleAddFromChat(slackDriver(commands), { refusedTarget: " in <#C0OPS|ops>" }));
+  }
+});
+
+describe("/schedule into a channel named in Slack", () => {
+  const start = useSlackHarness();
+
+  it("finds #news through the directory for an admin, and names a channel the bot is not in", async () => {
+    const h = await start({ config: configOf("", `slack:${PEOPLE.admin.user}`) });
+    h.slack.channels.set("C0NEWS", {
+      name: "news",
+      members: [PEOPLE.admin.user, FAKE_SLACK.botUserId],
+    });
+    h.slack.channels.set("C0ELSEWHERE", { name: "elsewhere", members: [PEOPLE.admin.user] });
+    const events = h.events[0] as string;
+    const say = (text: string) =>
+      sendEvent(
+        events,
+        SLACK_SECRET,
+        messageEvent({
+          text,
+          user: PEOPLE.admin.user,
+          channel: PEOPLE.admin.dm,
+          channelType: "im",
+        }),
+      );
+    const said = (pattern: RegExp) =>
+      until(
+        () =>
+          h.slack.messages.find(
+            (m) => m.channel === PEOPLE.admin.dm && m.bot_id && pattern.test(m.text),
+          )?.text,
+      );
+    // Slack sends a picked channel as <#C0NEWS|news>; the bot reads it as #news.
+    await say('!schedule add "every 2h" check the deploy queue in <#C0NEWS|news>');
+    const made = await said(/^Scheduled s\d+ in <#C0NEWS>, running as you/);
+    expect(made).toMatch(/When: every 2h\nNext runs: /);
+    const [stored] = await h.pipe.app.scheduleDesk.list();
+    expect(stored?.schedule.target).toMatchObject({
+      platform: "slack",
+      workspace: FAKE_SLACK.teamId,
+      channel: "C0NEWS",
+      conversation: "C0NEWS",
+      kind: "group",
+    });
+    await say('!schedule add "every 2h" check the deploy queue in <#C0ELSEWHERE|elsewhere>');
+    await said(/^I am not in a channel called #elsewhere here\. Check the name, or invite me/);
   });
 });

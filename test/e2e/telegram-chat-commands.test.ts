@@ -16,6 +16,7 @@ import {
   usageMatchesTheModel,
 } from "../support/command-scenarios.ts";
 import { bigTool, lookupTool } from "../support/pipeline.ts";
+import { scheduleAddFromChat } from "../support/schedule-scenarios.ts";
 
 /**
  * The Telegram bot on the fake Bot API: the member is Bob in the team group
@@ -73,4 +74,9 @@ describe("chat commands in Telegram", () => {
     queueShowsAndSets(startBot));
   it("answers a /skill whose instructions carry the request over the limit as too long, as every platform does", () =>
     skillOverTheLimitIsTooLong(startBot));
+});
+
+describe("/schedule in Telegram", () => {
+  it("refuses a member a schedule in the group and the workspace's list; makes, lists and removes an admin's in a private chat", () =>
+    scheduleAddFromChat(startBot, { refusedTarget: "" }));
 });

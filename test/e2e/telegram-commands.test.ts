@@ -217,6 +217,7 @@ describe("/skills and the command menu in Telegram", () => {
       "tools",
       "skills",
       "skill",
+      "schedule",
     ]);
 
     pipe.fake.script({ content: "Decisions: none." });

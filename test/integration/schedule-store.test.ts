@@ -90,4 +90,13 @@ describe("schedule records in Redis", () => {
     await store.end("ticks", "until");
     expect(await store.list()).toEqual([]);
   });
+
+  it("records what the last tick came to, and leaves no husk of a removed schedule", async () => {
+    await store.put({ ...schedule, id: "outcome" }, 1_000);
+    await store.note("outcome", "skipped: refused", 2_000);
+    expect((await store.get("outcome"))?.outcome).toEqual({ text: "skipped: refused", at: 2_000 });
+    await store.remove("outcome");
+    await store.note("outcome", "queued", 3_000);
+    expect(await redis.exists(new KeyScheme(prefix).schedules().record("outcome"))).toBe(0);
+  });
 });

@@ -60,6 +60,7 @@ export function channelRuntime(
     logger: options.logger ?? { warn: () => {} },
     stopTurn: options.stopTurn ?? ((address) => pipe.app.stopTurn(address)),
     approvals: options.approvals ?? pipe.app.approvals,
+    schedules: pipe.app.scheduleDesk,
     feedback: pipe.app.feedback,
   };
 }

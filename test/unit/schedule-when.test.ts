@@ -83,4 +83,61 @@ describe("plain-language times", () => {
       { numRuns: 300 },
     );
   });
+
+  it("reads 'at', am/pm and 'in <interval>'", () => {
+    expect(parseWhen("mondays at 10am", "UTC", NOW)).toEqual(
+      parseWhen("mondays 10:00", "UTC", NOW),
+    );
+    expect(parseWhen("tomorrow at 5:30 pm Europe/Berlin", "UTC", NOW)).toEqual({
+      kind: "at",
+      at: Date.UTC(2026, 11, 7, 16, 30),
+    });
+    expect(parseWhen("daily 12am", "UTC", NOW)).toMatchObject({ pattern: "0 0 * * *" });
+    expect(parseWhen("daily 12pm", "UTC", NOW)).toMatchObject({ pattern: "0 12 * * *" });
+    expect(parseWhen("in 1h30m", "UTC", NOW)).toEqual({ kind: "at", at: NOW + 5_400_000 });
+    expect(() => parseWhen("daily 13pm", "UTC", NOW)).toThrow(/or as 9am or 5:30pm/);
+    expect(() => parseWhen("in a while", "UTC", NOW)).toThrow(
+      /when: "in a while" cannot be used: write how long from now/,
+    );
+  });
+
+  it("property: an am/pm time is the same timing as its 24-hour clock", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...Object.keys(DAY_WORDS), "tomorrow"),
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 0, max: 59 }),
+        fc.constantFrom("am", "pm", " am", " PM"),
+        fc.boolean(),
+        fc.constantFrom(...ZONES),
+        (word, hour, minute, half, at, zone) => {
+          const pm = half.trim().toLowerCase() === "pm";
+          const h24 = (hour % 12) + (pm ? 12 : 0);
+          const mm = String(minute).padStart(2, "0");
+          const typed = `${word} ${at ? "at " : ""}${hour}:${mm}${half} ${zone}`;
+          expect(parseWhen(typed, "UTC", NOW)).toEqual(
+            parseWhen(`${word} ${h24}:${mm} ${zone}`, "UTC", NOW),
+          );
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it("property: 'in' an interval is one run that far from now", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 30 }),
+        fc.integer({ min: 0, max: 48 }),
+        fc.integer({ min: 1, max: 59 }),
+        (d, h, m) => {
+          const text = `in ${d ? `${d}d` : ""}${h ? `${h}h` : ""}${m}m`;
+          const timing = parseWhen(text, "UTC", NOW);
+          expect(timing).toEqual({ kind: "at", at: NOW + ((d * 24 + h) * 60 + m) * 60_000 });
+          expect(nextRuns(timing, NOW, 3)).toEqual([(timing as { at: number }).at]);
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
 });

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import type { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { DEFAULT_COMMAND_POLICY } from "../../src/core/commands/permissions.ts";
 import { DEFAULT_MEMORY } from "../../src/core/config/memory-section.ts";
 import { DEFAULT_REMINDERS } from "../../src/core/config/reminders-section.ts";
 import { defineSkillTool } from "../../src/core/skills/skill-tool.ts";
@@ -18,6 +19,7 @@ import {
   type JsonSchema,
 } from "../../src/core/tools/tool.ts";
 import { closest, unknownKeys } from "../../src/core/tools/unknown-keys.ts";
+import type { ScheduleDesk } from "../../src/ports/schedules.ts";
 import { currentTimeTool } from "../../src/tools/current-time.ts";
 import { MemoryStore } from "../../src/tools/memory/memory-store.ts";
 import { forgetTool, recallTool, rememberTool } from "../../src/tools/memory/memory-tools.ts";
@@ -27,6 +29,7 @@ import {
   setReminderTool,
 } from "../../src/tools/reminders/reminder-tools.ts";
 import type { ReminderSchedule } from "../../src/tools/reminders/schedule.ts";
+import { scheduleTaskTool } from "../../src/tools/schedule-task.ts";
 import { type MessagingPorts, sendMessageTool } from "../../src/tools/send-message.ts";
 import { fetchUrlTool } from "../../src/tools/web/fetch-url.ts";
 import { webSearchTool } from "../../src/tools/web/web-search.ts";
@@ -230,6 +233,11 @@ describe("every built-in tool's own documented calls", () => {
     listRemindersTool(reminders),
     cancelReminderTool(reminders),
     sendMessageTool({} as MessagingPorts),
+    scheduleTaskTool({
+      desk: () => ({}) as ScheduleDesk,
+      zone: "UTC",
+      policy: () => DEFAULT_COMMAND_POLICY,
+    }),
   ];
   const documented: Record<string, readonly object[]> = {
     current_time: [{}, { timeZone: "Europe/Paris" }, { timeZone: "America/New_York" }],
@@ -252,6 +260,10 @@ describe("every built-in tool's own documented calls", () => {
     list_reminders: [{}],
     cancel_reminder: [{ id: "r12" }],
     send_message: [{ to: "#general", text: "The build is green." }],
+    schedule_task: [
+      { when: "weekdays 09:00 Europe/Berlin", prompt: "Summarise yesterday's incidents." },
+      { when: "every 2h", prompt: "Check the deploy queue." },
+    ],
   };
 
   it.each(builtins.map((tool) => [tool.id, tool] as const))("%s accepts them", (id, tool) => {

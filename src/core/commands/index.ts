@@ -28,6 +28,23 @@ export {
 } from "./permissions.ts";
 export { type PlanContext, planToolsCommand, planToolsText, type ToolsPlan } from "./plan.ts";
 export { APPLIES_NEXT } from "./replies.ts";
+export {
+  parseScheduleCommand,
+  SCHEDULE_USAGE,
+  type ScheduleCommand,
+  ScheduleCommandError,
+  type ScheduleTargetRef,
+} from "./schedule-parse.ts";
+export {
+  listLine,
+  planScheduleCommand,
+  planScheduleText,
+  type ScheduleOrigin,
+  type SchedulePlan,
+  type SchedulePlanContext,
+  scheduleHelp,
+  timingLines,
+} from "./schedule-plan.ts";
 export { applyScopeChange, type ScopeChange, type SharedScope } from "./scope-change.ts";
 export { TOOLS_VERBS, type ToolsVerb, USAGE } from "./usage.ts";
 export {

@@ -33,7 +33,8 @@ export type Permission =
   | { readonly allowed: true }
   | { readonly allowed: false; readonly reason: string };
 
-const ADMINS = "workspace admins or the bot's configured admins";
+/** Who may change the channel and workspace scopes, as every refusal names them. */
+export const ADMINS = "workspace admins or the bot's configured admins";
 
 /**
  * Whether `actor` may change `scope` (rule 8). Owners may change every scope;
@@ -74,7 +75,8 @@ export function checkPermission(
   };
 }
 
-function mayChange(actor: Actor, scope: ChatScope, policy: CommandPolicy): boolean {
+/** Whether `actor` may change `scope`: the rule {@link checkPermission} explains when it says no. */
+export function mayChange(actor: Actor, scope: ChatScope, policy: CommandPolicy): boolean {
   const owner = policy.owners.includes(actor.id);
   if (owner) return true;
   const admin = actor.isPlatformAdmin || policy.admins.includes(actor.id);

@@ -1,4 +1,14 @@
 export { ScheduleDataError, ScheduleInputError } from "./errors.ts";
+export {
+  formatRunTime,
+  MAX_SCHEDULES_PER_OWNER,
+  ownedBy,
+  ownedCount,
+  PREVIEW_RUNS,
+  type ScheduleRecord,
+  targetScope,
+  zoneOf,
+} from "./record.ts";
 export { decideRun, type RunDecision } from "./run-decision.ts";
 export {
   type CatchUp,

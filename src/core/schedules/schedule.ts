@@ -143,6 +143,8 @@ const scheduleJson = z.object({
     workspace: z.string(),
     channel: z.string(),
     conversation: z.string(),
+    // The bot account that received the command: the runs answer through the same one.
+    account: z.string().optional(),
     thread: z.string().optional(),
     kind: z.enum(["dm", "group"]),
   }),

@@ -35,6 +35,10 @@ export interface ToolContext {
   readonly thread?: string;
   /** The person whose message started the turn. */
   readonly user: string;
+  /** Their display name, when the platform gave one. */
+  readonly userName?: string;
+  /** A direct message with the bot, or a group conversation, as the channel saw the message. */
+  readonly kind?: "dm" | "group";
   /**
    * Unique to this call, and the same when a resumed turn repeats it after a
    * crash: the idempotency key for a tool's effects (a post, a reminder), so

@@ -3,7 +3,9 @@ import type { Actor, CommandPolicy } from "../../core/commands/index.ts";
 import type { ConversationAddress } from "../../core/conversation.ts";
 import type { AdmitCheck } from "../../ports/admission.ts";
 import type { Approvals } from "../../ports/approvals.ts";
+import type { ConversationDirectory } from "../../ports/directory.ts";
 import type { Feedback } from "../../ports/feedback.ts";
+import type { ScheduleDesk } from "../../ports/schedules.ts";
 import type { StopTurn } from "../../ports/turn-control.ts";
 import type { ContractSources } from "../../turn/contract.ts";
 import type { ReloadableSkills } from "./skills-command.ts";
@@ -30,7 +32,11 @@ export interface ChatCommandContext {
   readonly approvals?: Approvals;
   /** For `/good` and `/bad`; unset where this process takes no votes. */
   readonly feedback?: Feedback;
-  /** The clock, for usage periods and budget resets; default `Date.now`. */
+  /** For `/schedule`; unset where this process cannot make schedules. */
+  readonly schedules?: ScheduleDesk;
+  /** The platform's channels, for `/schedule add ... in #channel`; unset where it has none. */
+  readonly directory?: ConversationDirectory;
+  /** The clock, for usage periods, budget resets and schedules' next runs; default `Date.now`. */
   readonly now?: () => number;
   /** The worker's queue behaviour (the environment over a chat choice over the config), for `/queue`. */
   readonly queueBehaviour?: (address: ConversationAddress, chosen?: QueueMode) => QueueBehaviour;
@@ -46,13 +52,24 @@ export interface HelpLine {
   readonly audience: Audience;
 }
 
+/** Where a line was typed, and by whom (the inbound message is one). */
+export type CommandOrigin = ConversationAddress & {
+  readonly user?: string;
+  /** The sender's display name, when the platform gave one (`/approve` records it). */
+  readonly userName?: string;
+  /** The thread it was typed in, where the platform has threads. */
+  readonly thread?: string;
+  /** A DM with the bot or a group conversation, as the channel saw it. */
+  readonly kind?: "dm" | "group";
+};
+
 /** One typed command, as its handler gets it. */
 export interface CommandCall {
   /** The whole line, trimmed: `/tools off web_search`. */
   readonly line: string;
   /** What follows the command word, trimmed. */
   readonly args: string;
-  readonly where: ConversationAddress;
+  readonly where: CommandOrigin;
   readonly actor: Actor;
   /** The sender's display name, when the platform gave one. */
   readonly name?: string;

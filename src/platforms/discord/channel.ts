@@ -1,6 +1,6 @@
 import { Client, Events, GatewayIntentBits, Options, Partials } from "discord.js";
 import type { SwitchyardConfig } from "../../core/config/index.ts";
-import type { Channel, ChannelRuntime } from "../../ingress/channel.ts";
+import { type Channel, type ChannelRuntime, withDirectory } from "../../ingress/channel.ts";
 import { ChannelState } from "../../ingress/channel-state.ts";
 import { DEFAULT_DISCORD, type DiscordConfig } from "./config-section.ts";
 import { DiscordDirectory } from "./directory.ts";
@@ -89,7 +89,9 @@ export class DiscordChannel implements Channel {
     await ready;
   }
 
-  async start(runtime: ChannelRuntime): Promise<void> {
+  async start(given: ChannelRuntime): Promise<void> {
+    // `/schedule add ... in #channel` finds the channel through this channel's directory.
+    const runtime = withDirectory(given, this.directory);
     this.#config = runtime.sources.config;
     this.#runtime = runtime;
     const context = {

@@ -1,7 +1,7 @@
 import { App, LogLevel, type Receiver } from "@slack/bolt";
 import { WebClient } from "@slack/web-api";
 import type { SwitchyardConfig } from "../../core/config/index.ts";
-import type { Channel, ChannelRuntime } from "../../ingress/channel.ts";
+import { type Channel, type ChannelRuntime, withDirectory } from "../../ingress/channel.ts";
 import { ChannelState } from "../../ingress/channel-state.ts";
 import { SlackAssistant } from "./assistant.ts";
 import { SLACK_COMMANDS } from "./commands.ts";
@@ -61,7 +61,9 @@ export class SlackChannel implements Channel {
     return this.#port;
   }
 
-  async start(runtime: ChannelRuntime): Promise<void> {
+  async start(given: ChannelRuntime): Promise<void> {
+    // `/schedule add ... in #channel` finds the channel through this channel's directory.
+    const runtime = withDirectory(given, this.directory);
     this.#config = runtime.sources.config;
     const o = this.options;
     if (!this.#botUserId || !this.#botId) {

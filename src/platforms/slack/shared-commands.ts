@@ -31,6 +31,7 @@ export const SLACK_SHARED_COMMANDS: readonly string[] = Object.freeze([
   "/agent",
   "/approve",
   "/deny",
+  "/schedule",
 ]);
 
 /**
@@ -79,6 +80,8 @@ async function answerLine(
     workspace: team,
     channel: channelId,
     conversation: channelId,
+    // Slack's DM ids start with D: who may change what there (a /schedule's scope) reads it.
+    kind: channelId.startsWith("D") ? ("dm" as const) : ("group" as const),
     user: userId,
     ...(userName ? { userName } : {}),
   };

@@ -3,7 +3,12 @@ import type { Update } from "grammy/types";
 import type { Redis } from "ioredis";
 import type { SwitchyardConfig } from "../../core/config/index.ts";
 import type { LoggerPort } from "../../core/logger.ts";
-import type { Channel, ChannelRuntime, WorkerParts } from "../../ingress/channel.ts";
+import {
+  type Channel,
+  type ChannelRuntime,
+  type WorkerParts,
+  withDirectory,
+} from "../../ingress/channel.ts";
 import { ChatAdmins } from "./admins.ts";
 import {
   describeTelegramError,
@@ -90,7 +95,9 @@ export class TelegramChannel implements Channel {
     this.useOutboundOnly(redis, prefix, logger);
   }
 
-  async start(runtime: ChannelRuntime): Promise<void> {
+  async start(given: ChannelRuntime): Promise<void> {
+    // `/schedule add ... in #channel` finds the channel through this channel's directory.
+    const runtime = withDirectory(given, this.directory);
     this.#config = runtime.sources.config;
     const prefix = runtime.sources.store.keys.prefix;
     this.useOutboundOnly(runtime.redis, prefix, runtime.logger);

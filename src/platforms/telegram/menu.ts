@@ -27,6 +27,10 @@ export const BASE_COMMANDS: readonly BotCommand[] = Object.freeze([
   { command: "tools", description: "See the bot's tools here and switch them on or off" },
   { command: "skills", description: "See the bot's skills here and switch them on or off" },
   { command: "skill", description: "Use a skill for one message: /skill <name> [request]" },
+  {
+    command: "schedule",
+    description: 'Prompts I run on a timing: /schedule add "<when>" <prompt>, /schedule list',
+  },
 ]);
 /** Commands Switchyard answers itself; no skill may take their names. */
 export const RESERVED_COMMANDS: ReadonlySet<string> = new Set([

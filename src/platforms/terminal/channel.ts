@@ -21,6 +21,7 @@ import type { Approvals } from "../../ports/approvals.ts";
 import type { Enqueue, IsIdle } from "../../ports/enqueue.ts";
 import type { Feedback } from "../../ports/feedback.ts";
 import type { Outbox } from "../../ports/outbox.ts";
+import type { ScheduleDesk } from "../../ports/schedules.ts";
 import type { StopTurn } from "../../ports/turn-control.ts";
 import type { ContractSources } from "../../turn/contract.ts";
 import { consoleAttachment } from "./files.ts";
@@ -60,6 +61,8 @@ export interface ConsoleOptions {
   readonly feedback?: Feedback;
   /** A check of its own a message must pass before it is queued (the gate checks limits and budgets). */
   readonly admit?: AdmitCheck;
+  /** For `/schedule`. */
+  readonly schedules?: ScheduleDesk;
   /**
    * The terminal, when a person types at one: the greeting, a prompt, and
    * answers printed above the line being typed. Unset: lines in, answers out.
@@ -192,6 +195,7 @@ function consolePath(options: ConsoleOptions, policy: CommandPolicy) {
     ...(options.admit ? { admit: options.admit } : {}),
     ...(options.approvals ? { approvals: options.approvals } : {}),
     ...(options.feedback ? { feedback: options.feedback } : {}),
+    ...(options.schedules ? { schedules: options.schedules } : {}),
   };
   const say = async (text: string) => options.print(`${text}\n`);
   const origin: MessageOrigin = {

@@ -108,6 +108,7 @@ export class ConsoleChannel implements Channel {
       ...(runtime.stopTurn ? { stopTurn: runtime.stopTurn } : {}),
       ...(runtime.approvals ? { approvals: runtime.approvals } : {}),
       ...(runtime.feedback ? { feedback: runtime.feedback } : {}),
+      ...(runtime.schedules ? { schedules: runtime.schedules } : {}),
       ...(runtime.skills ? { skillLibrary: runtime.skills } : {}),
       ...(this.#options.policy ? { policy: this.#options.policy } : {}),
       ...(this.#options.address ? { address: this.#options.address } : {}),

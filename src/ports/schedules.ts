@@ -1,0 +1,26 @@
+import type { Schedule, ScheduleRecord } from "../core/schedules/index.ts";
+
+/**
+ * Making and changing schedules from chat (`/schedule`) and from the model
+ * (`schedule_task`), in any process: the queue's `Schedules` is one. A
+ * change here is what every worker's ticks follow from the next tick.
+ */
+export interface ScheduleDesk {
+  /** A fresh id for a schedule made in chat: `s1`, `s2`, ... */
+  nextId(): Promise<string>;
+  /**
+   * Stores the schedule and makes its job scheduler; the same schedule
+   * defined again changes nothing.
+   *
+   * @throws ScheduleInputError when the schedule cannot be used
+   */
+  define(schedule: Schedule): Promise<void>;
+  /** Every schedule, by id. */
+  list(): Promise<readonly ScheduleRecord[]>;
+  /** True when this call paused it. */
+  pause(id: string, reason: string): Promise<boolean>;
+  /** True when it was paused. */
+  resume(id: string): Promise<boolean>;
+  /** True when there was one. */
+  remove(id: string): Promise<boolean>;
+}
