@@ -46,6 +46,15 @@ function wallTimes(zone: string, day: DateTime, hour: number, minute: number): n
   return found.length > 0 ? [...new Set(found)].sort((a, b) => a - b) : [base];
 }
 
+/** Whether `hour:minute` is a wall time the zone has on that local day (a spring-forward skips some). */
+function existsOn(zone: string, day: DateTime, hour: number, minute: number): boolean {
+  const local = DateTime.fromObject(
+    { year: day.year, month: day.month, day: day.day, hour, minute },
+    { zone },
+  );
+  return local.hour === hour && local.minute === minute;
+}
+
 describe("cron timings across time zones and DST transitions", () => {
   it("runs a daily pattern once a local day, after the last run, at the pattern's wall time", () => {
     fc.assert(
@@ -70,7 +79,13 @@ describe("cron timings across time zones and DST transitions", () => {
             // The first of a repeated hour's two instants, or the only one.
             expect(run).toBe(expected[0]);
             if (previousDay !== undefined) {
-              expect(day.diff(previousDay, "days").days).toBe(1);
+              // Every local day runs, but one where the wall time does not exist at all: Lord
+              // Howe's 30-minute spring-forward skips 02:00-02:29, and BullMQ's cron parser
+              // (whose ticks these are) finds no 02:00 that day rather than shifting it.
+              for (let gap = previousDay.plus({ days: 1 }); gap < day; gap = gap.plus({ days: 1 })) {
+                expect(existsOn(zone, gap, hour, minute)).toBe(false);
+              }
+              expect(day > previousDay).toBe(true);
             }
             previous = run;
             previousDay = day;
@@ -79,6 +94,16 @@ describe("cron timings across time zones and DST transitions", () => {
       ),
       { numRuns: 60 },
     );
+  });
+
+  it("skips a daily 02:00 on Lord Howe's 30-minute spring-forward day, as BullMQ's ticks do", () => {
+    const zone = "Australia/Lord_Howe";
+    // 2026-10-04: clocks go from 02:00 to 02:30, so that day has no 02:00.
+    const start = DateTime.fromISO("2026-10-02T12:00", { zone }).toMillis();
+    const runs = nextRuns(cronTiming("0 2 * * *", zone), start, 3).map((run) =>
+      DateTime.fromMillis(run, { zone }).toFormat("yyyy-MM-dd HH:mm"),
+    );
+    expect(runs).toEqual(["2026-10-03 02:00", "2026-10-05 02:00", "2026-10-06 02:00"]);
   });
 
   it("counts the ticks of a span exactly as walking nextRuns does", () => {
