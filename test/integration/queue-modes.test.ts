@@ -115,6 +115,61 @@ describe("the quiet window", () => {
   });
 });
 
+describe("the quiet window in collect mode", () => {
+  it("sends a lone line to the model at once, and folds lines typed meanwhile into the same turn and answer", async () => {
+    const windowMs = 2_000;
+    pipe = await startPipeline({ queueBehaviour: queueOf("collect", windowMs) });
+    // The first request never answers: only the request that starts over with every line may.
+    pipe.fake.script({ neverAnswer: true }, { content: "one answer for all three" });
+    const sentAt: number[] = [];
+    await pipe.app.queue.enqueue(pipe.message("so"));
+    sentAt.push(Date.now());
+    // The first line reaches the model while its window is still open: before the next line is typed.
+    await pipe.requests(1);
+    expect(userTexts(pipe.fake.requests[0])).toEqual(["so"]);
+    for (const line of ["about the deploy", "is it done?"]) {
+      if (sentAt.length > 1) await sleep(100);
+      await pipe.app.queue.enqueue(pipe.message(line));
+      sentAt.push(Date.now());
+    }
+    const gaps = sentAt.slice(1).map((at, i) => at - (sentAt[i] ?? at));
+    expect(Math.max(...gaps), `the lines were ${gaps.join(", ")} ms apart`).toBeLessThan(
+      windowMs / 2,
+    );
+    expect((await pipe.posts(1)).map((p) => p.text)).toEqual(["one answer for all three"]);
+    // The request the burst made obsolete was cancelled, not left to run.
+    expect(pipe.fake.requests[0]?.closedEarly).toBe(true);
+    expect(pipe.fake.requests).toHaveLength(2);
+    expect(userTexts(pipe.fake.requests[1])).toEqual(["so", "about the deploy", "is it done?"]);
+
+    // The folded lines are in history once, in order, and the next turn follows them.
+    pipe.fake.script({ content: "you're welcome" });
+    await pipe.app.queue.enqueue(pipe.message("thanks"));
+    expect((await pipe.posts(2)).map((p) => p.text)).toEqual([
+      "one answer for all three",
+      "you're welcome",
+    ]);
+    expect(pipe.fake.requests).toHaveLength(3);
+    expect(userTexts(pipe.fake.requests[2])).toEqual([
+      "so",
+      "about the deploy",
+      "is it done?",
+      "thanks",
+    ]);
+  });
+
+  it("answers a lone line with the request it started inside the window, once", async () => {
+    pipe = await startPipeline({ queueBehaviour: queueOf("collect", 1_000) });
+    pipe.fake.script({ content: "hello there" });
+    await pipe.app.queue.enqueue(pipe.message("hi"));
+    expect((await pipe.posts(1)).map((p) => p.text)).toEqual(["hello there"]);
+    await sleep(300);
+    expect((await pipe.posts(1)).length).toBe(1);
+    expect(pipe.fake.requests).toHaveLength(1);
+    expect(pipe.fake.requests[0]?.closedEarly).not.toBe(true);
+  });
+});
+
 describe("interrupt", () => {
   it("cancels the model request, marks the streamed partial once, and answers both messages in one new turn", async () => {
     slack = await startFakeSlackApi();

@@ -18,15 +18,21 @@ export function isQueueMode(value: unknown): value is QueueMode {
 export interface QueueBehaviour {
   readonly mode: QueueMode;
   /**
-   * The quiet window: a turn starts only once no message has come for this
-   * long, so a burst of quick lines is one turn in every mode.
+   * The quiet window: a turn's answer is settled only once no message has
+   * come for this long, so a burst of quick lines is one turn in every mode.
+   * In `collect` and `steer` the model is asked at once and the window runs
+   * beside it (lines that come meanwhile start the request over with them,
+   * see src/turn/quiet-window.ts); `followup` and `interrupt` wait it out
+   * before the turn starts.
    */
   readonly debounceMs: number;
 }
 
 export const DEFAULT_QUEUE_BEHAVIOUR: QueueBehaviour = Object.freeze({
   mode: "collect",
-  debounceMs: 800,
+  // Wider than the gaps of a burst typed or pasted within 300 ms, with room for
+  // ingress jitter; short, because it is the least time before an answer shows.
+  debounceMs: 400,
 });
 
 /** However long people keep typing, a turn starts this many quiet windows after its first message. */
