@@ -6,6 +6,7 @@ import type { FileSource } from "../ports/file-source.ts";
 import type {
   DeliveryOptions,
   DeliveryTarget,
+  EditOptions,
   Outbound,
   OutgoingFile,
   PostOptions,
@@ -139,8 +140,8 @@ function lazyOutbound(traits: PlatformTraits, channel: () => Promise<Channel>): 
     files,
     post: async (target: DeliveryTarget, text: string, options: PostOptions) =>
       (await outbound()).post(target, text, options),
-    edit: async (target: DeliveryTarget, ref: string, text: string) =>
-      (await outbound()).edit(target, ref, text),
+    edit: async (target: DeliveryTarget, ref: string, text: string, options?: EditOptions) =>
+      (await outbound()).edit(target, ref, text, options),
     typing: async (target: DeliveryTarget) => (await outbound()).typing(target),
     ...(traits.activity === "indicator"
       ? {
