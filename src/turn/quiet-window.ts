@@ -1,4 +1,4 @@
-import { planTake, type QueueBehaviour } from "../core/agent/queue-mode.ts";
+import { arrivedAt, type QueueBehaviour, windowCloses } from "../core/agent/queue-mode.ts";
 import type { ConversationAddress, InboundMessage } from "../core/conversation.ts";
 import { LostLeaseError } from "./turn-environment.ts";
 import type { TurnSignalKind, TurnSignals } from "./turn-signals.ts";
@@ -29,7 +29,7 @@ export function foldsBursts(behaviour: QueueBehaviour): boolean {
  * waiting.
  *
  * `taken` are the turn's messages so far; the window is the one
- * {@link planTake} computes for them (the last line's time plus the
+ * {@link windowCloses} computes for them (the last line's time plus the
  * window, at most five windows from the first). One Redis read per window.
  */
 export async function waitForQuiet(
@@ -40,13 +40,20 @@ export async function waitForQuiet(
   behaviour: QueueBehaviour,
   signal: AbortSignal,
 ): Promise<WindowEnd> {
-  const plan = planTake(taken, behaviour, Date.now());
-  if ("waitMs" in plan) await sleepOrLose(plan.waitMs, signal);
+  const closes = windowCloses(taken, behaviour);
+  if (closes === undefined) return { kind: "quiet" };
+  const waitMs = closes - Date.now();
+  if (waitMs > 0) await sleepOrLose(waitMs, signal);
   const found = await signals.boundary(address, turn.turnId, turn.consumed, true);
-  if (found.arrived.length > 0 && !found.signal) {
-    return { kind: "fold", arrived: found.arrived.map((raw) => JSON.parse(raw) as InboundMessage) };
+  if (found.signal) return { kind: "quiet", signal: found.signal };
+  // Lines that came by the time the window closed fold in; later ones make the next turn.
+  const arrived: InboundMessage[] = [];
+  for (const raw of found.arrived) {
+    const message = JSON.parse(raw) as InboundMessage;
+    if (arrivedAt(message) > closes) break;
+    arrived.push(message);
   }
-  return found.signal ? { kind: "quiet", signal: found.signal } : { kind: "quiet" };
+  return arrived.length > 0 ? { kind: "fold", arrived } : { kind: "quiet" };
 }
 
 async function sleepOrLose(ms: number, signal: AbortSignal): Promise<void> {

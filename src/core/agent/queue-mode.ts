@@ -68,7 +68,7 @@ export function planTake(
   now: number,
 ): TakePlan {
   if (waiting.length === 0) return { take: 0 };
-  const at = (m: Waiting) => m.receivedAt ?? m.time;
+  const at = arrivedAt;
   const first = waiting[0] as Waiting;
   let take = waiting.length;
   if (behaviour.mode === "followup") {
@@ -81,12 +81,31 @@ export function planTake(
     }
   }
   const open = take === waiting.length;
-  const last = waiting[take - 1] as Waiting;
-  if (open && behaviour.debounceMs > 0) {
-    const quietAt = at(last) + behaviour.debounceMs;
-    const latest = at(first) + MAX_WINDOWS * behaviour.debounceMs;
-    const waitMs = Math.min(quietAt, latest) - now;
-    if (waitMs > 0) return { waitMs };
-  }
+  const closes = open ? windowCloses(waiting, behaviour) : undefined;
+  if (closes !== undefined && closes > now) return { waitMs: closes - now };
   return { take };
+}
+
+/** When a message arrived, as the quiet window reads it. */
+export function arrivedAt(message: Waiting): number {
+  return message.receivedAt ?? message.time;
+}
+
+/**
+ * When the quiet window of these messages (a burst, oldest first) closes:
+ * a window after the last one, at most {@link MAX_WINDOWS} after the first;
+ * undefined without a window. A line that arrives by then belongs to the
+ * burst, one after it to the next turn.
+ */
+export function windowCloses(
+  burst: readonly Waiting[],
+  behaviour: QueueBehaviour,
+): number | undefined {
+  const first = burst[0];
+  const last = burst.at(-1);
+  if (first === undefined || last === undefined || behaviour.debounceMs <= 0) return undefined;
+  return Math.min(
+    arrivedAt(last) + behaviour.debounceMs,
+    arrivedAt(first) + MAX_WINDOWS * behaviour.debounceMs,
+  );
 }
