@@ -5,9 +5,11 @@ import { getHeapStatistics } from "node:v8";
  * Conversations one worker process runs at once, by default. A turn spends
  * nearly all its time waiting on the model and the platform, so a slot is
  * cheap: what limits a worker is its event loop and its memory, which
- * {@link BackPressure} watches, not a small count.
+ * {@link BackPressure} watches, not a small count. A thousand people writing
+ * at once are one wave of turns, not many (at 8, the old default, the last
+ * of 1,000 waited about ten minutes for a 5 s answer).
  */
-export const DEFAULT_CONCURRENCY = 256;
+export const DEFAULT_CONCURRENCY = 1_024;
 
 /** When a worker stops taking new turns; 0 turns a limit off. */
 export interface BackPressureLimits {

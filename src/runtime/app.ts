@@ -75,7 +75,7 @@ export interface SwitchyardOptions {
   readonly model?: string;
   /** Run turns in this process (and post reminders when they come due). */
   readonly worker?: boolean;
-  /** Conversations one worker process runs at once (default 256, sized for turns that wait on the model). */
+  /** Conversations one worker process runs at once (default 1024, sized for turns that wait on the model). */
   readonly concurrency?: number;
   /** The worker takes no new turns while its event-loop delay p99 is over this (ms; default 200, 0: never). */
   readonly maxEventLoopDelayMs?: number;
