@@ -160,6 +160,8 @@ export class Turn {
    * stored, and no tool with effects runs for it.
    */
   #windowClosed: Promise<void> | undefined;
+  /** The model answered before the window closed: the answer is delivered whole, not streamed first. */
+  #answeredInWindow = false;
 
   constructor(
     env: TurnEnvironment,
@@ -478,6 +480,7 @@ export class Turn {
       else lease.signal.addEventListener("abort", relay, { once: true });
       let held: string | undefined;
       let quiet = false;
+      this.#answeredInWindow = false;
       const onText = (text: string) => {
         if (quiet) show(text);
         else held = text;
@@ -505,7 +508,8 @@ export class Turn {
           if (closed.signal) this.#watch?.abort(closed.signal);
           quiet = true;
           this.#inWindow = false;
-          if (held !== undefined) show(held);
+          // An answer that is already whole is posted once by its delivery: no preview, no edit.
+          if (held !== undefined && !this.#answeredInWindow) show(held);
           const outcome = await asked;
           if ("error" in outcome) throw outcome.error;
           return outcome.result;
@@ -699,6 +703,10 @@ export class Turn {
   }
 
   readonly commit: TurnInput["commit"] = async (step) => {
+    if (this.#windowClosed) {
+      const last = step.messages.at(-1);
+      this.#answeredInWindow = last?.role === "assistant" && !last.tool_calls?.length;
+    }
     await this.#windowClosed;
     this.#checkLease();
     const current = this.checkpoint;

@@ -158,17 +158,68 @@ describe("the quiet window in collect mode", () => {
     ]);
   });
 
-  it("answers a lone line with the request it started inside the window, once", async () => {
-    pipe = await startPipeline({ queueBehaviour: queueOf("collect", 1_000) });
-    pipe.fake.script({ content: "hello there" });
-    await pipe.app.queue.enqueue(pipe.message("hi"));
-    expect((await pipe.posts(1)).map((p) => p.text)).toEqual(["hello there"]);
+  it("answers a lone line with the request it started inside the window, once, posted whole when the model finished inside it", async () => {
+    const p = await slackPipeline(1_000);
+    p.pipe.fake.script({ content: "hello there, how can I help today?", chunkDelayMs: 10 });
+    await p.pipe.app.queue.enqueue(p.where("hi"));
+    await until(() => (p.bot().length > 0 ? true : undefined));
     await sleep(300);
-    expect((await pipe.posts(1)).length).toBe(1);
-    expect(pipe.fake.requests).toHaveLength(1);
-    expect(pipe.fake.requests[0]?.closedEarly).not.toBe(true);
+    expect(p.bot()).toEqual(["hello there, how can I help today?"]);
+    // No streamed preview edited into the answer: the text was held, then posted once.
+    for (const method of ["chat.update", "chat.startStream", "chat.appendStream"]) {
+      expect(p.slack.callsTo(method), method).toHaveLength(0);
+    }
+    expect(p.pipe.fake.requests).toHaveLength(1);
+    expect(p.pipe.fake.requests[0]?.closedEarly).not.toBe(true);
   });
+
+  it("streams an answer that outlasts the window from the moment the window closes", async () => {
+    const p = await slackPipeline(300);
+    const words = Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ");
+    p.pipe.fake.script({ content: words, chunkDelayMs: 100 });
+    await p.pipe.app.queue.enqueue(p.where("tell me"));
+    // A preview shows while the model still streams, and grows into the answer in place.
+    const preview = await until(() => p.bot()[0]);
+    expect(preview).not.toBe(words);
+    expect(words.startsWith(preview)).toBe(true);
+    await until(() => (p.bot()[0] === words ? true : undefined), 20_000);
+    expect(p.bot()).toHaveLength(1);
+    const streamed = ["chat.update", "chat.appendStream"].flatMap((m) => p.slack.callsTo(m));
+    expect(streamed.length).toBeGreaterThan(0);
+    expect(p.pipe.fake.requests).toHaveLength(1);
+  }, 40_000);
 });
+
+/** A pipeline answering in a Slack thread (which streams by post and edit), with a quiet window. */
+async function slackPipeline(windowMs: number) {
+  const fakeSlack = await startFakeSlackApi();
+  slack = fakeSlack;
+  const client = new WebClient(FAKE_SLACK.botToken, {
+    slackApiUrl: fakeSlack.url,
+    retryConfig: { retries: 0 },
+  });
+  const p = await startPipeline({
+    outbounds: { slack: new SlackOutbound(client) },
+    queueBehaviour: queueOf("collect", windowMs),
+    streamEditMs: 200,
+  });
+  pipe = p;
+  const thread = "1700000000.000100";
+  return {
+    pipe: p,
+    slack: fakeSlack,
+    where: (text: string): InboundMessage => ({
+      ...p.message(text),
+      platform: "slack",
+      workspace: FAKE_SLACK.teamId,
+      channel: "C0GENERAL",
+      conversation: `C0GENERAL:${thread}`,
+      thread,
+      messageRef: thread,
+    }),
+    bot: () => fakeSlack.messages.filter((m) => m.bot_id).map((m) => m.text ?? ""),
+  };
+}
 
 describe("interrupt", () => {
   it("cancels the model request, marks the streamed partial once, and answers both messages in one new turn", async () => {
