@@ -103,7 +103,7 @@ async function deliverParts(
     } else if (i === 0 && streamRef !== undefined) {
       // A native stream ends with the last part's buttons under it; an edited one gets them by its edit.
       if (finishStream) await finishStream(part, last.controls);
-      else await outbound.edit(target, streamRef, part, last);
+      else await outbound.edit(target, streamRef, part, { ...last, final: true });
       ref = streamRef;
     } else {
       ref = await outbound.post(target, part, {

@@ -7,6 +7,7 @@ import type {
   DeliveryOptions,
   DeliveryTarget,
   DirectPerson,
+  EditOptions,
   Outbound,
   OutgoingFile,
   PostOptions,
@@ -140,8 +141,8 @@ function lazyOutbound(traits: PlatformTraits, channel: () => Promise<Channel>): 
     files,
     post: async (target: DeliveryTarget, text: string, options: PostOptions) =>
       (await outbound()).post(target, text, options),
-    edit: async (target: DeliveryTarget, ref: string, text: string) =>
-      (await outbound()).edit(target, ref, text),
+    edit: async (target: DeliveryTarget, ref: string, text: string, options?: EditOptions) =>
+      (await outbound()).edit(target, ref, text, options),
     typing: async (target: DeliveryTarget) => (await outbound()).typing(target),
     ...(traits.activity === "indicator"
       ? {

@@ -50,6 +50,13 @@ export interface PostOptions extends DeliveryOptions {
 export interface EditOptions {
   /** Set by the final edit of a streamed answer: its feedback buttons. */
   readonly controls?: readonly MessageControl[];
+  /**
+   * Set by the edit that brings a streamed message to the finished answer: a
+   * channel that spaces out its streaming edits sends this one at once
+   * instead of waiting for its next slot (the platform's own 429s are still
+   * waited out), so the answer shows as soon as the model is done.
+   */
+  readonly final?: boolean;
 }
 
 /**

@@ -9,6 +9,12 @@ import { bullmq } from "../store/redis/bullmq.ts";
 import { takeSnapshot } from "../turn/snapshot.ts";
 import { drainConversation } from "../turn/turn.ts";
 import { LostLeaseError, readTurnChoices, type TurnEnvironment } from "../turn/turn-environment.ts";
+import {
+  BackPressure,
+  type BackPressureLimits,
+  DEFAULT_BACK_PRESSURE,
+  DEFAULT_CONCURRENCY,
+} from "./back-pressure.ts";
 import type { TurnJob } from "./queue.ts";
 import { ShardDrainer } from "./shard-drain.ts";
 import { shardQueues, TURN_QUEUE } from "./shards.ts";
@@ -25,8 +31,18 @@ export interface TurnWorkerOptions {
   readonly drainLegacy?: boolean;
   /** How often queues of other shard counts are looked at and drained. */
   readonly drainIntervalMs?: number;
-  /** Conversations this process works on at once, over all its shards. */
+  /**
+   * Conversations this process works on at once, over all its shards;
+   * default {@link DEFAULT_CONCURRENCY}. A turn mostly waits on the model,
+   * so this is sized for I/O; {@link backPressure} guards the process.
+   */
   readonly concurrency?: number;
+  /**
+   * When the process takes no new turns (the running ones go on) until it
+   * recovers: event-loop delay and heap; `false`: never. Default
+   * {@link DEFAULT_BACK_PRESSURE}.
+   */
+  readonly backPressure?: Partial<BackPressureLimits> | false;
   /** How long a conversation's lease lasts without a heartbeat. */
   readonly leaseMs?: number;
   /** BullMQ's job lock; a crashed worker's job is taken over after about this long. */
@@ -54,6 +70,8 @@ export class TurnWorker {
   readonly #retryMs: number;
   readonly #warnings: RepeatedWarnings;
   #inProgress = 0;
+  readonly #perShard: number;
+  #pressure: BackPressure | undefined;
 
   constructor(
     private readonly env: TurnEnvironment,
@@ -66,7 +84,11 @@ export class TurnWorker {
     const queues = shardQueues(keys, shards, options.consume);
     // A process's concurrency is shared by its shards; a conversation's shard is a
     // uniform hash, so each shard sees about the same share of the work.
-    const perShard = Math.max(1, Math.ceil((options.concurrency ?? 8) / queues.length));
+    const perShard = Math.max(
+      1,
+      Math.ceil((options.concurrency ?? DEFAULT_CONCURRENCY) / queues.length),
+    );
+    this.#perShard = perShard;
     const workerOptions = {
       concurrency: perShard,
       lockDuration: options.lockDurationMs ?? 30_000,
@@ -107,6 +129,36 @@ export class TurnWorker {
   start(): void {
     for (const worker of this.workers) void worker.run();
     this.drainer.start();
+    const limits = this.options.backPressure;
+    if (limits !== false) {
+      this.#pressure = new BackPressure({ ...DEFAULT_BACK_PRESSURE, ...limits }, (strain) =>
+        this.#strained(strain),
+      );
+    }
+  }
+
+  /** Why this process takes no new turns now (see {@link TurnWorkerOptions.backPressure}), if it does not. */
+  get strain(): string | undefined {
+    return this.#pressure?.strain;
+  }
+
+  /**
+   * Strained: each shard's worker takes a job only when it runs none (BullMQ
+   * fetches while its active jobs are under its concurrency), so the turns
+   * in progress go on and new ones wait in Redis. Recovered: the full
+   * concurrency again, from the next job that ends.
+   */
+  #strained(strain: string | undefined): void {
+    for (const worker of this.workers) worker.concurrency = strain ? 1 : this.#perShard;
+    // With backoff: a worker at its limit may cross it back and forth every second.
+    if (strain) {
+      this.#warnings.warn("this worker takes no new turns until it recovers", {
+        strain,
+        inProgress: this.#inProgress,
+      });
+    } else {
+      this.#warnings.warn("this worker takes new turns again", { inProgress: this.#inProgress });
+    }
   }
 
   /** Resolves once every shard's worker is connected. */
@@ -129,6 +181,7 @@ export class TurnWorker {
 
   /** Stops taking jobs and waits for the turns in progress to finish (SIGTERM). */
   async close(): Promise<void> {
+    this.#pressure?.close();
     await Promise.all([...this.workers.map((worker) => worker.close()), this.drainer.close()]);
   }
 

@@ -82,7 +82,12 @@ export interface SwitchyardOptions {
   readonly model?: string;
   /** Run turns in this process (and post reminders when they come due). */
   readonly worker?: boolean;
+  /** Conversations one worker process runs at once (default 1024, sized for turns that wait on the model). */
   readonly concurrency?: number;
+  /** The worker takes no new turns while its event-loop delay p99 is over this (ms; default 200, 0: never). */
+  readonly maxEventLoopDelayMs?: number;
+  /** The worker takes no new turns while its V8 heap in use is over this (MB; default 80% of its limit, 0: never). */
+  readonly maxHeapMb?: number;
   readonly leaseMs?: number;
   readonly lockDurationMs?: number;
   readonly stalledIntervalMs?: number;
@@ -191,6 +196,12 @@ function turnWorkerOptions(options: SwitchyardOptions, connection: Redis): TurnW
     ...(options.consumeShards ? { consume: options.consumeShards } : {}),
     ...(options.drainIntervalMs ? { drainIntervalMs: options.drainIntervalMs } : {}),
     ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+    backPressure: {
+      ...(options.maxEventLoopDelayMs !== undefined
+        ? { maxEventLoopDelayMs: options.maxEventLoopDelayMs }
+        : {}),
+      ...(options.maxHeapMb !== undefined ? { maxHeapMb: options.maxHeapMb } : {}),
+    },
     ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
     ...(options.lockDurationMs !== undefined ? { lockDurationMs: options.lockDurationMs } : {}),
     ...(options.stalledIntervalMs !== undefined

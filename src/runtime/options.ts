@@ -31,6 +31,8 @@ export interface ConfigSource {
 /** The turn worker's numbers a bot may set, each passed to the pipeline as given. */
 const TURN_TUNING = [
   "concurrency",
+  "maxEventLoopDelayMs",
+  "maxHeapMb",
   "leaseMs",
   "lockDurationMs",
   "stalledIntervalMs",

@@ -59,7 +59,7 @@ export function queueFromEnv(env: NodeJS.ProcessEnv): QueueEnv {
     !(Number.isInteger(debounceMs) && debounceMs >= 0 && debounceMs <= 60_000)
   ) {
     throw new StartOptionError(
-      `SWITCHYARD_QUEUE_DEBOUNCE_MS must be a whole number of milliseconds from 0 to 60000, e.g. 800, not "${debounceRaw}".`,
+      `SWITCHYARD_QUEUE_DEBOUNCE_MS must be a whole number of milliseconds from 0 to 60000, e.g. 400, not "${debounceRaw}".`,
     );
   }
   return {

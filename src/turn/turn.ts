@@ -42,6 +42,7 @@ import {
   freezeState,
   resolveConversationSkills,
 } from "./contract.ts";
+import { foldsBursts, waitForQuiet } from "./quiet-window.ts";
 import { giveUp, giveUpUnbegun } from "./resume.ts";
 import { type Snapshot, takeSnapshot } from "./snapshot.ts";
 import { runTool } from "./tool-runner.ts";
@@ -153,6 +154,17 @@ export class Turn {
   /** What the inbox trim that ends the turn takes, and counts. */
   #consumed = 0;
   #spent: ReturnType<typeof spentOn> | undefined;
+  /** Set for a turn that began inside its quiet window: the window closes beside the model (see quiet-window.ts). */
+  #inWindow = false;
+  /**
+   * While the quiet window is open: settles when it closes, and rejects when
+   * lines came that start the request over. Every write that moves the
+   * checkpoint on waits for it, so nothing of a request that is dropped is
+   * stored, and no tool with effects runs for it.
+   */
+  #windowClosed: Promise<void> | undefined;
+  /** The model answered before the window closed: the answer is delivered whole, not streamed first. */
+  #answeredInWindow = false;
 
   constructor(
     env: TurnEnvironment,
@@ -188,11 +200,17 @@ export class Turn {
   async take(): Promise<"idle" | "again" | "parked" | "asked" | "ended"> {
     if (this.#checkpoint) return this.#resume(this.#checkpoint);
     if (this.#pending.length === 0) return "idle";
-    const plan = planTake(this.#pending, this.choices.behaviour, Date.now());
+    const behaviour = this.choices.behaviour;
+    let plan = planTake(this.#pending, behaviour, Date.now());
     if ("waitMs" in plan) {
-      // The quiet window: more of a burst may be on its way; look again when it has passed.
-      await waitOrLose(plan.waitMs, this.lease.signal);
-      return "again";
+      if (!foldsBursts(behaviour) || !this.env.signals) {
+        // The quiet window: more of a burst may be on its way; look again when it has passed.
+        await waitOrLose(plan.waitMs, this.lease.signal);
+        return "again";
+      }
+      // Start now; the window closes beside the model, and lines that come meanwhile fold in.
+      this.#inWindow = true;
+      plan = { take: this.#pending.length };
     }
     this.#pending = this.#pending.slice(0, plan.take);
     // Counted before the files are read: a file that kills its worker is given up like any turn.
@@ -379,7 +397,10 @@ export class Turn {
               claim: (call: { id: string }) => env.store.approvals.claim(address, wait.id, call.id),
             }
           : undefined;
-      result = await this.#ask(contract, approval, status, (text) => stream.streamer?.update(text));
+      const show = (text: string) => stream.streamer?.update(text);
+      result = this.#inWindow
+        ? await this.#askInWindow(contract, status, show)
+        : await this.#ask(contract, approval, status, show, signal);
       // The text streamed before the ask stays shown, whole, while the turn waits.
       if (result.stop === "awaiting_approval") {
         await stream.streamer?.flush();
@@ -426,12 +447,104 @@ export class Turn {
     return "ended";
   }
 
+  /**
+   * The agent loop for a turn that began inside its quiet window: the
+   * request goes out at once, while what it would show is held until the
+   * window closes. Lines that came by then join the turn (stored with the
+   * checkpoint that counts them, as steered lines are) and the request
+   * starts over with them; with none, the request under way stands.
+   */
+  async #askInWindow(
+    contract: TurnContract,
+    status: TurnStatus | undefined,
+    show: (text: string) => void,
+  ): Promise<TurnResult> {
+    const { env, address, lease } = this;
+    const signals = env.signals as NonNullable<TurnEnvironment["signals"]>;
+    for (;;) {
+      const attempt = new AbortController();
+      const relay = () => attempt.abort(lease.signal.reason);
+      if (lease.signal.aborted) relay();
+      else lease.signal.addEventListener("abort", relay, { once: true });
+      let held: string | undefined;
+      let quiet = false;
+      this.#answeredInWindow = false;
+      const onText = (text: string) => {
+        if (quiet) show(text);
+        else held = text;
+      };
+      const turn = { turnId: this.checkpoint.turnId, consumed: this.checkpoint.inboxCount };
+      const end = waitForQuiet(
+        signals,
+        address,
+        turn,
+        this.#pending,
+        this.choices.behaviour,
+        lease.signal,
+      );
+      this.#windowClosed = end.then((e) => {
+        if (e.kind === "fold") throw new StartedOver();
+      });
+      this.#windowClosed.catch(() => {});
+      const asked = this.#ask(contract, undefined, status, onText, attempt.signal).then(
+        (result) => ({ result }),
+        (error: unknown) => ({ error }),
+      );
+      try {
+        const closed = await end;
+        if (closed.kind === "quiet") {
+          if (closed.signal) this.#watch?.abort(closed.signal);
+          quiet = true;
+          this.#inWindow = false;
+          // An answer that is already whole is posted once by its delivery: no preview, no edit.
+          if (held !== undefined && !this.#answeredInWindow) show(held);
+          const outcome = await asked;
+          if ("error" in outcome) throw outcome.error;
+          return outcome.result;
+        }
+        attempt.abort(new StartedOver());
+        await asked;
+        await this.#fold(closed.arrived);
+      } catch (error) {
+        attempt.abort(error);
+        await asked;
+        throw error;
+      } finally {
+        lease.signal.removeEventListener("abort", relay);
+        this.#windowClosed = undefined;
+      }
+    }
+  }
+
+  /** Lines that came inside the quiet window join the turn, stored before its request starts over. */
+  async #fold(arrived: readonly InboundMessage[]): Promise<void> {
+    const read = await this.#readAttachments(arrived, this.#runCapabilities());
+    const messages = arrived.map((message, i) => userMessage(message, read[i]));
+    const records = read.flat().map(attachmentRecord);
+    const current = this.checkpoint;
+    const next: Checkpoint = {
+      ...current,
+      inboxCount: current.inboxCount + messages.length,
+      ...(records.length > 0 ? { attachments: [...(current.attachments ?? []), ...records] } : {}),
+    };
+    this.#issue(this.env.store.turns.appendToTurn(this.address, messages, next));
+    this.#checkpoint = next;
+    await this.durable();
+    this.#pending = [...this.#pending, ...arrived];
+    this.#history = {
+      ...this.#history,
+      raw: [...this.#history.raw, ...messages.map(encodeMessage)],
+      messages: [...this.#history.messages, ...messages],
+    };
+  }
+
   /** The agent loop over this turn's history, tools and checkpoint. */
   #ask(
     contract: TurnContract,
     approval: TurnInput["approval"],
     status: TurnStatus | undefined,
     onText: (text: string) => void,
+    signal: AbortSignal,
   ): Promise<TurnResult> {
     const { env, address, choices } = this;
     const checkpoint = this.checkpoint;
@@ -479,7 +592,7 @@ export class Turn {
         : {}),
       maxSteps: env.maxSteps,
       now: Date.now,
-      signal: this.lease.signal,
+      signal,
       runTool: (tool, args, call) => {
         const finished = status?.tool(toolActivity(tool.id, args, this.#documentName));
         return toolSpans
@@ -555,6 +668,7 @@ export class Turn {
   }
 
   readonly recordCalls: NonNullable<TurnInput["recordCalls"]> = async (step, message) => {
+    await this.#windowClosed;
     this.#checkLease();
     const current = this.checkpoint;
     const next: Checkpoint = { ...current, calling: { step, message } };
@@ -582,6 +696,11 @@ export class Turn {
   }
 
   readonly commit: TurnInput["commit"] = async (step) => {
+    if (this.#windowClosed) {
+      const last = step.messages.at(-1);
+      this.#answeredInWindow = last?.role === "assistant" && !last.tool_calls?.length;
+    }
+    await this.#windowClosed;
     this.#checkLease();
     const current = this.checkpoint;
     const newLoads = step.loaded.filter((id) => !current.loaded.includes(id));
@@ -841,6 +960,11 @@ function spentOn(result: TurnResult, choices: TurnChoices) {
     costMicros: costMicros(result.usage, choices.price),
     now: Date.now(),
   };
+}
+
+/** Thrown into a request dropped because lines came inside its quiet window: it starts over with them. */
+class StartedOver extends Error {
+  override readonly name = "StartedOver";
 }
 
 /** Waits, unless the lease is lost meanwhile. */

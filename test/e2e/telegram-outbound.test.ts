@@ -1,7 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { TelegramChannel } from "../../src/platforms/telegram/channel.ts";
 import type { TelegramOutbound } from "../../src/platforms/telegram/outbound.ts";
-import { TelegramSetupError } from "../../src/platforms/telegram/outbound.ts";
+import {
+  TelegramOutbound as Outbound,
+  TelegramSetupError,
+} from "../../src/platforms/telegram/outbound.ts";
+import { SentLedger } from "../../src/platforms/telegram/sent-ledger.ts";
 import { UpdateLedger } from "../../src/platforms/telegram/update-ledger.ts";
 import { UpdateOffset } from "../../src/platforms/telegram/update-offset.ts";
 import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-api.ts";
@@ -274,5 +278,34 @@ describe("the Telegram channel's records in Redis", () => {
     expect(await offset.advance(10)).toBe(10);
     expect(await offset.advance(7)).toBe(10);
     expect(await offset.read()).toBe(10);
+  });
+});
+
+describe("the finished answer's edit", () => {
+  it("is not held behind the chat's streaming pace: with a minute between streaming edits it still lands", async () => {
+    const channel = new TelegramChannel({ token: telegram.token, apiRoot: telegram.apiRoot });
+    // A pace of one edit a minute: an edit that waited for its slot would outlast the test.
+    const outbound = new Outbound(
+      () => channel.api,
+      telegram.token,
+      60_000,
+      () => telegram.apiRoot,
+    );
+    outbound.attach(new SentLedger(db.redis, db.prefix));
+    const target = {
+      platform: "telegram",
+      workspace: String(TEAM),
+      channel: String(TEAM),
+      conversation: `${TEAM}:${topic}`,
+      thread: String(topic),
+    };
+    const ref = await outbound.post(target, "The answer so", {
+      idempotencyKey: "pace-0",
+      preview: true,
+    });
+    await outbound.edit(target, ref, "The answer so far");
+    await outbound.edit(target, ref, "The answer, finished.", { final: true });
+    const edits = telegram.callsTo("editMessageText").map((call) => call.params.text);
+    expect(edits).toEqual(["The answer so far", "The answer, finished."]);
   });
 });

@@ -115,6 +115,112 @@ describe("the quiet window", () => {
   });
 });
 
+describe("the quiet window in collect mode", () => {
+  it("sends a lone line to the model at once, and folds lines typed meanwhile into the same turn and answer", async () => {
+    const windowMs = 2_000;
+    pipe = await startPipeline({ queueBehaviour: queueOf("collect", windowMs) });
+    // The first request never answers: only the request that starts over with every line may.
+    pipe.fake.script({ neverAnswer: true }, { content: "one answer for all three" });
+    const sentAt: number[] = [];
+    await pipe.app.queue.enqueue(pipe.message("so"));
+    sentAt.push(Date.now());
+    // The first line reaches the model while its window is still open: before the next line is typed.
+    await pipe.requests(1);
+    expect(userTexts(pipe.fake.requests[0])).toEqual(["so"]);
+    for (const line of ["about the deploy", "is it done?"]) {
+      if (sentAt.length > 1) await sleep(100);
+      await pipe.app.queue.enqueue(pipe.message(line));
+      sentAt.push(Date.now());
+    }
+    const gaps = sentAt.slice(1).map((at, i) => at - (sentAt[i] ?? at));
+    expect(Math.max(...gaps), `the lines were ${gaps.join(", ")} ms apart`).toBeLessThan(
+      windowMs / 2,
+    );
+    expect((await pipe.posts(1)).map((p) => p.text)).toEqual(["one answer for all three"]);
+    // The request the burst made obsolete was cancelled, not left to run.
+    expect(pipe.fake.requests[0]?.closedEarly).toBe(true);
+    expect(pipe.fake.requests).toHaveLength(2);
+    expect(userTexts(pipe.fake.requests[1])).toEqual(["so", "about the deploy", "is it done?"]);
+
+    // The folded lines are in history once, in order, and the next turn follows them.
+    pipe.fake.script({ content: "you're welcome" });
+    await pipe.app.queue.enqueue(pipe.message("thanks"));
+    expect((await pipe.posts(2)).map((p) => p.text)).toEqual([
+      "one answer for all three",
+      "you're welcome",
+    ]);
+    expect(pipe.fake.requests).toHaveLength(3);
+    expect(userTexts(pipe.fake.requests[2])).toEqual([
+      "so",
+      "about the deploy",
+      "is it done?",
+      "thanks",
+    ]);
+  });
+
+  it("answers a lone line with the request it started inside the window, once, posted whole when the model finished inside it", async () => {
+    const p = await slackPipeline(1_000);
+    p.pipe.fake.script({ content: "hello there, how can I help today?", chunkDelayMs: 10 });
+    await p.pipe.app.queue.enqueue(p.where("hi"));
+    await until(() => (p.bot().length > 0 ? true : undefined));
+    await sleep(300);
+    expect(p.bot()).toEqual(["hello there, how can I help today?"]);
+    // No streamed preview edited into the answer: the text was held, then posted once.
+    for (const method of ["chat.update", "chat.startStream", "chat.appendStream"]) {
+      expect(p.slack.callsTo(method), method).toHaveLength(0);
+    }
+    expect(p.pipe.fake.requests).toHaveLength(1);
+    expect(p.pipe.fake.requests[0]?.closedEarly).not.toBe(true);
+  });
+
+  it("streams an answer that outlasts the window from the moment the window closes", async () => {
+    const p = await slackPipeline(300);
+    const words = Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ");
+    p.pipe.fake.script({ content: words, chunkDelayMs: 100 });
+    await p.pipe.app.queue.enqueue(p.where("tell me"));
+    // A preview shows while the model still streams, and grows into the answer in place.
+    const preview = await until(() => p.bot()[0]);
+    expect(preview).not.toBe(words);
+    expect(words.startsWith(preview)).toBe(true);
+    await until(() => (p.bot()[0] === words ? true : undefined), 20_000);
+    expect(p.bot()).toHaveLength(1);
+    const streamed = ["chat.update", "chat.appendStream"].flatMap((m) => p.slack.callsTo(m));
+    expect(streamed.length).toBeGreaterThan(0);
+    expect(p.pipe.fake.requests).toHaveLength(1);
+  }, 40_000);
+});
+
+/** A pipeline answering in a Slack thread (which streams by post and edit), with a quiet window. */
+async function slackPipeline(windowMs: number) {
+  const fakeSlack = await startFakeSlackApi();
+  slack = fakeSlack;
+  const client = new WebClient(FAKE_SLACK.botToken, {
+    slackApiUrl: fakeSlack.url,
+    retryConfig: { retries: 0 },
+  });
+  const p = await startPipeline({
+    outbounds: { slack: new SlackOutbound(client) },
+    queueBehaviour: queueOf("collect", windowMs),
+    streamEditMs: 200,
+  });
+  pipe = p;
+  const thread = "1700000000.000100";
+  return {
+    pipe: p,
+    slack: fakeSlack,
+    where: (text: string): InboundMessage => ({
+      ...p.message(text),
+      platform: "slack",
+      workspace: FAKE_SLACK.teamId,
+      channel: "C0GENERAL",
+      conversation: `C0GENERAL:${thread}`,
+      thread,
+      messageRef: thread,
+    }),
+    bot: () => fakeSlack.messages.filter((m) => m.bot_id).map((m) => m.text ?? ""),
+  };
+}
+
 describe("interrupt", () => {
   it("cancels the model request, marks the streamed partial once, and answers both messages in one new turn", async () => {
     slack = await startFakeSlackApi();

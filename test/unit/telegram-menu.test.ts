@@ -95,4 +95,23 @@ describe("ChatPacer", () => {
     await pacer.wait("a");
     expect(slept).toEqual([1_000, 2_000]);
   });
+
+  it("lets the finished answer's edit go at once, and keeps the streaming edits after it an interval away", async () => {
+    let now = 0;
+    const slept: number[] = [];
+    const pacer = new ChatPacer(
+      1_000,
+      () => now,
+      async (ms) => {
+        slept.push(ms);
+      },
+    );
+    await pacer.wait("a");
+    now = 200;
+    // The final edit 200 ms after a streaming one: no wait, where wait() would sleep 800 ms.
+    pacer.claim("a");
+    expect(slept).toEqual([]);
+    await pacer.wait("a");
+    expect(slept).toEqual([1_000]);
+  });
 });

@@ -18,15 +18,21 @@ export function isQueueMode(value: unknown): value is QueueMode {
 export interface QueueBehaviour {
   readonly mode: QueueMode;
   /**
-   * The quiet window: a turn starts only once no message has come for this
-   * long, so a burst of quick lines is one turn in every mode.
+   * The quiet window: a turn's answer is settled only once no message has
+   * come for this long, so a burst of quick lines is one turn in every mode.
+   * In `collect` and `steer` the model is asked at once and the window runs
+   * beside it (lines that come meanwhile start the request over with them,
+   * see src/turn/quiet-window.ts); `followup` and `interrupt` wait it out
+   * before the turn starts.
    */
   readonly debounceMs: number;
 }
 
 export const DEFAULT_QUEUE_BEHAVIOUR: QueueBehaviour = Object.freeze({
   mode: "collect",
-  debounceMs: 800,
+  // Wider than the gaps of a burst typed or pasted within 300 ms, with room for
+  // ingress jitter; short, because it is the least time before an answer shows.
+  debounceMs: 400,
 });
 
 /** However long people keep typing, a turn starts this many quiet windows after its first message. */
@@ -62,7 +68,7 @@ export function planTake(
   now: number,
 ): TakePlan {
   if (waiting.length === 0) return { take: 0 };
-  const at = (m: Waiting) => m.receivedAt ?? m.time;
+  const at = arrivedAt;
   const first = waiting[0] as Waiting;
   let take = waiting.length;
   if (behaviour.mode === "followup") {
@@ -75,12 +81,31 @@ export function planTake(
     }
   }
   const open = take === waiting.length;
-  const last = waiting[take - 1] as Waiting;
-  if (open && behaviour.debounceMs > 0) {
-    const quietAt = at(last) + behaviour.debounceMs;
-    const latest = at(first) + MAX_WINDOWS * behaviour.debounceMs;
-    const waitMs = Math.min(quietAt, latest) - now;
-    if (waitMs > 0) return { waitMs };
-  }
+  const closes = open ? windowCloses(waiting, behaviour) : undefined;
+  if (closes !== undefined && closes > now) return { waitMs: closes - now };
   return { take };
+}
+
+/** When a message arrived, as the quiet window reads it. */
+export function arrivedAt(message: Waiting): number {
+  return message.receivedAt ?? message.time;
+}
+
+/**
+ * When the quiet window of these messages (a burst, oldest first) closes:
+ * a window after the last one, at most {@link MAX_WINDOWS} after the first;
+ * undefined without a window. A line that arrives by then belongs to the
+ * burst, one after it to the next turn.
+ */
+export function windowCloses(
+  burst: readonly Waiting[],
+  behaviour: QueueBehaviour,
+): number | undefined {
+  const first = burst[0];
+  const last = burst.at(-1);
+  if (first === undefined || last === undefined || behaviour.debounceMs <= 0) return undefined;
+  return Math.min(
+    arrivedAt(last) + behaviour.debounceMs,
+    arrivedAt(first) + MAX_WINDOWS * behaviour.debounceMs,
+  );
 }

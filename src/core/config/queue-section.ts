@@ -20,7 +20,7 @@ import { sectionMap } from "./section-map.ts";
  *   wait_for_replicas: 1  # an enqueue returns once this many replicas have it (Sentinel, replicas)
  *   wait_timeout_ms: 1000 # how long it waits for them before the enqueue fails
  *   mode: collect         # what a message during a turn does: collect, steer, followup, interrupt
- *   debounce_ms: 800      # the quiet window before a turn starts
+ *   debounce_ms: 400      # the quiet window: lines this close together are one turn
  *   workspaces: { "slack:T0123": steer }       # a workspace's mode (platform:workspace id)
  *   channels: { "telegram:-1001234": followup } # a channel's, deepest wins (platform:channel id)
  * ```

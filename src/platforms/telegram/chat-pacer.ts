@@ -24,6 +24,19 @@ export class ChatPacer {
     if (slot > now) await this.sleep(slot - now);
   }
 
+  /**
+   * Takes the chat's slot now, without waiting for it: for the edit that
+   * shows a finished answer, which must not sit behind the streaming pace.
+   * The streaming edits after it keep their distance from it; should
+   * Telegram still answer 429, its `retry_after` is waited out by the API's
+   * auto-retry.
+   */
+  claim(chat: string): void {
+    const now = this.now();
+    // Slots callers already reserved stay theirs; the next free one is an interval after this edit at least.
+    this.#next.set(chat, Math.max(this.#next.get(chat) ?? now, now + this.intervalMs));
+  }
+
   /** Drops chats whose slot has passed, so the map stays small. */
   #forget(now: number): void {
     for (const [chat, next] of this.#next) if (next <= now) this.#next.delete(chat);

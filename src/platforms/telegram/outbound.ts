@@ -39,10 +39,11 @@ export class TelegramSetupError extends Error {
  * The worker's port to Telegram, over the Bot API alone (a token, no
  * polling): answers go to the chat and forum topic they came from, as
  * replies to the message they answer, converted from markdown to Telegram
- * HTML. Edits (streaming) are paced per chat; 429s are waited out by the
- * API's auto-retry. Telegram has no nonce, so the {@link SentLedger}
- * remembers which message each idempotency key became. In private chats an
- * answer streams into a draft first (draft.ts), which is no message at all.
+ * HTML. Streaming edits are paced per chat, the final one is not held
+ * back; 429s are waited out by the API's auto-retry. Telegram has no
+ * nonce, so the {@link SentLedger} remembers which message each
+ * idempotency key became. In private chats an answer streams into a
+ * draft first (draft.ts), which is no message at all.
  */
 export class TelegramOutbound extends PlatformOutbound {
   #ledger: SentLedger | undefined;
@@ -147,11 +148,13 @@ export class TelegramOutbound extends PlatformOutbound {
     target: DeliveryTarget,
     ref: string,
     text: string,
-    { controls = [] }: EditOptions = {},
+    { controls = [], final = false }: EditOptions = {},
   ): Promise<void> {
-    await this.#editAll(target, ref, text, controlKeyboard(controls)).catch((error: unknown) => {
-      throw telegramGone(error, target.channel);
-    });
+    await this.#editAll(target, ref, text, controlKeyboard(controls), final).catch(
+      (error: unknown) => {
+        throw telegramGone(error, target.channel);
+      },
+    );
   }
 
   /** {@link edit}, keeping `keyboard` under the first part (an edit without one removes it). */
@@ -160,14 +163,15 @@ export class TelegramOutbound extends PlatformOutbound {
     ref: string,
     text: string,
     keyboard: InlineKeyboardMarkup | undefined,
+    final = false,
   ): Promise<void> {
     const ledger = this.#ledgerOrThrow();
     const [head, ...overflow] = renderParts(text);
-    await this.#edit(target, ref, head as string, text, keyboard);
+    await this.#edit(target, ref, head as string, text, keyboard, final);
     for (const [i, html] of overflow.entries()) {
       const key = this.#overflowKey(ledger, target, ref, i);
       const existing = await ledger.find(key);
-      if (existing !== undefined) await this.#edit(target, existing, html, text);
+      if (existing !== undefined) await this.#edit(target, existing, html, text, undefined, final);
       else await this.#postOnce(target, html, text, key);
     }
   }
@@ -272,8 +276,11 @@ export class TelegramOutbound extends PlatformOutbound {
     html: string,
     markdown: string,
     keyboard?: InlineKeyboardMarkup,
+    final = false,
   ): Promise<void> {
-    await this.#pacer.wait(target.channel);
+    // The finished answer goes at once; only streaming edits keep the chat's pace.
+    if (final) this.#pacer.claim(target.channel);
+    else await this.#pacer.wait(target.channel);
     const options = {
       link_preview_options: { is_disabled: true },
       ...(keyboard ? { reply_markup: keyboard } : {}),
