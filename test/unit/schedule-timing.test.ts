@@ -82,7 +82,11 @@ describe("cron timings across time zones and DST transitions", () => {
               // Every local day runs, but one where the wall time does not exist at all: Lord
               // Howe's 30-minute spring-forward skips 02:00-02:29, and BullMQ's cron parser
               // (whose ticks these are) finds no 02:00 that day rather than shifting it.
-              for (let gap = previousDay.plus({ days: 1 }); gap < day; gap = gap.plus({ days: 1 })) {
+              for (
+                let gap = previousDay.plus({ days: 1 });
+                gap < day;
+                gap = gap.plus({ days: 1 })
+              ) {
                 expect(existsOn(zone, gap, hour, minute)).toBe(false);
               }
               expect(day > previousDay).toBe(true);
