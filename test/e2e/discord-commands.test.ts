@@ -53,7 +53,7 @@ const GLOBAL_COMMANDS = `/applications/${FAKE_DISCORD.applicationId}/commands`;
 const ALL_COMMANDS = [
   "tools",
   "skills",
-  ...["help", "new", "stop", "usage", "model", "queue", "approve", "deny"],
+  ...["help", "new", "stop", "usage", "model", "queue", "agent", "approve", "deny", "schedule"],
 ];
 
 describe("Discord application commands", () => {

@@ -212,6 +212,7 @@ describe("/skills and the command menu in Telegram", () => {
       "usage",
       "model",
       "queue",
+      "agent",
       "approve",
       "deny",
       "tools",

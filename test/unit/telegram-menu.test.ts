@@ -28,6 +28,7 @@ describe("the command menu", () => {
       { command: "usage", description: "Tokens and turns used here today and this month" },
       { command: "model", description: "The model I use here (admins can switch it)" },
       { command: "queue", description: "How I take messages sent while I work" },
+      { command: "agent", description: "Which agent answers here (admins can switch it)" },
       {
         command: "approve",
         description: "Let a tool call that waits run: /approve <id> [conversation]",
@@ -36,6 +37,10 @@ describe("the command menu", () => {
       { command: "tools", description: "See the bot's tools here and switch them on or off" },
       { command: "skills", description: "See the bot's skills here and switch them on or off" },
       { command: "skill", description: "Use a skill for one message: /skill <name> [request]" },
+      {
+        command: "schedule",
+        description: 'Prompts I run on a timing: /schedule add "<when>" <prompt>, /schedule list',
+      },
       { command: "meeting_notes", description: "Does meeting-notes things." },
       { command: "triage_bugs", description: "Does Triage.Bugs things." },
     ]);

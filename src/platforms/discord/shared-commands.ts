@@ -17,11 +17,15 @@ export const SHARED_COMMAND_NAMES: readonly string[] = Object.freeze([
   "usage",
   "model",
   "queue",
+  "agent",
   "approve",
   "deny",
+  "schedule",
 ]);
 
 const SCOPES = ["conversation", "channel"] as const;
+/** An agent can also be bound for a whole server. */
+const AGENT_SCOPES = [...SCOPES, "workspace"] as const;
 
 /** Their definitions: each option stands for a word of the typed command. */
 export function sharedCommandDefinitions(): RESTPostAPIChatInputApplicationCommandsJSONBody[] {
@@ -67,6 +71,16 @@ export function sharedCommandDefinitions(): RESTPostAPIChatInputApplicationComma
       )
       .addStringOption(scope),
     new SlashCommandBuilder()
+      .setName("agent")
+      .setDescription("Which agent answers here, and why; admins can switch it")
+      .addStringOption((o) => o.setName("name").setDescription("An agent's id, or reset"))
+      .addStringOption((o) =>
+        o
+          .setName("scope")
+          .setDescription("Where the switch applies (default: this conversation)")
+          .addChoices(...AGENT_SCOPES.map((s) => ({ name: s, value: s }))),
+      ),
+    new SlashCommandBuilder()
       .setName("approve")
       .setDescription("Let a tool call that waits for approval run")
       .addStringOption(requestId)
@@ -77,6 +91,17 @@ export function sharedCommandDefinitions(): RESTPostAPIChatInputApplicationComma
       .setName("deny")
       .setDescription("Refuse a tool call that waits for approval")
       .addStringOption(requestId),
+    new SlashCommandBuilder()
+      .setName("schedule")
+      .setDescription("Prompts I run on a timing: add, list, pause, resume, remove")
+      .addStringOption((o) =>
+        o
+          .setName("args")
+          .setDescription(
+            'As typed after /schedule: add "weekdays 09:00" <prompt>, list, pause <id>',
+          )
+          .setMaxLength(2_000),
+      ),
   ].map((b) => b.toJSON());
 }
 
@@ -84,7 +109,7 @@ export function sharedCommandDefinitions(): RESTPostAPIChatInputApplicationComma
 export function sharedCommandText(i: ChatInputCommandInteraction): string {
   const words = [`/${i.commandName}`];
   if (i.options.getBoolean("all")) words.push("--all");
-  for (const name of ["id", "name", "mode", "scope"]) {
+  for (const name of ["id", "name", "mode", "scope", "args"]) {
     const value = i.options.getString(name);
     if (value) words.push(value);
   }

@@ -19,6 +19,7 @@ export const BASE_COMMANDS: readonly BotCommand[] = Object.freeze([
   { command: "usage", description: "Tokens and turns used here today and this month" },
   { command: "model", description: "The model I use here (admins can switch it)" },
   { command: "queue", description: "How I take messages sent while I work" },
+  { command: "agent", description: "Which agent answers here (admins can switch it)" },
   {
     command: "approve",
     description: "Let a tool call that waits run: /approve <id> [conversation]",
