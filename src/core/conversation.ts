@@ -112,7 +112,9 @@ export function conversationKey(address: ConversationAddress): string {
  * is kept under it, so two bots in one chat never share a count or a
  * dedupe.
  */
-export function accountPlatform(address: Pick<ConversationAddress, "platform" | "account">): string {
+export function accountPlatform(
+  address: Pick<ConversationAddress, "platform" | "account">,
+): string {
   return address.account
     ? `${keyPart(address.platform)}@${keyPart(address.account)}`
     : keyPart(address.platform);

@@ -1,7 +1,7 @@
 import type { Actor } from "../core/commands/index.ts";
 import {
-  accountPlatform,
   type Attachment,
+  accountPlatform,
   type InboundMessage,
   isTooLong,
   tooLongReply,

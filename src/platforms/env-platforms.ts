@@ -1,12 +1,14 @@
 import type { SwitchyardConfig } from "../core/config/index.ts";
 import type { Channel } from "../ingress/channel.ts";
+import { accountChannels } from "./account-channels.ts";
 import { discordPlatformSection } from "./discord/config-section.ts";
 import { discordOptionsFromEnv } from "./discord/settings.ts";
 import { discordChannel, slackChannel, telegramChannel } from "./factories.ts";
 import { slackPlatformSection } from "./slack/config-section.ts";
 import { slackOptionsFromEnv } from "./slack/settings.ts";
 import { telegramPlatformSection } from "./telegram/config-section.ts";
-import { telegramOptionsFromEnv } from "./telegram/settings.ts";
+import { telegramAccountOptions, telegramOptionsFromEnv } from "./telegram/settings.ts";
+import { TELEGRAM_TRAITS } from "./telegram/traits.ts";
 
 /** What every platform reads its environment with: the shared HTTP port and the live config. */
 export interface EnvParts {
@@ -65,14 +67,22 @@ const discord: EnvPlatform = {
 const telegram: EnvPlatform = {
   platform: telegramPlatformSection.name,
   fromEnv: (env, { httpPort, config }) => {
-    const options = telegramOptionsFromEnv(env, config, httpPort);
-    if (!options) return undefined;
+    const main = telegramOptionsFromEnv(env, config, httpPort);
+    const accounts = telegramAccountOptions(env, config, httpPort);
+    const all = [...(main ? [main] : []), ...accounts];
+    if (all.length === 0) return undefined;
     const found = {
-      channel: telegramChannel(options),
-      secrets: [options.token, options.webhookSecret],
+      channel: accountChannels(
+        TELEGRAM_TRAITS,
+        all.map((options) => ({
+          ...(options.account ? { id: options.account } : {}),
+          channel: telegramChannel(options),
+        })),
+      ),
+      secrets: all.flatMap((options) => [options.token, options.webhookSecret]),
     };
     // Long polling needs no port; a webhook listens on it.
-    if (!options.webhookUrl) return found;
+    if (!all.some((options) => options.webhookUrl)) return found;
     const instead = "run Telegram by long polling (unset TELEGRAM_WEBHOOK_URL)";
     return { ...found, listens: { what: "Telegram's webhook", instead } };
   },
