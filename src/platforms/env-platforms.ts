@@ -5,7 +5,8 @@ import { discordPlatformSection } from "./discord/config-section.ts";
 import { discordOptionsFromEnv } from "./discord/settings.ts";
 import { discordChannel, slackChannel, telegramChannel } from "./factories.ts";
 import { slackPlatformSection } from "./slack/config-section.ts";
-import { slackOptionsFromEnv } from "./slack/settings.ts";
+import { shareSlackListener, slackAccountOptions, slackOptionsFromEnv } from "./slack/settings.ts";
+import { SLACK_TRAITS } from "./slack/traits.ts";
 import { telegramPlatformSection } from "./telegram/config-section.ts";
 import { telegramAccountOptions, telegramOptionsFromEnv } from "./telegram/settings.ts";
 import { TELEGRAM_TRAITS } from "./telegram/traits.ts";
@@ -43,16 +44,27 @@ export interface EnvPlatform {
 const slack: EnvPlatform = {
   platform: slackPlatformSection.name,
   fromEnv: (env, { httpPort, config }) => {
-    const options = slackOptionsFromEnv(env, config, httpPort);
-    if (!options) return undefined;
-    const channel = slackChannel(options);
+    const main = slackOptionsFromEnv(env, config, httpPort);
+    const all = shareSlackListener([
+      ...(main ? [main] : []),
+      ...slackAccountOptions(env, config, httpPort),
+    ]);
+    if (all.length === 0) return undefined;
+    const channel = accountChannels(
+      SLACK_TRAITS,
+      all.map((options) => ({
+        ...(options.account ? { id: options.account } : {}),
+        channel: slackChannel(options),
+      })),
+    );
+    const secrets = all.flatMap((o) => [o.botToken, o.signingSecret, o.appToken]);
     // Socket Mode needs no port; the Events API listens on it.
-    if (options.appToken) return { channel, secrets: [options.botToken] };
+    if (all.every((options) => options.appToken)) return { channel, secrets };
     const listens = {
       what: "Slack's Events API",
       instead: "run Slack in Socket Mode (SLACK_APP_TOKEN)",
     };
-    return { channel, secrets: [options.botToken], listens };
+    return { channel, secrets, listens };
   },
 };
 
