@@ -17,7 +17,10 @@ const part = fc.oneof(
 const address: fc.Arbitrary<ConversationAddress> = fc
   .record({
     platform: part,
-    account: fc.option(part.filter((a) => a !== ""), { nil: undefined }),
+    account: fc.option(
+      part.filter((a) => a !== ""),
+      { nil: undefined },
+    ),
     workspace: part,
     channel: part,
     conversation: part,
@@ -56,7 +59,12 @@ describe("conversation keys with accounts", () => {
   });
 
   it("writes the account after the platform", () => {
-    const where = { platform: "telegram", workspace: "-100", channel: "-100", conversation: "-100" };
+    const where = {
+      platform: "telegram",
+      workspace: "-100",
+      channel: "-100",
+      conversation: "-100",
+    };
     expect(conversationKey({ ...where, account: "sales" })).toBe("telegram@sales:-100:-100:-100");
     expect(conversationKey(where)).toBe("telegram:-100:-100:-100");
   });
