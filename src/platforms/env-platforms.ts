@@ -2,7 +2,8 @@ import type { SwitchyardConfig } from "../core/config/index.ts";
 import type { Channel } from "../ingress/channel.ts";
 import { accountChannels } from "./account-channels.ts";
 import { discordPlatformSection } from "./discord/config-section.ts";
-import { discordOptionsFromEnv } from "./discord/settings.ts";
+import { discordAccountOptions, discordOptionsFromEnv } from "./discord/settings.ts";
+import { DISCORD_TRAITS } from "./discord/traits.ts";
 import { discordChannel, slackChannel, telegramChannel } from "./factories.ts";
 import { slackPlatformSection } from "./slack/config-section.ts";
 import { shareSlackListener, slackAccountOptions, slackOptionsFromEnv } from "./slack/settings.ts";
@@ -71,8 +72,17 @@ const slack: EnvPlatform = {
 const discord: EnvPlatform = {
   platform: discordPlatformSection.name,
   fromEnv: (env, { config }) => {
-    const options = discordOptionsFromEnv(env, config);
-    return options ? { channel: discordChannel(options), secrets: [options.token] } : undefined;
+    const main = discordOptionsFromEnv(env, config);
+    const all = [...(main ? [main] : []), ...discordAccountOptions(env, config)];
+    if (all.length === 0) return undefined;
+    const channel = accountChannels(
+      DISCORD_TRAITS,
+      all.map((options) => ({
+        ...(options.account ? { id: options.account } : {}),
+        channel: discordChannel(options),
+      })),
+    );
+    return { channel, secrets: all.map((options) => options.token) };
   },
 };
 

@@ -3,8 +3,15 @@ import { describe, expect, it } from "vitest";
 import type { Channel } from "../../src/ingress/channel.ts";
 import { AccountMissingError, accountChannels } from "../../src/platforms/account-channels.ts";
 import { EMPTY_CONFIG } from "../../src/platforms/config.ts";
+import { discordSection } from "../../src/platforms/discord/config-section.ts";
+import {
+  type DiscordMessageLike,
+  normalizeDiscordMessage,
+} from "../../src/platforms/discord/normalize.ts";
 import { slackSection } from "../../src/platforms/slack/config-section.ts";
+import { normalizeSlackEvent } from "../../src/platforms/slack/normalize.ts";
 import { telegramSection } from "../../src/platforms/telegram/config-section.ts";
+import { normalizeTelegramMessage } from "../../src/platforms/telegram/normalize.ts";
 import { telegramAccountOptions } from "../../src/platforms/telegram/settings.ts";
 import { TELEGRAM_TRAITS } from "../../src/platforms/telegram/traits.ts";
 import { RecordingOutbound } from "../support/recording-outbound.ts";
@@ -175,5 +182,64 @@ describe("accountChannels", () => {
     ]);
     await expect(channel.start({} as never)).rejects.toThrow("401");
     expect(stopped).toEqual(["ok"]);
+  });
+});
+
+describe("each platform's messages", () => {
+  const account = fc.option(fc.stringMatching(/^[A-Za-z0-9_-]{1,32}$/), { nil: undefined });
+
+  it("carry the account that took them, and none for the default account", () => {
+    const discord: DiscordMessageLike = {
+      id: "1312345678900000001",
+      content: "hi",
+      createdTimestamp: 1_733_054_400_000,
+      guildId: "1312345678900000100",
+      channelId: "1312345678900000200",
+      author: { id: "1312345678900000009", username: "ada", bot: false },
+      channel: { isThread: () => false },
+      attachments: new Map(),
+      mentions: { users: new Map() },
+    };
+    const telegram = {
+      message_id: 7,
+      date: 1_733_054_400,
+      chat: { id: 5001, type: "private" as const, first_name: "Alice" },
+      from: { id: 5001, is_bot: false, first_name: "Alice" },
+      text: "hi",
+    };
+    const slack = { type: "message", channel: "C1", ts: "1.000100", user: "U1", text: "hi" };
+    fc.assert(
+      fc.property(account, (id) => {
+        const own = id ? { account: id } : {};
+        const found = [
+          normalizeDiscordMessage(discord, { botUserId: "1", conversation: "thread", ...own }),
+          normalizeTelegramMessage(telegram as never, {
+            bot: { id: 1, username: "bot" },
+            conversation: "topic",
+            ...own,
+          }),
+          normalizeSlackEvent(slack as never, {
+            teamId: "T1",
+            botUserId: "UBOT",
+            session: "thread",
+            ...own,
+          }),
+        ];
+        for (const message of found) {
+          expect(message).toBeDefined();
+          expect(message?.account).toBe(id);
+          expect(message && "account" in message).toBe(id !== undefined);
+        }
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it("a Discord bot's accounts read as Telegram's do", () => {
+    expect(discordSection.parse({})).not.toHaveProperty("accounts");
+    expect(
+      discordSection.parse({ accounts: [{ id: "support", token: variable("T"), agent: "s" }] })
+        .accounts,
+    ).toEqual([{ id: "support", token: variable("T"), agent: "s" }]);
   });
 });

@@ -19,7 +19,9 @@ export function checkPlatformForRole(
 ): Finding[] {
   if (PLATFORM_TOKENS.some((name) => env[name])) return [];
   // A bot listed under a platform's `accounts:` runs that platform without its variable.
-  if (config && (config.slack.accounts?.length || config.telegram.accounts?.length)) return [];
+  const accounts =
+    config && [config.slack, config.discord, config.telegram].some((p) => p.accounts?.length);
+  if (accounts) return [];
   if (role === "ingress") {
     return [
       problem(
