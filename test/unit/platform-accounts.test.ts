@@ -108,6 +108,33 @@ describe("the accounts: lists", () => {
     const [sales] = telegramAccountOptions({ SALES_TOKEN: "123:abc" }, () => config);
     expect(sales).toMatchObject({ token: "123:abc", account: "sales" });
     expect(sales?.settings?.()).toMatchObject({ mode: "polling" });
+    const hooked = {
+      ...EMPTY_CONFIG,
+      telegram: telegramSection.parse({
+        mode: "webhook",
+        webhook_url: "https://bot.example.com/telegram",
+        accounts: [
+          { id: "sales", token: variable("SALES_TOKEN") },
+          {
+            id: "desk",
+            token: variable("SALES_TOKEN"),
+            webhook_url: "https://bot.example.com/tg/desk",
+          },
+        ],
+      }),
+    };
+    const env = { SALES_TOKEN: "123:abc", TELEGRAM_WEBHOOK_SECRET: "s3cret" };
+    const [polled, desk] = telegramAccountOptions(env, () => hooked);
+    // The default bot's webhook is its own: an account without one polls.
+    expect(polled?.settings?.()).toMatchObject({ mode: "polling" });
+    expect(polled?.settings?.()).not.toHaveProperty("webhookUrl");
+    expect(desk).toMatchObject({
+      webhookUrl: "https://bot.example.com/tg/desk",
+      webhookSecret: "s3cret",
+    });
+    expect(() => telegramAccountOptions({ SALES_TOKEN: "123:abc" }, () => hooked)).toThrow(
+      /TELEGRAM_WEBHOOK_SECRET/,
+    );
     expect(() => telegramAccountOptions({}, () => config)).toThrow(
       /token of telegram account "sales" uses \$\{SALES_TOKEN\}, which is not set/,
     );
