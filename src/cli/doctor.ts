@@ -74,7 +74,7 @@ export async function runDoctorCommand(argv: string[], io: DoctorIO): Promise<nu
     guarded("search", () => checkWebSearch(context)),
   ]);
   const findings: Finding[] = [...configFindings, ...groups.flat()];
-  findings.push(...checkPlatformForRole(io.env, role));
+  findings.push(...checkPlatformForRole(io.env, role, config));
   // Checks name variables, not values; this is the net under that rule (a library's error text).
   const secrets = secretsFromEnv(io.env);
   for (const finding of findings) {

@@ -1,12 +1,13 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { runtimeLayer } from "../core/availability/runtime-spec.ts";
 import { parseLoadMode } from "../core/loading/modes.ts";
+import { silentLogger } from "../core/logger.ts";
 import { createLogger, loggerPort } from "../observability/logger.ts";
 import { Metrics } from "../observability/metrics.ts";
 import { tracingWanted } from "../observability/tracing-wanted.ts";
-import { EMPTY_CONFIG } from "../platforms/config.ts";
+import { EMPTY_CONFIG, parseConfig } from "../platforms/config.ts";
 import { atTerminal, terminalLogLevel } from "../platforms/terminal/terminal.ts";
-import { configPath, LiveConfig } from "../runtime/config-file.ts";
+import { configPath, LiveConfig, readConfigText } from "../runtime/config-file.ts";
 import { createBot } from "../runtime/create-bot.ts";
 import { queueFromEnv } from "../runtime/queue-settings.ts";
 import {
@@ -100,14 +101,19 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
   const metricsHost = hostFromEnv(env, "SWITCHYARD_METRICS_HOST");
   const queue = queueFromEnv(env);
   let liveConfig: LiveConfig | undefined;
+  const file = configPath(values.config, env);
+  // The platforms' `accounts:` say which bots run, so the file is read before the channels are
+  // built; quietly, since the live config below reads it again and warns once.
+  const atStart =
+    file === undefined ? EMPTY_CONFIG : parseConfig(readConfigText(file), file, silentLogger);
   const channels = platformChannels(env, portFromEnv(env, "SWITCHYARD_HTTP_PORT", 3000), () =>
-    liveConfig ? liveConfig.current : EMPTY_CONFIG,
+    liveConfig ? liveConfig.current : atStart,
   );
   // The console at a terminal: pino's lines below warn would interleave with the conversation.
   const level = terminalLogLevel(env, channels.length === 0 && role === "all" && atTerminal());
   const logger = createLogger({ destination: process.stderr, env, ...(level ? { level } : {}) });
   const port = loggerPort(logger);
-  const config = new LiveConfig(configPath(values.config, env), port);
+  const config = new LiveConfig(file, port);
   liveConfig = config;
   // Process-wide, so the CLI's to set up: the SDK is imported only when traces are configured.
   const telemetry = config.current.telemetry;

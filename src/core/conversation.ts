@@ -91,13 +91,69 @@ export function modelText(message: Pick<InboundMessage, "text" | "platformContex
   return message.platformContext ? `[${message.platformContext}]\n\n${message.text}` : message.text;
 }
 
+/**
+ * Just the address of something that has one (a message, a delivery
+ * target): what a job or a record stores, the account kept when there is one.
+ */
+export function addressOnly(from: ConversationAddress): ConversationAddress {
+  return {
+    platform: from.platform,
+    ...(from.account ? { account: from.account } : {}),
+    workspace: from.workspace,
+    channel: from.channel,
+    conversation: from.conversation,
+  };
+}
+
 /** One string per conversation, the same on every machine. */
 export function conversationKey(address: ConversationAddress): string {
   // Asked a dozen times a turn: no array, and no encoding where it would change nothing.
-  const platform = address.account
+  return `${accountPlatform(address)}:${keyPart(address.workspace)}:${keyPart(address.channel)}:${keyPart(address.conversation)}`;
+}
+
+/**
+ * The platform and the account, as a key writes them: `telegram` for the
+ * platform's only (or default) account, `telegram@sales` for the account
+ * `sales`. What is kept per account (event ledgers, rate-limit buckets)
+ * is kept under it, so two bots in one chat never share a count or a
+ * dedupe.
+ */
+export function accountPlatform(
+  address: Pick<ConversationAddress, "platform" | "account">,
+): string {
+  return address.account
     ? `${keyPart(address.platform)}@${keyPart(address.account)}`
     : keyPart(address.platform);
-  return `${platform}:${keyPart(address.workspace)}:${keyPart(address.channel)}:${keyPart(address.conversation)}`;
+}
+
+/**
+ * The address a {@link conversationKey} names, or undefined when `key` is
+ * not one. The inverse of conversationKey: `@` is escaped inside every part,
+ * so the first raw `@` of the first part is the account's.
+ *
+ * @example
+ * parseConversationKey("telegram@sales:-100:-100:-100");
+ * // { platform: "telegram", account: "sales", workspace: "-100", channel: "-100", conversation: "-100" }
+ */
+export function parseConversationKey(key: string): ConversationAddress | undefined {
+  const parts = key.split(":");
+  if (parts.length !== 4) return undefined;
+  const [head, workspace, channel, conversation] = parts as [string, string, string, string];
+  const at = head.indexOf("@");
+  const platform = at === -1 ? head : head.slice(0, at);
+  const account = at === -1 ? undefined : head.slice(at + 1);
+  if (account === "" || account?.includes("@")) return undefined;
+  try {
+    return {
+      platform: decodeURIComponent(platform),
+      ...(account !== undefined ? { account: decodeURIComponent(account) } : {}),
+      workspace: decodeURIComponent(workspace),
+      channel: decodeURIComponent(channel),
+      conversation: decodeURIComponent(conversation),
+    };
+  } catch {
+    return undefined;
+  }
 }
 
 /** Exactly the characters `encodeURIComponent` leaves as they are. */

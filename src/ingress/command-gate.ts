@@ -4,7 +4,7 @@ import type { ChannelRuntime } from "./channel.ts";
 /** Where a native command was run and by whom, as the access policy reads a message. */
 export type CommandOrigin = Pick<
   InboundMessage,
-  "platform" | "workspace" | "channel" | "conversation" | "user" | "eventId"
+  "platform" | "account" | "workspace" | "channel" | "conversation" | "user" | "eventId"
 > & { readonly kind: "dm" | "group" };
 
 /** The answer to a refused person who was told why within the interval (a command must be answered). */

@@ -1,6 +1,7 @@
 import type { Actor } from "../core/commands/index.ts";
 import {
   type Attachment,
+  accountPlatform,
   type InboundMessage,
   isTooLong,
   tooLongReply,
@@ -112,7 +113,8 @@ async function takeOnce(
   const state = new ChannelState(
     runtime.redis,
     runtime.sources.store.keys,
-    message.platform,
+    // Two bots in one chat see the same message: each account takes it once.
+    message.account ? accountPlatform(message) : message.platform,
     message.workspace,
   );
   let taken: TakenAs = "repeat";

@@ -1,12 +1,16 @@
 import type { SwitchyardConfig } from "../core/config/index.ts";
 import type { Channel } from "../ingress/channel.ts";
+import { accountChannels } from "./account-channels.ts";
 import { discordPlatformSection } from "./discord/config-section.ts";
-import { discordOptionsFromEnv } from "./discord/settings.ts";
+import { discordAccountOptions, discordOptionsFromEnv } from "./discord/settings.ts";
+import { DISCORD_TRAITS } from "./discord/traits.ts";
 import { discordChannel, slackChannel, telegramChannel } from "./factories.ts";
 import { slackPlatformSection } from "./slack/config-section.ts";
-import { slackOptionsFromEnv } from "./slack/settings.ts";
+import { shareSlackListener, slackAccountOptions, slackOptionsFromEnv } from "./slack/settings.ts";
+import { SLACK_TRAITS } from "./slack/traits.ts";
 import { telegramPlatformSection } from "./telegram/config-section.ts";
-import { telegramOptionsFromEnv } from "./telegram/settings.ts";
+import { telegramAccountOptions, telegramOptionsFromEnv } from "./telegram/settings.ts";
+import { TELEGRAM_TRAITS } from "./telegram/traits.ts";
 
 /** What every platform reads its environment with: the shared HTTP port and the live config. */
 export interface EnvParts {
@@ -41,38 +45,66 @@ export interface EnvPlatform {
 const slack: EnvPlatform = {
   platform: slackPlatformSection.name,
   fromEnv: (env, { httpPort, config }) => {
-    const options = slackOptionsFromEnv(env, config, httpPort);
-    if (!options) return undefined;
-    const channel = slackChannel(options);
+    const main = slackOptionsFromEnv(env, config, httpPort);
+    const all = shareSlackListener([
+      ...(main ? [main] : []),
+      ...slackAccountOptions(env, config, httpPort),
+    ]);
+    if (all.length === 0) return undefined;
+    const channel = accountChannels(
+      SLACK_TRAITS,
+      all.map((options) => ({
+        ...(options.account ? { id: options.account } : {}),
+        channel: slackChannel(options),
+      })),
+    );
+    const secrets = all.flatMap((o) => [o.botToken, o.signingSecret, o.appToken]);
     // Socket Mode needs no port; the Events API listens on it.
-    if (options.appToken) return { channel, secrets: [options.botToken] };
+    if (all.every((options) => options.appToken)) return { channel, secrets };
     const listens = {
       what: "Slack's Events API",
       instead: "run Slack in Socket Mode (SLACK_APP_TOKEN)",
     };
-    return { channel, secrets: [options.botToken], listens };
+    return { channel, secrets, listens };
   },
 };
 
 const discord: EnvPlatform = {
   platform: discordPlatformSection.name,
   fromEnv: (env, { config }) => {
-    const options = discordOptionsFromEnv(env, config);
-    return options ? { channel: discordChannel(options), secrets: [options.token] } : undefined;
+    const main = discordOptionsFromEnv(env, config);
+    const all = [...(main ? [main] : []), ...discordAccountOptions(env, config)];
+    if (all.length === 0) return undefined;
+    const channel = accountChannels(
+      DISCORD_TRAITS,
+      all.map((options) => ({
+        ...(options.account ? { id: options.account } : {}),
+        channel: discordChannel(options),
+      })),
+    );
+    return { channel, secrets: all.map((options) => options.token) };
   },
 };
 
 const telegram: EnvPlatform = {
   platform: telegramPlatformSection.name,
   fromEnv: (env, { httpPort, config }) => {
-    const options = telegramOptionsFromEnv(env, config, httpPort);
-    if (!options) return undefined;
+    const main = telegramOptionsFromEnv(env, config, httpPort);
+    const accounts = telegramAccountOptions(env, config, httpPort);
+    const all = [...(main ? [main] : []), ...accounts];
+    if (all.length === 0) return undefined;
     const found = {
-      channel: telegramChannel(options),
-      secrets: [options.token, options.webhookSecret],
+      channel: accountChannels(
+        TELEGRAM_TRAITS,
+        all.map((options) => ({
+          ...(options.account ? { id: options.account } : {}),
+          channel: telegramChannel(options),
+        })),
+      ),
+      secrets: all.flatMap((options) => [options.token, options.webhookSecret]),
     };
     // Long polling needs no port; a webhook listens on it.
-    if (!options.webhookUrl) return found;
+    if (!all.some((options) => options.webhookUrl)) return found;
     const instead = "run Telegram by long polling (unset TELEGRAM_WEBHOOK_URL)";
     return { ...found, listens: { what: "Telegram's webhook", instead } };
   },

@@ -1,4 +1,4 @@
-import type { Attachment } from "../core/conversation.ts";
+import type { Attachment, ConversationAddress } from "../core/conversation.ts";
 import type { Activity } from "../core/delivery/activity.ts";
 import type { Channel, ChannelRuntime, WorkerParts } from "../ingress/channel.ts";
 import type { ConversationDirectory, DirectoryEntry } from "../ports/directory.ts";
@@ -127,12 +127,12 @@ class LazyChannel implements Channel {
 function lazyOutbound(traits: PlatformTraits, channel: () => Promise<Channel>): Outbound {
   const outbound = async () => (await channel()).outbound;
   const files: FileSource = {
-    locate: async (attachment: Attachment, signal: AbortSignal) => {
+    locate: async (attachment: Attachment, signal: AbortSignal, address?: ConversationAddress) => {
       const source = (await outbound()).files;
       if (!source) {
         throw new ChannelLoadError(`The ${traits.platform} channel has no file source.`);
       }
-      return source.locate(attachment, signal);
+      return source.locate(attachment, signal, address);
     },
   };
   return {

@@ -31,7 +31,16 @@ export class FileSourceError extends Error {
  * `getFile`, Discord's CDN URL). It only says where; one fetcher downloads.
  */
 export interface FileSource {
-  locate(attachment: Attachment, signal: AbortSignal): Promise<FileLocation>;
+  /**
+   * `address` is the conversation the file was sent in: with several bot
+   * accounts on a platform, the account that received it is the one whose
+   * token can fetch it.
+   */
+  locate(
+    attachment: Attachment,
+    signal: AbortSignal,
+    address?: ConversationAddress,
+  ): Promise<FileLocation>;
 }
 
 /**

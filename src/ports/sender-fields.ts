@@ -9,6 +9,8 @@ export const addressPart = z.string().min(1).max(512);
  */
 export const senderFields = {
   platform: addressPart,
+  /** The bot account that took it, when the platform has several (ConversationAddress.account). */
+  account: z.string().min(1).max(64).optional(),
   workspace: addressPart,
   channel: addressPart,
   conversation: addressPart,

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { Queue } from "bullmq";
 import { z } from "zod";
 import {
+  addressOnly,
   type ConversationAddress,
   conversationKey,
   INBOUND_TEXT_LIMIT,
@@ -20,7 +21,7 @@ export { TURN_QUEUE } from "./shards.ts";
 
 /** The job a message makes: which conversation has work, and when the message arrived. */
 export interface TurnJob {
-  readonly address: { platform: string; workspace: string; channel: string; conversation: string };
+  readonly address: ConversationAddress;
   readonly enqueuedAt: number;
 }
 
@@ -147,12 +148,7 @@ export class ConversationQueue implements Enqueue {
     const added = queue.add(
       "turn",
       {
-        address: {
-          platform: message.platform,
-          workspace: message.workspace,
-          channel: message.channel,
-          conversation: message.conversation,
-        },
+        address: addressOnly(message),
         enqueuedAt: now,
       },
       {
@@ -188,12 +184,7 @@ export class ConversationQueue implements Enqueue {
     await queue.add(
       "turn",
       {
-        address: {
-          platform: address.platform,
-          workspace: address.workspace,
-          channel: address.channel,
-          conversation: address.conversation,
-        },
+        address: addressOnly(address),
         enqueuedAt: Date.now() + delay,
       },
       {

@@ -1,5 +1,9 @@
 import type { Redis } from "ioredis";
-import { type ConversationAddress, conversationKey } from "../core/conversation.ts";
+import {
+  type ConversationAddress,
+  conversationKey,
+  parseConversationKey,
+} from "../core/conversation.ts";
 import type { KeyScheme } from "./keys.ts";
 
 /** How many conversations the recent list keeps, and how many turns each. */
@@ -82,17 +86,5 @@ export class ActivityStore {
 
 /** The address a conversation key names; undefined when it is not one. */
 export function addressOf(key: string): ConversationAddress | undefined {
-  const parts = key.split(":");
-  if (parts.length !== 4) return undefined;
-  try {
-    const [platform, workspace, channel, conversation] = parts.map(decodeURIComponent) as [
-      string,
-      string,
-      string,
-      string,
-    ];
-    return { platform, workspace, channel, conversation };
-  } catch {
-    return undefined;
-  }
+  return parseConversationKey(key);
 }

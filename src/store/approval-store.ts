@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { ApprovalDecision, DecidedBy, Verdict } from "../core/approvals/approval.ts";
 import { VERDICTS } from "../core/approvals/approval.ts";
-import type { ConversationAddress } from "../core/conversation.ts";
+import { addressOnly, type ConversationAddress } from "../core/conversation.ts";
 import { LuaScript } from "./lua.ts";
 import { StateStore } from "./state-store.ts";
 
@@ -41,12 +41,7 @@ export interface StoredDecision {
 export class ApprovalStore extends StateStore {
   /** Remembers which conversation request `id` is in, until `ttlMs` past now plus a day. */
   async index(id: string, address: ConversationAddress, ttlMs: number): Promise<void> {
-    const where = {
-      platform: address.platform,
-      workspace: address.workspace,
-      channel: address.channel,
-      conversation: address.conversation,
-    };
+    const where = addressOnly(address);
     await this.redis.set(
       this.keys.approvalIndex(id),
       JSON.stringify(where),
@@ -63,6 +58,7 @@ export class ApprovalStore extends StateStore {
       const value = JSON.parse(raw) as Record<string, unknown>;
       const parts = ["platform", "workspace", "channel", "conversation"] as const;
       if (!parts.every((p) => typeof value[p] === "string")) return undefined;
+      if (value.account !== undefined && typeof value.account !== "string") return undefined;
       return value as unknown as ConversationAddress;
     } catch {
       return undefined;

@@ -1,4 +1,4 @@
-import type { ConversationAddress } from "../core/conversation.ts";
+import { addressOnly, type ConversationAddress } from "../core/conversation.ts";
 import type { Vote } from "../ports/feedback.ts";
 import { LuaScript } from "./lua.ts";
 import { StateStore } from "./state-store.ts";
@@ -182,12 +182,7 @@ export class FeedbackStore extends StateStore {
 }
 
 function plain(address: ConversationAddress): ConversationAddress {
-  return {
-    platform: address.platform,
-    workspace: address.workspace,
-    channel: address.channel,
-    conversation: address.conversation,
-  };
+  return addressOnly(address);
 }
 
 function voteOf(value: string | null | undefined): Vote | undefined {

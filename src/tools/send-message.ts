@@ -56,6 +56,7 @@ export function sendMessageTool(ports: MessagingPorts): AnyTool {
       if (!permission.allowed) return `Not sent to ${entry.name}: ${permission.reason}`;
       const address = {
         platform: ctx.platform,
+        ...(ctx.account ? { account: ctx.account } : {}),
         workspace: ctx.workspace,
         channel: entry.channel,
         conversation: entry.channel,

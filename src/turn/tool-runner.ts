@@ -1,6 +1,7 @@
 import type { ToolRun } from "../core/agent/loop.ts";
 import type { ToolCall } from "../core/agent/messages.ts";
 import { withFileNotes } from "../core/attachments/outgoing.ts";
+import { addressOnly } from "../core/conversation.ts";
 import { checkArguments } from "../core/tools/arguments.ts";
 import type { AnyTool, ToolContext, ToolOutput } from "../core/tools/tool.ts";
 import { isToolResult, toolResult } from "../core/tools/tool-result.ts";
@@ -112,12 +113,7 @@ async function okRun(
     };
   }
   const { store, tally } = options.files;
-  const address = {
-    platform: context.platform,
-    workspace: context.workspace,
-    channel: context.channel,
-    conversation: context.conversation,
-  };
+  const address = addressOnly(context);
   const kept = await store.keep(address, context.callKey as string, output.files, tally);
   const files = kept.flatMap((k) => (k.record ? [k.record] : []));
   return {

@@ -127,6 +127,20 @@ export interface FakeSlackApiOptions extends Partial<FakeSlackIdentity> {
    * of every answer to that token. Defaults to every scope the channel needs.
    */
   scopes?: readonly string[];
+  /**
+   * More apps installed in the workspace (several bot accounts in one
+   * deployment): each one's bot token is accepted, and `auth.test` with it
+   * names that app's bot. Every call records the token it came with.
+   */
+  apps?: readonly FakeSlackApp[];
+}
+
+/** Another app of the fake workspace: its bot token and who its bot is. */
+export interface FakeSlackApp {
+  readonly botToken: string;
+  readonly botUserId: string;
+  readonly botId: string;
+  readonly appId: string;
 }
 
 export interface WaitForCallOptions {
@@ -210,6 +224,7 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
     users = {},
     roundTripMs = 0,
     scopes = requiredSlackScopes(),
+    apps = [],
     ...overrides
   } = options;
   let roundTrip = roundTripMs;
@@ -253,7 +268,9 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
     call.appliedAt = Date.now();
     if (!(await pause(reply.delayMs, closing.signal))) return;
     if (!(await pause(trip - Math.floor(trip / 2), closing.signal))) return;
-    if (call.token === identity.botToken) res.setHeader("x-oauth-scopes", scopes.join(","));
+    if (call.token === identity.botToken || apps.some((a) => a.botToken === call.token)) {
+      res.setHeader("x-oauth-scopes", scopes.join(","));
+    }
     for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
     if (gone || res.destroyed) call.clientGone = true;
     else sendJson(res, reply.status ?? 200, reply.body);
@@ -267,7 +284,14 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
     const scripted = scripts.get(call.method)?.shift();
     if (scripted) return scripted;
     if (call.token === undefined) return { body: { ok: false, error: "not_authed" } };
-    if (call.token !== identity.botToken) return { body: { ok: false, error: "invalid_auth" } };
+    const app = apps.find((a) => a.botToken === call.token);
+    if (call.token !== identity.botToken && !app) {
+      return { body: { ok: false, error: "invalid_auth" } };
+    }
+    if (app && call.method === "auth.test") {
+      const auth = workspace.call(call.method, call.args);
+      return { body: { ...auth, user_id: app.botUserId, bot_id: app.botId } };
+    }
     const custom = await handlers.get(call.method)?.(call);
     if (custom) return { body: custom };
     const body = uploads.call(call.method, call.args) ??

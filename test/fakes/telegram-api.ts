@@ -71,6 +71,8 @@ const CHAT_ACTIONS: ReadonlySet<string> = new Set([
 
 export interface RecordedTelegramCall {
   method: string;
+  /** The id of the bot whose token made the call. */
+  bot?: number;
   params: Params;
   at: number;
   /** The HTTP status answered: 200, or the error code. */
@@ -84,7 +86,33 @@ export interface RecordedTelegramCall {
   answeredAt?: number;
 }
 
+/** Another bot the fake serves (several bot accounts in one deployment): its token and its `getMe`. */
+export interface FakeBotAccount {
+  readonly token: string;
+  readonly bot: typeof FAKE_TELEGRAM.bot;
+}
+
+/**
+ * What a test does with one more bot of the fake: its own chats, updates
+ * and messages, as Telegram keeps them per bot. A person's chat id is the
+ * same with every bot (their user id), its messages are not.
+ */
+export interface FakeTelegramBot {
+  readonly token: string;
+  readonly bot: typeof FAKE_TELEGRAM.bot;
+  /** Calls made with this bot's token. */
+  readonly calls: readonly RecordedTelegramCall[];
+  readonly pending: readonly Update[];
+  callsTo(method: string): RecordedTelegramCall[];
+  addChat(chat: FakeChat): void;
+  userSends(input: { chat: number; from: User; text?: string }): Update;
+  redeliver(update: Update): void;
+  botMessages(chat: number): StoredMessage[];
+}
+
 export interface FakeTelegramOptions {
+  /** More bots than the default one ({@link FAKE_TELEGRAM}); `FakeTelegram.account(token)` drives each. */
+  bots?: readonly FakeBotAccount[];
   /**
    * A Bot API round trip per call, in ms (default 0). Telegram carries the
    * call out half way through it and answers at the end, as over a real
@@ -138,6 +166,8 @@ export interface FakeTelegram {
   failNext(method: string, error: { code: number; description: string; retryAfter?: number }): void;
   /** Calls that arrived and are not answered yet (held by the round trip), long polls aside. */
   inFlight(): RecordedTelegramCall[];
+  /** One more bot of `options.bots`, by its token. */
+  account(token: string): FakeTelegramBot;
   /** Changes the round trip for calls from now on. */
   setRoundTrip(ms: number): void;
   /**
@@ -158,8 +188,6 @@ export interface FakeTelegram {
 
 export async function startFakeTelegram(options: FakeTelegramOptions = {}): Promise<FakeTelegram> {
   let roundTrip = options.roundTripMs ?? 0;
-  const book = new ChatBook(FAKE_TELEGRAM.bot);
-  const queue = new UpdateQueue();
   const calls: RecordedTelegramCall[] = [];
   const failures = new Map<string, BotApiError[]>();
   const queries = new Map<string, { answered: boolean }>();
@@ -168,8 +196,19 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
   const fileDownloads: string[] = [];
   const heldPaths = new Set<string>();
 
-  const methods: Record<string, (p: Params, gone: AbortSignal) => unknown> = {
-    getMe: () => FAKE_TELEGRAM.bot,
+  /** Each bot's own world: its chats as it sees them, the updates it has to take, its methods. */
+  const worldOf = (bot: typeof FAKE_TELEGRAM.bot) => {
+    const book = new ChatBook(bot);
+    const queue = new UpdateQueue();
+    return { bot, book, queue, methods: methodsOf(bot, book, queue) };
+  };
+
+  const methodsOf = (
+    bot: typeof FAKE_TELEGRAM.bot,
+    book: ChatBook,
+    queue: UpdateQueue,
+  ): Record<string, (p: Params, gone: AbortSignal) => unknown> => ({
+    getMe: () => bot,
     getFile: (p) => {
       const file = files.get(String(p.file_id));
       if (!file) throw new BotApiError(400, "Bad Request: invalid file_id");
@@ -234,7 +273,14 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
       book.commands.delete(p.scope?.chat_id ? `${p.scope.type}:${p.scope.chat_id}` : "default");
       return true;
     },
-  };
+  });
+
+  const worlds = new Map([
+    [FAKE_TELEGRAM.token, worldOf(FAKE_TELEGRAM.bot)],
+    ...(options.bots ?? []).map((b) => [b.token, worldOf(b.bot)] as const),
+  ]);
+  const main = worlds.get(FAKE_TELEGRAM.token) as ReturnType<typeof worldOf>;
+  const { book, queue } = main;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? "/", "http://fake");
@@ -258,10 +304,12 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
       if (gone.signal.aborted) call.clientGone = true;
     };
     try {
-      if (token !== FAKE_TELEGRAM.token) throw new BotApiError(401, "Unauthorized");
+      const world = worlds.get(token ?? "");
+      if (!world) throw new BotApiError(401, "Unauthorized");
+      call.bot = world.bot.id;
       const failure = failures.get(method)?.shift();
       if (failure) throw failure;
-      const run = methods[method];
+      const run = world.methods[method];
       if (!run) throw new BotApiError(404, "Not Found: method not found");
       const result = await run(params, gone.signal);
       await back();
@@ -284,7 +332,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
   };
 
   const serveFile = (res: ServerResponse, token: string, path: string): void => {
-    if (token !== FAKE_TELEGRAM.token) {
+    if (!worlds.has(token)) {
       send(res, 401, { ok: false, error_code: 401 });
       return;
     }
@@ -384,11 +432,34 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
       failures.set(method, list);
     },
     inFlight: () => calls.filter((c) => c.status === undefined && c.method !== "getUpdates"),
+    account: (token) => {
+      const world = worlds.get(token);
+      if (!world || world === main)
+        throw new Error(`the fake serves no other bot with token ${token}`);
+      const own = () => calls.filter((c) => c.bot === world.bot.id);
+      return {
+        token,
+        bot: world.bot,
+        get calls() {
+          return own();
+        },
+        get pending() {
+          return world.queue.pending;
+        },
+        callsTo: (method) => own().filter((c) => c.method === method),
+        addChat: (chat) => world.book.addChat(chat),
+        userSends: (input) =>
+          world.queue.push({ message: world.book.userMessage(input) } as Update),
+        redeliver: (update) => world.queue.redeliver(update),
+        botMessages: (chat) =>
+          world.book.messages.filter((m) => m.chat.id === chat && m.from?.id === world.bot.id),
+      };
+    },
     setRoundTrip: (ms) => {
       roundTrip = ms;
     },
     close: () => {
-      queue.close();
+      for (const world of worlds.values()) world.queue.close();
       return server.close();
     },
   };

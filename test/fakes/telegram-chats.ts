@@ -56,9 +56,6 @@ export interface StoredDraft {
   at: number;
 }
 
-/** The fake bot's user id (FAKE_TELEGRAM.bot.id): the bot is in every chat it has not left. */
-const BOT_ID = 7_000_000_001;
-
 export class ChatBook {
   readonly chats = new Map<number, FakeChat>();
   /** Every message, in the order sent. */
@@ -159,7 +156,7 @@ export class ChatBook {
    */
   botSends(p: Params, content: () => Partial<Message>): StoredMessage {
     const chat = this.chat(p.chat_id);
-    if (chat.gone?.includes(BOT_ID)) {
+    if (chat.gone?.includes(this.bot.id)) {
       throw new BotApiError(403, "Forbidden: bot was kicked from the group chat");
     }
     const body = content();
@@ -268,7 +265,7 @@ export class ChatBook {
         until_date: 0,
       };
     }
-    if (chat.members && !chat.members.includes(id) && !user.is_bot && id !== BOT_ID) {
+    if (chat.members && !chat.members.includes(id) && !user.is_bot && id !== this.bot.id) {
       return { status: "left", user };
     }
     return { status: "member", user };

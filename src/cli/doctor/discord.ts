@@ -6,7 +6,11 @@ import {
   REST,
   Routes,
 } from "discord.js";
-import { discordOptionsFromEnv } from "../../platforms/discord/settings.ts";
+import {
+  type DiscordChannelOptions,
+  discordAccountOptions,
+  discordOptionsFromEnv,
+} from "../../platforms/discord/settings.ts";
 import { type DoctorContext, type Finding, ok, problem, reasonOf, within } from "./finding.ts";
 
 /** Either flag means the portal's Message Content intent is on (the second for unverified bots). */
@@ -19,17 +23,39 @@ const MESSAGE_CONTENT =
  * gateway refuses a bot that asks for an intent the portal has off.
  */
 export async function checkDiscord(context: DoctorContext): Promise<Finding[]> {
-  const { env, config, timeoutMs } = context;
-  let token: string;
-  let apiUrl: string | undefined;
+  const { env, config } = context;
+  const bots: Promise<Finding[]>[] = [];
   try {
     const options = discordOptionsFromEnv(env, () => config);
-    if (!options) return [];
-    token = options.token;
-    apiUrl = options.apiUrl;
+    if (options) bots.push(checkBot(context, "discord", "DISCORD_TOKEN", options));
   } catch (error) {
-    return [problem("discord", reasonOf(error), "fix the variable it names")];
+    bots.push(Promise.resolve([problem("discord", reasonOf(error), "fix the variable it names")]));
   }
+  // Each bot of `discord.accounts` is checked as the default one is.
+  for (const account of config.discord.accounts ?? []) {
+    const check = `discord@${account.id}`;
+    try {
+      const alone = { ...config, discord: { ...config.discord, accounts: [account] } };
+      const [options] = discordAccountOptions(env, () => alone);
+      if (!options) continue;
+      const source = `the variable in discord.accounts ${account.id}'s token`;
+      bots.push(checkBot(context, check, source, options));
+    } catch (error) {
+      bots.push(Promise.resolve([problem(check, reasonOf(error), "set the variable it names")]));
+    }
+  }
+  return (await Promise.all(bots)).flat();
+}
+
+/** One bot: its token is accepted, and its application has the Message Content intent on. */
+async function checkBot(
+  context: DoctorContext,
+  check: string,
+  source: string,
+  options: DiscordChannelOptions,
+): Promise<Finding[]> {
+  const { timeoutMs } = context;
+  const { token, apiUrl } = options;
   const rest = new REST({
     retries: 0,
     timeout: timeoutMs,
@@ -42,18 +68,18 @@ export async function checkDiscord(context: DoctorContext): Promise<Finding[]> {
     return [
       error instanceof DiscordAPIError && error.status === 401
         ? problem(
-            "discord",
+            check,
             "Discord refuses the bot token (401 Unauthorized)",
-            "copy the token from the Developer Portal (your application -> Bot -> Reset Token) into DISCORD_TOKEN",
+            `copy the token from the Developer Portal (your application -> Bot -> Reset Token) into ${source}`,
           )
         : problem(
-            "discord",
+            check,
             `/users/@me failed: ${reasonOf(error)}`,
             apiUrl ? "check DISCORD_API_URL" : "check that this machine reaches discord.com",
           ),
     ];
   }
-  const findings = [ok("discord", `bot ${me.username} (${me.id})`)];
+  const findings = [ok(check, `bot ${me.username} (${me.id})`)];
   let application: APIApplication;
   try {
     application = (await within(
@@ -64,7 +90,7 @@ export async function checkDiscord(context: DoctorContext): Promise<Finding[]> {
   } catch (error) {
     findings.push(
       problem(
-        "discord",
+        check,
         `/applications/@me failed: ${reasonOf(error)}`,
         "run doctor again; if it persists, check DISCORD_API_URL",
       ),
@@ -74,9 +100,9 @@ export async function checkDiscord(context: DoctorContext): Promise<Finding[]> {
   const flags = application.flags ?? 0;
   findings.push(
     (flags & MESSAGE_CONTENT) !== 0
-      ? ok("discord", "the Message Content intent is on")
+      ? ok(check, "the Message Content intent is on")
       : problem(
-          "discord",
+          check,
           "the Message Content intent is off, so the gateway refuses the bot (close code 4014)",
           "switch on Developer Portal -> your application -> Bot -> Message Content Intent",
         ),

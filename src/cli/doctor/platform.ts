@@ -1,3 +1,4 @@
+import type { SwitchyardConfig } from "../../core/config/index.ts";
 import { PLATFORM_VARIABLES } from "../../platforms/env-platforms.ts";
 import type { BotRole } from "../../runtime/options.ts";
 import { type Finding, ok, problem } from "./finding.ts";
@@ -11,8 +12,16 @@ const PLATFORM_TOKENS = ["SLACK_BOT_TOKEN", "TELEGRAM_BOT_TOKEN", "DISCORD_TOKEN
  * one `switchyard start` gives. Nothing when a platform is configured: its
  * own check speaks for it.
  */
-export function checkPlatformForRole(env: NodeJS.ProcessEnv, role: BotRole): Finding[] {
+export function checkPlatformForRole(
+  env: NodeJS.ProcessEnv,
+  role: BotRole,
+  config?: SwitchyardConfig,
+): Finding[] {
   if (PLATFORM_TOKENS.some((name) => env[name])) return [];
+  // A bot listed under a platform's `accounts:` runs that platform without its variable.
+  const accounts =
+    config && [config.slack, config.discord, config.telegram].some((p) => p.accounts?.length);
+  if (accounts) return [];
   if (role === "ingress") {
     return [
       problem(

@@ -28,6 +28,8 @@ export interface ToolContext {
   /** Aborted when the tool's time is up or the turn is cancelled. */
   readonly signal: AbortSignal;
   readonly platform: string;
+  /** The bot account the conversation is with, when the platform has several (ConversationAddress.account). */
+  readonly account?: string;
   readonly workspace: string;
   readonly channel: string;
   readonly conversation: string;

@@ -7,7 +7,7 @@ import {
   limitsFor,
   type SwitchyardConfig,
 } from "../../core/config/index.ts";
-import type { InboundMessage } from "../../core/conversation.ts";
+import { accountPlatform, type InboundMessage } from "../../core/conversation.ts";
 import type { RateLimitRef, Store } from "../../store/index.ts";
 import { conversationAgent } from "../../turn/conversation-agent.ts";
 import { newPairingCode, PAIRING_REQUESTS_PER_HOUR, PAIRING_TTL_MS } from "./pairing-code.ts";
@@ -248,7 +248,9 @@ export class IngressGate {
 }
 
 function limitRef(name: (typeof LIMIT_NAMES)[number], message: InboundMessage): RateLimitRef {
-  if (name === "user") return { kind: "user", platform: message.platform, user: message.user };
+  // Each bot account counts on its own (`telegram@sales`); the only account keeps the keys it always had.
+  const platform = message.account ? accountPlatform(message) : message.platform;
+  if (name === "user") return { kind: "user", platform, user: message.user };
   if (name === "conversation") return { kind: "conversation", address: message };
-  return { kind: "workspace", platform: message.platform, workspace: message.workspace };
+  return { kind: "workspace", platform, workspace: message.workspace };
 }

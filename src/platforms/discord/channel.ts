@@ -98,6 +98,7 @@ export class DiscordChannel implements Channel {
       runtime,
       ledger: { take: (id: string, work: () => Promise<void>) => this.#take(id, work) },
       deadlineMs: this.options.interactionDeadlineMs ?? INTERACTION_DEADLINE_MS,
+      ...(this.options.account ? { account: this.options.account } : {}),
       report: (error: unknown, fields: Record<string, unknown>) =>
         this.#failed("interaction", "a Discord interaction failed", error, fields),
     };
@@ -106,6 +107,7 @@ export class DiscordChannel implements Channel {
       botId: () => this.client.user?.id ?? "",
       state: () => this.#state(),
       settings: () => this.#settings(),
+      ...(this.options.account ? { account: this.options.account } : {}),
     };
     this.client.on(Events.InteractionCreate, (interaction) => {
       routeInteraction(interaction, context).catch((error: unknown) =>

@@ -3,6 +3,13 @@ import { describeValue } from "../../core/config/errors.ts";
 import { flag } from "../../core/config/flag.ts";
 import type { PlatformSection } from "../../core/config/platform-section.ts";
 import { sectionMap, strictMap } from "../../core/config/section-map.ts";
+import {
+  type AccountEntry,
+  accountAgent,
+  accountId,
+  accountList,
+  accountSecret,
+} from "../account-list.ts";
 
 /** Whether each thread is its own conversation, or a thread joins its channel's. */
 export type DiscordConversation = "thread" | "channel";
@@ -19,6 +26,10 @@ export type DiscordCommandScope = "guild" | "global";
  *     "1300000000000000001": { conversation: channel }
  *   answer_bots: false        # answer other bots' messages too
  *   commands: guild           # or global (DISCORD_COMMANDS=global overrides it)
+ *   accounts:                 # more bots in the same process, one gateway connection each
+ *     - id: support
+ *       token: ${DISCORD_SUPPORT_TOKEN}
+ *       agent: support        # the agent it answers as (optional)
  * ```
  *
  * A message in a channel (not a thread) is always its channel's
@@ -30,6 +41,14 @@ export interface DiscordConfig {
   readonly channels: Readonly<Record<string, { readonly conversation: DiscordConversation }>>;
   readonly answerBots: boolean;
   readonly commands: DiscordCommandScope;
+  /** More bots beside the one of DISCORD_TOKEN; unset: none. */
+  readonly accounts?: readonly DiscordAccount[];
+}
+
+/** One more Discord bot: `discord.accounts`. */
+export interface DiscordAccount extends AccountEntry {
+  /** Its token, usually `${VARIABLE}`: filled from the environment when the bot starts. */
+  readonly token: string;
 }
 
 export const DEFAULT_DISCORD: DiscordConfig = Object.freeze({
@@ -108,10 +127,15 @@ export const discordSection = sectionMap(
           `expected guild or global, found ${describeValue(iss.input)}. guild registers /tools and /skills in each server at start (they appear at once); global registers them once for every server and DM.`,
       })
       .default("guild"),
+    accounts: accountList("discord", {
+      id: accountId,
+      token: accountSecret("the bot's token", "DISCORD_SUPPORT_TOKEN"),
+      agent: accountAgent.optional(),
+    }).optional(),
   },
   {
     takes:
-      "conversation:, channels:, answer_bots: and commands: (the token stays in the environment: DISCORD_TOKEN)",
+      "conversation:, channels:, answer_bots:, commands: and accounts: (the token stays in the environment: DISCORD_TOKEN)",
   },
 ).transform(
   (d): DiscordConfig =>
@@ -129,6 +153,20 @@ export const discordSection = sectionMap(
       ),
       answerBots: d.answer_bots,
       commands: d.commands,
+      ...(d.accounts?.length
+        ? {
+            accounts: Object.freeze(
+              d.accounts.map(
+                (a): DiscordAccount =>
+                  Object.freeze({
+                    id: a.id,
+                    token: a.token,
+                    ...(a.agent !== undefined ? { agent: a.agent } : {}),
+                  }),
+              ),
+            ),
+          }
+        : {}),
     }),
 );
 

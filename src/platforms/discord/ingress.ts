@@ -13,6 +13,8 @@ export interface DiscordIngressDeps {
   readonly botId: () => string;
   /** The events taken (by the bot's user id) and the threads the bot is in. */
   readonly state: () => ChannelState;
+  /** The bot account of `discord.accounts` this is; unset for the only or default bot. */
+  readonly account?: string;
   /** The config's `discord:` section, read on every message. */
   readonly settings: () => DiscordConfig;
 }
@@ -37,6 +39,7 @@ export async function takeDiscordMessage(
   const inbound = normalizeDiscordMessage(message as unknown as DiscordMessageLike, {
     botUserId: botId,
     conversation: conversationOf(message, deps.settings()),
+    ...(deps.account ? { account: deps.account } : {}),
   });
   if (!inbound) return;
   const state = deps.state();
@@ -79,7 +82,9 @@ function conversationOf(message: Message, settings: DiscordConfig): DiscordConve
 }
 
 function threadKey(deps: DiscordIngressDeps, threadId: string): string {
-  return deps.runtime.sources.store.keys.platformThread("discord", threadId);
+  // Each bot is in the threads it was in: another bot of the deployment is not.
+  const platform = deps.account ? `discord@${deps.account}` : "discord";
+  return deps.runtime.sources.store.keys.platformThread(platform, threadId);
 }
 
 /** Manage Server makes a platform admin. */

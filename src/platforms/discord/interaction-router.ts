@@ -34,6 +34,8 @@ export interface InteractionContext {
    * (Discord keeps the interaction open for 15 minutes; nobody waits that long).
    */
   readonly deadlineMs: number;
+  /** The bot account of `discord.accounts` this client is; unset for the only one. */
+  readonly account?: string;
   /** Logs and counts a failure the router survived. */
   readonly report: (error: unknown, fields: Record<string, unknown>) => void;
 }
@@ -63,7 +65,7 @@ async function answer(i: Interaction, ctx: InteractionContext): Promise<void> {
   if (i.isAutocomplete()) return autocomplete(i, ctx);
   if (i.isChatInputCommand() && (OWN_COMMANDS.has(i.commandName) || SHARED.has(i.commandName))) {
     const run = OWN_COMMANDS.has(i.commandName) ? answerCommand : answerSharedCommand;
-    return finish(i, ctx, `/${i.commandName}`, gated(i, runtime, run));
+    return finish(i, ctx, `/${i.commandName}`, gated(i, runtime, run, ctx.account));
   }
   if (i.isCommand()) {
     return replyAtOnce(
@@ -75,7 +77,7 @@ async function answer(i: Interaction, ctx: InteractionContext): Promise<void> {
     return finish(i, ctx, "the click", answerControlClick(i, runtime));
   }
   if ((i.isButton() || i.isStringSelectMenu()) && isListClick(i.customId)) {
-    return finish(i, ctx, "the click", answerListClick(i, runtime));
+    return finish(i, ctx, "the click", answerListClick(i, runtime, ctx.account));
   }
   if (i.isMessageComponent()) {
     return replyAtOnce(
@@ -154,7 +156,7 @@ async function replyAtOnce(i: RepliableInteraction, text: string): Promise<void>
 async function autocomplete(i: AutocompleteInteraction, ctx: InteractionContext): Promise<void> {
   if (!OWN_COMMANDS.has(i.commandName)) return i.respond([]);
   let timer: NodeJS.Timeout | undefined;
-  const work = answerAutocomplete(i, ctx.runtime);
+  const work = answerAutocomplete(i, ctx.runtime, ctx.account);
   const late = new Promise<"late">((resolve) => {
     timer = setTimeout(() => resolve("late"), AUTOCOMPLETE_DEADLINE_MS);
   });
@@ -205,20 +207,24 @@ export async function answerUnreadable(
 async function gated(
   i: ChatInputCommandInteraction,
   runtime: ChannelRuntime,
-  run: (i: ChatInputCommandInteraction, runtime: ChannelRuntime) => Promise<void>,
+  run: (i: ChatInputCommandInteraction, runtime: ChannelRuntime, account?: string) => Promise<void>,
+  account: string | undefined,
 ): Promise<void> {
-  const origin = commandOrigin(i);
+  const origin = commandOrigin(i, account);
   // Without a channel the command's own answer says what is missing.
   const refusal = origin && (await commandRefusal(runtime, origin, `/${i.commandName}`));
   if (refusal !== undefined) return replyAtOnce(i, refusal);
-  return run(i, runtime);
+  return run(i, runtime, account);
 }
 
 /** An application command as the access gate reads it: in a server a group, else a DM. */
-function commandOrigin(i: ChatInputCommandInteraction): CommandOrigin | undefined {
+function commandOrigin(
+  i: ChatInputCommandInteraction,
+  account: string | undefined,
+): CommandOrigin | undefined {
   if (!i.channelId) return undefined;
   return {
-    ...whereOf(i),
+    ...whereOf(i, account),
     user: i.user.id,
     kind: i.guildId ? "group" : "dm",
     eventId: `interaction:${i.id}`,

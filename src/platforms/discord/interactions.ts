@@ -28,14 +28,20 @@ export class DiscordInteractionError extends Error {
   override readonly name = "DiscordInteractionError";
 }
 
-export function whereOf(i: AnyInteraction): ConversationAddress {
+export function whereOf(i: AnyInteraction, account?: string): ConversationAddress {
   const channel = i.channelId;
   if (!channel) {
     throw new DiscordInteractionError(
       `Interaction ${i.id} names no channel (neither channel nor channel_id), so /${"commandName" in i ? i.commandName : "tools"} has no conversation to act on.`,
     );
   }
-  return { platform: "discord", workspace: i.guildId ?? "dm", channel, conversation: channel };
+  return {
+    platform: "discord",
+    ...(account ? { account } : {}),
+    workspace: i.guildId ?? "dm",
+    channel,
+    conversation: channel,
+  };
 }
 
 /** Manage Server makes a platform admin, as for messages. */
@@ -76,8 +82,9 @@ async function run(
   text: string,
   i: AnyInteraction,
   runtime: ChannelRuntime,
+  account: string | undefined,
 ): Promise<Shown> {
-  const answer = await answerListCommand(list, text, whereOf(i), actorOf(i), runtime);
+  const answer = await answerListCommand(list, text, whereOf(i, account), actorOf(i), runtime);
   return answer.panel ? { text: answer.text, list: answer.panel } : { text: answer.text };
 }
 
@@ -89,10 +96,12 @@ async function run(
 export async function answerCommand(
   i: ChatInputCommandInteraction,
   runtime: ChannelRuntime,
+  /** The bot account of `discord.accounts` the interaction came to; unset for the only one. */
+  account?: string,
 ): Promise<void> {
   await i.deferReply({ flags: MessageFlags.Ephemeral });
   const list: ListKind = i.commandName === "tools" ? "tools" : "skills";
-  const shown = await run(list, commandText(i), i, runtime);
+  const shown = await run(list, commandText(i), i, runtime, account);
   if (!shown.list) {
     await i.editReply({ content: clip(shown.text, MESSAGE_MAX) });
     return;
@@ -114,6 +123,7 @@ export async function answerCommand(
 export async function answerListClick(
   i: ButtonInteraction | StringSelectMenuInteraction,
   runtime: ChannelRuntime,
+  account?: string,
 ): Promise<void> {
   const parsed = parseListClick(i.customId, i.isStringSelectMenu() ? i.values : []);
   if (!parsed.ok) {
@@ -123,7 +133,7 @@ export async function answerListClick(
   const click = parsed.click;
   const { list } = click;
   await i.deferUpdate();
-  const before = await run(list, `/${list}`, i, runtime);
+  const before = await run(list, `/${list}`, i, runtime, account);
   if (!before.list) return;
   const ids = before.list.entries.map((e) => e.id);
   const ref = "item" in click ? click.item : undefined;
@@ -141,12 +151,13 @@ export async function answerListClick(
   }
   const note =
     click.kind === "switch"
-      ? (await run(list, `/${list} ${click.verb} ${item} ${click.scope}`, i, runtime)).text
+      ? (await run(list, `/${list} ${click.verb} ${item} ${click.scope}`, i, runtime, account)).text
       : "";
-  const after = click.kind === "switch" ? await run(list, `/${list}`, i, runtime) : before;
+  const after = click.kind === "switch" ? await run(list, `/${list}`, i, runtime, account) : before;
   const spec = after.list ?? before.list;
   const at = { scope: click.scope, page: click.page, picked: item };
-  const why = item === undefined ? "" : (await run(list, `/${list} why ${item}`, i, runtime)).text;
+  const why =
+    item === undefined ? "" : (await run(list, `/${list} why ${item}`, i, runtime, account)).text;
   await i.editReply({
     content:
       item === undefined
@@ -164,6 +175,7 @@ export async function answerListClick(
 export async function answerAutocomplete(
   i: AutocompleteInteraction,
   runtime: ChannelRuntime,
+  account?: string,
 ): Promise<void> {
   const typed = i.options.getFocused().toLowerCase();
   let names: string[];
@@ -175,7 +187,7 @@ export async function answerAutocomplete(
       ...runtime.sources.registry.list().map((t) => t.id),
     ];
   } else {
-    const where = whereOf(i);
+    const where = whereOf(i, account);
     const skills = resolveConversationSkills(
       runtime.sources,
       where,

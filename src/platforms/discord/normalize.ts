@@ -43,6 +43,8 @@ export interface DiscordNormalizeOptions {
   readonly botUserId: string;
   /** A thread is its own conversation (thread) or part of its channel's (channel). */
   readonly conversation: DiscordConversation;
+  /** The bot account that took it (`discord.accounts`); unset for the only or default bot. */
+  readonly account?: string;
 }
 
 /**
@@ -72,6 +74,7 @@ export function normalizeDiscordMessage(
   const parent = inThread ? (message.channel.parentId ?? message.channelId) : message.channelId;
   return {
     platform: "discord",
+    ...(options.account ? { account: options.account } : {}),
     workspace: message.guildId ?? "dm",
     channel: parent,
     conversation: options.conversation === "channel" ? parent : message.channelId,

@@ -1,3 +1,4 @@
+import { fillEnvTemplate } from "../../core/config/env-template.ts";
 import type { SwitchyardConfig } from "../../core/config/index.ts";
 import type { DiscordCommandScope, DiscordConfig } from "./config-section.ts";
 
@@ -17,6 +18,11 @@ export interface DiscordChannelOptions {
    * instead of "thinking…" (default 20 s; Discord keeps the answer open 15 min).
    */
   readonly interactionDeadlineMs?: number;
+  /**
+   * The account's id, for a bot listed under `discord.accounts`: its
+   * messages carry it on their address. Unset for the only (or default) bot.
+   */
+  readonly account?: string;
 }
 
 /** A Discord variable that cannot be used; `switchyard start` stops before connecting. */
@@ -61,4 +67,28 @@ export function discordOptionsFromEnv(
     ...(applicationId ? { applicationId } : {}),
     settings: () => config().discord,
   };
+}
+
+/**
+ * The options of each bot under `discord.accounts`, its token filled from
+ * the environment (`token: ${DISCORD_SUPPORT_TOKEN}`): one gateway
+ * connection each, its commands registered for its own application.
+ *
+ * @example
+ * const bots = discordAccountOptions(process.env, () => liveConfig.current);
+ */
+export function discordAccountOptions(
+  env: NodeJS.ProcessEnv,
+  config: () => SwitchyardConfig,
+): DiscordChannelOptions[] {
+  return (config().discord.accounts ?? []).map((account) => ({
+    token: fillEnvTemplate(
+      account.token,
+      env,
+      `the token of discord account ${JSON.stringify(account.id)}`,
+    ),
+    account: account.id,
+    ...(env.DISCORD_API_URL ? { apiUrl: env.DISCORD_API_URL } : {}),
+    settings: () => config().discord,
+  }));
 }

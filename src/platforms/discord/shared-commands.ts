@@ -121,11 +121,12 @@ export function sharedCommandText(i: ChatInputCommandInteraction): string {
 export async function answerSharedCommand(
   i: ChatInputCommandInteraction,
   runtime: ChannelRuntime,
+  account?: string,
 ): Promise<void> {
   await i.deferReply({ flags: MessageFlags.Ephemeral });
   const outcome = await routeChatText(
     sharedCommandText(i),
-    { ...whereOf(i), user: i.user.id, userName: i.user.globalName ?? i.user.username },
+    { ...whereOf(i, account), user: i.user.id, userName: i.user.globalName ?? i.user.username },
     actorOf(i),
     chatContextOf(runtime),
   );

@@ -3,6 +3,7 @@ import { WebClient } from "@slack/web-api";
 import type { SwitchyardConfig } from "../../core/config/index.ts";
 import { type Channel, type ChannelRuntime, withDirectory } from "../../ingress/channel.ts";
 import { ChannelState } from "../../ingress/channel-state.ts";
+import { SlackAppRouter } from "./app-router.ts";
 import { SlackAssistant } from "./assistant.ts";
 import { SLACK_COMMANDS } from "./commands.ts";
 import { DEFAULT_SLACK, type SlackConfig } from "./config-section.ts";
@@ -72,11 +73,17 @@ export class SlackChannel implements Channel {
       this.#botId = (auth.bot_id as string | undefined) ?? "";
       this.#teamId = (auth.team_id as string | undefined) ?? this.#teamId;
     }
-    const identity = { botUserId: this.#botUserId, botId: this.#botId, teamId: this.#teamId };
+    const identity = {
+      botUserId: this.#botUserId,
+      botId: this.#botId,
+      teamId: this.#teamId,
+      ...(o.account ? { account: o.account } : {}),
+    };
+    // Two apps in one workspace see the same messages: each takes them once, on its own.
     const state = new ChannelState(
       runtime.redis,
       runtime.sources.store.keys,
-      "slack",
+      o.account ? `slack@${o.account}` : "slack",
       identity.teamId || identity.botUserId,
     );
     const clientOptions = {
@@ -102,7 +109,17 @@ export class SlackChannel implements Channel {
           "The Slack channel needs SLACK_SIGNING_SECRET for the Events API, or SLACK_APP_TOKEN for Socket Mode.",
         );
       }
-      receiver = slackHttpReceiver({ ...ingress, signingSecret: o.signingSecret });
+      const route = o.listener
+        ? {
+            router: SlackAppRouter.of(o.listener, runtime.logger),
+            ...(o.appId ? { appId: o.appId } : {}),
+          }
+        : undefined;
+      receiver = slackHttpReceiver({
+        ...ingress,
+        signingSecret: o.signingSecret,
+        ...(route ? { route } : {}),
+      });
     }
     this.#app = new App({
       token: o.botToken,

@@ -104,7 +104,12 @@ function register<Action extends ToolsAction | SkillsAction>(
 ): void {
   onSlashCommand(app, deps, list.command, async ({ line, userId, channelId, team }) => {
     // Slash commands come from a channel, never a thread: the channel is the conversation.
-    const result = await list.run(line, address(team, channelId), await deps.actor(userId), deps);
+    const result = await list.run(
+      line,
+      address(team, channelId, deps.account),
+      await deps.actor(userId),
+      deps,
+    );
     return result.list
       ? { response_type: "ephemeral", ...result.list(list.defaultScope) }
       : ephemeral(result.text);
@@ -137,7 +142,7 @@ function registerClicks<Action extends ToolsAction | SkillsAction>(
     const parsed = list.parse(a.action_id, a.value ?? a.selected_option?.value ?? "");
     if (!parsed.ok) return tell(parsed.error.message);
     const click = parsed.action;
-    const where = address(installationTeam(body, deps.teamId()), channel);
+    const where = address(installationTeam(body, deps.teamId()), channel, deps.account);
     const apply = async () => {
       const actor = await deps.actor(b.data.user.id);
       const scope = click.kind === "toggle" ? click.command.scope : click.scope;
@@ -161,8 +166,14 @@ function registerClicks<Action extends ToolsAction | SkillsAction>(
   });
 }
 
-function address(team: string, channel: string): ConversationAddress {
-  return { platform: "slack", workspace: team, channel, conversation: channel };
+function address(team: string, channel: string, account?: string): ConversationAddress {
+  return {
+    platform: "slack",
+    ...(account ? { account } : {}),
+    workspace: team,
+    channel,
+    conversation: channel,
+  };
 }
 
 /** The list blocks, with what the click did as a last line. */

@@ -2,6 +2,13 @@ import { z } from "zod";
 import { describeValue } from "../../core/config/errors.ts";
 import type { PlatformSection } from "../../core/config/platform-section.ts";
 import { sectionMap, strictMap } from "../../core/config/section-map.ts";
+import {
+  type AccountEntry,
+  accountAgent,
+  accountId,
+  accountList,
+  accountSecret,
+} from "../account-list.ts";
 import { type SlackAssistantConfig, slackAssistantSection } from "./assistant-config.ts";
 
 /**
@@ -16,6 +23,12 @@ import { type SlackAssistantConfig, slackAssistantSection } from "./assistant-co
  *   assistant:               # the assistant pane's suggested prompts (assistant-config.ts)
  *     prompts: [{ title: What can you do?, message: What can you help me with? }]
  *   streaming: native        # Slack's streaming API where it applies (default), or edit
+ *   accounts:                # more Slack apps in the same process
+ *     - id: eng
+ *       app_id: A0ENG1234    # its api_app_id: the Events API requests that name it are its own
+ *       bot_token: ${SLACK_ENG_BOT_TOKEN}
+ *       signing_secret: ${SLACK_ENG_SIGNING_SECRET}   # Events API; or app_token: for Socket Mode
+ *       agent: engineering   # the agent it answers as (optional)
  * ```
  */
 export interface SlackConfig {
@@ -30,6 +43,18 @@ export interface SlackConfig {
    * back to post-and-edit elsewhere); `edit`, post-and-edit everywhere.
    */
   readonly streaming: "native" | "edit";
+  /** More Slack apps beside the one of SLACK_BOT_TOKEN; unset: none. */
+  readonly accounts?: readonly SlackAccount[];
+}
+
+/** One more Slack app: `slack.accounts`. */
+export interface SlackAccount extends AccountEntry {
+  /** Its `api_app_id` (`A…`), which routes the Events API's requests to it. */
+  readonly appId?: string;
+  /** Its credentials, usually `${VARIABLE}`s: filled from the environment when the bot starts. */
+  readonly botToken: string;
+  readonly signingSecret?: string;
+  readonly appToken?: string;
 }
 
 export const DEFAULT_SLACK: SlackConfig = Object.freeze({
@@ -79,10 +104,45 @@ export const slackSection = sectionMap(
           `expected native or edit, found ${describeValue(iss.input)}. It says whether answers stream with Slack's streaming API (native) or by posting and editing a message (edit).`,
       })
       .default("native"),
+    accounts: accountList("slack", {
+      id: accountId,
+      app_id: z
+        .string({ error: (iss) => `expected an app id, found ${describeValue(iss.input)}.` })
+        .regex(/^A[A-Z0-9]{2,}$/, {
+          error: (iss) =>
+            `${describeValue(iss.input)} is not a Slack app id. Copy it from the app's Basic Information page (A0123ABCD).`,
+        })
+        .optional(),
+      bot_token: accountSecret("the app's bot token", "SLACK_ENG_BOT_TOKEN"),
+      signing_secret: accountSecret(
+        "the app's signing secret",
+        "SLACK_ENG_SIGNING_SECRET",
+      ).optional(),
+      app_token: accountSecret("the app's app-level token", "SLACK_ENG_APP_TOKEN").optional(),
+      agent: accountAgent.optional(),
+    })
+      .superRefine((accounts, ctx) => {
+        for (const [i, a] of accounts.entries()) {
+          if (!a.signing_secret === !a.app_token) {
+            ctx.addIssue({
+              code: "custom",
+              path: [i],
+              message: `account ${a.id} needs signing_secret: (the Events API over HTTP) or app_token: (Socket Mode), one of them.`,
+            });
+          } else if (a.signing_secret && !a.app_id) {
+            ctx.addIssue({
+              code: "custom",
+              path: [i],
+              message: `account ${a.id} takes the Events API on the shared endpoint, so it needs app_id: (its api_app_id, on the app's Basic Information page) to know its requests.`,
+            });
+          }
+        }
+      })
+      .optional(),
   },
   {
     takes:
-      "session:, channels:, answer_bots:, assistant: and streaming: (tokens stay in the environment: SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET, SLACK_APP_TOKEN)",
+      "session:, channels:, answer_bots:, assistant:, streaming: and accounts: (tokens stay in the environment: SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET, SLACK_APP_TOKEN)",
   },
 ).transform(
   (s): SlackConfig =>
@@ -92,8 +152,27 @@ export const slackSection = sectionMap(
       answerBots: s.answer_bots,
       ...(s.assistant ? { assistant: s.assistant } : {}),
       streaming: s.streaming,
+      ...(s.accounts?.length ? { accounts: Object.freeze(s.accounts.map(slackAccount)) } : {}),
     }),
 );
+
+function slackAccount(a: {
+  id: string;
+  app_id?: string | undefined;
+  bot_token: string;
+  signing_secret?: string | undefined;
+  app_token?: string | undefined;
+  agent?: string | undefined;
+}): SlackAccount {
+  return Object.freeze({
+    id: a.id,
+    ...(a.app_id ? { appId: a.app_id } : {}),
+    botToken: a.bot_token,
+    ...(a.signing_secret ? { signingSecret: a.signing_secret } : {}),
+    ...(a.app_token ? { appToken: a.app_token } : {}),
+    ...(a.agent ? { agent: a.agent } : {}),
+  });
+}
 
 declare module "../../core/config/platform-section.ts" {
   interface PlatformConfigs {

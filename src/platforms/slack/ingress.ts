@@ -29,6 +29,8 @@ export interface SlackIdentity {
   readonly botUserId: string;
   readonly botId: string;
   readonly teamId: string;
+  /** The account of `slack.accounts` this app is; unset for the only or default app. */
+  readonly account?: string;
 }
 
 /** What taking Slack events needs from the channel. */
@@ -75,6 +77,7 @@ export function registerSlackIngress(app: App, deps: SlackIngressDeps): void {
     runtime: deps.runtime,
     actor: (userId: string) => deps.people.actor(userId),
     teamId: () => deps.identity.teamId,
+    ...(deps.identity.account ? { account: deps.identity.account } : {}),
     ledger: () => deps.state.events,
     name: (userId: string) => deps.people.name(userId),
   };
@@ -105,6 +108,7 @@ async function take(deps: SlackIngressDeps, e: SlackMessageEvent, body: unknown)
     teamId: installationTeam(body, deps.identity.teamId),
     botUserId: deps.identity.botUserId,
     session: sessionOf(deps.settings(), e.channel),
+    ...(deps.identity.account ? { account: deps.identity.account } : {}),
   };
   const probe = normalizeSlackEvent(e, options);
   if (!probe) return;
@@ -178,7 +182,9 @@ async function rememberThread(deps: SlackIngressDeps, e: SlackMessageEvent): Pro
 }
 
 function threadKey(deps: SlackIngressDeps, channel: string, thread: string): string {
-  const where = { platform: "slack", workspace: deps.identity.teamId, channel };
+  // Each app is in the threads it was in: another app of the same workspace is not.
+  const platform = deps.identity.account ? `slack@${deps.identity.account}` : "slack";
+  const where = { platform, workspace: deps.identity.teamId, channel };
   return deps.runtime.sources.store.keys.thread(where, thread);
 }
 

@@ -77,6 +77,8 @@ export interface NormalizeOptions {
   readonly teamId: string;
   readonly botUserId: string;
   readonly session: SessionScope;
+  /** The app that took it (`slack.accounts`); unset for the only or default app. */
+  readonly account?: string;
   /** Display names by user id, for `<@U123>` mentions. */
   readonly names?: ReadonlyMap<string, string>;
 }
@@ -114,6 +116,7 @@ export function normalizeSlackEvent(
   const perChannel = options.session === "channel" || flatDm;
   return {
     platform: "slack",
+    ...(options.account ? { account: options.account } : {}),
     // The installation's team, never the sender's: one shared Slack Connect thread is one conversation.
     workspace: options.teamId,
     channel,

@@ -7,6 +7,7 @@ import {
   SocketModeReceiver,
 } from "@slack/bolt";
 import type { LoggerPort } from "../../core/logger.ts";
+import { RoutedReceiver, type SlackAppRouter } from "./app-router.ts";
 import { describe, isRetryable } from "./errors.ts";
 import { EVENTS_PATH, screenRequests } from "./http-screen.ts";
 import { fieldsOf, payloadKind, type SlackPayloadKind, unhandledAck } from "./payload.ts";
@@ -132,7 +133,11 @@ const NOT_TAKEN = "a Slack event was not taken; Slack will deliver it again";
  * arrived, and an event that could not be taken answers 503.
  */
 export function slackHttpReceiver(
-  options: SlackIngressOptions & { readonly signingSecret: string },
+  options: SlackIngressOptions & {
+    readonly signingSecret: string;
+    /** With several apps (`slack.accounts`): the shared endpoint, and this app's `api_app_id` there. */
+    readonly route?: { readonly router: SlackAppRouter; readonly appId?: string };
+  },
 ): Receiver {
   const receiver = new HTTPReceiver({
     signingSecret: options.signingSecret,
@@ -157,7 +162,9 @@ export function slackHttpReceiver(
     },
   });
   screenRequests(receiver, options);
-  return new GatedReceiver(receiver, new IngressGate(options));
+  const { route } = options;
+  const listening = route ? new RoutedReceiver(receiver, route.router, route.appId) : receiver;
+  return new GatedReceiver(listening, new IngressGate(options));
 }
 
 /**

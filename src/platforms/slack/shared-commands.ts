@@ -77,6 +77,7 @@ async function answerLine(
   // Slash commands come from a channel, never a thread: the channel is the conversation.
   const where = {
     platform: "slack",
+    ...(deps.account ? { account: deps.account } : {}),
     workspace: team,
     channel: channelId,
     conversation: channelId,

@@ -14,6 +14,8 @@ export interface SlackCommandDeps {
   readonly actor: (userId: string) => Promise<Actor>;
   /** The bot's own team (`auth.test`), the installation when a payload does not name it. */
   readonly teamId: () => string;
+  /** The app's account of `slack.accounts`; unset for the only or default app. */
+  readonly account?: string;
   /** Which commands and clicks were taken, so a redelivered one runs once. */
   readonly ledger: () => EventLedger;
   /** The person's display name (what `/approve` records as who decided). */
@@ -65,7 +67,7 @@ export function onSlashCommand(
       };
       const refusal = isTooLong(line)
         ? tooLongReply(line.length)
-        : await commandRefusal(deps.runtime, originOf(request, eventId), line);
+        : await commandRefusal(deps.runtime, originOf(request, eventId, deps.account), line);
       const reply = refusal !== undefined ? ephemeral(refusal) : await answer(request);
       answered = true;
       await ack(reply);
@@ -87,9 +89,14 @@ export function onSlashCommand(
 }
 
 /** A slash command as the access gate reads it: a DM's channel id starts with D. */
-function originOf(request: SlashRequest, eventId: string | undefined): CommandOrigin {
+function originOf(
+  request: SlashRequest,
+  eventId: string | undefined,
+  account: string | undefined,
+): CommandOrigin {
   return {
     platform: "slack",
+    ...(account ? { account } : {}),
     workspace: request.team,
     channel: request.channelId,
     conversation: request.channelId,

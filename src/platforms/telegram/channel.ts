@@ -106,7 +106,7 @@ export class TelegramChannel implements Channel {
     await bot.init().catch((error: unknown) => {
       if (!isTelegramError(error, 401)) throw error;
       throw new TelegramSettingsError(
-        "Telegram refused TELEGRAM_BOT_TOKEN (401 Unauthorized). Copy the token again from @BotFather (/mybots, API Token).",
+        `Telegram refused ${this.options.account ? `the token of telegram account ${JSON.stringify(this.options.account)}` : "TELEGRAM_BOT_TOKEN"} (401 Unauthorized). Copy the token again from @BotFather (/mybots, API Token).`,
       );
     });
     const identity: TelegramBotIdentity = { id: bot.botInfo.id, username: bot.botInfo.username };
@@ -118,6 +118,7 @@ export class TelegramChannel implements Channel {
       botName: bot.botInfo.first_name,
       api: () => this.api,
       bot: identity,
+      ...(this.options.account ? { account: this.options.account } : {}),
       admins: new ChatAdmins(() => this.api),
       settings: () => this.#settings(),
       describe: (error) => this.#describe(error),

@@ -2,6 +2,13 @@ import { z } from "zod";
 import { describeValue } from "../../core/config/errors.ts";
 import type { PlatformSection } from "../../core/config/platform-section.ts";
 import { sectionMap } from "../../core/config/section-map.ts";
+import {
+  type AccountEntry,
+  accountAgent,
+  accountId,
+  accountList,
+  accountSecret,
+} from "../account-list.ts";
 
 /**
  * How the Telegram channel behaves. The token and the webhook secret stay in
@@ -15,6 +22,11 @@ import { sectionMap } from "../../core/config/section-map.ts";
  *   api_root: http://localhost:8081                  # TELEGRAM_API_ROOT (a local Bot API server)
  *   conversation: topic      # each forum topic is its own conversation (default), or chat
  *   streaming: native        # drafts in private chats (default), or edit: post-and-edit everywhere
+ *   accounts:                # more bots in the same process, each with its own chats
+ *     - id: sales
+ *       token: ${TELEGRAM_SALES_TOKEN}
+ *       agent: support       # the agent it answers as (optional)
+ *       webhook_url: https://bot.example.com/telegram/sales   # optional: long polling without it
  * ```
  */
 export interface TelegramConfig {
@@ -31,11 +43,25 @@ export interface TelegramConfig {
    * a message, as in groups and topics.
    */
   readonly streaming?: "native" | "edit";
+  /**
+   * More bots in this deployment, beside the one of `TELEGRAM_BOT_TOKEN`:
+   * each polls (or takes its webhook) on its own, and its chats are
+   * conversations of their own (their addresses carry its id). Unset: none.
+   */
+  readonly accounts?: readonly TelegramAccount[];
+}
+
+/** One more Telegram bot: `telegram.accounts`. */
+export interface TelegramAccount extends AccountEntry {
+  /** Its token, usually `${VARIABLE}`: filled from the environment when the bot starts. */
+  readonly token: string;
+  /** Its own webhook URL, with a path of its own; unset: long polling. */
+  readonly webhookUrl?: string;
 }
 
 export const DEFAULT_TELEGRAM: TelegramConfig = Object.freeze({ conversation: "topic" });
 
-const KEYS = "mode:, webhook_url:, api_root:, conversation: and streaming:";
+const KEYS = "mode:, webhook_url:, api_root:, conversation:, streaming: and accounts:";
 
 /** An http(s) URL, without the trailing slashes that would break grammY's `apiRoot`. */
 function httpUrl(what: string, example: string) {
@@ -55,6 +81,13 @@ function httpUrl(what: string, example: string) {
     .transform((text) => text.replace(/\/+$/, ""));
 }
 
+const webhookUrl = httpUrl(
+  "the public URL of the webhook",
+  "https://bot.example.com/telegram",
+).refine((text) => new URL(text).pathname !== "/", {
+  error: () => "the webhook URL needs a path, e.g. https://bot.example.com/telegram.",
+});
+
 export const telegramSection = sectionMap(
   "telegram",
   {
@@ -64,11 +97,7 @@ export const telegramSection = sectionMap(
           `expected polling or webhook, found ${describeValue(iss.input)}. Long polling needs nothing more; webhook needs webhook_url (or TELEGRAM_WEBHOOK_URL) and TELEGRAM_WEBHOOK_SECRET.`,
       })
       .optional(),
-    webhook_url: httpUrl("the public URL of the webhook", "https://bot.example.com/telegram")
-      .refine((text) => new URL(text).pathname !== "/", {
-        error: () => "the webhook URL needs a path, e.g. https://bot.example.com/telegram.",
-      })
-      .optional(),
+    webhook_url: webhookUrl.optional(),
     api_root: httpUrl("the Bot API server's URL", "http://localhost:8081").optional(),
     conversation: z
       .enum(["topic", "chat"], {
@@ -80,6 +109,29 @@ export const telegramSection = sectionMap(
       .enum(["native", "edit"], {
         error: (iss) =>
           `expected native or edit, found ${describeValue(iss.input)}. It says whether answers in private chats stream as drafts (native) or by posting and editing a message (edit).`,
+      })
+      .optional(),
+    accounts: accountList("telegram", {
+      id: accountId,
+      token: accountSecret("the bot's token", "TELEGRAM_SALES_TOKEN"),
+      agent: accountAgent.optional(),
+      webhook_url: webhookUrl.optional(),
+    })
+      .superRefine((accounts, ctx) => {
+        const paths = new Map<string, string>();
+        for (const [i, account] of accounts.entries()) {
+          if (!account.webhook_url) continue;
+          const path = new URL(account.webhook_url).pathname;
+          const other = paths.get(path);
+          if (other !== undefined) {
+            ctx.addIssue({
+              code: "custom",
+              path: [i, "webhook_url"],
+              message: `accounts ${other} and ${account.id} both take updates at ${path}. Give each bot's webhook a path of its own, e.g. /telegram/${account.id}.`,
+            });
+          }
+          paths.set(path, account.id);
+        }
       })
       .optional(),
   },
@@ -94,8 +146,25 @@ export const telegramSection = sectionMap(
       ...(t.api_root !== undefined ? { apiRoot: t.api_root } : {}),
       conversation: t.conversation,
       ...(t.streaming !== undefined ? { streaming: t.streaming } : {}),
+      ...(t.accounts?.length ? { accounts: telegramAccounts(t.accounts) } : {}),
     }),
 );
+
+function telegramAccounts(
+  accounts: readonly { id: string; token: string; agent?: string; webhook_url?: string }[],
+): readonly TelegramAccount[] {
+  return Object.freeze(
+    accounts.map(
+      (a): TelegramAccount =>
+        Object.freeze({
+          id: a.id,
+          token: a.token,
+          ...(a.agent !== undefined ? { agent: a.agent } : {}),
+          ...(a.webhook_url !== undefined ? { webhookUrl: a.webhook_url } : {}),
+        }),
+    ),
+  );
+}
 
 declare module "../../core/config/platform-section.ts" {
   interface PlatformConfigs {

@@ -28,6 +28,8 @@ export interface TelegramIngressDeps extends TelegramCommandDeps {
   readonly api: () => Api;
   readonly bot: TelegramBotIdentity;
   readonly admins: ChatAdmins;
+  /** The bot account these updates are for (`telegram.accounts`); unset for the only or default bot. */
+  readonly account?: string;
   /** The config's `telegram:` section, read on every update. */
   readonly settings: () => TelegramConfig;
   /** An error for a log line, the token redacted. */
@@ -62,6 +64,7 @@ async function takeUpdateMessage(message: Message, deps: TelegramIngressDeps): P
   const inbound = normalizeTelegramMessage(message, {
     bot,
     conversation: deps.settings().conversation,
+    ...(deps.account ? { account: deps.account } : {}),
   });
   if (!inbound) return;
   await takeMessage(runtime, inbound, {
@@ -121,7 +124,7 @@ async function joined(message: Message, deps: TelegramIngressDeps): Promise<void
   const chat = String(message.chat.id);
   const verdict = await deps.runtime.gate.admit(
     {
-      ...telegramAddress(message.chat.id, undefined, "chat"),
+      ...telegramAddress(message.chat.id, undefined, "chat", deps.account),
       user: String(message.from?.id ?? chat),
       kind: "group",
       text: "",
@@ -191,6 +194,7 @@ async function takePress(ctx: Context, deps: TelegramIngressDeps): Promise<void>
     message.chat.id,
     message.is_topic_message ? message.message_thread_id : undefined,
     deps.settings().conversation,
+    deps.account,
   );
   const actor = await deps.admins.actor(message.chat, query.from);
   const outcome = await answerPress(decoded.press, where, actor, deps);

@@ -12,6 +12,8 @@ export interface TelegramNormalizeOptions {
   readonly bot: TelegramBotIdentity;
   /** `topic`: each forum topic is its own conversation; `chat`: the whole chat is one. */
   readonly conversation: "topic" | "chat";
+  /** The bot account that took it (`telegram.accounts`); unset for the only or default bot. */
+  readonly account?: string;
   /** The time for a message without a date (Telegram always sends one; a replayed payload may not). */
   readonly now?: () => number;
 }
@@ -78,7 +80,7 @@ export function normalizeTelegramMessage(
         : undefined;
   const chat = String(message.chat.id);
   return {
-    ...telegramAddress(message.chat.id, topic, options.conversation),
+    ...telegramAddress(message.chat.id, topic, options.conversation, options.account),
     ...(topic !== undefined ? { thread: String(topic) } : {}),
     user: String(user.id),
     kind: message.chat.type === "private" ? "dm" : "group",
@@ -94,16 +96,19 @@ export function normalizeTelegramMessage(
 /**
  * Where a chat's message belongs: workspace and channel are the chat; the
  * conversation is the chat, or `<chat>:<topic>` for a forum topic when
- * topics are conversations.
+ * topics are conversations. A bot of `telegram.accounts` puts its id on
+ * the address, so its chats are conversations of its own.
  */
 export function telegramAddress(
   chatId: number,
   topic: number | undefined,
   conversation: "topic" | "chat",
+  account?: string,
 ): ConversationAddress {
   const chat = String(chatId);
   return {
     platform: "telegram",
+    ...(account ? { account } : {}),
     workspace: chat,
     channel: chat,
     conversation: topic !== undefined && conversation === "topic" ? `${chat}:${topic}` : chat,

@@ -1,5 +1,6 @@
+import { fillEnvTemplate } from "../../core/config/env-template.ts";
 import type { SwitchyardConfig } from "../../core/config/index.ts";
-import { DEFAULT_TELEGRAM, type TelegramConfig } from "./config-section.ts";
+import { DEFAULT_TELEGRAM, type TelegramAccount, type TelegramConfig } from "./config-section.ts";
 
 // The Telegram channel's settings: its options, where they come from in the
 // environment, and how updates arrive (polling or webhook).
@@ -8,6 +9,12 @@ import { DEFAULT_TELEGRAM, type TelegramConfig } from "./config-section.ts";
 export interface TelegramChannelOptions {
   /** From @BotFather: `123456:ABC…`. */
   readonly token: string;
+  /**
+   * The account's id, for a bot listed under `telegram.accounts`: its
+   * messages carry it on their address, so its chats, history and limits
+   * are its own. Unset for the only (or default) bot.
+   */
+  readonly account?: string;
   /** A local Bot API server or a test's fake (`TELEGRAM_API_ROOT`), without a trailing slash. */
   readonly apiRoot?: string;
   /** The public webhook URL (`TELEGRAM_WEBHOOK_URL`): webhook mode when set. */
@@ -108,11 +115,7 @@ export function telegramOptionsFromEnv(
 ): TelegramChannelOptions | undefined {
   const token = env.TELEGRAM_BOT_TOKEN?.trim();
   if (!token) return undefined;
-  if (!TOKEN.test(token)) {
-    throw new TelegramSettingsError(
-      'TELEGRAM_BOT_TOKEN does not look like a bot token (digits, a colon, then letters, digits, "_" and "-"). Copy it again from @BotFather.',
-    );
-  }
+  checkToken(token, "TELEGRAM_BOT_TOKEN");
   const value = (name: string) => env[name]?.trim() || undefined;
   const apiRoot = value("TELEGRAM_API_ROOT");
   const webhookUrl = value("TELEGRAM_WEBHOOK_URL");
@@ -130,6 +133,64 @@ export function telegramOptionsFromEnv(
     ...(port !== undefined ? { port } : {}),
     settings: () => config().telegram,
   };
+}
+
+/**
+ * The options of each bot under `telegram.accounts`, its token filled from
+ * the environment (`token: ${TELEGRAM_SALES_TOKEN}`). Each polls on its
+ * own, or takes its own webhook at its own `webhook_url` (with
+ * `TELEGRAM_WEBHOOK_SECRET`); `TELEGRAM_API_ROOT` is every bot's. A token
+ * that is unset or malformed fails now, naming the account.
+ *
+ * @example
+ * const sales = telegramAccountOptions(process.env, () => liveConfig.current, 3000);
+ * // [{ account: "sales", token: "123:abc", settings: ... }]
+ */
+export function telegramAccountOptions(
+  env: NodeJS.ProcessEnv,
+  config: () => SwitchyardConfig,
+  port?: number,
+): TelegramChannelOptions[] {
+  const accounts = config().telegram.accounts ?? [];
+  const apiRoot = env.TELEGRAM_API_ROOT?.trim() || undefined;
+  const webhookSecret = env.TELEGRAM_WEBHOOK_SECRET?.trim() || undefined;
+  return accounts.map((account) => {
+    const where = `telegram account ${JSON.stringify(account.id)}`;
+    const token = fillEnvTemplate(account.token, env, `the token of ${where}`).trim();
+    checkToken(token, `The token of ${where}`);
+    const settings = (): TelegramConfig => accountSettings(config().telegram, account);
+    if (account.webhookUrl) {
+      resolveTelegramMode(
+        { webhookUrl: account.webhookUrl, ...(webhookSecret ? { webhookSecret } : {}) },
+        settings(),
+      );
+    }
+    return {
+      token,
+      account: account.id,
+      ...(apiRoot ? { apiRoot: trimRoot(apiRoot) } : {}),
+      ...(account.webhookUrl ? { webhookUrl: account.webhookUrl } : {}),
+      ...(account.webhookUrl && webhookSecret ? { webhookSecret } : {}),
+      ...(port !== undefined ? { port } : {}),
+      settings,
+    };
+  });
+}
+
+/** The section as one account reads it: the shared keys, and its own webhook or none (never the default bot's). */
+function accountSettings(section: TelegramConfig, account: TelegramAccount): TelegramConfig {
+  const { webhookUrl: _, mode: __, accounts: ___, ...shared } = section;
+  return account.webhookUrl
+    ? { ...shared, mode: "webhook", webhookUrl: account.webhookUrl }
+    : { ...shared, mode: "polling" };
+}
+
+function checkToken(token: string, name: string): void {
+  if (!TOKEN.test(token)) {
+    throw new TelegramSettingsError(
+      `${name} does not look like a bot token (digits, a colon, then letters, digits, "_" and "-"). Copy it again from @BotFather.`,
+    );
+  }
 }
 
 /** grammY appends `/bot<token>/<method>` to the root: a trailing slash would double it. */

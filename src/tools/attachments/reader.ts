@@ -146,7 +146,7 @@ export class FileReader implements AttachmentReader {
     }
     let location: Awaited<ReturnType<FileSource["locate"]>>;
     try {
-      location = await source.locate(attachment, powers.signal);
+      location = await source.locate(attachment, powers.signal, address);
     } catch (error) {
       return namedOnly(
         attachment,

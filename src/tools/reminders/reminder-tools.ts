@@ -75,6 +75,7 @@ export function setReminderTool({ schedule, now, defaults }: ReminderToolDeps) {
         const reminder: Reminder = {
           id: await schedule.nextId(ctx.callKey),
           platform: ctx.platform,
+          ...(ctx.account ? { account: ctx.account } : {}),
           workspace: ctx.workspace,
           channel: ctx.channel,
           conversation: ctx.conversation,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { addressOnly } from "../../core/conversation.ts";
 import type { DeliveryTarget } from "../../ports/outbound.ts";
 import { senderFields } from "../../ports/sender-fields.ts";
 import type { WorkspaceRef } from "../../store/keys.ts";
@@ -17,6 +18,8 @@ export interface ReminderOwner extends WorkspaceRef {
 export interface Reminder extends ReminderOwner {
   /** `r<number>`, unique under the prefix; also the BullMQ job id and the delivery's idempotency key. */
   readonly id: string;
+  /** The bot account it was set with, when the platform has several: it fires through that bot. */
+  readonly account?: string;
   readonly channel: string;
   readonly conversation: string;
   /** The thread it was set in; it fires there. */
@@ -58,12 +61,7 @@ export function decodeReminder(data: unknown): Reminder {
 }
 
 export function targetOf(reminder: Reminder): DeliveryTarget {
-  const address = {
-    platform: reminder.platform,
-    workspace: reminder.workspace,
-    channel: reminder.channel,
-    conversation: reminder.conversation,
-  };
+  const address = addressOnly(reminder);
   return reminder.thread === undefined ? address : { ...address, thread: reminder.thread };
 }
 
