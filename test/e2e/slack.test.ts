@@ -4,14 +4,18 @@ import { EMPTY_CONFIG } from "../../src/platforms/config.ts";
 import type { SlackChannel } from "../../src/platforms/slack/channel.ts";
 import { DEFAULT_SLACK, type SlackConfig } from "../../src/platforms/slack/config-section.ts";
 import { loadSkills } from "../../src/runtime/skill-folders.ts";
-import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
+import {
+  FAKE_SLACK,
+  type FakeSlackApi,
+  startFakeSlackApi,
+} from "../../src/testing/fakes/slack-api.ts";
 import {
   appMentionEvent,
   messageEvent,
   sendBlockAction,
   sendEvent,
   sendSlashCommand,
-} from "../fakes/slack-requests.ts";
+} from "../../src/testing/fakes/slack-requests.ts";
 import { channelRuntime, until } from "../support/channels.ts";
 import { bigTool, lookupTool, type Pipeline, startPipeline } from "../support/pipeline.ts";
 import { fakeSlackChannel, SLACK_SECRET } from "../support/slack-harness.ts";

@@ -4,7 +4,7 @@ import type { TelegramOutbound } from "../../src/platforms/telegram/outbound.ts"
 import { TelegramSetupError } from "../../src/platforms/telegram/outbound.ts";
 import { UpdateLedger } from "../../src/platforms/telegram/update-ledger.ts";
 import { UpdateOffset } from "../../src/platforms/telegram/update-offset.ts";
-import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-api.ts";
+import { type FakeTelegram, startFakeTelegram } from "../../src/testing/fakes/telegram-api.ts";
 import { ADA, TEAM } from "../fakes/telegram-setup.ts";
 import { until } from "../support/channels.ts";
 import { startLatencyProxy } from "../support/latency-proxy.ts";
