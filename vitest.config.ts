@@ -22,6 +22,10 @@ export default defineConfig({
         find: /^switchyard$/,
         replacement: fileURLToPath(new URL("src/index.ts", import.meta.url)),
       },
+      {
+        find: /^switchyard\/testing$/,
+        replacement: fileURLToPath(new URL("src/testing/index.ts", import.meta.url)),
+      },
     ],
   },
   test: {
