@@ -29,13 +29,15 @@ import { connectRedis, deleteKeysUnder, redisEnv, uniquePrefix } from "../suppor
  * newer than its sources is packed as it is. Each step has a timeout of its own.
  *
  * The bots in examples/ run from the same install: each is copied beside the
- * installed package, the TypeScript ones are type-checked and the JavaScript
- * one runs against the fake model.
+ * installed package, the TypeScript ones are type-checked, the JavaScript
+ * one runs against the fake model, and the tested bot's own tests run there
+ * with vitest on `switchyard/testing` as the tarball ships it.
  */
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const TSC = join(ROOT, "node_modules", "typescript", "bin", "tsc");
 const MANIFEST = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
   dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
 };
 const NPM_QUIET = ["--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts"];
 const run = promisify(execFile);
@@ -124,10 +126,16 @@ beforeAll(async () => {
     `${JSON.stringify({ name: "consumer", private: true, type: "module" }, null, 2)}\n`,
   );
   [packed] = await Promise.all([pack(), prefetchDependencies()]);
-  // zod beside it, as a bot author who defines tools installs it.
+  // zod beside it, as a bot author who defines tools installs it, and vitest, as one who tests the bot does.
   await run(
     "npm",
-    ["install", join(work, packed.filename), `zod@${MANIFEST.dependencies.zod}`, ...NPM_QUIET],
+    [
+      "install",
+      join(work, packed.filename),
+      `zod@${MANIFEST.dependencies.zod}`,
+      `vitest@${MANIFEST.devDependencies.vitest}`,
+      ...NPM_QUIET,
+    ],
     { cwd: consumer, env: plainEnv(), timeout: 120_000 },
   );
 }, 400_000);
@@ -152,6 +160,8 @@ describe.concurrent("the npm package", () => {
         "dist/index.d.ts",
         "dist/index.js.map",
         "dist/cli.js",
+        "dist/testing/index.js",
+        "dist/testing/index.d.ts",
         "deploy/slack/manifest.yaml",
         "skills/bot-guide/SKILL.md",
         "skills/meeting-notes/SKILL.md",
@@ -193,6 +203,7 @@ describe.concurrent("the npm package", () => {
     // One program for all three: the package's declarations are checked once, not three times.
     example("ts-bot");
     example("custom-channel");
+    example("tested-bot");
     writeFileSync(
       join(consumer, "tsconfig.json"),
       JSON.stringify({
@@ -204,7 +215,13 @@ describe.concurrent("the npm package", () => {
           skipLibCheck: false,
           noEmit: true,
         },
-        include: ["bot.ts", "ts-bot/bot.ts", "custom-channel/bot.ts"],
+        include: [
+          "bot.ts",
+          "ts-bot/bot.ts",
+          "custom-channel/bot.ts",
+          "tested-bot/bot.ts",
+          "tested-bot/bot.test.ts",
+        ],
       }),
     );
     writeFileSync(join(consumer, "bot.ts"), CONSUMER_BOT);
@@ -219,6 +236,21 @@ describe.concurrent("the npm package", () => {
 });
 
 const EXAMPLES = join(ROOT, "examples");
+
+describe("the tested example, installed from the tarball", () => {
+  it("passes its own vitest tests on plain node, through switchyard/testing as the package ships it", async () => {
+    const folder = example("tested-bot");
+    const vitest = join(consumer, "node_modules", "vitest", "vitest.mjs");
+    const result = await run(process.execPath, [vitest, "run", "--root", folder], {
+      cwd: folder,
+      env: { ...plainEnv(), ...redisEnv(), LOG_LEVEL: "error", CI: "1" },
+      timeout: 120_000,
+    }).catch((error: { stdout: string; stderr: string; code: number }) => error);
+    const { stdout, stderr } = result as { stdout: string; stderr: string };
+    expect(result, `${stdout}\n${stderr}`).not.toHaveProperty("code");
+    expect(stdout).toMatch(/Tests\s+3 passed \(3\)/);
+  }, 150_000);
+});
 
 /** An example copied beside the installed package, as a person would after `npm i switchyard`. */
 function example(name: string): string {
