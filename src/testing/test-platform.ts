@@ -16,6 +16,12 @@ export interface Where {
   readonly user?: string;
   readonly channel?: string;
   readonly thread?: string;
+  /**
+   * In a channel, whether the message mentions the bot (default true). A
+   * message without one is heard in a thread the bot is part of, or in a
+   * channel the config lets the bot follow.
+   */
+  readonly mention?: boolean;
 }
 
 /** A message a person sent, as the platform addressed it. */

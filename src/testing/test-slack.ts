@@ -110,13 +110,15 @@ export async function startTestSlack(options: TestSlackOptions = {}): Promise<Te
       ts,
       ...(where.thread ? { threadTs: where.thread } : {}),
     };
-    return where.channel === undefined
-      ? messageEvent({ ...input, text, channel: dmOf(user), channelType: "im" })
-      : appMentionEvent({
-          ...input,
-          text: `<@${FAKE_SLACK.botUserId}> ${text}`,
-          channel: where.channel,
-        });
+    if (where.channel === undefined) {
+      return messageEvent({ ...input, text, channel: dmOf(user), channelType: "im" });
+    }
+    if (where.mention === false) return messageEvent({ ...input, text, channel: where.channel });
+    return appMentionEvent({
+      ...input,
+      text: `<@${FAKE_SLACK.botUserId}> ${text}`,
+      channel: where.channel,
+    });
   };
   const slackPosts = (): SlackPost[] => api.messages.filter((m) => m.bot_id).map(postOf);
   const posts = (): BotPost[] => slackPosts();

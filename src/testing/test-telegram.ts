@@ -81,7 +81,8 @@ export async function startTestTelegram(): Promise<TestTelegram> {
     const from = person(where);
     const chat = chatOf(where, from);
     // In a group the bot hears what mentions it.
-    const said = where.channel === undefined ? text : `@${FAKE_TELEGRAM.bot.username} ${text}`;
+    const mentions = where.channel !== undefined && where.mention !== false;
+    const said = mentions ? `@${FAKE_TELEGRAM.bot.username} ${text}` : text;
     const topic = where.thread === undefined ? undefined : Number(where.thread);
     const update = api.userSends({
       chat,

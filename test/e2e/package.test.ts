@@ -46,6 +46,8 @@ const run = promisify(execFile);
 function plainEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
   delete env.NODE_OPTIONS;
+  // A child vitest (the tested example) must print plain text, whatever the parent's terminal was.
+  delete env.FORCE_COLOR;
   return env;
 }
 
@@ -243,7 +245,7 @@ describe("the tested example, installed from the tarball", () => {
     const vitest = join(consumer, "node_modules", "vitest", "vitest.mjs");
     const result = await run(process.execPath, [vitest, "run", "--root", folder], {
       cwd: folder,
-      env: { ...plainEnv(), ...redisEnv(), LOG_LEVEL: "error", CI: "1" },
+      env: { ...plainEnv(), ...redisEnv(), LOG_LEVEL: "error", CI: "1", NO_COLOR: "1" },
       timeout: 120_000,
     }).catch((error: { stdout: string; stderr: string; code: number }) => error);
     const { stdout, stderr } = result as { stdout: string; stderr: string };
