@@ -82,6 +82,20 @@ export {
   startFakeTelegram,
 } from "./fakes/telegram-api.ts";
 export {
+  parseScenario,
+  type Scenario,
+  ScenarioError,
+  type ScenarioExpectation,
+  scenarioModel,
+} from "./scenario.ts";
+export { runTestCommand, type TestCommandIo } from "./scenario-command.ts";
+export {
+  type RunScenarioOptions,
+  runScenario,
+  type ScenarioReport,
+  type StepReport,
+} from "./scenario-run.ts";
+export {
   type ModelMatch,
   type ModelRequest,
   type ModelRule,

@@ -216,6 +216,8 @@ describe.concurrent("the npm package", () => {
           target: "ES2022",
           skipLibCheck: false,
           noEmit: true,
+          // The tested bot's parts are JavaScript, so that `switchyard test` imports them on plain node.
+          allowJs: true,
         },
         include: [
           "bot.ts",
@@ -251,6 +253,25 @@ describe("the tested example, installed from the tarball", () => {
     const { stdout, stderr } = result as { stdout: string; stderr: string };
     expect(result, `${stdout}\n${stderr}`).not.toHaveProperty("code");
     expect(stdout).toMatch(/Tests\s+3 passed \(3\)/);
+  }, 150_000);
+
+  it("passes its scenario files with the installed switchyard test command, and fails one that expects otherwise", async () => {
+    const folder = example("tested-bot");
+    const bin = join(consumer, "node_modules", ".bin", "switchyard");
+    const opts = { cwd: folder, env: { ...plainEnv(), ...redisEnv() }, timeout: 120_000 };
+    const passed = await run(bin, ["test", "scenarios"], opts);
+    expect(passed.stdout).toContain("2 of 2 scenarios passed.");
+    writeFileSync(
+      join(folder, "wrong.yaml"),
+      "name: wrong\nbot: ./parts.js\nsteps:\n  - say: hi\n    expect: { answer_contains: nope }\n",
+    );
+    const failed = await run(bin, ["test", "wrong.yaml"], opts).catch(
+      (error: { code: number; stdout: string }) => error,
+    );
+    expect(failed).toMatchObject({ code: 1 });
+    expect((failed as { stdout: string }).stdout).toContain(
+      'the answer "echo: hi" does not contain "nope"',
+    );
   }, 150_000);
 });
 

@@ -1,12 +1,15 @@
 import { defineTool } from "switchyard";
 import { z } from "zod";
 
-/**
- * The bot's own parts, in a file of their own so that the bot (bot.ts) and
- * its tests (bot.test.ts) use the very same ones.
+/*
+ * The bot's own parts, in a file of their own so that the bot (bot.ts), its
+ * tests (bot.test.ts) and its scenarios (scenarios/*.yaml, run by
+ * `switchyard test` on plain node) use the very same ones. JavaScript, so
+ * that `switchyard test` can import it without a TypeScript loader.
  */
 
-const STOCK: Readonly<Record<string, number>> = { "ember-kettle": 12, "slate-mug": 0 };
+/** @type {Readonly<Record<string, number>>} */
+const STOCK = { "ember-kettle": 12, "slate-mug": 0 };
 
 /** How many of a product the shop has: the bot's tool. */
 export const stockLevel = defineTool({
@@ -22,3 +25,6 @@ export const stockLevel = defineTool({
 
 export const persona =
   "You are Kit, the shop's stock assistant. Answer in one sentence, and check stock_level before you say what is in stock.";
+
+/** What `switchyard test` starts for a scenario: the options of createTestBot. */
+export const testBot = { tools: [stockLevel], persona };
