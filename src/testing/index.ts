@@ -81,6 +81,7 @@ export {
   type StoredMessage,
   startFakeTelegram,
 } from "./fakes/telegram-api.ts";
+export { type ForwardOptions, forwardingModel, requestKey } from "./recorded-model.ts";
 export {
   parseScenario,
   type Scenario,

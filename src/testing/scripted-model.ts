@@ -13,6 +13,7 @@
  * });
  */
 import type { RecordedRequest, Responder, ScriptedReply } from "./fakes/openai-server.ts";
+import { type ForwardOptions, forwardingModel } from "./recorded-model.ts";
 
 /** One request the bot sent the model, read for what a test asks about. */
 export interface ModelRequest {
@@ -70,6 +71,11 @@ export interface ModelScript {
   readonly sequence?: readonly ModelStep[];
   /** Answers what nothing else does. Default: `echo: <last user text>`. */
   readonly otherwise?: ModelStep;
+  /**
+   * Answers what the sequence and the rules do not from a real model, through
+   * a cache file that replays offline (recorded-model.ts); `otherwise` is then unused.
+   */
+  readonly forward?: ForwardOptions;
 }
 
 /** A script's step could not be turned into a reply; the message names the step. */
@@ -108,6 +114,7 @@ export function readModelRequest(recorded: Pick<RecordedRequest, "body">): Model
 /** The fake server's responder for a script; the kit's test model runs it. */
 export function scriptedModel(script: ModelScript = {}): Responder {
   const sequence = [...(script.sequence ?? [])];
+  const real = script.forward ? forwardingModel(script.forward) : undefined;
   return (recorded) => {
     const request = readModelRequest(recorded);
     const next = sequence.shift();
@@ -118,6 +125,7 @@ export function scriptedModel(script: ModelScript = {}): Responder {
       const step = steps[Math.min(request.step, steps.length - 1)];
       if (step !== undefined) return replyFor(step, request);
     }
+    if (real) return real(recorded);
     return replyFor(script.otherwise ?? ((r) => `echo: ${r.lastUserText}`), request);
   };
 }

@@ -1,5 +1,8 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { defineTool } from "switchyard";
-import { createTestBot, type TestBot } from "switchyard/testing";
+import { createTestBot, startFakeOpenAI, type TestBot } from "switchyard/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { REDIS_URL } from "../support/redis.ts";
@@ -98,5 +101,44 @@ describe("switchyard/testing", () => {
     const done = await bot.nextAnswer();
     expect(done.text).toContain("Done: deployed to prod");
     expect(bot.toolCalls()).toMatchObject([{ name: "deploy", result: "deployed to prod" }]);
+  });
+
+  it("records a real model's replies into a cache file and replays them offline, the same answer", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sy-model-cache-"));
+    const cacheFile = join(dir, "replies.json");
+    // The "real" model: any OpenAI-compatible server that wants a key.
+    const real = await startFakeOpenAI({
+      apiKey: "real-key",
+      responder: (request) => {
+        const result = request.body.messages.findLast((m: { role: string }) => m.role === "tool");
+        return result
+          ? { content: `Real says: ${result.content}` }
+          : { toolCalls: [{ name: "weather", arguments: { city: "Oslo" } }] };
+      },
+    });
+    try {
+      const recording = await start({
+        tools: [weather],
+        model: { forward: { baseURL: real.url, apiKey: "real-key", model: "gpt-real", cacheFile } },
+      });
+      await recording.say("weather in Oslo?");
+      expect((await recording.nextAnswer()).text).toBe("Real says: Sunny in Oslo");
+      await recording.stop();
+      expect(real.requests.map((r) => r.body.model)).toEqual(["gpt-real", "gpt-real"]);
+      expect(Object.keys(JSON.parse(readFileSync(cacheFile, "utf8")))).toHaveLength(2);
+      await real.close();
+
+      const replaying = await start({
+        tools: [weather],
+        model: { forward: { baseURL: real.url, model: "gpt-real", cacheFile } },
+      });
+      await replaying.say("weather in Oslo?");
+      expect((await replaying.nextAnswer()).text).toBe("Real says: Sunny in Oslo");
+      expect(replaying.toolCalls()).toMatchObject([{ name: "weather", args: { city: "Oslo" } }]);
+      expect(real.requests).toHaveLength(2);
+    } finally {
+      await real.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
