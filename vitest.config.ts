@@ -22,6 +22,10 @@ export default defineConfig({
         find: /^switchyard$/,
         replacement: fileURLToPath(new URL("src/index.ts", import.meta.url)),
       },
+      {
+        find: /^switchyard\/testing$/,
+        replacement: fileURLToPath(new URL("src/testing/index.ts", import.meta.url)),
+      },
     ],
   },
   test: {
@@ -45,7 +49,8 @@ export default defineConfig({
         extends: true,
         test: {
           name: "integration",
-          include: ["test/**/*.test.ts"],
+          // The tested example's own tests run here too, against the source: the kit stays honest.
+          include: ["test/**/*.test.ts", "examples/tested-bot/*.test.ts"],
           // The chaos suite kills processes on a timetable: it runs alone (test/chaos/vitest.config.ts).
           // Cluster and Sentinel tests start Redis deployments of their own: vitest.cluster.config.ts runs them.
           exclude: [...configDefaults.exclude, "test/unit/**", "test/chaos/**", "test/topology/**"],

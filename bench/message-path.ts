@@ -12,9 +12,9 @@ import { Session } from "node:inspector/promises";
 import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createBot, createLogger, openAIProvider, slackChannel } from "../src/index.ts";
-import { startFakeOpenAI } from "../test/fakes/openai-server.ts";
-import { FAKE_SLACK, startFakeSlackApi } from "../test/fakes/slack-api.ts";
-import { appMentionEvent, sendEvent } from "../test/fakes/slack-requests.ts";
+import { startFakeOpenAI } from "../src/testing/fakes/openai-server.ts";
+import { FAKE_SLACK, startFakeSlackApi } from "../src/testing/fakes/slack-api.ts";
+import { appMentionEvent, sendEvent } from "../src/testing/fakes/slack-requests.ts";
 import { freePort, OPEN_DMS_CONFIG } from "../test/support/switchyard-process.ts";
 
 const SRC = fileURLToPath(new URL("../src/", import.meta.url));

@@ -17,7 +17,7 @@ import { freezeTurn } from "../src/core/loading/freeze.ts";
 import { ToolRegistry } from "../src/core/tools/registry.ts";
 import { buildMessagesRequest } from "../src/providers/anthropic/translate.ts";
 import { buildChatRequest, toolsParser } from "../src/providers/openai-request.ts";
-import { PromptCache } from "../test/fakes/anthropic.ts";
+import { PromptCache } from "../src/testing/fakes/anthropic.ts";
 import { DEMO_CAPABILITIES, demoTools } from "./demo-registry.ts";
 
 const TURNS = 20;

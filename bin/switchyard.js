@@ -5,8 +5,18 @@
 // without a rebuild and a stale dist/ can never answer for the source.
 import { existsSync } from "node:fs";
 
-const source = new URL("../src/cli.ts", import.meta.url);
-const built = new URL("../dist/cli.js", import.meta.url);
+// `switchyard test` is the test kit's own command (src/testing), not the bot's CLI:
+// nothing a bot runs in production loads the kit.
+const kit = process.argv[2] === "test";
+const entry = kit ? "testing/scenario-command" : "cli";
+const source = new URL(`../src/${entry}.ts`, import.meta.url);
+const built = new URL(`../dist/${entry}.js`, import.meta.url);
+
+/** Runs the entry: the CLI runs on import; the test command is handed its arguments. */
+async function run(url) {
+  const module = await import(url.href);
+  if (kit) await module.main(process.argv.slice(3));
+}
 
 async function tsxLoader() {
   try {
@@ -20,15 +30,15 @@ async function tsxLoader() {
 const tsx = existsSync(source) ? await tsxLoader() : undefined;
 if (tsx !== undefined) {
   tsx.register();
-  await import(source.href);
+  await run(source);
 } else if (existsSync(built)) {
-  await import(built.href);
+  await run(built);
 } else {
   process.stderr.write(
     existsSync(source)
       ? "switchyard: this checkout has neither tsx (run `npm install` for the dev dependencies) " +
-          "nor a build (run `npm run build`), so there is nothing to run src/cli.ts with.\n"
-      : "switchyard: dist/cli.js is missing: this copy of the package was never built. " +
+          `nor a build (run \`npm run build\`), so there is nothing to run src/${entry}.ts with.\n`
+      : `switchyard: dist/${entry}.js is missing: this copy of the package was never built. ` +
           "Reinstall it, or run `npm run build` in its folder.\n",
   );
   process.exitCode = 2;

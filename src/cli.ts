@@ -17,6 +17,8 @@ Commands:
            switchyard start [--role all|ingress|worker] [--config FILE] [--tools SPEC] [--mode MODE] [--plugin FILE|PACKAGE]
   doctor   Check a deployment: config, Redis, the model, each platform's token and scopes, MCP, web search.
            switchyard doctor [--config FILE]
+  test     Run scenario files against your bot on fake platforms and a scripted model (switchyard/testing).
+           switchyard test [FILE|FOLDER...] [--redis URL] [--timeout MS]
 
 Run "switchyard <command> --help" for a command's options.`;
 

@@ -86,6 +86,7 @@ export default defineConfig({
         items: [
           { text: "Use it as a library", link: "/extend/library" },
           { text: "Writing a tool", link: "/extend/writing-a-tool" },
+          { text: "Testing your bot", link: "/extend/testing" },
           { text: "Writing a fourth platform", link: "/extend/fourth-platform" },
           { text: "API reference", link: "/api/", collapsed: true, items: apiSidebar },
         ],

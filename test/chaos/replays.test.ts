@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { InlineKeyboardMarkup } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FAKE_DISCORD } from "../fakes/discord-api.ts";
-import { sendBlockAction, sendSlashCommand } from "../fakes/slack-requests.ts";
+import { FAKE_DISCORD } from "../../src/testing/fakes/discord-api.ts";
+import { sendBlockAction, sendSlashCommand } from "../../src/testing/fakes/slack-requests.ts";
 import { DISCORD_PERSON, type DiscordChaos, discordChaos } from "../support/chaos-discord.ts";
 import { CHAOS } from "../support/chaos-knobs.ts";
 import { CLEAN_VERDICT, verdict } from "../support/chaos-ledger.ts";

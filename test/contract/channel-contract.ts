@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { FakeOpenAI } from "../fakes/openai-server.ts";
+import type { FakeOpenAI } from "../../src/testing/fakes/openai-server.ts";
 import { until } from "../support/channels.ts";
 
 /** Delivers the same platform event once more, as the platform's retry or a gateway replay would. */

@@ -1,4 +1,4 @@
-import { FAKE_DISCORD } from "../fakes/discord-api.ts";
+import { FAKE_DISCORD } from "../../src/testing/fakes/discord-api.ts";
 import { botPosts, HUMAN, startDiscordBot } from "../support/discord.ts";
 import { channelContract, type DriverSetup } from "./channel-contract.ts";
 

@@ -1,5 +1,5 @@
 import { type BotRole, createBot, createLogger, createOpenAIProvider } from "../../src/index.ts";
-import { startFakeOpenAI } from "../fakes/openai-server.ts";
+import { startFakeOpenAI } from "../../src/testing/fakes/openai-server.ts";
 import { bigTool, lookupTool } from "../support/pipeline.ts";
 import { connectRedis, deleteKeysUnder, redisEnv, uniquePrefix } from "../support/redis.ts";
 import { channelContract, type DriverSetup } from "./channel-contract.ts";

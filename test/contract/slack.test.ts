@@ -1,4 +1,4 @@
-import { messageEvent, sendEvent } from "../fakes/slack-requests.ts";
+import { messageEvent, sendEvent } from "../../src/testing/fakes/slack-requests.ts";
 import { SLACK_SECRET, startSlackHarness } from "../support/slack-harness.ts";
 import { channelContract, type DriverSetup } from "./channel-contract.ts";
 

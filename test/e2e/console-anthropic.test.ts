@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type FakeAnthropic, startFakeAnthropic } from "../fakes/anthropic.ts";
+import { type FakeAnthropic, startFakeAnthropic } from "../../src/testing/fakes/anthropic.ts";
 import { connectRedis, deleteKeysUnder, uniquePrefix } from "../support/redis.ts";
 import { runConsoleStart } from "../support/start-command.ts";
 

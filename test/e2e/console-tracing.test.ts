@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
+import { type FakeOpenAI, startFakeOpenAI } from "../../src/testing/fakes/openai-server.ts";
 import { type FakeCollector, startFakeCollector } from "../fakes/otlp-collector.ts";
 import { connectRedis, deleteKeysUnder, uniquePrefix } from "../support/redis.ts";
 import { runConsoleStart } from "../support/start-command.ts";

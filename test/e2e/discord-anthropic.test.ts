@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { FakeAnthropic } from "../fakes/anthropic.ts";
-import { FAKE_DISCORD } from "../fakes/discord-api.ts";
-import type { FakeOpenAI } from "../fakes/openai-server.ts";
+import type { FakeAnthropic } from "../../src/testing/fakes/anthropic.ts";
+import { FAKE_DISCORD } from "../../src/testing/fakes/discord-api.ts";
+import type { FakeOpenAI } from "../../src/testing/fakes/openai-server.ts";
 import { until } from "../support/channels.ts";
 import {
   botPosts,

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_APPROVAL_POLICY } from "../../src/core/approvals/approval.ts";
 import { requestText } from "../../src/core/approvals/request.ts";
-import { FAKE_DISCORD, type FakeDiscord } from "../fakes/discord-api.ts";
+import { FAKE_DISCORD, type FakeDiscord } from "../../src/testing/fakes/discord-api.ts";
 import {
   approvalControls,
   deployRuns,

@@ -1,7 +1,7 @@
 import sharp from "sharp";
 import { afterEach, describe, expect, it } from "vitest";
-import { FAKE_DISCORD } from "../fakes/discord-api.ts";
-import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
+import { FAKE_DISCORD } from "../../src/testing/fakes/discord-api.ts";
+import { type FakeOpenAI, startFakeOpenAI } from "../../src/testing/fakes/openai-server.ts";
 import {
   attachmentPipeline,
   contentText,

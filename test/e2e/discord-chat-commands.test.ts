@@ -1,5 +1,5 @@
 import { describe, it } from "vitest";
-import { FAKE_DISCORD } from "../fakes/discord-api.ts";
+import { FAKE_DISCORD } from "../../src/testing/fakes/discord-api.ts";
 import { until } from "../support/channels.ts";
 import {
   type CommandDriver,

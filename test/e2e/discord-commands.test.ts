@@ -2,8 +2,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTool } from "../../src/core/tools/tool.ts";
 import { loadSkills } from "../../src/runtime/skill-folders.ts";
-import { FAKE_DISCORD, type FakeDiscord, startFakeDiscord } from "../fakes/discord-api.ts";
-import { guildCreatePayload, userPayload } from "../fakes/discord-model.ts";
+import {
+  FAKE_DISCORD,
+  type FakeDiscord,
+  startFakeDiscord,
+} from "../../src/testing/fakes/discord-api.ts";
+import { guildCreatePayload, userPayload } from "../../src/testing/fakes/discord-model.ts";
 import { until } from "../support/channels.ts";
 import {
   botPosts,

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { FEEDBACK_REPLIES } from "../../src/ingress/feedback-desk.ts";
 import { Metrics } from "../../src/observability/metrics.ts";
-import { FAKE_DISCORD, type FakeDiscord } from "../fakes/discord-api.ts";
+import { FAKE_DISCORD, type FakeDiscord } from "../../src/testing/fakes/discord-api.ts";
 import { until } from "../support/channels.ts";
 import {
   botPosts,

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { DiscordChannel } from "../../src/platforms/discord/channel.ts";
 import { pickId, switchId } from "../../src/platforms/discord/custom-id.ts";
 import { createStore } from "../../src/store/index.ts";
-import { FAKE_DISCORD, type FakeDiscord } from "../fakes/discord-api.ts";
+import { FAKE_DISCORD, type FakeDiscord } from "../../src/testing/fakes/discord-api.ts";
 import { until } from "../support/channels.ts";
 import {
   callbackOf,

@@ -1,8 +1,8 @@
 import { GatewayDispatchEvents } from "discord.js";
 import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { FAKE_DISCORD } from "../fakes/discord-api.ts";
-import { userPayload } from "../fakes/discord-model.ts";
+import { FAKE_DISCORD } from "../../src/testing/fakes/discord-api.ts";
+import { userPayload } from "../../src/testing/fakes/discord-model.ts";
 import { until } from "../support/channels.ts";
 import {
   botPosts,

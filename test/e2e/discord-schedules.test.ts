@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { SwitchyardConfig } from "../../src/core/config/index.ts";
 import { parseConfig } from "../../src/platforms/config.ts";
 import { ScheduleStore } from "../../src/store/schedule-store.ts";
-import { FAKE_DISCORD } from "../fakes/discord-api.ts";
+import { FAKE_DISCORD } from "../../src/testing/fakes/discord-api.ts";
 import { until } from "../support/channels.ts";
 import { botPosts, type DiscordSetup, HUMAN, startDiscordBot } from "../support/discord.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { STORM_EXIT_CODE } from "../../src/observability/process-guard.ts";
-import { type FakeDiscord, startFakeDiscord } from "../fakes/discord-api.ts";
+import { type FakeDiscord, startFakeDiscord } from "../../src/testing/fakes/discord-api.ts";
 import { until } from "../support/channels.ts";
 import { botPosts, callbackOf, fixture, HUMAN } from "../support/discord.ts";
 import { type StartedCommand, useStartCommand } from "../support/start-command.ts";

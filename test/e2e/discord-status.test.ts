@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTool } from "../../src/core/tools/tool.ts";
-import { FAKE_DISCORD } from "../fakes/discord-api.ts";
+import { FAKE_DISCORD } from "../../src/testing/fakes/discord-api.ts";
 import { until } from "../support/channels.ts";
 import { botPosts, type DiscordSetup, HUMAN, startDiscordBot } from "../support/discord.ts";
 

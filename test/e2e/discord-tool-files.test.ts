@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import { FAKE_DISCORD } from "../fakes/discord-api.ts";
+import { FAKE_DISCORD } from "../../src/testing/fakes/discord-api.ts";
 import { until } from "../support/channels.ts";
 import { botPosts, type DiscordSetup, HUMAN, startDiscordBot } from "../support/discord.ts";
 import { makePdf, makePng, oversizedReport, reportTool } from "../support/files.ts";

@@ -4,7 +4,11 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DiscordOutbound } from "../../src/platforms/discord/outbound.ts";
 import { UploadRefusedError } from "../../src/platforms/upload-error.ts";
 import type { OutgoingFile } from "../../src/ports/outbound.ts";
-import { FAKE_DISCORD, type FakeDiscord, startFakeDiscord } from "../fakes/discord-api.ts";
+import {
+  FAKE_DISCORD,
+  type FakeDiscord,
+  startFakeDiscord,
+} from "../../src/testing/fakes/discord-api.ts";
 
 const GUILD = FAKE_DISCORD.guildId;
 const GENERAL = FAKE_DISCORD.channelId;

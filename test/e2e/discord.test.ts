@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { INBOUND_TEXT_LIMIT, tooLongReply } from "../../src/core/conversation.ts";
 import { DiscordChannel } from "../../src/platforms/discord/channel.ts";
 import { DEFAULT_DISCORD, type DiscordConfig } from "../../src/platforms/discord/config-section.ts";
-import { FAKE_DISCORD, startFakeDiscord } from "../fakes/discord-api.ts";
+import { FAKE_DISCORD, startFakeDiscord } from "../../src/testing/fakes/discord-api.ts";
 import { until } from "../support/channels.ts";
 import { botPosts, type DiscordSetup, HUMAN, startDiscordBot } from "../support/discord.ts";
 

@@ -3,8 +3,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runDoctorCommand } from "../../src/cli/doctor.ts";
-import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
-import { FAKE_TELEGRAM, type FakeTelegram, startFakeTelegram } from "../fakes/telegram-api.ts";
+import {
+  FAKE_SLACK,
+  type FakeSlackApi,
+  startFakeSlackApi,
+} from "../../src/testing/fakes/slack-api.ts";
+import {
+  FAKE_TELEGRAM,
+  type FakeTelegram,
+  startFakeTelegram,
+} from "../../src/testing/fakes/telegram-api.ts";
 import { redisEnv } from "../support/redis.ts";
 
 const SALES = {

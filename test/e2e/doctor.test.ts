@@ -7,12 +7,20 @@ import { Api } from "grammy";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runDoctorCommand } from "../../src/cli/doctor.ts";
 import { requiredSlackScopes } from "../../src/platforms/slack/scopes.ts";
-import { type FakeDiscord, startFakeDiscord } from "../fakes/discord-api.ts";
-import { FAKE_MODEL_ID, type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
+import { type FakeDiscord, startFakeDiscord } from "../../src/testing/fakes/discord-api.ts";
+import {
+  FAKE_MODEL_ID,
+  type FakeOpenAI,
+  startFakeOpenAI,
+} from "../../src/testing/fakes/openai-server.ts";
+import {
+  FAKE_SLACK,
+  type FakeSlackApi,
+  startFakeSlackApi,
+} from "../../src/testing/fakes/slack-api.ts";
+import { type FakeTelegram, startFakeTelegram } from "../../src/testing/fakes/telegram-api.ts";
 import { type FakeSearxng, startFakeSearxng } from "../fakes/searxng.ts";
-import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
 import { startFakeSocketMode } from "../fakes/slack-socket.ts";
-import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-api.ts";
 import { FIXTURE } from "../support/mcp.ts";
 import { redisEnv } from "../support/redis.ts";
 import { freePort } from "../support/switchyard-process.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_ATTACHMENTS } from "../../src/core/config/index.ts";
-import type { Responder } from "../fakes/openai-server.ts";
+import type { Responder } from "../../src/testing/fakes/openai-server.ts";
 import { ALICE, BOB, type TelegramSetup } from "../fakes/telegram-setup.ts";
 import { useTelegramAttachmentBots } from "../support/attachments.ts";
 import { until } from "../support/channels.ts";

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Hook } from "../../src/core/hooks/index.ts";
-import { FAKE_DISCORD } from "../fakes/discord-model.ts";
-import { FAKE_SLACK } from "../fakes/slack-api.ts";
+import { FAKE_DISCORD } from "../../src/testing/fakes/discord-model.ts";
+import { FAKE_SLACK } from "../../src/testing/fakes/slack-api.ts";
 import { TEAM, useTelegram } from "../fakes/telegram-setup.ts";
 import { until } from "../support/channels.ts";
 import { botPosts, HUMAN, startDiscordBot } from "../support/discord.ts";

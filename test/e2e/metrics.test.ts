@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { ConversationQueue } from "../../src/queue/queue.ts";
 import { Inbox } from "../../src/store/inbox.ts";
 import { KeyScheme } from "../../src/store/keys.ts";
-import { echoResponder, startFakeOpenAI } from "../fakes/openai-server.ts";
+import { echoResponder, startFakeOpenAI } from "../../src/testing/fakes/openai-server.ts";
 import { connectRedis, deleteKeysUnder, uniquePrefix } from "../support/redis.ts";
 import { freePort } from "../support/switchyard-process.ts";
 import { startWorkerProcess, type WorkerProcess } from "../support/workers.ts";

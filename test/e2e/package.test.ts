@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RecordedRequest, startFakeOpenAI } from "../fakes/openai-server.ts";
+import { type RecordedRequest, startFakeOpenAI } from "../../src/testing/fakes/openai-server.ts";
 import { connectRedis, deleteKeysUnder, redisEnv, uniquePrefix } from "../support/redis.ts";
 
 /**
@@ -29,13 +29,15 @@ import { connectRedis, deleteKeysUnder, redisEnv, uniquePrefix } from "../suppor
  * newer than its sources is packed as it is. Each step has a timeout of its own.
  *
  * The bots in examples/ run from the same install: each is copied beside the
- * installed package, the TypeScript ones are type-checked and the JavaScript
- * one runs against the fake model.
+ * installed package, the TypeScript ones are type-checked, the JavaScript
+ * one runs against the fake model, and the tested bot's own tests run there
+ * with vitest on `switchyard/testing` as the tarball ships it.
  */
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const TSC = join(ROOT, "node_modules", "typescript", "bin", "tsc");
 const MANIFEST = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
   dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
 };
 const NPM_QUIET = ["--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts"];
 const run = promisify(execFile);
@@ -44,6 +46,8 @@ const run = promisify(execFile);
 function plainEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
   delete env.NODE_OPTIONS;
+  // A child vitest (the tested example) must print plain text, whatever the parent's terminal was.
+  delete env.FORCE_COLOR;
   return env;
 }
 
@@ -124,10 +128,16 @@ beforeAll(async () => {
     `${JSON.stringify({ name: "consumer", private: true, type: "module" }, null, 2)}\n`,
   );
   [packed] = await Promise.all([pack(), prefetchDependencies()]);
-  // zod beside it, as a bot author who defines tools installs it.
+  // zod beside it, as a bot author who defines tools installs it, and vitest, as one who tests the bot does.
   await run(
     "npm",
-    ["install", join(work, packed.filename), `zod@${MANIFEST.dependencies.zod}`, ...NPM_QUIET],
+    [
+      "install",
+      join(work, packed.filename),
+      `zod@${MANIFEST.dependencies.zod}`,
+      `vitest@${MANIFEST.devDependencies.vitest}`,
+      ...NPM_QUIET,
+    ],
     { cwd: consumer, env: plainEnv(), timeout: 120_000 },
   );
 }, 400_000);
@@ -152,6 +162,8 @@ describe.concurrent("the npm package", () => {
         "dist/index.d.ts",
         "dist/index.js.map",
         "dist/cli.js",
+        "dist/testing/index.js",
+        "dist/testing/index.d.ts",
         "deploy/slack/manifest.yaml",
         "skills/bot-guide/SKILL.md",
         "skills/meeting-notes/SKILL.md",
@@ -193,6 +205,7 @@ describe.concurrent("the npm package", () => {
     // One program for all three: the package's declarations are checked once, not three times.
     example("ts-bot");
     example("custom-channel");
+    example("tested-bot");
     writeFileSync(
       join(consumer, "tsconfig.json"),
       JSON.stringify({
@@ -203,8 +216,16 @@ describe.concurrent("the npm package", () => {
           target: "ES2022",
           skipLibCheck: false,
           noEmit: true,
+          // The tested bot's parts are JavaScript, so that `switchyard test` imports them on plain node.
+          allowJs: true,
         },
-        include: ["bot.ts", "ts-bot/bot.ts", "custom-channel/bot.ts"],
+        include: [
+          "bot.ts",
+          "ts-bot/bot.ts",
+          "custom-channel/bot.ts",
+          "tested-bot/bot.ts",
+          "tested-bot/bot.test.ts",
+        ],
       }),
     );
     writeFileSync(join(consumer, "bot.ts"), CONSUMER_BOT);
@@ -219,6 +240,40 @@ describe.concurrent("the npm package", () => {
 });
 
 const EXAMPLES = join(ROOT, "examples");
+
+describe("the tested example, installed from the tarball", () => {
+  it("passes its own vitest tests on plain node, through switchyard/testing as the package ships it", async () => {
+    const folder = example("tested-bot");
+    const vitest = join(consumer, "node_modules", "vitest", "vitest.mjs");
+    const result = await run(process.execPath, [vitest, "run", "--root", folder], {
+      cwd: folder,
+      env: { ...plainEnv(), ...redisEnv(), LOG_LEVEL: "error", CI: "1", NO_COLOR: "1" },
+      timeout: 120_000,
+    }).catch((error: { stdout: string; stderr: string; code: number }) => error);
+    const { stdout, stderr } = result as { stdout: string; stderr: string };
+    expect(result, `${stdout}\n${stderr}`).not.toHaveProperty("code");
+    expect(stdout).toMatch(/Tests\s+3 passed \(3\)/);
+  }, 150_000);
+
+  it("passes its scenario files with the installed switchyard test command, and fails one that expects otherwise", async () => {
+    const folder = example("tested-bot");
+    const bin = join(consumer, "node_modules", ".bin", "switchyard");
+    const opts = { cwd: folder, env: { ...plainEnv(), ...redisEnv() }, timeout: 120_000 };
+    const passed = await run(bin, ["test", "scenarios"], opts);
+    expect(passed.stdout).toContain("2 of 2 scenarios passed.");
+    writeFileSync(
+      join(folder, "wrong.yaml"),
+      "name: wrong\nbot: ./parts.js\nsteps:\n  - say: hi\n    expect: { answer_contains: nope }\n",
+    );
+    const failed = await run(bin, ["test", "wrong.yaml"], opts).catch(
+      (error: { code: number; stdout: string }) => error,
+    );
+    expect(failed).toMatchObject({ code: 1 });
+    expect((failed as { stdout: string }).stdout).toContain(
+      'the answer "echo: hi" does not contain "nope"',
+    );
+  }, 150_000);
+});
 
 /** An example copied beside the installed package, as a person would after `npm i switchyard`. */
 function example(name: string): string {

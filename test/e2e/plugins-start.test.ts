@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RecordedRequest, startFakeOpenAI } from "../fakes/openai-server.ts";
+import { type RecordedRequest, startFakeOpenAI } from "../../src/testing/fakes/openai-server.ts";
 import {
   connectRedis,
   deleteKeysUnder,

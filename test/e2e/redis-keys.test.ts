@@ -9,11 +9,15 @@ import { ToolRegistry } from "../../src/core/tools/registry.ts";
 import { defineTool } from "../../src/core/tools/tool.ts";
 import { toolResult } from "../../src/core/tools/tool-result.ts";
 import { schemeKeyKind } from "../../src/store/key-parse.ts";
+import { FAKE_DISCORD } from "../../src/testing/fakes/discord-api.ts";
+import { FAKE_SLACK } from "../../src/testing/fakes/slack-api.ts";
+import {
+  appMentionEvent,
+  sendEvent,
+  sendSlashCommand,
+} from "../../src/testing/fakes/slack-requests.ts";
 import { memoryTools } from "../../src/tools/memory/index.ts";
 import { reminderQueue, reminderTools } from "../../src/tools/reminders/index.ts";
-import { FAKE_DISCORD } from "../fakes/discord-api.ts";
-import { FAKE_SLACK } from "../fakes/slack-api.ts";
-import { appMentionEvent, sendEvent, sendSlashCommand } from "../fakes/slack-requests.ts";
 import { ALICE, BOT, startTelegram, TEAM, type TelegramSetup } from "../fakes/telegram-setup.ts";
 import { until } from "../support/channels.ts";
 import {

@@ -7,10 +7,18 @@ import { DiscordChannel } from "../../src/platforms/discord/channel.ts";
 import { SlackDirectory } from "../../src/platforms/slack/directory.ts";
 import { SlackOutbound } from "../../src/platforms/slack/outbound.ts";
 import { TelegramChannel } from "../../src/platforms/telegram/channel.ts";
+import {
+  FAKE_DISCORD,
+  type FakeDiscord,
+  startFakeDiscord,
+} from "../../src/testing/fakes/discord-api.ts";
+import {
+  FAKE_SLACK,
+  type FakeSlackApi,
+  startFakeSlackApi,
+} from "../../src/testing/fakes/slack-api.ts";
+import { type FakeTelegram, startFakeTelegram } from "../../src/testing/fakes/telegram-api.ts";
 import { sendMessageTool } from "../../src/tools/send-message.ts";
-import { FAKE_DISCORD, type FakeDiscord, startFakeDiscord } from "../fakes/discord-api.ts";
-import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
-import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-api.ts";
 import { type Pipeline, startPipeline } from "../support/pipeline.ts";
 
 let pipe: Pipeline | undefined;

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { SwitchyardConfig } from "../../src/core/config/index.ts";
 import { parseConfig } from "../../src/platforms/config.ts";
-import { FAKE_SLACK } from "../fakes/slack-api.ts";
+import { FAKE_SLACK } from "../../src/testing/fakes/slack-api.ts";
 import {
   appMentionEvent,
   messageEvent,
   sendEvent,
   sendSlashCommand,
-} from "../fakes/slack-requests.ts";
+} from "../../src/testing/fakes/slack-requests.ts";
 import { until } from "../support/channels.ts";
 import {
   SLACK_SECRET,

@@ -8,8 +8,12 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
-import { appMentionEvent, sendEvent } from "../fakes/slack-requests.ts";
+import {
+  FAKE_SLACK,
+  type FakeSlackApi,
+  startFakeSlackApi,
+} from "../../src/testing/fakes/slack-api.ts";
+import { appMentionEvent, sendEvent } from "../../src/testing/fakes/slack-requests.ts";
 import { until } from "../support/channels.ts";
 import { useStartCommand } from "../support/start-command.ts";
 import { freePort } from "../support/switchyard-process.ts";

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/platforms/config.ts";
-import { FAKE_SLACK } from "../fakes/slack-api.ts";
+import { FAKE_SLACK } from "../../src/testing/fakes/slack-api.ts";
 import {
   appMentionEvent,
   messageEvent,
   sendEvent,
   sendSlashCommand,
-} from "../fakes/slack-requests.ts";
+} from "../../src/testing/fakes/slack-requests.ts";
 import { until } from "../support/channels.ts";
 import {
   SLACK_SECRET,

@@ -1,8 +1,8 @@
 import sharp from "sharp";
 import { afterEach, describe, expect, it } from "vitest";
-import type { FakeAnthropic } from "../fakes/anthropic.ts";
-import type { FakeOpenAI } from "../fakes/openai-server.ts";
-import { messageEvent, sendEvent } from "../fakes/slack-requests.ts";
+import type { FakeAnthropic } from "../../src/testing/fakes/anthropic.ts";
+import type { FakeOpenAI } from "../../src/testing/fakes/openai-server.ts";
+import { messageEvent, sendEvent } from "../../src/testing/fakes/slack-requests.ts";
 import { until } from "../support/channels.ts";
 import { makePng } from "../support/files.ts";
 import { SLACK_SECRET, type SlackHarness, startSlackHarness } from "../support/slack-harness.ts";

@@ -2,14 +2,14 @@ import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULT_APPROVAL_POLICY } from "../../src/core/approvals/approval.ts";
 import { requestText } from "../../src/core/approvals/request.ts";
 import type { SlackChannel } from "../../src/platforms/slack/channel.ts";
-import { FAKE_SLACK } from "../fakes/slack-api.ts";
-import { adopt, slackFixtures } from "../fakes/slack-fixtures.ts";
+import { FAKE_SLACK } from "../../src/testing/fakes/slack-api.ts";
 import {
   appMentionEvent,
   sendEvent,
   sendSigned,
   sendSlashCommand,
-} from "../fakes/slack-requests.ts";
+} from "../../src/testing/fakes/slack-requests.ts";
+import { adopt, slackFixtures } from "../fakes/slack-fixtures.ts";
 import {
   approvalControls,
   deployRuns,

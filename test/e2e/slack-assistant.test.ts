@@ -3,8 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/platforms/config.ts";
-import type { FakeSlackApi } from "../fakes/slack-api.ts";
-import { assistantThreadEvent, messageEvent, sendEvent } from "../fakes/slack-requests.ts";
+import type { FakeSlackApi } from "../../src/testing/fakes/slack-api.ts";
+import {
+  assistantThreadEvent,
+  messageEvent,
+  sendEvent,
+} from "../../src/testing/fakes/slack-requests.ts";
 import { until } from "../support/channels.ts";
 import {
   SLACK_SECRET,

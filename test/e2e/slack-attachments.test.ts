@@ -1,9 +1,9 @@
 import sharp from "sharp";
 import { afterEach, describe, expect, it } from "vitest";
-import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
-import { FAKE_SLACK } from "../fakes/slack-api.ts";
-import { messageEvent, sendEvent } from "../fakes/slack-requests.ts";
-import type { FakeSlackFile } from "../fakes/slack-workspace.ts";
+import { type FakeOpenAI, startFakeOpenAI } from "../../src/testing/fakes/openai-server.ts";
+import { FAKE_SLACK } from "../../src/testing/fakes/slack-api.ts";
+import { messageEvent, sendEvent } from "../../src/testing/fakes/slack-requests.ts";
+import type { FakeSlackFile } from "../../src/testing/fakes/slack-workspace.ts";
 import {
   attachmentPipeline,
   contentText,

@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { FAKE_SLACK } from "../fakes/slack-api.ts";
-import { messageEvent, sendEvent, sendSlashCommand } from "../fakes/slack-requests.ts";
+import { FAKE_SLACK } from "../../src/testing/fakes/slack-api.ts";
+import {
+  messageEvent,
+  sendEvent,
+  sendSlashCommand,
+} from "../../src/testing/fakes/slack-requests.ts";
 import { until } from "../support/channels.ts";
 import {
   type CommandDriver,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FAKE_SLACK } from "../fakes/slack-api.ts";
+import { FAKE_SLACK } from "../../src/testing/fakes/slack-api.ts";
 import {
   appMentionEvent,
   blockActionPayload,
@@ -7,7 +7,7 @@ import {
   sendBlockAction,
   sendEvent,
   sendSlashCommand,
-} from "../fakes/slack-requests.ts";
+} from "../../src/testing/fakes/slack-requests.ts";
 import { until } from "../support/channels.ts";
 import {
   SLACK_SECRET,

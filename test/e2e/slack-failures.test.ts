@@ -1,7 +1,15 @@
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
-import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
-import { appMentionEvent, messageEvent, sendEvent } from "../fakes/slack-requests.ts";
+import {
+  FAKE_SLACK,
+  type FakeSlackApi,
+  startFakeSlackApi,
+} from "../../src/testing/fakes/slack-api.ts";
+import {
+  appMentionEvent,
+  messageEvent,
+  sendEvent,
+} from "../../src/testing/fakes/slack-requests.ts";
 import { type FakeSocketMode, startFakeSocketMode } from "../fakes/slack-socket.ts";
 import { channelRuntime, until } from "../support/channels.ts";
 import { lookupTool, type Pipeline, startPipeline } from "../support/pipeline.ts";

@@ -1,9 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { FEEDBACK_REPLIES } from "../../src/ingress/feedback-desk.ts";
 import { Metrics } from "../../src/observability/metrics.ts";
-import { FAKE_SLACK, type FakeSlackApi } from "../fakes/slack-api.ts";
+import { FAKE_SLACK, type FakeSlackApi } from "../../src/testing/fakes/slack-api.ts";
+import {
+  appMentionEvent,
+  messageEvent,
+  sendEvent,
+  sendSigned,
+} from "../../src/testing/fakes/slack-requests.ts";
 import { adopt, slackFixtures } from "../fakes/slack-fixtures.ts";
-import { appMentionEvent, messageEvent, sendEvent, sendSigned } from "../fakes/slack-requests.ts";
 import { until } from "../support/channels.ts";
 import { SLACK_SECRET, settle, useSlackHarness } from "../support/slack-harness.ts";
 

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { sendSigned, sendUrlVerification } from "../../src/testing/fakes/slack-requests.ts";
 import { adopt, formFields, type SlackFixture, slackFixtures } from "../fakes/slack-fixtures.ts";
-import { sendSigned, sendUrlVerification } from "../fakes/slack-requests.ts";
 import type { FakeSocketMode } from "../fakes/slack-socket.ts";
 import { until } from "../support/channels.ts";
 import { slackish, socketFrame } from "../support/slack-arbitraries.ts";

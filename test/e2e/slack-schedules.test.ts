@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { SwitchyardConfig } from "../../src/core/config/index.ts";
 import { parseConfig } from "../../src/platforms/config.ts";
 import { ScheduleStore } from "../../src/store/schedule-store.ts";
-import { FAKE_SLACK } from "../fakes/slack-api.ts";
-import { appMentionEvent, sendEvent } from "../fakes/slack-requests.ts";
+import { FAKE_SLACK } from "../../src/testing/fakes/slack-api.ts";
+import { appMentionEvent, sendEvent } from "../../src/testing/fakes/slack-requests.ts";
 import { until } from "../support/channels.ts";
 import {
   SLACK_SECRET,

@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { FAKE_SLACK } from "../fakes/slack-api.ts";
-import { appMentionEvent, sendEvent, sendSlashCommand } from "../fakes/slack-requests.ts";
+import { FAKE_SLACK } from "../../src/testing/fakes/slack-api.ts";
+import {
+  appMentionEvent,
+  sendEvent,
+  sendSlashCommand,
+} from "../../src/testing/fakes/slack-requests.ts";
 import { until } from "../support/channels.ts";
 import { SLACK_SECRET, settle, useSlackHarness, visibleIn } from "../support/slack-harness.ts";
 

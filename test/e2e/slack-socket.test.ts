@@ -2,8 +2,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { SlackChannel } from "../../src/platforms/slack/channel.ts";
 import { DEFAULT_SLACK } from "../../src/platforms/slack/config-section.ts";
 import { loadSkills } from "../../src/runtime/skill-folders.ts";
-import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
-import { appMentionEvent, messageEvent } from "../fakes/slack-requests.ts";
+import {
+  FAKE_SLACK,
+  type FakeSlackApi,
+  startFakeSlackApi,
+} from "../../src/testing/fakes/slack-api.ts";
+import { appMentionEvent, messageEvent } from "../../src/testing/fakes/slack-requests.ts";
 import { type FakeSocketMode, startFakeSocketMode } from "../fakes/slack-socket.ts";
 import { channelRuntime, until } from "../support/channels.ts";
 import { bigTool, lookupTool, type Pipeline, startPipeline } from "../support/pipeline.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { FAKE_SLACK, startFakeSlackApi } from "../fakes/slack-api.ts";
-import { appMentionEvent, sendEvent } from "../fakes/slack-requests.ts";
+import { FAKE_SLACK, startFakeSlackApi } from "../../src/testing/fakes/slack-api.ts";
+import { appMentionEvent, sendEvent } from "../../src/testing/fakes/slack-requests.ts";
 import { useStartCommand } from "../support/start-command.ts";
 import { freePort } from "../support/switchyard-process.ts";
 

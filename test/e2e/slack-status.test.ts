@@ -3,8 +3,12 @@ import { z } from "zod";
 import { defineTool } from "../../src/core/tools/tool.ts";
 import type { SlackChannel } from "../../src/platforms/slack/channel.ts";
 import { loadSkills } from "../../src/runtime/skill-folders.ts";
-import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
-import { appMentionEvent, sendEvent } from "../fakes/slack-requests.ts";
+import {
+  FAKE_SLACK,
+  type FakeSlackApi,
+  startFakeSlackApi,
+} from "../../src/testing/fakes/slack-api.ts";
+import { appMentionEvent, sendEvent } from "../../src/testing/fakes/slack-requests.ts";
 import { channelRuntime, until } from "../support/channels.ts";
 import { type Pipeline, startPipeline } from "../support/pipeline.ts";
 import { fakeSlackChannel, SLACK_SECRET } from "../support/slack-harness.ts";

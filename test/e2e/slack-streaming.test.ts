@@ -2,8 +2,12 @@ import { WebClient } from "@slack/web-api";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_SLACK, type SlackConfig } from "../../src/platforms/slack/config-section.ts";
 import { SlackStreams } from "../../src/platforms/slack/stream.ts";
-import { FAKE_SLACK, type FakeSlackApi } from "../fakes/slack-api.ts";
-import { appMentionEvent, messageEvent, sendEvent } from "../fakes/slack-requests.ts";
+import { FAKE_SLACK, type FakeSlackApi } from "../../src/testing/fakes/slack-api.ts";
+import {
+  appMentionEvent,
+  messageEvent,
+  sendEvent,
+} from "../../src/testing/fakes/slack-requests.ts";
 import { until } from "../support/channels.ts";
 import { SLACK_SECRET, useSlackHarness, visibleIn } from "../support/slack-harness.ts";
 

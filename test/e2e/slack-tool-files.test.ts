@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { FAKE_SLACK } from "../fakes/slack-api.ts";
-import { appMentionEvent, sendEvent } from "../fakes/slack-requests.ts";
+import { FAKE_SLACK } from "../../src/testing/fakes/slack-api.ts";
+import { appMentionEvent, sendEvent } from "../../src/testing/fakes/slack-requests.ts";
 import { until } from "../support/channels.ts";
 import { makePdf, makePng, oversizedReport, reportTool } from "../support/files.ts";
 import { SLACK_SECRET, settle, useSlackHarness, visibleIn } from "../support/slack-harness.ts";

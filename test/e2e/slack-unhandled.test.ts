@@ -4,7 +4,7 @@ import {
   sendBlockAction,
   sendSigned,
   sendSlashCommand,
-} from "../fakes/slack-requests.ts";
+} from "../../src/testing/fakes/slack-requests.ts";
 import {
   SLACK_SECRET,
   type SlackHarness,

@@ -4,7 +4,11 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SlackOutbound } from "../../src/platforms/slack/outbound.ts";
 import { UploadRefusedError } from "../../src/platforms/upload-error.ts";
 import type { OutgoingFile } from "../../src/ports/outbound.ts";
-import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
+import {
+  FAKE_SLACK,
+  type FakeSlackApi,
+  startFakeSlackApi,
+} from "../../src/testing/fakes/slack-api.ts";
 
 const HUMAN = "U0HUMAN";
 const BOT = FAKE_SLACK.botUserId;

@@ -1,19 +1,25 @@
+import { createTestBot, type ModelScript, type TestBot } from "switchyard/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SwitchyardConfig } from "../../src/core/config/index.ts";
 import { EMPTY_CONFIG } from "../../src/platforms/config.ts";
 import type { SlackChannel } from "../../src/platforms/slack/channel.ts";
 import { DEFAULT_SLACK, type SlackConfig } from "../../src/platforms/slack/config-section.ts";
 import { loadSkills } from "../../src/runtime/skill-folders.ts";
-import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
+import {
+  FAKE_SLACK,
+  type FakeSlackApi,
+  startFakeSlackApi,
+} from "../../src/testing/fakes/slack-api.ts";
 import {
   appMentionEvent,
   messageEvent,
   sendBlockAction,
   sendEvent,
   sendSlashCommand,
-} from "../fakes/slack-requests.ts";
+} from "../../src/testing/fakes/slack-requests.ts";
 import { channelRuntime, until } from "../support/channels.ts";
 import { bigTool, lookupTool, type Pipeline, startPipeline } from "../support/pipeline.ts";
+import { REDIS_URL } from "../support/redis.ts";
 import { fakeSlackChannel, SLACK_SECRET } from "../support/slack-harness.ts";
 
 const SECRET = SLACK_SECRET;
@@ -100,30 +106,6 @@ describe("the Slack channel on the real Bolt app", () => {
     expect(result.status).toBe(401);
   });
 
-  it("answers follow-ups in a thread it is part of, and !tools typed there", async () => {
-    const { pipe, slack, events } = await start();
-    pipe.fake.script({ content: "first" }, { content: "second" });
-    const mention = appMentionEvent({ text: `<@${FAKE_SLACK.botUserId}> start` });
-    const thread = mention.ts as string;
-    await sendEvent(events, SECRET, mention);
-    await until(() => (postsIn(slack, thread).length === 1 ? true : undefined));
-    await sendEvent(events, SECRET, messageEvent({ text: "and more", threadTs: thread }));
-    await until(() => (postsIn(slack, thread).length === 2 ? true : undefined));
-    await sendEvent(events, SECRET, messageEvent({ text: "!tools", threadTs: thread }));
-    const list = await until(() =>
-      postsIn(slack, thread).find((c) => String(c.args.text).includes("tools available")),
-    );
-    expect(String(list.args.text)).toMatch(/^2 of 2 tools available/);
-    // A message in a thread the bot is not in is not for it.
-    await sendEvent(
-      events,
-      SECRET,
-      messageEvent({ text: "unrelated", threadTs: "1699999999.000100" }),
-    );
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(pipe.fake.requests).toHaveLength(2);
-  });
-
   it("lets an admin, not anyone, switch a tool off for the channel; the next turn's request lacks it", async () => {
     const { pipe, slack, events } = await start();
     const refused = await sendSlashCommand(events, SECRET, {
@@ -173,27 +155,6 @@ describe("the Slack channel on the real Bolt app", () => {
       conversation: "C0GENERAL",
     });
     expect(intent.decisions).toEqual({ lookup: false });
-  });
-
-  it("delivers a 10,000-character answer split into messages, intact", async () => {
-    const { pipe, slack, events } = await start();
-    const paragraphs = Array.from(
-      { length: 50 },
-      (_, i) => `Paragraph ${i}: ${"lorem ipsum ".repeat(16)}`,
-    );
-    const answer = paragraphs.join("\n\n");
-    expect(answer.length).toBeGreaterThan(10_000);
-    pipe.fake.script({ content: answer });
-    const mention = appMentionEvent({ text: `<@${FAKE_SLACK.botUserId}> long please` });
-    await sendEvent(events, SECRET, mention);
-    const shown = await until(() => {
-      const all = visibleIn(slack, mention.ts as string);
-      return all.some((text) => text.includes("Paragraph 49")) ? all : undefined;
-    });
-    expect(shown.length).toBeGreaterThan(2);
-    for (const text of shown) expect(text.length).toBeLessThanOrEqual(4_000);
-    const joined = shown.join("\n\n");
-    for (const p of paragraphs) expect(joined).toContain(p.trim());
   });
 });
 
@@ -351,5 +312,61 @@ describe("Slack turns and toggles", () => {
     );
     await until(() => (visibleIn(slack, thread).includes("next turn") ? true : undefined));
     expect(names(3)).not.toContain("lookup");
+  });
+});
+
+/**
+ * The same Slack, through the test kit's public API (`switchyard/testing`):
+ * the whole bot from createBot, on the edit path's streaming.
+ */
+describe("the Slack channel, driven through switchyard/testing", () => {
+  const running: TestBot[] = [];
+  afterEach(async () => {
+    for (const bot of running.splice(0)) await bot.stop();
+  });
+  const kitBot = async (model: ModelScript) => {
+    const bot = await createTestBot({
+      tools,
+      builtins: [],
+      model,
+      redis: REDIS_URL,
+      config: "access:\n  dm: open\nslack:\n  streaming: edit\n",
+    });
+    running.push(bot);
+    return bot;
+  };
+
+  it("answers follow-ups in a thread it is part of, and !tools typed there, and nothing in a thread it is not in", async () => {
+    const bot = await kitBot({ sequence: ["first", "second"] });
+    const said = await bot.say("start", { channel: "C0GENERAL" });
+    expect((await bot.nextAnswer()).posts).toMatchObject([{ thread: said.thread, text: "first" }]);
+    const inThread = { channel: "C0GENERAL", thread: said.thread as string, mention: false };
+    await bot.say("and more", inThread);
+    expect((await bot.nextAnswer()).posts).toMatchObject([{ thread: said.thread, text: "second" }]);
+    await bot.say("!tools", inThread);
+    expect((await bot.nextAnswer()).text).toMatch(/^2 of 2 tools available/);
+    // A message in a thread the bot is not in is not for it.
+    await bot.say("unrelated", { ...inThread, thread: "1699999999.000100" });
+    await expect(bot.nextAnswer({ timeoutMs: 400 })).rejects.toThrow(/No answer within 400 ms/);
+    expect(bot.model.requests()).toHaveLength(2);
+  });
+
+  it("delivers a 10,000-character answer split into messages, intact", async () => {
+    const paragraphs = Array.from(
+      { length: 50 },
+      (_, i) => `Paragraph ${i}: ${"lorem ipsum ".repeat(16)}`,
+    );
+    const answer = paragraphs.join("\n\n");
+    expect(answer.length).toBeGreaterThan(10_000);
+    const bot = await kitBot({ sequence: [answer] });
+    const said = await bot.say("long please", { channel: "C0GENERAL" });
+    const shown = (await bot.nextAnswer()).posts;
+    expect(shown.length).toBeGreaterThan(2);
+    for (const post of shown) {
+      expect(post.thread).toBe(said.thread);
+      expect(post.text.length).toBeLessThanOrEqual(4_000);
+    }
+    const joined = shown.map((p) => p.text).join("\n\n");
+    for (const p of paragraphs) expect(joined).toContain(p.trim());
   });
 });

@@ -10,14 +10,18 @@ import { join } from "node:path";
 import type { Update } from "grammy/types";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ConversationAddress } from "../../src/core/conversation.ts";
-import { type FakeOpenAI, type RecordedRequest, startFakeOpenAI } from "../fakes/openai-server.ts";
+import {
+  type FakeOpenAI,
+  type RecordedRequest,
+  startFakeOpenAI,
+} from "../../src/testing/fakes/openai-server.ts";
 import {
   FAKE_TELEGRAM,
   type FakeTelegram,
   type FakeTelegramBot,
   type StoredMessage,
   startFakeTelegram,
-} from "../fakes/telegram-api.ts";
+} from "../../src/testing/fakes/telegram-api.ts";
 import { ALICE, BOB } from "../fakes/telegram-setup.ts";
 import { until } from "../support/channels.ts";
 import { redisEnv, uniquePrefix } from "../support/redis.ts";

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { Host } from "../../src/runtime/host.ts";
-import type { FakeAnthropic } from "../fakes/anthropic.ts";
-import type { FakeOpenAI } from "../fakes/openai-server.ts";
+import type { FakeAnthropic } from "../../src/testing/fakes/anthropic.ts";
+import type { FakeOpenAI } from "../../src/testing/fakes/openai-server.ts";
 import { ALICE, type TelegramSetup, TOOLS, useTelegram } from "../fakes/telegram-setup.ts";
 import { until } from "../support/channels.ts";
 import { makePng } from "../support/files.ts";

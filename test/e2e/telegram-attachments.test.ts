@@ -1,6 +1,6 @@
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import type { RecordedRequest } from "../fakes/openai-server.ts";
+import type { RecordedRequest } from "../../src/testing/fakes/openai-server.ts";
 import { ALICE, type TelegramSetup } from "../fakes/telegram-setup.ts";
 import { useTelegramAttachmentBots } from "../support/attachments.ts";
 import { until } from "../support/channels.ts";

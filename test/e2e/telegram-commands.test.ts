@@ -2,7 +2,7 @@ import type { InlineKeyboardButton, Message } from "grammy/types";
 import { describe, expect, it } from "vitest";
 import { BASE_COMMANDS } from "../../src/platforms/telegram/menu.ts";
 import { loadSkills } from "../../src/runtime/skill-folders.ts";
-import type { StoredMessage } from "../fakes/telegram-api.ts";
+import type { StoredMessage } from "../../src/testing/fakes/telegram-api.ts";
 import {
   ADA,
   ALICE,

@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import type { Update } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { FakeChat } from "../fakes/telegram-api.ts";
+import type { FakeChat } from "../../src/testing/fakes/telegram-api.ts";
 import {
   ALICE,
   WEBHOOK_SECRET as SECRET,

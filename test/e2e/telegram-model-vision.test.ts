@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/platforms/config.ts";
 import { telegramAddress } from "../../src/platforms/telegram/normalize.ts";
 import { Host } from "../../src/runtime/host.ts";
-import type { RecordedRequest } from "../fakes/openai-server.ts";
+import type { RecordedRequest } from "../../src/testing/fakes/openai-server.ts";
 import { ALICE, type TelegramSetup, TOOLS, useTelegram } from "../fakes/telegram-setup.ts";
 import {
   contentText,

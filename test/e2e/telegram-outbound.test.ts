@@ -8,7 +8,7 @@ import {
 import { SentLedger } from "../../src/platforms/telegram/sent-ledger.ts";
 import { UpdateLedger } from "../../src/platforms/telegram/update-ledger.ts";
 import { UpdateOffset } from "../../src/platforms/telegram/update-offset.ts";
-import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-api.ts";
+import { type FakeTelegram, startFakeTelegram } from "../../src/testing/fakes/telegram-api.ts";
 import { ADA, TEAM } from "../fakes/telegram-setup.ts";
 import { until } from "../support/channels.ts";
 import { startLatencyProxy } from "../support/latency-proxy.ts";

@@ -5,7 +5,7 @@ import { createTelegramApi, describeTelegramError } from "../../src/platforms/te
 import { UpdatePoller } from "../../src/platforms/telegram/polling.ts";
 import { isTransientUpdateFailure } from "../../src/platforms/telegram/update-failure.ts";
 import { UpdateOffset } from "../../src/platforms/telegram/update-offset.ts";
-import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-api.ts";
+import { type FakeTelegram, startFakeTelegram } from "../../src/testing/fakes/telegram-api.ts";
 import { ALICE, BOB } from "../fakes/telegram-setup.ts";
 import { until } from "../support/channels.ts";
 import { useTestRedis } from "../support/redis.ts";

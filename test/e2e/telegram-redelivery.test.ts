@@ -8,7 +8,7 @@
 import type { InlineKeyboardButton, Message, Update } from "grammy/types";
 import { describe, expect, it } from "vitest";
 import { loadSkills } from "../../src/runtime/skill-folders.ts";
-import type { StoredMessage } from "../fakes/telegram-api.ts";
+import type { StoredMessage } from "../../src/testing/fakes/telegram-api.ts";
 import {
   ADA,
   ALICE,

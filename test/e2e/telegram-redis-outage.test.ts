@@ -1,7 +1,7 @@
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { EventLedger } from "../../src/ingress/event-ledger.ts";
-import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-api.ts";
+import { type FakeTelegram, startFakeTelegram } from "../../src/testing/fakes/telegram-api.ts";
 import { type RefusingRedis, startRefusingRedis } from "../fakes/telegram-refusing-redis.ts";
 import { ALICE, BOB, BOT, startTelegram, type TelegramSetup } from "../fakes/telegram-setup.ts";
 import { until } from "../support/channels.ts";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { SwitchyardConfig } from "../../src/core/config/index.ts";
 import { parseConfig } from "../../src/platforms/config.ts";
 import { ScheduleStore } from "../../src/store/schedule-store.ts";
-import { startFakeTelegram } from "../fakes/telegram-api.ts";
+import { startFakeTelegram } from "../../src/testing/fakes/telegram-api.ts";
 import { ADA, ALICE, BOT, TEAM, type TelegramSetup, useTelegram } from "../fakes/telegram-setup.ts";
 import { until } from "../support/channels.ts";
 

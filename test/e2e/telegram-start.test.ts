@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-api.ts";
+import { type FakeTelegram, startFakeTelegram } from "../../src/testing/fakes/telegram-api.ts";
 import { ALICE } from "../fakes/telegram-setup.ts";
 import { REDIS_URL } from "../support/redis.ts";
 import { runToExit, useStartCommand } from "../support/start-command.ts";

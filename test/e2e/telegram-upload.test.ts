@@ -6,7 +6,7 @@ import { TelegramChannel } from "../../src/platforms/telegram/channel.ts";
 import { fitsAsPhoto } from "../../src/platforms/telegram/upload.ts";
 import { UploadRefusedError } from "../../src/platforms/upload-error.ts";
 import type { OutgoingFile } from "../../src/ports/outbound.ts";
-import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-api.ts";
+import { type FakeTelegram, startFakeTelegram } from "../../src/testing/fakes/telegram-api.ts";
 import { ADA, TEAM } from "../fakes/telegram-setup.ts";
 import { useTestRedis } from "../support/redis.ts";
 

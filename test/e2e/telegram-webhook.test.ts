@@ -2,7 +2,7 @@ import type { Update } from "grammy/types";
 import { afterEach, describe, expect, it } from "vitest";
 import type { OpsServer } from "../../src/observability/http.ts";
 import { SKIPPED_MESSAGE_REPLY } from "../../src/platforms/telegram/skipped-update.ts";
-import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-api.ts";
+import { type FakeTelegram, startFakeTelegram } from "../../src/testing/fakes/telegram-api.ts";
 import { startRefusingRedis } from "../fakes/telegram-refusing-redis.ts";
 import {
   ALICE,
@@ -109,7 +109,7 @@ describe("the Telegram channel by webhook", () => {
     setup.pipe.fake.script({ content: "own port" });
     const update = telegram.userSends({ chat: ALICE.id, from: ALICE, text: "hello" });
     // The public URL points elsewhere (a proxy in front); post where the bot listens.
-    const { postUpdate } = await import("../fakes/telegram-updates.ts");
+    const { postUpdate } = await import("../../src/testing/fakes/telegram-updates.ts");
     expect(await postUpdate(hook, update)).toBe(200);
     await answered(telegram, 1);
     expect(await postUpdate({ ...hook, secretToken: "wrong" }, update)).toBe(401);

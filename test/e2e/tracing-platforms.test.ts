@@ -1,9 +1,9 @@
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { FAKE_DISCORD } from "../fakes/discord-api.ts";
-import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
-import { appMentionEvent, sendEvent } from "../fakes/slack-requests.ts";
-import { FAKE_SLACK } from "../fakes/slack-workspace.ts";
+import { FAKE_DISCORD } from "../../src/testing/fakes/discord-api.ts";
+import { type FakeOpenAI, startFakeOpenAI } from "../../src/testing/fakes/openai-server.ts";
+import { appMentionEvent, sendEvent } from "../../src/testing/fakes/slack-requests.ts";
+import { FAKE_SLACK } from "../../src/testing/fakes/slack-workspace.ts";
 import { ALICE, startTelegram, type TelegramSetup } from "../fakes/telegram-setup.ts";
 import { attachmentPipeline } from "../support/attachments.ts";
 import { until } from "../support/channels.ts";

@@ -27,7 +27,11 @@ import {
   ListToolsRequestSchema,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import { type Handler, type LocalServer, listenLocal } from "./local-server.ts";
+import {
+  type Handler,
+  type LocalServer,
+  listenLocal,
+} from "../../src/testing/fakes/local-server.ts";
 
 export const FIXTURE_MCP_SERVER = fileURLToPath(import.meta.url);
 

@@ -1,4 +1,4 @@
-import { listenLocal, readBody } from "./local-server.ts";
+import { listenLocal, readBody } from "../../src/testing/fakes/local-server.ts";
 
 /** One span as OTLP/JSON carries it, flattened to what tests look at. */
 export interface CollectedSpan {

@@ -8,7 +8,7 @@
  *   answers `{ query, results: [{ title, url, content, score }] }`, or 401
  *   `{ detail: { error } }` for a bad key.
  */
-import { listenLocal, readBody } from "./local-server.ts";
+import { listenLocal, readBody } from "../../src/testing/fakes/local-server.ts";
 
 export interface ApiHit {
   title: string;

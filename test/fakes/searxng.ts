@@ -9,7 +9,7 @@
  * searx.results = [{ url: "https://a.example", title: "A", content: "About A" }];
  * // point web.search.url at searx.url, search, then read searx.requests
  */
-import { clientGone, listenLocal } from "./local-server.ts";
+import { clientGone, listenLocal } from "../../src/testing/fakes/local-server.ts";
 
 export interface SearxngHit {
   url: string;

@@ -11,7 +11,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { FAKE_SLACK } from "./slack-workspace.ts";
+import { FAKE_SLACK } from "../../src/testing/fakes/slack-workspace.ts";
 
 const ROOT = fileURLToPath(new URL("../fixtures/slack/", import.meta.url));
 

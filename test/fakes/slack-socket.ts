@@ -25,10 +25,14 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { type WebSocket, WebSocketServer } from "ws";
-import { listenLocal, parseJson } from "./local-server.ts";
-import type { FakeSlackApi, RecordedCall, SlackResult } from "./slack-api.ts";
-import { type EventOptions, eventEnvelope, type SlashCommandInput } from "./slack-requests.ts";
-import type { FakeSlackIdentity } from "./slack-workspace.ts";
+import { listenLocal, parseJson } from "../../src/testing/fakes/local-server.ts";
+import type { FakeSlackApi, RecordedCall, SlackResult } from "../../src/testing/fakes/slack-api.ts";
+import {
+  type EventOptions,
+  eventEnvelope,
+  type SlashCommandInput,
+} from "../../src/testing/fakes/slack-requests.ts";
+import type { FakeSlackIdentity } from "../../src/testing/fakes/slack-workspace.ts";
 
 const OPEN = "apps.connections.open";
 /** Refused at once: a test that needs `respond()` passes `fake.responseUrl()`. */

@@ -12,9 +12,13 @@ import {
 import type { StopTurn } from "../../src/ports/turn-control.ts";
 import type { SwitchyardOptions } from "../../src/runtime/app.ts";
 import type { SkillLibrary } from "../../src/runtime/skill-folders.ts";
+import {
+  FAKE_TELEGRAM,
+  type FakeTelegram,
+  startFakeTelegram,
+} from "../../src/testing/fakes/telegram-api.ts";
 import { channelRuntime } from "../support/channels.ts";
 import { bigTool, lookupTool, type Pipeline, startPipeline } from "../support/pipeline.ts";
-import { FAKE_TELEGRAM, type FakeTelegram, startFakeTelegram } from "./telegram-api.ts";
 
 /** People of the fake Telegram: Ada administers the team group, Bob does not. */
 export const ALICE: User = { id: 5001, is_bot: false, first_name: "Alice", username: "alice_a" };

@@ -10,7 +10,7 @@
  * });
  */
 import { gzipSync } from "node:zlib";
-import { clientGone, listenLocal } from "./local-server.ts";
+import { clientGone, listenLocal } from "../../src/testing/fakes/local-server.ts";
 
 export type Page =
   | {

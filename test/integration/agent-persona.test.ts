@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/observability/logger.ts";
 import { createOpenAIProvider } from "../../src/providers/openai.ts";
 import { type Bot, createBot } from "../../src/runtime/create-bot.ts";
-import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
+import { type FakeOpenAI, startFakeOpenAI } from "../../src/testing/fakes/openai-server.ts";
 import { until } from "../support/channels.ts";
 import { MemoryChannel } from "../support/memory-channel.ts";
 import { connectRedis, deleteKeysUnder, redisEnv, uniquePrefix } from "../support/redis.ts";

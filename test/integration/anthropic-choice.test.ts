@@ -5,8 +5,8 @@ import type { ChatMessage } from "../../src/core/agent/messages.ts";
 import type { ProviderRequest } from "../../src/core/agent/provider.ts";
 import { parseConfig } from "../../src/platforms/config.ts";
 import { modelConfiguredIn, providerNameOf } from "../../src/runtime/provider-env.ts";
-import { type FakeAnthropic, startFakeAnthropic } from "../fakes/anthropic.ts";
-import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
+import { type FakeAnthropic, startFakeAnthropic } from "../../src/testing/fakes/anthropic.ts";
+import { type FakeOpenAI, startFakeOpenAI } from "../../src/testing/fakes/openai-server.ts";
 
 const closing: (FakeAnthropic | FakeOpenAI)[] = [];
 afterEach(async () => {

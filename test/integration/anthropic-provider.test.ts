@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ChatMessage } from "../../src/core/agent/messages.ts";
 import { ProviderError, type ProviderRequest } from "../../src/core/agent/provider.ts";
 import { createAnthropicProvider } from "../../src/providers/anthropic/provider.ts";
-import { type FakeAnthropic, startFakeAnthropic } from "../fakes/anthropic.ts";
+import { type FakeAnthropic, startFakeAnthropic } from "../../src/testing/fakes/anthropic.ts";
 
 const fakes: FakeAnthropic[] = [];
 afterEach(async () => {

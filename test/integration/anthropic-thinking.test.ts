@@ -7,8 +7,12 @@ import { ToolRegistry } from "../../src/core/tools/registry.ts";
 import { defineTool } from "../../src/core/tools/tool.ts";
 import { createAnthropicProvider } from "../../src/providers/anthropic/provider.ts";
 import { createStore } from "../../src/store/index.ts";
+import {
+  type FakeAnthropic,
+  startFakeAnthropic,
+  thinkingSignature,
+} from "../../src/testing/fakes/anthropic.ts";
 import { runTool } from "../../src/turn/tool-runner.ts";
-import { type FakeAnthropic, startFakeAnthropic, thinkingSignature } from "../fakes/anthropic.ts";
 import { useTestRedis } from "../support/redis.ts";
 import { freeze } from "../support/tools.ts";
 

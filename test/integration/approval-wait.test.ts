@@ -8,8 +8,12 @@ import type { ConversationAddress } from "../../src/core/conversation.ts";
 import { SlackOutbound } from "../../src/platforms/slack/outbound.ts";
 import type { OutboxEntry } from "../../src/platforms/terminal/outbox.ts";
 import { begunAt, MAX_STALLED_PICKUPS } from "../../src/store/pickups.ts";
+import {
+  FAKE_SLACK,
+  type FakeSlackApi,
+  startFakeSlackApi,
+} from "../../src/testing/fakes/slack-api.ts";
 import { GAVE_UP } from "../../src/turn/resume.ts";
-import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
 import { clickBy, deployRuns, deployTool, parkedWait } from "../support/approvals.ts";
 import { until } from "../support/channels.ts";
 import { type Pipeline, startPipeline } from "../support/pipeline.ts";

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { SwitchyardOptions } from "../../src/runtime/app.ts";
-import type { ScriptedReply } from "../fakes/openai-server.ts";
+import type { ScriptedReply } from "../../src/testing/fakes/openai-server.ts";
 import { until } from "../support/channels.ts";
 import { type Pipeline, startPipeline } from "../support/pipeline.ts";
 

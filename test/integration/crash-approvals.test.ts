@@ -7,7 +7,11 @@ import { ApprovalDesk } from "../../src/queue/approval-desk.ts";
 import { ConversationQueue } from "../../src/queue/queue.ts";
 import { Inbox } from "../../src/store/inbox.ts";
 import { createStore, type Store } from "../../src/store/index.ts";
-import { type FakeOpenAI, type RecordedRequest, startFakeOpenAI } from "../fakes/openai-server.ts";
+import {
+  type FakeOpenAI,
+  type RecordedRequest,
+  startFakeOpenAI,
+} from "../../src/testing/fakes/openai-server.ts";
 import { outboundLog } from "../support/approval-process.ts";
 import { parkedWait } from "../support/approvals.ts";
 import {

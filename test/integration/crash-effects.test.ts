@@ -3,9 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ConversationAddress } from "../../src/core/conversation.ts";
+import { type LocalServer, listenLocal } from "../../src/testing/fakes/local-server.ts";
+import {
+  type FakeOpenAI,
+  type RecordedRequest,
+  startFakeOpenAI,
+} from "../../src/testing/fakes/openai-server.ts";
 import { reminderQueue } from "../../src/tools/reminders/index.ts";
-import { type LocalServer, listenLocal } from "../fakes/local-server.ts";
-import { type FakeOpenAI, type RecordedRequest, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { uniquePrefix } from "../support/redis.ts";
 import { type CrashWorkers, startCrashWorkers, typedMessage } from "../support/worker-crash.ts";
 import { firstPosts } from "../support/workers.ts";

@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ConversationAddress } from "../../src/core/conversation.ts";
 import { Inbox } from "../../src/store/inbox.ts";
-import { type FakeOpenAI, type RecordedRequest, startFakeOpenAI } from "../fakes/openai-server.ts";
+import {
+  type FakeOpenAI,
+  type RecordedRequest,
+  startFakeOpenAI,
+} from "../../src/testing/fakes/openai-server.ts";
 import { until } from "../support/channels.ts";
 import { uniquePrefix } from "../support/redis.ts";
 import { type CrashWorkers, startCrashWorkers, typedMessage } from "../support/worker-crash.ts";

@@ -4,9 +4,13 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { InboundMessage } from "../../src/core/conversation.ts";
 import { Inbox } from "../../src/store/inbox.ts";
-import type { LocalServer } from "../fakes/local-server.ts";
-import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
-import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
+import type { LocalServer } from "../../src/testing/fakes/local-server.ts";
+import { type FakeOpenAI, startFakeOpenAI } from "../../src/testing/fakes/openai-server.ts";
+import {
+  FAKE_SLACK,
+  type FakeSlackApi,
+  startFakeSlackApi,
+} from "../../src/testing/fakes/slack-api.ts";
 import { until } from "../support/channels.ts";
 import { startLatencyProxy } from "../support/latency-proxy.ts";
 import { uniquePrefix } from "../support/redis.ts";

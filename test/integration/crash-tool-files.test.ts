@@ -10,7 +10,7 @@ import {
   type RecordedRequest,
   type ScriptedReply,
   startFakeOpenAI,
-} from "../fakes/openai-server.ts";
+} from "../../src/testing/fakes/openai-server.ts";
 import { makePdf, makePng } from "../support/files.ts";
 import { uniquePrefix } from "../support/redis.ts";
 import { type CrashWorkers, startCrashWorkers, typedMessage } from "../support/worker-crash.ts";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ConversationAddress } from "../../src/core/conversation.ts";
 import { Inbox } from "../../src/store/inbox.ts";
-import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
+import { type FakeOpenAI, startFakeOpenAI } from "../../src/testing/fakes/openai-server.ts";
 import { uniquePrefix } from "../support/redis.ts";
 import {
   type CrashWorkers,

@@ -1,7 +1,11 @@
 import { once } from "node:events";
 import { Client, Events, GatewayIntentBits, type Message, Partials } from "discord.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FAKE_DISCORD, type FakeDiscord, startFakeDiscord } from "../fakes/discord-api.ts";
+import {
+  FAKE_DISCORD,
+  type FakeDiscord,
+  startFakeDiscord,
+} from "../../src/testing/fakes/discord-api.ts";
 
 const HUMAN = "1000000000000000002";
 const DM_CHANNEL = "1300000000000000099";

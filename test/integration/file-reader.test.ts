@@ -8,6 +8,9 @@ import { SlackFiles } from "../../src/platforms/slack/files.ts";
 import { createTelegramApi } from "../../src/platforms/telegram/api.ts";
 import { TelegramFiles } from "../../src/platforms/telegram/files.ts";
 import { KeyScheme } from "../../src/store/keys.ts";
+import { type LocalServer, listenLocal } from "../../src/testing/fakes/local-server.ts";
+import { startFakeSlackApi } from "../../src/testing/fakes/slack-api.ts";
+import { type FakeTelegram, startFakeTelegram } from "../../src/testing/fakes/telegram-api.ts";
 import {
   DocumentStore,
   documentId,
@@ -15,9 +18,6 @@ import {
   readAttachmentCapability,
   readAttachmentTool,
 } from "../../src/tools/attachments/index.ts";
-import { type LocalServer, listenLocal } from "../fakes/local-server.ts";
-import { startFakeSlackApi } from "../fakes/slack-api.ts";
-import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-api.ts";
 import { makeDocx, makePdf } from "../support/files.ts";
 import { connectRedis, deleteKeysUnder, uniquePrefix } from "../support/redis.ts";
 

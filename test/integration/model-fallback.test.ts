@@ -4,8 +4,8 @@ import { ProviderError, type ProviderRequest } from "../../src/core/agent/provid
 import { Metrics } from "../../src/observability/metrics.ts";
 import { tracedProvider } from "../../src/observability/tracing-model.ts";
 import { parseConfig } from "../../src/platforms/config.ts";
-import { type FakeAnthropic, startFakeAnthropic } from "../fakes/anthropic.ts";
-import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
+import { type FakeAnthropic, startFakeAnthropic } from "../../src/testing/fakes/anthropic.ts";
+import { type FakeOpenAI, startFakeOpenAI } from "../../src/testing/fakes/openai-server.ts";
 import { startTestTracing, type TestTracing } from "../support/tracing.ts";
 
 let tracing: TestTracing;

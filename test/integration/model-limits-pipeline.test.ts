@@ -7,7 +7,7 @@ import { defineTool } from "../../src/core/tools/tool.ts";
 import type { OutboxEntry } from "../../src/platforms/terminal/outbox.ts";
 import { createOpenAIProvider } from "../../src/providers/openai.ts";
 import { type Switchyard, startSwitchyard } from "../../src/runtime/app.ts";
-import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
+import { type FakeOpenAI, startFakeOpenAI } from "../../src/testing/fakes/openai-server.ts";
 import { connectRedis, deleteKeysUnder, testRedisFactory, uniquePrefix } from "../support/redis.ts";
 
 const NEVER = 600_000;

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { providerFromEnv } from "../../src/cli/platforms.ts";
 import { parseConfig } from "../../src/platforms/config.ts";
-import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
+import { type FakeOpenAI, startFakeOpenAI } from "../../src/testing/fakes/openai-server.ts";
 
 const fakes: FakeOpenAI[] = [];
 afterEach(async () => {

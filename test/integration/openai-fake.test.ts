@@ -1,6 +1,6 @@
 import OpenAI from "openai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
+import { type FakeOpenAI, startFakeOpenAI } from "../../src/testing/fakes/openai-server.ts";
 
 const API_KEY = "sk-fake-test";
 

@@ -11,7 +11,7 @@ import {
   UNCONFIGURED_MESSAGE,
   unconfiguredProvider,
 } from "../../src/providers/openai.ts";
-import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
+import { type FakeOpenAI, startFakeOpenAI } from "../../src/testing/fakes/openai-server.ts";
 
 const API_KEY = "sk-switchyard-test-SECRET-0123456789";
 

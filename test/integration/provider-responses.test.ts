@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ProviderError } from "../../src/core/agent/provider.ts";
 import { DEFAULT_MODEL_LIMITS } from "../../src/core/config/index.ts";
 import { withheldArguments } from "../../src/core/tools/arguments.ts";
-import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
+import { type FakeOpenAI, startFakeOpenAI } from "../../src/testing/fakes/openai-server.ts";
 import { API_KEY, ask, failureOf, type Harness, harness } from "../support/provider.ts";
 
 /** A stream event as OpenAI sends it, for bodies written by hand. */

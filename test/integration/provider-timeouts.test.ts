@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_MODEL_LIMITS } from "../../src/core/config/index.ts";
-import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
+import { type FakeOpenAI, startFakeOpenAI } from "../../src/testing/fakes/openai-server.ts";
 import { API_KEY, ask, failureOf, type Harness, harness } from "../support/provider.ts";
 
 /** Long enough that a test only ends through the clock under test (or the signal). */

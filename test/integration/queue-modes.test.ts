@@ -6,8 +6,12 @@ import type { QueueMode } from "../../src/core/agent/queue-mode.ts";
 import type { InboundMessage } from "../../src/core/conversation.ts";
 import { defineTool } from "../../src/core/tools/tool.ts";
 import { SlackOutbound } from "../../src/platforms/slack/outbound.ts";
-import type { RecordedRequest } from "../fakes/openai-server.ts";
-import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
+import type { RecordedRequest } from "../../src/testing/fakes/openai-server.ts";
+import {
+  FAKE_SLACK,
+  type FakeSlackApi,
+  startFakeSlackApi,
+} from "../../src/testing/fakes/slack-api.ts";
 import { until } from "../support/channels.ts";
 import { type Pipeline, startPipeline } from "../support/pipeline.ts";
 

@@ -4,7 +4,11 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ConversationAddress, conversationKey } from "../../src/core/conversation.ts";
 import { ScheduleStore } from "../../src/store/schedule-store.ts";
-import { type FakeOpenAI, type RecordedRequest, startFakeOpenAI } from "../fakes/openai-server.ts";
+import {
+  type FakeOpenAI,
+  type RecordedRequest,
+  startFakeOpenAI,
+} from "../../src/testing/fakes/openai-server.ts";
 import { uniquePrefix } from "../support/redis.ts";
 import { type CrashWorkers, startCrashWorkers } from "../support/worker-crash.ts";
 import { firstPosts, startWorkerProcess } from "../support/workers.ts";

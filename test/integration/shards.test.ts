@@ -12,7 +12,11 @@ import { type Switchyard, startSwitchyard } from "../../src/runtime/app.ts";
 import { Inbox } from "../../src/store/inbox.ts";
 import { keySlot } from "../../src/store/key-slot.ts";
 import { KeyScheme } from "../../src/store/keys.ts";
-import { type FakeOpenAI, type RecordedRequest, startFakeOpenAI } from "../fakes/openai-server.ts";
+import {
+  type FakeOpenAI,
+  type RecordedRequest,
+  startFakeOpenAI,
+} from "../../src/testing/fakes/openai-server.ts";
 import {
   deleteKeysUnder,
   keysUnder,

@@ -1,7 +1,11 @@
 import { WebClient } from "@slack/web-api";
 import { afterEach, describe, expect, it } from "vitest";
 import { SlackChannelNames } from "../../src/platforms/slack/channel-names.ts";
-import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
+import {
+  FAKE_SLACK,
+  type FakeSlackApi,
+  startFakeSlackApi,
+} from "../../src/testing/fakes/slack-api.ts";
 
 let fake: FakeSlackApi | undefined;
 afterEach(async () => {

@@ -1,7 +1,11 @@
 import type { AddressInfo } from "node:net";
 import { App, LogLevel, webApi } from "@slack/bolt";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
+import {
+  FAKE_SLACK,
+  type FakeSlackApi,
+  startFakeSlackApi,
+} from "../../src/testing/fakes/slack-api.ts";
 import {
   appMentionEvent,
   messageEvent,
@@ -10,7 +14,7 @@ import {
   sendSlashCommand,
   sendUrlVerification,
   signSlackRequest,
-} from "../fakes/slack-requests.ts";
+} from "../../src/testing/fakes/slack-requests.ts";
 
 const SIGNING_SECRET = "fake-signing-secret";
 const mention = (text: string) => `<@${FAKE_SLACK.botUserId}> ${text}`;

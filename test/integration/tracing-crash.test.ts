@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ConversationAddress } from "../../src/core/conversation.ts";
-import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
+import { type FakeOpenAI, startFakeOpenAI } from "../../src/testing/fakes/openai-server.ts";
 import { type FakeCollector, startFakeCollector } from "../fakes/otlp-collector.ts";
 import { until } from "../support/channels.ts";
 import { uniquePrefix } from "../support/redis.ts";

@@ -2,8 +2,12 @@ import { afterEach } from "vitest";
 import { type AttachmentsConfig, DEFAULT_ATTACHMENTS } from "../../src/core/config/index.ts";
 import { EMPTY_CONFIG } from "../../src/platforms/config.ts";
 import type { SwitchyardOptions } from "../../src/runtime/app.ts";
+import {
+  type FakeOpenAI,
+  type RecordedRequest,
+  startFakeOpenAI,
+} from "../../src/testing/fakes/openai-server.ts";
 import { openAITranscriber } from "../../src/tools/attachments/index.ts";
-import { type FakeOpenAI, type RecordedRequest, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { startTelegram, type TelegramSetup } from "../fakes/telegram-setup.ts";
 
 /** Small caps so a test's files are over or under them without megabytes of bytes. */

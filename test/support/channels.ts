@@ -9,8 +9,8 @@ import { EMPTY_CONFIG } from "../../src/platforms/config.ts";
 import type { Approvals } from "../../src/ports/approvals.ts";
 import type { StopTurn } from "../../src/ports/turn-control.ts";
 import type { SkillLibrary } from "../../src/runtime/skill-folders.ts";
+import { FAKE_MODEL_ID } from "../../src/testing/fakes/openai-server.ts";
 import type { ContractSources } from "../../src/turn/contract.ts";
-import { FAKE_MODEL_ID } from "../fakes/openai-server.ts";
 import type { Pipeline } from "./pipeline.ts";
 
 /**

@@ -1,5 +1,9 @@
 import type { ConversationAddress } from "../../src/core/conversation.ts";
-import { FAKE_DISCORD, type FakeDiscord, startFakeDiscord } from "../fakes/discord-api.ts";
+import {
+  FAKE_DISCORD,
+  type FakeDiscord,
+  startFakeDiscord,
+} from "../../src/testing/fakes/discord-api.ts";
 import type { ChaosPlatform } from "./chaos-scenario.ts";
 
 /** A person in the chaos guild. */

@@ -1,4 +1,4 @@
-import type { RecordedRequest, Responder } from "../fakes/openai-server.ts";
+import type { RecordedRequest, Responder } from "../../src/testing/fakes/openai-server.ts";
 
 /**
  * The model the chaos suite talks to. Every message a scenario sends is a

@@ -3,7 +3,11 @@ import { Redis } from "ioredis";
 import type { ConversationAddress } from "../../src/core/conversation.ts";
 import { Inbox } from "../../src/store/inbox.ts";
 import { KeyScheme } from "../../src/store/keys.ts";
-import { FAKE_MODEL_ID, type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
+import {
+  FAKE_MODEL_ID,
+  type FakeOpenAI,
+  startFakeOpenAI,
+} from "../../src/testing/fakes/openai-server.ts";
 import { type KillMoment, runKillLoop, WorkerFleet, waitFor } from "./chaos-fleet.ts";
 import { CHAOS, type ChaosRandom, scenarioRandom } from "./chaos-knobs.ts";
 import { countLedger, type LedgerCounts, summaryLine } from "./chaos-ledger.ts";

@@ -1,7 +1,15 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ConversationAddress } from "../../src/core/conversation.ts";
-import { FAKE_SLACK, type FakeSlackApi, startFakeSlackApi } from "../fakes/slack-api.ts";
-import { appMentionEvent, messageEvent, sendEvent } from "../fakes/slack-requests.ts";
+import {
+  FAKE_SLACK,
+  type FakeSlackApi,
+  startFakeSlackApi,
+} from "../../src/testing/fakes/slack-api.ts";
+import {
+  appMentionEvent,
+  messageEvent,
+  sendEvent,
+} from "../../src/testing/fakes/slack-requests.ts";
 import { APOLOGY } from "./chaos-ledger.ts";
 import { answerFor, hasTag, TAG } from "./chaos-model.ts";
 import type { ChaosPlatform } from "./chaos-scenario.ts";

@@ -1,6 +1,6 @@
 import type { User } from "grammy/types";
 import type { ConversationAddress } from "../../src/core/conversation.ts";
-import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-api.ts";
+import { type FakeTelegram, startFakeTelegram } from "../../src/testing/fakes/telegram-api.ts";
 import type { KillMoment } from "./chaos-fleet.ts";
 import { hasTag } from "./chaos-model.ts";
 import type { ChaosPlatform } from "./chaos-scenario.ts";

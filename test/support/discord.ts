@@ -11,7 +11,7 @@ import {
   type FakeDiscord,
   type FakeDiscordOptions,
   startFakeDiscord,
-} from "../fakes/discord-api.ts";
+} from "../../src/testing/fakes/discord-api.ts";
 import { channelRuntime } from "./channels.ts";
 import { bigTool, lookupTool, type Pipeline, startPipeline } from "./pipeline.ts";
 

@@ -1,6 +1,6 @@
 import { request } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
-import { type LocalServer, listenLocal } from "../fakes/local-server.ts";
+import { type LocalServer, listenLocal } from "../../src/testing/fakes/local-server.ts";
 
 export interface LatencyProxyOptions {
   /** The fake to forward to, e.g. `http://127.0.0.1:4567`. */

@@ -8,7 +8,7 @@ import type { OutboxEntry } from "../../src/platforms/terminal/outbox.ts";
 import { createOpenAIProvider } from "../../src/providers/openai.ts";
 import { type Switchyard, type SwitchyardOptions, startSwitchyard } from "../../src/runtime/app.ts";
 import { RedisFactory } from "../../src/store/redis/redis-factory.ts";
-import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
+import { type FakeOpenAI, startFakeOpenAI } from "../../src/testing/fakes/openai-server.ts";
 import { connectRedis, deleteKeysUnder, testRedisFactory, uniquePrefix } from "./redis.ts";
 
 /** A tool whose result says what it was asked, so tests can see it ran. */

@@ -2,7 +2,7 @@ import { expect } from "vitest";
 import { ProviderError, type ProviderRequest } from "../../src/core/agent/provider.ts";
 import type { LoggerPort } from "../../src/core/logger.ts";
 import { createOpenAIProvider, type OpenAIProviderOptions } from "../../src/providers/openai.ts";
-import type { FakeOpenAI } from "../fakes/openai-server.ts";
+import type { FakeOpenAI } from "../../src/testing/fakes/openai-server.ts";
 
 export const API_KEY = "sk-switchyard-test-SECRET-0123456789";
 

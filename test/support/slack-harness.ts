@@ -11,7 +11,7 @@ import {
   type FakeSlackApi,
   type FakeSlackUser,
   startFakeSlackApi,
-} from "../fakes/slack-api.ts";
+} from "../../src/testing/fakes/slack-api.ts";
 import { type FakeSocketMode, startFakeSocketMode } from "../fakes/slack-socket.ts";
 import { channelRuntime } from "./channels.ts";
 import { bigTool, lookupTool, type Pipeline, startPipeline } from "./pipeline.ts";

@@ -14,7 +14,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterEach } from "vitest";
-import { startFakeOpenAI } from "../fakes/openai-server.ts";
+import { startFakeOpenAI } from "../../src/testing/fakes/openai-server.ts";
 import { until } from "./channels.ts";
 import {
   connectRedis,

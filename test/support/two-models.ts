@@ -3,8 +3,8 @@ import type { Provider } from "../../src/core/agent/provider.ts";
 import type { SwitchyardConfig } from "../../src/core/config/index.ts";
 import { parseConfig } from "../../src/platforms/config.ts";
 import { providerFromEnv } from "../../src/runtime/provider-env.ts";
-import { type FakeAnthropic, startFakeAnthropic } from "../fakes/anthropic.ts";
-import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
+import { type FakeAnthropic, startFakeAnthropic } from "../../src/testing/fakes/anthropic.ts";
+import { type FakeOpenAI, startFakeOpenAI } from "../../src/testing/fakes/openai-server.ts";
 
 /**
  * A bot on Claude (`claude-e2e`, on the Anthropic fake) whose people may

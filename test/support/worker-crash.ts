@@ -18,7 +18,11 @@ import type { ConversationAddress, InboundMessage } from "../../src/core/convers
 import { ConversationQueue } from "../../src/queue/queue.ts";
 import { Inbox } from "../../src/store/inbox.ts";
 import { createStore, type Store } from "../../src/store/index.ts";
-import type { FakeOpenAI, RecordedRequest, Responder } from "../fakes/openai-server.ts";
+import type {
+  FakeOpenAI,
+  RecordedRequest,
+  Responder,
+} from "../../src/testing/fakes/openai-server.ts";
 import { connectRedis, deleteKeysUnder } from "./redis.ts";
 import { killLeaseHolder, startWorkerProcess, type WorkerProcess } from "./workers.ts";
 

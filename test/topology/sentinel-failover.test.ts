@@ -12,7 +12,11 @@ import { Inbox } from "../../src/store/inbox.ts";
 import { KeyScheme } from "../../src/store/keys.ts";
 import { RedisFactory } from "../../src/store/redis/redis-factory.ts";
 import { topologyFrom } from "../../src/store/redis/redis-topology.ts";
-import { type FakeOpenAI, type RecordedRequest, startFakeOpenAI } from "../fakes/openai-server.ts";
+import {
+  type FakeOpenAI,
+  type RecordedRequest,
+  startFakeOpenAI,
+} from "../../src/testing/fakes/openai-server.ts";
 import { uniquePrefix } from "../support/redis.ts";
 import { type LocalSentinels, startLocalSentinels } from "../support/redis-sentinel.ts";
 import { startWorkerProcess, type WorkerProcess } from "../support/workers.ts";

@@ -8,7 +8,7 @@ import {
   MAX_BREAKPOINTS,
 } from "../../src/providers/anthropic/translate.ts";
 import { buildChatRequest } from "../../src/providers/openai-request.ts";
-import { checkRequest } from "../fakes/anthropic.ts";
+import { checkRequest } from "../../src/testing/fakes/anthropic.ts";
 
 const settings = { model: "claude-test", maxTokens: 1024, cacheTtl: "5m" as const };
 

@@ -12,7 +12,10 @@ const SRC = fileURLToPath(new URL("../../src", import.meta.url));
  * the turn delivers, and everything keeps its state in the store. `core` is
  * pure and below all of them; `ports` are the interfaces the floors meet at.
  * A floor is a folder (or a file) of src/, or a folder inside one: the
- * longest path that names a module decides.
+ * longest path that names a module decides. `testing` (the kit users test
+ * their bots with, `switchyard/testing`) stands on top: it may import
+ * anything, and nothing in src/ imports it, so a bot in production never
+ * loads a fake.
  */
 const LAYERS: Record<string, number> = {
   core: 0,
@@ -31,6 +34,7 @@ const LAYERS: Record<string, number> = {
   cli: 11,
   "cli.ts": 12,
   "index.ts": 12,
+  testing: 13,
 };
 
 /** The flow a message takes, entry first: each floor sits above the next. */
@@ -169,6 +173,19 @@ describe("the layers of src/", () => {
       }
     }
     expect(across).toEqual([]);
+  });
+
+  it("keep the test kit out of production: no module outside src/testing imports it", () => {
+    const testing = join(SRC, "testing");
+    const into: string[] = [];
+    for (const [file, targets] of edges) {
+      if (file.startsWith(testing)) continue;
+      for (const target of targets) {
+        if (target.startsWith(testing))
+          into.push(`${relative(SRC, file)} -> ${relative(SRC, target)}`);
+      }
+    }
+    expect(into).toEqual([]);
   });
 
   it("have no import cycle, type-only imports included", () => {

@@ -13,8 +13,8 @@ import {
 } from "../../src/platforms/slack/assistant-prompts.ts";
 import { schemeKeyKind } from "../../src/store/key-parse.ts";
 import { KeyScheme } from "../../src/store/keys.ts";
+import { assistantThreadEvent } from "../../src/testing/fakes/slack-requests.ts";
 import { slackFixtures } from "../fakes/slack-fixtures.ts";
-import { assistantThreadEvent } from "../fakes/slack-requests.ts";
 import { readRepoFile } from "../support/deploy.ts";
 
 const started = slackFixtures("events").find((f) => f.name === "events/assistant-thread-started");

@@ -3,8 +3,8 @@ import { describe, expect, it } from "vitest";
 import { escapeHtml, toTelegramHtml } from "../../src/platforms/telegram/format.ts";
 import { splitTelegramHtml, visibleLength } from "../../src/platforms/telegram/html-split.ts";
 import { renderParts } from "../../src/platforms/telegram/outbound.ts";
+import { parseTelegramHtml } from "../../src/testing/fakes/telegram-html.ts";
 import { deepMarkdown } from "../fakes/deep-markdown.ts";
-import { parseTelegramHtml } from "../fakes/telegram-html.ts";
 import { markdownArb } from "../fakes/telegram-markdown.ts";
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

@@ -7,7 +7,7 @@ import {
   visibleText,
 } from "../../src/platforms/telegram/html-split.ts";
 import { renderParts, TELEGRAM_TEXT_LIMIT } from "../../src/platforms/telegram/outbound.ts";
-import { parseTelegramHtml, type TelegramEntity } from "../fakes/telegram-html.ts";
+import { parseTelegramHtml, type TelegramEntity } from "../../src/testing/fakes/telegram-html.ts";
 import { markdownArb } from "../fakes/telegram-markdown.ts";
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

@@ -20,7 +20,7 @@ import {
   skillsKeyboard,
   toolsKeyboard,
 } from "../../src/platforms/telegram/keyboards.ts";
-import { parseTelegramHtml } from "../fakes/telegram-html.ts";
+import { parseTelegramHtml } from "../../src/testing/fakes/telegram-html.ts";
 import { skill, source } from "../support/skills.ts";
 import { freeze, registryOf, tool } from "../support/tools.ts";
 

@@ -3,7 +3,7 @@ import { Readable } from "node:stream";
 import fc from "fast-check";
 import { InputFile } from "grammy";
 import { describe, expect, it } from "vitest";
-import { multipartParams } from "../fakes/telegram-uploads.ts";
+import { multipartParams } from "../../src/testing/fakes/telegram-uploads.ts";
 
 // grammY's own multipart writer, the bytes its Api sends when a call carries an InputFile
 // (not in grammY's exports map, so by path).

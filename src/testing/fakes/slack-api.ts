@@ -24,7 +24,7 @@
 import { randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { requiredSlackScopes } from "../../src/platforms/slack/scopes.ts";
+import { requiredSlackScopes } from "../../platforms/slack/scopes.ts";
 import { listenLocal, parseJson, pause, readBody } from "./local-server.ts";
 import { FakeSlackUploads, storedFile } from "./slack-uploads.ts";
 import {

@@ -6,10 +6,15 @@
  * A connection gets HELLO; IDENTIFY gets READY and then a GUILD_CREATE per
  * guild; RESUME with a known session gets RESUMED and no replay (tests send a
  * "replayed" event themselves with `dispatch`); heartbeats get acks.
+ *
+ * The WebSocket server is the `ws` package, loaded when a fake Discord starts:
+ * it is in every install of Switchyard through discord.js, but a test kit
+ * should not lean on a dependency of a dependency, so a missing one is a clear
+ * error rather than a failed import of the whole kit.
  */
 import { randomBytes } from "node:crypto";
 import type { Server } from "node:http";
-import { type WebSocket, WebSocketServer } from "ws";
+import type { WebSocket } from "ws";
 
 /** Gateway opcodes the fake speaks. */
 const Op = {
@@ -58,7 +63,27 @@ interface Session {
   ws: WebSocket | undefined;
 }
 
-export function attachFakeGateway(server: Server, origin: string, options: FakeGatewayOptions) {
+/** The fake Discord needs `ws` for its gateway, and it could not be loaded. */
+export class MissingWebSocketError extends Error {
+  override readonly name = "MissingWebSocketError";
+}
+
+async function loadWebSocketServer(): Promise<typeof import("ws").WebSocketServer> {
+  try {
+    return (await import("ws")).WebSocketServer;
+  } catch (error) {
+    throw new MissingWebSocketError(
+      `The fake Discord's gateway needs the "ws" package, which could not be loaded (${String(error)}). Install it beside switchyard: npm install --save-dev ws`,
+    );
+  }
+}
+
+export async function attachFakeGateway(
+  server: Server,
+  origin: string,
+  options: FakeGatewayOptions,
+): Promise<FakeGateway> {
+  const WebSocketServer = await loadWebSocketServer();
   const { heartbeatIntervalMs = 41_250 } = options;
   const url = `${origin.replace(/^http/, "ws")}/gateway`;
   const wss = new WebSocketServer({ server, path: "/gateway" });

@@ -8,7 +8,12 @@
  * Slack's message limits hold here too (slack-limits.ts), so a bot that passes
  * against the fake does not break in Slack.
  */
-import { SLACK_TEXT_LIMIT, validateBlocks } from "./slack-limits.ts";
+import {
+  SLACK_TEXT_LIMIT,
+  type SlackArgs,
+  type SlackResult,
+  validateBlocks,
+} from "./slack-limits.ts";
 
 /** The ids and token of the fake workspace and its bot, shared with slack-requests.ts. */
 export const FAKE_SLACK = {
@@ -120,10 +125,7 @@ export interface FakeSlackFile {
   content: Buffer;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: Web API arguments and answers are loose JSON
-export type SlackArgs = Record<string, any>;
-// biome-ignore lint/suspicious/noExplicitAny: Web API arguments and answers are loose JSON
-export type SlackResult = Record<string, any>;
+export type { SlackArgs, SlackResult };
 
 const fail = (error: string, extra: SlackResult = {}): SlackResult => ({
   ok: false,

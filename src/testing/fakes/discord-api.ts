@@ -206,7 +206,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   );
   origin = server.url;
 
-  const gateway = attachFakeGateway(server.server, origin, {
+  const gateway = await attachFakeGateway(server.server, origin, {
     heartbeatIntervalMs: options.heartbeatIntervalMs,
     ready: () => ({
       v: 10,

@@ -4,7 +4,11 @@
  * blocks fail with `invalid_blocks` past 50 per message, 3,000 characters of
  * section text or 12,000 of markdown block text.
  */
-import type { SlackArgs, SlackResult } from "./slack-workspace.ts";
+
+// biome-ignore lint/suspicious/noExplicitAny: Web API arguments and answers are loose JSON
+export type SlackArgs = Record<string, any>;
+// biome-ignore lint/suspicious/noExplicitAny: Web API arguments and answers are loose JSON
+export type SlackResult = Record<string, any>;
 
 export const SLACK_TEXT_LIMIT = 40_000;
 export const SLACK_BLOCKS_PER_MESSAGE = 50;

@@ -1,0 +1,112 @@
+/**
+ * A real model behind the scripted one, with a cache: a request the cache
+ * does not know is forwarded to the real model (any OpenAI-compatible
+ * server) and its reply kept in a JSON file; a request it knows is answered
+ * from the file. Commit the file, and the suite replays offline, the same
+ * bytes every run, with no key.
+ *
+ * The key of a request is a hash of its messages and tools (not the model's
+ * name or the stream settings), so a replay needs the bot to send what it
+ * sent when the reply was recorded.
+ */
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import type { RecordedRequest, ScriptedReply } from "./fakes/openai-server.ts";
+
+export interface ForwardOptions {
+  /** The real server, e.g. `https://api.openai.com/v1`. */
+  readonly baseURL: string;
+  /** Unset: replay only; a request missing from the cache is an error reply. */
+  readonly apiKey?: string;
+  readonly model: string;
+  /** The JSON file replies are kept in; created when missing. */
+  readonly cacheFile: string;
+}
+
+interface CachedReply {
+  readonly content?: string;
+  readonly toolCalls?: { id: string; name: string; arguments: string }[];
+}
+
+/** The cache's key for a request: its messages and tools, hashed. */
+export function requestKey(body: { messages?: unknown; tools?: unknown }): string {
+  return createHash("sha256")
+    .update(JSON.stringify({ messages: body.messages ?? [], tools: body.tools ?? [] }))
+    .digest("hex");
+}
+
+/** Answers a request from the cache, or from the real model (then caches it). */
+export function forwardingModel(
+  options: ForwardOptions,
+): (request: RecordedRequest) => Promise<ScriptedReply> {
+  const cache: Record<string, CachedReply> = existsSync(options.cacheFile)
+    ? (JSON.parse(readFileSync(options.cacheFile, "utf8")) as Record<string, CachedReply>)
+    : {};
+  return async (request) => {
+    const key = requestKey(request.body ?? {});
+    let reply = cache[key];
+    if (reply === undefined) {
+      if (!options.apiKey) {
+        return {
+          status: 500,
+          errorBody: {
+            error: {
+              message: `This request is not in ${options.cacheFile} and no API key was given to ask the real model (key ${key.slice(0, 12)}).`,
+              type: "server_error",
+            },
+          },
+        };
+      }
+      reply = await askRealModel(options, request.body);
+      cache[key] = reply;
+      writeFileSync(options.cacheFile, `${JSON.stringify(cache, null, 2)}\n`);
+    }
+    return {
+      ...(reply.content !== undefined ? { content: reply.content } : {}),
+      ...(reply.toolCalls?.length
+        ? {
+            toolCalls: reply.toolCalls.map((c) => ({
+              id: c.id,
+              name: c.name,
+              arguments: c.arguments,
+            })),
+          }
+        : {}),
+    };
+  };
+}
+
+async function askRealModel(
+  options: ForwardOptions,
+  body: Record<string, unknown>,
+): Promise<CachedReply> {
+  const { stream: _stream, stream_options: _options, ...rest } = body;
+  const response = await fetch(`${options.baseURL.replace(/\/+$/, "")}/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${options.apiKey}` },
+    body: JSON.stringify({ ...rest, model: options.model, stream: false }),
+  });
+  if (!response.ok) {
+    throw new Error(
+      `The real model answered HTTP ${response.status}: ${(await response.text()).slice(0, 500)}`,
+    );
+  }
+  const completion = (await response.json()) as {
+    choices?: {
+      message?: {
+        content?: string | null;
+        tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+      };
+    }[];
+  };
+  const message = completion.choices?.[0]?.message ?? {};
+  const toolCalls = (message.tool_calls ?? []).map((c) => ({
+    id: c.id,
+    name: c.function.name,
+    arguments: c.function.arguments,
+  }));
+  return {
+    ...(typeof message.content === "string" ? { content: message.content } : {}),
+    ...(toolCalls.length > 0 ? { toolCalls } : {}),
+  };
+}
