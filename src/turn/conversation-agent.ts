@@ -4,6 +4,7 @@ import {
   type ChatBindings,
   resolveAgent,
 } from "../core/agents/index.ts";
+import { accountBindings } from "../core/config/bindings-section.ts";
 import type { SwitchyardConfig } from "../core/config/index.ts";
 import type { ConversationAddress } from "../core/conversation.ts";
 import type { StoredSettings } from "../store/index.ts";
@@ -19,7 +20,8 @@ export function conversationAgent(
   address: ConversationAddress,
   settings: StoredSettings,
 ): AgentChoice {
-  return resolveAgent(agentsOf(config), address, config.bindings ?? [], chatBindingsOf(settings));
+  const bindings = [...(config.bindings ?? []), ...accountBindings(config)];
+  return resolveAgent(agentsOf(config), address, bindings, chatBindingsOf(settings));
 }
 
 /** The bindings `/agent` stored, from the chat settings of a conversation's places. */

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/core/config/index.ts";
 import { parseConfig } from "../../src/platforms/config.ts";
+import { conversationAgent } from "../../src/turn/conversation-agent.ts";
 
 const FILE = "switchyard.yaml";
 
@@ -126,6 +127,42 @@ describe("agents: and bindings:", () => {
         }
       }),
       { numRuns: 200 },
+    );
+  });
+});
+
+describe("an account's agent:", () => {
+  const accounts = (agent: string) =>
+    [
+      "agents:",
+      "  - id: support",
+      "telegram:",
+      "  accounts:",
+      "    - id: sales",
+      "      token: ${TELEGRAM_SALES_TOKEN}",
+      `      agent: ${agent}`,
+      "    - id: plain",
+      "      token: ${TELEGRAM_PLAIN_TOKEN}",
+    ].join("\n");
+
+  it("binds the account to that agent, as an account binding of bindings: would", () => {
+    const config = parseConfig(accounts("support"), FILE);
+    const where = (account?: string) => ({
+      platform: "telegram",
+      ...(account ? { account } : {}),
+      workspace: "42",
+      channel: "42",
+      conversation: "42",
+    });
+    const none = { conversation: {}, channel: {} };
+    expect(conversationAgent(config, where("sales"), none).agent.id).toBe("support");
+    expect(conversationAgent(config, where("plain"), none).agent.id).toBe("default");
+    expect(conversationAgent(config, where(), none).agent.id).toBe("default");
+  });
+
+  it("refuses an agent the file does not define, naming the account and the agents it has", () => {
+    expect(errorOf(accounts("suport"))).toMatch(
+      /account sales answers as "suport", which is not an agent\. Use one of: default, support\./,
     );
   });
 });

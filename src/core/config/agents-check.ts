@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { AgentsConfig } from "./agents-section.ts";
 import { DEFAULT_AGENT } from "./agents-section.ts";
-import type { BindingsConfig } from "./bindings-section.ts";
+import { accountBindings, type BindingsConfig } from "./bindings-section.ts";
 import { describeValue } from "./errors.ts";
 import type { ModelsConfig } from "./models-section.ts";
 
@@ -49,6 +49,15 @@ export function checkAgents(config: AgentsAndNeighbours, ctx: z.RefinementCtx): 
     });
   });
   const ids = new Set([DEFAULT_AGENT, ...config.agents.map((a) => a.id)]);
+  for (const binding of accountBindings(config)) {
+    if (ids.has(binding.agent)) continue;
+    const platform = binding.target.slice(0, binding.target.indexOf(":"));
+    ctx.addIssue({
+      code: "custom",
+      path: [platform, "accounts"],
+      message: `account ${binding.target.slice(platform.length + 1)} answers as ${describeValue(binding.agent)}, which is not an agent. Use one of: ${[...ids].sort().join(", ")}.`,
+    });
+  }
   config.bindings.forEach((binding, index) => {
     if (ids.has(binding.agent)) return;
     ctx.addIssue({

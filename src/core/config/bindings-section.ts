@@ -95,3 +95,27 @@ export const bindingsSection = z
     });
   })
   .transform((bindings): BindingsConfig => Object.freeze(bindings));
+
+/** What {@link accountBindings} reads of a platform's section: its `accounts:`, each maybe with an `agent:`. */
+interface AccountsWithAgents {
+  readonly accounts?: readonly { readonly id: string; readonly agent?: string }[];
+}
+
+/**
+ * The bindings a platform section's `accounts:` make: an account written
+ * with `agent: support` binds it as `{ agent: support, account: "telegram:<id>" }`
+ * would in `bindings:`. Read from every section with an `accounts:` list, so
+ * a platform added as a folder binds its accounts the same way.
+ */
+export function accountBindings(config: object): BindingConfig[] {
+  const found: BindingConfig[] = [];
+  for (const [platform, section] of Object.entries(config)) {
+    const accounts = (section as AccountsWithAgents | null | undefined)?.accounts;
+    if (!Array.isArray(accounts)) continue;
+    for (const account of accounts) {
+      if (typeof account?.agent !== "string") continue;
+      found.push({ agent: account.agent, scope: "account", target: `${platform}:${account.id}` });
+    }
+  }
+  return found;
+}
