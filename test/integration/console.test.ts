@@ -94,13 +94,15 @@ describe("the operator console", () => {
       const { contractHash } = await toolsJson();
       // ask changes nothing the model sees: the hash is still the one of a conversation that never asked.
       expect(body).toContain(`<span class="hash" id="contract-hash">${contractHash}</span>`);
-      expect(body).toContain("<h2>Asks first (2)</h2>");
+      expect(body).toContain("<h2>Asks first (3)</h2>");
       expect(body).toContain(
         "<tr><td><code>fetch_url</code></td><td>conversation</td><td>asks first, decided by conversation scope (fetch_url)</td></tr>",
       );
-      expect(body).toContain(
-        "<tr><td><code>send_message</code></td><td>tool</td><td>asks first, decided by the tool&#39;s own default</td></tr>",
-      );
+      for (const tool of ["schedule_task", "send_message"]) {
+        expect(body).toContain(
+          `<tr><td><code>${tool}</code></td><td>tool</td><td>asks first, decided by the tool&#39;s own default</td></tr>`,
+        );
+      }
       expect(body).toContain(
         "<tr><td>conversation</td><td><code>fetch_url</code></td><td>ask</td></tr>",
       );

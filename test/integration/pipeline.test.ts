@@ -261,6 +261,8 @@ describe("the agent loop at run time", () => {
         baseURL: pipe.fake.url,
         model: "fake-model",
       }),
+      // As the first worker's: a line arriving inside the quiet window would join the running turn.
+      queueBehaviour: () => ({ mode: "collect", debounceMs: 0 }),
       leaseMs: 2_000,
     });
     try {

@@ -125,7 +125,7 @@ const entry = strictMap(
   });
 
 /** The `agents:` section: a list of agents, each id once; `default` is the top-level settings' own. */
-export const agentsSection = z
+export const agentsSection: z.ZodType<AgentsConfig, unknown> = z
   .array(entry, {
     error: (iss) =>
       `expected a list of agents, each a map with id:, found ${describeValue(iss.input)}.`,
