@@ -30,6 +30,7 @@ import {
   type StoredDraft,
   type StoredMessage,
 } from "./telegram-chats.ts";
+import { FloodLedger, type TelegramLimits } from "./telegram-limits.ts";
 import {
   BotApiError,
   postUpdate,
@@ -93,6 +94,12 @@ export interface FakeTelegramOptions {
    * wakes at once. Chaos tests kill workers inside this window.
    */
   roundTripMs?: number;
+  /**
+   * Telegram's flood control (telegram-limits.ts; `TELEGRAM_LIMITS` for the
+   * published figures): calls past a limit are answered 429 with
+   * `retry_after`. Off by default.
+   */
+  limits?: TelegramLimits;
 }
 
 export interface FakeTelegram {
@@ -153,6 +160,8 @@ export interface FakeTelegram {
   ): { file_id: string; file_unique_id: string; file_size: number };
   /** Every download of a stored file, by file_path, in order. */
   readonly fileDownloads: readonly string[];
+  /** The flood control's refusals and the calls that came during a wait; set with `limits`. */
+  readonly flood: FloodLedger | undefined;
   close(): Promise<void>;
 }
 
@@ -167,6 +176,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
   const files = new Map<string, HeldFile>();
   const fileDownloads: string[] = [];
   const heldPaths = new Set<string>();
+  const flood = options.limits ? new FloodLedger(options.limits) : undefined;
 
   const methods: Record<string, (p: Params, gone: AbortSignal) => unknown> = {
     getMe: () => FAKE_TELEGRAM.bot,
@@ -261,6 +271,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
       if (token !== FAKE_TELEGRAM.token) throw new BotApiError(401, "Unauthorized");
       const failure = failures.get(method)?.shift();
       if (failure) throw failure;
+      flood?.check(method, params.chat_id);
       const run = methods[method];
       if (!run) throw new BotApiError(404, "Not Found: method not found");
       const result = await run(params, gone.signal);
@@ -323,6 +334,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
     },
     callsTo: (method) => calls.filter((c) => c.method === method),
     fileDownloads,
+    flood,
     addFile: (bytes, name, options) => {
       const id = `file-${files.size + 1}`;
       files.set(id, { bytes, path: `documents/${id}-${name}` });
