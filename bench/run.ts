@@ -23,6 +23,7 @@ import { benchPromptCache } from "./prompt-cache.ts";
 import { benchAnthropicPromptCache } from "./prompt-cache-anthropic.ts";
 import type { BenchRun } from "./readme-section.ts";
 import { benchRealTokens } from "./real-registry.ts";
+import { benchStreamRender } from "./stream-render.ts";
 import { benchStreams, type StreamsFigures } from "./streams.ts";
 import { benchTracing } from "./tracing.ts";
 
@@ -56,6 +57,7 @@ if (!only || only === "cache") {
 }
 if (!only || only === "tracing") results.push(await benchTracing(print));
 if (!only || only === "format") results.push(benchFormat(print));
+if (!only || only === "stream-render") results.push(benchStreamRender(print));
 if (!only || only === "cold-start") results.push(benchColdStart(print));
 if (only === "streams") {
   results.push(
@@ -85,7 +87,13 @@ async function describeRun(): Promise<BenchRun> {
   } finally {
     redis.disconnect();
   }
-  const env = ["REDIS_URL", "BENCH_ROUNDS", "BENCH_CONCURRENCY"]
+  const env = [
+    "REDIS_URL",
+    "BENCH_ROUNDS",
+    "BENCH_CONCURRENCY",
+    "SWITCHYARD_CONCURRENCY",
+    "SWITCHYARD_QUEUE_DEBOUNCE_MS",
+  ]
     .filter((name) => process.env[name] !== undefined)
     .map((name) => `${name}=${process.env[name]}`);
   return {

@@ -11,7 +11,9 @@
  *
  * Options: `--n=50,200` (loads), `--runs=1`, `--answer-ms=2000` (the model's
  * stream), `--deadline=120` (seconds a run may take; what is not answered by
- * then is late, or lost if its stream ended ten seconds before).
+ * then is late, or lost if its stream ended ten seconds before). The
+ * processes inherit this one's environment, so `SWITCHYARD_CONCURRENCY=256
+ * npm run bench -- streams` measures another setting.
  */
 import { type StreamsRunFigures, type StreamsShape, streamsRun } from "./streams-run.ts";
 
