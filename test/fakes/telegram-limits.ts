@@ -91,7 +91,12 @@ export class FloodLedger {
       this.#chats.set(chat, bucket);
     }
     const newMessage = NEW_MESSAGES.has(method);
-    const wait = Math.max(bucket.wait(now), newMessage ? this.#bot.wait(now) : 0);
+    // A chat told to wait is refused until then, whatever its bucket holds.
+    const wait = Math.max(
+      bucket.wait(now),
+      newMessage ? this.#bot.wait(now) : 0,
+      (waitUntil ?? 0) - now,
+    );
     if (wait > 0) {
       const seconds = Math.max(1, Math.ceil(wait / 1000));
       this.#waits.set(chat, now + seconds * 1000);
