@@ -26,6 +26,7 @@ import { EventEmitter } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { requiredSlackScopes } from "../../src/platforms/slack/scopes.ts";
 import { listenLocal, parseJson, pause, readBody } from "./local-server.ts";
+import { SlackRateLimiter, type SlackRateLimits } from "./slack-limits.ts";
 import { FakeSlackUploads, storedFile } from "./slack-uploads.ts";
 import {
   FAKE_SLACK,
@@ -127,6 +128,11 @@ export interface FakeSlackApiOptions extends Partial<FakeSlackIdentity> {
    * of every answer to that token. Defaults to every scope the channel needs.
    */
   scopes?: readonly string[];
+  /**
+   * Slack's rate limits (slack-limits.ts; `SLACK_RATE_LIMITS` for the
+   * published tiers): calls past them answer 429 with `Retry-After`. Off by default.
+   */
+  rateLimits?: SlackRateLimits;
 }
 
 export interface WaitForCallOptions {
@@ -145,6 +151,8 @@ export interface FakeSlackApi {
   identity: FakeSlackIdentity;
   /** Every Web API call in arrival order, including refused and rate-limited ones. */
   calls: RecordedCall[];
+  /** The rate limiter's refusals and the calls made during a wait; set with `rateLimits`. */
+  rateLimiter: SlackRateLimiter | undefined;
   /** Users for users.info, by id. The bot user answers without being set. */
   users: Map<string, FakeSlackUser>;
   /** Messages the bot posted (and any added with `addMessage`), updated in place by edits. */
@@ -210,8 +218,10 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
     users = {},
     roundTripMs = 0,
     scopes = requiredSlackScopes(),
+    rateLimits,
     ...overrides
   } = options;
+  const limiter = rateLimits ? new SlackRateLimiter(rateLimits) : undefined;
   let roundTrip = roundTripMs;
   const identity: FakeSlackIdentity = { ...FAKE_SLACK, ...overrides };
   const workspace = new FakeSlackWorkspace(identity, startTs);
@@ -268,6 +278,14 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
     if (scripted) return scripted;
     if (call.token === undefined) return { body: { ok: false, error: "not_authed" } };
     if (call.token !== identity.botToken) return { body: { ok: false, error: "invalid_auth" } };
+    const retryAfter = limiter?.check(call.method, call.args) ?? 0;
+    if (retryAfter > 0) {
+      return {
+        status: 429,
+        headers: { "retry-after": String(retryAfter) },
+        body: { ok: false, error: "ratelimited" },
+      };
+    }
     const custom = await handlers.get(call.method)?.(call);
     if (custom) return { body: custom };
     const body = uploads.call(call.method, call.args) ??
@@ -334,6 +352,7 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
     origin,
     identity,
     calls,
+    rateLimiter: limiter,
     users: workspace.users,
     messages: workspace.messages,
     streams: workspace.streams,

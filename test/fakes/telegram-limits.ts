@@ -14,6 +14,7 @@
  * the bot honoured every refusal: a call to a chat during its wait is one
  * it did not.
  */
+import { type BucketShape, RateBuckets, type RateLimitHit } from "./rate-buckets.ts";
 import { BotApiError } from "./telegram-updates.ts";
 
 export interface TelegramLimits {
@@ -65,76 +66,45 @@ export interface FloodWait {
  * limit, and records the refusal and any call that came during a wait.
  */
 export class FloodLedger {
-  readonly #chats = new Map<string, Bucket>();
-  readonly #bot: Bucket;
-  readonly #waits = new Map<string, number>();
-  /** Every 429 answered. */
-  readonly refusals: FloodWait[] = [];
-  /** Calls that came to a chat before the wait it was told had passed. */
-  readonly early: FloodWait[] = [];
+  readonly #buckets = new RateBuckets();
+  readonly #chat: BucketShape;
+  readonly #bot: BucketShape;
 
-  constructor(private readonly limits: TelegramLimits) {
-    this.#bot = new Bucket(limits.perBotPerSecond, limits.perBotPerSecond, 0);
+  constructor(limits: TelegramLimits) {
+    this.#chat = { capacity: limits.perChatBurst, perSecond: limits.perChatPerSecond };
+    this.#bot = { capacity: limits.perBotPerSecond, perSecond: limits.perBotPerSecond };
+  }
+
+  /** Every 429 answered, by chat. */
+  get refusals(): FloodWait[] {
+    return this.#hits(this.#buckets.refusals);
+  }
+
+  /** Calls that came to a chat before the wait it was told had passed. */
+  get early(): FloodWait[] {
+    return this.#hits(this.#buckets.early);
   }
 
   /** Throws the 429 Telegram would answer, or counts the call against the limits. */
   check(method: string, chatId: unknown, now = Date.now()): void {
     if (!IN_CHAT.has(method) || chatId === undefined) return;
-    const chat = String(chatId);
-    const waitUntil = this.#waits.get(chat);
-    if (waitUntil !== undefined && now < waitUntil) {
-      this.early.push({ chat, at: now, retryAfterMs: waitUntil - now });
-    }
-    let bucket = this.#chats.get(chat);
-    if (!bucket) {
-      bucket = new Bucket(this.limits.perChatBurst, this.limits.perChatPerSecond, now);
-      this.#chats.set(chat, bucket);
-    }
-    const newMessage = NEW_MESSAGES.has(method);
-    // A chat told to wait is refused until then, whatever its bucket holds.
-    const wait = Math.max(
-      bucket.wait(now),
-      newMessage ? this.#bot.wait(now) : 0,
-      (waitUntil ?? 0) - now,
-    );
+    const keys: [string, BucketShape][] = [[`chat:${chatId}`, this.#chat]];
+    // Only new messages count against the bot; the wait is the chat's.
+    if (NEW_MESSAGES.has(method)) keys.push(["bot", this.#bot]);
+    const wait = this.#buckets.take(keys, now, (ms) => Math.max(1, Math.ceil(ms / 1000)) * 1000);
     if (wait > 0) {
-      const seconds = Math.max(1, Math.ceil(wait / 1000));
-      this.#waits.set(chat, now + seconds * 1000);
-      this.refusals.push({ chat, at: now, retryAfterMs: seconds * 1000 });
+      const seconds = wait / 1000;
       throw new BotApiError(429, `Too Many Requests: retry after ${seconds}`, {
         retry_after: seconds,
       });
     }
-    bucket.take();
-    if (newMessage) this.#bot.take();
-  }
-}
-
-/** A token bucket: `capacity` calls at once, refilled at `perSecond`. */
-class Bucket {
-  #tokens: number;
-  #at: number;
-
-  constructor(
-    private readonly capacity: number,
-    private readonly perSecond: number,
-    now: number,
-  ) {
-    this.#tokens = capacity;
-    this.#at = now;
   }
 
-  /** How long until a call may go (0: now), having refilled to `now`. */
-  wait(now: number): number {
-    this.#tokens = Math.min(
-      this.capacity,
-      this.#tokens + ((now - this.#at) / 1000) * this.perSecond,
-    );
-    this.#at = now;
-    return this.#tokens >= 1 ? 0 : ((1 - this.#tokens) / this.perSecond) * 1000;
-  }
-
-  take(): void {
-    this.#tokens -= 1;
+  #hits(hits: readonly RateLimitHit[]): FloodWait[] {
+    return hits.map((hit) => ({
+      chat: hit.key.slice("chat:".length),
+      at: hit.at,
+      retryAfterMs: hit.waitMs,
+    }));
   }
 }

@@ -55,10 +55,11 @@ export class IncrementalMarkdown<C extends LayoutContext> {
     if (!this.#incremental(text)) return renderMarkdown(text, rendering);
     const [prefix, before] = this.#lookup(text);
     const tail = text.slice(prefix.length);
-    const source = boundNesting(tail);
-    if (source !== tail) return renderMarkdown(text, rendering);
+    // The whole text was checked; a tail is read afresh, so it is checked too.
+    if (prefix !== "" && boundNesting(tail) !== tail) return renderMarkdown(text, rendering);
     const { tree, definitions } = parseMarkdown(tail);
-    const context = (base: LayoutContext) => base as C;
+    // The text sets nothing aside (see #incremental): the rendering's own context, with nothing in it.
+    const context = rendering.begin?.(tail).context ?? ((base: LayoutContext) => base as C);
     const blocks = tree.children;
     const cut = settledEnd(tail, blocks);
     if (cut === undefined) {
