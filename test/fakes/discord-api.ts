@@ -110,6 +110,8 @@ export interface FakeDiscord {
   messageCreate(input: MessageCreateInput): DiscordMessage;
   /** The next `times` matching requests answer 429 with `retry_after` (seconds). */
   rateLimit(method: string, path: RegExp, retryAfterSec: number, times?: number): void;
+  /** The route buckets' refusals and the calls made during a wait; set with `routeLimits`. */
+  readonly routeLimiter: DiscordRouteLimiter | undefined;
   /**
    * Stores a file as Discord's CDN holds an attachment: the returned
    * attachment object (id, filename, size, url, content_type) goes in a
@@ -309,6 +311,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       dispatch("MESSAGE_CREATE", message);
       return message;
     },
+    routeLimiter: restState.routeLimiter,
     rateLimit: (method, path, retryAfter, times = 1) => {
       restState.rateLimits.push({ method, path, retryAfter, times });
     },
