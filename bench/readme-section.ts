@@ -52,7 +52,7 @@ function verdict(figures: PipelineFigures, key: string): string {
   return `${target}: ${t.met ? "met" : "**missed**"}`;
 }
 
-export function table(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
+function table(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
   const align = header.map((_, i) => (i === 0 || i === header.length - 1 ? "---" : "---:"));
   return [header, align, ...rows].map((cells) => `| ${cells.join(" | ")} |`);
 }

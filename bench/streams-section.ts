@@ -5,7 +5,7 @@
  * markdown, beside the pipeline's (readme-section.ts). `npm run
  * bench:readme` writes it when the page has the markers and the file exists.
  */
-import { type BenchRun, type Markers, PERFORMANCE_PAGE, runLine, table } from "./readme-section.ts";
+import { type BenchRun, type Markers, PERFORMANCE_PAGE, runLine } from "./readme-section.ts";
 import { STREAMS_ROWS, type StreamsFigures, type StreamsLoad } from "./streams.ts";
 
 /** What `npm run bench -- streams --json` prints. */
@@ -69,7 +69,9 @@ export function renderStreamsSection(json: StreamsJson): string {
       `and the fake Telegram holds its flood limits (a chat about once a second, the bot 30 messages a second, 429 with retry_after). ` +
       `Medians over ${runs} run(s) on fresh processes after a warm-up, min–max in brackets; what was not answered within ${Math.round(f.deadlineMs / 1000)} s is late.`,
     "",
-    ...table(header, rows),
+    ...[header, header.map((_, i) => (i === 0 ? "---" : "---:")), ...rows].map(
+      (cells) => `| ${cells.join(" | ")} |`,
+    ),
     "",
     STREAMS_MARKERS.end,
   ].join("\n");

@@ -102,7 +102,7 @@ describe("the streams table", () => {
     const section = renderStreamsSection(json);
     expect(section.startsWith(STREAMS_MARKERS.start)).toBe(true);
     expect(section.endsWith(STREAMS_MARKERS.end)).toBe(true);
-    expect(section).toContain("| Figure | N = 1,000 |");
+    expect(section).toContain("| Figure | N = 1,000 |\n| --- | ---: |");
     expect(section).toContain("| wall time, s | 14.2 (13.9–15.1) (≤ 15 s: met) |");
     expect(section).toContain("| lost | 0 (= 0: **missed**) |");
     expect(section).toContain("npm run bench -- streams --json=bench/results/streams.json");
