@@ -7,7 +7,7 @@
  * fakes saw, the worker's /metrics and its /proc entry.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { createWriteStream, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import type { User } from "grammy/types";
@@ -369,8 +369,10 @@ async function startRole(
     env: { ...process.env, ...env },
     stdio: ["ignore", "ignore", "pipe"],
   });
-  // Keep only the last of its logs, for the error when it fails to start.
+  // Keep only the last of its logs, for the error when it fails to start; all of them with BENCH_STREAMS_LOGS=dir.
   let tail = "";
+  const logDir = process.env.BENCH_STREAMS_LOGS;
+  if (logDir) child.stderr?.pipe(createWriteStream(`${logDir}/${role}-${child.pid}.log`));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(

@@ -13,7 +13,8 @@
  * stream), `--deadline=120` (seconds a run may take; what is not answered by
  * then is late, or lost if its stream ended ten seconds before). The
  * processes inherit this one's environment, so `SWITCHYARD_CONCURRENCY=256
- * npm run bench -- streams` measures another setting.
+ * npm run bench -- streams` measures another setting, and
+ * `BENCH_STREAMS_LOGS=dir` keeps each process's logs there.
  */
 import { type StreamsRunFigures, type StreamsShape, streamsRun } from "./streams-run.ts";
 
