@@ -106,7 +106,7 @@ function scalingRows(f: PipelineFigures): string[][] {
   });
 }
 
-function runLine(run: BenchRun | undefined): string {
+export function runLine(run: BenchRun | undefined): string {
   if (!run) return "Measured on an unrecorded machine.";
   const day = run.date.slice(0, 16).replace("T", " ");
   return (
@@ -155,22 +155,37 @@ export function renderSection(json: BenchJson): string {
 /** The docs page whose performance figures this renders. */
 export const PERFORMANCE_PAGE = "docs/internals/performance.md";
 
+/** The markers around one generated section of the page. */
+export interface Markers {
+  readonly start: string;
+  readonly end: string;
+}
+
+const PIPELINE_MARKERS: Markers = { start: SECTION_START, end: SECTION_END };
+
 /** The page with the text between the markers (markers included) replaced by `section`. */
-export function replaceSection(readme: string, section: string): string {
-  const start = readme.indexOf(SECTION_START);
-  const end = readme.indexOf(SECTION_END);
+export function replaceSection(
+  readme: string,
+  section: string,
+  { start: startMarker, end: endMarker }: Markers = PIPELINE_MARKERS,
+): string {
+  const start = readme.indexOf(startMarker);
+  const end = readme.indexOf(endMarker);
   if (start === -1 || end === -1 || end < start) {
     throw new Error(
-      `${PERFORMANCE_PAGE} has no performance section to replace: put ${SECTION_START} and ${SECTION_END} on lines of their own where it goes.`,
+      `${PERFORMANCE_PAGE} has no section to replace: put ${startMarker} and ${endMarker} on lines of their own where it goes.`,
     );
   }
-  return readme.slice(0, start) + section + readme.slice(end + SECTION_END.length);
+  return readme.slice(0, start) + section + readme.slice(end + endMarker.length);
 }
 
 /** The section as the page holds it now (markers included), or undefined. */
-export function currentSection(readme: string): string | undefined {
-  const start = readme.indexOf(SECTION_START);
-  const end = readme.indexOf(SECTION_END);
+export function currentSection(
+  readme: string,
+  { start: startMarker, end: endMarker }: Markers = PIPELINE_MARKERS,
+): string | undefined {
+  const start = readme.indexOf(startMarker);
+  const end = readme.indexOf(endMarker);
   if (start === -1 || end === -1 || end < start) return undefined;
-  return readme.slice(start, end + SECTION_END.length);
+  return readme.slice(start, end + endMarker.length);
 }

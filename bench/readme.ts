@@ -3,8 +3,11 @@
  * ({@link PERFORMANCE_PAGE}, between its bench markers) from one run's JSON, by default
  * bench/results/pipeline.json, which
  * `npm run bench -- pipeline --json=bench/results/pipeline.json` writes.
+ * When bench/results/streams.json exists (`npm run bench -- streams
+ * --json=bench/results/streams.json`), the streams table is rewritten too,
+ * between its own markers.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import {
   type BenchJson,
   PERFORMANCE_PAGE,
@@ -12,6 +15,12 @@ import {
   renderSection,
   replaceSection,
 } from "./readme-section.ts";
+import {
+  renderStreamsSection,
+  STREAMS_MARKERS,
+  STREAMS_RESULTS_FILE,
+  type StreamsJson,
+} from "./streams-section.ts";
 
 const file = process.argv[2] ?? RESULTS_FILE;
 let json: BenchJson;
@@ -23,6 +32,13 @@ try {
   );
   process.exit(1);
 }
-const page = readFileSync(PERFORMANCE_PAGE, "utf8");
-writeFileSync(PERFORMANCE_PAGE, replaceSection(page, renderSection(json)));
+let page = replaceSection(readFileSync(PERFORMANCE_PAGE, "utf8"), renderSection(json));
 process.stdout.write(`${PERFORMANCE_PAGE}: performance figures rewritten from ${file}\n`);
+if (existsSync(STREAMS_RESULTS_FILE)) {
+  const streams = JSON.parse(readFileSync(STREAMS_RESULTS_FILE, "utf8")) as StreamsJson;
+  page = replaceSection(page, renderStreamsSection(streams), STREAMS_MARKERS);
+  process.stdout.write(
+    `${PERFORMANCE_PAGE}: streams table rewritten from ${STREAMS_RESULTS_FILE}\n`,
+  );
+}
+writeFileSync(PERFORMANCE_PAGE, page);

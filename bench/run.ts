@@ -6,7 +6,10 @@
  * figures as JSON on stdout (the text goes to stderr), with where and how
  * they were measured, and `--json=FILE` writes them to FILE;
  * `npm run bench:readme` turns that file into the performance section of
- * docs/internals/performance.md.
+ * docs/internals/performance.md. `npm run bench -- streams` (only when
+ * named: it runs for minutes) is the load test of many streamed answers at
+ * once (streams.ts; `--n=50,200 --runs=1` shortens it), and with
+ * `--json=bench/results/streams.json` feeds the page's streams table.
  */
 import { writeFileSync } from "node:fs";
 import { cpus, loadavg, release, type } from "node:os";
@@ -20,6 +23,8 @@ import { benchPromptCache } from "./prompt-cache.ts";
 import { benchAnthropicPromptCache } from "./prompt-cache-anthropic.ts";
 import type { BenchRun } from "./readme-section.ts";
 import { benchRealTokens } from "./real-registry.ts";
+import { benchStreamRender } from "./stream-render.ts";
+import { benchStreams, type StreamsFigures } from "./streams.ts";
 import { benchTracing } from "./tracing.ts";
 
 const args = process.argv.slice(2);
@@ -32,6 +37,7 @@ const out = json ? process.stderr : process.stdout;
 const print = (line: string) => out.write(`${line}\n`);
 const results: boolean[] = [];
 let pipeline: PipelineFigures | undefined;
+let streams: StreamsFigures | undefined;
 const run = json ? await describeRun() : undefined;
 if (!only || only === "freeze") results.push(benchFreeze(print));
 if (!only || only === "tokens") {
@@ -51,9 +57,19 @@ if (!only || only === "cache") {
 }
 if (!only || only === "tracing") results.push(await benchTracing(print));
 if (!only || only === "format") results.push(benchFormat(print));
+if (!only || only === "stream-render") results.push(benchStreamRender(print));
 if (!only || only === "cold-start") results.push(benchColdStart(print));
+if (only === "streams") {
+  results.push(
+    await benchStreams(print, args, (figures) => {
+      streams = figures;
+    }),
+  );
+}
 if (json) {
-  const text = `${JSON.stringify({ run, pipeline: pipeline ?? null }, null, 2)}\n`;
+  const figures =
+    only === "streams" ? { streams: streams ?? null } : { pipeline: pipeline ?? null };
+  const text = `${JSON.stringify({ run, ...figures }, null, 2)}\n`;
   if (jsonFile) writeFileSync(jsonFile, text);
   else process.stdout.write(text);
 }
@@ -71,7 +87,13 @@ async function describeRun(): Promise<BenchRun> {
   } finally {
     redis.disconnect();
   }
-  const env = ["REDIS_URL", "BENCH_ROUNDS", "BENCH_CONCURRENCY"]
+  const env = [
+    "REDIS_URL",
+    "BENCH_ROUNDS",
+    "BENCH_CONCURRENCY",
+    "SWITCHYARD_CONCURRENCY",
+    "SWITCHYARD_QUEUE_DEBOUNCE_MS",
+  ]
     .filter((name) => process.env[name] !== undefined)
     .map((name) => `${name}=${process.env[name]}`);
   return {

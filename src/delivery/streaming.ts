@@ -55,6 +55,8 @@ export class StreamingReply {
   #shown = "";
   #lastSent = 0;
   #timer: NodeJS.Timeout | undefined;
+  /** A send due now, run once the chunks of this tick are in. */
+  #tick: NodeJS.Immediate | undefined;
   #inFlight: Promise<void> = Promise.resolve();
   #closed = false;
   #starting = false;
@@ -74,14 +76,23 @@ export class StreamingReply {
     return this.#ref;
   }
 
+  /**
+   * The answer so far, called for every chunk the model streams. It only
+   * keeps the text: a send due now waits for the end of the tick (one read
+   * from the network holds many chunks), a later one for its timer, and
+   * either shows the newest text then.
+   */
   update(text: string): void {
-    const max = this.#o.outbound.maxLength;
-    if (this.#closed || this.#o.signal?.aborted || text.trim() === "") return;
-    this.#latest = text.length > max ? `${clip(text, max - 1)}…` : text;
-    if (this.#timer) return;
+    if (this.#closed || this.#o.signal?.aborted || !VISIBLE.test(text)) return;
+    this.#latest = text;
+    if (this.#timer || this.#tick) return;
     const wait = this.#lastSent + this.#o.intervalMs - this.#now();
-    if (wait <= 0) this.#send();
-    else this.#timer = setTimeout(() => this.#send(), wait);
+    if (wait <= 0) {
+      this.#tick = setImmediate(() => {
+        this.#tick = undefined;
+        this.#send();
+      });
+    } else this.#timer = setTimeout(() => this.#send(), wait);
   }
 
   /**
@@ -90,8 +101,7 @@ export class StreamingReply {
    * last throttled edit.
    */
   async flush(): Promise<void> {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#cancelPending();
     if (!this.#closed) this.#send();
     await this.#inFlight;
   }
@@ -99,10 +109,20 @@ export class StreamingReply {
   /** Stops editing and waits for what is in flight; returns the ref, if anything was posted. */
   async close(): Promise<string | undefined> {
     this.#closed = true;
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
+    // A send that was due goes as it would have: the first post still lands.
+    if (this.#cancelPending()) this.#send();
     await this.#inFlight;
     return this.#ref;
+  }
+
+  /** Cancels the timer and the send due this tick; returns whether a send was due. */
+  #cancelPending(): boolean {
+    const due = this.#tick !== undefined;
+    clearTimeout(this.#timer);
+    clearImmediate(this.#tick);
+    this.#timer = undefined;
+    this.#tick = undefined;
+    return due;
   }
 
   #send(): void {
@@ -110,7 +130,9 @@ export class StreamingReply {
     this.#inFlight = this.#inFlight.then(async () => {
       if (this.#closed && this.#ref !== undefined) return;
       if (this.#o.signal?.aborted || this.#gone) return;
-      const text = this.#latest;
+      // Clipped here, once per send, rather than for every chunk.
+      const max = this.#o.outbound.maxLength;
+      const text = this.#latest.length > max ? `${clip(this.#latest, max - 1)}…` : this.#latest;
       if (text === this.#shown) return;
       this.#lastSent = this.#now();
       const { outbound, target } = this.#o;
@@ -146,3 +168,6 @@ export class StreamingReply {
     });
   }
 }
+
+/** Text with something to show: whitespace alone is not posted. */
+const VISIBLE = /\S/;

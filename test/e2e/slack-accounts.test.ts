@@ -36,6 +36,8 @@ function writeConfig(): string {
     [
       "access:",
       "  dm: open",
+      "agents:",
+      "  - id: engineering",
       "slack:",
       "  accounts:",
       "    - id: eng",

@@ -42,6 +42,9 @@ function writeConfig(): string {
     [
       "access:",
       "  dm: open",
+      "agents:",
+      "  - id: support",
+      "    persona: You are the sales desk of Acme.",
       "telegram:",
       "  accounts:",
       "    - id: sales",
@@ -134,6 +137,13 @@ describe("two Telegram bot accounts in one deployment", () => {
       .filter((r) => JSON.stringify(r.body.messages).includes("hello sales"))
       .map((r) => JSON.stringify(r.body.messages));
     expect(salesPrompts.some((p) => p.includes("hello main"))).toBe(false);
+    // The sales bot answers as the agent its account names; the main bot as the default one.
+    const systemOf = (said: string) =>
+      openai.requests
+        .filter((r) => JSON.stringify(r.body.messages).includes(said))
+        .map((r) => String(r.body.messages[0]?.content));
+    expect(systemOf("hello sales")[0]).toMatch(/^You are the sales desk of Acme\./);
+    expect(systemOf("hello main")[0]).not.toMatch(/sales desk/);
 
     // Telegram delivers the sales update again: no second answer (the next message's answer comes after it).
     sales.redeliver(toSales);

@@ -12,6 +12,7 @@ import {
   type FakeSlackUser,
   startFakeSlackApi,
 } from "../../src/testing/fakes/slack-api.ts";
+import type { SlackRateLimits } from "../../src/testing/fakes/slack-limits.ts";
 import { type FakeSocketMode, startFakeSocketMode } from "../fakes/slack-socket.ts";
 import { channelRuntime } from "./channels.ts";
 import { bigTool, lookupTool, type Pipeline, startPipeline } from "./pipeline.ts";
@@ -57,6 +58,8 @@ export interface SlackHarnessOptions {
   readonly pipeline?: Partial<SwitchyardOptions>;
   /** The skill folders the bot reads; default: none. */
   readonly skillFolders?: SkillFolders;
+  /** Slack's rate limits on the fake Web API (slack-limits.ts); default: none. */
+  readonly rateLimits?: SlackRateLimits;
 }
 
 export const SLACK_USERS: Record<string, FakeSlackUser> = {
@@ -91,7 +94,10 @@ export function fakeSlackChannel(
 export async function startSlackHarness(options: SlackHarnessOptions = {}): Promise<SlackHarness> {
   const mode = options.mode ?? "http";
   const tools = options.tools ?? [lookupTool, bigTool];
-  const slack = await startFakeSlackApi({ users: options.users ?? SLACK_USERS });
+  const slack = await startFakeSlackApi({
+    users: options.users ?? SLACK_USERS,
+    ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
+  });
   const socket =
     mode === "socket"
       ? await startFakeSocketMode(slack, { appToken: SLACK_APP_TOKEN, ackTimeoutMs: 3_000 })

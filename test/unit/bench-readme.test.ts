@@ -12,6 +12,13 @@ import {
   SECTION_END,
   SECTION_START,
 } from "../../bench/readme-section.ts";
+import type { StreamsFigureName } from "../../bench/streams.ts";
+import { STREAMS_ROWS } from "../../bench/streams.ts";
+import {
+  renderStreamsSection,
+  STREAMS_MARKERS,
+  type StreamsJson,
+} from "../../bench/streams-section.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const PAGE = readFileSync(`${ROOT}${PERFORMANCE_PAGE}`, "utf8");
@@ -64,5 +71,54 @@ describe("replaceSection", () => {
 
   it("names the command to run when the JSON has no pipeline figures", () => {
     expect(() => renderSection({ pipeline: null })).toThrow(/npm run bench -- pipeline --json/);
+  });
+});
+
+describe("the streams table", () => {
+  const spread = (median: number, min = median, max = median) => ({ min, median, max });
+  const figures = Object.fromEntries(STREAMS_ROWS.map(([, key]) => [key, spread(0)])) as Record<
+    StreamsFigureName,
+    ReturnType<typeof spread>
+  >;
+  const json: StreamsJson = {
+    streams: {
+      answerMs: 5_000,
+      deadlineMs: 180_000,
+      loads: [
+        {
+          conversations: 1_000,
+          runs: 3,
+          figures: { ...figures, done: spread(1_000), wallMs: spread(14_200, 13_900, 15_100) },
+          targets: {
+            wallMs: { target: "<= 15 s", met: true },
+            lost: { target: "= 0", met: false },
+          },
+        },
+      ],
+    },
+  };
+
+  it("shows each load's median with its spread and each target's verdict, between its own markers", () => {
+    const section = renderStreamsSection(json);
+    expect(section.startsWith(STREAMS_MARKERS.start)).toBe(true);
+    expect(section.endsWith(STREAMS_MARKERS.end)).toBe(true);
+    expect(section).toContain("| Figure | N = 1,000 |\n| --- | ---: |");
+    expect(section).toContain("| wall time, s | 14.2 (13.9–15.1) (≤ 15 s: met) |");
+    expect(section).toContain("| lost | 0 (= 0: **missed**) |");
+    expect(section).toContain("npm run bench -- streams --json=bench/results/streams.json");
+  });
+
+  it("goes between the streams markers and leaves the pipeline's section alone", () => {
+    const page = `${SECTION_START}\npipeline\n${SECTION_END}\n\n${STREAMS_MARKERS.start}\nold\n${STREAMS_MARKERS.end}\n`;
+    const section = renderStreamsSection(json);
+    const replaced = replaceSection(page, section, STREAMS_MARKERS);
+    expect(currentSection(replaced, STREAMS_MARKERS)).toBe(section);
+    expect(currentSection(replaced)).toBe(`${SECTION_START}\npipeline\n${SECTION_END}`);
+  });
+
+  it("names the command to run when the JSON has no streams figures", () => {
+    expect(() => renderStreamsSection({ streams: null })).toThrow(
+      /npm run bench -- streams --json/,
+    );
   });
 });

@@ -31,6 +31,24 @@ describe("a streamed answer", () => {
     expect(outbound.visible()).toEqual(["The answer so far"]);
   });
 
+  it("shows the chunks that arrive in one tick as one post of the newest text", async () => {
+    const outbound = new RecordingOutbound();
+    const streamed = reply(outbound, "turn-3-0");
+    for (const text of ["The", "The answer", "The answer, whole"]) streamed.update(text);
+    await settled();
+    await streamed.close();
+    expect(outbound.calls.map((c) => c.kind)).toEqual(["post"]);
+    expect(outbound.visible()).toEqual(["The answer, whole"]);
+  });
+
+  it("still posts the text that was due when the turn closes the stream in the same tick", async () => {
+    const outbound = new RecordingOutbound();
+    const streamed = reply(outbound, "turn-4-0");
+    streamed.update("Short answer");
+    expect(await streamed.close()).toBeDefined();
+    expect(outbound.visible()).toEqual(["Short answer"]);
+  });
+
   it("shows nothing more once the turn's lease is lost: the run that took the turn over answers", async () => {
     const outbound = new RecordingOutbound();
     const lease = new AbortController();

@@ -61,11 +61,25 @@ export function renderMarkdown<C extends LayoutContext>(
       context: (base: LayoutContext) => base as C,
     };
     const { tree, definitions } = parseMarkdown(source);
-    const ctx = context({ definitions, code: new CodeSlots(), depth: 0, inQuote: false });
-    const out = renderBlocks(tree.children, ctx, "\n\n", rendering.syntax);
-    return ctx.code.fill(rendering.finish?.(out) ?? out).trimEnd();
+    return renderTopBlocks(tree.children, definitions, context, rendering).trimEnd();
   };
   return renderOrPlain(markdown, render, rendering.escape);
+}
+
+/**
+ * Top-level blocks of one parse in a platform's markup, code put back,
+ * not trimmed: what {@link renderMarkdown} joins, and what an incremental
+ * render (incremental.ts) keeps of the blocks that are finished.
+ */
+export function renderTopBlocks<C extends LayoutContext>(
+  blocks: readonly RootContent[],
+  definitions: ReadonlyMap<string, Definition>,
+  context: (base: LayoutContext) => C,
+  rendering: MarkdownRendering<C>,
+): string {
+  const ctx = context({ definitions, code: new CodeSlots(), depth: 0, inQuote: false });
+  const out = renderBlocks(blocks, ctx, "\n\n", rendering.syntax);
+  return ctx.code.fill(rendering.finish?.(out) ?? out);
 }
 
 /**

@@ -15,10 +15,7 @@ export function parseMarkdown(source: string): {
   tree: Root;
   definitions: Map<string, Definition>;
 } {
-  const tree = fromMarkdown(boundNesting(source), {
-    extensions: [gfm()],
-    mdastExtensions: [gfmFromMarkdown()],
-  });
+  const tree = fromMarkdown(boundNesting(source), GFM);
   const definitions = new Map<string, Definition>();
   const pending: [Nodes, number][] = [[tree, 0]];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
@@ -38,6 +35,13 @@ export function parseMarkdown(source: string): {
   }
   return { tree, definitions };
 }
+
+/**
+ * GFM's syntax and tree extensions, built once: building them is as costly
+ * as parsing a short answer, and a streamed answer is parsed on every edit.
+ * Both are stateless tables of constructs and handlers, safe to share.
+ */
+const GFM = { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] };
 
 /** How deep the tree may go: 16 nested lists are 32 levels, and inline nesting past the rest shows nothing more. */
 export const MAX_TREE_DEPTH = 64;

@@ -1,4 +1,5 @@
 import type { Nodes, PhrasingContent, Table } from "mdast";
+import { IncrementalMarkdown } from "../markdown/incremental.ts";
 import * as layout from "../markdown/layout.ts";
 import { plainText } from "../markdown/parse.ts";
 
@@ -34,7 +35,7 @@ import { plainText } from "../markdown/parse.ts";
  * // "*Result*\n\n*Done*, see <https://github.com/o/r/pull/1|the PR>."
  */
 export function toMrkdwn(markdown: string): string {
-  return layout.renderMarkdown(markdown, MRKDWN);
+  return STREAM.render(markdown);
 }
 
 /** Escapes the three characters Slack reads as control characters, and makes lone surrogates U+FFFD. */
@@ -91,7 +92,8 @@ const SYNTAX: layout.BlockSyntax<Context> = {
   footnoteLabel: (label, ctx) => escapeMrkdwn(restore(label, ctx)),
 };
 
-const MRKDWN: layout.MarkdownRendering<Context> = {
+/** The rendering toMrkdwn runs (exported for the tests and the bench that compare it with a whole render). */
+export const MRKDWN: layout.MarkdownRendering<Context> = {
   syntax: SYNTAX,
   escape: escapeMrkdwn,
   sentinels: SENTINELS,
@@ -107,6 +109,9 @@ const MRKDWN: layout.MarkdownRendering<Context> = {
   },
   finish: (out) => out.replace(QUOTE_AT_LINE_START, "$1>").replaceAll(QUOTE, "&gt;"),
 };
+
+/** Streamed answers are rendered on every edit: finished blocks are kept (see IncrementalMarkdown). */
+const STREAM = new IncrementalMarkdown(MRKDWN);
 
 /** A code block in a slot, so later indenting and quoting leave its lines alone. */
 function codeBlock(value: string, ctx: Context): string {

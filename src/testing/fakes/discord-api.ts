@@ -21,6 +21,7 @@
  */
 import { EventEmitter } from "node:events";
 import { attachFakeGateway, type GatewayFrame } from "./discord-gateway.ts";
+import { DiscordRouteLimiter, type DiscordRouteLimits } from "./discord-limits.ts";
 import {
   type DiscordMessage,
   FAKE_DISCORD,
@@ -64,6 +65,12 @@ export interface FakeDiscordOptions {
   /** Names for user ids that appear as authors and mentions. */
   users?: Record<string, FakeDiscordUser>;
   heartbeatIntervalMs?: number;
+  /**
+   * Discord's per-route buckets (discord-limits.ts; `DISCORD_ROUTE_LIMITS`
+   * for sending and editing messages): calls past them answer 429 with
+   * `retry_after`. Off by default.
+   */
+  routeLimits?: DiscordRouteLimits;
 }
 
 export interface MessageCreateInput {
@@ -103,6 +110,8 @@ export interface FakeDiscord {
   messageCreate(input: MessageCreateInput): DiscordMessage;
   /** The next `times` matching requests answer 429 with `retry_after` (seconds). */
   rateLimit(method: string, path: RegExp, retryAfterSec: number, times?: number): void;
+  /** The route buckets' refusals and the calls made during a wait; set with `routeLimits`. */
+  readonly routeLimiter: DiscordRouteLimiter | undefined;
   /**
    * Stores a file as Discord's CDN holds an attachment: the returned
    * attachment object (id, filename, size, url, content_type) goes in a
@@ -160,6 +169,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     guildOf,
     guilds,
     rateLimits: [] as FakeRateLimit[],
+    routeLimiter: options.routeLimits ? new DiscordRouteLimiter(options.routeLimits) : undefined,
     acknowledged: new Set<string>(),
     storeFile: (channelId: string, bytes: Uint8Array, filename: string, contentType?: string) =>
       storeFile(channelId, bytes, filename, contentType),
@@ -301,6 +311,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       dispatch("MESSAGE_CREATE", message);
       return message;
     },
+    routeLimiter: restState.routeLimiter,
     rateLimit: (method, path, retryAfter, times = 1) => {
       restState.rateLimits.push({ method, path, retryAfter, times });
     },

@@ -6,6 +6,7 @@
  * sees in `calls` what it would need next.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { DiscordRouteLimiter } from "./discord-limits.ts";
 import {
   channelPayload,
   type DiscordMessage,
@@ -56,6 +57,8 @@ export interface DiscordRestState {
   defaultChannelId(): string;
   onCall(call: RecordedDiscordCall): void;
   rateLimits: FakeRateLimit[];
+  /** Discord's per-route buckets, when the fake holds them (discord-limits.ts). */
+  routeLimiter: DiscordRouteLimiter | undefined;
   /** Interactions already given their initial response: Discord refuses a second (40060). */
   acknowledged: Set<string>;
   /** Keeps an attachment's bytes on the CDN; returns the attachment object Discord sends. */
@@ -274,7 +277,7 @@ export function createDiscordRest(state: DiscordRestState) {
       at: Date.now(),
     };
     state.calls.push(call);
-    const reply = limited(call, state) ?? answer(call, state);
+    const reply = limited(call, state) ?? routeLimited(call, state) ?? answer(call, state);
     call.status = reply.status;
     send(res, reply);
     state.onCall(call);
@@ -346,6 +349,29 @@ function limited(call: RecordedDiscordCall, state: DiscordRestState): Reply | un
       "x-ratelimit-bucket": "fake-bucket",
       "x-ratelimit-scope": "user",
     },
+  };
+}
+
+/**
+ * The call against its route's bucket: a 429 when the bucket is empty, else
+ * the answer with the bucket's headers added (undefined here: answered below).
+ */
+function routeLimited(call: RecordedDiscordCall, state: DiscordRestState): Reply | undefined {
+  if (!state.routeLimiter || call.token !== state.token) return undefined;
+  const verdict = state.routeLimiter.check(call.method, call.path);
+  if (!verdict) return undefined;
+  if (verdict.retryAfter === undefined) {
+    const reply = answer(call, state);
+    return { ...reply, headers: { ...verdict.headers, ...reply.headers } };
+  }
+  return {
+    status: 429,
+    body: {
+      message: "You are being rate limited.",
+      retry_after: verdict.retryAfter,
+      global: false,
+    },
+    headers: verdict.headers,
   };
 }
 

@@ -82,6 +82,12 @@ export interface RecordedRequest {
   rawBody: string;
   /** Set when the client closed the connection before the reply was complete (a cancelled request). */
   closedEarly?: boolean;
+  /** `Date.now()` when the request arrived. */
+  at?: number;
+  /** `Date.now()` when a streamed reply's first content was written (loads measure first token to first visible). */
+  firstContentAt?: number;
+  /** `Date.now()` when a streamed reply was ended. */
+  endedAt?: number;
 }
 
 export type Responder = (request: RecordedRequest) => ScriptedReply | Promise<ScriptedReply>;
@@ -142,7 +148,12 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     }
 
     const rawBody = await readBody(req);
-    const recorded: RecordedRequest = { body: parseJson(rawBody), headers: req.headers, rawBody };
+    const recorded: RecordedRequest = {
+      body: parseJson(rawBody),
+      headers: req.headers,
+      rawBody,
+      at: Date.now(),
+    };
     requests.push(recorded);
     res.on("close", () => {
       if (!res.writableFinished) recorded.closedEarly = true;
@@ -170,7 +181,8 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     const completion = buildCompletion(reply, recorded);
     if (recorded.body.stream === true) {
       const includeUsage = recorded.body.stream_options?.include_usage === true;
-      return streamCompletion(res, toChunks(completion, includeUsage, reply), reply, signal);
+      const chunks = toChunks(completion, includeUsage, reply);
+      return streamCompletion(res, chunks, reply, signal, recorded);
     }
     return sendJson(res, reply.status ?? 200, completion);
   };
@@ -319,11 +331,15 @@ async function streamCompletion(
   chunks: readonly OpenAI.ChatCompletionChunk[],
   reply: ScriptedReply,
   signal: AbortSignal,
+  recorded: RecordedRequest,
 ): Promise<void> {
   res.writeHead(200, SSE_HEADERS);
   for (const [sent, chunk] of chunks.entries()) {
     if (sent === reply.stallAfterChunks) return stall(res, reply.keepAliveMs, signal);
     if (!(await write(res, `data: ${JSON.stringify(chunk)}\n\n`, signal))) return;
+    if (recorded.firstContentAt === undefined && chunk.choices[0]?.delta?.content) {
+      recorded.firstContentAt = Date.now();
+    }
     if (!(await pause(reply.chunkDelayMs, signal))) return;
   }
   // Stalling after every chunk is a server that never ends the stream it has finished.
@@ -331,6 +347,7 @@ async function streamCompletion(
     return stall(res, reply.keepAliveMs, signal);
   }
   res.end("data: [DONE]\n\n");
+  recorded.endedAt = Date.now();
 }
 
 /** Holds the response open without a byte of data until the client or the server gives up. */

@@ -26,6 +26,7 @@ import { EventEmitter } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { requiredSlackScopes } from "../../platforms/slack/scopes.ts";
 import { listenLocal, parseJson, pause, readBody } from "./local-server.ts";
+import { SlackRateLimiter, type SlackRateLimits } from "./slack-limits.ts";
 import { FakeSlackUploads, storedFile } from "./slack-uploads.ts";
 import {
   FAKE_SLACK,
@@ -133,6 +134,11 @@ export interface FakeSlackApiOptions extends Partial<FakeSlackIdentity> {
    * names that app's bot. Every call records the token it came with.
    */
   apps?: readonly FakeSlackApp[];
+  /**
+   * Slack's rate limits (slack-limits.ts; `SLACK_RATE_LIMITS` for the
+   * published tiers): calls past them answer 429 with `Retry-After`. Off by default.
+   */
+  rateLimits?: SlackRateLimits;
 }
 
 /** Another app of the fake workspace: its bot token and who its bot is. */
@@ -159,6 +165,8 @@ export interface FakeSlackApi {
   identity: FakeSlackIdentity;
   /** Every Web API call in arrival order, including refused and rate-limited ones. */
   calls: RecordedCall[];
+  /** The rate limiter's refusals and the calls made during a wait; set with `rateLimits`. */
+  rateLimiter: SlackRateLimiter | undefined;
   /** Users for users.info, by id. The bot user answers without being set. */
   users: Map<string, FakeSlackUser>;
   /** Messages the bot posted (and any added with `addMessage`), updated in place by edits. */
@@ -225,8 +233,10 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
     roundTripMs = 0,
     scopes = requiredSlackScopes(),
     apps = [],
+    rateLimits,
     ...overrides
   } = options;
+  const limiter = rateLimits ? new SlackRateLimiter(rateLimits) : undefined;
   let roundTrip = roundTripMs;
   const identity: FakeSlackIdentity = { ...FAKE_SLACK, ...overrides };
   const workspace = new FakeSlackWorkspace(identity, startTs);
@@ -291,6 +301,14 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
     if (app && call.method === "auth.test") {
       const auth = workspace.call(call.method, call.args);
       return { body: { ...auth, user_id: app.botUserId, bot_id: app.botId } };
+    }
+    const retryAfter = limiter?.check(call.method, call.args) ?? 0;
+    if (retryAfter > 0) {
+      return {
+        status: 429,
+        headers: { "retry-after": String(retryAfter) },
+        body: { ok: false, error: "ratelimited" },
+      };
     }
     const custom = await handlers.get(call.method)?.(call);
     if (custom) return { body: custom };
@@ -358,6 +376,7 @@ export async function startFakeSlackApi(options: FakeSlackApiOptions = {}): Prom
     origin,
     identity,
     calls,
+    rateLimiter: limiter,
     users: workspace.users,
     messages: workspace.messages,
     streams: workspace.streams,

@@ -30,6 +30,7 @@ import {
   type StoredDraft,
   type StoredMessage,
 } from "./telegram-chats.ts";
+import { FloodLedger, type TelegramLimits } from "./telegram-limits.ts";
 import {
   BotApiError,
   postUpdate,
@@ -121,6 +122,12 @@ export interface FakeTelegramOptions {
    * wakes at once. Chaos tests kill workers inside this window.
    */
   roundTripMs?: number;
+  /**
+   * Telegram's flood control (telegram-limits.ts; `TELEGRAM_LIMITS` for the
+   * published figures): calls past a limit are answered 429 with
+   * `retry_after`. Off by default.
+   */
+  limits?: TelegramLimits;
 }
 
 export interface FakeTelegram {
@@ -183,6 +190,8 @@ export interface FakeTelegram {
   ): { file_id: string; file_unique_id: string; file_size: number };
   /** Every download of a stored file, by file_path, in order. */
   readonly fileDownloads: readonly string[];
+  /** The default bot's flood control: its refusals and the calls that came during a wait; set with `limits`. */
+  readonly flood: FloodLedger | undefined;
   close(): Promise<void>;
 }
 
@@ -200,7 +209,9 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
   const worldOf = (bot: typeof FAKE_TELEGRAM.bot) => {
     const book = new ChatBook(bot);
     const queue = new UpdateQueue();
-    return { bot, book, queue, methods: methodsOf(bot, book, queue) };
+    // Telegram's flood limits are each bot's own: per bot, and per chat of that bot.
+    const flood = options.limits ? new FloodLedger(options.limits) : undefined;
+    return { bot, book, queue, methods: methodsOf(bot, book, queue), flood };
   };
 
   const methodsOf = (
@@ -309,6 +320,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
       call.bot = world.bot.id;
       const failure = failures.get(method)?.shift();
       if (failure) throw failure;
+      world.flood?.check(method, params.chat_id);
       const run = world.methods[method];
       if (!run) throw new BotApiError(404, "Not Found: method not found");
       const result = await run(params, gone.signal);
@@ -371,6 +383,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
     },
     callsTo: (method) => calls.filter((c) => c.method === method),
     fileDownloads,
+    flood: main.flood,
     addFile: (bytes, name, options) => {
       const id = `file-${files.size + 1}`;
       files.set(id, { bytes, path: `documents/${id}-${name}` });

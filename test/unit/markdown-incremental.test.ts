@@ -1,0 +1,133 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { IncrementalMarkdown } from "../../src/platforms/markdown/incremental.ts";
+import {
+  type LayoutContext,
+  type MarkdownRendering,
+  renderMarkdown,
+} from "../../src/platforms/markdown/layout.ts";
+import { MRKDWN } from "../../src/platforms/slack/format.ts";
+import { TELEGRAM_HTML } from "../../src/platforms/telegram/format.ts";
+
+/** Pieces of markdown that open, continue and close blocks, including the ones a later line can change. */
+const PIECES = [
+  "\n",
+  "\n\n",
+  "\n\n\n",
+  " ",
+  "  ",
+  "    ",
+  "\t",
+  "word",
+  "more text",
+  "# ",
+  "## ",
+  "- ",
+  "* ",
+  "+ ",
+  "1. ",
+  "2) ",
+  "> ",
+  "```",
+  "```ts",
+  "~~~",
+  "---",
+  "===",
+  "| a | b |",
+  "|---|---|",
+  "**",
+  "_",
+  "~~",
+  "`",
+  "[a](https://x.example)",
+  "[a][r]",
+  "[r]: https://r.example",
+  "[^1]",
+  "[^1]: note",
+  "<div>",
+  "</div>",
+  "<!--",
+  "-->",
+  "<https://a.example>",
+  "<@U123>",
+  "&",
+  "<b>",
+  "- [ ] ",
+  "- [x] ",
+  "\uE000",
+  "\uD83D",
+  "\r\n",
+] as const;
+
+const markdown = fc
+  .array(fc.constantFrom(...PIECES), { maxLength: 40 })
+  .map((pieces) => pieces.join(""));
+
+/**
+ * Several answers streamed through one renderer, interleaved: each shares a
+ * beginning with the others (so one answer's kept blocks meet another's
+ * different continuation) and is rendered at growing prefixes, as edits.
+ */
+const streams = fc
+  .tuple(
+    markdown,
+    fc.array(fc.tuple(markdown, fc.array(fc.nat(), { minLength: 1, maxLength: 6 })), {
+      minLength: 1,
+      maxLength: 3,
+    }),
+    fc.nat(),
+  )
+  .map(([common, answers, seed]) => {
+    const edits = answers.map(([rest, cuts]) => {
+      const text = common + rest;
+      const points = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort((a, b) => a - b);
+      return [...points.map((point) => text.slice(0, point)), text];
+    });
+    // Interleave the answers' edits in an order the seed picks, each answer's in order.
+    const order: string[] = [];
+    let turn = seed;
+    while (edits.some((list) => list.length > 0)) {
+      const open = edits.filter((list) => list.length > 0);
+      const list = open[turn++ % open.length] as string[];
+      order.push(list.shift() as string);
+    }
+    return order;
+  });
+
+// Each rendering with its own context type, seen as the shared one (its `begin` builds the rest).
+const RENDERINGS = [
+  ["Telegram HTML", TELEGRAM_HTML],
+  ["Slack mrkdwn", MRKDWN],
+] as unknown as readonly (readonly [string, MarkdownRendering<LayoutContext>])[];
+
+describe.each(RENDERINGS)("IncrementalMarkdown (%s)", (_, rendering) => {
+  it("renders every prefix of streamed answers exactly as a whole render does", () => {
+    fc.assert(
+      fc.property(streams, (edits) => {
+        const stream = new IncrementalMarkdown(rendering);
+        for (const text of edits) {
+          expect(stream.render(text)).toBe(renderMarkdown(text, rendering));
+        }
+      }),
+      { numRuns: 250 },
+    );
+  });
+
+  it("keeps the finished blocks and parses only the tail once a block is settled", () => {
+    const stream = new IncrementalMarkdown(rendering);
+    const intro = "# Plan\n\nFirst, the tests.\n\n";
+    expect(stream.render(`${intro}Then`)).toBe(renderMarkdown(`${intro}Then`, rendering));
+    // A list item after the kept paragraphs, then a loose list: both as a whole render shows them.
+    for (const tail of ["- one", "- one\n\n- two", "- one\n\n- two\n\nDone."]) {
+      expect(stream.render(intro + tail)).toBe(renderMarkdown(intro + tail, rendering));
+    }
+  });
+
+  it("stays within its budget of kept text", () => {
+    const stream = new IncrementalMarkdown(rendering, 200);
+    for (let i = 0; i < 50; i++) {
+      const text = `Paragraph ${i} ${"x".repeat(40)}\n\nNext ${i}\n\nLast`;
+      expect(stream.render(text)).toBe(renderMarkdown(text, rendering));
+    }
+  });
+});
