@@ -122,7 +122,6 @@ async function runChild(
     usage = addUsage(usage, u);
     host.spend(u);
   });
-  const asks = delegationStatus(callee, me.levelsLeft).available;
   const turnId = host.checkpoint().turnId;
   return runTurn({
     registry: env.registry,
@@ -130,7 +129,10 @@ async function runChild(
     system: buildSystemPrompt({
       persona: env.persona(address, callee),
       catalog: contract.catalog,
-      blocks: [CHILD_BLOCK, asks ? delegatesBlock(callee, agentsOf(config)) : ""],
+      blocks: [
+        CHILD_BLOCK,
+        contract.callable.has(ASK_AGENT_ID) ? delegatesBlock(callee, agentsOf(config)) : "",
+      ],
     }),
     // The child sees its task, not the conversation: its caller writes what it needs into it.
     history: [],

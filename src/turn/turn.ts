@@ -4,7 +4,13 @@ import { runTurn, type ToolOutcome, type TurnInput, type TurnResult } from "../c
 import { addUsage, type ChatMessage, type Usage, ZERO_USAGE } from "../core/agent/messages.ts";
 import { buildSystemPrompt } from "../core/agent/prompt.ts";
 import { planTake } from "../core/agent/queue-mode.ts";
-import { ASK_AGENT_ID, DEFAULT_AGENT, delegationLimits } from "../core/agents/index.ts";
+import {
+  ASK_AGENT_ID,
+  agentsOf,
+  DEFAULT_AGENT,
+  delegatesBlock,
+  delegationLimits,
+} from "../core/agents/index.ts";
 import type { ApprovalDecision, ApprovalWait } from "../core/approvals/approval.ts";
 import { type AttachmentContent, namedOnly, userContent } from "../core/attachments/content.ts";
 import { declaredKind } from "../core/attachments/kind.ts";
@@ -621,7 +627,13 @@ export class Turn {
       system: buildSystemPrompt({
         persona: env.persona(address, choices.agent.agent),
         catalog: contract.catalog,
-        blocks: [skillsBlock(skills.enabled)],
+        blocks: [
+          skillsBlock(skills.enabled),
+          // Whom ask_agent may ask, while it is callable (a person may have switched it off).
+          contract.callable.has(ASK_AGENT_ID)
+            ? delegatesBlock(choices.agent.agent, agentsOf(env.config()))
+            : "",
+        ],
       }),
       history: seen(before),
       turn: seen(from),
