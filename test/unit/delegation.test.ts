@@ -19,6 +19,7 @@ import {
 import { ConfigError } from "../../src/core/config/index.ts";
 import { parseConfig } from "../../src/platforms/config.ts";
 import { decodeCheckpoint, encodeCheckpoint } from "../../src/store/checkpoint-json.ts";
+import { readPage } from "../support/docs.ts";
 
 const FILE = "switchyard.yaml";
 
@@ -54,6 +55,14 @@ describe("delegates: and delegation: in agents:", () => {
     expect(research?.delegates).toBeUndefined();
     expect(delegationLimits(research as AgentDefinition)).toEqual(DEFAULT_DELEGATION);
     expect(DEFAULT_DELEGATION.depth).toBe(1);
+  });
+
+  it("parses the Delegation example of docs/config/agents.md as it stands", () => {
+    const section = readPage("docs/config/agents.md").split("## Delegation")[1] ?? "";
+    const block = /```yaml\n([\s\S]*?)```/.exec(section)?.[1] ?? "";
+    const [support] = parseConfig(block, "docs/config/agents.md").agents;
+    expect(support?.delegates).toEqual(["engineering"]);
+    expect(support?.delegation).toEqual(DEFAULT_DELEGATION);
   });
 
   it("refuses a delegate the file does not define, naming the ones it does", () => {
