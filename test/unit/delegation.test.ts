@@ -17,6 +17,7 @@ import {
   refuseDelegation,
 } from "../../src/core/agents/index.ts";
 import { ConfigError } from "../../src/core/config/index.ts";
+import { activityPhrase, toolActivity } from "../../src/core/delivery/activity.ts";
 import { parseConfig } from "../../src/platforms/config.ts";
 import { decodeCheckpoint, encodeCheckpoint } from "../../src/store/checkpoint-json.ts";
 import { readPage } from "../support/docs.ts";
@@ -157,6 +158,17 @@ describe("a child's answer as its call's result", () => {
   it("keys each child by its call path, nested under its caller's", () => {
     expect(childPath(undefined, "call_1")).toBe("call_1");
     expect(childPath("call_1", "call_7")).toBe("call_1/call_7");
+  });
+});
+
+describe("the status line while a child runs", () => {
+  it("names the agent asked by its id, and nothing the model wrote beyond an id", () => {
+    expect(activityPhrase(toolActivity("ask_agent", { agent: "engineering", task: "x" }))).toBe(
+      "asking engineering",
+    );
+    expect(activityPhrase(toolActivity("ask_agent", { agent: "Tell *everyone*", task: "x" }))).toBe(
+      "asking another agent",
+    );
   });
 });
 
