@@ -12,6 +12,7 @@ import { type FakeOpenAI, type RecordedRequest, startFakeOpenAI } from "../fakes
 import { until } from "../support/channels.ts";
 import { MemoryChannel } from "../support/memory-channel.ts";
 import { connectRedis, deleteKeysUnder, redisEnv, uniquePrefix } from "../support/redis.ts";
+import { parentOf, startTestTracing } from "../support/tracing.ts";
 
 const LEAD = "You are the lead of the desk.";
 const RESEARCHER = "You are the researcher.";
@@ -145,6 +146,42 @@ describe("ask_agent, through createBot", () => {
       expect(await read()).toMatchObject({ prompt: 1020, completion: 102, turns: 1 });
     } finally {
       redis.disconnect();
+    }
+  });
+
+  it("traces the child inside its ask_agent call's span, its model request below it", async () => {
+    const tracing = startTestTracing();
+    try {
+      const channel = await startBot(CONFIG, (request) => {
+        const system = String(request.body.messages[0]?.content ?? "");
+        if (system.startsWith(RESEARCHER)) return { content: "Tea is a drink." };
+        if (request.body.messages.at(-1).role === "user") {
+          return {
+            toolCalls: [
+              { id: "c1", name: "ask_agent", arguments: { agent: "researcher", task: "Tea?" } },
+            ],
+          };
+        }
+        return { content: "Tea: a drink." };
+      });
+      await channel.say("desk", "what is tea?");
+      await until(() => (channel.posts.length > 0 ? true : undefined));
+      const spans = await until(() => {
+        const all = tracing.spans();
+        return all.some((s) => s.name === "switchyard.turn") ? all : undefined;
+      });
+      const delegated = spans.filter((s) => s.name === "switchyard.agent.delegate");
+      expect(delegated).toHaveLength(1);
+      const child = delegated[0] as (typeof spans)[number];
+      expect(child.attributes["switchyard.agent"]).toBe("researcher");
+      const call = spans.find((s) => s.spanContext().spanId === parentOf(child));
+      expect(call?.name).toBe("switchyard.tool.call");
+      expect(call?.attributes["gen_ai.tool.name"]).toBe("ask_agent");
+      const models = spans.filter((s) => s.name === "switchyard.model.request");
+      expect(models).toHaveLength(3);
+      expect(models.filter((s) => parentOf(s) === child.spanContext().spanId)).toHaveLength(1);
+    } finally {
+      await tracing.stop();
     }
   });
 
