@@ -14,7 +14,9 @@ const MAX_TASK = 8_000;
  * capability, which only an agent with `delegates:` has, so a config
  * without them offers it nowhere. `effects`: the calls are stored before a
  * child runs, so a resumed turn finishes the same child instead of asking
- * the model anew.
+ * the model anew. A child is bounded by its steps and tokens (the caller's
+ * `delegation:`), and each of its model requests and tools by its own
+ * timeout, not by a tool timeout of its own.
  */
 export function askAgentTool(): AnyTool {
   return defineTool({
@@ -32,8 +34,6 @@ export function askAgentTool(): AnyTool {
     }),
     capability: DELEGATION_CAPABILITY,
     effects: true,
-    // A child may take several model steps of its own.
-    timeoutMs: 10 * 60_000,
     execute: () =>
       `${ASK_AGENT_ID} runs only inside a turn of an agent that names delegates:; nothing was asked.`,
   });

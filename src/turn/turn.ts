@@ -1,7 +1,13 @@
 import { randomUUID } from "node:crypto";
 import type { AttachmentRecord, Checkpoint, ChildCheckpoint } from "../core/agent/checkpoint.ts";
 import { runTurn, type ToolOutcome, type TurnInput, type TurnResult } from "../core/agent/loop.ts";
-import { addUsage, type ChatMessage, type Usage, ZERO_USAGE } from "../core/agent/messages.ts";
+import {
+  addUsage,
+  type ChatMessage,
+  type ToolCall,
+  type Usage,
+  ZERO_USAGE,
+} from "../core/agent/messages.ts";
 import { buildSystemPrompt } from "../core/agent/prompt.ts";
 import { planTake } from "../core/agent/queue-mode.ts";
 import {
@@ -27,6 +33,7 @@ import {
 import { type Activity, toolActivity } from "../core/delivery/activity.ts";
 import type { TurnContract } from "../core/loading/freeze.ts";
 import { skillsBlock } from "../core/skills/index.ts";
+import type { AnyTool } from "../core/tools/tool.ts";
 import { deliver, targetOf } from "../delivery/delivery.ts";
 import { openTurnStream, StreamState } from "../delivery/stream-state.ts";
 import { TurnStatus } from "../delivery/turn-status.ts";
@@ -577,12 +584,8 @@ export class Turn {
     const vision = capabilityStatus(this.#runCapabilities(), VISION_CAPABILITY);
     const seen = (messages: readonly ChatMessage[]) =>
       vision.available ? messages : withoutImages(messages, vision.reason);
-    const runOne = (
-      tool: Parameters<TurnInput["runTool"]>[0],
-      args: unknown,
-      call: Parameters<TurnInput["runTool"]>[2],
-      callKey: string,
-    ) =>
+    // One tool call, run with the turn's context; a child turn's calls too, with keys of their own.
+    const runOne = (tool: AnyTool, args: unknown, call: ToolCall, callKey: string) =>
       toolSpans.run(tool.id, args, () =>
         runTool(
           tool,
