@@ -185,6 +185,49 @@ describe("ask_agent, through createBot", () => {
     }
   });
 
+  it("lets a child ask further when the depth allows, each level answering its caller", async () => {
+    const config = [
+      "agents:",
+      "  - id: lead",
+      `    persona: ${LEAD}`,
+      "    delegates: [researcher]",
+      "    delegation: { depth: 2 }",
+      "  - id: researcher",
+      `    persona: ${RESEARCHER}`,
+      "    delegates: [librarian]",
+      "  - id: librarian",
+      "    persona: You are the librarian.",
+      "    delegates: [lead]",
+      "bindings:",
+      '  - { agent: lead, channel: "memory:desk" }',
+      "",
+    ].join("\n");
+    const ask = (id: string, agent: string) => ({
+      toolCalls: [{ id, name: "ask_agent", arguments: { agent, task: "Tea?" } }],
+    });
+    const channel = await startBot(config, (request) => {
+      const system = String(request.body.messages[0]?.content ?? "");
+      const last = request.body.messages.at(-1);
+      if (system.startsWith("You are the librarian.")) return { content: "Camellia sinensis." };
+      if (system.startsWith(RESEARCHER)) {
+        return last.role === "user" ? ask("call_lib", "librarian") : { content: last.content };
+      }
+      return last.role === "user" ? ask("call_res", "researcher") : { content: "Done." };
+    });
+    await channel.say("desk", "what is tea?");
+    await until(() => (channel.posts.length > 0 ? true : undefined));
+    const requests = fake?.requests ?? [];
+    const systems = requests.map((r) => String(r.body.messages[0].content).split("\n")[0]);
+    expect(systems).toEqual([LEAD, RESEARCHER, "You are the librarian.", RESEARCHER, LEAD]);
+    // The researcher (one level left) may ask; the librarian (none left) may not.
+    expect(toolsOf(requests[1] as RecordedRequest)).toContain("ask_agent");
+    expect(toolsOf(requests[2] as RecordedRequest)).not.toContain("ask_agent");
+    expect((requests[4] as RecordedRequest).body.messages.at(-1).content).toBe(
+      "researcher answered:\nlibrarian answered:\nCamellia sinensis.",
+    );
+    expect(channel.posts.map((p) => p.text)).toEqual(["Done."]);
+  });
+
   it("is offered nowhere when no agent names delegates:", async () => {
     const channel = await startBot(
       [
