@@ -38,6 +38,21 @@ const checkpointSchema = z.looseObject({
       message: z.looseObject({ role: z.literal("assistant"), tool_calls: z.array(z.unknown()) }),
     })
     .optional(),
+  children: z
+    .record(
+      z.string(),
+      z.looseObject({
+        agent: z.string(),
+        step: count,
+        messages: z.array(z.looseObject({ role: z.string() })),
+        loaded: z.array(z.string()),
+        calling: z
+          .looseObject({ role: z.literal("assistant"), tool_calls: z.array(z.unknown()) })
+          .optional(),
+        usage: z.looseObject({ promptTokens: count, cachedTokens: count, completionTokens: count }),
+      }),
+    )
+    .optional(),
 });
 
 export function encodeCheckpoint(checkpoint: Checkpoint): string {

@@ -5,6 +5,7 @@ import { defineSkillTool } from "../core/skills/index.ts";
 import type { AnyTool } from "../core/tools/tool.ts";
 import type { ScheduleDesk } from "../ports/schedules.ts";
 import { KeyScheme } from "../store/keys.ts";
+import { askAgentTool } from "./ask-agent.ts";
 import { DocumentStore, readAttachmentTool } from "./attachments/index.ts";
 import { currentTimeTool } from "./current-time.ts";
 import { memoryTools } from "./memory/index.ts";
@@ -117,9 +118,21 @@ const scheduleTask: BuiltinTools = {
 };
 
 /**
+ * `ask_agent`: an agent hands a task to another (see docs/config/agents.md,
+ * "Delegation"). Only a config whose agents name `delegates:` has it, so
+ * other bots list no such tool.
+ */
+const askAgent: BuiltinTools = {
+  name: "askAgent",
+  ids: ["ask_agent"],
+  build: ({ config }) =>
+    (config.agents ?? []).some((a) => a.delegates?.length) ? [askAgentTool()] : [],
+};
+
+/**
  * Every built-in, by name: `current_time`, the `skill` tool, `web_search`
  * and `fetch_url`, `remember`/`recall`/`forget`, the reminder tools,
- * `schedule_task` and `send_message`, and `read_attachment`.
+ * `schedule_task` and `send_message`, `read_attachment`, and `ask_agent`.
  */
 export const builtins = Object.freeze({
   currentTime,
@@ -130,6 +143,7 @@ export const builtins = Object.freeze({
   scheduleTask,
   sendMessage,
   readAttachment,
+  askAgent,
 });
 
 /** The built-ins a bot has when it names none, in registry order (that of `builtins`). */

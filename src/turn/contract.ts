@@ -1,8 +1,15 @@
-import { type AgentChoice, agentLayer } from "../core/agents/index.ts";
+import {
+  type AgentChoice,
+  type AgentDefinition,
+  agentLayer,
+  DELEGATION_CAPABILITY,
+  delegationLimits,
+  delegationStatus,
+} from "../core/agents/index.ts";
 import type { Capabilities } from "../core/availability/capabilities.ts";
 import type { IntentReading } from "../core/availability/intent.ts";
 import { overlayLayer, type ScopeLayer } from "../core/availability/scopes.ts";
-import { globalLayer, type SwitchyardConfig } from "../core/config/index.ts";
+import { globalLayer, modelFor, type SwitchyardConfig } from "../core/config/index.ts";
 import type { ConversationAddress } from "../core/conversation.ts";
 import { conversationKey } from "../core/conversation.ts";
 import { appendLoaded, freezeTurn, type TurnContract } from "../core/loading/freeze.ts";
@@ -59,20 +66,52 @@ export async function readConversationState(
 }
 
 /**
+ * A child turn of a delegation (`ask_agent`): the agent asked, and how many
+ * levels of agents may still run below it.
+ */
+export interface ChildAgent {
+  readonly agent: AgentDefinition;
+  readonly levelsLeft: number;
+}
+
+/**
  * What the host has for the conversation's next turn: its capabilities for
  * the model the conversation runs on (see {@link conversationModel}), so a
  * conversation switched to a text model has no `vision`, whatever the bot's
- * own model takes. Derived from the config and the stored choice alone:
- * the same state gives the same set, and so the same contract (rule 2).
+ * own model takes, and `delegation` when its agent may ask others. Derived
+ * from the config and the stored choice alone: the same state gives the
+ * same set, and so the same contract (rule 2). For a child turn, those of
+ * its agent's model and its level.
  */
 export function conversationCapabilities(
   sources: ContractSources,
   address: ConversationAddress,
   state: ConversationState,
+  child?: ChildAgent,
 ): Capabilities {
   const config = sources.config();
-  const { agent } = conversationAgent(config, address, state.settings);
-  return sources.capabilities(conversationModel(config.models, address, state.settings, agent));
+  const agent = child?.agent ?? conversationAgent(config, address, state.settings).agent;
+  const model = child
+    ? childModel(config, address, child.agent)
+    : conversationModel(config.models, address, state.settings, agent);
+  const capabilities = sources.capabilities(model);
+  // Only a config that can delegate says anything about it: other bots' capabilities stay as they were.
+  if (!(config.agents ?? []).some((a) => a.delegates?.length)) return capabilities;
+  const levels = child?.levelsLeft ?? delegationLimits(agent).depth;
+  return { ...capabilities, [DELEGATION_CAPABILITY]: delegationStatus(agent, levels) };
+}
+
+/**
+ * The model a child turn runs on: its agent's own, else the config's
+ * channel or workspace mapping; undefined: the bot's own. A `/model` choice
+ * in chat was made for the conversation's agent, so it does not apply.
+ */
+export function childModel(
+  config: SwitchyardConfig,
+  address: ConversationAddress,
+  agent: AgentDefinition,
+): string | undefined {
+  return modelFor(config.models, address, [agent.model]);
 }
 
 /** The agent that answers the conversation in this state, and the binding that decided. */
@@ -94,13 +133,15 @@ export function agentOfState(
 /**
  * Freezes a conversation's contract: what a turn sends, and what `/tools`
  * shows. `loaded` are tools a turn in progress loaded by discovery, appended
- * as they were mid-turn.
+ * as they were mid-turn. With `child`, a child turn's: its agent's base
+ * intent over the same registry, scopes and floor, frozen the same way.
  */
 export function freezeState(
   sources: ContractSources,
   address: ConversationAddress,
   state: ConversationState,
   loaded: readonly string[] = [],
+  child?: ChildAgent,
 ): TurnContract {
   const { intent, problems } = state.intent;
   for (const problem of problems) {
@@ -112,9 +153,9 @@ export function freezeState(
   const config = sources.config();
   const { workspace, channel, globalOverlay } = state.layers;
   // The floor for this conversation's model; no scope below can revive what it lacks (rule 3).
-  const capabilities = conversationCapabilities(sources, address, state);
+  const capabilities = conversationCapabilities(sources, address, state, child);
   // The agent's base intent: the layer right above global, below the workspace's.
-  const { agent } = agentOfState(sources, address, state);
+  const agent = child?.agent ?? agentOfState(sources, address, state).agent;
   const base = agentLayer(agent);
   const memo = frozenBy(sources);
   const key = memoKey(sources, config, capabilities, state, loaded, agent.id);

@@ -1,10 +1,22 @@
 import { randomUUID } from "node:crypto";
-import type { AttachmentRecord, Checkpoint } from "../core/agent/checkpoint.ts";
-import { runTurn, type TurnInput, type TurnResult } from "../core/agent/loop.ts";
-import type { ChatMessage } from "../core/agent/messages.ts";
+import type { AttachmentRecord, Checkpoint, ChildCheckpoint } from "../core/agent/checkpoint.ts";
+import { runTurn, type ToolOutcome, type TurnInput, type TurnResult } from "../core/agent/loop.ts";
+import {
+  addUsage,
+  type ChatMessage,
+  type ToolCall,
+  type Usage,
+  ZERO_USAGE,
+} from "../core/agent/messages.ts";
 import { buildSystemPrompt } from "../core/agent/prompt.ts";
 import { planTake } from "../core/agent/queue-mode.ts";
-import { DEFAULT_AGENT } from "../core/agents/index.ts";
+import {
+  ASK_AGENT_ID,
+  agentsOf,
+  DEFAULT_AGENT,
+  delegatesBlock,
+  delegationLimits,
+} from "../core/agents/index.ts";
 import type { ApprovalDecision, ApprovalWait } from "../core/approvals/approval.ts";
 import { type AttachmentContent, namedOnly, userContent } from "../core/attachments/content.ts";
 import { declaredKind } from "../core/attachments/kind.ts";
@@ -21,6 +33,7 @@ import {
 import { type Activity, toolActivity } from "../core/delivery/activity.ts";
 import type { TurnContract } from "../core/loading/freeze.ts";
 import { skillsBlock } from "../core/skills/index.ts";
+import type { AnyTool } from "../core/tools/tool.ts";
 import { deliver, targetOf } from "../delivery/delivery.ts";
 import { openTurnStream, StreamState } from "../delivery/stream-state.ts";
 import { TurnStatus } from "../delivery/turn-status.ts";
@@ -42,6 +55,7 @@ import {
   freezeState,
   resolveConversationSkills,
 } from "./contract.ts";
+import { type DelegationHost, delegate } from "./delegation.ts";
 import { foldsBursts, waitForQuiet } from "./quiet-window.ts";
 import { giveUp, giveUpUnbegun } from "./resume.ts";
 import { type Snapshot, takeSnapshot } from "./snapshot.ts";
@@ -165,6 +179,8 @@ export class Turn {
   #windowClosed: Promise<void> | undefined;
   /** The model answered before the window closed: the answer is delivered whole, not streamed first. */
   #answeredInWindow = false;
+  /** What this run's child turns (`ask_agent`) spent on their models: counted into the turn's usage. */
+  #childUsage: Usage = ZERO_USAGE;
 
   constructor(
     env: TurnEnvironment,
@@ -568,13 +584,59 @@ export class Turn {
     const vision = capabilityStatus(this.#runCapabilities(), VISION_CAPABILITY);
     const seen = (messages: readonly ChatMessage[]) =>
       vision.available ? messages : withoutImages(messages, vision.reason);
+    // One tool call, run with the turn's context; a child turn's calls too, with keys of their own.
+    const runOne = (tool: AnyTool, args: unknown, call: ToolCall, callKey: string) =>
+      toolSpans.run(tool.id, args, () =>
+        runTool(
+          tool,
+          args,
+          call,
+          {
+            ...address,
+            ...(last?.thread !== undefined ? { thread: last.thread } : {}),
+            user: last?.user ?? "",
+            ...(last?.userName !== undefined ? { userName: last.userName } : {}),
+            ...(last?.kind !== undefined ? { kind: last.kind } : {}),
+            skills,
+            callKey,
+          },
+          { timeoutMs: env.toolTimeoutMs, ...(stop ? { stop } : {}), ...files },
+        ),
+      );
+    const onToolCall = (name: string, outcome: ToolOutcome, ms: number) => {
+      toolSpans.reported(name, outcome, ms);
+      env.observe?.toolCall?.(name, outcome, ms);
+    };
+    const agent = choices.agent.agent;
+    const limits = delegationLimits(agent);
+    const delegation: DelegationHost = {
+      env,
+      address,
+      state: this.state,
+      checkpoint: () => this.checkpoint,
+      storeChild: (path, child, durable) => this.#storeChild(path, child, durable),
+      runTool: runOne,
+      onToolCall,
+      spend: (usage) => {
+        this.#childUsage = addUsage(this.#childUsage, usage);
+      },
+      signal,
+      ...(stop ? { stop } : {}),
+    };
+    const root = { agent, levelsLeft: limits.depth, limits };
     return runTurn({
       registry: env.registry,
       contract,
       system: buildSystemPrompt({
         persona: env.persona(address, choices.agent.agent),
         catalog: contract.catalog,
-        blocks: [skillsBlock(skills.enabled)],
+        blocks: [
+          skillsBlock(skills.enabled),
+          // Whom ask_agent may ask, while it is callable (a person may have switched it off).
+          contract.callable.has(ASK_AGENT_ID)
+            ? delegatesBlock(choices.agent.agent, agentsOf(env.config()))
+            : "",
+        ],
       }),
       history: seen(before),
       turn: seen(from),
@@ -595,36 +657,20 @@ export class Turn {
       signal,
       runTool: (tool, args, call) => {
         const finished = status?.tool(toolActivity(tool.id, args, this.#documentName));
-        return toolSpans
-          .run(tool.id, args, () =>
-            runTool(
-              tool,
-              args,
-              call,
-              {
-                ...address,
-                ...(last?.thread !== undefined ? { thread: last.thread } : {}),
-                user: last?.user ?? "",
-                ...(last?.userName !== undefined ? { userName: last.userName } : {}),
-                ...(last?.kind !== undefined ? { kind: last.kind } : {}),
-                skills,
-                callKey: `${checkpoint.turnId}.${call.id}`,
-              },
-              { timeoutMs: env.toolTimeoutMs, ...(stop ? { stop } : {}), ...files },
-            ),
-          )
-          .finally(finished);
+        // A child turn runs inside the call's span: its model requests and tools nest under it.
+        const ran =
+          tool.id === ASK_AGENT_ID
+            ? toolSpans.run(tool.id, args, () => delegate(delegation, root, tool, args, call))
+            : runOne(tool, args, call, `${checkpoint.turnId}.${call.id}`);
+        return ran.finally(finished);
       },
-      onToolCall: (name, outcome, ms) => {
-        toolSpans.reported(name, outcome, ms);
-        env.observe?.toolCall?.(name, outcome, ms);
-      },
+      onToolCall,
       ...(streaming ? { onText } : {}),
       recordCalls: this.recordCalls,
       commit: this.commit,
       ...(watch ? { interrupt: watch.signal } : {}),
       ...(steering ? { steer: () => this.steer() } : {}),
-    });
+    }).then((result) => ({ ...result, usage: addUsage(result.usage, this.#childUsage) }));
   }
 
   /**
@@ -704,8 +750,8 @@ export class Turn {
     this.#checkLease();
     const current = this.checkpoint;
     const newLoads = step.loaded.filter((id) => !current.loaded.includes(id));
-    // The step's calls are in history now; the record of them (and of their wait) is done with.
-    const { calling: _done, approval: _decided, ...rest } = current;
+    // The step's calls are in history now; the record of them (their wait, their children) is done with.
+    const { calling: _done, approval: _decided, children: _answered, ...rest } = current;
     const next: Checkpoint = {
       ...rest,
       step: step.step + 1,
@@ -724,6 +770,22 @@ export class Turn {
       this.#written = mounted;
     }
   };
+
+  /**
+   * Stores a child turn's progress (`ask_agent`) under this turn's
+   * checkpoint, guarded like every write of the step; `durable` waits for
+   * it (a child's calls with effects are about to run).
+   */
+  async #storeChild(path: string, child: ChildCheckpoint, durable: boolean): Promise<void> {
+    await this.#windowClosed;
+    this.#checkLease();
+    const current = this.checkpoint;
+    const next: Checkpoint = { ...current, children: { ...current.children, [path]: child } };
+    const expected = { turnId: current.turnId, step: current.step };
+    this.#issue(this.env.store.turns.writeCheckpoint(this.address, next, expected));
+    this.#checkpoint = next;
+    if (durable) await this.durable();
+  }
 
   /**
    * At a step boundary in the `steer` mode: the messages that arrived since

@@ -1,5 +1,5 @@
 import type { ApprovalWait } from "../approvals/approval.ts";
-import type { AssistantMessage } from "./messages.ts";
+import type { AssistantMessage, ChatMessage, Usage } from "./messages.ts";
 
 /** One file of a turn as the checkpoint records it. */
 export interface AttachmentRecord {
@@ -78,4 +78,28 @@ export interface Checkpoint {
   readonly delivering?: { readonly parts: number; readonly digest: string };
   /** Set once the answer is fully delivered; only the inbox trim and cleanup remain. */
   readonly done?: boolean;
+  /**
+   * The child turns (`ask_agent`) of the step in progress, by call path
+   * (`call_1`, or `call_1/call_7` for a child's child): each child's own
+   * steps, stored as it goes, so a resumed turn finishes a child without
+   * repeating its finished tool calls. Cleared by the step's commit, which
+   * stores each child's answer as its call's result.
+   */
+  readonly children?: Readonly<Record<string, ChildCheckpoint>>;
+}
+
+/** One child turn of a delegation, as far as it got: see `Checkpoint.children`. */
+export interface ChildCheckpoint {
+  /** The agent asked. */
+  readonly agent: string;
+  /** The child's steps completed and stored in `messages`. */
+  readonly step: number;
+  /** The child's own messages: the task, then each completed step's. */
+  readonly messages: readonly ChatMessage[];
+  /** Tools the child's discovery loaded, in load order. */
+  readonly loaded: readonly string[];
+  /** The model's calls of the child's step in progress, stored before tools with effects run. */
+  readonly calling?: AssistantMessage;
+  /** What the child's model calls cost so far, for its token bound. */
+  readonly usage: Usage;
 }

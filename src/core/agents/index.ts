@@ -14,6 +14,22 @@ export {
   resolveAgent,
 } from "./bindings.ts";
 export { AGENT_USAGE, type AgentCommand, parseAgentCommand } from "./command.ts";
+export {
+  ASK_AGENT_ID,
+  budgetedProvider,
+  CHILD_BLOCK,
+  childAnswer,
+  childPath,
+  DEFAULT_DELEGATION,
+  DELEGATION_CAPABILITY,
+  type DelegationLimits,
+  delegatesBlock,
+  delegationLimits,
+  delegationStatus,
+  MAX_CHILD_ANSWER,
+  refuseDelegation,
+  tokensOf,
+} from "./delegation.ts";
 
 /**
  * The config's agents by id, the implicit `default` (the top-level settings)

@@ -15,8 +15,9 @@ interface AgentsAndNeighbours {
 
 /**
  * What an agent names must exist elsewhere in the file: its toolset in
- * `toolsets:`, its models in `models.list`, and every binding's agent in
- * `agents:` (or `default`). A typo is a load error, never a silent fallback.
+ * `toolsets:`, its models in `models.list`, the agents its `delegates:`
+ * name, and every binding's agent in `agents:` (or `default`). A typo is a
+ * load error, never a silent fallback.
  */
 export function checkAgents(config: AgentsAndNeighbours, ctx: z.RefinementCtx): void {
   const modelNames = new Set(config.models.list.map((m) => m.name));
@@ -58,6 +59,16 @@ export function checkAgents(config: AgentsAndNeighbours, ctx: z.RefinementCtx): 
       message: `account ${binding.target.slice(platform.length + 1)} answers as ${describeValue(binding.agent)}, which is not an agent. Use one of: ${[...ids].sort().join(", ")}.`,
     });
   }
+  config.agents.forEach((agent, index) => {
+    (agent.delegates ?? []).forEach((id, at) => {
+      if (ids.has(id)) return;
+      ctx.addIssue({
+        code: "custom",
+        path: ["agents", index, "delegates", at],
+        message: `${describeValue(id)} is not an agent. Use one of: ${[...ids].sort().join(", ")}.`,
+      });
+    });
+  });
   config.bindings.forEach((binding, index) => {
     if (ids.has(binding.agent)) return;
     ctx.addIssue({

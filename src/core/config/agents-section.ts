@@ -63,7 +63,31 @@ export interface AgentConfig {
   readonly access?: AccessConfig;
   /** Replaces the top-level `limits:` where this agent answers. */
   readonly limits?: LimitsConfig;
+  /** The agents this one may ask with `ask_agent`; unset or empty: none (no `ask_agent`). */
+  readonly delegates?: readonly string[];
+  /** What a delegation this agent starts may spend; see {@link DelegationLimits}. */
+  readonly delegation?: DelegationLimits;
 }
+
+/**
+ * The bounds of the delegations an agent starts (its `delegation:` key),
+ * over the whole tree of children below one of its calls.
+ */
+export interface DelegationLimits {
+  /** How many levels of agents below this one may run: 1 (the default) lets a child ask no one. */
+  readonly depth: number;
+  /** Model steps one child may take (its closing note included). */
+  readonly steps: number;
+  /** Prompt and completion tokens one child may spend before it must stop. */
+  readonly tokens: number;
+}
+
+/** The bounds of an agent's delegations when its `delegation:` key leaves them out. */
+export const DEFAULT_DELEGATION: DelegationLimits = Object.freeze({
+  depth: 1,
+  steps: 8,
+  tokens: 50_000,
+});
 
 export type AgentsConfig = readonly AgentConfig[];
 export const NO_AGENTS: AgentsConfig = Object.freeze([]);
@@ -79,6 +103,37 @@ const text = (what: string) =>
 const modelNames = z.array(text("a model name from models.list"), {
   error: (iss) =>
     `expected a list of model names, e.g. [gpt-4.1], found ${describeValue(iss.input)}.`,
+});
+
+const bound = (what: string, max: number) =>
+  z
+    .number({ error: (iss) => `expected ${what}, found ${describeValue(iss.input)}.` })
+    .int({ error: `expected ${what} as a whole number.` })
+    .min(1, { error: `expected ${what}, at least 1.` })
+    .max(max, { error: `expected ${what}, at most ${max}.` });
+
+const delegationSection = strictMap(
+  {
+    depth: bound("how many levels of agents may run below this one, e.g. 1", 4).optional(),
+    steps: bound("the steps one child may take, e.g. 8", 100).optional(),
+    tokens: bound("the tokens one child may spend, e.g. 50000", 10_000_000).optional(),
+  },
+  {
+    takes: "delegation: takes depth:, steps: and tokens:.",
+    notAMap: (found) => `expected a map such as { depth: 1, steps: 8 }, found ${found}.`,
+  },
+).transform(
+  (raw): DelegationLimits =>
+    Object.freeze({
+      depth: raw.depth ?? DEFAULT_DELEGATION.depth,
+      steps: raw.steps ?? DEFAULT_DELEGATION.steps,
+      tokens: raw.tokens ?? DEFAULT_DELEGATION.tokens,
+    }),
+);
+
+const agentIds = z.array(text("an agent id from agents:"), {
+  error: (iss) =>
+    `expected a list of agent ids, e.g. [engineering], found ${describeValue(iss.input)}.`,
 });
 
 const entry = strictMap(
@@ -98,10 +153,12 @@ const entry = strictMap(
     mode: loadModeField.optional(),
     access: accessSection.optional(),
     limits: limitsSection.optional(),
+    delegates: agentIds.optional(),
+    delegation: delegationSection.optional(),
   },
   {
     takes:
-      "An agent takes id:, name:, persona: or persona_file:, model:, fallback:, toolset:, web_search:, tools:, skills:, mode:, access: and limits:.",
+      "An agent takes id:, name:, persona: or persona_file:, model:, fallback:, toolset:, web_search:, tools:, skills:, mode:, access:, limits:, delegates: and delegation:.",
     notAMap: (found) => `expected a map such as { id: support, persona: ... }, found ${found}.`,
   },
 )
@@ -121,6 +178,8 @@ const entry = strictMap(
       ...(raw.mode !== undefined ? { mode: raw.mode } : {}),
       ...(raw.access !== undefined ? { access: raw.access } : {}),
       ...(raw.limits !== undefined ? { limits: raw.limits } : {}),
+      ...(raw.delegates?.length ? { delegates: Object.freeze([...new Set(raw.delegates)]) } : {}),
+      ...(raw.delegation !== undefined ? { delegation: raw.delegation } : {}),
     });
   });
 

@@ -1,10 +1,12 @@
+import { AGENT_ID } from "../config/agents-section.ts";
+
 /**
  * What a turn is doing, channel-neutral, for the platform's status surface:
  * Slack's assistant status ("is searching the web…"), a Telegram chat
  * action, a Discord status line ("Searching the web…").
  *
  * A tool's `detail` is one of a few safe things (a file name the person
- * sent, a host), never its arguments: a status line is seen by everyone in
+ * sent, a host, the id of an agent asked), never its arguments: a status line is seen by everyone in
  * the conversation, and a search query or a URL's path may be what the model
  * made of private words.
  */
@@ -40,7 +42,9 @@ export function toolActivity(
       ? hostOf(fields.url)
       : tool === "read_attachment" && typeof fields.document === "string"
         ? documentName?.(fields.document.trim())
-        : undefined;
+        : tool === "ask_agent" && typeof fields.agent === "string" && AGENT_ID.test(fields.agent)
+          ? fields.agent
+          : undefined;
   return detail ? { kind: "tool", tool, detail: shortened(detail) } : { kind: "tool", tool };
 }
 
@@ -81,6 +85,8 @@ function toolPhrase(tool: string, detail: string | undefined): string {
       return detail ? `fetching ${detail}` : "fetching a web page";
     case "read_attachment":
       return detail ? `reading ${detail}` : "reading a document";
+    case "ask_agent":
+      return detail ? `asking ${detail}` : "asking another agent";
   }
   const mcp = MCP_ID.exec(tool);
   if (mcp) return `using ${mcp[2]} (${mcp[1]})`;
