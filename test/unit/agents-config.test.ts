@@ -139,9 +139,11 @@ describe("an account's agent:", () => {
       "telegram:",
       "  accounts:",
       "    - id: sales",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own ${VARIABLE} syntax.
       "      token: ${TELEGRAM_SALES_TOKEN}",
       `      agent: ${agent}`,
       "    - id: plain",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own ${VARIABLE} syntax.
       "      token: ${TELEGRAM_PLAIN_TOKEN}",
     ].join("\n");
 

@@ -9,6 +9,7 @@ import { SCHEDULE_ID } from "../schedules/index.ts";
 import { EnvTemplateError, parseEnvTemplate } from "./env-template.ts";
 import { describeValue } from "./errors.ts";
 import { strictMap } from "./section-map.ts";
+import { nonEmptyText, ownerField, targetField } from "./target-field.ts";
 
 /**
  * Hooks an operator declares: a signed `POST /hooks/<name>` puts `prompt`,
@@ -30,27 +31,7 @@ export type HooksConfig = readonly Hook[];
 
 export const NO_HOOKS: HooksConfig = Object.freeze([]);
 
-const text = (what: string) =>
-  z.string({ error: (iss) => `expected ${what}, found ${describeValue(iss.input)}.` }).min(1, {
-    error: `expected ${what}, found an empty string.`,
-  });
-
-const target = strictMap(
-  {
-    platform: text("the platform's name (slack, discord, telegram, console)"),
-    workspace: text("the workspace id (Slack team, Discord guild, Telegram chat)"),
-    channel: text("the channel id"),
-    thread: text("the thread id").optional(),
-    dm: z.boolean({ error: "expected true or false." }).optional(),
-  },
-  {
-    takes: "A target takes platform:, workspace:, channel:, thread: and dm:.",
-    notAMap: (found) =>
-      `expected a map such as { platform: slack, workspace: T0123, channel: C0456 }, found ${found}.`,
-  },
-);
-
-const secret = text(`the secret as \${VARIABLE}`).transform((value, ctx) => {
+const secret = nonEmptyText(`the secret as \${VARIABLE}`).transform((value, ctx) => {
   try {
     if (parseEnvTemplate(value).some((part) => part.kind === "env")) return value;
     ctx.addIssue({
@@ -66,7 +47,7 @@ const secret = text(`the secret as \${VARIABLE}`).transform((value, ctx) => {
 
 const entry = strictMap(
   {
-    name: text("a name such as ci-failed"),
+    name: nonEmptyText("a name such as ci-failed"),
     secret,
     signature: z
       .enum(SIGNATURE_SCHEMES as ["switchyard", "github", "gitlab"], {
@@ -74,9 +55,9 @@ const entry = strictMap(
           `${describeValue(iss.input)} is not a signature scheme. Write signature: switchyard (X-Switchyard-Signature, the default), github (X-Hub-Signature-256) or gitlab (X-Gitlab-Token).`,
       })
       .optional(),
-    target,
-    owner: z.union([text("the user id it runs as"), z.number().transform(String)]),
-    prompt: text("what the bot should do with the call, with {{body.key}} placeholders"),
+    target: targetField,
+    owner: ownerField("the user id it runs as"),
+    prompt: nonEmptyText("what the bot should do with the call, with {{body.key}} placeholders"),
   },
   {
     takes: "A hook takes name:, secret:, signature:, target:, owner: and prompt:.",
@@ -93,19 +74,11 @@ const entry = strictMap(
     return z.NEVER;
   }
   try {
-    const where = raw.target;
     return {
       name: raw.name,
       secret: raw.secret,
       signature: raw.signature ?? "switchyard",
-      target: {
-        platform: where.platform,
-        workspace: where.workspace,
-        channel: where.channel,
-        conversation: where.thread ?? where.channel,
-        ...(where.thread ? { thread: where.thread } : {}),
-        kind: where.dm ? "dm" : "group",
-      },
+      target: raw.target,
       owner: { user: raw.owner },
       prompt: parseHookTemplate(raw.prompt),
     };

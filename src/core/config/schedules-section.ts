@@ -9,6 +9,7 @@ import {
 } from "../schedules/index.ts";
 import { describeValue } from "./errors.ts";
 import { strictMap } from "./section-map.ts";
+import { nonEmptyText, ownerField, targetField } from "./target-field.ts";
 
 /**
  * Schedules an operator declares: at each tick the bot gets `prompt` in
@@ -32,26 +33,6 @@ export type SchedulesConfig = readonly Schedule[];
 
 export const NO_SCHEDULES: SchedulesConfig = Object.freeze([]);
 
-const text = (what: string) =>
-  z.string({ error: (iss) => `expected ${what}, found ${describeValue(iss.input)}.` }).min(1, {
-    error: `expected ${what}, found an empty string.`,
-  });
-
-const target = strictMap(
-  {
-    platform: text("the platform's name (slack, discord, telegram, console)"),
-    workspace: text("the workspace id (Slack team, Discord guild, Telegram chat)"),
-    channel: text("the channel id"),
-    thread: text("the thread id").optional(),
-    dm: z.boolean({ error: "expected true or false." }).optional(),
-  },
-  {
-    takes: "A target takes platform:, workspace:, channel:, thread: and dm:.",
-    notAMap: (found) =>
-      `expected a map such as { platform: slack, workspace: T0123, channel: C0456 }, found ${found}.`,
-  },
-);
-
 /** A date and time with its zone, as ms since the epoch. */
 const instant = (key: string) =>
   z.union([z.string(), z.date()]).transform((value, ctx) => {
@@ -67,14 +48,14 @@ const instant = (key: string) =>
 
 const entry = strictMap(
   {
-    id: text("an id such as daily-standup"),
-    target,
-    prompt: text("what the bot should do at each run"),
-    cron: text('a cron pattern such as "0 9 * * 1-5"').optional(),
-    tz: text("an IANA time zone such as Europe/Berlin").optional(),
-    every: text('an interval such as "2h"').optional(),
+    id: nonEmptyText("an id such as daily-standup"),
+    target: targetField,
+    prompt: nonEmptyText("what the bot should do at each run"),
+    cron: nonEmptyText('a cron pattern such as "0 9 * * 1-5"').optional(),
+    tz: nonEmptyText("an IANA time zone such as Europe/Berlin").optional(),
+    every: nonEmptyText('an interval such as "2h"').optional(),
     at: instant("at").optional(),
-    owner: z.union([text("the owner's user id"), z.number().transform(String)]),
+    owner: ownerField("the owner's user id"),
     max_runs: z
       .number({ error: "expected a whole number of runs." })
       .int({ error: "expected a whole number of runs." })
@@ -121,17 +102,9 @@ const entry = strictMap(
         : raw.every !== undefined
           ? { kind: "every", everyMs: parseEvery(raw.every) }
           : { kind: "at", at: raw.at as number };
-    const where = raw.target;
     return checkSchedule({
       id: raw.id,
-      target: {
-        platform: where.platform,
-        workspace: where.workspace,
-        channel: where.channel,
-        conversation: where.thread ?? where.channel,
-        ...(where.thread ? { thread: where.thread } : {}),
-        kind: where.dm ? "dm" : "group",
-      },
+      target: raw.target,
       prompt: raw.prompt,
       timing,
       owner: { user: raw.owner },
