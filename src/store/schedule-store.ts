@@ -4,6 +4,7 @@ import {
   encodeSchedule,
   type Schedule,
   ScheduleDataError,
+  type ScheduleRecord,
 } from "../core/schedules/index.ts";
 import type { ScheduleKeys } from "./keys.ts";
 import { KeyScheme } from "./keys.ts";
@@ -12,21 +13,12 @@ import { LuaScript } from "./lua.ts";
 /** Its scripts: src/store/lua/schedule-*.lua, each file saying what it does, its keys and arguments. */
 const LUA = LuaScript.set("schedule", { put: 2, claim: 1, pause: 1, resume: 1, note: 1 });
 
-/** A schedule with what Redis knows of its runs. */
-export interface ScheduleState {
-  readonly schedule: Schedule;
+/** A schedule with what Redis knows of its runs: its record, and the tick bookkeeping a claim is made against. */
+export interface ScheduleState extends ScheduleRecord {
   /** The latest tick handled (run or skipped on purpose), ms; its creation time before any. */
   readonly covered: number;
   /** `covered` exactly as stored: a claim is made against it. */
   readonly coveredRaw: string;
-  readonly runs: number;
-  /** When the last run was claimed (ms), and for which tick. */
-  readonly lastRun?: { readonly at: number; readonly tick: number };
-  /** What the latest run came to (`queued`, `skipped: <why>`, `paused`), and when (ms). */
-  readonly outcome?: { readonly text: string; readonly at: number };
-  readonly paused?: { readonly reason: string; readonly at: number };
-  /** Why it takes no more runs (`max_runs`, `until`, `once`). */
-  readonly ended?: string;
 }
 
 /** What a claim came to (see `schedule-claim-1.lua`). */

@@ -534,18 +534,7 @@ export class Turn {
 
   /** Lines that came inside the quiet window join the turn, stored before its request starts over. */
   async #fold(arrived: readonly InboundMessage[]): Promise<void> {
-    const read = await this.#readAttachments(arrived, this.#runCapabilities());
-    const messages = arrived.map((message, i) => userMessage(message, read[i]));
-    const records = read.flat().map(attachmentRecord);
-    const current = this.checkpoint;
-    const next: Checkpoint = {
-      ...current,
-      inboxCount: current.inboxCount + messages.length,
-      ...(records.length > 0 ? { attachments: [...(current.attachments ?? []), ...records] } : {}),
-    };
-    this.#issue(this.env.store.turns.appendToTurn(this.address, messages, next));
-    this.#checkpoint = next;
-    await this.durable();
+    const messages = await this.#storeArrived(arrived);
     this.#pending = [...this.#pending, ...arrived];
     this.#history = {
       ...this.#history,
@@ -804,10 +793,20 @@ export class Turn {
       return [];
     }
     if (found.arrived.length === 0) return [];
-    const arrived = found.arrived.map((raw) => JSON.parse(raw) as InboundMessage);
+    return this.#storeArrived(found.arrived.map((raw) => JSON.parse(raw) as InboundMessage));
+  }
+
+  /**
+   * Messages that joined the running turn (steered, or folded in from the
+   * quiet window), with their attachments read, stored with the checkpoint
+   * that counts them as consumed. It waits for the write, so a crash cannot
+   * drop them: a resumed turn has them once, in order.
+   */
+  async #storeArrived(arrived: readonly InboundMessage[]): Promise<ChatMessage[]> {
     const read = await this.#readAttachments(arrived, this.#runCapabilities());
     const messages = arrived.map((message, i) => userMessage(message, read[i]));
     const records = read.flat().map(attachmentRecord);
+    const current = this.checkpoint;
     const next: Checkpoint = {
       ...current,
       inboxCount: current.inboxCount + messages.length,
@@ -815,7 +814,6 @@ export class Turn {
     };
     this.#issue(this.env.store.turns.appendToTurn(this.address, messages, next));
     this.#checkpoint = next;
-    // The steered messages count as consumed once stored: wait, so a crash cannot drop them.
     await this.durable();
     return messages;
   }
