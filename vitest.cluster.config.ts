@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { sourceAliases } from "./vitest.aliases.ts";
 
 /**
  * The integration suite, one e2e per platform, and the topology tests
@@ -18,6 +19,7 @@ process.env.REDIS_TOPOLOGY = "cluster";
 const ALONE = ["test/integration/concurrency.test.ts", "test/topology/**/*.test.ts"];
 
 export default defineConfig({
+  resolve: { alias: sourceAliases },
   test: {
     globalSetup: ["test/support/global-setup.ts"],
     testTimeout: 60_000,

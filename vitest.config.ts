@@ -1,5 +1,5 @@
-import { fileURLToPath } from "node:url";
 import { configDefaults, defineConfig } from "vitest/config";
+import { sourceAliases } from "./vitest.aliases.ts";
 
 /**
  * Two projects, one run:
@@ -16,18 +16,7 @@ import { configDefaults, defineConfig } from "vitest/config";
  */
 export default defineConfig({
   // The examples import the package by name, as a bot author's code does; here it is the source.
-  resolve: {
-    alias: [
-      {
-        find: /^switchyard$/,
-        replacement: fileURLToPath(new URL("src/index.ts", import.meta.url)),
-      },
-      {
-        find: /^switchyard\/testing$/,
-        replacement: fileURLToPath(new URL("src/testing/index.ts", import.meta.url)),
-      },
-    ],
-  },
+  resolve: { alias: sourceAliases },
   test: {
     testTimeout: 30_000,
     hookTimeout: 30_000,

@@ -132,7 +132,12 @@ export {
   type TestPlatformName,
   type Where,
 } from "./test-platform.ts";
-export { startTestRedis, type TestRedis, TestRedisError } from "./test-redis.ts";
+export {
+  startTestRedis,
+  type TestRedis,
+  type TestRedisCluster,
+  TestRedisError,
+} from "./test-redis.ts";
 export {
   startTestSlack,
   TEST_SLACK_SECRET,

@@ -45,7 +45,7 @@ import type {
   TestPlatformName,
   Where,
 } from "./test-platform.ts";
-import { startTestRedis, type TestRedis } from "./test-redis.ts";
+import { startTestRedis, type TestRedis, type TestRedisCluster } from "./test-redis.ts";
 import { startTestSlack, type TestSlack } from "./test-slack.ts";
 import { startTestTelegram, type TestTelegram } from "./test-telegram.ts";
 
@@ -77,8 +77,11 @@ export interface TestBotOptions
   readonly platforms?: readonly TestPlatformName[];
   /** How the model answers; default: `echo: <what the person said>`. */
   readonly model?: ModelScript;
-  /** A Redis URL; default `REDIS_URL`, else a throwaway `redis-server` the test bot starts and stops. */
-  readonly redis?: string;
+  /**
+   * A Redis URL, or a Cluster's nodes (`{ cluster: ["127.0.0.1:7000", ...] }`);
+   * default `REDIS_URL`, else a throwaway `redis-server` the test bot starts and stops.
+   */
+  readonly redis?: string | TestRedisCluster;
   /** Read for credentials, as by `createBot`; default: an empty environment, so nothing of yours leaks in. */
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
@@ -169,13 +172,14 @@ export async function createTestBot(options: TestBotOptions = {}): Promise<TestB
       started.push({ stop: () => platform.close() });
     }
     const metrics = new TurnWatch();
+    const { redis: _where, ...botOptions } = options;
     const bot = createBot({
-      ...options,
+      ...botOptions,
       config: configOf(options.config),
-      env: options.env ?? {},
+      env: { ...(options.env ?? {}), ...redis.env },
       channels: [...platforms.values()].map((p) => p.channel()),
       provider: model.provider(),
-      redis: redis.url,
+      ...(redis.url ? { redis: redis.url } : {}),
       prefix: redis.prefix,
       metrics,
       processGuard: false,

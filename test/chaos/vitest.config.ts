@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { sourceAliases } from "../../vitest.aliases.ts";
 
 /**
  * The chaos suite runs on its own: its scenarios start real processes and
@@ -6,6 +7,7 @@ import { defineConfig } from "vitest/config";
  * (which would steal the two cores they time their kills on).
  */
 export default defineConfig({
+  resolve: { alias: sourceAliases },
   test: {
     include: ["test/chaos/**/*.test.ts"],
     globalSetup: ["test/support/global-setup.ts"],

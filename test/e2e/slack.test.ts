@@ -20,7 +20,14 @@ import {
 import { channelRuntime, until } from "../support/channels.ts";
 import { bigTool, lookupTool, type Pipeline, startPipeline } from "../support/pipeline.ts";
 import { REDIS_URL } from "../support/redis.ts";
+
 import { fakeSlackChannel, SLACK_SECRET } from "../support/slack-harness.ts";
+
+/** The Cluster run's nodes (vitest.cluster.config.ts), for the tests driven through switchyard/testing. */
+const CLUSTER_NODES =
+  process.env.REDIS_TOPOLOGY === "cluster"
+    ? process.env.REDIS_CLUSTER_NODES?.split(",")
+    : undefined;
 
 const SECRET = SLACK_SECRET;
 const tools = [lookupTool, bigTool];
@@ -329,7 +336,8 @@ describe("the Slack channel, driven through switchyard/testing", () => {
       tools,
       builtins: [],
       model,
-      redis: REDIS_URL,
+      // The topology under test: the Cluster's nodes in the Cluster run, else the one Redis.
+      redis: CLUSTER_NODES ? { cluster: CLUSTER_NODES } : REDIS_URL,
       config: "access:\n  dm: open\nslack:\n  streaming: edit\n",
     });
     running.push(bot);

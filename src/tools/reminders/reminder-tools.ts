@@ -72,7 +72,7 @@ export function setReminderTool({ schedule, now, defaults }: ReminderToolDeps) {
           defaultTimeZone: defaults.timeZone,
           maxHorizonMs: defaults.maxHorizonDays * DAY_MS,
         });
-        const reminder: Reminder = {
+        const asked: Reminder = {
           id: await schedule.nextId(ctx.callKey),
           platform: ctx.platform,
           ...(ctx.account ? { account: ctx.account } : {}),
@@ -86,9 +86,10 @@ export function setReminderTool({ schedule, now, defaults }: ReminderToolDeps) {
           timeZone: when.timeZone,
           createdAt: moment,
         };
-        await schedule.add(reminder, moment, defaults.maxPending);
+        // A resumed turn repeating the call gets the reminder it set the first time, in the same words.
+        const reminder = await schedule.add(asked, moment, defaults.maxPending);
         return [
-          `Reminder ${reminder.id} set for ${describeInstant(when.dueAt, when.timeZone)}, in ${formatDuration(when.dueAt - moment)}: ${JSON.stringify(text)}.`,
+          `Reminder ${reminder.id} set for ${describeInstant(reminder.dueAt, reminder.timeZone)}, in ${formatDuration(reminder.dueAt - reminder.createdAt)}: ${JSON.stringify(reminder.text)}.`,
           ...(when.adjustment ? [adjustmentNote(when.adjustment, when.timeZone)] : []),
           `It will be posted in this ${ctx.thread === undefined ? "conversation" : "thread"}; cancel_reminder with id ${reminder.id} cancels it.`,
         ].join(" ");

@@ -96,8 +96,12 @@ export class ReminderSchedule {
    * Indexes the reminder (refusing past `maxPending`), then adds its delayed
    * job. The job's clock is the caller's `now`: it fires `dueAt - now` after
    * that moment. If the job cannot be added, the index entry is taken back.
+   * A reminder whose id is already set (a resumed turn repeating its call)
+   * is left as it was, and returned as it was set.
    */
-  async add(reminder: Reminder, now: number, maxPending: number): Promise<void> {
+  async add(reminder: Reminder, now: number, maxPending: number): Promise<Reminder> {
+    const existing = await this.queue.getJob(reminder.id);
+    if (existing) return existing.data;
     if (!(await this.index.add(reminder, maxPending))) {
       throw new ReminderLimitError(
         "pending",
@@ -119,6 +123,7 @@ export class ReminderSchedule {
       await this.index.remove(reminder, reminder.id).catch(() => {});
       throw error;
     }
+    return reminder;
   }
 
   /** The person's pending reminders in this workspace, soonest first. */
