@@ -26,6 +26,8 @@ export interface ForwardOptions {
   readonly model: string;
   /** The JSON file replies are kept in; created when missing. Unset: no cache, every request is forwarded. */
   readonly cacheFile?: string;
+  /** Hears of each request that could not be answered (not cached and no key, or the real model failed), with the reason. */
+  readonly onMiss?: (reason: string) => void;
 }
 
 interface CachedReply {
@@ -54,17 +56,25 @@ export function forwardingModel(
     let reply = cache[key];
     if (reply === undefined) {
       if (!options.apiKey) {
+        const reason = `This request is not in ${cacheFile ?? "the cache (no cache file was given)"} and no API key was given to ask the real model (key ${key.slice(0, 12)}).`;
+        options.onMiss?.(reason);
         return {
           status: 500,
           errorBody: {
             error: {
-              message: `This request is not in ${cacheFile ?? "the cache (no cache file was given)"} and no API key was given to ask the real model (key ${key.slice(0, 12)}).`,
+              message: reason,
               type: "server_error",
             },
           },
         };
       }
-      reply = await askRealModel(options, request.body);
+      try {
+        reply = await askRealModel(options, request.body);
+      } catch (error) {
+        const reason = `The real model at ${options.baseURL} could not answer: ${(error as Error).message}`;
+        options.onMiss?.(reason);
+        return { status: 502, errorBody: { error: { message: reason, type: "server_error" } } };
+      }
       if (cacheFile) {
         cache[key] = reply;
         writeFileSync(cacheFile, `${JSON.stringify(cache, null, 2)}\n`);

@@ -56,6 +56,12 @@ export async function runScenario(
   let name = file;
   let bot: TestBot | undefined;
   const steps: StepReport[] = [];
+  // A replay's cache misses: the bot only says its model failed, so the report says why.
+  const misses: string[] = [];
+  const realModel = options.realModel && {
+    ...options.realModel,
+    onMiss: (reason: string) => misses.push(reason),
+  };
   try {
     const scenario = parseScenario(readFileSync(path, "utf8"), file);
     name = scenario.name;
@@ -64,13 +70,15 @@ export async function runScenario(
       ...parts,
       ...(scenario.config ? { config: resolve(dirname(path), scenario.config) } : {}),
       ...(scenario.platforms ? { platforms: scenario.platforms } : {}),
-      model: options.realModel ? { forward: options.realModel } : scenarioModel(scenario.model),
+      model: realModel ? { forward: realModel } : scenarioModel(scenario.model),
       ...(options.redis ? { redis: options.redis } : {}),
     });
     const judgeModel = scenario.judge_model ?? bot.model.model;
     const timeoutMs = options.timeoutMs ?? (options.realModel ? 120_000 : 20_000);
     for (const action of scenario.steps) {
-      steps.push(await runStep(bot, action, timeoutMs, judgeModel));
+      const step = await runStep(bot, action, timeoutMs, judgeModel);
+      const missed = [...new Set(misses.splice(0))];
+      steps.push(missed.length ? { ...step, problems: [...step.problems, ...missed] } : step);
     }
     return { file, name, steps, passed: steps.every((s) => s.problems.length === 0) };
   } catch (error) {
