@@ -164,7 +164,7 @@ function whereOf(action: ScenarioAction): Parameters<TestBot["say"]>[1] {
     string | undefined
   >;
   return {
-    ...(platform ? { platform: platform as "slack" | "telegram" } : {}),
+    ...(platform ? { platform: platform as "slack" | "telegram" | "discord" } : {}),
     ...(user ? { user } : {}),
     ...(channel ? { channel } : {}),
     ...(thread ? { thread } : {}),

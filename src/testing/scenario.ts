@@ -40,7 +40,7 @@ export class ScenarioError extends Error {
 }
 
 const where = {
-  platform: z.enum(["slack", "telegram"]).optional(),
+  platform: z.enum(["slack", "telegram", "discord"]).optional(),
   user: z.string().optional(),
   channel: z.string().optional(),
   thread: z.string().optional(),
@@ -95,7 +95,7 @@ const scenarioSchema = z.strictObject({
   /** The model the judge asks for; default the bot's own. */
   judge_model: z.string().min(1).optional(),
   platforms: z
-    .array(z.enum(["slack", "telegram"]))
+    .array(z.enum(["slack", "telegram", "discord"]))
     .min(1)
     .optional(),
   model: z
