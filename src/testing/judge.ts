@@ -86,7 +86,7 @@ export async function askJudge(
     response = await fetch(`${url.replace(/\/+$/, "")}/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: "Bearer test" },
-      body: JSON.stringify({ model, messages: judgeMessages(ask), temperature: 0 }),
+      body: JSON.stringify({ model, messages: judgeMessages(ask) }),
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (error) {
