@@ -18,7 +18,7 @@ Commands:
   doctor   Check a deployment: config, Redis, the model, each platform's token and scopes, MCP, web search.
            switchyard doctor [--config FILE]
   test     Run scenario files against your bot on fake platforms and a scripted model (switchyard/testing).
-           switchyard test [FILE|FOLDER...] [--redis URL] [--timeout MS]
+           switchyard test [FILE|FOLDER...] [--redis URL] [--timeout MS] [--model scripted|real] [--cache FILE]
 
 Run "switchyard <command> --help" for a command's options.`;
 

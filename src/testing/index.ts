@@ -5,11 +5,11 @@
  * sees what a person in the chat would see.
  *
  * - {@link createTestBot}: your bot (tools, persona, config, plugins) on fake
- *   Slack and Telegram, a scripted model and Redis, with `say`, `click`,
+ *   Slack, Telegram and Discord, a scripted model and Redis, with `say`, `click`,
  *   `approve`, `nextAnswer`, `answers`, `toolCalls`, `contract` and `stop`.
  * - {@link scriptedModel} and {@link startTestModel}: a model that answers by
  *   rules or in sequence, with text, tool calls, stalls and errors.
- * - {@link startTestSlack}, {@link startTestTelegram}: one platform each, for
+ * - {@link startTestSlack}, {@link startTestTelegram}, {@link startTestDiscord}: one platform each, for
  *   a bot you build with `createBot` yourself.
  * - The fakes themselves (`startFakeSlackApi`, `startFakeTelegram`,
  *   `startFakeDiscord`, `startFakeOpenAI`, `startFakeAnthropic`), each on a
@@ -115,6 +115,12 @@ export {
   type TestBotOptions,
   type WaitOptions,
 } from "./test-bot.ts";
+export {
+  startTestDiscord,
+  TEST_DISCORD_CHANNEL,
+  TEST_DISCORD_USER,
+  type TestDiscord,
+} from "./test-discord.ts";
 export {
   type RecordedToolCall,
   type SeenContract,

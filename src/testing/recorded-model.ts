@@ -7,11 +7,16 @@
  *
  * The key of a request is a hash of its messages and tools (not the model's
  * name or the stream settings), so a replay needs the bot to send what it
- * sent when the reply was recorded.
+ * sent when the reply was recorded. Without a cache file every request is
+ * forwarded.
+ *
+ * A request that names a model other than the fake's own (a scenario's
+ * `judge_model`, a `/model` choice) is forwarded for that model; the rest
+ * ask for `model`.
  */
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import type { RecordedRequest, ScriptedReply } from "./fakes/openai-server.ts";
+import { FAKE_MODEL_ID, type RecordedRequest, type ScriptedReply } from "./fakes/openai-server.ts";
 
 export interface ForwardOptions {
   /** The real server, e.g. `https://api.openai.com/v1`. */
@@ -19,8 +24,10 @@ export interface ForwardOptions {
   /** Unset: replay only; a request missing from the cache is an error reply. */
   readonly apiKey?: string;
   readonly model: string;
-  /** The JSON file replies are kept in; created when missing. */
-  readonly cacheFile: string;
+  /** The JSON file replies are kept in; created when missing. Unset: no cache, every request is forwarded. */
+  readonly cacheFile?: string;
+  /** Hears of each request that could not be answered (not cached and no key, or the real model failed), with the reason. */
+  readonly onMiss?: (reason: string) => void;
 }
 
 interface CachedReply {
@@ -39,27 +46,39 @@ export function requestKey(body: { messages?: unknown; tools?: unknown }): strin
 export function forwardingModel(
   options: ForwardOptions,
 ): (request: RecordedRequest) => Promise<ScriptedReply> {
-  const cache: Record<string, CachedReply> = existsSync(options.cacheFile)
-    ? (JSON.parse(readFileSync(options.cacheFile, "utf8")) as Record<string, CachedReply>)
-    : {};
+  const { cacheFile } = options;
+  const cache: Record<string, CachedReply> =
+    cacheFile && existsSync(cacheFile)
+      ? (JSON.parse(readFileSync(cacheFile, "utf8")) as Record<string, CachedReply>)
+      : {};
   return async (request) => {
     const key = requestKey(request.body ?? {});
     let reply = cache[key];
     if (reply === undefined) {
       if (!options.apiKey) {
+        const reason = `This request is not in ${cacheFile ?? "the cache (no cache file was given)"} and no API key was given to ask the real model (key ${key.slice(0, 12)}).`;
+        options.onMiss?.(reason);
         return {
           status: 500,
           errorBody: {
             error: {
-              message: `This request is not in ${options.cacheFile} and no API key was given to ask the real model (key ${key.slice(0, 12)}).`,
+              message: reason,
               type: "server_error",
             },
           },
         };
       }
-      reply = await askRealModel(options, request.body);
-      cache[key] = reply;
-      writeFileSync(options.cacheFile, `${JSON.stringify(cache, null, 2)}\n`);
+      try {
+        reply = await askRealModel(options, request.body);
+      } catch (error) {
+        const reason = `The real model at ${options.baseURL} could not answer: ${(error as Error).message}`;
+        options.onMiss?.(reason);
+        return { status: 502, errorBody: { error: { message: reason, type: "server_error" } } };
+      }
+      if (cacheFile) {
+        cache[key] = reply;
+        writeFileSync(cacheFile, `${JSON.stringify(cache, null, 2)}\n`);
+      }
     }
     return {
       ...(reply.content !== undefined ? { content: reply.content } : {}),
@@ -80,11 +99,12 @@ async function askRealModel(
   options: ForwardOptions,
   body: Record<string, unknown>,
 ): Promise<CachedReply> {
-  const { stream: _stream, stream_options: _options, ...rest } = body;
+  const { stream: _stream, stream_options: _options, model: asked, ...rest } = body;
+  const model = typeof asked === "string" && asked !== FAKE_MODEL_ID ? asked : options.model;
   const response = await fetch(`${options.baseURL.replace(/\/+$/, "")}/chat/completions`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${options.apiKey}` },
-    body: JSON.stringify({ ...rest, model: options.model, stream: false }),
+    body: JSON.stringify({ ...rest, model, stream: false }),
   });
   if (!response.ok) {
     throw new Error(

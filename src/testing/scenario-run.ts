@@ -7,6 +7,8 @@ import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { isDeepStrictEqual } from "node:util";
+import { askJudge, describeVerdict } from "./judge.ts";
+import type { ForwardOptions } from "./recorded-model.ts";
 import {
   parseScenario,
   type ScenarioAction,
@@ -20,6 +22,8 @@ export interface StepReport {
   readonly label: string;
   /** What did not hold; empty when the step passed. */
   readonly problems: readonly string[];
+  /** What the report shows either way: the judge's score and reason. */
+  readonly notes?: readonly string[];
 }
 
 export interface ScenarioReport {
@@ -36,6 +40,12 @@ export interface RunScenarioOptions {
   readonly redis?: string;
   /** How long each step waits for the bot's answer; default 20 s. */
   readonly timeoutMs?: number;
+  /**
+   * A real model to run against instead of the scenario's scripted one
+   * (`switchyard test --model real`): the bot's requests, and the judge's,
+   * are forwarded to it, through its cache file when it has one.
+   */
+  readonly realModel?: ForwardOptions;
 }
 
 export async function runScenario(
@@ -46,6 +56,12 @@ export async function runScenario(
   let name = file;
   let bot: TestBot | undefined;
   const steps: StepReport[] = [];
+  // A replay's cache misses: the bot only says its model failed, so the report says why.
+  const misses: string[] = [];
+  const realModel = options.realModel && {
+    ...options.realModel,
+    onMiss: (reason: string) => misses.push(reason),
+  };
   try {
     const scenario = parseScenario(readFileSync(path, "utf8"), file);
     name = scenario.name;
@@ -54,11 +70,15 @@ export async function runScenario(
       ...parts,
       ...(scenario.config ? { config: resolve(dirname(path), scenario.config) } : {}),
       ...(scenario.platforms ? { platforms: scenario.platforms } : {}),
-      model: scenarioModel(scenario.model),
+      model: realModel ? { forward: realModel } : scenarioModel(scenario.model),
       ...(options.redis ? { redis: options.redis } : {}),
     });
+    const judgeModel = scenario.judge_model ?? bot.model.model;
+    const timeoutMs = options.timeoutMs ?? (options.realModel ? 120_000 : 20_000);
     for (const action of scenario.steps) {
-      steps.push(await runStep(bot, action, options.timeoutMs ?? 20_000));
+      const step = await runStep(bot, action, timeoutMs, judgeModel);
+      const missed = [...new Set(misses.splice(0))];
+      steps.push(missed.length ? { ...step, problems: [...step.problems, ...missed] } : step);
     }
     return { file, name, steps, passed: steps.every((s) => s.problems.length === 0) };
   } catch (error) {
@@ -87,21 +107,27 @@ async function runStep(
   bot: TestBot,
   action: ScenarioAction,
   timeoutMs: number,
+  judgeModel: string,
 ): Promise<StepReport> {
   const callsBefore = bot.toolCalls().length;
   let label: string;
+  let said: string;
   if ("say" in action) {
     const { text, ...where } = typeof action.say === "string" ? { text: action.say } : action.say;
     label = `say ${JSON.stringify(text)}`;
+    said = text;
     await bot.say(text, where);
   } else if ("click" in action) {
     label = `click ${JSON.stringify(action.click)}`;
+    said = `(pressed the button "${action.click}")`;
     await bot.click(action.click, whereOf(action));
   } else if ("approve" in action) {
     label = "approve";
+    said = '(pressed "Approve")';
     await bot.approve(whereOf(action));
   } else {
     label = "deny";
+    said = '(pressed "Deny")';
     await bot.deny(whereOf(action));
   }
   let answer: Answer;
@@ -110,8 +136,27 @@ async function runStep(
   } catch (error) {
     return { label, problems: [(error as Error).message] };
   }
-  return { label, problems: action.expect ? check(bot, answer, action.expect, callsBefore) : [] };
+  if (!action.expect) return { label, problems: [] };
+  // Checked before the judge is asked: its request would be the model's latest, and so the contract's.
+  const problems = check(bot, answer, action.expect, callsBefore);
+  const judge = action.expect.judge;
+  if (!judge) return { label, problems };
+  const pass = judge.pass ?? DEFAULT_PASS;
+  const verdict = await askJudge(
+    bot.model.url,
+    judgeModel,
+    { rubric: judge.rubric, said, answer: answer.text },
+    timeoutMs,
+  );
+  if (typeof verdict === "string") return { label, problems: [...problems, verdict] };
+  const line = describeVerdict(verdict, pass);
+  return verdict.score < pass
+    ? { label, problems: [...problems, `${line} (below the pass mark)`] }
+    : { label, problems, notes: [line] };
 }
+
+/** A judged answer passes at this score unless the step says `pass:`. */
+export const DEFAULT_PASS = 0.7;
 
 function whereOf(action: ScenarioAction): Parameters<TestBot["say"]>[1] {
   const { platform, user, channel, thread } = action as unknown as Record<
@@ -119,7 +164,7 @@ function whereOf(action: ScenarioAction): Parameters<TestBot["say"]>[1] {
     string | undefined
   >;
   return {
-    ...(platform ? { platform: platform as "slack" | "telegram" } : {}),
+    ...(platform ? { platform: platform as "slack" | "telegram" | "discord" } : {}),
     ...(user ? { user } : {}),
     ...(channel ? { channel } : {}),
     ...(thread ? { thread } : {}),

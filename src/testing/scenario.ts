@@ -21,6 +21,9 @@
  *       contract_has: stock_level
  *   - say: { text: hello, channel: C0GENERAL }
  *     expect: { answer_matches: "^Kit here", tool_not_called: refund, answers: 2 }
+ *   - say: Can I return a used kettle?
+ *     expect:
+ *       judge: { rubric: "Explains the return policy and does not promise a refund.", pass: 0.7 }
  * ```
  *
  * The model's text may quote `{{lastUserText}}` and `{{lastToolResult}}`.
@@ -37,7 +40,7 @@ export class ScenarioError extends Error {
 }
 
 const where = {
-  platform: z.enum(["slack", "telegram"]).optional(),
+  platform: z.enum(["slack", "telegram", "discord"]).optional(),
   user: z.string().optional(),
   channel: z.string().optional(),
   thread: z.string().optional(),
@@ -66,6 +69,13 @@ const expectation = z.strictObject({
   contract_lacks: z.union([z.string(), z.array(z.string())]).optional(),
   /** How many messages the bot has posted in all by now. */
   answers: z.number().int().optional(),
+  /** A model grades the answer against the rubric, from 0 to 1; below `pass` (default 0.7) the step fails (judge.ts). */
+  judge: z
+    .strictObject({
+      rubric: z.string().trim().min(1, "the rubric is empty: say what a good answer does"),
+      pass: z.number().min(0).max(1).optional(),
+    })
+    .optional(),
 });
 
 const action = z.union([
@@ -82,8 +92,10 @@ const scenarioSchema = z.strictObject({
   name: z.string(),
   bot: z.string().optional(),
   config: z.string().optional(),
+  /** The model the judge asks for; default the bot's own. */
+  judge_model: z.string().min(1).optional(),
   platforms: z
-    .array(z.enum(["slack", "telegram"]))
+    .array(z.enum(["slack", "telegram", "discord"]))
     .min(1)
     .optional(),
   model: z

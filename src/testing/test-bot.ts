@@ -1,6 +1,6 @@
 /**
  * `createTestBot`: your bot (your tools, persona, config, plugins) started
- * against the kit's fake Slack and Telegram and a scripted model, on Redis,
+ * against the kit's fake Slack, Telegram and Discord and a scripted model, on Redis,
  * with a handle to talk to it as a person would and read what it did.
  *
  * Plain promises and no test-runner imports: it works in vitest, node:test
@@ -30,6 +30,7 @@ import { parseConfig } from "../platforms/config.ts";
 import { type Bot, createBot } from "../runtime/create-bot.ts";
 import type { BotOptions, ConfigSource } from "../runtime/options.ts";
 import type { ModelScript } from "./scripted-model.ts";
+import type { TestDiscord } from "./test-discord.ts";
 import {
   type RecordedToolCall,
   type SeenContract,
@@ -108,6 +109,8 @@ export interface TestBot {
   readonly model: TestModel;
   readonly slack: TestSlack | undefined;
   readonly telegram: TestTelegram | undefined;
+  /** Set when the test bot is on Discord (`platforms: ["discord"]`, which needs the `ws` package). */
+  readonly discord: TestDiscord | undefined;
   /** A person writes `text`: a DM with the bot unless `channel` says (then it mentions the bot). */
   say(text: string, options?: SayOptions): Promise<Said>;
   /** A person sends a file, with `text` beside it. */
@@ -155,7 +158,9 @@ class TurnWatch extends Metrics {
 export async function createTestBot(options: TestBotOptions = {}): Promise<TestBot> {
   const names = options.platforms ?? ["slack"];
   if (names.length === 0)
-    throw new TestBotError('A test bot needs a platform: platforms: ["slack"] or ["telegram"].');
+    throw new TestBotError(
+      'A test bot needs a platform: platforms: ["slack"], ["telegram"] or ["discord"].',
+    );
   const started: { stop(): Promise<void> }[] = [];
   const stopAll = async () => {
     for (const part of started.splice(0).reverse()) await part.stop().catch(() => {});
@@ -167,7 +172,7 @@ export async function createTestBot(options: TestBotOptions = {}): Promise<TestB
     started.push({ stop: () => model.close() });
     const platforms = new Map<TestPlatformName, TestPlatform>();
     for (const name of names) {
-      const platform = name === "slack" ? await startTestSlack() : await startTestTelegram();
+      const platform = await startPlatform(name);
       platforms.set(name, platform);
       started.push({ stop: () => platform.close() });
     }
@@ -203,6 +208,14 @@ export async function createTestBot(options: TestBotOptions = {}): Promise<TestB
   }
 }
 
+async function startPlatform(name: TestPlatformName): Promise<TestPlatform> {
+  if (name === "slack") return startTestSlack();
+  if (name === "telegram") return startTestTelegram();
+  // Imported only for Discord: its fake gateway needs `ws`, an optional peer.
+  const { startTestDiscord } = await import("./test-discord.ts");
+  return startTestDiscord();
+}
+
 /** A path stays a path; text with a newline or a colon is YAML; nothing means open access. */
 function configOf(config: TestBotOptions["config"]): BotOptions["config"] {
   if (config === undefined) return parseConfig(OPEN_ACCESS, "test-bot.yaml");
@@ -215,6 +228,7 @@ function configOf(config: TestBotOptions["config"]): BotOptions["config"] {
 class RunningTestBot implements TestBot {
   readonly slack: TestSlack | undefined;
   readonly telegram: TestTelegram | undefined;
+  readonly discord: TestDiscord | undefined;
   /** How many posts earlier answers returned, per platform. */
   readonly #returned = new Map<TestPlatformName, number>();
   #turnsSeen = 0;
@@ -230,6 +244,7 @@ class RunningTestBot implements TestBot {
   ) {
     this.slack = platforms.get("slack") as TestSlack | undefined;
     this.telegram = platforms.get("telegram") as TestTelegram | undefined;
+    this.discord = platforms.get("discord") as TestDiscord | undefined;
   }
 
   #platform(name: TestPlatformName | undefined): TestPlatform {

@@ -76,7 +76,10 @@ export async function startTestModel(script: ModelScript = {}): Promise<TestMode
         model: FAKE_MODEL_ID,
         maxRetries: 1,
         // A stalled step is found in seconds, not the minute a real model is given.
-        limits: { firstByteMs: 5_000, idleMs: 2_000, callMs: 15_000 },
+        // A forwarded request waits for the real model's whole reply before the first byte.
+        limits: script.forward
+          ? { firstByteMs: 120_000, idleMs: 30_000, callMs: 180_000 }
+          : { firstByteMs: 5_000, idleMs: 2_000, callMs: 15_000 },
       }),
     script: (next) => fake.setResponder(scriptedModel(next)),
     close: () => fake.close(),

@@ -1,12 +1,12 @@
 /**
- * What every platform of the kit offers a test, the same on Slack and
- * Telegram: the bot's channel pointed at the fake, a person's message, a
+ * What every platform of the kit offers a test, the same on Slack, Telegram
+ * and Discord: the bot's channel pointed at the fake, a person's message, a
  * file, a click on a button of the bot's, and what the bot posted.
  */
 import type { Channel } from "../ingress/channel.ts";
 
 /** The platforms a test bot can be on. */
-export type TestPlatformName = "slack" | "telegram";
+export type TestPlatformName = "slack" | "telegram" | "discord";
 
 /**
  * Where a person writes: their id, the channel or chat (absent: a direct
