@@ -33,6 +33,15 @@
  * const post = await support.waitForCall("POST", /\/channels\/\d+\/messages$/);
  */
 import { EventEmitter } from "node:events";
+import {
+  botView,
+  type FakeDiscordBot,
+  type FakeDiscordBotOptions,
+  fakeBots,
+  MESSAGE_CONTENT_LIMITED,
+  type MessageCreateInput,
+  waitForDiscordCall,
+} from "./discord-bots.ts";
 import { attachFakeGateway, type GatewayFrame } from "./discord-gateway.ts";
 import { DiscordRouteLimiter, type DiscordRouteLimits } from "./discord-limits.ts";
 import {
@@ -57,8 +66,11 @@ import { listenLocal } from "./local-server.ts";
 export {
   type DiscordMessage,
   FAKE_DISCORD,
+  type FakeDiscordBot,
+  type FakeDiscordBotOptions,
   type FakeDiscordGuild,
   type FakeDiscordUser,
+  type MessageCreateInput,
   type RecordedDiscordCall,
 };
 
@@ -87,65 +99,6 @@ export interface FakeDiscordOptions {
   routeLimits?: DiscordRouteLimits;
   /** More bots than the default one, on the same guilds; `FakeDiscord.account(token)` drives each. */
   bots?: readonly FakeDiscordBotOptions[];
-}
-
-/** One more bot of the fake (several bot accounts in one deployment). */
-export interface FakeDiscordBotOptions {
-  readonly token: string;
-  readonly applicationId: string;
-  readonly botUserId: string;
-  /** Defaults to `bot-` and the last digits of its user id. */
-  readonly botUsername?: string;
-  /** As `FakeDiscordOptions.applicationFlags`. */
-  readonly applicationFlags?: number;
-  /** The guilds it is in, by id; unset: every guild of the fake. */
-  readonly guilds?: readonly string[];
-}
-
-/**
- * What a test does with one bot of the fake: its own gateway sessions and
- * the REST calls its token made. Guilds, channels and messages are shared,
- * as on Discord: a message in a guild channel reaches every bot in that guild.
- */
-export interface FakeDiscordBot {
-  readonly token: string;
-  readonly applicationId: string;
-  readonly botUserId: string;
-  /** REST calls made with this bot's token (or to its application's webhook), in arrival order. */
-  readonly calls: readonly RecordedDiscordCall[];
-  /** Messages this bot posted, as last edited. */
-  readonly messages: readonly DiscordMessage[];
-  readonly identifies: number;
-  readonly resumes: number;
-  /** Sends a gateway DISPATCH to this bot's sessions only; throws if none is connected. */
-  dispatch(eventName: string, data: unknown): void;
-  /**
-   * A person writes: a guild channel's message reaches every bot in the
-   * guild; a message in no guild is a DM with this bot.
-   */
-  messageCreate(input: MessageCreateInput): DiscordMessage;
-  /** The same MESSAGE_CREATE again, to this bot only, as a replay after a RESUME delivers it. */
-  redeliver(message: DiscordMessage): void;
-  /** As `FakeDiscord.waitForCall`, among this bot's calls. */
-  waitForCall(
-    method: string,
-    path: RegExp,
-    options?: { timeoutMs?: number; after?: number },
-  ): Promise<RecordedDiscordCall>;
-}
-
-export interface MessageCreateInput {
-  channelId: string;
-  /** Defaults to the guild the channel is in; a channel in no guild is a DM. */
-  guildId?: string;
-  authorId: string;
-  content: string;
-  /** Defaults to a fresh snowflake; pass an old one to replay a message. */
-  id?: string;
-  /** The message this one replies to (type 19, with message_reference). */
-  replyTo?: string;
-  /** Extra fields merged over the payload, e.g. `attachments`. */
-  extra?: Record<string, unknown>;
 }
 
 export interface FakeDiscord {
@@ -199,42 +152,22 @@ export interface FakeDiscord {
   close(): Promise<void>;
 }
 
-/** `GATEWAY_MESSAGE_CONTENT_LIMITED`: the Message Content intent on in the Developer Portal. */
-const MESSAGE_CONTENT_LIMITED = 1 << 19;
-
 export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promise<FakeDiscord> {
-  const main: FakeDiscordBotIdentity = {
-    token: options.token ?? FAKE_DISCORD.token,
-    applicationId: options.applicationId ?? FAKE_DISCORD.applicationId,
-    botUserId: options.botUserId ?? FAKE_DISCORD.botUserId,
-    applicationFlags: options.applicationFlags ?? MESSAGE_CONTENT_LIMITED,
-    routeLimiter: options.routeLimits ? new DiscordRouteLimiter(options.routeLimits) : undefined,
-  };
-  const bots = new Map<string, FakeDiscordBotIdentity>([[main.token, main]]);
+  const token = options.token ?? FAKE_DISCORD.token;
   const users = new Map(Object.entries(options.users ?? {}));
-  users.set(main.botUserId, {
-    username: options.botUsername ?? FAKE_DISCORD.botUsername,
-    bot: true,
-  });
-  for (const more of options.bots ?? []) {
-    if (bots.has(more.token)) {
-      throw new Error(
-        `Two bots of the fake Discord have the token ${more.token}: give each its own.`,
-      );
-    }
-    bots.set(more.token, {
-      token: more.token,
-      applicationId: more.applicationId,
-      botUserId: more.botUserId,
-      applicationFlags: more.applicationFlags ?? MESSAGE_CONTENT_LIMITED,
-      ...(more.guilds ? { guildIds: new Set(more.guilds) } : {}),
-      routeLimiter: options.routeLimits ? new DiscordRouteLimiter(options.routeLimits) : undefined,
-    });
-    users.set(more.botUserId, {
-      username: more.botUsername ?? `bot-${more.botUserId.slice(-4)}`,
-      bot: true,
-    });
-  }
+  const bots = fakeBots(
+    {
+      token,
+      applicationId: options.applicationId ?? FAKE_DISCORD.applicationId,
+      botUserId: options.botUserId ?? FAKE_DISCORD.botUserId,
+      botUsername: options.botUsername ?? FAKE_DISCORD.botUsername,
+      applicationFlags: options.applicationFlags ?? MESSAGE_CONTENT_LIMITED,
+    },
+    options.bots ?? [],
+    users,
+    () => (options.routeLimits ? new DiscordRouteLimiter(options.routeLimits) : undefined),
+  );
+  const main = bots.get(token) as FakeDiscordBotIdentity;
   const guilds = options.guilds ?? [
     {
       id: FAKE_DISCORD.guildId,
@@ -405,64 +338,6 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     return message;
   };
 
-  const waitFor = (
-    method: string,
-    path: RegExp,
-    { timeoutMs = 5_000, after = 0 } = {},
-    whose: (call: RecordedDiscordCall) => boolean = () => true,
-  ): Promise<RecordedDiscordCall> => {
-    const matches = (call: RecordedDiscordCall) =>
-      whose(call) && call.method === method && path.test(call.path) && call.status !== undefined;
-    const seen = calls.filter(whose).slice(after).find(matches);
-    if (seen) return Promise.resolve(seen);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        answered.off("call", listener);
-        const list =
-          calls
-            .filter(whose)
-            .map((c) => `${c.method} ${c.path}`)
-            .join(", ") || "none";
-        reject(new Error(`No ${method} ${path} within ${timeoutMs} ms; calls so far: ${list}`));
-      }, timeoutMs);
-      const listener = (call: RecordedDiscordCall) => {
-        if (!matches(call) || calls.filter(whose).indexOf(call) < after) return;
-        clearTimeout(timer);
-        answered.off("call", listener);
-        resolve(call);
-      };
-      answered.on("call", listener);
-    });
-  };
-
-  const account = (token: string): FakeDiscordBot => {
-    const bot = bots.get(token);
-    if (!bot) throw new Error(`The fake Discord serves no bot with the token ${token}.`);
-    const own = (call: RecordedDiscordCall) => call.bot === bot.botUserId;
-    const only = (t: string) => t === token;
-    return {
-      token,
-      applicationId: bot.applicationId,
-      botUserId: bot.botUserId,
-      get calls() {
-        return calls.filter(own);
-      },
-      get messages() {
-        return messages.filter((m) => m.author.id === bot.botUserId);
-      },
-      get identifies() {
-        return gateway.countsOf(token).identifies;
-      },
-      get resumes() {
-        return gateway.countsOf(token).resumes;
-      },
-      dispatch: (eventName, data) => dispatchTo(eventName, data, only),
-      messageCreate: (input) => messageCreate(input, bot),
-      redeliver: (message) => dispatchTo("MESSAGE_CREATE", message, only),
-      waitForCall: (method, path, options) => waitFor(method, path, options, own),
-    };
-  };
-
   return {
     addFile: (bytes, filename, contentType) =>
       storeFile(FAKE_DISCORD.channelId, bytes, filename, contentType),
@@ -485,13 +360,23 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     },
     dispatch,
     messageCreate: (input) => messageCreate(input, main),
-    account,
+    account: (token) =>
+      botView(token, bots, {
+        calls,
+        messages,
+        gateway,
+        dispatchTo,
+        messageCreate,
+        waitFor: (method, path, options, whose) =>
+          waitForDiscordCall(calls, answered, method, path, options, whose),
+      }),
     routeLimiter: main.routeLimiter,
     rateLimit: (method, path, retryAfter, times = 1) => {
       restState.rateLimits.push({ method, path, retryAfter, times });
     },
     reconnect: () => gateway.reconnect(),
-    waitForCall: (method, path, options) => waitFor(method, path, options),
+    waitForCall: (method, path, options) =>
+      waitForDiscordCall(calls, answered, method, path, options),
     close: async () => {
       answered.removeAllListeners();
       await gateway.close();
