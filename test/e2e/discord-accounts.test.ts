@@ -117,6 +117,17 @@ describe("two Discord bot accounts in one deployment", () => {
     const ingressEnv = { ...redisEnv(), ...workers.env };
     running.ingress = await startSwitchyardProcess("ingress", ingressEnv);
     await until(() => (main.identifies === 1 && support.identifies === 1 ? true : undefined));
+    // Each bot registers the slash commands for its own application, with its own token.
+    const registered = (bot: FakeDiscordBot) =>
+      bot.waitForCall(
+        "PUT",
+        new RegExp(`^/applications/${bot.applicationId}/guilds/\\d+/commands$`),
+        {
+          timeoutMs: 30_000,
+        },
+      );
+    expect((await registered(support)).status).toBe(200);
+    expect((await registered(main)).status).toBe(200);
 
     // Both bots see both messages; each is meant for one of them.
     const toMain = discord.messageCreate({
