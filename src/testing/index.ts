@@ -41,6 +41,8 @@ export {
 export {
   FAKE_DISCORD,
   type FakeDiscord,
+  type FakeDiscordBot,
+  type FakeDiscordBotOptions,
   type FakeDiscordOptions,
   type MessageCreateInput,
   startFakeDiscord,

@@ -1,5 +1,6 @@
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
+import { delegatesAnywhere } from "../core/agents/index.ts";
 import type { SwitchyardConfig } from "../core/config/index.ts";
 import { defineSkillTool } from "../core/skills/index.ts";
 import type { AnyTool } from "../core/tools/tool.ts";
@@ -119,14 +120,13 @@ const scheduleTask: BuiltinTools = {
 
 /**
  * `ask_agent`: an agent hands a task to another (see docs/config/agents.md,
- * "Delegation"). Only a config whose agents name `delegates:` has it, so
+ * "Delegation"). Only a config whose agents (or top-level `agent:`) name `delegates:` has it, so
  * other bots list no such tool.
  */
 const askAgent: BuiltinTools = {
   name: "askAgent",
   ids: ["ask_agent"],
-  build: ({ config }) =>
-    (config.agents ?? []).some((a) => a.delegates?.length) ? [askAgentTool()] : [],
+  build: ({ config }) => (delegatesAnywhere(config) ? [askAgentTool()] : []),
 };
 
 /**

@@ -3,6 +3,7 @@ import {
   type AgentDefinition,
   agentLayer,
   DELEGATION_CAPABILITY,
+  delegatesAnywhere,
   delegationLimits,
   delegationStatus,
 } from "../core/agents/index.ts";
@@ -96,7 +97,7 @@ export function conversationCapabilities(
     : conversationModel(config.models, address, state.settings, agent);
   const capabilities = sources.capabilities(model);
   // Only a config that can delegate says anything about it: other bots' capabilities stay as they were.
-  if (!(config.agents ?? []).some((a) => a.delegates?.length)) return capabilities;
+  if (!delegatesAnywhere(config)) return capabilities;
   const levels = child?.levelsLeft ?? delegationLimits(agent).depth;
   return { ...capabilities, [DELEGATION_CAPABILITY]: delegationStatus(agent, levels) };
 }

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runDoctorCommand } from "../../src/cli/doctor.ts";
+import { type FakeDiscord, startFakeDiscord } from "../../src/testing/fakes/discord-api.ts";
 import {
   FAKE_SLACK,
   type FakeSlackApi,
@@ -101,5 +102,69 @@ describe("switchyard doctor with several bot accounts", () => {
     expect(telegram.account(SALES.token).callsTo("getMe")).not.toHaveLength(0);
     expect(lines.join("\n")).not.toContain(SALES.token);
     expect(lines.join("\n")).not.toContain(ENG.botToken);
+  }, 60_000);
+});
+
+describe("switchyard doctor with several Discord bots", () => {
+  const SUPPORT = {
+    token: "fake-discord-support-token",
+    applicationId: "1100000000000000002",
+    botUserId: "1100000000000000002",
+    botUsername: "support",
+  };
+  const MUTED = {
+    token: "fake-discord-muted-token",
+    applicationId: "1100000000000000003",
+    botUserId: "1100000000000000003",
+    botUsername: "muted",
+    applicationFlags: 0,
+  };
+  let discord: FakeDiscord;
+  let dir: string;
+
+  beforeAll(async () => {
+    discord = await startFakeDiscord({ bots: [SUPPORT, MUTED] });
+    dir = mkdtempSync(join(tmpdir(), "sy-doctor-discord-"));
+  });
+
+  afterAll(async () => {
+    await discord.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("checks each bot's token and Message Content intent as its own, naming the account", async () => {
+    const configFile = join(dir, "switchyard.yaml");
+    const account = (id: string) => [
+      `    - id: ${id}`,
+      `      token: \${DISCORD_${id.toUpperCase()}_TOKEN}`,
+    ];
+    writeFileSync(
+      configFile,
+      ["discord:", "  accounts:", ...["support", "muted", "stale"].flatMap(account), ""].join("\n"),
+    );
+    const env = {
+      ...redisEnv(),
+      SWITCHYARD_CONFIG: configFile,
+      DISCORD_TOKEN: discord.token,
+      DISCORD_API_URL: discord.apiUrl,
+      DISCORD_SUPPORT_TOKEN: SUPPORT.token,
+      DISCORD_MUTED_TOKEN: MUTED.token,
+      DISCORD_STALE_TOKEN: "a-token-discord-never-issued",
+    };
+    const lines: string[] = [];
+    await runDoctorCommand([], { env, print: (line) => lines.push(line), timeoutMs: 5_000 });
+    const of = (check: string) => lines.filter((l) => l.split(/\s+/)[1] === check);
+    expect(of("discord")[0]).toMatch(/^ok .*bot switchyard \(1100000000000000001\)$/);
+    expect(of("discord@support")).toEqual([
+      expect.stringMatching(/^ok .*bot support \(1100000000000000002\)$/),
+      expect.stringMatching(/^ok .*the Message Content intent is on$/),
+    ]);
+    expect(of("discord@muted")[1]).toMatch(/^problem .*the Message Content intent is off/);
+    expect(of("discord@stale")[0]).toMatch(/^problem .*Discord refuses the bot token \(401/);
+    expect(of("discord@stale").join("\n")).toContain("discord.accounts stale's token");
+    // Each bot was asked with its own token, and no token is shown.
+    expect(discord.account(SUPPORT.token).calls.map((c) => c.path)).toContain("/users/@me");
+    expect(discord.account(MUTED.token).calls.map((c) => c.path)).toContain("/applications/@me");
+    expect(lines.join("\n")).not.toContain(SUPPORT.token);
   }, 60_000);
 });

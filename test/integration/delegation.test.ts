@@ -271,4 +271,44 @@ describe("ask_agent, through createBot", () => {
       'told: Agent lead may not ask "default". Ask one of: researcher.',
     ]);
   });
+
+  it("lets the default agent ask the agents the top-level agent: section names", async () => {
+    const config = [
+      "agent:",
+      `  persona: ${LEAD}`,
+      "  delegates: [researcher]",
+      "agents:",
+      "  - id: researcher",
+      `    persona: ${RESEARCHER}`,
+      "",
+    ].join("\n");
+    const responder = (request: RecordedRequest) => {
+      const system = String(request.body.messages[0]?.content ?? "");
+      if (system.startsWith(RESEARCHER)) return { content: "Tea is a drink." };
+      if (request.body.messages.at(-1).role === "user") {
+        return {
+          toolCalls: [
+            {
+              id: "call_ask",
+              name: "ask_agent",
+              arguments: { agent: "researcher", task: "What is tea?" },
+            },
+          ],
+        };
+      }
+      return { content: `told: ${request.body.messages.at(-1).content}` };
+    };
+    // No binding: the conversation's agent is default.
+    const channel = await startBot(config, responder);
+    await channel.say("anywhere", "what is tea?");
+    await until(() => (channel.posts.length > 0 ? true : undefined));
+    const [first, child] = (fake?.requests ?? []) as [RecordedRequest, RecordedRequest];
+    expect(String(first.body.messages[0].content).startsWith(LEAD)).toBe(true);
+    expect(toolsOf(first)).toContain("ask_agent");
+    expect(first.body.messages[0].content).toContain("- researcher");
+    expect(String(child.body.messages[0].content).startsWith(RESEARCHER)).toBe(true);
+    expect(channel.posts.map((p) => p.text)).toEqual([
+      "told: researcher answered:\nTea is a drink.",
+    ]);
+  });
 });

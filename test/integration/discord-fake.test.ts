@@ -170,3 +170,151 @@ describe("the fake Discord with a real discord.js Client", () => {
     expect((await next).content).toBe("after");
   });
 });
+
+describe("the fake Discord serving two bots", () => {
+  const SUPPORT = {
+    token: "fake-discord-support-token",
+    applicationId: "1100000000000000002",
+    botUserId: "1100000000000000002",
+    botUsername: "support",
+  };
+  const OTHER_GUILD = "1200000000000000002";
+  const OTHER_CHANNEL = "1300000000000000002";
+  let fake: FakeDiscord;
+  let main: Client;
+  let support: Client;
+
+  const login = async (token: string) => {
+    const client = new Client({
+      intents: [
+        GatewayIntentBits.Guilds,
+        GatewayIntentBits.GuildMessages,
+        GatewayIntentBits.MessageContent,
+        GatewayIntentBits.DirectMessages,
+      ],
+      partials: [Partials.Channel],
+      rest: { api: fake.apiUrl },
+    });
+    const ready = once(client, Events.ClientReady);
+    await client.login(token);
+    await ready;
+    return client;
+  };
+
+  beforeAll(async () => {
+    fake = await startFakeDiscord({
+      users: { [HUMAN]: { username: "ada" } },
+      guilds: [
+        {
+          id: FAKE_DISCORD.guildId,
+          name: "Fake Guild",
+          channels: [{ id: FAKE_DISCORD.channelId, name: "general" }],
+        },
+        { id: OTHER_GUILD, name: "Main Only", channels: [{ id: OTHER_CHANNEL, name: "main" }] },
+      ],
+      bots: [{ ...SUPPORT, guilds: [FAKE_DISCORD.guildId] }],
+    });
+    main = await login(fake.token);
+    support = await login(SUPPORT.token);
+  });
+
+  afterAll(async () => {
+    await main?.destroy();
+    await support?.destroy();
+    await fake?.close();
+  });
+
+  it("logs each token in as its own bot user and application, in the guilds it is in", () => {
+    expect(main.user?.id).toBe(FAKE_DISCORD.botUserId);
+    expect(support.user?.id).toBe(SUPPORT.botUserId);
+    expect(support.user?.username).toBe("support");
+    expect(support.application?.id).toBe(SUPPORT.applicationId);
+    expect([...main.guilds.cache.keys()].sort()).toEqual([FAKE_DISCORD.guildId, OTHER_GUILD]);
+    expect([...support.guilds.cache.keys()]).toEqual([FAKE_DISCORD.guildId]);
+    const bot = fake.account(SUPPORT.token);
+    expect(bot.identifies).toBe(1);
+    expect(fake.account(fake.token).identifies).toBe(1);
+    expect(fake.identifies).toBe(2);
+  });
+
+  it("delivers a guild message to every bot in the guild and a DM to one bot only", async () => {
+    const bot = fake.account(SUPPORT.token);
+    const toMain = nextMessage(main);
+    const toSupport = nextMessage(support);
+    const sent = bot.messageCreate({
+      channelId: FAKE_DISCORD.channelId,
+      authorId: HUMAN,
+      content: `<@${SUPPORT.botUserId}> hi`,
+    });
+    expect((await toMain).id).toBe(sent.id);
+    expect((await toSupport).mentions.users.has(SUPPORT.botUserId)).toBe(true);
+
+    const dm = nextMessage(support, (m) => m.content === "just you");
+    const mainHeard: string[] = [];
+    const listener = (m: Message) => mainHeard.push(m.content);
+    main.on(Events.MessageCreate, listener);
+    bot.messageCreate({ channelId: DM_CHANNEL, authorId: HUMAN, content: "just you" });
+    await dm;
+    // The main bot's next message proves the DM had its turn to arrive there, and did not.
+    const mark = nextMessage(main, (m) => m.content === "mark");
+    fake.messageCreate({ channelId: FAKE_DISCORD.channelId, authorId: HUMAN, content: "mark" });
+    await mark;
+    main.off(Events.MessageCreate, listener);
+    expect(mainHeard).toEqual(["mark"]);
+  });
+
+  it("answers each REST call as the bot of its token, and keeps a bot out of guilds it is not in", async () => {
+    const bot = fake.account(SUPPORT.token);
+    const channel = await support.channels.fetch(FAKE_DISCORD.channelId);
+    if (!channel?.isSendable()) throw new Error("the guild channel should be sendable");
+    const posted = await channel.send("from support");
+    expect(posted.author.id).toBe(SUPPORT.botUserId);
+    const post = await bot.waitForCall("POST", /\/channels\/\d+\/messages$/);
+    expect(post).toMatchObject({ token: SUPPORT.token, bot: SUPPORT.botUserId });
+    expect(bot.messages.map((m) => m.content)).toEqual(["from support"]);
+    expect(fake.account(fake.token).messages).toEqual([]);
+    // The main bot cannot edit the support bot's message.
+    const mainChannel = await main.channels.fetch(FAKE_DISCORD.channelId);
+    if (!mainChannel?.isTextBased()) throw new Error("the guild channel should be text");
+    const seenByMain = await mainChannel.messages.fetch(posted.id);
+    await expect(seenByMain.edit("hijacked")).rejects.toMatchObject({ code: 50005 });
+    // The support bot is not in the other guild: Discord answers Missing Access.
+    await expect(support.channels.fetch(OTHER_CHANNEL)).rejects.toMatchObject({ code: 50001 });
+  });
+
+  it("redelivers a message to one bot only, and refuses a token it does not know", async () => {
+    const bot = fake.account(SUPPORT.token);
+    const heard = { main: 0, support: 0 };
+    let id = "";
+    const counter = (who: keyof typeof heard) => (packet: { t?: string; d?: { id?: string } }) => {
+      if (packet.t === "MESSAGE_CREATE" && packet.d?.id === id) heard[who] += 1;
+    };
+    const onMain = counter("main");
+    const onSupport = counter("support");
+    main.on(Events.Raw, onMain);
+    support.on(Events.Raw, onSupport);
+    const original = fake.messageCreate({
+      channelId: FAKE_DISCORD.channelId,
+      authorId: HUMAN,
+      content: "once",
+    });
+    id = original.id;
+    bot.redeliver(original);
+    // Frames of one connection arrive in order: once "mark 2" is in, so is everything before it.
+    const marks = [main, support].map((c) => nextMessage(c, (m) => m.content === "mark 2"));
+    fake.messageCreate({ channelId: FAKE_DISCORD.channelId, authorId: HUMAN, content: "mark 2" });
+    await Promise.all(marks);
+    main.off(Events.Raw, onMain);
+    support.off(Events.Raw, onSupport);
+    expect(heard).toEqual({ main: 1, support: 2 });
+
+    const stranger = new Client({
+      intents: [GatewayIntentBits.Guilds],
+      rest: { api: fake.apiUrl },
+    });
+    await expect(stranger.login("nobody-knows-this-token")).rejects.toMatchObject({
+      code: "TokenInvalid",
+    });
+    await stranger.destroy();
+  });
+});

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseLoadMode, UnknownModeError } from "../loading/modes.ts";
+import { delegatesField, delegationField } from "./delegation-section.ts";
 import { describeValue } from "./errors.ts";
 import { isToolId } from "./names.ts";
 import { parsedBy } from "./parser-issue.ts";
@@ -16,7 +17,12 @@ export const loadModeField = z
   })
   .transform(parsedBy(parseLoadMode, UnknownModeError));
 
-/** The `agent:` section: the global load mode, toolset and essential set, and the persona. */
+/**
+ * The `agent:` section: the global load mode, toolset and essential set,
+ * the persona, and whom the `default` agent (these top-level settings) may
+ * ask with `ask_agent` (`delegates:`, `delegation:`, as an `agents:` entry
+ * takes them).
+ */
 export const agentSection = sectionMap(
   "agent",
   {
@@ -41,17 +47,21 @@ export const agentSection = sectionMap(
         },
       )
       .optional(),
+    delegates: delegatesField.optional(),
+    delegation: delegationField.optional(),
   },
   {
-    takes: "mode:, toolset:, essential:, persona:, persona_file:, workspaces: and channels:",
+    takes:
+      "mode:, toolset:, essential:, persona:, persona_file:, workspaces:, channels:, delegates: and delegation:",
     put: "mode:, toolset:, essential: and persona: lines",
   },
 )
   .superRefine((raw, ctx) => checkOneChoice(raw, ctx, []))
-  .transform(({ persona, persona_file, workspaces, channels, ...rest }) => {
+  .transform(({ persona, persona_file, workspaces, channels, delegates, ...rest }) => {
     const choice = personaChoice({ persona, persona_file });
     return {
       ...rest,
+      ...(delegates !== undefined ? { delegates } : {}),
       ...(choice ? { persona: choice } : {}),
       ...(workspaces ? { workspaces } : {}),
       ...(channels ? { channels } : {}),

@@ -7,6 +7,8 @@ import type { ModelsConfig } from "./models-section.ts";
 
 /** What {@link checkAgents} reads of the whole file. */
 interface AgentsAndNeighbours {
+  /** The top-level `agent:` section: the `default` agent's `delegates:`. */
+  readonly agent: { readonly delegates?: readonly string[] };
   readonly agents: AgentsConfig;
   readonly bindings: BindingsConfig;
   readonly toolsets: Readonly<Record<string, unknown>>;
@@ -16,7 +18,8 @@ interface AgentsAndNeighbours {
 /**
  * What an agent names must exist elsewhere in the file: its toolset in
  * `toolsets:`, its models in `models.list`, the agents its `delegates:`
- * name, and every binding's agent in `agents:` (or `default`). A typo is a
+ * name (the top-level `agent:` section's too, for `default`), and every
+ * binding's agent in `agents:` (or `default`). A typo is a
  * load error, never a silent fallback.
  */
 export function checkAgents(config: AgentsAndNeighbours, ctx: z.RefinementCtx): void {
@@ -59,16 +62,23 @@ export function checkAgents(config: AgentsAndNeighbours, ctx: z.RefinementCtx): 
       message: `account ${binding.target.slice(platform.length + 1)} answers as ${describeValue(binding.agent)}, which is not an agent. Use one of: ${[...ids].sort().join(", ")}.`,
     });
   }
-  config.agents.forEach((agent, index) => {
-    (agent.delegates ?? []).forEach((id, at) => {
-      if (ids.has(id)) return;
+  const delegators: [readonly string[] | undefined, (string | number)[]][] = [
+    [config.agent.delegates, ["agent"]],
+    ...config.agents.map((a, index): [readonly string[] | undefined, (string | number)[]] => [
+      a.delegates,
+      ["agents", index],
+    ]),
+  ];
+  for (const [delegates, path] of delegators) {
+    for (const [at, id] of (delegates ?? []).entries()) {
+      if (ids.has(id)) continue;
       ctx.addIssue({
         code: "custom",
-        path: ["agents", index, "delegates", at],
+        path: [...path, "delegates", at],
         message: `${describeValue(id)} is not an agent. Use one of: ${[...ids].sort().join(", ")}.`,
       });
-    });
-  });
+    }
+  }
   config.bindings.forEach((binding, index) => {
     if (ids.has(binding.agent)) return;
     ctx.addIssue({

@@ -4,6 +4,7 @@ import type { KeyValue } from "../availability/keys.ts";
 import type { LoadMode } from "../loading/modes.ts";
 import { type AccessConfig, accessSection } from "./access-section.ts";
 import { loadModeField } from "./agent-section.ts";
+import { type DelegationLimits, delegatesField, delegationField } from "./delegation-section.ts";
 import { describeValue } from "./errors.ts";
 import { flag } from "./flag.ts";
 import { type LimitsConfig, limitsSection } from "./limits-section.ts";
@@ -16,6 +17,8 @@ import {
 import { strictMap } from "./section-map.ts";
 import { skillsSection } from "./skills-section.ts";
 import { toolsSection } from "./tools-section.ts";
+
+export { DEFAULT_DELEGATION, type DelegationLimits } from "./delegation-section.ts";
 
 /** The id of the agent the config's top-level settings make: every config has it. */
 export const DEFAULT_AGENT = "default";
@@ -69,26 +72,6 @@ export interface AgentConfig {
   readonly delegation?: DelegationLimits;
 }
 
-/**
- * The bounds of the delegations an agent starts (its `delegation:` key),
- * over the whole tree of children below one of its calls.
- */
-export interface DelegationLimits {
-  /** How many levels of agents below this one may run: 1 (the default) lets a child ask no one. */
-  readonly depth: number;
-  /** Model steps one child may take (its closing note included). */
-  readonly steps: number;
-  /** Prompt and completion tokens one child may spend before it must stop. */
-  readonly tokens: number;
-}
-
-/** The bounds of an agent's delegations when its `delegation:` key leaves them out. */
-export const DEFAULT_DELEGATION: DelegationLimits = Object.freeze({
-  depth: 1,
-  steps: 8,
-  tokens: 50_000,
-});
-
 export type AgentsConfig = readonly AgentConfig[];
 export const NO_AGENTS: AgentsConfig = Object.freeze([]);
 
@@ -103,37 +86,6 @@ const text = (what: string) =>
 const modelNames = z.array(text("a model name from models.list"), {
   error: (iss) =>
     `expected a list of model names, e.g. [gpt-4.1], found ${describeValue(iss.input)}.`,
-});
-
-const bound = (what: string, max: number) =>
-  z
-    .number({ error: (iss) => `expected ${what}, found ${describeValue(iss.input)}.` })
-    .int({ error: `expected ${what} as a whole number.` })
-    .min(1, { error: `expected ${what}, at least 1.` })
-    .max(max, { error: `expected ${what}, at most ${max}.` });
-
-const delegationSection = strictMap(
-  {
-    depth: bound("how many levels of agents may run below this one, e.g. 1", 4).optional(),
-    steps: bound("the steps one child may take, e.g. 8", 100).optional(),
-    tokens: bound("the tokens one child may spend, e.g. 50000", 10_000_000).optional(),
-  },
-  {
-    takes: "delegation: takes depth:, steps: and tokens:.",
-    notAMap: (found) => `expected a map such as { depth: 1, steps: 8 }, found ${found}.`,
-  },
-).transform(
-  (raw): DelegationLimits =>
-    Object.freeze({
-      depth: raw.depth ?? DEFAULT_DELEGATION.depth,
-      steps: raw.steps ?? DEFAULT_DELEGATION.steps,
-      tokens: raw.tokens ?? DEFAULT_DELEGATION.tokens,
-    }),
-);
-
-const agentIds = z.array(text("an agent id from agents:"), {
-  error: (iss) =>
-    `expected a list of agent ids, e.g. [engineering], found ${describeValue(iss.input)}.`,
 });
 
 const entry = strictMap(
@@ -153,8 +105,8 @@ const entry = strictMap(
     mode: loadModeField.optional(),
     access: accessSection.optional(),
     limits: limitsSection.optional(),
-    delegates: agentIds.optional(),
-    delegation: delegationSection.optional(),
+    delegates: delegatesField.optional(),
+    delegation: delegationField.optional(),
   },
   {
     takes:
@@ -178,7 +130,7 @@ const entry = strictMap(
       ...(raw.mode !== undefined ? { mode: raw.mode } : {}),
       ...(raw.access !== undefined ? { access: raw.access } : {}),
       ...(raw.limits !== undefined ? { limits: raw.limits } : {}),
-      ...(raw.delegates?.length ? { delegates: Object.freeze([...new Set(raw.delegates)]) } : {}),
+      ...(raw.delegates !== undefined ? { delegates: raw.delegates } : {}),
       ...(raw.delegation !== undefined ? { delegation: raw.delegation } : {}),
     });
   });

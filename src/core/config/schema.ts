@@ -15,6 +15,7 @@ import {
 import { type BindingsConfig, bindingsSection, NO_BINDINGS } from "./bindings-section.ts";
 import { type BudgetsConfig, budgetsSection, DEFAULT_BUDGETS } from "./budgets-section.ts";
 import { type ConsoleConfig, consoleSection, DEFAULT_CONSOLE } from "./console-section.ts";
+import type { DelegationLimits } from "./delegation-section.ts";
 import { describeValue } from "./errors.ts";
 import { type HooksConfig, hooksSection, NO_HOOKS } from "./hooks-section.ts";
 import { DEFAULT_LIMITS, type LimitsConfig, limitsSection } from "./limits-section.ts";
@@ -72,6 +73,10 @@ export interface SwitchyardConfig extends PlatformConfigs {
     readonly toolset?: string;
     /** Replaces DEFAULT_ESSENTIAL when set. */
     readonly essential?: readonly string[];
+    /** The agents `default` may ask with `ask_agent`; unset: none. */
+    readonly delegates?: readonly string[];
+    /** What a delegation `default` starts may spend. */
+    readonly delegation?: DelegationLimits;
   };
   /** Skill name -> on/off: the global scope's skill toggles. */
   readonly skills: Readonly<Record<string, boolean>>;

@@ -18,8 +18,30 @@
  * // post.body.message_reference.message_id is the id of the message above
  * await client.destroy();
  * await fake.close();
+ *
+ * More bots share the same guilds and server (`bots`), each with its own
+ * token, user, application and gateway sessions, as several bot accounts of
+ * one deployment see Discord:
+ *
+ * @example
+ * const fake = await startFakeDiscord({ bots: [{ token: "support-token",
+ *   applicationId: "1100000000000000002", botUserId: "1100000000000000002" }] });
+ * const support = fake.account("support-token");
+ * // a message in a guild channel reaches every bot in the guild; this one mentions the second
+ * support.messageCreate({ channelId: FAKE_DISCORD.channelId, authorId: "1000000000000000002",
+ *   content: `<@${support.botUserId}> hello` });
+ * const post = await support.waitForCall("POST", /\/channels\/\d+\/messages$/);
  */
 import { EventEmitter } from "node:events";
+import {
+  botView,
+  type FakeDiscordBot,
+  type FakeDiscordBotOptions,
+  fakeBots,
+  MESSAGE_CONTENT_LIMITED,
+  type MessageCreateInput,
+  waitForDiscordCall,
+} from "./discord-bots.ts";
 import { attachFakeGateway, type GatewayFrame } from "./discord-gateway.ts";
 import { DiscordRouteLimiter, type DiscordRouteLimits } from "./discord-limits.ts";
 import {
@@ -34,6 +56,7 @@ import {
 } from "./discord-model.ts";
 import {
   createDiscordRest,
+  type FakeDiscordBotIdentity,
   type FakeRateLimit,
   mentions,
   type RecordedDiscordCall,
@@ -43,8 +66,11 @@ import { listenLocal } from "./local-server.ts";
 export {
   type DiscordMessage,
   FAKE_DISCORD,
+  type FakeDiscordBot,
+  type FakeDiscordBotOptions,
   type FakeDiscordGuild,
   type FakeDiscordUser,
+  type MessageCreateInput,
   type RecordedDiscordCall,
 };
 
@@ -71,20 +97,8 @@ export interface FakeDiscordOptions {
    * `retry_after`. Off by default.
    */
   routeLimits?: DiscordRouteLimits;
-}
-
-export interface MessageCreateInput {
-  channelId: string;
-  /** Defaults to the guild the channel is in; a channel in no guild is a DM. */
-  guildId?: string;
-  authorId: string;
-  content: string;
-  /** Defaults to a fresh snowflake; pass an old one to replay a message. */
-  id?: string;
-  /** The message this one replies to (type 19, with message_reference). */
-  replyTo?: string;
-  /** Extra fields merged over the payload, e.g. `attachments`. */
-  extra?: Record<string, unknown>;
+  /** More bots than the default one, on the same guilds; `FakeDiscord.account(token)` drives each. */
+  bots?: readonly FakeDiscordBotOptions[];
 }
 
 export interface FakeDiscord {
@@ -96,21 +110,28 @@ export interface FakeDiscord {
   botUserId: string;
   guilds: FakeDiscordGuild[];
   users: Map<string, FakeDiscordUser>;
-  /** Every REST request in arrival order, including refused ones. */
+  /** Every REST request in arrival order, including refused ones, of every bot. */
   calls: RecordedDiscordCall[];
-  /** Messages the bot posted, updated in place by its edits. */
+  /** Messages the bots posted, updated in place by their edits. */
   messages: DiscordMessage[];
   /** Frames the clients sent over the gateway. */
   gatewayFrames: GatewayFrame[];
+  /** IDENTIFYs and RESUMEs, of every bot. */
   readonly identifies: number;
   readonly resumes: number;
   /** Sends a gateway DISPATCH to every connected client; throws if none is connected. */
   dispatch(eventName: string, data: unknown): void;
-  /** Dispatches a MESSAGE_CREATE shaped like Discord's and returns its payload. */
+  /**
+   * Dispatches a MESSAGE_CREATE shaped like Discord's and returns its
+   * payload: to every bot in the channel's guild, or, in no guild, as a DM
+   * with the default bot.
+   */
   messageCreate(input: MessageCreateInput): DiscordMessage;
+  /** One bot by its token: the default one (`token`) or one of `options.bots`. */
+  account(token: string): FakeDiscordBot;
   /** The next `times` matching requests answer 429 with `retry_after` (seconds). */
   rateLimit(method: string, path: RegExp, retryAfterSec: number, times?: number): void;
-  /** The route buckets' refusals and the calls made during a wait; set with `routeLimits`. */
+  /** The default bot's route buckets: refusals and the calls made during a wait; set with `routeLimits`. */
   readonly routeLimiter: DiscordRouteLimiter | undefined;
   /**
    * Stores a file as Discord's CDN holds an attachment: the returned
@@ -133,8 +154,20 @@ export interface FakeDiscord {
 
 export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promise<FakeDiscord> {
   const token = options.token ?? FAKE_DISCORD.token;
-  const applicationId = options.applicationId ?? FAKE_DISCORD.applicationId;
-  const botUserId = options.botUserId ?? FAKE_DISCORD.botUserId;
+  const users = new Map(Object.entries(options.users ?? {}));
+  const bots = fakeBots(
+    {
+      token,
+      applicationId: options.applicationId ?? FAKE_DISCORD.applicationId,
+      botUserId: options.botUserId ?? FAKE_DISCORD.botUserId,
+      botUsername: options.botUsername ?? FAKE_DISCORD.botUsername,
+      applicationFlags: options.applicationFlags ?? MESSAGE_CONTENT_LIMITED,
+    },
+    options.bots ?? [],
+    users,
+    () => (options.routeLimits ? new DiscordRouteLimiter(options.routeLimits) : undefined),
+  );
+  const main = bots.get(token) as FakeDiscordBotIdentity;
   const guilds = options.guilds ?? [
     {
       id: FAKE_DISCORD.guildId,
@@ -142,8 +175,6 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       channels: [{ id: FAKE_DISCORD.channelId, name: "general" }],
     },
   ];
-  const users = new Map(Object.entries(options.users ?? {}));
-  users.set(botUserId, { username: options.botUsername ?? FAKE_DISCORD.botUsername, bot: true });
   const calls: RecordedDiscordCall[] = [];
   const messages: DiscordMessage[] = [];
   const byId = new Map<string, DiscordMessage>();
@@ -153,13 +184,12 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     guilds.find((g) => g.channels.some((c) => c.id === channelId))?.id;
   const user = (id: string) =>
     userPayload(id, users.get(id) ?? { username: `user-${id.slice(-4)}` });
+  const inGuild = (bot: FakeDiscordBotIdentity, guildId: string) =>
+    bot.guildIds === undefined || bot.guildIds.has(guildId);
   let origin = "";
 
   const restState = {
-    token,
-    applicationId,
-    applicationFlags: options.applicationFlags ?? 1 << 19,
-    botUserId,
+    bots,
     users,
     calls,
     messages,
@@ -169,7 +199,6 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     guildOf,
     guilds,
     rateLimits: [] as FakeRateLimit[],
-    routeLimiter: options.routeLimits ? new DiscordRouteLimiter(options.routeLimits) : undefined,
     acknowledged: new Set<string>(),
     storeFile: (channelId: string, bytes: Uint8Array, filename: string, contentType?: string) =>
       storeFile(channelId, bytes, filename, contentType),
@@ -216,31 +245,97 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   );
   origin = server.url;
 
+  const botOf = (identify: Record<string, unknown>) => bots.get(String(identify.token));
   const gateway = await attachFakeGateway(server.server, origin, {
     heartbeatIntervalMs: options.heartbeatIntervalMs,
-    ready: () => ({
-      v: 10,
-      user: { ...user(botUserId), bot: true, verified: true, mfa_enabled: false },
-      guilds: guilds.map((g) => ({ id: g.id, unavailable: true })),
-      // discord.js builds client.application from this; without it, READY throws.
-      application: { id: applicationId, flags: 0 },
-      private_channels: [],
-      relationships: [],
-      presences: [],
-      guild_join_requests: [],
-      geo_ordered_rtc_regions: [],
-      user_settings: {},
-      shard: [0, 1],
-    }),
-    guildCreates: () => guilds.map((g) => guildCreatePayload(g, user(botUserId))),
+    ready: (identify) => {
+      const bot = botOf(identify);
+      if (!bot) return undefined;
+      return {
+        v: 10,
+        user: { ...user(bot.botUserId), bot: true, verified: true, mfa_enabled: false },
+        guilds: guilds
+          .filter((g) => inGuild(bot, g.id))
+          .map((g) => ({ id: g.id, unavailable: true })),
+        // discord.js builds client.application from this; without it, READY throws.
+        application: { id: bot.applicationId, flags: 0 },
+        private_channels: [],
+        relationships: [],
+        presences: [],
+        guild_join_requests: [],
+        geo_ordered_rtc_regions: [],
+        user_settings: {},
+        shard: [0, 1],
+      };
+    },
+    guildCreates: (identify) => {
+      const bot = botOf(identify);
+      if (!bot) return [];
+      return guilds
+        .filter((g) => inGuild(bot, g.id))
+        .map((g) => guildCreatePayload(g, user(bot.botUserId)));
+    },
   });
 
-  const dispatch = (eventName: string, data: unknown) => {
-    if (gateway.dispatch(eventName, data) === 0) {
+  const dispatchTo = (eventName: string, data: unknown, to?: (token: string) => boolean) => {
+    if (gateway.dispatch(eventName, data, to) === 0) {
       throw new Error(
         `No discord.js client is connected to the fake gateway, so ${eventName} went nowhere: await client.login(fake.token) (and the "ready" event) first.`,
       );
     }
+  };
+  const dispatch = (eventName: string, data: unknown) => dispatchTo(eventName, data);
+
+  /** A person's message: to every bot in its guild, or, in no guild, a DM with `dmWith`. */
+  const messageCreate = (input: MessageCreateInput, dmWith: FakeDiscordBotIdentity) => {
+    const guildId = input.guildId ?? guildOf(input.channelId);
+    const channel = guilds.flatMap((g) => g.channels).find((c) => c.id === input.channelId);
+    const timestamp = new Date().toISOString();
+    const referenced = input.replyTo ? byId.get(input.replyTo) : undefined;
+    const message: DiscordMessage = {
+      id: input.id ?? nextId(),
+      channel_id: input.channelId,
+      // discord.js types the channel it has not cached from channel_type; a DM
+      // without it becomes a non-text partial and the message is dropped.
+      channel_type: guildId ? (channel?.type ?? 0) : 1,
+      ...(guildId ? { guild_id: guildId, member: memberPayload(timestamp) } : {}),
+      author: user(input.authorId),
+      content: input.content,
+      timestamp,
+      edited_timestamp: null,
+      tts: false,
+      mention_everyone: false,
+      mentions: mentions(restState, input.content),
+      mention_roles: [],
+      attachments: [],
+      embeds: [],
+      components: [],
+      pinned: false,
+      type: input.replyTo ? 19 : 0,
+      flags: 0,
+      ...(input.replyTo
+        ? {
+            message_reference: {
+              type: 0,
+              message_id: input.replyTo,
+              channel_id: input.channelId,
+              ...(guildId ? { guild_id: guildId } : {}),
+            },
+            referenced_message: referenced ?? null,
+          }
+        : {}),
+      ...input.extra,
+    };
+    // A reply mentions the author it replies to, as Discord's default does.
+    if (referenced && !message.mentions.some((m) => m.id === referenced.author.id)) {
+      message.mentions.push(referenced.author);
+    }
+    byId.set(message.id, message);
+    dispatchTo("MESSAGE_CREATE", message, (token) => {
+      const bot = bots.get(token);
+      return guildId ? bot !== undefined && inGuild(bot, guildId) : token === dmWith.token;
+    });
+    return message;
   };
 
   return {
@@ -249,9 +344,9 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     fileDownloads,
     apiUrl: `${origin}/api`,
     gatewayUrl: gateway.url,
-    token,
-    applicationId,
-    botUserId,
+    token: main.token,
+    applicationId: main.applicationId,
+    botUserId: main.botUserId,
     guilds,
     users,
     calls,
@@ -264,78 +359,24 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       return gateway.resumes;
     },
     dispatch,
-    messageCreate: (input) => {
-      const guildId = input.guildId ?? guildOf(input.channelId);
-      const channel = guilds.flatMap((g) => g.channels).find((c) => c.id === input.channelId);
-      const timestamp = new Date().toISOString();
-      const referenced = input.replyTo ? byId.get(input.replyTo) : undefined;
-      const message: DiscordMessage = {
-        id: input.id ?? nextId(),
-        channel_id: input.channelId,
-        // discord.js types the channel it has not cached from channel_type; a DM
-        // without it becomes a non-text partial and the message is dropped.
-        channel_type: guildId ? (channel?.type ?? 0) : 1,
-        ...(guildId ? { guild_id: guildId, member: memberPayload(timestamp) } : {}),
-        author: user(input.authorId),
-        content: input.content,
-        timestamp,
-        edited_timestamp: null,
-        tts: false,
-        mention_everyone: false,
-        mentions: mentions(restState, input.content),
-        mention_roles: [],
-        attachments: [],
-        embeds: [],
-        components: [],
-        pinned: false,
-        type: input.replyTo ? 19 : 0,
-        flags: 0,
-        ...(input.replyTo
-          ? {
-              message_reference: {
-                type: 0,
-                message_id: input.replyTo,
-                channel_id: input.channelId,
-                ...(guildId ? { guild_id: guildId } : {}),
-              },
-              referenced_message: referenced ?? null,
-            }
-          : {}),
-        ...input.extra,
-      };
-      // A reply mentions the author it replies to, as Discord's default does.
-      if (referenced && !message.mentions.some((m) => m.id === referenced.author.id)) {
-        message.mentions.push(referenced.author);
-      }
-      byId.set(message.id, message);
-      dispatch("MESSAGE_CREATE", message);
-      return message;
-    },
-    routeLimiter: restState.routeLimiter,
+    messageCreate: (input) => messageCreate(input, main),
+    account: (token) =>
+      botView(token, bots, {
+        calls,
+        messages,
+        gateway,
+        dispatchTo,
+        messageCreate,
+        waitFor: (method, path, options, whose) =>
+          waitForDiscordCall(calls, answered, method, path, options, whose),
+      }),
+    routeLimiter: main.routeLimiter,
     rateLimit: (method, path, retryAfter, times = 1) => {
       restState.rateLimits.push({ method, path, retryAfter, times });
     },
     reconnect: () => gateway.reconnect(),
-    waitForCall: (method, path, { timeoutMs = 5_000, after = 0 } = {}) => {
-      const matches = (call: RecordedDiscordCall) =>
-        call.method === method && path.test(call.path) && call.status !== undefined;
-      const seen = calls.slice(after).find(matches);
-      if (seen) return Promise.resolve(seen);
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          answered.off("call", listener);
-          const list = calls.map((c) => `${c.method} ${c.path}`).join(", ") || "none";
-          reject(new Error(`No ${method} ${path} within ${timeoutMs} ms; calls so far: ${list}`));
-        }, timeoutMs);
-        const listener = (call: RecordedDiscordCall) => {
-          if (!matches(call) || calls.indexOf(call) < after) return;
-          clearTimeout(timer);
-          answered.off("call", listener);
-          resolve(call);
-        };
-        answered.on("call", listener);
-      });
-    },
+    waitForCall: (method, path, options) =>
+      waitForDiscordCall(calls, answered, method, path, options),
     close: async () => {
       answered.removeAllListeners();
       await gateway.close();

@@ -4,8 +4,10 @@
  * zlib-stream when zlib-sync is installed; don't install it).
  *
  * A connection gets HELLO; IDENTIFY gets READY and then a GUILD_CREATE per
- * guild; RESUME with a known session gets RESUMED and no replay (tests send a
- * "replayed" event themselves with `dispatch`); heartbeats get acks.
+ * guild, as the bot of its token (an unknown token is closed with 4004, as
+ * Discord does); RESUME with a known session gets RESUMED and no replay
+ * (tests send a "replayed" event themselves with `dispatch`); heartbeats get
+ * acks. Each session is its bot's: a dispatch can go to one bot's sessions.
  *
  * The WebSocket server is the `ws` package, loaded when a fake Discord starts:
  * it is in every install of Switchyard through discord.js, but a test kit
@@ -38,10 +40,13 @@ export interface GatewayFrame {
 export interface FakeGatewayOptions {
   /** Defaults to 41250 ms, Discord's usual value. */
   heartbeatIntervalMs?: number;
-  /** The READY payload for an IDENTIFY (session_id and resume_gateway_url are added). */
-  ready: (identify: Record<string, unknown>) => Record<string, unknown>;
-  /** The GUILD_CREATE payloads that follow READY. */
-  guildCreates: () => Record<string, unknown>[];
+  /**
+   * The READY payload for an IDENTIFY (session_id and resume_gateway_url are
+   * added); undefined when its token is no bot's, which closes with 4004.
+   */
+  ready: (identify: Record<string, unknown>) => Record<string, unknown> | undefined;
+  /** The GUILD_CREATE payloads that follow READY, for the bot of the IDENTIFY's token. */
+  guildCreates: (identify: Record<string, unknown>) => Record<string, unknown>[];
 }
 
 export interface FakeGateway {
@@ -50,8 +55,13 @@ export interface FakeGateway {
   received: GatewayFrame[];
   readonly identifies: number;
   readonly resumes: number;
-  /** Sends a DISPATCH to every ready connection; returns how many got it. */
-  dispatch(eventName: string, data: unknown): number;
+  /** IDENTIFYs and RESUMEs accepted for one bot's token. */
+  countsOf(token: string): { identifies: number; resumes: number };
+  /**
+   * Sends a DISPATCH to every ready connection, or to those of the bots
+   * whose token `to` accepts; returns how many got it.
+   */
+  dispatch(eventName: string, data: unknown, to?: (token: string) => boolean): number;
   /** Asks every client to reconnect (op 7); discord.js comes back with RESUME. */
   reconnect(): void;
   close(): Promise<void>;
@@ -59,6 +69,8 @@ export interface FakeGateway {
 
 interface Session {
   id: string;
+  /** The token it identified with: the bot it is. */
+  token: string;
   sequence: number;
   ws: WebSocket | undefined;
 }
@@ -89,8 +101,14 @@ export async function attachFakeGateway(
   const wss = new WebSocketServer({ server, path: "/gateway" });
   const sessions = new Map<string, Session>();
   const received: GatewayFrame[] = [];
-  let identifies = 0;
-  let resumes = 0;
+  const counts = new Map<string, { identifies: number; resumes: number }>();
+  const countsOf = (token: string) => {
+    const found = counts.get(token) ?? { identifies: 0, resumes: 0 };
+    counts.set(token, found);
+    return found;
+  };
+  const total = (key: "identifies" | "resumes") =>
+    [...counts.values()].reduce((sum, c) => sum + c[key], 0);
 
   const send = (session: Session, t: string, d: unknown) => {
     session.sequence += 1;
@@ -107,22 +125,21 @@ export async function attachFakeGateway(
       const d = (frame.d ?? {}) as Record<string, unknown>;
       if (frame.op === Op.Heartbeat) return reply(Op.HeartbeatAck, null);
       if (frame.op === Op.Identify) {
-        identifies += 1;
-        session = { id: randomBytes(16).toString("hex"), sequence: 0, ws };
+        const ready = options.ready(d);
+        if (!ready) return ws.close(4004, "Authentication failed.");
+        const token = String(d.token);
+        countsOf(token).identifies += 1;
+        session = { id: randomBytes(16).toString("hex"), token, sequence: 0, ws };
         sessions.set(session.id, session);
-        send(session, "READY", {
-          ...options.ready(d),
-          session_id: session.id,
-          resume_gateway_url: url,
-        });
-        for (const guild of options.guildCreates()) send(session, "GUILD_CREATE", guild);
+        send(session, "READY", { ...ready, session_id: session.id, resume_gateway_url: url });
+        for (const guild of options.guildCreates(d)) send(session, "GUILD_CREATE", guild);
         return;
       }
       if (frame.op === Op.Resume) {
         const known = sessions.get(String(d.session_id));
         // false: the session cannot be resumed, so the client identifies afresh.
-        if (!known) return reply(Op.InvalidSession, false);
-        resumes += 1;
+        if (!known || known.token !== String(d.token)) return reply(Op.InvalidSession, false);
+        countsOf(known.token).resumes += 1;
         if (known.ws && known.ws !== ws) known.ws.terminate();
         known.ws = ws;
         session = known;
@@ -139,15 +156,16 @@ export async function attachFakeGateway(
     url,
     received,
     get identifies() {
-      return identifies;
+      return total("identifies");
     },
     get resumes() {
-      return resumes;
+      return total("resumes");
     },
-    dispatch: (eventName, data) => {
+    countsOf: (token) => ({ ...countsOf(token) }),
+    dispatch: (eventName, data, to = () => true) => {
       let sent = 0;
       for (const session of sessions.values()) {
-        if (session.ws?.readyState !== 1) continue;
+        if (session.ws?.readyState !== 1 || !to(session.token)) continue;
         send(session, eventName, data);
         sent += 1;
       }

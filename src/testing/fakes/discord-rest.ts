@@ -31,21 +31,33 @@ export interface RecordedDiscordCall {
   files?: readonly FormFile[];
   /** From `Authorization: Bot …`. */
   token: string | undefined;
+  /** The user id of the bot whose token (or, for an interaction's webhook, application) made the call. */
+  bot?: string;
   at: number;
   /** Set once the fake has answered. */
   status?: number;
 }
 
+/** One bot the fake serves: its token, its user and its application. */
+export interface FakeDiscordBotIdentity {
+  readonly token: string;
+  readonly applicationId: string;
+  readonly botUserId: string;
+  /** `flags` of `GET /applications/@me`: which privileged intents the portal has on. */
+  readonly applicationFlags: number;
+  /** The guilds it is a member of, by id; unset: every guild of the fake. */
+  readonly guildIds?: ReadonlySet<string>;
+  /** Discord's per-route buckets for this bot's token, when the fake holds them (discord-limits.ts). */
+  readonly routeLimiter: DiscordRouteLimiter | undefined;
+}
+
 /** What the routes read and write; discord-api.ts owns it. */
 export interface DiscordRestState {
-  token: string;
-  applicationId: string;
-  /** `flags` of `GET /applications/@me`: which privileged intents the portal has on. */
-  applicationFlags: number;
-  botUserId: string;
+  /** Every bot the fake serves, by token: a call is answered as the bot of its token. */
+  bots: ReadonlyMap<string, FakeDiscordBotIdentity>;
   users: Map<string, FakeDiscordUser>;
   calls: RecordedDiscordCall[];
-  /** Messages the bot posted, edited in place. */
+  /** Messages the bots posted, edited in place. */
   messages: DiscordMessage[];
   /** Every message by id: the bot's and those dispatched with `messageCreate`. */
   byId: Map<string, DiscordMessage>;
@@ -57,8 +69,6 @@ export interface DiscordRestState {
   defaultChannelId(): string;
   onCall(call: RecordedDiscordCall): void;
   rateLimits: FakeRateLimit[];
-  /** Discord's per-route buckets, when the fake holds them (discord-limits.ts). */
-  routeLimiter: DiscordRouteLimiter | undefined;
   /** Interactions already given their initial response: Discord refuses a second (40060). */
   acknowledged: Set<string>;
   /** Keeps an attachment's bytes on the CDN; returns the attachment object Discord sends. */
@@ -96,6 +106,7 @@ type Route = (
   params: string[],
   call: RecordedDiscordCall,
   state: DiscordRestState,
+  bot: FakeDiscordBotIdentity,
 ) => Reply | undefined;
 
 const ok = (body: unknown): Reply => ({ status: 200, body });
@@ -122,7 +133,7 @@ const ROUTES: [string, RegExp, Route][] = [
       }),
   ],
   ["GET", /^\/gateway$/, (_, __, state) => ok({ url: state.gatewayUrl() })],
-  ["GET", /^\/users\/@me$/, (_, __, state) => ok(botUser(state))],
+  ["GET", /^\/users\/@me$/, (_, __, state, bot) => ok(botUser(state, bot))],
   // The bot's DM channel with a person: one per person, its id derived from theirs ("14" for their "10").
   [
     "POST",
@@ -142,24 +153,24 @@ const ROUTES: [string, RegExp, Route][] = [
   [
     "GET",
     /^\/applications\/@me$/,
-    (_, __, state) =>
+    (_, __, state, bot) =>
       ok({
-        id: state.applicationId,
-        name: botUser(state).username,
-        flags: state.applicationFlags,
-        bot: botUser(state),
+        id: bot.applicationId,
+        name: botUser(state, bot).username,
+        flags: bot.applicationFlags,
+        bot: botUser(state, bot),
       }),
   ],
   [
     "POST",
     /^\/channels\/(\d+)\/messages$/,
-    ([channelId], call, state) => post(state, channelId as string, call.body, call.files),
+    ([channelId], call, state, bot) => post(state, bot, channelId as string, call.body, call.files),
   ],
   [
     "PATCH",
     /^\/channels\/(\d+)\/messages\/(\d+)$/,
-    ([channelId, messageId], call, state) =>
-      edit(state, channelId as string, messageId as string, call.body),
+    ([channelId, messageId], call, state, bot) =>
+      edit(state, bot, channelId as string, messageId as string, call.body),
   ],
   [
     "GET",
@@ -174,13 +185,13 @@ const ROUTES: [string, RegExp, Route][] = [
   [
     "DELETE",
     /^\/channels\/(\d+)\/messages\/(\d+)$/,
-    ([channelId, messageId], _, state) => {
+    ([channelId, messageId], _, state, bot) => {
       const message = state.byId.get(messageId as string);
       if (!message || message.channel_id !== channelId) {
         return apiError(404, 10008, "Unknown Message");
       }
-      // Another's message takes Manage Messages, which the fake's bot is never given.
-      if (message.author.id !== state.botUserId) return apiError(403, 50013, "Missing Permissions");
+      // Another's message takes Manage Messages, which the fake's bots are never given.
+      if (message.author.id !== bot.botUserId) return apiError(403, 50013, "Missing Permissions");
       state.byId.delete(message.id);
       state.messages.splice(state.messages.indexOf(message), 1);
       return noContent;
@@ -235,7 +246,10 @@ const ROUTES: [string, RegExp, Route][] = [
       if (!guild) return apiError(404, 10004, "Unknown Guild");
       const id = userId as string;
       const listed = guild.members?.[id];
-      if (!listed && guild.members && id !== state.botUserId) {
+      const aBotHere = [...state.bots.values()].some(
+        (b) => b.botUserId === id && memberOf(b, guild.id),
+      );
+      if (!listed && guild.members && !aBotHere) {
         return apiError(404, 10007, "Unknown Member");
       }
       const user = state.users.get(id) ?? { username: `user-${id.slice(-4)}` };
@@ -249,13 +263,14 @@ const ROUTES: [string, RegExp, Route][] = [
   [
     "PUT",
     /^\/applications\/(\d+)\/guilds\/(\d+)\/commands$/,
-    ([appId, guildId], call, state) =>
-      overwriteCommands(state, appId as string, call.body, guildId),
+    ([appId, guildId], call, state, bot) =>
+      overwriteCommands(state, bot, appId as string, call.body, guildId),
   ],
   [
     "PUT",
     /^\/applications\/(\d+)\/commands$/,
-    ([appId], call, state) => overwriteCommands(state, appId as string, call.body, undefined),
+    ([appId], call, state, bot) =>
+      overwriteCommands(state, bot, appId as string, call.body, undefined),
   ],
 ];
 
@@ -276,6 +291,8 @@ export function createDiscordRest(state: DiscordRestState) {
       token: /^Bot (.+)$/.exec(req.headers.authorization ?? "")?.[1],
       at: Date.now(),
     };
+    const bot = state.bots.get(call.token ?? "");
+    if (bot) call.bot = bot.botUserId;
     state.calls.push(call);
     const reply = limited(call, state) ?? routeLimited(call, state) ?? answer(call, state);
     call.status = reply.status;
@@ -305,11 +322,13 @@ function webhook(call: RecordedDiscordCall, state: DiscordRestState): Reply | un
   }
   const match = /^\/webhooks\/(\d+)\/([^/]+)(\/messages\/(?:@|%40)original)?$/.exec(call.path);
   if (!match) return undefined;
-  if (match[1] !== state.applicationId) return apiError(404, 10015, "Unknown Webhook");
+  const bot = [...state.bots.values()].find((b) => b.applicationId === match[1]);
+  if (!bot) return apiError(404, 10015, "Unknown Webhook");
+  call.bot = bot.botUserId;
   if (call.method === "GET" || call.method === "DELETE")
     return call.method === "GET" ? ok({}) : noContent;
   const channelId = state.defaultChannelId();
-  const reply = post(state, channelId, { ...(call.body ?? {}), message_reference: undefined });
+  const reply = post(state, bot, channelId, { ...(call.body ?? {}), message_reference: undefined });
   if (reply.status === 200) {
     const message = reply.body as DiscordMessage;
     message.flags = 64;
@@ -321,14 +340,34 @@ function webhook(call: RecordedDiscordCall, state: DiscordRestState): Reply | un
 function answer(call: RecordedDiscordCall, state: DiscordRestState): Reply {
   const hooked = webhook(call, state);
   if (hooked) return hooked;
-  if (call.token !== state.token) return apiError(401, 0, "401: Unauthorized");
+  const bot = state.bots.get(call.token ?? "");
+  if (!bot) return apiError(401, 0, "401: Unauthorized");
+  const outside = outsideGuild(call.path, state, bot);
+  if (outside) return outside;
   for (const [method, pattern, route] of ROUTES) {
     const match = pattern.exec(call.path);
     if (match && method === call.method) {
-      return route(match.slice(1), call, state) ?? apiError(404, 0, "404: Not Found");
+      return route(match.slice(1), call, state, bot) ?? apiError(404, 0, "404: Not Found");
     }
   }
   return apiError(404, 0, "404: Not Found");
+}
+
+function memberOf(bot: FakeDiscordBotIdentity, guildId: string): boolean {
+  return bot.guildIds === undefined || bot.guildIds.has(guildId);
+}
+
+/** A bot sees only the guilds it is in: another guild and its channels answer Missing Access. */
+function outsideGuild(
+  path: string,
+  state: DiscordRestState,
+  bot: FakeDiscordBotIdentity,
+): Reply | undefined {
+  const guildId =
+    /^\/guilds\/(\d+)/.exec(path)?.[1] ?? state.guildOf(/^\/channels\/(\d+)/.exec(path)?.[1] ?? "");
+  if (guildId === undefined || memberOf(bot, guildId)) return undefined;
+  if (!state.guilds.some((g) => g.id === guildId)) return undefined;
+  return apiError(403, 50001, "Missing Access");
 }
 
 /** A 429 as Discord sends it: retry_after in the body and the headers, the bucket exhausted. */
@@ -357,8 +396,9 @@ function limited(call: RecordedDiscordCall, state: DiscordRestState): Reply | un
  * the answer with the bucket's headers added (undefined here: answered below).
  */
 function routeLimited(call: RecordedDiscordCall, state: DiscordRestState): Reply | undefined {
-  if (!state.routeLimiter || call.token !== state.token) return undefined;
-  const verdict = state.routeLimiter.check(call.method, call.path);
+  const limiter = state.bots.get(call.token ?? "")?.routeLimiter;
+  if (!limiter) return undefined;
+  const verdict = limiter.check(call.method, call.path);
   if (!verdict) return undefined;
   if (verdict.retryAfter === undefined) {
     const reply = answer(call, state);
@@ -375,13 +415,14 @@ function routeLimited(call: RecordedDiscordCall, state: DiscordRestState): Reply
   };
 }
 
-function botUser(state: DiscordRestState) {
-  const bot = state.users.get(state.botUserId) ?? { username: "bot", bot: true };
-  return { ...userPayload(state.botUserId, bot), verified: true, mfa_enabled: false };
+function botUser(state: DiscordRestState, bot: FakeDiscordBotIdentity) {
+  const user = state.users.get(bot.botUserId) ?? { username: "bot", bot: true };
+  return { ...userPayload(bot.botUserId, user), verified: true, mfa_enabled: false };
 }
 
 function post(
   state: DiscordRestState,
+  bot: FakeDiscordBotIdentity,
   channelId: string,
   body: JsonBody,
   files: readonly FormFile[] = [],
@@ -390,7 +431,7 @@ function post(
   if (state.guilds.some((g) => g.channels.some((c) => c.id === channelId && c.gone))) {
     return apiError(404, 10003, "Unknown Channel");
   }
-  const refused = files.length > 0 ? refuseFiles(state, channelId, files) : undefined;
+  const refused = files.length > 0 ? refuseFiles(state, bot, channelId, files) : undefined;
   if (refused) return refused;
   if (content.length > 2000) {
     return {
@@ -412,8 +453,7 @@ function post(
   // answers with the message it made then, and nothing new is posted.
   if (body?.enforce_nonce === true && body.nonce !== undefined) {
     const made = state.messages.find(
-      (m) =>
-        m.channel_id === channelId && m.nonce === body.nonce && m.author.id === state.botUserId,
+      (m) => m.channel_id === channelId && m.nonce === body.nonce && m.author.id === bot.botUserId,
     );
     if (made) return ok(made);
   }
@@ -423,7 +463,7 @@ function post(
     id: state.nextId(),
     channel_id: channelId,
     ...(guildId ? { guild_id: guildId } : {}),
-    author: botUser(state),
+    author: botUser(state, bot),
     content,
     timestamp: new Date().toISOString(),
     edited_timestamp: null,
@@ -455,13 +495,14 @@ function post(
 /** Why Discord would refuse these files here: Attach Files denied, or a file over the limit. */
 function refuseFiles(
   state: DiscordRestState,
+  bot: FakeDiscordBotIdentity,
   channelId: string,
   files: readonly FormFile[],
 ): Reply | undefined {
   const guildId = state.guildOf(channelId);
   const channel = state.guilds.flatMap((g) => g.channels).find((c) => c.id === channelId);
   const denied = channel?.overwrites?.some(
-    (o) => (o.id === guildId || o.id === state.botUserId) && (BigInt(o.deny) & ATTACH_FILES) !== 0n,
+    (o) => (o.id === guildId || o.id === bot.botUserId) && (BigInt(o.deny) & ATTACH_FILES) !== 0n,
   );
   if (denied) return apiError(403, 50013, "Missing Permissions");
   if (files.some((f) => f.bytes.byteLength > FILE_LIMIT)) {
@@ -472,13 +513,14 @@ function refuseFiles(
 
 function edit(
   state: DiscordRestState,
+  bot: FakeDiscordBotIdentity,
   channelId: string,
   messageId: string,
   body: JsonBody,
 ): Reply {
   const message = state.byId.get(messageId);
   if (!message || message.channel_id !== channelId) return apiError(404, 10008, "Unknown Message");
-  if (message.author.id !== state.botUserId) {
+  if (message.author.id !== bot.botUserId) {
     return apiError(403, 50005, "Cannot edit a message authored by another user");
   }
   if (typeof body?.content === "string") {
@@ -493,11 +535,12 @@ function edit(
 
 function overwriteCommands(
   state: DiscordRestState,
+  bot: FakeDiscordBotIdentity,
   appId: string,
   body: JsonBody,
   guildId?: string,
 ): Reply {
-  if (appId !== state.applicationId) return apiError(403, 50001, "Missing Access");
+  if (appId !== bot.applicationId) return apiError(403, 50001, "Missing Access");
   if (!Array.isArray(body)) return apiError(400, 50035, "Invalid Form Body: expected an array");
   return ok(
     body.map((command: Record<string, unknown>) => ({
