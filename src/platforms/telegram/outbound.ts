@@ -16,6 +16,7 @@ import { describeTelegramError, isTelegramError } from "./api.ts";
 import { ChatPacer } from "./chat-pacer.ts";
 import { TelegramDrafts } from "./draft.ts";
 import { TelegramFiles } from "./files.ts";
+import { asStreaming } from "./flood-gate.ts";
 import { escapeHtml, toTelegramHtml } from "./format.ts";
 import { telegramGone } from "./gone.ts";
 import { splitTelegramHtml, visibleText } from "./html-split.ts";
@@ -40,9 +41,9 @@ export class TelegramSetupError extends Error {
  * polling): answers go to the chat and forum topic they came from, as
  * replies to the message they answer, converted from markdown to Telegram
  * HTML. Streaming edits are paced per chat, the final one is not held
- * back; 429s are waited out by the API's auto-retry. Telegram has no
- * nonce, so the {@link SentLedger} remembers which message each
- * idempotency key became. In private chats an answer streams into a
+ * back; new messages keep the bot's pace and 429s are waited out
+ * (flood-gate.ts). Telegram has no nonce, so the {@link SentLedger}
+ * remembers which message each idempotency key became. In private chats an answer streams into a
  * draft first (draft.ts), which is no message at all.
  */
 export class TelegramOutbound extends PlatformOutbound {
@@ -84,10 +85,14 @@ export class TelegramOutbound extends PlatformOutbound {
     this.#logger = logger;
   }
 
-  /** Posts into the target; a chat Telegram says is gone throws `TargetGoneError`. */
+  /**
+   * Posts into the target; a chat Telegram says is gone throws `TargetGoneError`.
+   * A streamed preview waits for the bot's pace behind answers (flood-gate.ts).
+   */
   async post(target: DeliveryTarget, text: string, options: PostOptions): Promise<string> {
+    const send = () => this.#post(target, text, options);
     try {
-      return await this.#post(target, text, options);
+      return await (options.preview ? asStreaming(send) : send());
     } catch (error) {
       throw telegramGone(error, target.channel);
     }

@@ -1,0 +1,114 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { Transformer } from "grammy";
+import { type SendPace, SendPacer, type SendPriority, TELEGRAM_SEND_PACE } from "./send-pacer.ts";
+
+/**
+ * Telegram's flood control, kept by the bot before Telegram has to: every
+ * new message of a bot token takes its turn from the token's
+ * {@link SendPacer}, and a 429 is waited out and the call made again, as
+ * often as it takes within {@link MAX_FLOOD_WAIT_MS}. While a chat waits
+ * out a 429, every call to that chat (drafts and edits too) waits with it,
+ * so none comes during the wait Telegram announced. A 429 retried here
+ * costs none of the few attempts the auto-retry outside it keeps for 5xx.
+ *
+ * One gate per token in a process: the ingress's and the worker's clients
+ * of one bot share it, and each account of a deployment has its own.
+ */
+export class FloodGate {
+  readonly pacer: SendPacer;
+  readonly #holds = new Map<string, number>();
+
+  constructor(pace: SendPace = TELEGRAM_SEND_PACE) {
+    this.pacer = new SendPacer(pace);
+  }
+
+  /** The transformer that makes every call of a client go through this gate. */
+  transformer(): Transformer {
+    return async (prev, method, payload, signal) => {
+      const chat = chatOf(payload);
+      let waited = 0;
+      for (;;) {
+        await this.#clear(chat);
+        if (BOT_WIDE.has(method)) await this.pacer.take(priority.getStore() ?? "post");
+        const result = await prev(method, payload, signal);
+        if (result.ok || result.error_code !== 429) return result;
+        const ms = Math.max(1, result.parameters?.retry_after ?? 1) * 1000;
+        // A wait past the budget goes to the caller (the auto-retry, then the queue's job retry).
+        if (waited + ms > MAX_FLOOD_WAIT_MS) return result;
+        waited += ms;
+        this.#hold(chat, ms);
+      }
+    };
+  }
+
+  #hold(chat: string | undefined, ms: number): void {
+    const key = chat ?? "";
+    const until = Date.now() + ms;
+    this.#holds.set(key, Math.max(this.#holds.get(key) ?? 0, until));
+  }
+
+  /** Waits until no 429's wait is running for the chat (for a call without one, the bot's own). */
+  async #clear(chat: string | undefined): Promise<void> {
+    for (;;) {
+      const now = Date.now();
+      const until = Math.max(this.#holds.get(chat ?? "") ?? 0, this.#holds.get("") ?? 0);
+      if (until <= now) {
+        if (chat !== undefined && this.#holds.has(chat)) this.#holds.delete(chat);
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, until - now));
+    }
+  }
+}
+
+/**
+ * Runs `send` with its new messages in the `stream` lane: they go after
+ * every answer and post waiting for the bot's pace.
+ *
+ * @example
+ * const ref = await asStreaming(() => api.sendMessage(chat, preview));
+ */
+export function asStreaming<T>(send: () => Promise<T>): Promise<T> {
+  return priority.run("stream", send);
+}
+
+/** The gate of a bot token in this process, made on first use. */
+export function floodGateOf(token: string): FloodGate {
+  let gate = gates.get(token);
+  if (!gate) {
+    gate = new FloodGate();
+    gates.set(token, gate);
+  }
+  return gate;
+}
+
+/** How long one call may spend waiting out 429s before its caller hears of one. */
+export const MAX_FLOOD_WAIT_MS = 120_000;
+
+/**
+ * New messages: Telegram's bot-wide limit ("about 30 messages per second")
+ * counts these. Edits and drafts count in their chat only, where the chat
+ * pacer keeps them to one a second.
+ */
+const BOT_WIDE: ReadonlySet<string> = new Set([
+  "sendMessage",
+  "sendPhoto",
+  "sendDocument",
+  "sendAudio",
+  "sendVoice",
+  "sendVideo",
+  "sendAnimation",
+  "sendSticker",
+  "sendMediaGroup",
+  "copyMessage",
+  "forwardMessage",
+]);
+
+const priority = new AsyncLocalStorage<SendPriority>();
+const gates = new Map<string, FloodGate>();
+
+function chatOf(payload: unknown): string | undefined {
+  if (typeof payload !== "object" || payload === null) return undefined;
+  const chat = (payload as { chat_id?: unknown }).chat_id;
+  return typeof chat === "number" || typeof chat === "string" ? String(chat) : undefined;
+}
