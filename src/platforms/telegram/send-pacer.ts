@@ -92,7 +92,7 @@ export interface PacerClock {
 }
 
 const REAL_CLOCK: PacerClock = {
-  now: Date.now,
+  now: () => Date.now(),
   after: (ms, run) => {
     setTimeout(run, ms);
   },
