@@ -43,8 +43,12 @@ export class FloodGate {
 
   #hold(chat: string | undefined, ms: number): void {
     const key = chat ?? "";
-    const until = Date.now() + ms;
-    this.#holds.set(key, Math.max(this.#holds.get(key) ?? 0, until));
+    const now = Date.now();
+    this.#holds.set(key, Math.max(this.#holds.get(key) ?? 0, now + ms));
+    // A chat never called again keeps its passed hold; drop those now and then.
+    if (this.#holds.size > 1_000) {
+      for (const [held, until] of this.#holds) if (until <= now) this.#holds.delete(held);
+    }
   }
 
   /** Waits until no 429's wait is running for the chat (for a call without one, the bot's own). */
