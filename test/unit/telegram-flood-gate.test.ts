@@ -1,6 +1,6 @@
 import type { ApiResponse } from "grammy/types";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { FloodGate } from "../../src/platforms/telegram/flood-gate.ts";
+import { FloodGate, STREAMING } from "../../src/platforms/telegram/flood-gate.ts";
 
 const TOO_MANY: ApiResponse<never> = {
   ok: false,
@@ -77,5 +77,18 @@ describe("the flood gate of a bot token", () => {
       (calls[0]?.at ?? 0) + 1_000,
       (calls[0]?.at ?? 0) + 2_000,
     ]);
+  });
+
+  it("sends a streamed preview after the answers waiting with it, and never shows Telegram the mark", async () => {
+    const gate = new FloodGate({ perSecond: 1, burst: 1 });
+    const { prev, calls } = fakeCall([]);
+    const send = gate.transformer();
+    const post = (chat: number, options: object = {}) =>
+      send(prev, "sendMessage", { chat_id: chat, text: "hi", ...options }, undefined);
+    const sends = [post(1), post(2, STREAMING), post(3), post(4)];
+    await vi.runAllTimersAsync();
+    await Promise.all(sends);
+    expect(calls.map((c) => c.chat)).toEqual([1, 3, 4, 2]);
+    expect(JSON.stringify({ chat_id: 2, ...STREAMING })).toBe('{"chat_id":2}');
   });
 });

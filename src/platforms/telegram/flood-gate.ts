@@ -1,6 +1,7 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import type { Transformer } from "grammy";
 import { type SendPace, SendPacer, type SendPriority, TELEGRAM_SEND_PACE } from "./send-pacer.ts";
+
+const STREAM_LANE: unique symbol = Symbol("switchyard.telegram.streamLane");
 
 /**
  * Telegram's flood control, kept by the bot before Telegram has to: every
@@ -29,7 +30,7 @@ export class FloodGate {
       let waited = 0;
       for (;;) {
         await this.#clear(chat);
-        if (BOT_WIDE.has(method)) await this.pacer.take(priority.getStore() ?? "post");
+        if (BOT_WIDE.has(method)) await this.pacer.take(laneOf(payload));
         const result = await prev(method, payload, signal);
         if (result.ok || result.error_code !== 429) return result;
         const ms = Math.max(1, result.parameters?.retry_after ?? 1) * 1000;
@@ -66,15 +67,14 @@ export class FloodGate {
 }
 
 /**
- * Runs `send` with its new messages in the `stream` lane: they go after
- * every answer and post waiting for the bot's pace.
+ * Marks a call's options for the `stream` lane: it goes after every answer
+ * and post waiting for the bot's pace. A symbol key, so no JSON or form the
+ * call becomes carries it to Telegram.
  *
  * @example
- * const ref = await asStreaming(() => api.sendMessage(chat, preview));
+ * await api.sendMessage(chat, preview, { ...STREAMING });
  */
-export function asStreaming<T>(send: () => Promise<T>): Promise<T> {
-  return priority.run("stream", send);
-}
+export const STREAMING: { readonly [STREAM_LANE]: true } = { [STREAM_LANE]: true };
 
 /** The gate of a bot token in this process, made on first use. */
 export function floodGateOf(token: string): FloodGate {
@@ -108,8 +108,12 @@ const BOT_WIDE: ReadonlySet<string> = new Set([
   "forwardMessage",
 ]);
 
-const priority = new AsyncLocalStorage<SendPriority>();
 const gates = new Map<string, FloodGate>();
+
+function laneOf(payload: unknown): SendPriority {
+  const marked = typeof payload === "object" && payload !== null && STREAM_LANE in payload;
+  return marked ? "stream" : "post";
+}
 
 function chatOf(payload: unknown): string | undefined {
   if (typeof payload !== "object" || payload === null) return undefined;
