@@ -52,13 +52,18 @@ export class FloodGate {
     }
   }
 
-  /** Waits until no 429's wait is running for the chat (for a call without one, the bot's own). */
+  /**
+   * Waits until no 429's wait is running for the chat. Calls without a chat
+   * (a callback's answer, the commands menu) share one wait of their own:
+   * their 429 says nothing of any chat's.
+   */
   async #clear(chat: string | undefined): Promise<void> {
+    const key = chat ?? "";
     for (;;) {
       const now = Date.now();
-      const until = Math.max(this.#holds.get(chat ?? "") ?? 0, this.#holds.get("") ?? 0);
+      const until = this.#holds.get(key) ?? 0;
       if (until <= now) {
-        if (chat !== undefined && this.#holds.has(chat)) this.#holds.delete(chat);
+        if (until > 0) this.#holds.delete(key);
         return;
       }
       await new Promise((resolve) => setTimeout(resolve, until - now));
