@@ -1,17 +1,21 @@
 import { autoRetry } from "@grammyjs/auto-retry";
 import { Api, GrammyError, HttpError, type Transformer } from "grammy";
+import { floodGateOf } from "./flood-gate.ts";
 import { trimRoot } from "./settings.ts";
 
 /**
  * How every Telegram call of Switchyard behaves, ingress and worker alike:
- * a 429's `retry_after` is waited out (up to a minute, five times, by
- * grammY's auto-retry plugin; a 5xx is retried the same way), a network
+ * new messages keep the bot's pace, and a 429's `retry_after` is waited out
+ * and the call made again, without using up attempts (flood-gate.ts); a 5xx
+ * is retried up to five times by grammY's auto-retry plugin; a network
  * failure is thrown at once so the caller (the poll loop, the queue's job
- * retry) decides, and no error leaves with the bot token in it.
+ * retry) decides; and no error leaves with the bot token in it.
  */
 export function installTelegramTransformers(config: Api["config"], token: string): void {
-  // The last one installed runs outermost: errors are redacted after every retry.
+  // The last one installed runs outermost: every attempt of the auto-retry passes the gate,
+  // and errors are redacted after every retry.
   config.use(
+    floodGateOf(token).transformer(),
     autoRetry({ maxRetryAttempts: 5, maxDelaySeconds: 60, rethrowHttpErrors: true }),
     redactingTransformer(token),
   );

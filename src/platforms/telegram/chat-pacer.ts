@@ -28,8 +28,8 @@ export class ChatPacer {
    * Takes the chat's slot now, without waiting for it: for the edit that
    * shows a finished answer, which must not sit behind the streaming pace.
    * The streaming edits after it keep their distance from it; should
-   * Telegram still answer 429, its `retry_after` is waited out by the API's
-   * auto-retry.
+   * Telegram still answer 429, its `retry_after` is waited out by the
+   * token's flood gate (flood-gate.ts), which holds the chat's other calls meanwhile.
    */
   claim(chat: string): void {
     const now = this.now();

@@ -16,6 +16,7 @@ import { describeTelegramError, isTelegramError } from "./api.ts";
 import { ChatPacer } from "./chat-pacer.ts";
 import { TelegramDrafts } from "./draft.ts";
 import { TelegramFiles } from "./files.ts";
+import { STREAMING } from "./flood-gate.ts";
 import { escapeHtml, toTelegramHtml } from "./format.ts";
 import { telegramGone } from "./gone.ts";
 import { splitTelegramHtml, visibleText } from "./html-split.ts";
@@ -40,10 +41,10 @@ export class TelegramSetupError extends Error {
  * polling): answers go to the chat and forum topic they came from, as
  * replies to the message they answer, converted from markdown to Telegram
  * HTML. Streaming edits are paced per chat, the final one is not held
- * back; 429s are waited out by the API's auto-retry. Telegram has no
- * nonce, so the {@link SentLedger} remembers which message each
- * idempotency key became. In private chats an answer streams into a
- * draft first (draft.ts), which is no message at all.
+ * back; new messages keep the bot's pace and 429s are waited out
+ * (flood-gate.ts). Telegram has no nonce, so the {@link SentLedger}
+ * remembers which message each idempotency key became. In private chats
+ * an answer streams into a draft first (draft.ts), which is no message at all.
  */
 export class TelegramOutbound extends PlatformOutbound {
   #ledger: SentLedger | undefined;
@@ -122,6 +123,7 @@ export class TelegramOutbound extends PlatformOutbound {
       text,
       ledger.key(idempotencyKey, 0),
       keyboard,
+      preview,
     );
     if (!first.ours) {
       // The key's message is another delivery's: one recorded before (a resumed delivery of a
@@ -207,6 +209,7 @@ export class TelegramOutbound extends PlatformOutbound {
   /**
    * Sends one message under `key` unless one is recorded there; `ours` says
    * whether the message returned is the one this call sent (and so shows `html`).
+   * A streamed `preview` waits for the bot's pace behind answers (flood-gate.ts).
    */
   async #postOnce(
     target: DeliveryTarget,
@@ -214,6 +217,7 @@ export class TelegramOutbound extends PlatformOutbound {
     markdown: string,
     key: string,
     keyboard?: InlineKeyboardMarkup,
+    preview = false,
   ): Promise<{ ref: string; ours: boolean }> {
     const ledger = this.#ledgerOrThrow();
     const state = await ledger.state(key);
@@ -225,7 +229,7 @@ export class TelegramOutbound extends PlatformOutbound {
       );
     }
     await ledger.intend(key);
-    const sent = await this.#send(target, html, markdown, keyboard);
+    const sent = await this.#send(target, html, markdown, keyboard, preview);
     const id = String(sent);
     const winner = await ledger.record(key, id);
     if (winner === id) return { ref: id, ours: true };
@@ -241,8 +245,10 @@ export class TelegramOutbound extends PlatformOutbound {
     html: string,
     markdown: string,
     keyboard: InlineKeyboardMarkup | undefined,
+    preview: boolean,
   ): Promise<number> {
     const where = {
+      ...(preview ? STREAMING : {}),
       link_preview_options: { is_disabled: true },
       ...placementOf(target),
       ...(keyboard ? { reply_markup: keyboard } : {}),
