@@ -12,7 +12,12 @@
  *   ],
  * });
  */
-import type { RecordedRequest, Responder, ScriptedReply } from "./fakes/openai-server.ts";
+import {
+  type RecordedRequest,
+  type Responder,
+  type ScriptedReply,
+  textOf,
+} from "./fakes/openai-server.ts";
 import { type ForwardOptions, forwardingModel } from "./recorded-model.ts";
 
 /** One request the bot sent the model, read for what a test asks about. */
@@ -165,14 +170,4 @@ export function replyFor(step: ModelStep, request: ModelRequest): ScriptedReply 
 
 function delay(step: { readonly delayMs?: number }): Pick<ScriptedReply, "delayMs"> {
   return step.delayMs === undefined ? {} : { delayMs: step.delayMs };
-}
-
-function textOf(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content
-    .map((part: { type?: string; text?: string }) =>
-      part.type === "text" ? (part.text ?? "") : "",
-    )
-    .join("");
 }

@@ -483,7 +483,8 @@ async function transcribe(
   return sendJson(res, 200, { text: `a voice note of ${bytes.byteLength} bytes, heard` });
 }
 
-function textOf(content: unknown): string {
+/** The text of a chat message's content: a string, or its text parts joined. */
+export function textOf(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   return content
