@@ -17,6 +17,7 @@ import { STREAMS_ROWS } from "../../bench/streams.ts";
 import {
   renderStreamsSection,
   STREAMS_MARKERS,
+  STREAMS_RESULTS_FILE,
   type StreamsJson,
 } from "../../bench/streams-section.ts";
 
@@ -114,6 +115,13 @@ describe("the streams table", () => {
     const replaced = replaceSection(page, section, STREAMS_MARKERS);
     expect(currentSection(replaced, STREAMS_MARKERS)).toBe(section);
     expect(currentSection(replaced)).toBe(`${SECTION_START}\npipeline\n${SECTION_END}`);
+  });
+
+  it("is on the performance page exactly as `npm run bench:readme` renders the committed streams run", () => {
+    const committed = JSON.parse(
+      readFileSync(`${ROOT}${STREAMS_RESULTS_FILE}`, "utf8"),
+    ) as StreamsJson;
+    expect(currentSection(PAGE, STREAMS_MARKERS)).toBe(renderStreamsSection(committed));
   });
 
   it("names the command to run when the JSON has no streams figures", () => {
