@@ -33,6 +33,28 @@ const RESEARCHER = "You are the researcher.";
  * finishes the child from the checkpoint: the search is not run again, the
  * lead is not asked again, and one answer is posted.
  */
+/** A config where the lead (bound to the console) may ask the researcher, who searches `searchUrl`. */
+function writeLeadConfig(dir: string, searchUrl: string): string {
+  const config = join(dir, "switchyard.yaml");
+  writeFileSync(
+    config,
+    [
+      "web:",
+      `  search: { provider: searxng, url: "${searchUrl}", timeout_seconds: 60 }`,
+      "agents:",
+      "  - id: lead",
+      `    persona: ${LEAD}`,
+      "    delegates: [researcher]",
+      "  - id: researcher",
+      `    persona: ${RESEARCHER}`,
+      "bindings:",
+      '  - { agent: lead, channel: "console:terminal" }',
+      "",
+    ].join("\n"),
+  );
+  return config;
+}
+
 describe("a worker killed during a delegated agent's second step", () => {
   let fake: FakeOpenAI;
   let crash: CrashWorkers;
@@ -53,23 +75,7 @@ describe("a worker killed during a delegated agent's second step", () => {
       );
     });
     dir = mkdtempSync(join(tmpdir(), "sy-delegation-"));
-    const config = join(dir, "switchyard.yaml");
-    writeFileSync(
-      config,
-      [
-        "web:",
-        `  search: { provider: searxng, url: "${search.url}", timeout_seconds: 60 }`,
-        "agents:",
-        "  - id: lead",
-        `    persona: ${LEAD}`,
-        "    delegates: [researcher]",
-        "  - id: researcher",
-        `    persona: ${RESEARCHER}`,
-        "bindings:",
-        '  - { agent: lead, channel: "console:terminal" }',
-        "",
-      ].join("\n"),
-    );
+    const config = writeLeadConfig(dir, search.url);
     fake = await startFakeOpenAI({
       responder: (request: RecordedRequest) => {
         const system = String(request.body.messages[0]?.content ?? "");
@@ -173,23 +179,7 @@ describe("a worker killed while a delegated agent's tool with effects runs", () 
       );
     });
     dir = mkdtempSync(join(tmpdir(), "sy-delegation-effects-"));
-    const config = join(dir, "switchyard.yaml");
-    writeFileSync(
-      config,
-      [
-        "web:",
-        `  search: { provider: searxng, url: "${search.url}", timeout_seconds: 60 }`,
-        "agents:",
-        "  - id: lead",
-        `    persona: ${LEAD}`,
-        "    delegates: [researcher]",
-        "  - id: researcher",
-        `    persona: ${RESEARCHER}`,
-        "bindings:",
-        '  - { agent: lead, channel: "console:terminal" }',
-        "",
-      ].join("\n"),
-    );
+    const config = writeLeadConfig(dir, search.url);
     fake = await startFakeOpenAI({
       responder: (request: RecordedRequest) => {
         const system = String(request.body.messages[0]?.content ?? "");

@@ -8,7 +8,12 @@ import {
 } from "../../src/testing/fakes/openai-server.ts";
 import { until } from "../support/channels.ts";
 import { uniquePrefix } from "../support/redis.ts";
-import { type CrashWorkers, startCrashWorkers, typedMessage } from "../support/worker-crash.ts";
+import {
+  type CrashWorkers,
+  startCrashWorkers,
+  typedMessage,
+  userTexts,
+} from "../support/worker-crash.ts";
 import { firstPosts } from "../support/workers.ts";
 
 const address: ConversationAddress = {
@@ -17,11 +22,6 @@ const address: ConversationAddress = {
   channel: "terminal",
   conversation: "steer-crash",
 };
-
-const userTexts = (request: RecordedRequest) =>
-  (request.body.messages as { role: string; content: string }[])
-    .filter((m) => m.role === "user")
-    .map((m) => m.content);
 
 describe("a worker killed right after it steered a message into its turn", () => {
   let fake: FakeOpenAI;

@@ -1,25 +1,7 @@
-import { WebClient } from "@slack/web-api";
-import { afterEach, describe, expect, it } from "vitest";
-import {
-  FAKE_SLACK,
-  type FakeSlackApi,
-  startFakeSlackApi,
-} from "../../src/testing/fakes/slack-api.ts";
+import { describe, expect, it } from "vitest";
+import { useFakeSlackClient } from "../support/slack-client.ts";
 
-let fake: FakeSlackApi | undefined;
-afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
-});
-
-async function client(): Promise<{ fake: FakeSlackApi; web: WebClient }> {
-  fake = await startFakeSlackApi();
-  const web = new WebClient(FAKE_SLACK.botToken, {
-    slackApiUrl: fake.url,
-    retryConfig: { retries: 0 },
-  });
-  return { fake, web };
-}
+const client = useFakeSlackClient();
 
 /** Slack's error code for a call the WebClient rejected. */
 const codeOf = (call: Promise<unknown>) =>

@@ -1,25 +1,8 @@
-import { WebClient } from "@slack/web-api";
-import { afterEach, describe, expect, it } from "vitest";
-import {
-  FAKE_SLACK,
-  type FakeSlackApi,
-  startFakeSlackApi,
-} from "../../src/testing/fakes/slack-api.ts";
+import { describe, expect, it } from "vitest";
+import { FAKE_SLACK } from "../../src/testing/fakes/slack-api.ts";
+import { useFakeSlackClient } from "../support/slack-client.ts";
 
-let fake: FakeSlackApi | undefined;
-afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
-});
-
-async function client(): Promise<{ fake: FakeSlackApi; web: WebClient }> {
-  fake = await startFakeSlackApi();
-  const web = new WebClient(FAKE_SLACK.botToken, {
-    slackApiUrl: fake.url,
-    retryConfig: { retries: 0 },
-  });
-  return { fake, web };
-}
+const client = useFakeSlackClient();
 
 const THREAD = "1700000000.000001";
 const platformError = (error: unknown) => (error as { data?: { error?: string } }).data?.error;

@@ -120,3 +120,9 @@ export function toolThenHang(answer: string): { responder: Responder; afterTool:
   };
   return { responder, afterTool: () => afterTool };
 }
+
+/** The user messages' texts of a request the fake model recorded, in order. */
+export const userTexts = (request: RecordedRequest): string[] =>
+  (request.body.messages as { role: string; content: string }[])
+    .filter((m) => m.role === "user")
+    .map((m) => m.content);
