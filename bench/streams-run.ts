@@ -365,7 +365,9 @@ async function startRole(
   role: "ingress" | "worker",
   env: Record<string, string>,
 ): Promise<Started> {
-  const child = spawn(process.execPath, [BIN, "start", "--role", role], {
+  // BENCH_STREAMS_NODE_ARGS="--cpu-prof --cpu-prof-dir=prof" profiles both processes (Node refuses it in NODE_OPTIONS).
+  const nodeArgs = process.env.BENCH_STREAMS_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, BIN, "start", "--role", role], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "ignore", "pipe"],
   });

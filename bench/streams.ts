@@ -14,7 +14,8 @@
  * then is late, or lost if its stream ended ten seconds before). The
  * processes inherit this one's environment, so `SWITCHYARD_CONCURRENCY=256
  * npm run bench -- streams` measures another setting, and
- * `BENCH_STREAMS_LOGS=dir` keeps each process's logs there.
+ * `BENCH_STREAMS_LOGS=dir` keeps each process's logs there;
+ * `BENCH_STREAMS_NODE_ARGS="--cpu-prof --cpu-prof-dir=prof"` profiles them.
  */
 import { type StreamsRunFigures, type StreamsShape, streamsRun } from "./streams-run.ts";
 
