@@ -28,12 +28,32 @@ export interface Spread {
 
 export type StreamsFigureName = keyof StreamsRunFigures;
 
+/** Figures kept in ms and shown in seconds. */
+export const SECONDS: ReadonlySet<StreamsFigureName> = new Set([
+  "wallMs",
+  "modelStreamMs",
+  "floorWallMs",
+]);
+
+/**
+ * A target of issue 36 at one load: whether the median met it, and, when
+ * the platform's own limits already exceed it, the floor they set (no
+ * engine can meet the target there; the engine's share is the rest).
+ */
+export interface StreamsTarget {
+  readonly target: string;
+  readonly met: boolean;
+  readonly floor?: number;
+}
+
 export interface StreamsLoad {
   readonly conversations: number;
+  /** Answers went out as paid broadcasts (`--n=1000p`). */
+  readonly paidBroadcast?: boolean;
   readonly runs: number;
   readonly figures: Readonly<Record<StreamsFigureName, Spread>>;
   /** Each target of issue 36 at this load, with whether the median met it. */
-  readonly targets: Readonly<Record<string, { target: string; met: boolean }>>;
+  readonly targets: Readonly<Record<string, StreamsTarget>>;
 }
 
 export interface StreamsFigures {
@@ -59,6 +79,8 @@ export const STREAMS_ROWS: readonly (readonly [string, StreamsFigureName, number
   ["first token to visible p99, ms", "firstTokenToVisibleP99Ms", 0],
   ["final edit delay p50, ms", "finalEditP50Ms", 0],
   ["final edit delay p99, ms", "finalEditP99Ms", 0],
+  ["platform floor: wall time, s", "floorWallMs", 1],
+  ["platform floor: final edit p99, ms", "floorFinalEditP99Ms", 0],
   ["worker peak RSS, MB", "workerRssMb", 0],
   ["worker CPU per turn, ms", "cpuMsPerTurn", 1],
   ["Telegram 429s", "floodWaits", 0],
@@ -67,13 +89,17 @@ export const STREAMS_ROWS: readonly (readonly [string, StreamsFigureName, number
 
 /** The targets of issue 36 (one ingress, one worker, defaults, a 5 s streamed model). */
 function targetsFor(n: number, f: Readonly<Record<StreamsFigureName, Spread>>) {
-  const t: Record<string, { target: string; met: boolean }> = {
+  const t: Record<string, StreamsTarget> = {
     lost: { target: "= 0", met: f.lost.max === 0 && f.incomplete.max === 0 },
     doubled: { target: "= 0", met: f.doubled.max === 0 },
     floodWaitsIgnored: { target: "= 0", met: f.floodWaitsIgnored.max === 0 },
   };
   if (n >= 1_000) {
-    t.wallMs = { target: "<= 15 s", met: f.wallMs.median <= 15_000 && f.done.min === n };
+    t.wallMs = {
+      target: "<= 15 s",
+      met: f.wallMs.median <= 15_000 && f.done.min === n,
+      ...floorOver(f.floorWallMs.median, 15_000),
+    };
     t.eventLoopP99Ms = { target: "<= 100 ms", met: f.eventLoopP99Ms.median <= 100 };
     t.firstTokenToVisibleP99Ms = {
       target: "<= 300 ms",
@@ -82,8 +108,17 @@ function targetsFor(n: number, f: Readonly<Record<StreamsFigureName, Spread>>) {
     t.workerRssMb = { target: "<= 400 MB", met: f.workerRssMb.median <= 400 };
     t.cpuMsPerTurn = { target: "<= 5 ms", met: f.cpuMsPerTurn.median <= 5 };
   }
-  t.finalEditP99Ms = { target: "<= 200 ms", met: f.finalEditP99Ms.median <= 200 };
+  t.finalEditP99Ms = {
+    target: "<= 200 ms",
+    met: f.finalEditP99Ms.median <= 200,
+    ...floorOver(f.floorFinalEditP99Ms.median, 200),
+  };
   return t;
+}
+
+/** The platform's floor, when it alone is over the target. */
+function floorOver(floor: number, target: number): { floor?: number } {
+  return floor > target ? { floor } : {};
 }
 
 function spread(values: readonly number[]): Spread {
@@ -105,7 +140,11 @@ export async function benchStreams(
   args: readonly string[],
   report?: (figures: StreamsFigures) => void,
 ): Promise<boolean> {
-  const loads = (option(args, "n") ?? "50,200,1000").split(",").map(Number);
+  // `1000p`: a thousand, the answers sent as paid broadcasts.
+  const loads = (option(args, "n") ?? "50,200,1000,1000p").split(",").map((token) => ({
+    n: Number.parseInt(token, 10),
+    paidBroadcast: token.endsWith("p"),
+  }));
   const runs = Number(option(args, "runs") ?? 3);
   const answerMs = Number(option(args, "answer-ms") ?? 5_000);
   const deadlineSeconds = option(args, "deadline");
@@ -114,9 +153,10 @@ export async function benchStreams(
   );
   const results: StreamsLoad[] = [];
   let deadlineMs = 0;
-  for (const n of loads) {
+  for (const { n, paidBroadcast } of loads) {
     const shape: StreamsShape = {
       conversations: n,
+      paidBroadcast,
       answerMs,
       // Long enough for a thousand at the old default (8 at once) to show how far it got.
       deadlineMs: deadlineSeconds ? Number(deadlineSeconds) * 1000 : 60_000 + n * 120,
@@ -135,7 +175,13 @@ export async function benchStreams(
     const figures = Object.fromEntries(
       STREAMS_ROWS.map(([, key]) => [key, spread(each.map((f) => f[key]))]),
     ) as Record<StreamsFigureName, Spread>;
-    const load = { conversations: n, runs, figures, targets: targetsFor(n, figures) };
+    const load = {
+      conversations: n,
+      ...(paidBroadcast ? { paidBroadcast } : {}),
+      runs,
+      figures,
+      targets: targetsFor(n, figures),
+    };
     results.push(load);
     printLoad(print, load);
   }
@@ -143,18 +189,30 @@ export async function benchStreams(
   return results.every((load) => Object.values(load.targets).every((t) => t.met));
 }
 
+/** "N = 1,000", with ", paid broadcast" when it was. */
+export function loadLabel(load: Pick<StreamsLoad, "conversations" | "paidBroadcast">): string {
+  const n = `N = ${load.conversations.toLocaleString("en-US")}`;
+  return load.paidBroadcast ? `${n}, paid broadcast` : n;
+}
+
 function printLoad(print: (line: string) => void, load: StreamsLoad): void {
   const fmt = (v: number, digits: number, key: StreamsFigureName) => {
     if (!Number.isFinite(v)) return "n/a";
-    const value = key === "wallMs" || key === "modelStreamMs" ? v / 1000 : v;
+    const value = SECONDS.has(key) ? v / 1000 : v;
     return value.toFixed(digits);
   };
-  print(`\nN = ${load.conversations.toLocaleString("en-US")}`);
+  print(`\n${loadLabel(load)}`);
   print(`${"figure".padEnd(32)} ${"min".padStart(9)} ${"median".padStart(9)} ${"max".padStart(9)}`);
   for (const [label, key, digits] of STREAMS_ROWS) {
     const s = load.figures[key];
     const target = load.targets[key];
-    const verdict = target ? `  (target ${target.target}: ${target.met ? "met" : "MISSED"})` : "";
+    const bound =
+      target?.floor !== undefined
+        ? `; the platform floor is ${fmt(target.floor, digits, key)}`
+        : "";
+    const verdict = target
+      ? `  (target ${target.target}: ${target.met ? "met" : "MISSED"}${bound})`
+      : "";
     print(
       `${label.padEnd(32)} ${fmt(s.min, digits, key).padStart(9)} ${fmt(s.median, digits, key).padStart(9)} ${fmt(s.max, digits, key).padStart(9)}${verdict}`,
     );
