@@ -34,7 +34,7 @@ export interface StreamsShape {
   /** How long the model streams each answer, ms. */
   readonly answerMs: number;
   /**
-   * Answers go out as paid broadcasts (`telegram: paidBroadcast: true`):
+   * Answers go out as paid broadcasts (`telegram: paid_broadcast: true`):
    * Telegram then takes 1,000 new messages a second from the bot, not 30.
    */
   readonly paidBroadcast?: boolean;
@@ -91,10 +91,10 @@ const FIRST_WORD = "Sure";
 /** New messages a second Telegram takes from a bot that pays for broadcasts. */
 const PAID_BROADCAST_PER_SECOND = 1_000;
 
-/** The bench's config with `telegram: paidBroadcast: true`, written once to a temporary file. */
+/** The bench's config with `telegram: paid_broadcast: true`, written once to a temporary file. */
 function paidBroadcastConfig(): string {
   const file = join(tmpdir(), `switchyard-bench-paid-${process.pid}.yaml`);
-  writeFileSync(file, `${readFileSync(OPEN_DMS, "utf8")}\ntelegram:\n  paidBroadcast: true\n`);
+  writeFileSync(file, `${readFileSync(OPEN_DMS, "utf8")}\ntelegram:\n  paid_broadcast: true\n`);
   return file;
 }
 
