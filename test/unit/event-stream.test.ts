@@ -4,7 +4,7 @@ import { Stream } from "openai/streaming";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ProviderError } from "../../src/core/agent/provider.ts";
 import { silentLogger } from "../../src/core/logger.ts";
-import { type EventSourceMessage, readEventStream } from "../../src/providers/event-stream.ts";
+import { readEventStream } from "../../src/providers/event-stream.ts";
 import {
   CompletionDraft,
   type CompletionReading,
