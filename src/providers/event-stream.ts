@@ -10,6 +10,8 @@ export interface EventStreamWatch extends Pick<FetchWatch, "heard" | "maxEventBy
 }
 
 const CR = 0x0d;
+/** Decodes a chunk that may end inside a character, keeping its start for the next. */
+const MORE_TO_COME = { stream: true } as const;
 
 /**
  * Reads a `text/event-stream` body straight off the response, handing each
@@ -58,7 +60,7 @@ export async function readEventStream(
       watch.heard();
       guard.check(value);
       if (value.length > 0) lastByte = value[value.length - 1] as number;
-      parser.feed(decoder.decode(value, { stream: true }));
+      parser.feed(decoder.decode(value, MORE_TO_COME));
       if (signal.aborted) return;
     }
   } catch (error) {
