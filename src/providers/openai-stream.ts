@@ -56,8 +56,8 @@ export async function readCompletionStream(
       options.sdkLog("Could not parse message into JSON:", data);
       throw error;
     }
-    const error = fieldsOf(chunk)?.error;
-    if (error) throw new APIError(undefined, error as object, undefined, response.headers);
+    const failed = fieldsOf(chunk)?.error;
+    if (failed) throw new APIError(undefined, failed as object, undefined, response.headers);
     return draft.read(chunk);
   });
   return draft.response();
