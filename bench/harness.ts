@@ -37,6 +37,36 @@ export function measurePair(
   };
 }
 
+/** {@link measurePair} for work that awaits: each call is awaited before the next starts. */
+export async function measurePairAsync(
+  subject: () => Promise<unknown>,
+  baseline: () => Promise<unknown>,
+  { batches = 31, minBatchMs = 20 }: { batches?: number; minBatchMs?: number } = {},
+): Promise<{ subject: Timing; baseline: Timing; ratio: number }> {
+  const perBatch = Math.max(
+    await calibrateAsync(subject, minBatchMs),
+    await calibrateAsync(baseline, minBatchMs),
+  );
+  const s: number[] = [];
+  const b: number[] = [];
+  for (let i = 0; i < batches; i++) {
+    if (i % 2 === 0) {
+      s.push(await timeAsync(subject, perBatch));
+      b.push(await timeAsync(baseline, perBatch));
+    } else {
+      b.push(await timeAsync(baseline, perBatch));
+      s.push(await timeAsync(subject, perBatch));
+    }
+  }
+  const subjectTiming = summarize(s);
+  const baselineTiming = summarize(b);
+  return {
+    subject: subjectTiming,
+    baseline: baselineTiming,
+    ratio: subjectTiming.median / baselineTiming.median,
+  };
+}
+
 let sink: unknown;
 
 function time(fn: () => unknown, n: number): number {
@@ -51,6 +81,24 @@ function calibrate(fn: () => unknown, minBatchMs: number): number {
   while (n < 1_000_000) {
     const start = process.hrtime.bigint();
     for (let i = 0; i < n; i++) sink = fn();
+    if (Number(process.hrtime.bigint() - start) / 1e6 >= minBatchMs) return n;
+    n *= 2;
+  }
+  return n;
+}
+
+async function timeAsync(fn: () => Promise<unknown>, n: number): Promise<number> {
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < n; i++) sink = await fn();
+  return Number(process.hrtime.bigint() - start) / n;
+}
+
+async function calibrateAsync(fn: () => Promise<unknown>, minBatchMs: number): Promise<number> {
+  for (let i = 0; i < 20; i++) sink = await fn();
+  let n = 1;
+  while (n < 1_000_000) {
+    const start = process.hrtime.bigint();
+    for (let i = 0; i < n; i++) sink = await fn();
     if (Number(process.hrtime.bigint() - start) / 1e6 >= minBatchMs) return n;
     n *= 2;
   }

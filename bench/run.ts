@@ -23,6 +23,7 @@ import { benchPromptCache } from "./prompt-cache.ts";
 import { benchAnthropicPromptCache } from "./prompt-cache-anthropic.ts";
 import type { BenchRun } from "./readme-section.ts";
 import { benchRealTokens } from "./real-registry.ts";
+import { benchStreamRead } from "./stream-read.ts";
 import { benchStreamRender } from "./stream-render.ts";
 import { benchStreams, type StreamsFigures } from "./streams.ts";
 import { benchTracing } from "./tracing.ts";
@@ -58,6 +59,7 @@ if (!only || only === "cache") {
 if (!only || only === "tracing") results.push(await benchTracing(print));
 if (!only || only === "format") results.push(benchFormat(print));
 if (!only || only === "stream-render") results.push(benchStreamRender(print));
+if (!only || only === "stream-read") results.push(await benchStreamRead(print));
 if (!only || only === "cold-start") results.push(benchColdStart(print));
 if (only === "streams") {
   results.push(

@@ -1,9 +1,20 @@
 import type { Usage } from "../core/agent/messages.ts";
 import { ZERO_USAGE } from "../core/agent/messages.ts";
 import type { ProviderResponse } from "../core/agent/provider.ts";
+import { type EventSourceMessage, type EventStreamWatch, readEventStream } from "./event-stream.ts";
+import { openAISdk } from "./openai-sdk.ts";
 import { CappedReplyDraft } from "./reply-draft.ts";
-import { type Fields, fieldsOf, readReplyStream, type StreamReading } from "./reply-stream.ts";
+import { type Fields, fieldsOf, type ReplyDraft, type StreamReading } from "./reply-stream.ts";
 import type { ToolCallDraft } from "./tool-call-limits.ts";
+
+export interface CompletionReading extends StreamReading {
+  readonly watch: EventStreamWatch;
+  /**
+   * Where an event that is not JSON is logged: the SDK's logger, so the line
+   * reads as it did when the SDK's own stream reader wrote it.
+   */
+  readonly sdkLog: (message: string, ...details: unknown[]) => void;
+}
 
 /**
  * Reads a Chat Completions stream into one response: text deltas joined (and
@@ -18,18 +29,45 @@ import type { ToolCallDraft } from "./tool-call-limits.ts";
  * nested too deeply) are replaced by a note the model will read; a reply with
  * more than `maxToolCalls` calls ends the turn with an answer saying so.
  *
- * The SDK ends the iteration quietly when its signal aborts, so the caller
- * checks the signal afterwards.
+ * The body is read here (event-stream.ts), not by the SDK's `Stream`, and
+ * read as that did: `[DONE]` ends the reply (what follows is read to the end
+ * of the body and ignored), an event that is not JSON throws its
+ * `SyntaxError`, and one whose data carries an `error` throws the SDK's
+ * `APIError` without a status, as a failure in the middle of a reply. Reading
+ * ends quietly when the signal aborts, so the caller checks it afterwards.
  */
-export function readCompletionStream(
-  chunks: AsyncIterable<unknown>,
-  options: StreamReading,
+export async function readCompletionStream(
+  response: Response,
+  options: CompletionReading,
 ): Promise<ProviderResponse> {
-  return readReplyStream(chunks, new CompletionDraft(options));
+  const { APIError } = await openAISdk();
+  const draft = new CompletionDraft(options);
+  let done = false;
+  await readEventStream(response.body, options.watch, ({ data }: EventSourceMessage) => {
+    if (done) return true;
+    if (data.startsWith("[DONE]")) {
+      done = true;
+      return true;
+    }
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(data);
+    } catch (error) {
+      options.sdkLog("Could not parse message into JSON:", data);
+      throw error;
+    }
+    const failed = fieldsOf(chunk)?.error;
+    if (failed) throw new APIError(undefined, failed as object, undefined, response.headers);
+    return draft.read(chunk);
+  });
+  return draft.response();
 }
 
-/** The reply as the stream builds it, event by event, within the limits. */
-class CompletionDraft extends CappedReplyDraft {
+/**
+ * The reply as the stream builds it, event by event, within the limits.
+ * Exported for the benchmark, which feeds it the SDK's `Stream` to compare.
+ */
+export class CompletionDraft extends CappedReplyDraft implements ReplyDraft {
   #refusal = "";
   #finishReason: string | undefined;
   #usage: Usage = ZERO_USAGE;

@@ -64,16 +64,14 @@ interface ChatCall {
 class ChatCompletionsProvider extends StreamingProvider<OpenAIProviderOptions, ChatCall> {
   readonly #clientOptions: ClientOptions;
   #client: OpenAI | undefined;
+  readonly #sdkLog: (message: string, ...details: unknown[]) => void;
 
   constructor(options: OpenAIProviderOptions) {
     const baseURL = options.baseURL || OPENAI_BASE_URL;
     super(options, displayURL(baseURL));
-    this.#clientOptions = {
-      apiKey: options.apiKey || NO_API_KEY,
-      baseURL,
-      maxRetries: 0,
-      logger: sdkLogger(this.logger, this.redact),
-    };
+    const logger = sdkLogger(this.logger, this.redact);
+    this.#sdkLog = logger.error;
+    this.#clientOptions = { apiKey: options.apiKey || NO_API_KEY, baseURL, maxRetries: 0, logger };
   }
 
   protected override async begin(request: ProviderRequest): Promise<ChatCall> {
@@ -100,17 +98,22 @@ class ChatCompletionsProvider extends StreamingProvider<OpenAIProviderOptions, C
     request: ProviderRequest,
     { limits, watch, progress, budget, signal }: Attempt,
   ): Promise<ProviderResponse> {
-    const watched = client.withOptions({ fetch: watchedFetch(watch) });
-    const stream = await watched.chat.completions.create(
-      body,
-      // The SDK's own timeout only backs ours up: it stops at the headers, ours does not.
-      { signal, timeout: budget.remainingMs() + 1_000 },
-    );
-    return readCompletionStream(stream, {
+    // The SDK sends the request and answers its failures; the reply's body is read here, as it comes.
+    const watched = client.withOptions({ fetch: watchedFetch(watch, "as-is") });
+    const response = await watched.chat.completions
+      .create(
+        body,
+        // The SDK's own timeout only backs ours up: it stops at the headers, ours does not.
+        { signal, timeout: budget.remainingMs() + 1_000 },
+      )
+      .asResponse();
+    return readCompletionStream(response, {
       onText: request.onText,
       progress,
       logger: this.logger,
       limits,
+      watch: { heard: watch.heard, maxEventBytes: watch.maxEventBytes, signal },
+      sdkLog: this.#sdkLog,
     });
   }
 
@@ -125,8 +128,9 @@ class ChatCompletionsProvider extends StreamingProvider<OpenAIProviderOptions, C
 }
 
 /**
- * The SDK logs a stream event it cannot parse, whole, to the console. It goes
- * to our logger instead, cut short: it is the model's output, and may be huge.
+ * The SDK logs to the console, and would log a stream event it cannot parse
+ * whole. It goes to our logger instead, cut short: it may be the model's
+ * output, and huge. openai-stream.ts logs such an event here too.
  */
 function sdkLogger(
   logger: LoggerPort,
