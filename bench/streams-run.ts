@@ -7,7 +7,14 @@
  * fakes saw, the worker's /metrics and its /proc entry.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { createWriteStream, readFileSync, writeFileSync } from "node:fs";
+import {
+  createWriteStream,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,7 +32,14 @@ import { parseTelegramHtml } from "../src/testing/fakes/telegram-html.ts";
 import { TELEGRAM_LIMITS } from "../src/testing/fakes/telegram-limits.ts";
 
 export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-const BIN = fileURLToPath(new URL("../bin/switchyard.js", import.meta.url));
+/**
+ * The built CLI, as an installed package runs `switchyard start`. Not
+ * bin/switchyard.js: in a checkout it runs the source through tsx, and a
+ * worker then also holds tsx's loader thread and every module's source and
+ * source map, some 40 MB of RSS that no deployment has (issue 36).
+ */
+const CLI = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
+const SRC = fileURLToPath(new URL("../src", import.meta.url));
 const OPEN_DMS = fileURLToPath(new URL("../test/fixtures/access/open-dms.yaml", import.meta.url));
 
 export interface StreamsShape {
@@ -122,6 +136,7 @@ function shownText(markdown: string): string {
 
 /** Runs the load once on fresh processes and fakes; resolves with what it measured. */
 export async function streamsRun(shape: StreamsShape): Promise<StreamsRunFigures> {
+  checkBuilt();
   const prefix = `bench-streams-${process.pid}-${Date.now()}`;
   const telegram = await startFakeTelegram({ limits: TELEGRAM_LIMITS });
   // The fake streams a word per chunk, after a role chunk, and ends with the finish reason.
@@ -441,7 +456,7 @@ async function startRole(
 ): Promise<Started> {
   // BENCH_STREAMS_NODE_ARGS="--cpu-prof --cpu-prof-dir=prof" profiles both processes (Node refuses it in NODE_OPTIONS).
   const nodeArgs = process.env.BENCH_STREAMS_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...nodeArgs, BIN, "start", "--role", role], {
+  const child = spawn(process.execPath, [...nodeArgs, CLI, "start", "--role", role], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "ignore", "pipe"],
   });
@@ -477,6 +492,21 @@ async function startRole(
       clearTimeout(killer);
     },
   };
+}
+
+/** The processes run dist/: it must be there, and newer than every source file. */
+function checkBuilt(): void {
+  const built = existsSync(CLI) ? statSync(CLI).mtimeMs : 0;
+  const newest = Math.max(
+    ...readdirSync(SRC, { recursive: true, encoding: "utf8" }).map(
+      (name) => statSync(join(SRC, name)).mtimeMs,
+    ),
+  );
+  if (built < newest) {
+    throw new Error(
+      `dist/cli.js is ${built === 0 ? "missing" : "older than src/"}: run \`npm run build\` first. The streams bench starts the built worker, as a deployment runs it.`,
+    );
+  }
 }
 
 async function freePort(): Promise<number> {

@@ -7,7 +7,8 @@
  * the final edit's delay, the worker's peak RSS and CPU per turn, as
  * min / median / max over the runs, each on fresh processes after a warm-up.
  * The baseline, measured in the same run, is the model's own stream: the
- * wall time is printed as a ratio to it.
+ * wall time is printed as a ratio to it. The processes are the built CLI
+ * (dist/), as a deployment runs it: `npm run build` first.
  *
  * Options: `--n=50,200` (loads), `--runs=1`, `--answer-ms=2000` (the model's
  * stream), `--deadline=120` (seconds a run may take; what is not answered by

@@ -1,14 +1,22 @@
-import { execFile } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { startFakeTelegram } from "../../src/testing/fakes/telegram-api.ts";
+import {
+  connectRedis,
+  deleteKeysUnder,
+  envWithoutRedis,
+  redisEnv,
+  uniquePrefix,
+} from "../support/redis.ts";
 
 /**
  * What a bare `import("switchyard")` and `switchyard --help` load, as a
- * guard on the cold start (issue 29): the platform SDKs, the OpenTelemetry
+ * guard on the cold start (issue 29), and what a worker loads to start
+ * (issue 36): the platform SDKs, the OpenTelemetry
  * SDK, sharp, the document readers, Bull Board and the MCP SDK, and the
  * pipeline's own heavier dependencies (BullMQ, ioredis, undici, openai),
  * are imported when the part that needs them starts, never with the package. A module
@@ -22,7 +30,6 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const MANIFEST = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
   dependencies: Record<string, string>;
 };
-const run = promisify(execFile);
 
 /** Packages `import("switchyard")` must not load: each is loaded by the part that needs it. */
 const LOADED_LATER = [
@@ -61,6 +68,33 @@ const LOADED_LATER = [
 ];
 
 /**
+ * Packages a worker does not load to start (`switchyard start --role
+ * worker`): each is loaded by the turn that first needs it, so an idle
+ * worker stays small and ready soon (issue 36). sharp and undici cost some
+ * 25 and 10 MB of a worker that never reads an image or downloads a file.
+ */
+const WORKER_LOADS_LATER = [
+  "@anthropic-ai/sdk",
+  "@slack/bolt",
+  "@slack/web-api",
+  "discord.js",
+  "@opentelemetry/sdk-trace-node",
+  "@opentelemetry/sdk-trace-base",
+  "@opentelemetry/exporter-trace-otlp-http",
+  "@opentelemetry/resources",
+  "sharp",
+  "undici",
+  "unpdf",
+  "mammoth",
+  "file-type",
+  "node-html-markdown",
+  "@bull-board/api",
+  "@bull-board/hono",
+  "@modelcontextprotocol/sdk",
+  "openai",
+];
+
+/**
  * Resolve hooks that append every module's URL to a file, synchronously,
  * so nothing is lost when the process exits; CommonJS modules required by
  * other CommonJS modules (which the hooks do not see) are added from the
@@ -83,8 +117,15 @@ interface Loaded {
   readonly modules: ReadonlySet<string>;
 }
 
+interface Run {
+  readonly argv?: readonly string[];
+  readonly env?: Record<string, string>;
+  /** A log line that says the process is up: it is then stopped (SIGTERM) rather than awaited. */
+  readonly until?: string;
+}
+
 /** Runs `entry` (with `argv` as the command line) in a fresh node, and returns what it loaded. */
-async function loadedBy(entry: string, name: string, argv: string[] = []): Promise<Loaded> {
+async function loadedBy(entry: string, name: string, options: Run = {}): Promise<Loaded> {
   const log = join(work, `${name}.log`);
   const program = `
     import { register, createRequire } from "node:module";
@@ -92,16 +133,16 @@ async function loadedBy(entry: string, name: string, argv: string[] = []): Promi
     register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOKS)}`)});
     const cache = createRequire(import.meta.url).cache;
     process.on("exit", () => appendFileSync(process.env.SWITCHYARD_LOADED_LOG, Object.keys(cache).join("\\n")));
-    process.argv = [process.argv[0], "switchyard", ...${JSON.stringify(argv)}];
+    process.argv = [process.argv[0], "switchyard", ...${JSON.stringify(options.argv ?? [])}];
     await import(${JSON.stringify(pathToFileURL(join(ROOT, entry)).href)});
   `;
-  const env: NodeJS.ProcessEnv = { ...process.env, SWITCHYARD_LOADED_LOG: log };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env, SWITCHYARD_LOADED_LOG: log };
   delete env.NODE_OPTIONS;
-  await run(process.execPath, ["--import", "tsx/esm", "--input-type=module", "--eval", program], {
-    cwd: ROOT,
+  await runUntil(
+    ["--import", "tsx/esm", "--input-type=module", "--eval", program],
     env,
-    timeout: 60_000,
-  });
+    options.until,
+  );
   const packages = new Set<string>();
   const modules = new Set<string>();
   for (const line of readFileSync(log, "utf8").split("\n")) {
@@ -111,6 +152,40 @@ async function loadedBy(entry: string, name: string, argv: string[] = []): Promi
     else if (path.startsWith(join(ROOT, "src"))) modules.add(relative(ROOT, path));
   }
   return { packages, modules };
+}
+
+/** Runs node with `args` to its end, or until it logs `until` and then stops on SIGTERM. */
+function runUntil(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  until: string | undefined,
+): Promise<void> {
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  let stopping = false;
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`no ${until ?? "exit"} in 60 s:\n${stderr}`));
+    }, 60_000);
+    child.stderr.on("data", (chunk) => {
+      stderr += String(chunk);
+      // Once: a second SIGTERM would end it before its graceful stop wrote the list.
+      if (until !== undefined && !stopping && stderr.includes(until)) {
+        stopping = true;
+        child.kill("SIGTERM");
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve();
+      else reject(new Error(`exited with ${code}:\n${stderr}`));
+    });
+  });
 }
 
 describe("the cold start", () => {
@@ -123,8 +198,38 @@ describe("the cold start", () => {
   });
 
   it("answers switchyard --help without loading a command or any dependency", async () => {
-    const { packages, modules } = await loadedBy("src/cli.ts", "help", ["--help"]);
+    const { packages, modules } = await loadedBy("src/cli.ts", "help", { argv: ["--help"] });
     expect([...modules]).toEqual(["src/cli.ts"]);
     expect(Object.keys(MANIFEST.dependencies).filter((name) => packages.has(name))).toEqual([]);
+  });
+
+  it("starts a Telegram worker without sharp, undici, the model SDKs, the tracing SDK, MCP or the document readers", async () => {
+    const telegram = await startFakeTelegram();
+    const prefix = uniquePrefix("cold-worker");
+    try {
+      const { packages, modules } = await loadedBy("src/cli.ts", "worker", {
+        argv: ["start", "--role", "worker"],
+        env: {
+          ...(envWithoutRedis() as Record<string, string>),
+          ...redisEnv(),
+          SWITCHYARD_PREFIX: prefix,
+          SWITCHYARD_METRICS_PORT: "0",
+          TELEGRAM_BOT_TOKEN: telegram.token,
+          TELEGRAM_API_ROOT: `${telegram.apiRoot}/`,
+          OPENAI_API_KEY: "test",
+        },
+        until: "worker started",
+      });
+      // Stopping waits for the Telegram channel the worker loads as it starts: the list holds it.
+      expect(modules).toContain("src/platforms/telegram/channel.ts");
+      expect(packages).toContain("grammy");
+      expect(packages).toContain("bullmq");
+      expect(WORKER_LOADS_LATER.filter((name) => packages.has(name))).toEqual([]);
+    } finally {
+      await telegram.close();
+      const redis = connectRedis();
+      await deleteKeysUnder(redis, prefix);
+      redis.disconnect();
+    }
   });
 });

@@ -1,5 +1,4 @@
 import { type Api, InputFile } from "grammy";
-import sharp from "sharp";
 import type { LoggerPort } from "../../core/logger.ts";
 import type { DeliveryOptions, DeliveryTarget, OutgoingFile } from "../../ports/outbound.ts";
 import { UploadRefusedError } from "../upload-error.ts";
@@ -82,11 +81,16 @@ async function send(api: Api, target: DeliveryTarget, file: OutgoingFile): Promi
   return (await api.sendDocument(target.channel, inputFile(file), where)).message_id;
 }
 
-/** Whether Telegram takes the file as a photo: its type, size and dimensions, read from the bytes. */
+/**
+ * Whether Telegram takes the file as a photo: its type, size and dimensions, read from the bytes.
+ * sharp is imported here, at the first picture, not with the channel: it loads libvips, a native
+ * library of some 25 MB that a worker whose bot sends no pictures never needs (issue 36). A
+ * picture whose size cannot be read, sharp missing included, goes as a document.
+ */
 export async function fitsAsPhoto(file: OutgoingFile): Promise<boolean> {
   if (!PHOTO_TYPES.has(file.type) || file.bytes.byteLength > PHOTO_MAX_BYTES) return false;
-  const { width, height } = await sharp(file.bytes)
-    .metadata()
+  const { width, height } = await import("sharp")
+    .then(({ default: sharp }) => sharp(file.bytes).metadata())
     .catch(() => ({ width: undefined, height: undefined }));
   if (!width || !height) return false;
   return (
