@@ -40,19 +40,30 @@ export class MemorySendBucket implements SendBucket {
   constructor(private readonly now: () => number = Date.now) {}
 
   take(want: number, pace: SendPace): BucketAnswer {
-    const now = this.now();
-    const elapsed = this.#tokens === undefined ? 0 : Math.max(0, now - this.#at);
-    let tokens = Math.min(
-      pace.burst,
-      (this.#tokens ?? pace.burst) + (elapsed * pace.perSecond) / 1000,
-    );
-    this.#at = Math.max(this.#at, now);
+    let tokens = this.#refill(pace);
     const granted = Math.max(0, Math.min(want, Math.floor(tokens)));
     tokens -= granted;
     this.#tokens = tokens;
     const waitMs =
       granted < want ? Math.max(1, Math.ceil(((1 - tokens) * 1000) / pace.perSecond)) : 0;
     return { granted, waitMs };
+  }
+
+  /**
+   * Counts `sent` messages that went on tokens from elsewhere (the shared
+   * bucket), below zero if need be: a process that falls back to this
+   * bucket then waits for what it has just sent to refill, as the shared one would.
+   */
+  spend(sent: number, pace: SendPace): void {
+    if (sent <= 0) return;
+    this.#tokens = Math.max(-pace.burst, this.#refill(pace) - sent);
+  }
+
+  #refill(pace: SendPace): number {
+    const now = this.now();
+    const elapsed = this.#tokens === undefined ? 0 : Math.max(0, now - this.#at);
+    this.#at = Math.max(this.#at, now);
+    return Math.min(pace.burst, (this.#tokens ?? pace.burst) + (elapsed * pace.perSecond) / 1000);
   }
 }
 

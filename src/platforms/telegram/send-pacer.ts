@@ -115,6 +115,8 @@ export class SendPacer {
           this.#outage = false;
           this.#logger?.warn("Redis answers again: the bot's new messages keep one shared pace");
         }
+        // The process's own bucket counts what it sent, so a fall back to it starts from there.
+        this.#own.spend(granted.granted, this.pace);
         this.#grant(granted);
       },
       (error: unknown) => {
@@ -133,6 +135,8 @@ export class SendPacer {
     }
     // A grant may have asked again (a message sent, then its next part): that request is under way.
     if (this.#busy || this.waiting === 0) return;
+    // All that was asked for came; these arrived meanwhile, and ask now.
+    if (waitMs === 0) return this.#pump();
     this.#busy = true;
     this.clock.after(Math.max(1, waitMs), () => {
       this.#busy = false;
