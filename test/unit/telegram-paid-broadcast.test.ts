@@ -43,7 +43,9 @@ describe("paid broadcasts through the flood gate", () => {
 
     paid = false;
     const start = Date.now();
-    const free = [1, 2, 3].map((chat) => send(prev, "sendMessage", { chat_id: chat }, undefined));
+    const free = [1, 2, 3].map((chat) =>
+      send(prev, "sendMessage", { chat_id: chat, text: "hi" }, undefined),
+    );
     await vi.runAllTimersAsync();
     await Promise.all(free);
     const after = calls.slice(20);

@@ -69,6 +69,9 @@ export class MemorySendBucket implements SendBucket {
 
 const TAKE = LuaScript.file("send-bucket-take-1");
 
+/** The connection was lost (or closed): a first connect, still under way, is worth its short wait. */
+const OFFLINE: ReadonlySet<string> = new Set(["reconnecting", "close", "end"]);
+
 /** Redis is not connected: the pacer falls back to its own bucket at once, instead of queueing behind the reconnect. */
 export class SendBucketOfflineError extends Error {
   override readonly name = "SendBucketOfflineError";
@@ -88,7 +91,7 @@ export class RedisSendBucket implements SendBucket {
 
   async take(want: number, pace: SendPace): Promise<BucketAnswer> {
     // ioredis queues commands while it reconnects; a message must not wait for that.
-    if (this.redis.status !== "ready") {
+    if (OFFLINE.has(this.redis.status)) {
       throw new SendBucketOfflineError(`Redis is ${this.redis.status}`);
     }
     const reply = await TAKE.run(this.redis, [this.key], [pace.perSecond, pace.burst, want]);
