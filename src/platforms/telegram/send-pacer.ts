@@ -136,7 +136,10 @@ export class SendPacer {
     // A grant may have asked again (a message sent, then its next part): that request is under way.
     if (this.#busy || this.waiting === 0) return;
     // All that was asked for came; these arrived meanwhile, and ask now.
-    if (waitMs === 0) return this.#pump();
+    if (waitMs === 0) {
+      this.#pump();
+      return;
+    }
     this.#busy = true;
     this.clock.after(Math.max(1, waitMs), () => {
       this.#busy = false;
