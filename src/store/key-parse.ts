@@ -16,6 +16,7 @@ export type SchemeKeyKind =
   | "hooks"
   | "channel-state"
   | "feedback"
+  | "send-pace"
   | (typeof PLATFORM_KEY_KINDS)[number]
   | "legacy-queue";
 
@@ -35,6 +36,7 @@ const TAGS: ReadonlyArray<readonly [RegExp, SchemeKeyKind]> = [
   [/^\{schedules\}/, "schedules"],
   [/^\{hooks\}/, "hooks"],
   [/^\{feedback:[a-z0-9]+\}/, "feedback"],
+  [/^\{pace:[^{}]+\}/, "send-pace"],
 ];
 
 /**

@@ -369,6 +369,18 @@ export class KeyScheme {
     return `${this.prefix}:${platform}:sent:${idempotencyKey}:${part}`;
   }
 
+  /**
+   * HASH with a TTL: one bot's send bucket (tokens left, when counted), which
+   * every process sending for the bot draws from (send-bucket-take-1.lua).
+   * `installation` is the bot's public id, never its token; `bucket` names
+   * one limit of the bot (Telegram's free pace and its paid broadcast). A
+   * slot of its own: one key, touched by one script at a time.
+   */
+  sendBucket(platform: string, installation: string, bucket: string): string {
+    const tag = [platform, installation].map(encodeURIComponent).join(":");
+    return `${this.prefix}:{pace:${tag}}:${encodeURIComponent(bucket)}`;
+  }
+
   /** The console's outbox: its STREAM of posts, and each post's STRING by idempotency key. */
   outbox(): { readonly stream: string; readonly sent: (idempotencyKey: string) => string } {
     const tag = `${this.prefix}:{outbox}`;

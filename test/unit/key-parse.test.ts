@@ -30,6 +30,8 @@ describe("schemeKeyKind", () => {
     expect(schemeKeyKind("sy", keys.platformThread("discord", "9"))).toBe("thread");
     expect(schemeKeyKind("sy", keys.commandRegistration("discord", "1").guilds)).toBe("commands");
     expect(schemeKeyKind("sy", keys.sentMessage("telegram", "turn:1", 0))).toBe("sent");
+    expect(schemeKeyKind("sy", keys.sendBucket("telegram", "123", "messages"))).toBe("send-pace");
+    expect(keys.sendBucket("telegram", "123", "paid")).toBe("sy:{pace:telegram:123}:paid");
     for (const key of Object.values(keys.notes(person))) {
       expect(schemeKeyKind("sy", key), key).toBe("memory");
     }

@@ -68,7 +68,9 @@ describe("the accounts: lists", () => {
     ).toMatch(/without a closing/);
     expect(
       problem(telegramSection, { accounts: [{ id: "a", token: variable("A"), port: 1 }] }),
-    ).toMatch(/unknown key "port". A telegram account takes id:, token:, agent: and webhook_url:/);
+    ).toMatch(
+      /unknown key "port". A telegram account takes id:, token:, agent:, webhook_url: and paid_broadcast:/,
+    );
     expect(
       problem(telegramSection, {
         accounts: [

@@ -18,6 +18,7 @@ import {
 } from "./api.ts";
 import { DEFAULT_TELEGRAM, type TelegramConfig } from "./config-section.ts";
 import { TelegramDirectory } from "./directory.ts";
+import { floodGateOf, shareSendPace } from "./flood-gate.ts";
 import { isMessageForBot, type TelegramIngressDeps, telegramIngress } from "./ingress.ts";
 import { CommandMenu } from "./menu.ts";
 import type { TelegramBotIdentity } from "./normalize.ts";
@@ -69,6 +70,7 @@ export class TelegramChannel implements Channel {
       () => this.options.apiRoot ?? this.#settings().apiRoot,
       () => this.#settings().streaming ?? "native",
     );
+    floodGateOf(options.token).payFor(() => this.#settings().paidBroadcast === true);
   }
 
   /** The Bot API client, every transformer installed. */
@@ -86,9 +88,14 @@ export class TelegramChannel implements Channel {
     return this.#webhook?.port;
   }
 
-  /** For a worker process: posts through the Bot API, remembering its posts in Redis, without taking updates. */
+  /**
+   * For a worker process: posts through the Bot API, remembering its posts
+   * in Redis, without taking updates. Its new messages keep the bot's pace
+   * together with every other process of the bot, through Redis.
+   */
   useOutboundOnly(redis: Redis, prefix: string, logger?: LoggerPort): void {
     this.outbound.attach(new SentLedger(redis, prefix), logger);
+    shareSendPace(this.options.token, redis, prefix, logger);
   }
 
   prepareWorker({ redis, prefix, logger }: WorkerParts): void {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { describeValue } from "../../core/config/errors.ts";
+import { flag } from "../../core/config/flag.ts";
 import type { PlatformSection } from "../../core/config/platform-section.ts";
 import { sectionMap } from "../../core/config/section-map.ts";
 import {
@@ -22,11 +23,13 @@ import {
  *   api_root: http://localhost:8081                  # TELEGRAM_API_ROOT (a local Bot API server)
  *   conversation: topic      # each forum topic is its own conversation (default), or chat
  *   streaming: native        # drafts in private chats (default), or edit: post-and-edit everywhere
+ *   paid_broadcast: false    # true: up to 1,000 messages/s, 0.1 Telegram Stars per message (default false)
  *   accounts:                # more bots in the same process, each with its own chats
  *     - id: sales
  *       token: ${TELEGRAM_SALES_TOKEN}
  *       agent: support       # the agent it answers as (optional)
  *       webhook_url: https://bot.example.com/telegram/sales   # optional: long polling without it
+ *       paid_broadcast: true # this bot's own choice (optional; default: the section's)
  * ```
  */
 export interface TelegramConfig {
@@ -44,6 +47,13 @@ export interface TelegramConfig {
    */
   readonly streaming?: "native" | "edit";
   /**
+   * Whether the bot's new messages go as paid broadcasts
+   * (`allow_paid_broadcast`): Telegram then takes up to 1,000 a second
+   * from the bot instead of about 30, and takes 0.1 Telegram Stars from
+   * the bot's balance for every such message. Unset: false, the free pace.
+   */
+  readonly paidBroadcast?: boolean;
+  /**
    * More bots in this deployment, beside the one of `TELEGRAM_BOT_TOKEN`:
    * each polls (or takes its webhook) on its own, and its chats are
    * conversations of their own (their addresses carry its id). Unset: none.
@@ -57,11 +67,14 @@ export interface TelegramAccount extends AccountEntry {
   readonly token: string;
   /** Its own webhook URL, with a path of its own; unset: long polling. */
   readonly webhookUrl?: string;
+  /** Whether this bot pays for its broadcasts ({@link TelegramConfig.paidBroadcast}); unset: the section's. */
+  readonly paidBroadcast?: boolean;
 }
 
 export const DEFAULT_TELEGRAM: TelegramConfig = Object.freeze({ conversation: "topic" });
 
-const KEYS = "mode:, webhook_url:, api_root:, conversation:, streaming: and accounts:";
+const KEYS =
+  "mode:, webhook_url:, api_root:, conversation:, streaming:, paid_broadcast: and accounts:";
 
 /** An http(s) URL, without the trailing slashes that would break grammY's `apiRoot`. */
 function httpUrl(what: string, example: string) {
@@ -111,11 +124,13 @@ export const telegramSection = sectionMap(
           `expected native or edit, found ${describeValue(iss.input)}. It says whether answers in private chats stream as drafts (native) or by posting and editing a message (edit).`,
       })
       .optional(),
+    paid_broadcast: flag.optional(),
     accounts: accountList("telegram", {
       id: accountId,
       token: accountSecret("the bot's token", "TELEGRAM_SALES_TOKEN"),
       agent: accountAgent.optional(),
       webhook_url: webhookUrl.optional(),
+      paid_broadcast: flag.optional(),
     })
       .superRefine((accounts, ctx) => {
         const paths = new Map<string, string>();
@@ -146,12 +161,19 @@ export const telegramSection = sectionMap(
       ...(t.api_root !== undefined ? { apiRoot: t.api_root } : {}),
       conversation: t.conversation,
       ...(t.streaming !== undefined ? { streaming: t.streaming } : {}),
+      ...(t.paid_broadcast !== undefined ? { paidBroadcast: t.paid_broadcast } : {}),
       ...(t.accounts?.length ? { accounts: telegramAccounts(t.accounts) } : {}),
     }),
 );
 
 function telegramAccounts(
-  accounts: readonly { id: string; token: string; agent?: string; webhook_url?: string }[],
+  accounts: readonly {
+    id: string;
+    token: string;
+    agent?: string;
+    webhook_url?: string;
+    paid_broadcast?: boolean;
+  }[],
 ): readonly TelegramAccount[] {
   return Object.freeze(
     accounts.map(
@@ -161,6 +183,7 @@ function telegramAccounts(
           token: a.token,
           ...(a.agent !== undefined ? { agent: a.agent } : {}),
           ...(a.webhook_url !== undefined ? { webhookUrl: a.webhook_url } : {}),
+          ...(a.paid_broadcast !== undefined ? { paidBroadcast: a.paid_broadcast } : {}),
         }),
     ),
   );

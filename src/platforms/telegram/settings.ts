@@ -177,12 +177,19 @@ export function telegramAccountOptions(
   });
 }
 
-/** The section as one account reads it: the shared keys, and its own webhook or none (never the default bot's). */
+/**
+ * The section as one account reads it: the shared keys, its own webhook or
+ * none (never the default bot's), and its own `paid_broadcast` when it says.
+ */
 function accountSettings(section: TelegramConfig, account: TelegramAccount): TelegramConfig {
   const { webhookUrl: _, mode: __, accounts: ___, ...shared } = section;
+  const own = {
+    ...shared,
+    ...(account.paidBroadcast !== undefined ? { paidBroadcast: account.paidBroadcast } : {}),
+  };
   return account.webhookUrl
-    ? { ...shared, mode: "webhook", webhookUrl: account.webhookUrl }
-    : { ...shared, mode: "polling" };
+    ? { ...own, mode: "webhook", webhookUrl: account.webhookUrl }
+    : { ...own, mode: "polling" };
 }
 
 function checkToken(token: string, name: string): void {

@@ -320,7 +320,9 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
       call.bot = world.bot.id;
       const failure = failures.get(method)?.shift();
       if (failure) throw failure;
-      world.flood?.check(method, params.chat_id);
+      // A multipart upload carries the flag as the text "true".
+      const paid = params.allow_paid_broadcast === true || params.allow_paid_broadcast === "true";
+      world.flood?.check(method, params.chat_id, Date.now(), paid);
       const run = world.methods[method];
       if (!run) throw new BotApiError(404, "Not Found: method not found");
       const result = await run(params, gone.signal);

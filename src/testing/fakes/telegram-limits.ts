@@ -10,7 +10,10 @@
  *
  * In a chat every call that shows something counts (messages, edits,
  * drafts, uploads); the bot-wide limit counts new messages only, the
- * broadcast limit Telegram documents. {@link FloodLedger} also says whether
+ * broadcast limit Telegram documents. A new message sent with
+ * `allow_paid_broadcast: true` (Bot API 7.11) counts against the bot's paid
+ * limit, 1,000 a second, instead, and is recorded as paid (0.1 Stars each on
+ * the real Telegram); its chat's limit holds as for any other. {@link FloodLedger} also says whether
  * the bot honoured every refusal: a call to a chat during its wait is one
  * it did not.
  */
@@ -24,16 +27,20 @@ export interface TelegramLimits {
   readonly perBotPerSecond: number;
   /** How many calls in a row a chat may make before the pace holds (Telegram allows short bursts). */
   readonly perChatBurst: number;
+  /** New messages sent as paid broadcasts, all chats together, per second (default 1,000). */
+  readonly paidPerBotPerSecond?: number;
 }
 
 /**
  * Telegram's published guidance: one message a second in a chat (a burst
- * of three let through), thirty a second for a bot.
+ * of three let through), thirty a second for a bot, a thousand for a bot's
+ * paid broadcasts.
  */
 export const TELEGRAM_LIMITS: TelegramLimits = {
   perChatPerSecond: 1,
   perBotPerSecond: 30,
   perChatBurst: 3,
+  paidPerBotPerSecond: 1_000,
 };
 
 /** New messages: the bot-wide limit counts these. */
@@ -54,6 +61,15 @@ const IN_CHAT: ReadonlySet<string> = new Set([
   "sendMessageDraft",
 ]);
 
+/** New messages that take `allow_paid_broadcast` (`forwardMessage` does not). */
+const PAYABLE: ReadonlySet<string> = NEW_MESSAGES;
+
+/** One new message Telegram let through as a paid broadcast: its chat, and when. */
+export interface PaidMessage {
+  readonly chat: string;
+  readonly at: number;
+}
+
 /** One refusal: the chat, when, and how long the bot was told to wait. */
 export interface FloodWait {
   readonly chat: string;
@@ -69,10 +85,19 @@ export class FloodLedger {
   readonly #buckets = new RateBuckets();
   readonly #chat: BucketShape;
   readonly #bot: BucketShape;
+  readonly #paidBot: BucketShape;
+  readonly #paid: PaidMessage[] = [];
 
   constructor(limits: TelegramLimits) {
     this.#chat = { capacity: limits.perChatBurst, perSecond: limits.perChatPerSecond };
     this.#bot = { capacity: limits.perBotPerSecond, perSecond: limits.perBotPerSecond };
+    const paid = limits.paidPerBotPerSecond ?? 1_000;
+    this.#paidBot = { capacity: paid, perSecond: paid };
+  }
+
+  /** Every new message let through as a paid broadcast, in order: what the bot would pay Stars for. */
+  get paid(): readonly PaidMessage[] {
+    return this.#paid;
   }
 
   /** Every 429 answered, by chat. */
@@ -85,12 +110,17 @@ export class FloodLedger {
     return this.#hits(this.#buckets.early);
   }
 
-  /** Throws the 429 Telegram would answer, or counts the call against the limits. */
-  check(method: string, chatId: unknown, now = Date.now()): void {
+  /**
+   * Throws the 429 Telegram would answer, or counts the call against the
+   * limits; `paid`: the call carried `allow_paid_broadcast: true`.
+   */
+  check(method: string, chatId: unknown, now = Date.now(), paid = false): void {
     if (!IN_CHAT.has(method) || chatId === undefined) return;
     const keys: [string, BucketShape][] = [[`chat:${chatId}`, this.#chat]];
-    // Only new messages count against the bot; the wait is the chat's.
-    if (NEW_MESSAGES.has(method)) keys.push(["bot", this.#bot]);
+    const broadcast = paid && PAYABLE.has(method);
+    // Only new messages count against the bot, a paid one against its paid limit; the wait is the chat's.
+    if (broadcast) keys.push(["bot:paid", this.#paidBot]);
+    else if (NEW_MESSAGES.has(method)) keys.push(["bot", this.#bot]);
     const wait = this.#buckets.take(keys, now, (ms) => Math.max(1, Math.ceil(ms / 1000)) * 1000);
     if (wait > 0) {
       const seconds = wait / 1000;
@@ -98,6 +128,7 @@ export class FloodLedger {
         retry_after: seconds,
       });
     }
+    if (broadcast) this.#paid.push({ chat: String(chatId), at: now });
   }
 
   #hits(hits: readonly RateLimitHit[]): FloodWait[] {
