@@ -1,0 +1,77 @@
+import fc from "fast-check";
+import { fromMarkdown } from "mdast-util-from-markdown";
+import { gfmFromMarkdown } from "mdast-util-gfm";
+import { gfm } from "micromark-extension-gfm";
+import { describe, expect, it } from "vitest";
+import { mayHoldLiteralLink, parseMarkdown } from "../../src/platforms/markdown/parse.ts";
+
+/** Pieces of literal links, whole and broken, escaped and written as character references. */
+const PIECES = [
+  "www.x.example",
+  "www\\.x.example",
+  "WWW.X.EXAMPLE",
+  "http://a.example/p?q=1",
+  "HTTPS://A.EXAMPLE",
+  "h&#116;tp://a.example",
+  "&#x77;ww.x.example",
+  "a@b.example",
+  "mailto:a@b.example",
+  "xmpp:a@b.example/r",
+  "&#64;",
+  "&commat;",
+  "b.example",
+  "w",
+  "ww",
+  "http",
+  "s://",
+  "\\",
+  ".",
+  "@",
+  "[a](",
+  ")",
+  "<",
+  ">",
+  "`",
+  "**",
+  "_",
+  " ",
+  "\n",
+  "\n\n",
+  "- ",
+  "> ",
+  "word",
+] as const;
+
+const markdown = fc
+  .array(fc.constantFrom(...PIECES), { maxLength: 30 })
+  .map((pieces) => pieces.join(""));
+
+/** GFM's whole tree, the literal link transform always run: what parseMarkdown must give. */
+function fullGfm(source: string) {
+  return fromMarkdown(source, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
+}
+
+describe("parseMarkdown's literal links", () => {
+  it("finds literal links only where the text may hold one, and so gives GFM's tree, always", () => {
+    fc.assert(
+      fc.property(markdown, (source) => {
+        expect(parseMarkdown(source).tree).toEqual(fullGfm(source));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("links a literal address, an escaped one and one written with a character reference", () => {
+    for (const source of ["see www.x.example", "see www\\.x.example", "mail a&#64;b.example"]) {
+      expect(mayHoldLiteralLink(source)).toBe(true);
+      const links = JSON.stringify(parseMarkdown(source).tree).match(/"type":"link"/g);
+      expect(links).toHaveLength(1);
+    }
+  });
+
+  it("skips the search in prose without an address", () => {
+    expect(mayHoldLiteralLink("## Plan\n\n- Step 1: the worker takes the **message**.")).toBe(
+      false,
+    );
+  });
+});
