@@ -1,4 +1,4 @@
-import type { RootContent } from "mdast";
+import type { List, RootContent } from "mdast";
 import {
   type LayoutContext,
   type MarkdownRendering,
@@ -58,23 +58,22 @@ export class IncrementalMarkdown<C extends LayoutContext> {
     // The whole text was checked; a tail is read afresh, so it is checked too.
     if (prefix !== "" && boundNesting(tail) !== tail) return renderMarkdown(text, rendering);
     const { tree, definitions } = parseMarkdown(tail);
+    const blocks = tree.children;
+    if (before.list !== undefined) {
+      const first = continuedList(blocks[0], before.list);
+      if (first === undefined) return renderMarkdown(text, rendering);
+      blocks[0] = first;
+    }
     // The text sets nothing aside (see #incremental): the rendering's own context, with nothing in it.
     const context = rendering.begin?.(tail).context ?? ((base: LayoutContext) => base as C);
-    const blocks = tree.children;
-    const cut = settledEnd(tail, blocks);
-    if (cut === undefined) {
-      return join(before, renderTopBlocks(blocks, definitions, context, rendering)).trimEnd();
-    }
-    const closed = blocks.slice(0, -1);
-    const settled = join(before, renderTopBlocks(closed, definitions, context, rendering));
+    const render = (nodes: readonly RootContent[]) =>
+      renderTopBlocks(nodes, definitions, context, rendering);
+    const cut = settledCut(tail, blocks);
+    if (cut === undefined) return after(before, render(blocks)).trimEnd();
+    const settled: Settled = { ...cut.settled, rendered: after(before, render(cut.closed)) };
     this.#forget(prefix);
-    const last = closed.at(-1)?.type;
-    this.#keep(prefix + tail.slice(0, cut), {
-      rendered: settled,
-      openEnded: last === "list" || last === "code",
-    });
-    const open = renderTopBlocks(blocks.slice(-1), definitions, context, rendering);
-    return join(settled, open).trimEnd();
+    this.#keep(prefix + tail.slice(0, cut.end), settled);
+    return after(settled, render(cut.open)).trimEnd();
   }
 
   /** Whether the text can be rendered in parts (see the class comment for why not). */
@@ -87,30 +86,32 @@ export class IncrementalMarkdown<C extends LayoutContext> {
 
   /**
    * The longest settled prefix of `text` kept, with its rendering, or the
-   * empty one. Settled prefixes end after a blank line, so only those
-   * places are looked up, the nearest to the end first, a few of them. A
-   * prefix kept for one answer may begin another that goes on differently:
-   * one that ends in a list or code is taken only where what follows
-   * closes it (see {@link closesAll}).
+   * empty one. Settled prefixes end after a blank line or where a list item
+   * begins, so only those places are looked up, the nearest to the end
+   * first, a few of them. A prefix kept for one answer may begin another
+   * that goes on differently: one that ends in a list or code is taken only
+   * where what follows closes it (see {@link closesAll}), one that ends
+   * inside a list only where another item of it follows.
    */
-  #lookup(text: string): [prefix: string, rendered: string] {
+  #lookup(text: string): [prefix: string, settled: Settled] {
     let lineEnd = text.length;
     for (let tries = 0; tries < LOOKUPS && lineEnd > 0; ) {
       const lineStart = text.lastIndexOf("\n", lineEnd - 1) + 1;
-      if (lineStart > 0 && isBlankLineBefore(text, lineStart)) {
+      const afterBlank = lineStart > 0 && isBlankLineBefore(text, lineStart);
+      if (lineStart > 0 && (afterBlank || itemMarker(text, lineStart) !== undefined)) {
         tries++;
         const prefix = text.slice(0, lineStart);
         const settled = this.#settled.get(prefix);
-        if (settled !== undefined && (!settled.openEnded || closesAll(text, lineStart))) {
+        if (settled !== undefined && goesOn(settled, text, lineStart)) {
           // Most recently used last.
           this.#settled.delete(prefix);
           this.#settled.set(prefix, settled);
-          return [prefix, settled.rendered];
+          return [prefix, settled];
         }
       }
       lineEnd = lineStart - 1;
     }
-    return ["", ""];
+    return ["", NOTHING];
   }
 
   #keep(prefix: string, settled: Settled): void {
@@ -138,23 +139,114 @@ interface Settled {
   readonly rendered: string;
   /** The last block is a list or code: an indented line (or a list item) after the blank would continue it. */
   readonly openEnded: boolean;
+  /** Set when the prefix ends inside a tight list, before one of its items: how the next item goes on. */
+  readonly list?: OpenList;
 }
+
+/** A tight list cut before an item: the items after the cut belong to it only if written alike. */
+interface OpenList {
+  /** The marker its items are written with: `-`, `+`, `*`, or an ordered list's `.` or `)`. */
+  readonly marker: string;
+  /** An ordered list's number for the next item (a whole render numbers on from the first). */
+  readonly next: number | undefined;
+}
+
+const NOTHING: Settled = { rendered: "", openEnded: false };
 
 /** Blank-line places tried per render before the text is parsed whole. */
 const LOOKUPS = 8;
 
+/** Where a tail's finished part ends, what it holds, what is still open, and how it goes on. */
+interface Cut {
+  readonly end: number;
+  readonly closed: readonly RootContent[];
+  readonly open: readonly RootContent[];
+  readonly settled: Omit<Settled, "rendered">;
+}
+
 /**
- * Where the finished blocks of `tail` end: at the start of the line where
- * its last block begins, when a blank line comes right before it. A block
- * that starts straight after the previous one waits for the next blank line.
+ * Where the finished blocks of `tail` end. A tight list last is cut before
+ * its last item: a long list is streamed item by item, and reading all its
+ * items again on every edit would cost as much as the whole answer. Else
+ * at the start of the line where the last block begins, when a blank line
+ * comes right before it; a block that starts straight after the previous
+ * one waits for the next blank line.
  */
-function settledEnd(tail: string, blocks: readonly RootContent[]): number | undefined {
+function settledCut(tail: string, blocks: readonly RootContent[]): Cut | undefined {
+  const last = blocks.at(-1);
+  if (last?.type === "list") {
+    const cut = listCut(tail, blocks.slice(0, -1), last);
+    if (cut !== undefined) return cut;
+  }
   if (blocks.length < 2) return undefined;
-  const start = blocks.at(-1)?.position?.start.offset;
+  const start = last?.position?.start.offset;
   if (start === undefined) return undefined;
   const lineStart = tail.lastIndexOf("\n", start - 1) + 1;
-  return lineStart > 0 && isBlankLineBefore(tail, lineStart) ? lineStart : undefined;
+  if (lineStart === 0 || !isBlankLineBefore(tail, lineStart)) return undefined;
+  const type = blocks.at(-2)?.type;
+  return {
+    end: lineStart,
+    closed: blocks.slice(0, -1),
+    open: blocks.slice(-1),
+    settled: { openEnded: type === "list" || type === "code" },
+  };
 }
+
+/**
+ * A tight list's items before its last, when the last begins a line: a
+ * later item, written with the same marker at the start of a line, can
+ * only add to the list. A blank line between items would make the list
+ * loose and change how every item shows, so a loose list is not cut, and
+ * a continuation that makes it loose is rendered whole (see
+ * {@link continuedList}).
+ */
+function listCut(tail: string, before: readonly RootContent[], list: List): Cut | undefined {
+  const items = list.children;
+  const end = items.at(-1)?.position?.start.offset;
+  if (list.spread || items.length < 2 || end === undefined || tail[end - 1] !== "\n") {
+    return undefined;
+  }
+  const marker = itemMarker(tail, end);
+  if (marker === undefined || list.ordered !== ORDERED_MARKERS.includes(marker)) return undefined;
+  const next = list.ordered ? (list.start ?? 1) + items.length - 1 : undefined;
+  return {
+    end,
+    closed: [...before, { ...list, children: items.slice(0, -1) }],
+    open: [{ ...list, children: items.slice(-1), start: next ?? list.start }],
+    settled: { openEnded: false, list: { marker, next } },
+  };
+}
+
+/**
+ * The first block of a tail read after a prefix cut inside a list, as the
+ * rest of that list (numbered on from it), or undefined when it is not
+ * one: then the text is rendered whole.
+ */
+function continuedList(first: RootContent | undefined, list: OpenList): List | undefined {
+  if (first?.type !== "list" || first.position?.start.offset !== 0 || first.spread)
+    return undefined;
+  if (first.ordered !== (list.next !== undefined)) return undefined;
+  return list.next === undefined ? first : { ...first, start: list.next };
+}
+
+/** Whether `text`, from `lineStart` on, may follow a settled prefix (see {@link Settled}). */
+function goesOn(settled: Settled, text: string, lineStart: number): boolean {
+  if (settled.list !== undefined) {
+    return itemMarker(text, lineStart) === settled.list.marker;
+  }
+  return !settled.openEnded || closesAll(text, lineStart);
+}
+
+/** The marker of the list item whose first line starts at `at` (an ordered one's delimiter), if one does. */
+function itemMarker(text: string, at: number): string | undefined {
+  ITEM_START.lastIndex = at;
+  const match = ITEM_START.exec(text);
+  return match?.[1] ?? match?.[2];
+}
+
+/** A list item's first line, unindented: a bullet, or a number and its delimiter, then a space or the line's end. */
+const ITEM_START = /(?:([-+*])|\d{1,9}([.)]))(?:[ \t]|\r?\n|$)/y;
+const ORDERED_MARKERS = [".", ")"];
 
 /** Whether the line ending just before `lineStart` (which follows a newline) is blank. */
 function isBlankLineBefore(text: string, lineStart: number): boolean {
@@ -183,9 +275,14 @@ const FIRST_TEXT = /(?:[ \t\r]*\n)*([^\n]*)/y;
 /** Indented, or a list item's marker: `-`, `+`, `*`, `1.`, `1)`. */
 const MAY_CONTINUE = /^(?:[ \t]|[-+*](?:[ \t]|$)|\d{1,9}[.)](?:[ \t]|$))/;
 
-/** Two renderings of top-level blocks, as one rendering joins them (an empty one shows nothing). */
-function join(first: string, second: string): string {
-  if (first === "") return second;
-  if (second === "") return first;
-  return `${first}\n\n${second}`;
+/**
+ * A settled prefix's rendering followed by its tail's, as one rendering
+ * joins them: top-level blocks by a blank line (an empty one shows
+ * nothing), the items of a tight list by a line break.
+ */
+function after(settled: Settled, rendered: string): string {
+  const first = settled.rendered;
+  if (first === "") return rendered;
+  if (rendered === "") return first;
+  return `${first}${settled.list ? "\n" : "\n\n"}${rendered}`;
 }
