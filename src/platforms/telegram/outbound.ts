@@ -19,7 +19,7 @@ import { TelegramFiles } from "./files.ts";
 import { STREAMING } from "./flood-gate.ts";
 import { escapeHtml, toTelegramHtml } from "./format.ts";
 import { telegramGone } from "./gone.ts";
-import { splitTelegramHtml, visibleText } from "./html-split.ts";
+import { showsText, splitTelegramHtml, visibleText } from "./html-split.ts";
 import { controlKeyboard } from "./keyboards.ts";
 import { placementOf } from "./placement.ts";
 import type { SentLedger } from "./sent-ledger.ts";
@@ -338,9 +338,7 @@ function chatAction(activity: Activity | undefined) {
  * converts to nothing visible (an empty code block) goes as written.
  */
 export function renderParts(markdown: string): string[] {
-  const parts = splitTelegramHtml(toTelegramHtml(markdown), TELEGRAM_TEXT_LIMIT).filter((part) =>
-    /\S/.test(visibleText(part)),
-  );
+  const parts = splitTelegramHtml(toTelegramHtml(markdown), TELEGRAM_TEXT_LIMIT).filter(showsText);
   if (parts.length > 0) return parts;
   const raw = markdown.trim() === "" ? "…" : markdown;
   return splitTelegramHtml(escapeHtml(raw), TELEGRAM_TEXT_LIMIT);
