@@ -336,9 +336,14 @@ function chatAction(activity: Activity | undefined) {
  * An answer as Telegram HTML messages: converted, then split where it still
  * exceeds the limit, parts Telegram would call empty dropped. An answer that
  * converts to nothing visible (an empty code block) goes as written.
+ * `toHtml` is the converter: the shared stream of every answer's edits
+ * unless a bench gives each answer its own.
  */
-export function renderParts(markdown: string): string[] {
-  const parts = splitTelegramHtml(toTelegramHtml(markdown), TELEGRAM_TEXT_LIMIT).filter(showsText);
+export function renderParts(
+  markdown: string,
+  toHtml: (markdown: string) => string = toTelegramHtml,
+): string[] {
+  const parts = splitTelegramHtml(toHtml(markdown), TELEGRAM_TEXT_LIMIT).filter(showsText);
   if (parts.length > 0) return parts;
   const raw = markdown.trim() === "" ? "…" : markdown;
   return splitTelegramHtml(escapeHtml(raw), TELEGRAM_TEXT_LIMIT);
