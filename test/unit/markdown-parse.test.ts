@@ -85,3 +85,63 @@ describe("parseMarkdown's literal links", () => {
     );
   });
 });
+
+/** Characters of a plain line and the ones just past it: markers, a tab, a no-break space, a line ending. */
+const LINE_PIECES = [
+  "Sure",
+  "é",
+  "ß",
+  "7",
+  " ",
+  "  ",
+  ",",
+  ".",
+  ":",
+  "!",
+  "?",
+  "'",
+  '"',
+  "(",
+  ")",
+  "%",
+  "/",
+  "=",
+  "+",
+  "-",
+  "*",
+  "_",
+  "`",
+  "[",
+  "<",
+  "#",
+  "|",
+  "~",
+  "\\",
+  "&",
+  "@",
+  "\t",
+  "\u00A0",
+  "\n",
+  "1.",
+  "😀",
+  "*a*",
+  "_a_",
+  "`a`",
+  "~~a~~",
+  "[a]",
+  "<a>",
+] as const;
+
+describe("parseMarkdown's plain lines", () => {
+  it("builds a line of plain words as the tree GFM's parser gives, positions and all", () => {
+    const line = fc
+      .array(fc.constantFrom(...LINE_PIECES), { minLength: 1, maxLength: 12 })
+      .map((pieces) => pieces.join(""));
+    fc.assert(
+      fc.property(line, (source) => {
+        expect(parseMarkdown(source).tree).toEqual(fullGfm(source));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});

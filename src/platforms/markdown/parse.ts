@@ -1,4 +1,4 @@
-import type { Definition, Nodes, Root } from "mdast";
+import type { Definition, Nodes, Paragraph, Root, Text } from "mdast";
 import { fromMarkdown } from "mdast-util-from-markdown";
 import { gfmFromMarkdown } from "mdast-util-gfm";
 import { gfm } from "micromark-extension-gfm";
@@ -16,7 +16,9 @@ export function parseMarkdown(source: string): {
   definitions: Map<string, Definition>;
 } {
   const bounded = boundNesting(source);
-  const tree = fromMarkdown(bounded, mayHoldLiteralLink(bounded) ? GFM : GFM_NO_LITERAL_LINKS);
+  const tree =
+    plainLine(bounded) ??
+    fromMarkdown(bounded, mayHoldLiteralLink(bounded) ? GFM : GFM_NO_LITERAL_LINKS);
   const definitions = new Map<string, Definition>();
   const pending: [Nodes, number][] = [[tree, 0]];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
@@ -87,6 +89,32 @@ export function mayHoldLiteralLink(source: string): boolean {
 }
 
 const LITERAL_LINK_HINT = /[@&]|http|www/i;
+
+/**
+ * The tree of one line of plain words, as GFM reads it, built without the
+ * parser; undefined for anything else. A streamed answer's first draft
+ * (a word or two) and the open sentence at the end of later ones are often
+ * this, and parsing even a word costs tens of microseconds of setup. Plain
+ * means: no line ending, a letter first (so no block starts), and only
+ * letters, digits, spaces and punctuation no construct begins with; a
+ * literal link is no plain text either (see {@link mayHoldLiteralLink}).
+ */
+function plainLine(source: string): Root | undefined {
+  if (!PLAIN_LINE.test(source) || mayHoldLiteralLink(source)) return undefined;
+  const text = source.trimEnd();
+  const end = { line: 1, column: source.length + 1, offset: source.length };
+  const textEnd = { line: 1, column: text.length + 1, offset: text.length };
+  const start = () => ({ line: 1, column: 1, offset: 0 });
+  const value: Text = { type: "text", value: text, position: { start: start(), end: textEnd } };
+  const paragraph: Paragraph = {
+    type: "paragraph",
+    children: [value],
+    position: { start: start(), end },
+  };
+  return { type: "root", children: [paragraph], position: { start: start(), end: { ...end } } };
+}
+
+const PLAIN_LINE = /^\p{L}[\p{L}\p{M}\p{N} ,.;:!?'"()%/=+-]*$/u;
 
 /** How deep the tree may go: 16 nested lists are 32 levels, and inline nesting past the rest shows nothing more. */
 export const MAX_TREE_DEPTH = 64;
