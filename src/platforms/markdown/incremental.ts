@@ -7,7 +7,7 @@ import {
   renderTopBlocks,
 } from "./layout.ts";
 import { boundNesting } from "./nesting.ts";
-import { parseMarkdown } from "./parse.ts";
+import { parseBoundedMarkdown } from "./parse.ts";
 
 /**
  * Renders a streamed answer without parsing all of it again on every edit.
@@ -15,15 +15,20 @@ import { parseMarkdown } from "./parse.ts";
  * longer; parsing the whole text each time made a long answer's cost grow
  * with the square of its length. CommonMark closes a block for good once
  * the next one starts, so the blocks before the last one are rendered once
- * and kept, keyed by their source; an edit parses only the open tail.
+ * and kept, keyed by their source; an edit parses only the open tail. A
+ * tight list last is kept item by item the same way, since a list is
+ * often most of an answer: its items before the last are kept, and the
+ * tail starts at the last item.
  *
  * The output is exactly what {@link renderMarkdown} gives for the same text
  * (test/unit/markdown-incremental.test.ts holds that as a property). Where a
  * later line could still change an earlier block, the text is rendered
  * whole: link or footnote definitions (`]:`, which links anywhere read),
  * markdown nested past what the parser is shown ({@link boundNesting}
- * rewrites it across lines), and text the platform sets aside before
- * parsing (Slack's own `<@U1>` tokens).
+ * rewrites it across lines), text the platform sets aside before
+ * parsing (Slack's own `<@U1>` tokens), and a kept list that goes on
+ * loose (a blank line between items changes how every item shows) or
+ * with another marker (which starts another list).
  *
  * The kept renderings are shared by every answer (two answers with the same
  * beginning share it) and bounded by their total length, the least recently
@@ -35,7 +40,7 @@ import { parseMarkdown } from "./parse.ts";
  * stream.render("# Plan\n\nFirst, the tests."); // parses "First, the tests." only
  */
 export class IncrementalMarkdown<C extends LayoutContext> {
-  /** Settled source (whole blocks, ending after a blank line) -> its rendering, least recently used first. */
+  /** Settled source (whole blocks, ending after a blank line or before a list item) -> its rendering, least recently used first. */
   readonly #settled = new Map<string, Settled>();
   #size = 0;
 
@@ -55,9 +60,9 @@ export class IncrementalMarkdown<C extends LayoutContext> {
     if (!this.#incremental(text)) return renderMarkdown(text, rendering);
     const [prefix, before] = this.#lookup(text);
     const tail = text.slice(prefix.length);
-    // The whole text was checked; a tail is read afresh, so it is checked too.
+    // The whole text was checked; a tail is read afresh, so it is checked too, once.
     if (prefix !== "" && boundNesting(tail) !== tail) return renderMarkdown(text, rendering);
-    const { tree, definitions } = parseMarkdown(tail);
+    const { tree, definitions } = parseBoundedMarkdown(tail);
     const blocks = tree.children;
     if (before.list !== undefined) {
       const first = continuedList(blocks[0], before.list);

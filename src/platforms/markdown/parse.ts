@@ -15,7 +15,19 @@ export function parseMarkdown(source: string): {
   tree: Root;
   definitions: Map<string, Definition>;
 } {
-  const bounded = boundNesting(source);
+  return parseBoundedMarkdown(boundNesting(source));
+}
+
+/**
+ * {@link parseMarkdown} for text its caller has already seen is bounded
+ * (`boundNesting(bounded) === bounded`): a streamed answer's renderer
+ * checks every text before it parses part of it, and scanning it again
+ * would be a third time.
+ */
+export function parseBoundedMarkdown(bounded: string): {
+  tree: Root;
+  definitions: Map<string, Definition>;
+} {
   const tree =
     plainLine(bounded) ??
     fromMarkdown(bounded, mayHoldLiteralLink(bounded) ? GFM : GFM_NO_LITERAL_LINKS);
