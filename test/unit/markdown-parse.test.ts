@@ -124,6 +124,13 @@ const LINE_PIECES = [
   "\n",
   "1.",
   "😀",
+  "…",
+  "—",
+  "’",
+  "\u200D",
+  "\u2003",
+  "\u2028",
+  "\u0085",
   "*a*",
   "_a_",
   "`a`",
@@ -134,9 +141,12 @@ const LINE_PIECES = [
 
 describe("parseMarkdown's plain lines", () => {
   it("builds a line of plain words as the tree GFM's parser gives, positions and all", () => {
-    const line = fc
-      .array(fc.constantFrom(...LINE_PIECES), { minLength: 1, maxLength: 12 })
-      .map((pieces) => pieces.join(""));
+    // Mostly plain words, so that the odd character comes at every place of a line that is otherwise plain.
+    const piece = fc.oneof(
+      { arbitrary: fc.constantFrom("Sure", "it", "é", " ", ",", "…"), weight: 3 },
+      { arbitrary: fc.constantFrom(...LINE_PIECES), weight: 1 },
+    );
+    const line = fc.array(piece, { minLength: 1, maxLength: 12 }).map((pieces) => pieces.join(""));
     fc.assert(
       fc.property(line, (source) => {
         expect(parseMarkdown(source).tree).toEqual(fullGfm(source));

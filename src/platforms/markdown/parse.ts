@@ -108,8 +108,10 @@ const LITERAL_LINK_HINT = /[@&]|http|www/i;
  * (a word or two) and the open sentence at the end of later ones are often
  * this, and parsing even a word costs tens of microseconds of setup. Plain
  * means: no line ending, a letter first (so no block starts), and only
- * letters, digits, spaces and punctuation no construct begins with; a
+ * letters, digits, spaces and punctuation no construct begins with (micromark
+ * gives no character past ASCII a meaning of its own outside emphasis); a
  * literal link is no plain text either (see {@link mayHoldLiteralLink}).
+ * Status lines ("Searching the web…") are this too.
  */
 function plainLine(source: string): Root | undefined {
   if (!PLAIN_LINE.test(source) || mayHoldLiteralLink(source)) return undefined;
@@ -126,7 +128,8 @@ function plainLine(source: string): Root | undefined {
   return { type: "root", children: [paragraph], position: { start: start(), end: { ...end } } };
 }
 
-const PLAIN_LINE = /^\p{L}[\p{L}\p{M}\p{N} ,.;:!?'"()%/=+-]*$/u;
+/** A letter, then letters, digits, spaces, inert ASCII punctuation, or anything past ASCII but whitespace (`…`, `—`, `’`, emoji). */
+const PLAIN_LINE = /^\p{L}(?:[\p{L}\p{M}\p{N} ,.;:!?'"()%/=+-]|[^\p{ASCII}\s])*$/u;
 
 /** How deep the tree may go: 16 nested lists are 32 levels, and inline nesting past the rest shows nothing more. */
 export const MAX_TREE_DEPTH = 64;
