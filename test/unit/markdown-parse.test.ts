@@ -3,10 +3,11 @@ import { fromMarkdown } from "mdast-util-from-markdown";
 import { gfmFromMarkdown } from "mdast-util-gfm";
 import { gfm } from "micromark-extension-gfm";
 import { describe, expect, it } from "vitest";
-import { mayHoldLiteralLink, parseMarkdown } from "../../src/platforms/markdown/parse.ts";
+import { mayHoldLiteralLink } from "../../src/platforms/markdown/gfm-constructs.ts";
+import { parseMarkdown } from "../../src/platforms/markdown/parse.ts";
 import { markdownArb } from "../fakes/telegram-markdown.ts";
 
-/** Pieces of literal links, whole and broken, escaped and written as character references, amid other syntax. */
+/** Pieces of literal links and tables, whole and broken, escaped and written as character references, amid other syntax. */
 const PIECES = [
   "www.x.example",
   "www\\.x.example",
@@ -49,6 +50,14 @@ const PIECES = [
   "| a | b |\n|---|---|\n",
   "```",
   "<div>",
+  "a b",
+  ":-",
+  "-:",
+  ":-:",
+  "---",
+  " - ",
+  "| a |",
+  "\\|",
 ] as const;
 
 const markdown = fc.oneof(
@@ -61,8 +70,8 @@ function fullGfm(source: string) {
   return fromMarkdown(source, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
 }
 
-describe("parseMarkdown's literal links", () => {
-  it("looks for literal links only where the text may hold one, and so gives GFM's tree, always", () => {
+describe("parseMarkdown's literal links and tables", () => {
+  it("looks for literal links and tables only where the text may hold one, and so gives GFM's tree, always", () => {
     fc.assert(
       fc.property(markdown, (source) => {
         expect(parseMarkdown(source).tree).toEqual(fullGfm(source));
@@ -77,6 +86,11 @@ describe("parseMarkdown's literal links", () => {
       const links = JSON.stringify(parseMarkdown(source).tree).match(/"type":"link"/g);
       expect(links).toHaveLength(1);
     }
+  });
+
+  it("finds a table of one column written without a pipe", () => {
+    const { tree } = parseMarkdown("Step\n:-\nfirst");
+    expect(tree.children.map((node) => node.type)).toEqual(["table"]);
   });
 
   it("skips the search in prose without an address", () => {

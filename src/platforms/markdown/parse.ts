@@ -1,7 +1,6 @@
 import type { Definition, Nodes, Paragraph, Root, Text } from "mdast";
 import { fromMarkdown } from "mdast-util-from-markdown";
-import { gfmFromMarkdown } from "mdast-util-gfm";
-import { gfm } from "micromark-extension-gfm";
+import { gfmFor, mayHoldLiteralLink } from "./gfm-constructs.ts";
 import { boundNesting } from "./nesting.ts";
 
 /**
@@ -28,9 +27,7 @@ export function parseBoundedMarkdown(bounded: string): {
   tree: Root;
   definitions: Map<string, Definition>;
 } {
-  const tree =
-    plainLine(bounded) ??
-    fromMarkdown(bounded, mayHoldLiteralLink(bounded) ? GFM : GFM_NO_LITERAL_LINKS);
+  const tree = plainLine(bounded) ?? fromMarkdown(bounded, gfmFor(bounded));
   const definitions = new Map<string, Definition>();
   const pending: [Nodes, number][] = [[tree, 0]];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
@@ -50,57 +47,6 @@ export function parseBoundedMarkdown(bounded: string): {
   }
   return { tree, definitions };
 }
-
-/**
- * GFM's syntax and tree extensions, built once: building them is as costly
- * as parsing a short answer, and a streamed answer is parsed on every edit.
- * Both are stateless tables of constructs and handlers, safe to share.
- */
-const GFM = { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] };
-
-/** micromark-extension-gfm-autolink-literal's constructs, by name. */
-const LITERAL_LINK_CONSTRUCTS = new Set(["wwwAutolink", "protocolAutolink", "emailAutolink"]);
-
-/**
- * GFM without its literal links (`www.x.com`, `https://x.com`, `a@b.co`),
- * for text that holds none (see {@link mayHoldLiteralLink}). Looking for
- * them is most of a parse: at every word micromark tries an email address
- * and reads the word twice, and then a tree transform walks every text node
- * with four regular expressions, both for answers that mostly have no
- * address at all. Without them the tree is the same (a property test holds
- * it to GFM's). The constructs are known by name; should a new version
- * rename them, nothing is left out, and only the time is lost.
- */
-const GFM_NO_LITERAL_LINKS = {
-  extensions: GFM.extensions.map((extension) =>
-    withoutConstructs(extension, LITERAL_LINK_CONSTRUCTS),
-  ),
-  mdastExtensions: [gfmFromMarkdown().map(({ transforms: _, ...extension }) => extension)],
-};
-
-/** A syntax extension with the named text constructs left out. */
-function withoutConstructs(extension: Extension, names: ReadonlySet<string>): Extension {
-  const text: NonNullable<Extension["text"]> = {};
-  for (const [code, constructs] of Object.entries(extension.text ?? {})) {
-    const kept = [constructs ?? []].flat().filter((c) => !names.has(c.name ?? ""));
-    if (kept.length > 0) text[Number(code)] = kept;
-  }
-  return { ...extension, text };
-}
-
-/** micromark's syntax extension type, as GFM's is built (micromark-util-types is no dependency of ours). */
-type Extension = ReturnType<typeof gfm>;
-
-/**
- * Whether any text node of `source` may hold a literal link: every one has
- * `@` (an email, `mailto:`, `xmpp:`), `http` or `www`, letters no escape
- * can stand for. A character reference (`&#64;`) can, so `&` counts too.
- */
-export function mayHoldLiteralLink(source: string): boolean {
-  return LITERAL_LINK_HINT.test(source);
-}
-
-const LITERAL_LINK_HINT = /[@&]|http|www/i;
 
 /**
  * The tree of one line of plain words, as GFM reads it, built without the
