@@ -188,6 +188,21 @@ describe.each(RENDERINGS)("IncrementalMarkdown (%s)", (_, rendering) => {
     }
   });
 
+  it("renders what follows a list with an open fence, or indented code, as a whole render does", () => {
+    // A fence open in a list item keeps the blank lines after it only when more of the item
+    // follows; micromark reads a list item after indented code as it would not alone.
+    for (const [other, answer] of [
+      ["- ```\n\n\nword", "- ```\n\n\n"],
+      ["- ```\n    \n\n[a](https://x.example)", "- ```\n    \n\n"],
+      ["* ```\n\n\n\n-", "* ```\n\n\n\n-word"],
+      ["    word\n  \n\n>", "    word\n  \n\n> 2) "],
+    ] as const) {
+      const stream = new IncrementalMarkdown(rendering);
+      stream.render(other);
+      expect(stream.render(answer)).toBe(renderMarkdown(answer, rendering));
+    }
+  });
+
   it("stays within its budget of kept text", () => {
     const stream = new IncrementalMarkdown(rendering, 200);
     for (let i = 0; i < 50; i++) {

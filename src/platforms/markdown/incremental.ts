@@ -188,7 +188,15 @@ function settledCut(tail: string, blocks: readonly RootContent[]): Cut | undefin
   if (start === undefined) return undefined;
   const lineStart = tail.lastIndexOf("\n", start - 1) + 1;
   if (lineStart === 0 || !isBlankLineBefore(tail, lineStart)) return undefined;
-  const type = blocks.at(-2)?.type;
+  const before = blocks.at(-2);
+  // A fence left open in a list's last item takes the blank lines after it only when more
+  // of the item follows: what the list shows is not settled until then.
+  const source = tail.slice(before?.position?.start.offset, lineStart);
+  if (before?.type === "list" && FENCE.test(source)) return undefined;
+  // micromark reads the block after indented code as it would not alone (`- ` is no list
+  // item there): the block after one is parsed with it.
+  if (before?.type === "code" && !FENCED.test(source)) return undefined;
+  const type = before?.type;
   return {
     end: lineStart,
     closed: blocks.slice(0, -1),
@@ -260,6 +268,9 @@ function isBlankLineBefore(text: string, lineStart: number): boolean {
 }
 
 const BLANK = /^[ \t\r]*$/;
+/** What opens a fenced code block, anywhere; and at the start of a code block's source. */
+const FENCE = /```|~~~/;
+const FENCED = /^ {0,3}(?:```|~~~)/;
 
 /**
  * Whether the first line with text from `lineStart` on (after a blank line)
