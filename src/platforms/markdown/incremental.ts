@@ -1,4 +1,4 @@
-import type { List, RootContent } from "mdast";
+import type { RootContent } from "mdast";
 import {
   type LayoutContext,
   type MarkdownRendering,
@@ -6,6 +6,7 @@ import {
   renderOrPlain,
   renderTopBlocks,
 } from "./layout.ts";
+import { continuedList, itemMarker, listCut, type OpenList } from "./list-cut.ts";
 import { boundNesting } from "./nesting.ts";
 import { parseBoundedMarkdown } from "./parse.ts";
 
@@ -148,14 +149,6 @@ interface Settled {
   readonly list?: OpenList;
 }
 
-/** A tight list cut before an item: the items after the cut belong to it only if written alike. */
-interface OpenList {
-  /** The marker its items are written with: `-`, `+`, `*`, or an ordered list's `.` or `)`. */
-  readonly marker: string;
-  /** An ordered list's number for the next item (a whole render numbers on from the first). */
-  readonly next: number | undefined;
-}
-
 const NOTHING: Settled = { rendered: "", openEnded: false };
 
 /** Blank-line places tried per render before the text is parsed whole. */
@@ -181,7 +174,7 @@ function settledCut(tail: string, blocks: readonly RootContent[]): Cut | undefin
   const last = blocks.at(-1);
   if (last?.type === "list") {
     const cut = listCut(tail, blocks.slice(0, -1), last);
-    if (cut !== undefined) return cut;
+    if (cut !== undefined) return { ...cut, settled: { openEnded: false, list: cut.list } };
   }
   if (blocks.length < 2) return undefined;
   const start = last?.position?.start.offset;
@@ -205,43 +198,6 @@ function settledCut(tail: string, blocks: readonly RootContent[]): Cut | undefin
   };
 }
 
-/**
- * A tight list's items before its last, when the last begins a line: a
- * later item, written with the same marker at the start of a line, can
- * only add to the list. A blank line between items would make the list
- * loose and change how every item shows, so a loose list is not cut, and
- * a continuation that makes it loose is rendered whole (see
- * {@link continuedList}).
- */
-function listCut(tail: string, before: readonly RootContent[], list: List): Cut | undefined {
-  const items = list.children;
-  const end = items.at(-1)?.position?.start.offset;
-  if (list.spread || items.length < 2 || end === undefined || tail[end - 1] !== "\n") {
-    return undefined;
-  }
-  const marker = itemMarker(tail, end);
-  if (marker === undefined || list.ordered !== ORDERED_MARKERS.includes(marker)) return undefined;
-  const next = list.ordered ? (list.start ?? 1) + items.length - 1 : undefined;
-  return {
-    end,
-    closed: [...before, { ...list, children: items.slice(0, -1) }],
-    open: [{ ...list, children: items.slice(-1), start: next ?? list.start }],
-    settled: { openEnded: false, list: { marker, next } },
-  };
-}
-
-/**
- * The first block of a tail read after a prefix cut inside a list, as the
- * rest of that list (numbered on from it), or undefined when it is not
- * one: then the text is rendered whole.
- */
-function continuedList(first: RootContent | undefined, list: OpenList): List | undefined {
-  if (first?.type !== "list" || first.position?.start.offset !== 0 || first.spread)
-    return undefined;
-  if (first.ordered !== (list.next !== undefined)) return undefined;
-  return list.next === undefined ? first : { ...first, start: list.next };
-}
-
 /** Whether `text`, from `lineStart` on, may follow a settled prefix (see {@link Settled}). */
 function goesOn(settled: Settled, text: string, lineStart: number): boolean {
   if (settled.list !== undefined) {
@@ -249,17 +205,6 @@ function goesOn(settled: Settled, text: string, lineStart: number): boolean {
   }
   return !settled.openEnded || closesAll(text, lineStart);
 }
-
-/** The marker of the list item whose first line starts at `at` (an ordered one's delimiter), if one does. */
-function itemMarker(text: string, at: number): string | undefined {
-  ITEM_START.lastIndex = at;
-  const match = ITEM_START.exec(text);
-  return match?.[1] ?? match?.[2];
-}
-
-/** A list item's first line, unindented: a bullet, or a number and its delimiter, then a space or the line's end. */
-const ITEM_START = /(?:([-+*])|\d{1,9}([.)]))(?:[ \t]|\r?\n|$)/y;
-const ORDERED_MARKERS = [".", ")"];
 
 /** Whether the line ending just before `lineStart` (which follows a newline) is blank. */
 function isBlankLineBefore(text: string, lineStart: number): boolean {
