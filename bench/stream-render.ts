@@ -1,9 +1,11 @@
 /**
  * What rendering a streamed answer costs the worker: the markdown parse with
- * GFM's extensions built on every call (as before) against built once, and
+ * GFM's extensions built on every call (as before) against built once,
  * every edit of a streamed answer rendered whole against incrementally
- * (src/platforms/markdown/incremental.ts), subject and baseline in the same
- * run. `npm run bench -- stream-render`.
+ * (src/platforms/markdown/incremental.ts), and one whole turn of the streams
+ * load test (its drafts and its final message, as Telegram parts) against
+ * the path before issue 36 (bench/before-36/), subject and baseline in the
+ * same run. `npm run bench -- stream-render`.
  */
 import { fromMarkdown } from "mdast-util-from-markdown";
 import { gfmFromMarkdown } from "mdast-util-gfm";
@@ -11,11 +13,18 @@ import { gfm } from "micromark-extension-gfm";
 import { IncrementalMarkdown } from "../src/platforms/markdown/incremental.ts";
 import { renderMarkdown } from "../src/platforms/markdown/layout.ts";
 import { TELEGRAM_HTML } from "../src/platforms/telegram/format.ts";
+import { renderParts } from "../src/platforms/telegram/outbound.ts";
+import { IncrementalMarkdown as IncrementalMarkdownBefore } from "./before-36/incremental.ts";
+import { renderPartsBefore } from "./before-36/render-parts.ts";
 import { formatNs, measurePair } from "./harness.ts";
 import { answerFor } from "./streams-run.ts";
 
 /** The incremental render of a long answer's edits must cost at most this share of whole renders. */
 const TARGET = 0.5;
+/** A whole turn's rendering must cost at most this share of the path before issue 36. */
+const TURN_TARGET = 0.5;
+/** Drafts in a 5 s answer: Telegram takes one a second per chat, the first as the first word comes. */
+const DRAFTS = 5;
 
 const SHARED = { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] };
 
@@ -30,6 +39,40 @@ function edits(answer: string, every: number): string[] {
 /** A long answer: the load test's answer twelve times, about 12,000 characters. */
 const LONG = Array.from({ length: 12 }, (_, i) => answerFor(i)).join("\n\n");
 const SHORT = answerFor(1);
+
+/**
+ * The texts one turn of the streams load test renders: the answer streamed
+ * word by word, a draft of it at each second, then the final message.
+ */
+function turnOf(answer: string): { drafts: string[]; final: string } {
+  const words = answer.match(/\S+\s*|\s+/g) ?? [];
+  const drafts = Array.from({ length: DRAFTS }, (_, second) =>
+    words.slice(0, Math.max(1, Math.floor((second * words.length) / DRAFTS))).join(""),
+  );
+  return { drafts, final: answer };
+}
+
+/** Each conversation's turn: a turn's answer shares no beginning with another's, as in the load test. */
+const TURNS = Array.from({ length: 500 }, (_, conversation) => turnOf(answerFor(conversation)));
+
+/**
+ * Renders turns as the worker does, through `parts` with a stream of their
+ * own each (so no turn finds another's blocks kept): the first part of each
+ * draft, then every part of the final message.
+ */
+function turnRenderer<S>(
+  stream: () => S,
+  parts: (stream: S, markdown: string) => string[],
+): () => number {
+  let next = 0;
+  return () => {
+    const turn = TURNS[next++ % TURNS.length] as (typeof TURNS)[number];
+    const s = stream();
+    let shown = 0;
+    for (const draft of turn.drafts) shown += (parts(s, draft)[0] as string).length;
+    return shown + parts(s, turn.final).length;
+  };
+}
 
 export function benchStreamRender(print: (line: string) => void): boolean {
   print("\nRendering streamed answers (Telegram HTML): before vs now, in the same run");
@@ -68,7 +111,23 @@ export function benchStreamRender(print: (line: string) => void): boolean {
       `${`${name}, ${texts.length} renders`.padEnd(66)} whole ${formatNs(timing.subject.median).padStart(10)}  incremental ${formatNs(timing.baseline.median).padStart(10)}  ${ratio.toFixed(2)}x${answer === LONG ? `  (target <= ${TARGET}x: ${ratio <= TARGET ? "met" : "MISSED"})` : ""}`,
     );
   }
-  return ok;
+  const turn = measurePair(
+    turnRenderer(
+      () => new IncrementalMarkdownBefore(TELEGRAM_HTML),
+      (stream, markdown) => renderPartsBefore((text) => stream.render(text), markdown),
+    ),
+    turnRenderer(
+      () => new IncrementalMarkdown(TELEGRAM_HTML),
+      (stream, markdown) => renderParts(markdown, (text) => stream.render(text)),
+    ),
+    { batches: 15 },
+  );
+  line(print, `one streams-test turn (${DRAFTS} drafts + final), Telegram parts`, turn);
+  const turnRatio = turn.baseline.median / turn.subject.median;
+  print(
+    `${"".padEnd(66)} (target <= ${TURN_TARGET}x: ${turnRatio <= TURN_TARGET ? "met" : "MISSED"})`,
+  );
+  return ok && turnRatio <= TURN_TARGET;
 }
 
 function line(

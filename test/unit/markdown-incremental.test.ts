@@ -63,6 +63,46 @@ const markdown = fc
   .array(fc.constantFrom(...PIECES), { maxLength: 40 })
   .map((pieces) => pieces.join(""));
 
+/** What a list item's line may start with: markers alike and not, indented, or what a marker can be mistaken for. */
+const ITEM_STARTS = [
+  "- ",
+  "-",
+  "* ",
+  "+ ",
+  "1. ",
+  "2. ",
+  "10. ",
+  "3) ",
+  "  - ",
+  " - ",
+  "    ",
+  "  ",
+  "- - -",
+  "---",
+  "> ",
+  "",
+] as const;
+
+/** What follows on an item's line: text, formatting, code and breaks that may make the list loose or end it. */
+const ITEM_TEXT = [
+  "word",
+  "**bold** text",
+  "`code`",
+  "```",
+  "[ ] ",
+  "[x] ",
+  "\n",
+  "\n\n",
+  "",
+] as const;
+
+/** Answers that are mostly lists, tight and loose, nested and not, ended and not: the lines a list is cut between. */
+const lists = fc
+  .array(fc.tuple(fc.constantFrom(...ITEM_STARTS), fc.constantFrom(...ITEM_TEXT)), {
+    maxLength: 16,
+  })
+  .map((lines) => lines.map(([start, text]) => `${start}${text}`).join("\n"));
+
 /**
  * Several answers streamed through one renderer, interleaved: each shares a
  * beginning with the others (so one answer's kept blocks meet another's
@@ -70,11 +110,14 @@ const markdown = fc
  */
 const streams = fc
   .tuple(
-    markdown,
-    fc.array(fc.tuple(markdown, fc.array(fc.nat(), { minLength: 1, maxLength: 6 })), {
-      minLength: 1,
-      maxLength: 3,
-    }),
+    fc.oneof(markdown, lists),
+    fc.array(
+      fc.tuple(fc.oneof(markdown, lists), fc.array(fc.nat(), { minLength: 1, maxLength: 6 })),
+      {
+        minLength: 1,
+        maxLength: 3,
+      },
+    ),
     fc.nat(),
   )
   .map(([common, answers, seed]) => {
@@ -120,6 +163,43 @@ describe.each(RENDERINGS)("IncrementalMarkdown (%s)", (_, rendering) => {
     // A list item after the kept paragraphs, then a loose list: both as a whole render shows them.
     for (const tail of ["- one", "- one\n\n- two", "- one\n\n- two\n\nDone."]) {
       expect(stream.render(intro + tail)).toBe(renderMarkdown(intro + tail, rendering));
+    }
+  });
+
+  it("renders a long list item by item exactly as a whole render does, tight or made loose", () => {
+    const stream = new IncrementalMarkdown(rendering);
+    const items = Array.from({ length: 6 }, (_, i) => `- Step ${i + 1}: **take** the \`message\``);
+    const numbered = items.map((item, i) => item.replace("- ", `${i + 3}. `));
+    for (const list of [items, numbered]) {
+      for (const ending of [
+        "",
+        "\n\n- loose now",
+        "\n  go on in the item",
+        "\n* another list",
+        "\n\nDone.",
+      ]) {
+        const answer = `Intro.\n\n${list.join("\n")}${ending}`;
+        for (let at = 1; at <= answer.length; at += 7) {
+          const text = answer.slice(0, at);
+          expect(stream.render(text)).toBe(renderMarkdown(text, rendering));
+        }
+        expect(stream.render(answer)).toBe(renderMarkdown(answer, rendering));
+      }
+    }
+  });
+
+  it("renders what follows a list with an open fence, or indented code, as a whole render does", () => {
+    // A fence open in a list item keeps the blank lines after it only when more of the item
+    // follows; micromark reads a list item after indented code as it would not alone.
+    for (const [other, answer] of [
+      ["- ```\n\n\nword", "- ```\n\n\n"],
+      ["- ```\n    \n\n[a](https://x.example)", "- ```\n    \n\n"],
+      ["* ```\n\n\n\n-", "* ```\n\n\n\n-word"],
+      ["    word\n  \n\n>", "    word\n  \n\n> 2) "],
+    ] as const) {
+      const stream = new IncrementalMarkdown(rendering);
+      stream.render(other);
+      expect(stream.render(answer)).toBe(renderMarkdown(answer, rendering));
     }
   });
 

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { escapeHtml, toTelegramHtml } from "../../src/platforms/telegram/format.ts";
 import {
+  showsText,
   splitTelegramHtml,
   visibleLength,
   visibleText,
@@ -102,6 +103,46 @@ describe("renderParts", () => {
         }
       }),
       { numRuns: 60 },
+    );
+  });
+});
+
+/** Pieces of HTML that show something, nothing, or only whitespace, tags and entities among them. */
+const HTML_PIECES = [
+  "<b>",
+  "</b>",
+  '<a href="https://x.example/?a=1&amp;b=2">',
+  "</a>",
+  "<pre>",
+  '<code class="language-ts">',
+  "<br/>",
+  "&amp;",
+  "&lt;",
+  "&#32;",
+  "&#x20;",
+  "&#10;",
+  "&#0;",
+  "&nbsp;",
+  "&",
+  "<",
+  ">",
+  " ",
+  "\n",
+  "\u00A0",
+  "\u2003",
+  "x",
+] as const;
+
+describe("showsText", () => {
+  it("says whether the visible text has more than whitespace, as visibleText does", () => {
+    const html = fc
+      .array(fc.constantFrom(...HTML_PIECES), { maxLength: 12 })
+      .map((pieces) => pieces.join(""));
+    fc.assert(
+      fc.property(html, (part) => {
+        expect(showsText(part)).toBe(/\S/.test(visibleText(part)));
+      }),
+      { numRuns: 2000 },
     );
   });
 });

@@ -6,8 +6,9 @@ import {
   renderOrPlain,
   renderTopBlocks,
 } from "./layout.ts";
+import { continuedList, itemMarker, listCut, type OpenList } from "./list-cut.ts";
 import { boundNesting } from "./nesting.ts";
-import { parseMarkdown } from "./parse.ts";
+import { parseBoundedMarkdown } from "./parse.ts";
 
 /**
  * Renders a streamed answer without parsing all of it again on every edit.
@@ -15,15 +16,20 @@ import { parseMarkdown } from "./parse.ts";
  * longer; parsing the whole text each time made a long answer's cost grow
  * with the square of its length. CommonMark closes a block for good once
  * the next one starts, so the blocks before the last one are rendered once
- * and kept, keyed by their source; an edit parses only the open tail.
+ * and kept, keyed by their source; an edit parses only the open tail. A
+ * tight list last is kept item by item the same way, since a list is
+ * often most of an answer: its items before the last are kept, and the
+ * tail starts at the last item.
  *
  * The output is exactly what {@link renderMarkdown} gives for the same text
  * (test/unit/markdown-incremental.test.ts holds that as a property). Where a
  * later line could still change an earlier block, the text is rendered
  * whole: link or footnote definitions (`]:`, which links anywhere read),
  * markdown nested past what the parser is shown ({@link boundNesting}
- * rewrites it across lines), and text the platform sets aside before
- * parsing (Slack's own `<@U1>` tokens).
+ * rewrites it across lines), text the platform sets aside before
+ * parsing (Slack's own `<@U1>` tokens), and a kept list that goes on
+ * loose (a blank line between items changes how every item shows) or
+ * with another marker (which starts another list).
  *
  * The kept renderings are shared by every answer (two answers with the same
  * beginning share it) and bounded by their total length, the least recently
@@ -35,7 +41,7 @@ import { parseMarkdown } from "./parse.ts";
  * stream.render("# Plan\n\nFirst, the tests."); // parses "First, the tests." only
  */
 export class IncrementalMarkdown<C extends LayoutContext> {
-  /** Settled source (whole blocks, ending after a blank line) -> its rendering, least recently used first. */
+  /** Settled source (whole blocks, ending after a blank line or before a list item) -> its rendering, least recently used first. */
   readonly #settled = new Map<string, Settled>();
   #size = 0;
 
@@ -55,26 +61,25 @@ export class IncrementalMarkdown<C extends LayoutContext> {
     if (!this.#incremental(text)) return renderMarkdown(text, rendering);
     const [prefix, before] = this.#lookup(text);
     const tail = text.slice(prefix.length);
-    // The whole text was checked; a tail is read afresh, so it is checked too.
+    // The whole text was checked; a tail is read afresh, so it is checked too, once.
     if (prefix !== "" && boundNesting(tail) !== tail) return renderMarkdown(text, rendering);
-    const { tree, definitions } = parseMarkdown(tail);
+    const { tree, definitions } = parseBoundedMarkdown(tail);
+    const blocks = tree.children;
+    if (before.list !== undefined) {
+      const first = continuedList(blocks[0], before.list);
+      if (first === undefined) return renderMarkdown(text, rendering);
+      blocks[0] = first;
+    }
     // The text sets nothing aside (see #incremental): the rendering's own context, with nothing in it.
     const context = rendering.begin?.(tail).context ?? ((base: LayoutContext) => base as C);
-    const blocks = tree.children;
-    const cut = settledEnd(tail, blocks);
-    if (cut === undefined) {
-      return join(before, renderTopBlocks(blocks, definitions, context, rendering)).trimEnd();
-    }
-    const closed = blocks.slice(0, -1);
-    const settled = join(before, renderTopBlocks(closed, definitions, context, rendering));
+    const render = (nodes: readonly RootContent[]) =>
+      renderTopBlocks(nodes, definitions, context, rendering);
+    const cut = settledCut(tail, blocks);
+    if (cut === undefined) return after(before, render(blocks)).trimEnd();
+    const settled: Settled = { ...cut.settled, rendered: after(before, render(cut.closed)) };
     this.#forget(prefix);
-    const last = closed.at(-1)?.type;
-    this.#keep(prefix + tail.slice(0, cut), {
-      rendered: settled,
-      openEnded: last === "list" || last === "code",
-    });
-    const open = renderTopBlocks(blocks.slice(-1), definitions, context, rendering);
-    return join(settled, open).trimEnd();
+    this.#keep(prefix + tail.slice(0, cut.end), settled);
+    return after(settled, render(cut.open)).trimEnd();
   }
 
   /** Whether the text can be rendered in parts (see the class comment for why not). */
@@ -87,30 +92,32 @@ export class IncrementalMarkdown<C extends LayoutContext> {
 
   /**
    * The longest settled prefix of `text` kept, with its rendering, or the
-   * empty one. Settled prefixes end after a blank line, so only those
-   * places are looked up, the nearest to the end first, a few of them. A
-   * prefix kept for one answer may begin another that goes on differently:
-   * one that ends in a list or code is taken only where what follows
-   * closes it (see {@link closesAll}).
+   * empty one. Settled prefixes end after a blank line or where a list item
+   * begins, so only those places are looked up, the nearest to the end
+   * first, a few of them. A prefix kept for one answer may begin another
+   * that goes on differently: one that ends in a list or code is taken only
+   * where what follows closes it (see {@link closesAll}), one that ends
+   * inside a list only where another item of it follows.
    */
-  #lookup(text: string): [prefix: string, rendered: string] {
+  #lookup(text: string): [prefix: string, settled: Settled] {
     let lineEnd = text.length;
     for (let tries = 0; tries < LOOKUPS && lineEnd > 0; ) {
       const lineStart = text.lastIndexOf("\n", lineEnd - 1) + 1;
-      if (lineStart > 0 && isBlankLineBefore(text, lineStart)) {
+      const afterBlank = lineStart > 0 && isBlankLineBefore(text, lineStart);
+      if (lineStart > 0 && (afterBlank || itemMarker(text, lineStart) !== undefined)) {
         tries++;
         const prefix = text.slice(0, lineStart);
         const settled = this.#settled.get(prefix);
-        if (settled !== undefined && (!settled.openEnded || closesAll(text, lineStart))) {
+        if (settled !== undefined && goesOn(settled, text, lineStart)) {
           // Most recently used last.
           this.#settled.delete(prefix);
           this.#settled.set(prefix, settled);
-          return [prefix, settled.rendered];
+          return [prefix, settled];
         }
       }
       lineEnd = lineStart - 1;
     }
-    return ["", ""];
+    return ["", NOTHING];
   }
 
   #keep(prefix: string, settled: Settled): void {
@@ -138,22 +145,65 @@ interface Settled {
   readonly rendered: string;
   /** The last block is a list or code: an indented line (or a list item) after the blank would continue it. */
   readonly openEnded: boolean;
+  /** Set when the prefix ends inside a tight list, before one of its items: how the next item goes on. */
+  readonly list?: OpenList;
 }
+
+const NOTHING: Settled = { rendered: "", openEnded: false };
 
 /** Blank-line places tried per render before the text is parsed whole. */
 const LOOKUPS = 8;
 
+/** Where a tail's finished part ends, what it holds, what is still open, and how it goes on. */
+interface Cut {
+  readonly end: number;
+  readonly closed: readonly RootContent[];
+  readonly open: readonly RootContent[];
+  readonly settled: Omit<Settled, "rendered">;
+}
+
 /**
- * Where the finished blocks of `tail` end: at the start of the line where
- * its last block begins, when a blank line comes right before it. A block
- * that starts straight after the previous one waits for the next blank line.
+ * Where the finished blocks of `tail` end. A tight list last is cut before
+ * its last item: a long list is streamed item by item, and reading all its
+ * items again on every edit would cost as much as the whole answer. Else
+ * at the start of the line where the last block begins, when a blank line
+ * comes right before it; a block that starts straight after the previous
+ * one waits for the next blank line.
  */
-function settledEnd(tail: string, blocks: readonly RootContent[]): number | undefined {
+function settledCut(tail: string, blocks: readonly RootContent[]): Cut | undefined {
+  const last = blocks.at(-1);
+  if (last?.type === "list") {
+    const cut = listCut(tail, blocks.slice(0, -1), last);
+    if (cut !== undefined) return { ...cut, settled: { openEnded: false, list: cut.list } };
+  }
   if (blocks.length < 2) return undefined;
-  const start = blocks.at(-1)?.position?.start.offset;
+  const start = last?.position?.start.offset;
   if (start === undefined) return undefined;
   const lineStart = tail.lastIndexOf("\n", start - 1) + 1;
-  return lineStart > 0 && isBlankLineBefore(tail, lineStart) ? lineStart : undefined;
+  if (lineStart === 0 || !isBlankLineBefore(tail, lineStart)) return undefined;
+  const before = blocks.at(-2);
+  // A fence left open in a list's last item takes the blank lines after it only when more
+  // of the item follows: what the list shows is not settled until then.
+  const source = tail.slice(before?.position?.start.offset, lineStart);
+  if (before?.type === "list" && FENCE.test(source)) return undefined;
+  // micromark reads the block after indented code as it would not alone (`- ` is no list
+  // item there): the block after one is parsed with it.
+  if (before?.type === "code" && !FENCED.test(source)) return undefined;
+  const type = before?.type;
+  return {
+    end: lineStart,
+    closed: blocks.slice(0, -1),
+    open: blocks.slice(-1),
+    settled: { openEnded: type === "list" || type === "code" },
+  };
+}
+
+/** Whether `text`, from `lineStart` on, may follow a settled prefix (see {@link Settled}). */
+function goesOn(settled: Settled, text: string, lineStart: number): boolean {
+  if (settled.list !== undefined) {
+    return itemMarker(text, lineStart) === settled.list.marker;
+  }
+  return !settled.openEnded || closesAll(text, lineStart);
 }
 
 /** Whether the line ending just before `lineStart` (which follows a newline) is blank. */
@@ -163,6 +213,9 @@ function isBlankLineBefore(text: string, lineStart: number): boolean {
 }
 
 const BLANK = /^[ \t\r]*$/;
+/** What opens a fenced code block, anywhere; and at the start of a code block's source. */
+const FENCE = /```|~~~/;
+const FENCED = /^ {0,3}(?:```|~~~)/;
 
 /**
  * Whether the first line with text from `lineStart` on (after a blank line)
@@ -183,9 +236,14 @@ const FIRST_TEXT = /(?:[ \t\r]*\n)*([^\n]*)/y;
 /** Indented, or a list item's marker: `-`, `+`, `*`, `1.`, `1)`. */
 const MAY_CONTINUE = /^(?:[ \t]|[-+*](?:[ \t]|$)|\d{1,9}[.)](?:[ \t]|$))/;
 
-/** Two renderings of top-level blocks, as one rendering joins them (an empty one shows nothing). */
-function join(first: string, second: string): string {
-  if (first === "") return second;
-  if (second === "") return first;
-  return `${first}\n\n${second}`;
+/**
+ * A settled prefix's rendering followed by its tail's, as one rendering
+ * joins them: top-level blocks by a blank line (an empty one shows
+ * nothing), the items of a tight list by a line break.
+ */
+function after(settled: Settled, rendered: string): string {
+  const first = settled.rendered;
+  if (first === "") return rendered;
+  if (rendered === "") return first;
+  return `${first}${settled.list ? "\n" : "\n\n"}${rendered}`;
 }

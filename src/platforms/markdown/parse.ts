@@ -1,7 +1,6 @@
-import type { Definition, Nodes, Root } from "mdast";
+import type { Definition, Nodes, Paragraph, Root, Text } from "mdast";
 import { fromMarkdown } from "mdast-util-from-markdown";
-import { gfmFromMarkdown } from "mdast-util-gfm";
-import { gfm } from "micromark-extension-gfm";
+import { gfmFor, mayHoldLiteralLink } from "./gfm-constructs.ts";
 import { boundNesting } from "./nesting.ts";
 
 /**
@@ -15,7 +14,20 @@ export function parseMarkdown(source: string): {
   tree: Root;
   definitions: Map<string, Definition>;
 } {
-  const tree = fromMarkdown(boundNesting(source), GFM);
+  return parseBoundedMarkdown(boundNesting(source));
+}
+
+/**
+ * {@link parseMarkdown} for text its caller has already seen is bounded
+ * (`boundNesting(bounded) === bounded`): a streamed answer's renderer
+ * checks every text before it parses part of it, and scanning it again
+ * would be a third time.
+ */
+export function parseBoundedMarkdown(bounded: string): {
+  tree: Root;
+  definitions: Map<string, Definition>;
+} {
+  const tree = plainLine(bounded) ?? fromMarkdown(bounded, gfmFor(bounded));
   const definitions = new Map<string, Definition>();
   const pending: [Nodes, number][] = [[tree, 0]];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
@@ -37,11 +49,33 @@ export function parseMarkdown(source: string): {
 }
 
 /**
- * GFM's syntax and tree extensions, built once: building them is as costly
- * as parsing a short answer, and a streamed answer is parsed on every edit.
- * Both are stateless tables of constructs and handlers, safe to share.
+ * The tree of one line of plain words, as GFM reads it, built without the
+ * parser; undefined for anything else. A streamed answer's first draft
+ * (a word or two) and the open sentence at the end of later ones are often
+ * this, and parsing even a word costs tens of microseconds of setup. Plain
+ * means: no line ending, a letter first (so no block starts), and only
+ * letters, digits, spaces and punctuation no construct begins with (micromark
+ * gives no character past ASCII a meaning of its own outside emphasis); a
+ * literal link is no plain text either (see {@link mayHoldLiteralLink}).
+ * Status lines ("Searching the web…") are this too.
  */
-const GFM = { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] };
+function plainLine(source: string): Root | undefined {
+  if (!PLAIN_LINE.test(source) || mayHoldLiteralLink(source)) return undefined;
+  const text = source.trimEnd();
+  const end = { line: 1, column: source.length + 1, offset: source.length };
+  const textEnd = { line: 1, column: text.length + 1, offset: text.length };
+  const start = () => ({ line: 1, column: 1, offset: 0 });
+  const value: Text = { type: "text", value: text, position: { start: start(), end: textEnd } };
+  const paragraph: Paragraph = {
+    type: "paragraph",
+    children: [value],
+    position: { start: start(), end },
+  };
+  return { type: "root", children: [paragraph], position: { start: start(), end: { ...end } } };
+}
+
+/** A letter, then letters, digits, spaces, inert ASCII punctuation, or anything past ASCII but whitespace (`…`, `—`, `’`, emoji). */
+const PLAIN_LINE = /^\p{L}(?:[\p{L}\p{M}\p{N} ,.;:!?'"()%/=+-]|[^\p{ASCII}\s])*$/u;
 
 /** How deep the tree may go: 16 nested lists are 32 levels, and inline nesting past the rest shows nothing more. */
 export const MAX_TREE_DEPTH = 64;

@@ -20,6 +20,8 @@ export function splitTelegramHtml(html: string, max: number): string[] {
       `splitTelegramHtml: max must be a whole number of at least 16, got ${max}`,
     );
   }
+  // No character shows wider than it is written (a tag shows as nothing, `&amp;` as one): no need to look.
+  if (html.length <= max) return [html];
   const atoms = atomize(html);
   if (atoms.reduce((sum, a) => sum + a.width, 0) <= max) return [html];
   const parts: string[] = [];
@@ -166,6 +168,19 @@ function stackAfter(
   }
   return stack;
 }
+
+/**
+ * Whether Telegram would show anything but whitespace for some HTML: what
+ * `/\S/.test(visibleText(html))` says, without taking the HTML apart
+ * character by character when no entity is in it.
+ */
+export function showsText(html: string): boolean {
+  const text = html.replace(TAG, "");
+  return text.includes("&") ? /\S/.test(visibleText(html)) : /\S/.test(text);
+}
+
+/** A tag, as {@link TOKEN} reads one. */
+const TAG = /<\/?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?>/g;
 
 /** The text Telegram shows for some HTML: tags dropped, entities decoded. */
 export function visibleText(html: string): string {

@@ -19,7 +19,7 @@ import { TelegramFiles } from "./files.ts";
 import { STREAMING } from "./flood-gate.ts";
 import { escapeHtml, toTelegramHtml } from "./format.ts";
 import { telegramGone } from "./gone.ts";
-import { splitTelegramHtml, visibleText } from "./html-split.ts";
+import { showsText, splitTelegramHtml, visibleText } from "./html-split.ts";
 import { controlKeyboard } from "./keyboards.ts";
 import { placementOf } from "./placement.ts";
 import type { SentLedger } from "./sent-ledger.ts";
@@ -336,11 +336,14 @@ function chatAction(activity: Activity | undefined) {
  * An answer as Telegram HTML messages: converted, then split where it still
  * exceeds the limit, parts Telegram would call empty dropped. An answer that
  * converts to nothing visible (an empty code block) goes as written.
+ * `toHtml` is the converter: the shared stream of every answer's edits
+ * unless a bench gives each answer its own.
  */
-export function renderParts(markdown: string): string[] {
-  const parts = splitTelegramHtml(toTelegramHtml(markdown), TELEGRAM_TEXT_LIMIT).filter((part) =>
-    /\S/.test(visibleText(part)),
-  );
+export function renderParts(
+  markdown: string,
+  toHtml: (markdown: string) => string = toTelegramHtml,
+): string[] {
+  const parts = splitTelegramHtml(toHtml(markdown), TELEGRAM_TEXT_LIMIT).filter(showsText);
   if (parts.length > 0) return parts;
   const raw = markdown.trim() === "" ? "…" : markdown;
   return splitTelegramHtml(escapeHtml(raw), TELEGRAM_TEXT_LIMIT);
