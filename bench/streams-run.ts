@@ -71,6 +71,8 @@ export interface StreamsRunFigures {
   readonly incomplete: number;
   readonly wallMs: number;
   readonly turnsPerSecond: number;
+  /** Model requests made, all chats together: more than one a chat is a retry or a restart. */
+  readonly modelRequests: number;
   /** Model streams open at once, at most. */
   readonly maxInFlight: number;
   /** How long the model took to stream one answer, median: the floor of the wall time. */
@@ -94,6 +96,11 @@ export interface StreamsRunFigures {
   readonly floorFinalEditP99Ms: number;
   /** The worker's peak resident memory (VmHWM). */
   readonly workerRssMb: number;
+  /**
+   * CPU this process spent over the run, the fakes' share: the fake model
+   * and the fake Telegram run here, on the same two cores as the worker.
+   */
+  readonly fakesCpuMs: number;
   readonly cpuMsPerTurn: number;
   /** 429s Telegram answered, and calls the bot made to a chat during the wait it was told. */
   readonly floodWaits: number;
@@ -176,10 +183,12 @@ export async function streamsRun(shape: StreamsShape): Promise<StreamsRunFigures
     const callsBefore = telegram.calls.length;
     const requestsBefore = openai.requests.length;
     const started = Date.now();
+    const cpuBefore = process.cpuUsage();
     sendAll(telegram, chats);
     const deadline = started + shape.deadlineMs;
     await answered(telegram, chats, deadline);
     const after = await scrape(metricsUrl);
+    const cpu = process.cpuUsage(cpuBefore);
     const peakRssMb = vmHwmMb(worker.child.pid);
     return figures({
       chats,
@@ -191,6 +200,7 @@ export async function streamsRun(shape: StreamsShape): Promise<StreamsRunFigures
       before,
       after,
       peakRssMb,
+      fakesCpuMs: (cpu.user + cpu.system) / 1000,
       botPerSecond: shape.paidBroadcast
         ? PAID_BROADCAST_PER_SECOND
         : TELEGRAM_LIMITS.perBotPerSecond,
@@ -253,6 +263,7 @@ interface Collected {
   readonly before: Metrics;
   readonly after: Metrics;
   readonly peakRssMb: number;
+  readonly fakesCpuMs: number;
   /** New messages a second the fake took from the bot in this run. */
   readonly botPerSecond: number;
 }
@@ -317,6 +328,7 @@ function figures(c: Collected): StreamsRunFigures {
     incomplete,
     wallMs,
     turnsPerSecond: done / (wallMs / 1000),
+    modelRequests: c.requests.length,
     maxInFlight: maxOverlap(c.requests),
     modelStreamMs: percentile(
       c.requests.flatMap((r) =>
@@ -339,6 +351,7 @@ function figures(c: Collected): StreamsRunFigures {
       c.botPerSecond,
     ),
     workerRssMb: c.peakRssMb,
+    fakesCpuMs: c.fakesCpuMs,
     cpuMsPerTurn: ((c.after.cpuSeconds - c.before.cpuSeconds) * 1000) / Math.max(1, done),
     floodWaits: flood?.refusals.filter((r) => r.at >= c.started).length ?? 0,
     floodWaitsIgnored: flood?.early.filter((r) => r.at >= c.started).length ?? 0,

@@ -34,6 +34,7 @@ export const SECONDS: ReadonlySet<StreamsFigureName> = new Set([
   "wallMs",
   "modelStreamMs",
   "floorWallMs",
+  "fakesCpuMs",
 ]);
 
 /**
@@ -73,6 +74,7 @@ export const STREAMS_ROWS: readonly (readonly [string, StreamsFigureName, number
   ["wall time, s", "wallMs", 1],
   ["model stream, s", "modelStreamMs", 1],
   ["turns/s", "turnsPerSecond", 1],
+  ["model requests", "modelRequests", 0],
   ["max in flight", "maxInFlight", 0],
   ["event-loop delay p99, ms", "eventLoopP99Ms", 0],
   ["message to model p50, ms", "messageToModelP50Ms", 0],
@@ -84,6 +86,7 @@ export const STREAMS_ROWS: readonly (readonly [string, StreamsFigureName, number
   ["platform floor: final edit p99, ms", "floorFinalEditP99Ms", 0],
   ["worker peak RSS, MB", "workerRssMb", 0],
   ["worker CPU per turn, ms", "cpuMsPerTurn", 1],
+  ["the fakes' CPU (bench process), s", "fakesCpuMs", 1],
   ["Telegram 429s", "floodWaits", 0],
   ["429s not honoured", "floodWaitsIgnored", 0],
 ];
