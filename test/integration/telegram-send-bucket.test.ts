@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { RedisSendBucket } from "../../src/platforms/telegram/send-bucket.ts";
@@ -42,6 +43,9 @@ describe("one bot's send bucket in Redis", () => {
     const a = process(key, pace);
     const b = process(key, pace);
     const sent: { at: number; by: string }[] = [];
+    // Both "processes" share this event loop: a stall in it (a busy machine) lets due sends out together.
+    const lag = monitorEventLoopDelay({ resolution: 1 });
+    lag.enable();
     const start = Date.now();
     // 120 messages at once, half from each process: alone, each would send its 60 in 1.1 s.
     await Promise.all(
@@ -50,16 +54,20 @@ describe("one bot's send bucket in Redis", () => {
         return pacer.take("post").then(() => sent.push({ at: Date.now() - start, by }));
       }),
     );
+    lag.disable();
     expect(sent).toHaveLength(120);
     // Together at 50 a second: 5 at once, 115 more over 2.3 s.
     expect(Math.max(...sent.map((s) => s.at))).toBeGreaterThanOrEqual(2_200);
-    // Within the bound, but for a message or two a reply's trip carried into a later window.
+    // Within the bound, but for a message or two a reply's trip carried into a later window, and
+    // what came due while the event loop stalled (two processes each at the full pace would be
+    // some 55 over).
+    const stalled = Math.ceil(((lag.max / 1e6) * pace.perSecond) / 1000);
     expect(
       worstExcess(
         sent.map((s) => s.at),
         pace,
       ),
-    ).toBeLessThanOrEqual(2);
+    ).toBeLessThanOrEqual(2 + stalled);
     // Both processes sent all the while: each had its share, neither waited for the other to finish.
     const half = sent.filter((s) => s.at < 1_200);
     expect(half.filter((s) => s.by === "a").length).toBeGreaterThan(10);
