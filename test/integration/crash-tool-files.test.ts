@@ -105,8 +105,14 @@ export const tools = [
     afterModel = (n) =>
       n === 1 ? { content: "too late", delayMs: 60_000 } : { content: "Here is the report." };
     await crash.enqueue(typedMessage(here, "make the quarterly report"));
-    // The tool's step is stored once the model is asked for the answer.
-    await waitFor(async () => afterTool >= 1);
+    // The model is asked for the answer, and the tool's step is stored (the checkpoint moves
+    // from step 1, where the turn began, to 2): the turn writes a
+    // step beside the next request (it waits for its writes only before an effect), so on a
+    // loaded machine the request can come first, and a kill between them runs the tool again.
+    await waitFor(
+      async () =>
+        afterTool >= 1 && ((await crash.store.turns.readCheckpoint(here))?.step ?? 0) >= 2,
+    );
     await crash.killLeaseHolder(here);
     const out = await delivered(here);
     expectAnswerAndFilesOnce(out);
