@@ -17,12 +17,17 @@ import { sourceAliases } from "./vitest.aliases.ts";
  */
 /**
  * Integration files that get a fresh process each:
- * - discord-upload drives discord.js REST's multipart uploads, which fail ("action is not a
- *   function" in undici's body) after other files have run in the same process;
+ * - discord-upload and discord-tool-files drive discord.js REST's multipart uploads, which
+ *   fail ("action is not a function" in undici's body) after other files have run in the
+ *   same process (discord-tool-files timed out so in one full run of five);
  * - document-bombs measures this process's event loop (a bystander answered in under 2 s
  *   while a bomb is read), which another file's leftovers would skew.
  */
-const ISOLATED = ["test/e2e/discord-upload.test.ts", "test/e2e/document-bombs.test.ts"];
+const ISOLATED = [
+  "test/e2e/discord-upload.test.ts",
+  "test/e2e/discord-tool-files.test.ts",
+  "test/e2e/document-bombs.test.ts",
+];
 
 export default defineConfig({
   // The examples import the package by name, as a bot author's code does; here it is the source.
