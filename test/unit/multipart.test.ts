@@ -40,6 +40,22 @@ describe("the fakes' multipart parser", () => {
     );
   });
 
+  it("keeps a field named __proto__ as a field (the property above found it dropped)", async () => {
+    const { contentType, body } = await encode(
+      [
+        ["__proto__", "polluted?"],
+        ["text", "hello"],
+      ],
+      [],
+    );
+    const form = await parseMultipart(contentType, body);
+    expect(Object.entries(form.fields)).toEqual([
+      ["__proto__", "polluted?"],
+      ["text", "hello"],
+    ]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
   it("rejects a body cut short, or one without a boundary, naming the problem", async () => {
     const { contentType, body } = await encode([["a", "b"]], []);
     await expect(parseMultipart(contentType, body.subarray(0, body.length - 10))).rejects.toThrow(

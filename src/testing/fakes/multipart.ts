@@ -54,7 +54,8 @@ export async function parseMultipart(
   const delimiter = Buffer.from(`\r\n--${boundary[1] ?? boundary[2]}`);
   // The first boundary line has no CRLF before it: lend it one.
   const text = Buffer.concat([CRLF, body]);
-  const fields: Record<string, string> = {};
+  // No prototype: a part may be named `__proto__` (anyone can send one), and it is a field like any other.
+  const fields: Record<string, string> = Object.create(null);
   const files: FormFile[] = [];
   let at = text.indexOf(delimiter);
   if (at < 0) throw new Error("unreadable multipart body: no boundary line");
