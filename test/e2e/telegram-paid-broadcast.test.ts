@@ -1,60 +1,28 @@
-import type { User } from "grammy/types";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_TELEGRAM } from "../../src/platforms/telegram/config-section.ts";
-import type { RecordedRequest } from "../../src/testing/fakes/openai-server.ts";
 import { startFakeTelegram } from "../../src/testing/fakes/telegram-api.ts";
 import { TELEGRAM_LIMITS } from "../../src/testing/fakes/telegram-limits.ts";
 import { useTelegram } from "../fakes/telegram-setup.ts";
-import { until } from "../support/channels.ts";
+import { answeredOnce, crowd, everyoneAsks, togetherResponder } from "../support/telegram-crowd.ts";
 
 const { start } = useTelegram();
 
 /** Ninety people, each in a private chat with the bot: three seconds of the free pace. */
-const PEOPLE: User[] = Array.from({ length: 90 }, (_, i) => ({
-  id: 8_001 + i,
-  is_bot: false,
-  first_name: `Person ${i}`,
-}));
+const PEOPLE = crowd(90, 8_001);
 
 const answerFor = (id: number) => `Answer for ${id}.`;
 
-/** Answers each person once every person has asked, so all answers end together. */
-function togetherResponder() {
-  let asked = 0;
-  let everyoneAsked: () => void = () => {};
-  const everyone = new Promise<void>((resolve) => {
-    everyoneAsked = resolve;
-  });
-  return async (request: RecordedRequest) => {
-    if (++asked === PEOPLE.length) everyoneAsked();
-    await everyone;
-    const raw = JSON.stringify(request.body?.messages ?? []);
-    return { content: answerFor(Number(/person (\d+) asks/.exec(raw)?.[1] ?? 0)) };
-  };
-}
-
 /** Every person asks at once; resolves with the bot's answers as Telegram took them. */
-async function everyoneAsks(paidBroadcast: boolean) {
+async function theyAllAsk(paidBroadcast: boolean) {
   const telegram = await startFakeTelegram({ limits: TELEGRAM_LIMITS });
   const { pipe } = await start({
     telegram,
     channel: { settings: () => ({ ...DEFAULT_TELEGRAM, paidBroadcast }) },
     pipeline: { concurrency: PEOPLE.length },
   });
-  pipe.fake.setResponder(togetherResponder());
-  for (const person of PEOPLE) {
-    telegram.addChat({ id: person.id, type: "private", title: person.first_name });
-    telegram.userSends({ chat: person.id, from: person, text: `person ${person.id} asks` });
-  }
-  await until(
-    () =>
-      PEOPLE.every((p) => telegram.botMessages(p.id).some((m) => m.text === answerFor(p.id))) ||
-      undefined,
-    60_000,
-  );
-  for (const person of PEOPLE) {
-    expect(telegram.botMessages(person.id).map((m) => m.text)).toEqual([answerFor(person.id)]);
-  }
+  pipe.fake.setResponder(togetherResponder(PEOPLE.length, (id) => ({ content: answerFor(id) })));
+  everyoneAsks(telegram, PEOPLE);
+  await answeredOnce(telegram, PEOPLE, answerFor);
   const answers = telegram.calls.filter((c) => c.method === "sendMessage" && c.status === 200);
   const times = answers.map((c) => c.at);
   return { telegram, answers, spanMs: Math.max(...times) - Math.min(...times) };
@@ -62,7 +30,7 @@ async function everyoneAsks(paidBroadcast: boolean) {
 
 describe("Telegram paid broadcasts (telegram.paid_broadcast)", () => {
   it("sends the answers as paid broadcasts when on: faster than 30 a second, each one paid, no 429", async () => {
-    const { telegram, answers, spanMs } = await everyoneAsks(true);
+    const { telegram, answers, spanMs } = await theyAllAsk(true);
     expect(answers).toHaveLength(PEOPLE.length);
     expect(answers.every((c) => c.params.allow_paid_broadcast === true)).toBe(true);
     expect(telegram.flood?.paid).toHaveLength(PEOPLE.length);
@@ -72,7 +40,7 @@ describe("Telegram paid broadcasts (telegram.paid_broadcast)", () => {
   }, 60_000);
 
   it("never sends allow_paid_broadcast when off, and keeps the free pace", async () => {
-    const { telegram, answers, spanMs } = await everyoneAsks(false);
+    const { telegram, answers, spanMs } = await theyAllAsk(false);
     expect(answers).toHaveLength(PEOPLE.length);
     expect(telegram.calls.some((c) => "allow_paid_broadcast" in c.params)).toBe(false);
     expect(telegram.flood?.paid).toEqual([]);
