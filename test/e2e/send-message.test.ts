@@ -250,13 +250,22 @@ describe("send_message through Discord's REST API, as a worker process posts", (
     to: string,
   ): Promise<{ result: string; postedTo: string[] }> {
     const before = d.messages.length;
-    p.fake.script(
-      { toolCalls: [{ id: "c1", name: "send_message", arguments: { to, text: "Heads up" } }] },
-      { content: "ok" },
-    );
-    const requests = p.fake.requests.length;
+    const text = `post it to ${to} (${randomUUID()})`;
+    // Answered by what the request holds, not by a queue: a request sent again (a turn resumed
+    // after its lease lapsed on a loaded machine) gets the same reply instead of the next one.
+    let result: string | undefined;
+    p.fake.setResponder((request) => {
+      const last = request.body.messages.at(-1);
+      if (last?.role === "tool") {
+        result = String(last.content);
+        return { content: "ok" };
+      }
+      return {
+        toolCalls: [{ id: "c1", name: "send_message", arguments: { to, text: "Heads up" } }],
+      };
+    });
     await p.app.queue.enqueue(
-      p.message("post it", {
+      p.message(text, {
         platform: "discord",
         workspace: GUILD,
         channel: GENERAL,
@@ -271,9 +280,8 @@ describe("send_message through Discord's REST API, as a worker process posts", (
       if (Date.now() > deadline) throw new Error("no answer in #general");
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    const messages = p.fake.requests[requests + 1]?.body.messages;
     return {
-      result: messages.at(-1).content,
+      result: result ?? "(the model never got a tool result)",
       postedTo: d.messages
         .slice(before)
         .filter((m) => m.channel_id !== GENERAL)
@@ -298,7 +306,10 @@ describe("send_message through Discord's REST API, as a worker process posts", (
       "Not sent to #mods-only: you cannot send messages in #mods-only; ask a server admin for access.",
     );
     const allowed = await ask(pipe, discord, MOD, `<#${MODS}>`);
-    expect(allowed.postedTo).toEqual([MODS]);
+    expect(allowed).toEqual({
+      result: expect.stringMatching(/^Posted in #mods-only/),
+      postedTo: [MODS],
+    });
   });
 
   it("does not offer a channel the bot cannot see, nor post for someone outside the server", async () => {
