@@ -30,6 +30,7 @@ import {
 } from "../src/testing/fakes/telegram-api.ts";
 import { parseTelegramHtml } from "../src/testing/fakes/telegram-html.ts";
 import { TELEGRAM_LIMITS } from "../src/testing/fakes/telegram-limits.ts";
+import { ioFloor } from "./streams-io-floor.ts";
 
 export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 /**
@@ -102,6 +103,14 @@ export interface StreamsRunFigures {
    */
   readonly fakesCpuMs: number;
   readonly cpuMsPerTurn: number;
+  /**
+   * CPU per turn of a process that only moves a turn's bytes with Node's
+   * fetch: reads the same streamed answer and makes as many Telegram calls
+   * of the same size ({@link ioFloor}). No engine on Node spends less.
+   */
+  readonly ioFloorCpuMsPerTurn: number;
+  /** Bot API calls the worker made per turn, all methods (getUpdates, the ingress's, left out). */
+  readonly telegramCallsPerTurn: number;
   /** 429s Telegram answered, and calls the bot made to a chat during the wait it was told. */
   readonly floodWaits: number;
   readonly floodWaitsIgnored: number;
@@ -190,17 +199,36 @@ export async function streamsRun(shape: StreamsShape): Promise<StreamsRunFigures
     const after = await scrape(metricsUrl);
     const cpu = process.cpuUsage(cpuBefore);
     const peakRssMb = vmHwmMb(worker.child.pid);
+    const calls = telegram.calls.slice(callsBefore);
+    const workerCalls = calls.filter((call) => call.method !== "getUpdates");
+    const callsPerTurn = workerCalls.length / chats.length;
+    // The worker is stopped first, so the floor has the machine the worker had.
+    for (const started of processes.splice(0)) await started.stop();
+    const ioFloorCpuMsPerTurn = await ioFloor({
+      modelUrl: `${openai.url}/chat/completions`,
+      callUrl: `${telegram.apiRoot}/bot${telegram.token}/getMe`,
+      turns: chats.length,
+      callBytes: Array.from({ length: Math.round(callsPerTurn) }, () =>
+        Math.round(
+          workerCalls.reduce((sum, call) => sum + JSON.stringify(call.params).length, 0) /
+            Math.max(1, workerCalls.length),
+        ),
+      ),
+      firstConversation: 700_000,
+    });
     return figures({
       chats,
       started,
       deadline,
-      calls: telegram.calls.slice(callsBefore),
+      calls,
       requests: openai.requests.slice(requestsBefore),
       telegram,
       before,
       after,
       peakRssMb,
       fakesCpuMs: (cpu.user + cpu.system) / 1000,
+      ioFloorCpuMsPerTurn,
+      telegramCallsPerTurn: callsPerTurn,
       botPerSecond: shape.paidBroadcast
         ? PAID_BROADCAST_PER_SECOND
         : TELEGRAM_LIMITS.perBotPerSecond,
@@ -264,6 +292,8 @@ interface Collected {
   readonly after: Metrics;
   readonly peakRssMb: number;
   readonly fakesCpuMs: number;
+  readonly ioFloorCpuMsPerTurn: number;
+  readonly telegramCallsPerTurn: number;
   /** New messages a second the fake took from the bot in this run. */
   readonly botPerSecond: number;
 }
@@ -353,6 +383,8 @@ function figures(c: Collected): StreamsRunFigures {
     workerRssMb: c.peakRssMb,
     fakesCpuMs: c.fakesCpuMs,
     cpuMsPerTurn: ((c.after.cpuSeconds - c.before.cpuSeconds) * 1000) / Math.max(1, done),
+    ioFloorCpuMsPerTurn: c.ioFloorCpuMsPerTurn,
+    telegramCallsPerTurn: c.telegramCallsPerTurn,
     floodWaits: flood?.refusals.filter((r) => r.at >= c.started).length ?? 0,
     floodWaitsIgnored: flood?.early.filter((r) => r.at >= c.started).length ?? 0,
   };

@@ -29,7 +29,12 @@ export const STREAMS_MARKERS: Markers = {
 export const STREAMS_RESULTS_FILE = "bench/results/streams.json";
 
 function cell(load: StreamsLoad, key: (typeof STREAMS_ROWS)[number][1], digits: number): string {
-  const { min, median, max } = load.figures[key];
+  // A figure added to the bench after the JSON was written has no value there yet.
+  const { min, median, max } = load.figures[key] ?? {
+    min: Number.NaN,
+    median: Number.NaN,
+    max: Number.NaN,
+  };
   const fmt = (v: number) =>
     Number.isFinite(v) ? (SECONDS.has(key) ? v / 1000 : v).toFixed(digits) : "n/a";
   const target = load.targets[key];
@@ -70,6 +75,7 @@ export function renderStreamsSection(json: StreamsJson): string {
     `N people write at once to one ingress and one worker at default settings; the fake model streams each answer over ${f.answerMs / 1000} s ` +
       `and the fake Telegram holds its flood limits (a chat about once a second, the bot 30 new messages a second or 1,000 as paid broadcasts, 429 with retry_after). ` +
       "The platform floor rows are the least the wall time and the final edit could be had the engine cost nothing: each final message leaves when its model ends, at the bot's pace. " +
+      "The I/O floor is the CPU a process of its own spends per turn only moving a turn's bytes with Node's fetch, at the same load: the same streamed answer read to its end, and as many Telegram calls of the same size; the worker's CPU less it is the engine's. " +
       `Medians over ${runs} run(s) on fresh processes after a warm-up, min–max in brackets; what was not answered within ${Math.round(f.deadlineMs / 1000)} s is late.`,
     "",
     ...[header, header.map((_, i) => (i === 0 ? "---" : "---:")), ...rows].map(

@@ -86,6 +86,8 @@ export const STREAMS_ROWS: readonly (readonly [string, StreamsFigureName, number
   ["platform floor: final edit p99, ms", "floorFinalEditP99Ms", 0],
   ["worker peak RSS, MB", "workerRssMb", 0],
   ["worker CPU per turn, ms", "cpuMsPerTurn", 1],
+  ["I/O floor: CPU per turn, ms", "ioFloorCpuMsPerTurn", 1],
+  ["Telegram calls per turn", "telegramCallsPerTurn", 1],
   ["the fakes' CPU (bench process), s", "fakesCpuMs", 1],
   ["Telegram 429s", "floodWaits", 0],
   ["429s not honoured", "floodWaitsIgnored", 0],
