@@ -1,17 +1,26 @@
+import { execFile } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { Api, HttpError, InputFile } from "grammy";
 import sharp from "sharp";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isTransientFailure } from "../../src/core/transient-failure.ts";
 import { telegramClientOptions } from "../../src/platforms/telegram/api.ts";
-import { type FakeTelegram, startFakeTelegram } from "../../src/testing/fakes/telegram-api.ts";
+import {
+  FAKE_TELEGRAM,
+  type FakeTelegram,
+  startFakeTelegram,
+} from "../../src/testing/fakes/telegram-api.ts";
 import { until } from "../support/channels.ts";
 
 // The pooled fetch every grammY client of Switchyard calls with (bot-api-fetch.ts), against
 // the fake Bot API over real HTTP: what grammY's default fetch did must still hold.
 
 const ALICE = 5001;
+const FIRST_CALL = fileURLToPath(new URL("../support/telegram-first-call.ts", import.meta.url));
+const run = promisify(execFile);
 const sha = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
 let telegram: FakeTelegram;
@@ -97,6 +106,21 @@ describe("the Bot API fetch of grammY's clients", () => {
     expect(await Promise.all(sends)).toEqual(Array(300).fill(true));
     telegram.userSends({ chat: ALICE, from: { id: ALICE, is_bot: false, first_name: "Alice" } });
     expect(await poll).toHaveLength(1);
+  });
+
+  it("leaves the process's global dispatcher, which discord.js and Node's fetch send through, unset", async () => {
+    const { stdout } = await run(process.execPath, [
+      "--import",
+      "tsx",
+      FIRST_CALL,
+      telegram.apiRoot,
+      telegram.token,
+    ]);
+    expect(JSON.parse(stdout)).toEqual({
+      before: [false, false],
+      after: [false, false],
+      username: FAKE_TELEGRAM.bot.username,
+    });
   });
 
   it("fails a refused connection as grammY's HttpError, a failure that passes", async () => {
