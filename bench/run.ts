@@ -26,6 +26,7 @@ import { benchRealTokens } from "./real-registry.ts";
 import { benchStreamRead } from "./stream-read.ts";
 import { benchStreamRender } from "./stream-render.ts";
 import { benchStreams, type StreamsFigures } from "./streams.ts";
+import { benchTelegramCalls } from "./telegram-calls.ts";
 import { benchTracing } from "./tracing.ts";
 
 const args = process.argv.slice(2);
@@ -61,6 +62,7 @@ if (!only || only === "format") results.push(benchFormat(print));
 if (!only || only === "stream-render") results.push(benchStreamRender(print));
 if (!only || only === "stream-read") results.push(await benchStreamRead(print));
 if (!only || only === "cold-start") results.push(benchColdStart(print));
+if (!only || only === "telegram-calls") results.push(await benchTelegramCalls(print));
 if (only === "streams") {
   results.push(
     await benchStreams(print, args, (figures) => {

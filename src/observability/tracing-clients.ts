@@ -15,10 +15,12 @@ export interface ClientTracing {
 
 /**
  * Redis commands (ioredis) and HTTP requests (undici and the global fetch:
- * model requests, Discord's REST calls, Slack's Web API, attachment
- * downloads, web tools; `node:http`/`node:https`: Telegram's Bot API, which
- * grammY calls through node-fetch) as client spans under whatever Switchyard span is active. Called only when an
- * SDK is registered, so a process without traces patches and subscribes to
+ * model requests, Discord's REST calls, Slack's Web API, Telegram's Bot API
+ * (platforms/telegram/bot-api-fetch.ts), attachment downloads, web tools;
+ * `node:http`/`node:https`: whatever still calls through them, such as a
+ * grammY client left on its default node-fetch) as client spans under
+ * whatever Switchyard span is active. Called only when an SDK is
+ * registered, so a process without traces patches and subscribes to
  * nothing: its Redis commands and requests run as if this did not exist.
  *
  * Only inside a span: BullMQ's polling and background reconnects would
@@ -33,8 +35,7 @@ export interface ClientTracing {
  * `Redis.prototype` that every import shares, and taken off by `disable`.
  * The same holds for `node:http` and `node:https`: by the time an SDK is
  * registered they are loaded (node-fetch required them on import), so the
- * instrumentation's hook never fires; enabling it gives no Telegram spans
- * (tested). Its patch goes by hand onto the core modules' exports objects,
+ * instrumentation's hook never fires. Its patch goes by hand onto the core modules' exports objects,
  * the ones `require("node:http")` and a default `import http` share, which
  * node-fetch reads at each request. Undici needs no patching; it reports
  * through `diagnostics_channel`, and fetch never goes through `node:http`,

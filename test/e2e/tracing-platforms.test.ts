@@ -178,7 +178,7 @@ describe("traces of a message on a platform", () => {
     await until(() => setup.telegram.botMessages(ALICE.id).at(0)?.text);
     const spans = await afterDelivery();
 
-    // grammY's node-fetch goes through `node:https`/`node:http`, once: no second span from undici.
+    // grammY's calls go through undici (bot-api-fetch.ts), once: no second span from `node:http`.
     expect(deliveryRequests(spans)).toEqual([["POST", "/botREDACTED/sendMessage"]]);
     const send = httpSpans(spans).find((span) =>
       String(span.attributes["url.path"]).endsWith("/sendMessage"),

@@ -1,5 +1,5 @@
 import { Api } from "grammy";
-import { trimRoot } from "../../platforms/telegram/api.ts";
+import { telegramClientOptions, trimRoot } from "../../platforms/telegram/api.ts";
 import type { TelegramAccount } from "../../platforms/telegram/config-section.ts";
 import {
   resolveTelegramMode,
@@ -133,7 +133,7 @@ export async function checkTelegram(context: DoctorContext): Promise<Finding[]> 
 async function checkBot(context: DoctorContext, setup: TelegramSetup): Promise<Finding[]> {
   const { check, token, apiRoot, wanted } = setup;
   const { timeoutMs } = context;
-  const api = new Api(token, apiRoot ? { apiRoot } : undefined);
+  const api = new Api(token, telegramClientOptions(apiRoot));
   let me: Awaited<ReturnType<Api["getMe"]>>;
   try {
     me = await within(timeoutMs, "Telegram's getMe", api.getMe());

@@ -1,5 +1,6 @@
 import { autoRetry } from "@grammyjs/auto-retry";
-import { Api, GrammyError, HttpError, type Transformer } from "grammy";
+import { Api, type ApiClientOptions, GrammyError, HttpError, type Transformer } from "grammy";
+import { botApiFetch } from "./bot-api-fetch.ts";
 import { floodGateOf } from "./flood-gate.ts";
 import { trimRoot } from "./settings.ts";
 
@@ -31,9 +32,18 @@ export function installTelegramTransformers(config: Api["config"], token: string
  * await api.sendMessage(chatId, "<b>hi</b>", { parse_mode: "HTML" });
  */
 export function createTelegramApi(token: string, apiRoot?: string): Api {
-  const api = new Api(token, apiRoot ? { apiRoot: trimRoot(apiRoot) } : {});
+  const api = new Api(token, telegramClientOptions(apiRoot));
   installTelegramTransformers(api.config, token);
   return api;
+}
+
+/**
+ * The client options of every grammY `Bot` and `Api` of Switchyard: the
+ * Bot API root (`TELEGRAM_API_ROOT`, a local Bot API server or a test's
+ * fake; Telegram's own when unset) and the pooled fetch (bot-api-fetch.ts).
+ */
+export function telegramClientOptions(apiRoot?: string): ApiClientOptions {
+  return { ...(apiRoot ? { apiRoot: trimRoot(apiRoot) } : {}), fetch: botApiFetch };
 }
 
 export { trimRoot } from "./settings.ts";

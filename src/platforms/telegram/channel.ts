@@ -14,7 +14,7 @@ import {
   describeTelegramError,
   installTelegramTransformers,
   isTelegramError,
-  trimRoot,
+  telegramClientOptions,
 } from "./api.ts";
 import { DEFAULT_TELEGRAM, type TelegramConfig } from "./config-section.ts";
 import { TelegramDirectory } from "./directory.ts";
@@ -236,7 +236,7 @@ export class TelegramChannel implements Channel {
     if (this.#bot) return this.#bot;
     const root = this.options.apiRoot ?? this.#settings().apiRoot;
     const bot = new Bot(this.options.token, {
-      client: { ...(root ? { apiRoot: trimRoot(root) } : {}) },
+      client: telegramClientOptions(root),
     });
     installTelegramTransformers(bot.api.config, this.options.token);
     this.#bot = bot;
