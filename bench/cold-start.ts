@@ -6,6 +6,9 @@
  * reference. Each is a new process: one warm-up round of each (the files
  * in the page cache), then interleaved rounds, order rotated.
  *
+ * Then a worker's start, from spawn to ready and its idle RSS, in a table
+ * of its own (worker-ready.ts).
+ *
  * On a shared machine wall time swings with the neighbours' load; the
  * process's own CPU time (user + system, read by the child at exit) is what
  * a quiet machine's wall time comes to for this single-threaded work, so
@@ -16,6 +19,14 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import {
+  startOnce,
+  startWorkerFakes,
+  WORKER_IDLE_RSS_TARGET_MB,
+  WORKER_READY_TARGET_MS,
+  type WorkerSample,
+  workerCases,
+} from "./worker-ready.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const ROUNDS = Number(process.env.BENCH_COLD_ROUNDS ?? 7);
@@ -105,9 +116,10 @@ const ms = (s: Spread) =>
 
 /**
  * Times each case in fresh processes; returns whether the import and
- * `--help` meet their targets (median CPU time).
+ * `--help` meet their targets (median CPU time), and the worker its ready
+ * time (median wall time) and idle RSS.
  */
-export function benchColdStart(print: (line: string) => void): boolean {
+export async function benchColdStart(print: (line: string) => void): Promise<boolean> {
   print(
     `\nCold start: fresh node processes, ${ROUNDS} rounds each (load average ${loadavg()[0]?.toFixed(1)}); ms as min/median/max`,
   );
@@ -142,6 +154,57 @@ export function benchColdStart(print: (line: string) => void): boolean {
       verdict = `  (target <= ${c.targetMs} ms: ${met ? "met" : "MISSED"})`;
     }
     print(`${c.name.padEnd(44)} ${ms(wall)} ${ms(cpu)}   ${ratio}${verdict}`);
+  });
+  return (await benchWorkerReady(print)) && ok;
+}
+
+/**
+ * `switchyard start --role worker` from spawn to "worker started", and its
+ * RSS once idle; the worker's target is on wall time, since waiting on
+ * Redis is part of being ready, and the baseline is `node -e 0`'s spawn to
+ * exit in the same rounds.
+ */
+async function benchWorkerReady(print: (line: string) => void): Promise<boolean> {
+  const cases = workerCases();
+  print(
+    `\nWorker start: fresh processes, ${ROUNDS} rounds each (load average ${loadavg()[0]?.toFixed(1)}); ms and MB as min/median/max`,
+  );
+  const fakes = await startWorkerFakes();
+  const samples = cases.map(() => [] as WorkerSample[]);
+  try {
+    for (const c of cases) await startOnce(c, fakes);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (let i = 0; i < cases.length; i++) {
+        const index = (i + round) % cases.length;
+        (samples[index] as WorkerSample[]).push(
+          await startOnce(cases[index] as (typeof cases)[0], fakes),
+        );
+      }
+    }
+  } finally {
+    await fakes.close();
+  }
+  const baseline = spread((samples[0] as WorkerSample[]).map((s) => s.wallMs));
+  let ok = true;
+  print(
+    `${"".padEnd(44)} ${"to ready".padStart(16)} ${"cpu to ready".padStart(16)} ${"idle RSS".padStart(16)}   vs baseline (wall)`,
+  );
+  cases.forEach((c, index) => {
+    const taken = samples[index] as WorkerSample[];
+    const wall = spread(taken.map((s) => s.wallMs));
+    const cpu = spread(taken.map((s) => s.cpuMs));
+    const rss = spread(taken.map((s) => s.rssMb));
+    const ratio = `${(wall.median / baseline.median).toFixed(1)}x`.padStart(7);
+    let verdict = "";
+    if (c.targets) {
+      const fast = wall.median <= WORKER_READY_TARGET_MS;
+      const small = rss.median <= WORKER_IDLE_RSS_TARGET_MB;
+      if (!fast || !small) ok = false;
+      verdict = `  (ready <= ${WORKER_READY_TARGET_MS} ms: ${fast ? "met" : "MISSED"}; idle <= ${WORKER_IDLE_RSS_TARGET_MB} MB: ${small ? "met" : "MISSED"})`;
+    }
+    const cells = c.cli === undefined ? "-".padStart(16) : ms(cpu);
+    const rssCells = c.cli === undefined ? "-".padStart(16) : ms(rss);
+    print(`${c.name.padEnd(44)} ${ms(wall)} ${cells} ${rssCells}   ${ratio}${verdict}`);
   });
   return ok;
 }
