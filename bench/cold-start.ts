@@ -6,6 +6,9 @@
  * reference. Each is a new process: one warm-up round of each (the files
  * in the page cache), then interleaved rounds, order rotated.
  *
+ * Then a worker's start, from spawn to ready and its idle RSS, in a table
+ * of its own (worker-ready.ts), judged on CPU time too.
+ *
  * On a shared machine wall time swings with the neighbours' load; the
  * process's own CPU time (user + system, read by the child at exit) is what
  * a quiet machine's wall time comes to for this single-threaded work, so
@@ -16,6 +19,14 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import {
+  startOnce,
+  startWorkerFakes,
+  WORKER_IDLE_RSS_TARGET_MB,
+  WORKER_READY_TARGET_MS,
+  type WorkerSample,
+  workerCases,
+} from "./worker-ready.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const ROUNDS = Number(process.env.BENCH_COLD_ROUNDS ?? 7);
@@ -105,9 +116,10 @@ const ms = (s: Spread) =>
 
 /**
  * Times each case in fresh processes; returns whether the import and
- * `--help` meet their targets (median CPU time).
+ * `--help` meet their targets (median CPU time), and the worker its ready
+ * time (median wall time) and idle RSS.
  */
-export function benchColdStart(print: (line: string) => void): boolean {
+export async function benchColdStart(print: (line: string) => void): Promise<boolean> {
   print(
     `\nCold start: fresh node processes, ${ROUNDS} rounds each (load average ${loadavg()[0]?.toFixed(1)}); ms as min/median/max`,
   );
@@ -142,6 +154,55 @@ export function benchColdStart(print: (line: string) => void): boolean {
       verdict = `  (target <= ${c.targetMs} ms: ${met ? "met" : "MISSED"})`;
     }
     print(`${c.name.padEnd(44)} ${ms(wall)} ${ms(cpu)}   ${ratio}${verdict}`);
+  });
+  return (await benchWorkerReady(print)) && ok;
+}
+
+/**
+ * `switchyard start --role worker` from spawn to "worker started", and its
+ * RSS once idle. The ready target is judged on the CPU time the worker took
+ * to get there, as the rows above are: on a quiet machine that is its wall
+ * time, give or take its few round trips to Redis.
+ */
+async function benchWorkerReady(print: (line: string) => void): Promise<boolean> {
+  const cases = workerCases();
+  print(
+    `\nWorker start: fresh processes, ${ROUNDS} rounds each (load average ${loadavg()[0]?.toFixed(1)}); ms and MB as min/median/max`,
+  );
+  const fakes = await startWorkerFakes();
+  const samples = cases.map(() => [] as WorkerSample[]);
+  try {
+    for (const c of cases) await startOnce(c, fakes);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (let i = 0; i < cases.length; i++) {
+        const index = (i + round) % cases.length;
+        (samples[index] as WorkerSample[]).push(
+          await startOnce(cases[index] as (typeof cases)[0], fakes),
+        );
+      }
+    }
+  } finally {
+    await fakes.close();
+  }
+  const baseline = spread((samples[0] as WorkerSample[]).map((s) => s.cpuMs));
+  let ok = true;
+  print(
+    `${"".padEnd(44)} ${"wall to ready".padStart(16)} ${"cpu to ready".padStart(16)} ${"idle RSS MB".padStart(16)}   vs baseline (cpu)`,
+  );
+  cases.forEach((c, index) => {
+    const taken = samples[index] as WorkerSample[];
+    const wall = spread(taken.map((s) => s.wallMs));
+    const cpu = spread(taken.map((s) => s.cpuMs));
+    const rss = c.cli === undefined ? "-".padStart(16) : ms(spread(taken.map((s) => s.rssMb)));
+    const ratio = `${(cpu.median / baseline.median).toFixed(1)}x`.padStart(7);
+    let verdict = "";
+    if (c.targets) {
+      const fast = cpu.median <= WORKER_READY_TARGET_MS;
+      const small = spread(taken.map((s) => s.rssMb)).median <= WORKER_IDLE_RSS_TARGET_MB;
+      if (!fast || !small) ok = false;
+      verdict = `  (ready <= ${WORKER_READY_TARGET_MS} ms: ${fast ? "met" : "MISSED"}; idle <= ${WORKER_IDLE_RSS_TARGET_MB} MB: ${small ? "met" : "MISSED"})`;
+    }
+    print(`${c.name.padEnd(44)} ${ms(wall)} ${ms(cpu)} ${rss}   ${ratio}${verdict}`);
   });
   return ok;
 }

@@ -61,7 +61,7 @@ if (!only || only === "tracing") results.push(await benchTracing(print));
 if (!only || only === "format") results.push(benchFormat(print));
 if (!only || only === "stream-render") results.push(benchStreamRender(print));
 if (!only || only === "stream-read") results.push(await benchStreamRead(print));
-if (!only || only === "cold-start") results.push(benchColdStart(print));
+if (!only || only === "cold-start") results.push(await benchColdStart(print));
 if (!only || only === "telegram-calls") results.push(await benchTelegramCalls(print));
 if (only === "streams") {
   results.push(

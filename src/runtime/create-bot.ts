@@ -17,7 +17,6 @@ import { type Switchyard, startSwitchyard } from "./app.ts";
 import { channelsFor, startChannels } from "./bot-channels.ts";
 import { configSourceOf } from "./config-file.ts";
 import { StartOptionError } from "./errors.ts";
-import { serveHooks } from "./hooks.ts";
 import { Host } from "./host.ts";
 import { serveOps, turnObserver } from "./observe.ts";
 import { type BotOptions, type BotRole, type ConfigSource, turnTuningOf } from "./options.ts";
@@ -245,6 +244,8 @@ class SwitchyardBot implements Bot {
     });
     if (ops) this.#running.ops = ops;
     if (this.role !== "worker") {
+      // Hooks are taken where messages come in; a worker never loads them.
+      const { serveHooks } = await import("./hooks.ts");
       serveHooks(app, ops, {
         config: () => config.current,
         env: this.#env,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type FakeTelegram, startFakeTelegram } from "../../src/testing/fakes/telegram-api.ts";
 import { ALICE } from "../fakes/telegram-setup.ts";
+import { until } from "../support/channels.ts";
 import { REDIS_URL } from "../support/redis.ts";
 import { runToExit, useStartCommand } from "../support/start-command.ts";
 import { freePort } from "../support/switchyard-process.ts";
@@ -61,6 +62,43 @@ describe("switchyard start with TELEGRAM_BOT_TOKEN", () => {
     expect(await answerIn(telegram, ANSWER)).toEqual([ANSWER]);
     expect(telegram.callsTo("getUpdates")).toHaveLength(0);
     expect(logs()).not.toContain("start-secret");
+  }, 60_000);
+
+  it("takes messages before the command menu is set, and sets it once Telegram's wait is over", async () => {
+    const telegram = await startFakeTelegram();
+    bot.cleanup(() => telegram.close());
+    telegram.addChat({ id: ALICE.id, type: "private", title: "Alice" });
+    telegram.failNext("setMyCommands", {
+      code: 429,
+      description: "Too Many Requests: retry after 8",
+      retryAfter: 8,
+    });
+    await run(telegram, {});
+    // Started while Telegram still has the bot wait before the menu: readiness never waits on it.
+    expect(telegram.commandsFor()).toEqual([]);
+    telegram.userSends({ chat: ALICE.id, from: ALICE, text: "hello" });
+    expect(await answerIn(telegram, ANSWER)).toEqual([ANSWER]);
+    const menu = await until(
+      () => (telegram.commandsFor().length > 0 ? telegram.commandsFor() : undefined),
+      30_000,
+    );
+    expect(menu.map((c) => c.command)).toContain("skills");
+  }, 60_000);
+
+  it("logs a command menu Telegram refuses, and answers all the same", async () => {
+    const telegram = await startFakeTelegram();
+    bot.cleanup(() => telegram.close());
+    telegram.addChat({ id: ALICE.id, type: "private", title: "Alice" });
+    telegram.failNext("setMyCommands", {
+      code: 400,
+      description: "Bad Request: BOT_COMMAND_INVALID",
+    });
+    const logs = await run(telegram, {});
+    telegram.userSends({ chat: ALICE.id, from: ALICE, text: "hello" });
+    expect(await answerIn(telegram, ANSWER)).toEqual([ANSWER]);
+    expect(logs()).toContain("the Telegram command menu could not be set");
+    expect(logs()).toContain("BOT_COMMAND_INVALID");
+    expect(telegram.commandsFor()).toEqual([]);
   }, 60_000);
 
   it("stops before starting anything when the webhook has no secret", async () => {

@@ -95,6 +95,22 @@ const WORKER_LOADS_LATER = [
 ];
 
 /**
+ * Switchyard's own modules a worker does not load before it is ready: the
+ * ingress's parts. The console's conversation loop brings every chat command
+ * with it, and hooks are served where messages come in: some 35 modules a
+ * worker compiled before it said "worker started" (issue 36). A Telegram
+ * worker loads the chat commands after, with the Telegram channel.
+ */
+const WORKER_READY_WITHOUT = [
+  "src/platforms/terminal/channel.ts",
+  "src/ingress/take-message.ts",
+  "src/ingress/chat-commands.ts",
+  "src/ingress/commands/tools-command.ts",
+  "src/runtime/hooks.ts",
+  "src/ingress/hook-endpoint.ts",
+];
+
+/**
  * Resolve hooks that append every module's URL to a file, synchronously,
  * so nothing is lost when the process exits; CommonJS modules required by
  * other CommonJS modules (which the hooks do not see) are added from the
@@ -115,7 +131,12 @@ interface Loaded {
   readonly packages: ReadonlySet<string>;
   /** Switchyard's own modules, relative to the checkout. */
   readonly modules: ReadonlySet<string>;
+  /** With `until`: what had loaded when the process wrote that line. */
+  readonly beforeReady?: Omit<Loaded, "beforeReady">;
 }
+
+/** The line the child writes into the list as it logs `until`. */
+const READY_MARK = "-- ready --";
 
 interface Run {
   readonly argv?: readonly string[];
@@ -133,6 +154,17 @@ async function loadedBy(entry: string, name: string, options: Run = {}): Promise
     register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOKS)}`)});
     const cache = createRequire(import.meta.url).cache;
     process.on("exit", () => appendFileSync(process.env.SWITCHYARD_LOADED_LOG, Object.keys(cache).join("\\n")));
+    // The moment it says it is up, in the list: the logger writes its line synchronously.
+    const until = ${JSON.stringify(options.until ?? null)};
+    const write = process.stderr.write.bind(process.stderr);
+    let marked = false;
+    process.stderr.write = (chunk, ...rest) => {
+      if (until !== null && !marked && String(chunk).includes(until)) {
+        marked = true;
+        appendFileSync(process.env.SWITCHYARD_LOADED_LOG, ${JSON.stringify(`${READY_MARK}\n`)});
+      }
+      return write(chunk, ...rest);
+    };
     process.argv = [process.argv[0], "switchyard", ...${JSON.stringify(options.argv ?? [])}];
     await import(${JSON.stringify(pathToFileURL(join(ROOT, entry)).href)});
   `;
@@ -143,9 +175,19 @@ async function loadedBy(entry: string, name: string, options: Run = {}): Promise
     env,
     options.until,
   );
+  const lines = readFileSync(log, "utf8").split("\n");
+  const mark = lines.indexOf(READY_MARK);
+  return {
+    ...listed(lines),
+    ...(mark === -1 ? {} : { beforeReady: listed(lines.slice(0, mark)) }),
+  };
+}
+
+/** The packages and own modules among a list's lines (URLs, or paths from the require cache). */
+function listed(lines: readonly string[]): Omit<Loaded, "beforeReady"> {
   const packages = new Set<string>();
   const modules = new Set<string>();
-  for (const line of readFileSync(log, "utf8").split("\n")) {
+  for (const line of lines) {
     const path = line.startsWith("file:") ? fileURLToPath(line) : line;
     const inPackage = /.*node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path);
     if (inPackage?.[1]) packages.add(inPackage[1]);
@@ -203,11 +245,11 @@ describe("the cold start", () => {
     expect(Object.keys(MANIFEST.dependencies).filter((name) => packages.has(name))).toEqual([]);
   });
 
-  it("starts a Telegram worker without sharp, undici, the model SDKs, the tracing SDK, MCP or the document readers", async () => {
+  it("starts a Telegram worker without sharp, undici, the model SDKs, the tracing SDK, MCP or the document readers, and is ready before it loads the chat commands or hooks", async () => {
     const telegram = await startFakeTelegram();
     const prefix = uniquePrefix("cold-worker");
     try {
-      const { packages, modules } = await loadedBy("src/cli.ts", "worker", {
+      const { packages, modules, beforeReady } = await loadedBy("src/cli.ts", "worker", {
         argv: ["start", "--role", "worker"],
         env: {
           ...(envWithoutRedis() as Record<string, string>),
@@ -225,6 +267,9 @@ describe("the cold start", () => {
       expect(packages).toContain("grammy");
       expect(packages).toContain("bullmq");
       expect(WORKER_LOADS_LATER.filter((name) => packages.has(name))).toEqual([]);
+      // Ready first: the chat commands come after, with the Telegram channel's ingress code.
+      expect(beforeReady?.modules).toContain("src/queue/turn-worker.ts");
+      expect(WORKER_READY_WITHOUT.filter((path) => beforeReady?.modules.has(path))).toEqual([]);
     } finally {
       await telegram.close();
       const redis = connectRedis();

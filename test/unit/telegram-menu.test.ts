@@ -1,13 +1,16 @@
 import fc from "fast-check";
+import type { Api } from "grammy";
 import { describe, expect, it } from "vitest";
 import { resolveSkills } from "../../src/core/skills/index.ts";
 import { ChatPacer } from "../../src/platforms/telegram/chat-pacer.ts";
 import {
+  CommandMenu,
   menuCommands,
   RESERVED_COMMANDS,
   skillCommandName,
   skillForCommand,
 } from "../../src/platforms/telegram/menu.ts";
+import type { ContractSources } from "../../src/turn/contract.ts";
 import { skill, source } from "../support/skills.ts";
 
 const skillName = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/);
@@ -80,6 +83,37 @@ describe("the command menu", () => {
     );
     expect(skillCommandName("tools")).toBeUndefined();
     expect(skillCommandName("Start")).toBeUndefined();
+  });
+});
+
+describe("CommandMenu", () => {
+  it("sends one menu's sets one after another, so an older set never lands after a newer one", async () => {
+    let skills = resolveSkills([source("builtin", [skill("meeting-notes")])], {});
+    const sent: string[][] = [];
+    let release = () => {};
+    const slow = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let calls = 0;
+    const api = {
+      setMyCommands: async (commands: { command: string }[]) => {
+        calls += 1;
+        if (calls === 1) await slow;
+        sent.push(commands.map((c) => c.command));
+        return true;
+      },
+    } as unknown as Api;
+    const menu = new CommandMenu(() => api, {} as ContractSources);
+    menu.skillsOf = async () => skills;
+    const first = menu.refresh();
+    while (calls === 0) await new Promise((resolve) => setImmediate(resolve));
+    // A skill comes while the first set waits on Telegram; its own refresh follows.
+    skills = resolveSkills([source("builtin", [skill("meeting-notes"), skill("bot-guide")])], {});
+    const second = menu.refresh();
+    release();
+    await Promise.all([first, second]);
+    expect(sent).toHaveLength(2);
+    expect(sent.at(-1)).toContain("bot_guide");
   });
 });
 

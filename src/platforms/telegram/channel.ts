@@ -140,7 +140,9 @@ export class TelegramChannel implements Channel {
       }),
       telegramIngress(ingress),
     );
-    await menu.refresh().catch((error: unknown) =>
+    // The menu is set beside the start, not before it: taking messages does not wait on
+    // setMyCommands (a round trip to Telegram, longer while it asks the bot to wait).
+    menu.refresh().catch((error: unknown) =>
       runtime.logger.warn("the Telegram command menu could not be set", {
         error: this.#describe(error),
       }),

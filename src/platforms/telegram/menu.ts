@@ -86,10 +86,13 @@ function describe(skill: Skill): string {
  * at start, with the skills every chat has, and one chat's scope when its
  * skills change, so a skill switched off disappears from that chat's menu.
  * A change to the global scope refreshes the default. A menu that did not
- * change is not sent again.
+ * change is not sent again, and one menu's sets go out one after another,
+ * each reading the skills when its turn comes, so the last state wins.
  */
 export class CommandMenu {
   readonly #sent = new Map<string, string>();
+  /** Per menu, the set in flight (or waiting): the next one starts when it ends. */
+  readonly #setting = new Map<string, Promise<void>>();
 
   constructor(
     private readonly api: () => Api,
@@ -107,9 +110,20 @@ export class CommandMenu {
   }
 
   /** Sets the menu of one chat, or the default menu when `chat` is undefined. */
-  async refresh(chat?: string): Promise<void> {
-    const commands = menuCommands(await this.skillsOf(chat));
+  refresh(chat?: string): Promise<void> {
     const key = chat ?? "default";
+    const before = this.#setting.get(key) ?? Promise.resolve();
+    const set = before.catch(() => {}).then(() => this.#set(chat, key));
+    this.#setting.set(key, set);
+    const forget = () => {
+      if (this.#setting.get(key) === set) this.#setting.delete(key);
+    };
+    set.then(forget, forget);
+    return set;
+  }
+
+  async #set(chat: string | undefined, key: string): Promise<void> {
+    const commands = menuCommands(await this.skillsOf(chat));
     const body = JSON.stringify(commands);
     if (this.#sent.get(key) === body) return;
     await this.api().setMyCommands(

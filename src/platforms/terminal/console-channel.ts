@@ -4,7 +4,6 @@ import type { CommandPolicy } from "../../core/commands/index.ts";
 import { type ConversationAddress, conversationKey } from "../../core/conversation.ts";
 import { type Channel, type ChannelRuntime, ChannelRuntimeError } from "../../ingress/channel.ts";
 import type { DeliveryTarget, Outbound, OutgoingFile, PostOptions } from "../../ports/outbound.ts";
-import { runConsole } from "./channel.ts";
 import { RedisOutbox } from "./outbox.ts";
 import { atTerminal } from "./terminal.ts";
 
@@ -86,6 +85,9 @@ export class ConsoleChannel implements Channel {
         "The console channel waits for its conversation to come to rest at the end of its input, and this runtime cannot tell: start it with one that has idle (createBot's does).",
       );
     }
+    // The conversation loop and the chat commands it answers load with the console, not with
+    // every process that builds the channel (a worker only needs its outbox).
+    const { runConsole } = await import("./channel.ts");
     const keys = runtime.sources.store.keys;
     const outbox = consoleOutbox({ redis: runtime.redis, prefix: keys.prefix });
     this.#outbox = outbox;
