@@ -156,10 +156,9 @@ export class FeedbackStore extends StateStore {
     at: number,
   ): Promise<boolean> {
     const key = this.keys.feedbackWhy(address, voter);
-    const [[, turnId]] = (await this.redis.multi().get(key).del(key).exec()) as [
-      [unknown, string | null],
-      unknown,
-    ];
+    // GETDEL (Redis 6.2): one command, where a MULTI of GET and DEL was four; every
+    // message a person sends asks.
+    const turnId = await this.redis.getdel(key);
     if (turnId === null || text === undefined) return false;
     const kept = await LUA.why.run(
       this.redis,
