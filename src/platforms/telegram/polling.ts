@@ -99,8 +99,9 @@ export class UpdatePoller {
     this.#wake?.();
     await this.#loop;
     await this.#lanes?.idle();
-    // The last offset written, so a restart resumes from it.
-    while (this.#storing) await this.#storing;
+    // The last offset written, so a restart resumes from it; not waited for past a second
+    // (Redis may be away, and a restart that sees a few updates again dedupes them).
+    await Promise.race([this.#offsetsStored(), sleep(1_000, undefined, { ref: false })]);
     this.#loop = undefined;
     this.#lanes = undefined;
     this.#controller = undefined;
@@ -210,6 +211,11 @@ export class UpdatePoller {
       }
     }
     return undefined;
+  }
+
+  /** Settles once no offset write is in flight or waiting. */
+  async #offsetsStored(): Promise<void> {
+    while (this.#storing) await this.#storing;
   }
 
   /**
