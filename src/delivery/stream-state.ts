@@ -2,6 +2,7 @@ import type { Redis } from "ioredis";
 import type { ConversationAddress } from "../core/conversation.ts";
 import type { DeliveryTarget, MessageControl, NativeStream } from "../ports/outbound.ts";
 import type { KeyScheme } from "../store/keys.ts";
+import { LuaScript } from "../store/lua.ts";
 import { partKey } from "./delivery.ts";
 import type { DeliveryEnvironment } from "./delivery-environment.ts";
 import { StreamingReply } from "./streaming.ts";
@@ -20,6 +21,12 @@ export interface StreamRecord {
 
 /** A day: longer than any turn's retries. */
 const TTL_MS = 86_400_000;
+
+/**
+ * Writes fields of the record, giving it its TTL when a field is new (its
+ * first write): the text of every draft or edit costs one command.
+ */
+const NOTE = LuaScript.file("stream-note-1");
 
 /**
  * Where a turn's streamed message is remembered, next to the conversation's
@@ -51,21 +58,26 @@ export class StreamState {
     text: string,
     native = false,
   ): Promise<void> {
-    const key = this.#key(address, turnId);
-    const fields = native ? { ref, text, native: "1" } : { ref, text };
-    await this.redis.multi().hset(key, fields).pexpire(key, TTL_MS).exec();
+    const fields = ["ref", ref, "text", text, ...(native ? ["native", "1"] : [])];
+    await this.#note(address, turnId, fields);
   }
 
   /** Records that a native stream is about to start, before its start goes out. */
   async starting(address: ConversationAddress, turnId: string, at: number): Promise<void> {
-    const key = this.#key(address, turnId);
-    await this.redis.multi().hset(key, "starting", String(at)).pexpire(key, TTL_MS).exec();
+    await this.#note(address, turnId, ["starting", at]);
   }
 
   /** Records what the stream shows now (a Telegram draft has no ref, only this). */
   async shown(address: ConversationAddress, turnId: string, text: string): Promise<void> {
-    const key = this.#key(address, turnId);
-    await this.redis.multi().hset(key, "text", text).pexpire(key, TTL_MS).exec();
+    await this.#note(address, turnId, ["text", text]);
+  }
+
+  async #note(
+    address: ConversationAddress,
+    turnId: string,
+    fields: readonly (string | number)[],
+  ): Promise<void> {
+    await NOTE.run(this.redis, [this.#key(address, turnId)], [TTL_MS, ...fields]);
   }
 
   #key(address: ConversationAddress, turnId: string): string {

@@ -161,6 +161,23 @@ describe("long polling", () => {
     expect(taken).toEqual(["before", "held"]);
   });
 
+  it("stores the offset past the last of a burst of chats' updates by the time it stops", async () => {
+    const taken: string[] = [];
+    const { offset, poller } = poll(async (update) => {
+      taken.push(textOf(update));
+    });
+    let last: Update | undefined;
+    for (let i = 0; i < 30; i++) {
+      const id = 500 + i;
+      const person = { ...BOB, id, first_name: `Person ${i}` };
+      telegram.addChat({ id, type: "private", title: person.first_name });
+      last = telegram.userSends({ chat: id, from: person, text: `hello ${i}` });
+    }
+    await until(() => (taken.length === 30 ? true : undefined));
+    await poller.stop();
+    expect(await offset.read()).toBe((last?.update_id as number) + 1);
+  });
+
   it("stops on a refused token, naming the variable and never the token", async () => {
     const wrong = "7000000001:AAWrongTokenWrongTokenWrong";
     const { warnings } = poll(async () => {}, wrong);

@@ -8,6 +8,7 @@ import {
 import { FEEDBACK_REPLIES, FeedbackDesk } from "../../src/ingress/feedback-desk.ts";
 import { Metrics } from "../../src/observability/metrics.ts";
 import { feedbackId, type Vote } from "../../src/ports/feedback.ts";
+import { FEEDBACK_KEEP_MS } from "../../src/store/feedback-store.ts";
 import { createStore } from "../../src/store/index.ts";
 import { useTestRedis } from "../support/redis.ts";
 
@@ -166,5 +167,23 @@ describe("what was wrong?", () => {
     await third.desk.vote({ id: third.id, vote: "down", actor, platform: "slack" });
     await third.desk.vote({ id: third.id, vote: "up", actor, platform: "slack" });
     expect(await third.desk.keepReason(message("a normal question"))).toBe(false);
+  });
+
+  it("records a rated answer, the conversation's last and the index to it, each kept 30 days", async () => {
+    const { store, id } = await rated(db.prefix, "turn-kept");
+    expect(await store.feedback.find(id)).toEqual({ address, turnId: "turn-kept" });
+    expect(await store.feedback.last(address)).toBe(id);
+    const [rating] = await store.feedback.ratings(address, ["turn-kept"]);
+    expect(rating).toMatchObject({ ...TURN, id, turnId: "turn-kept", votes: [] });
+    const keys = store.keys;
+    for (const key of [
+      keys.feedback(address, "turn-kept"),
+      keys.feedbackLast(address),
+      keys.feedbackIndex(id),
+    ]) {
+      const ttl = await db.redis.pttl(key);
+      expect(ttl).toBeGreaterThan(29 * 86_400_000);
+      expect(ttl).toBeLessThanOrEqual(FEEDBACK_KEEP_MS);
+    }
   });
 });

@@ -220,7 +220,7 @@ export class TelegramOutbound extends PlatformOutbound {
     preview = false,
   ): Promise<{ ref: string; ours: boolean }> {
     const ledger = this.#ledgerOrThrow();
-    const state = await ledger.state(key);
+    const state = await ledger.intend(key);
     if (state.kind === "sent") return { ref: state.messageId, ours: false };
     if (state.kind === "sending") {
       this.#logger?.warn(
@@ -228,7 +228,6 @@ export class TelegramOutbound extends PlatformOutbound {
         { chat: target.channel },
       );
     }
-    await ledger.intend(key);
     const sent = await this.#send(target, html, markdown, keyboard, preview);
     const id = String(sent);
     const winner = await ledger.record(key, id);

@@ -67,6 +67,10 @@ export class UpdatePoller {
   /** Wakes a poll that waits while updates are held, when one is taken. */
   #wake: (() => void) | undefined;
   #offsetFailing = false;
+  /** The offset write in flight, if any: the next waits for it (see {@link #storeOffset}). */
+  #storing: Promise<void> | undefined;
+  /** The highest offset to store once the write in flight is done. */
+  #nextOffset: number | undefined;
   readonly #unreadable = new Set<string>();
 
   constructor(private readonly options: UpdatePollerOptions) {}
@@ -95,6 +99,9 @@ export class UpdatePoller {
     this.#wake?.();
     await this.#loop;
     await this.#lanes?.idle();
+    // The last offset written, so a restart resumes from it; not waited for past a second
+    // (Redis may be away, and a restart that sees a few updates again dedupes them).
+    await Promise.race([this.#offsetsStored(), sleep(1_000, undefined, { ref: false })]);
     this.#loop = undefined;
     this.#lanes = undefined;
     this.#controller = undefined;
@@ -206,9 +213,25 @@ export class UpdatePoller {
     return undefined;
   }
 
+  /** Settles once no offset write is in flight or waiting. */
+  async #offsetsStored(): Promise<void> {
+    while (this.#storing) await this.#storing;
+  }
+
+  /**
+   * Stores the offset, one write at a time: offsets that come while one is
+   * being written are folded into the highest, written next. A burst of
+   * updates then costs a few writes, not one each; the stored offset only
+   * ever trails the taken updates (what it misses after a crash comes again
+   * and is deduped).
+   */
   #storeOffset(offset: number | undefined): void {
     if (offset === undefined) return;
-    this.options.offset.advance(offset).then(
+    if (this.#storing) {
+      this.#nextOffset = Math.max(this.#nextOffset ?? offset, offset);
+      return;
+    }
+    this.#storing = this.options.offset.advance(offset).then(
       () => {
         this.#offsetFailing = false;
       },
@@ -221,6 +244,12 @@ export class UpdatePoller {
         );
       },
     );
+    void this.#storing.then(() => {
+      this.#storing = undefined;
+      const next = this.#nextOffset;
+      this.#nextOffset = undefined;
+      if (next !== undefined && next > offset) this.#storeOffset(next);
+    });
   }
 
   /** Waits before the next poll while updates are held: until one is taken, or `heldPollMs`. */

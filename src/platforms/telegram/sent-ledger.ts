@@ -63,9 +63,18 @@ export class SentLedger {
     return held === SENDING ? { kind: "sending" } : { kind: "sent", messageId: held };
   }
 
-  /** Records that a send is about to go out (kept if one is recorded already). */
-  async intend(key: string): Promise<void> {
-    await this.redis.set(key, SENDING, "PX", this.ttlMs, "NX");
+  /**
+   * Records that a send is about to go out (kept if anything is recorded
+   * already) and answers what was recorded before it: the read and the
+   * write go out together, one round trip. A caller that finds a message
+   * `sent` sends nothing; its intent was never written.
+   */
+  async intend(key: string): Promise<SentState> {
+    const [state] = await Promise.all([
+      this.state(key),
+      this.redis.set(key, SENDING, "PX", this.ttlMs, "NX"),
+    ]);
+    return state;
   }
 
   /** Records a sent message; returns the message id that won (ours, or one recorded before). */

@@ -48,7 +48,7 @@ export async function uploadToTelegram(
   { idempotencyKey }: DeliveryOptions,
 ): Promise<string> {
   const key = ledger.key(`file:${idempotencyKey}`, 0);
-  const state = await ledger.state(key);
+  const state = await ledger.intend(key);
   if (state.kind === "sent") return state.messageId;
   if (state.kind === "sending") {
     logger?.warn(
@@ -56,7 +56,6 @@ export async function uploadToTelegram(
       { chat: target.channel, file: file.name },
     );
   }
-  await ledger.intend(key);
   const sent = await send(api, target, file).catch((error: unknown) => {
     throw refusal(error, file);
   });

@@ -5,10 +5,9 @@
 -- KEYS: lease, inbox, checkpoint. ARGV: token, consumed.
 -- Returns {left}, or {-1} if the lease was lost.
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {-1} end
-if redis.call('EXISTS', KEYS[3]) == 0 then return {redis.call('LLEN', KEYS[2])} end
+if redis.call('DEL', KEYS[3]) == 0 then return {redis.call('LLEN', KEYS[2])} end
 local consumed = tonumber(ARGV[2])
 if consumed > 0 then redis.call('LTRIM', KEYS[2], consumed, -1) end
-redis.call('DEL', KEYS[3])
 local left = redis.call('LLEN', KEYS[2])
 if left == 0 then redis.call('DEL', KEYS[1]) end
 return {left}

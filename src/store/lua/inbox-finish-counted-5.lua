@@ -9,12 +9,11 @@
 -- Returns {left, the consumed messages...}, or {-1} if the lease was lost.
 --- @include "includes/add-usage"
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {-1} end
-if redis.call('EXISTS', KEYS[3]) == 0 then return {redis.call('LLEN', KEYS[2])} end
+if redis.call('DEL', KEYS[3]) == 0 then return {redis.call('LLEN', KEYS[2])} end
 local consumed = tonumber(ARGV[2])
 local answered = {}
-if consumed > 0 then answered = redis.call('LRANGE', KEYS[2], 0, consumed - 1) end
-if consumed > 0 then redis.call('LTRIM', KEYS[2], consumed, -1) end
-redis.call('DEL', KEYS[3])
+-- LPOP with a count (Redis 6.2) takes and trims in one command; an empty list answers false.
+if consumed > 0 then answered = redis.call('LPOP', KEYS[2], consumed) or {} end
 add_usage(KEYS[4], KEYS[5], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8])
 local left = redis.call('LLEN', KEYS[2])
 if left == 0 then redis.call('DEL', KEYS[1]) end

@@ -5,11 +5,11 @@
 -- KEYS: the conversation's pickups. ARGV: where its next turn stands, this pickup's lease
 -- token, the messages it takes, ttl (ms).
 -- Returns {count, the messages the first of these pickups took}.
-local kind = redis.call('TYPE', KEYS[1])['ok']
-if kind ~= 'hash' and kind ~= 'none' then redis.call('DEL', KEYS[1]) end
+local at = redis.pcall('HGET', KEYS[1], 'at')
+if type(at) == 'table' and at.err then redis.call('DEL', KEYS[1]) at = false end
 local count = 1
 local took = ARGV[3]
-if redis.call('HGET', KEYS[1], 'at') == ARGV[1] then
+if at == ARGV[1] then
   local last = redis.call('HMGET', KEYS[1], 'token', 'count', 'took')
   if last[1] == ARGV[2] then
     count = tonumber(last[2]) or 1

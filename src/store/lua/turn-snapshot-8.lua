@@ -8,7 +8,8 @@
 -- Returns {0, holder, pttl} when another holds the lease; else {1, checkpoint type,
 -- checkpoint, inbox, history, trimmed, intent type, intent, settings}.
 --- @include "includes/apply-reset"
-if ARGV[3] == '1' then
+-- A free lease (the usual case) is taken by the SET NX alone; a held one is looked at.
+if ARGV[3] == '1' and not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   local holder = redis.call('GET', KEYS[1])
   if holder and holder ~= ARGV[1] then return {0, holder, redis.call('PTTL', KEYS[1])} end
   redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])

@@ -8,11 +8,14 @@ local function now_ms()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
+-- A reservation is an id in both, written and dropped together: ids of which the deadlines
+-- hold none (a message admitted with no budget set) leave the tokens alone.
 local function drop(deadlines, tokens, ids, from, to)
   for i = from, to, 1000 do
     local last = math.min(i + 1000 - 1, to)
-    redis.call('ZREM', deadlines, unpack(ids, i, last))
-    redis.call('HDEL', tokens, unpack(ids, i, last))
+    if redis.call('ZREM', deadlines, unpack(ids, i, last)) > 0 then
+      redis.call('HDEL', tokens, unpack(ids, i, last))
+    end
   end
 end
 local function prune(deadlines, tokens, now)
