@@ -1,7 +1,11 @@
 import type { Redis } from "ioredis";
 import { formatRedisAddress } from "../../core/config/index.ts";
 import { ioredis } from "../../store/redis/ioredis.ts";
-import { RedisClusterModeError, RedisClusterStateError } from "../../store/redis/redis-errors.ts";
+import {
+  RedisClusterModeError,
+  RedisClusterStateError,
+  requireRedisVersion,
+} from "../../store/redis/redis-errors.ts";
 import type { ClusterTopology, RedisTopology } from "../../store/redis/redis-topology.ts";
 import { describeTopology } from "../../store/redis/redis-topology.ts";
 import { askOnceOptions, withTimeout } from "./redis-probe.ts";
@@ -45,11 +49,13 @@ export async function checkRedis(
   if (topology.kind === "cluster") return checkCluster(redis, topology, timed);
 
   await timed(redis.ping());
-  const info = await timed(redis.info("cluster")).catch((error: unknown) => {
-    // A managed Redis may forbid INFO (an ACL without @dangerous): nothing to learn then.
+  // A managed Redis may forbid INFO (an ACL without @dangerous): nothing to learn then.
+  const forbidden = (error: unknown) => {
     if (error instanceof ioredis().ReplyError) return "";
     throw error;
-  });
+  };
+  requireRedisVersion(await timed(redis.info("server")).catch(forbidden), where);
+  const info = await timed(redis.info("cluster")).catch(forbidden);
   if (/^cluster_enabled:1\s*$/m.test(info)) {
     throw new RedisClusterModeError(
       where,
@@ -74,6 +80,13 @@ async function checkCluster(
   for (const node of masters) {
     const info = parseInfo(String(await timed(node.call("CLUSTER", "INFO"))));
     const at = `${node.options.host}:${node.options.port}`;
+    requireRedisVersion(
+      await timed(node.info("server")).catch((error: unknown) => {
+        if (error instanceof ioredis().ReplyError) return "";
+        throw error;
+      }),
+      `The Redis Cluster node ${at}`,
+    );
     if (info.cluster_state !== "ok") {
       throw new RedisClusterStateError(
         `The Redis Cluster node ${at} reports cluster_state:${info.cluster_state ?? "unknown"}: the cluster cannot serve every key. Fix the cluster first (redis-cli --cluster check ${at}), then start Switchyard.`,

@@ -74,3 +74,45 @@ export class RedisClusterModeError extends namedError("RedisClusterModeError") {
 
 /** Cluster nodes were configured, but what answered is not a healthy cluster. */
 export class RedisClusterStateError extends namedError("RedisClusterStateError") {}
+
+/** The oldest Redis whose commands every script and call here uses (GETDEL, LPOP with a count, SET ... GET). */
+export const MIN_REDIS_VERSION = "6.2.0";
+
+/**
+ * The Redis is older than {@link MIN_REDIS_VERSION}: some commands would
+ * fail only when a person's message first needs them, so this stops
+ * startup instead.
+ */
+export class RedisVersionError extends namedError("RedisVersionError") {
+  constructor(
+    /** Where the node was reached, password masked. */
+    readonly where: string,
+    readonly version: string,
+  ) {
+    super(
+      `${where} runs Redis ${version}, but Switchyard needs Redis ${MIN_REDIS_VERSION} or newer (it uses GETDEL, LPOP with a count and SET ... GET). Upgrade that Redis (or the managed service's engine version), then start again.`,
+    );
+  }
+}
+
+/**
+ * Throws {@link RedisVersionError} when an `INFO server` reply names a Redis
+ * older than {@link MIN_REDIS_VERSION}. A reply without a version (INFO
+ * forbidden by an ACL, or a server that does not say) passes: nothing is
+ * known then, and the first command that needs more will say so itself.
+ */
+export function requireRedisVersion(info: string, where: string): void {
+  const version = /^redis_version:(\S+)/m.exec(info)?.[1];
+  if (version && olderThan(version, MIN_REDIS_VERSION)) throw new RedisVersionError(where, version);
+}
+
+function olderThan(version: string, minimum: string): boolean {
+  const have = version.split(".").map((part) => Number.parseInt(part, 10) || 0);
+  const need = minimum.split(".").map((part) => Number(part));
+  for (let i = 0; i < need.length; i++) {
+    const a = have[i] ?? 0;
+    const b = need[i] ?? 0;
+    if (a !== b) return a < b;
+  }
+  return false;
+}
