@@ -23,8 +23,8 @@ describe("the startup check's Redis version", () => {
   });
 
   it("names the server, its version, what is needed and the fix", () => {
-    expect(() => requireRedisVersion(info("5.0.7"), "redis://cache:6379")).toThrow(
-      `redis://cache:6379 runs Redis 5.0.7, but Switchyard needs Redis ${MIN_REDIS_VERSION} or newer (it uses GETDEL, LPOP with a count and SET ... GET). Upgrade that Redis (or the managed service's engine version), then start again.`,
+    expect(() => requireRedisVersion(info("5.0.7"), "Redis at redis://cache:6379")).toThrow(
+      `Redis at redis://cache:6379 runs Redis 5.0.7, but Switchyard needs Redis ${MIN_REDIS_VERSION} or newer (it uses GETDEL, LPOP with a count and SET ... GET). Upgrade that Redis (or the managed service's engine version), then start again.`,
     );
   });
 
