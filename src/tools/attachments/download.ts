@@ -2,7 +2,7 @@ import type { Dispatcher } from "undici";
 import type { FileLocation } from "../../ports/file-source.ts";
 import { readCapped } from "../web/capped-body.ts";
 import { FetchRefusedError } from "../web/errors.ts";
-import { undici } from "../web/undici.ts";
+import { plainAgent, undici } from "../web/undici.ts";
 
 /** How one download may go: its byte cap, its time cap, and the guard for URLs off the platform. */
 export interface DownloadLimits {
@@ -40,7 +40,7 @@ export async function download(
       signal,
       // A redirect could leave the platform's host with its token; follow none.
       redirect: location.platformHost ? "manual" : "follow",
-      ...(location.platformHost ? {} : { dispatcher: limits.guard }),
+      dispatcher: location.platformHost ? plainAgent() : limits.guard,
     });
     if (response.status >= 300 && response.status < 400) {
       const next = response.headers.get("location");

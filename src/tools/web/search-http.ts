@@ -2,7 +2,7 @@ import type { z } from "zod";
 import { redactSecrets } from "../../observability/secrets.ts";
 import { readCapped } from "./capped-body.ts";
 import { WebSearchError } from "./errors.ts";
-import { undici } from "./undici.ts";
+import { plainAgent, undici } from "./undici.ts";
 
 /** A search API's answer is a few kilobytes; anything past this is not one. */
 const MAX_ANSWER_BYTES = 2_000_000;
@@ -41,6 +41,7 @@ export async function searchJson<T>(call: SearchCall<T>): Promise<T> {
       headers: { accept: "application/json", ...call.headers },
       ...(call.body === undefined ? {} : { body: call.body }),
       signal: AbortSignal.any([call.signal, deadline]),
+      dispatcher: plainAgent(),
     });
     const answer = await readCapped(response.body, MAX_ANSWER_BYTES);
     text = new TextDecoder().decode(answer.bytes);
