@@ -105,7 +105,14 @@ export interface StreamsRunFigures {
   /** 429s Telegram answered, and calls the bot made to a chat during the wait it was told. */
   readonly floodWaits: number;
   readonly floodWaitsIgnored: number;
+  /** Calls the bot made to the measured chats, a chat: each is worker CPU and a Telegram round trip. */
+  readonly telegramCallsPerTurn: number;
 }
+
+/** One run's figures, and its Telegram calls a chat by method (`sendMessageDraft: 6.1`). */
+export type StreamsRunResult = StreamsRunFigures & {
+  readonly callsPerTurnByMethod: Readonly<Record<string, number>>;
+};
 
 const FIRST_WORD = "Sure";
 
@@ -142,7 +149,7 @@ function shownText(markdown: string): string {
 }
 
 /** Runs the load once on fresh processes and fakes; resolves with what it measured. */
-export async function streamsRun(shape: StreamsShape): Promise<StreamsRunFigures> {
+export async function streamsRun(shape: StreamsShape): Promise<StreamsRunResult> {
   checkBuilt();
   const prefix = `bench-streams-${process.pid}-${Date.now()}`;
   const telegram = await startFakeTelegram({ limits: TELEGRAM_LIMITS });
@@ -270,7 +277,7 @@ interface Collected {
 
 const SHOWING = new Set(["sendMessage", "editMessageText", "sendMessageDraft"]);
 
-function figures(c: Collected): StreamsRunFigures {
+function figures(c: Collected): StreamsRunResult {
   const callsByChat = new Map<number, RecordedTelegramCall[]>();
   for (const call of c.calls) {
     const chat = Number(call.params.chat_id);
@@ -320,6 +327,12 @@ function figures(c: Collected): StreamsRunFigures {
   }
   const wallMs = lastShown - c.started;
   const flood = c.telegram.flood;
+  const byMethod: Record<string, number> = {};
+  for (const chat of c.chats) {
+    for (const call of callsByChat.get(chat) ?? []) {
+      byMethod[call.method] = (byMethod[call.method] ?? 0) + 1 / c.chats.length;
+    }
+  }
   return {
     done,
     lost,
@@ -355,6 +368,8 @@ function figures(c: Collected): StreamsRunFigures {
     cpuMsPerTurn: ((c.after.cpuSeconds - c.before.cpuSeconds) * 1000) / Math.max(1, done),
     floodWaits: flood?.refusals.filter((r) => r.at >= c.started).length ?? 0,
     floodWaitsIgnored: flood?.early.filter((r) => r.at >= c.started).length ?? 0,
+    telegramCallsPerTurn: Object.values(byMethod).reduce((sum, n) => sum + n, 0),
+    callsPerTurnByMethod: byMethod,
   };
 }
 
