@@ -87,6 +87,11 @@ export interface TurnStream {
     | undefined;
   /** Stops a native stream as it shows, for a turn that parks on an approval request. */
   readonly pause?: (() => Promise<void>) | undefined;
+  /**
+   * Set when the answer streams into a draft (Telegram's): it grows where
+   * the person reads, so it is itself the sign that the turn is working.
+   */
+  readonly draft?: boolean;
 }
 
 /**
@@ -153,6 +158,7 @@ export async function openTurnStream(
     onShown: (text) => streams.shown(address, turnId, text),
     ...(signal ? { signal } : {}),
   });
+  if (native?.kind === "draft") return { streamer, ref: stored.ref, draft: true };
   if (native?.kind !== "message") return { streamer, ref: stored.ref };
   return {
     streamer,
