@@ -58,6 +58,10 @@ export class StreamingReply {
   /** A send due now, run once the chunks of this tick are in. */
   #tick: NodeJS.Immediate | undefined;
   #inFlight: Promise<void> = Promise.resolve();
+  /** A send is on its way that has not read the text yet: it will show the newest. */
+  #queued = false;
+  /** Aborted at close: a native stream's wait for its turn is given up (the answer follows). */
+  readonly #closing = new AbortController();
   #closed = false;
   #starting = false;
   /** Set once the platform said the conversation is gone for the bot: nothing more is tried. */
@@ -85,7 +89,7 @@ export class StreamingReply {
   update(text: string): void {
     if (this.#closed || this.#o.signal?.aborted || !VISIBLE.test(text)) return;
     this.#latest = text;
-    if (this.#timer || this.#tick) return;
+    if (this.#timer || this.#tick || this.#queued) return;
     const wait = this.#lastSent + this.#o.intervalMs - this.#now();
     if (wait <= 0) {
       this.#tick = setImmediate(() => {
@@ -111,6 +115,8 @@ export class StreamingReply {
     this.#closed = true;
     // A send that was due goes as it would have: the first post still lands.
     if (this.#cancelPending()) this.#send();
+    // A native stream's draft still waiting for its turn is not wanted: the answer follows.
+    this.#closing.abort();
     await this.#inFlight;
     return this.#ref;
   }
@@ -127,7 +133,13 @@ export class StreamingReply {
 
   #send(): void {
     this.#timer = undefined;
+    this.#queued = true;
     this.#inFlight = this.#inFlight.then(async () => {
+      // The platform's pace first, the text after: what is sent is the newest when its turn comes.
+      const native = this.#o.native;
+      const go = native?.ready ? await native.ready(this.#closing.signal).catch(() => false) : true;
+      this.#queued = false;
+      if (!go) return;
       if (this.#closed && this.#ref !== undefined) return;
       if (this.#o.signal?.aborted || this.#gone) return;
       // Clipped here, once per send, rather than for every chunk.
@@ -137,7 +149,6 @@ export class StreamingReply {
       this.#lastSent = this.#now();
       const { outbound, target } = this.#o;
       try {
-        const native = this.#o.native;
         if (native) {
           if (this.#ref === undefined && !this.#starting) {
             this.#starting = true;

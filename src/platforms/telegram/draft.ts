@@ -7,6 +7,7 @@ import type {
   StreamOptions,
 } from "../../ports/outbound.ts";
 import type { ChatPacer } from "./chat-pacer.ts";
+import { DraftBudget } from "./draft-budget.ts";
 
 /**
  * Telegram's streamed drafts (`sendMessageDraft`): in a private chat the
@@ -15,6 +16,11 @@ import type { ChatPacer } from "./chat-pacer.ts";
  * killed mid-stream leaves nothing behind to double, and the run that
  * resumes the turn streams on into the same draft: its id comes from the
  * answer's key. Groups and forum topics stream by post-and-edit.
+ *
+ * An answer's first draft goes at once; the later ones keep the chat's
+ * pace and share the worker's budget ({@link DraftBudget}), so the more
+ * answers stream at once the less often each draft grows, while the worker's
+ * work for drafts stays level.
  */
 export class TelegramDrafts implements NativeStreaming {
   constructor(
@@ -24,6 +30,7 @@ export class TelegramDrafts implements NativeStreaming {
     private readonly render: (markdown: string) => string,
     /** The `telegram:` setting `streaming:`; `edit` streams by post-and-edit everywhere. */
     private readonly mode: () => "native" | "edit" = () => "native",
+    private readonly budget = new DraftBudget(),
   ) {}
 
   async open(target: DeliveryTarget, { key }: StreamOptions): Promise<NativeStream | undefined> {
@@ -31,10 +38,16 @@ export class TelegramDrafts implements NativeStreaming {
     const chat = Number(target.channel);
     if (this.mode() !== "native" || !(chat > 0) || target.thread !== undefined) return undefined;
     const draftId = draftIdOf(key);
+    let first = true;
     return {
       kind: "draft",
-      append: async (text) => {
+      ready: async (signal) => {
         await this.pacer.wait(target.channel);
+        if (!first) return this.budget.next(signal);
+        first = false;
+        return true;
+      },
+      append: async (text) => {
         await this.api().sendMessageDraft(chat, draftId, this.render(text), {
           parse_mode: "HTML",
         });
