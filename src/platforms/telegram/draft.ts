@@ -43,6 +43,7 @@ export class TelegramDrafts implements NativeStreaming {
       kind: "draft",
       ready: async (signal) => {
         await this.pacer.wait(target.channel);
+        if (signal?.aborted) return false;
         if (!first) return this.budget.next(signal);
         first = false;
         return true;
