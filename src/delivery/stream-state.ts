@@ -28,6 +28,9 @@ const TTL_MS = 86_400_000;
  * of posting a second one; one given up finishes it with a note.
  */
 export class StreamState {
+  /** Keys this run has given their TTL: a later write of what the stream shows sets only that. */
+  readonly #timed = new Set<string>();
+
   constructor(
     private readonly redis: Redis,
     private readonly keys: KeyScheme,
@@ -62,10 +65,18 @@ export class StreamState {
     await this.redis.multi().hset(key, "starting", String(at)).pexpire(key, TTL_MS).exec();
   }
 
-  /** Records what the stream shows now (a Telegram draft has no ref, only this). */
+  /**
+   * Records what the stream shows now (a Telegram draft has no ref, only
+   * this). Written after every draft or edit: after the first, one command.
+   */
   async shown(address: ConversationAddress, turnId: string, text: string): Promise<void> {
     const key = this.#key(address, turnId);
+    if (this.#timed.has(key)) {
+      await this.redis.hset(key, "text", text);
+      return;
+    }
     await this.redis.multi().hset(key, "text", text).pexpire(key, TTL_MS).exec();
+    this.#timed.add(key);
   }
 
   #key(address: ConversationAddress, turnId: string): string {
