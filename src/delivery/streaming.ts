@@ -118,6 +118,11 @@ export class StreamingReply {
     // A native stream's draft still waiting for its turn is not wanted: the answer follows.
     this.#closing.abort();
     await this.#inFlight;
+    // Unless the answer's message must wait its turn: the whole text shows at once meanwhile.
+    if (!this.#gone && this.#o.native?.showLast?.()) {
+      this.#send(true);
+      await this.#inFlight;
+    }
     return this.#ref;
   }
 
@@ -131,13 +136,15 @@ export class StreamingReply {
     return due;
   }
 
-  #send(): void {
+  /** Sends the newest text once its turn comes; `now`, without waiting for one. */
+  #send(now = false): void {
     this.#timer = undefined;
     this.#queued = true;
     this.#inFlight = this.#inFlight.then(async () => {
       // The platform's pace first, the text after: what is sent is the newest when its turn comes.
       const native = this.#o.native;
-      const go = native?.ready ? await native.ready(this.#closing.signal).catch(() => false) : true;
+      const go =
+        now || !native?.ready ? true : await native.ready(this.#closing.signal).catch(() => false);
       this.#queued = false;
       if (!go) return;
       if (this.#closed && this.#ref !== undefined) return;

@@ -197,6 +197,13 @@ export interface NativeStream {
    */
   ready?(signal?: AbortSignal): Promise<boolean>;
   /**
+   * Asked once the stream ends: whether to show the newest text once more,
+   * at once. Yes when the answer's own message will wait (a Telegram bot's
+   * new messages queued for its pace) and the platform takes one more
+   * update now, so the whole answer can be read meanwhile.
+   */
+  showLast?(): boolean;
+  /**
    * Ends the stream showing exactly `text`: the answer's first part, or the
    * partial with the cut-short note, with `controls` under it (an answer's
    * last part's 👍 / 👎). A draft ends with nothing to do: the answer's post

@@ -221,4 +221,71 @@ describe("drafts under a worker's budget", () => {
     await closed;
     expect(sent.map((s) => s.text)).toEqual(["The"]);
   });
+
+  it("shows the whole answer in the draft at once when the answer's message must wait for the bot's pace", async () => {
+    const sent: { chat: number; text: string; at: number }[] = [];
+    const budget = new DraftBudget(1);
+    let queued = 0;
+    const drafts = new TelegramDrafts(
+      () => api(sent),
+      new ChatPacer(0),
+      (text) => text,
+      () => "native",
+      budget,
+      () => queued,
+    );
+    const target = { platform: "telegram", workspace: "9", channel: "9", conversation: "9" };
+    for (let i = 0; i < 5; i++) void budget.next();
+    const native = await drafts.open(target, { key: "turn-9-0" });
+    const reply = new StreamingReply({
+      outbound: new RecordingOutbound(),
+      target,
+      idempotencyKey: "turn-9-0",
+      intervalMs: 0,
+      native,
+      onPosted: async () => {},
+    });
+    reply.update("The");
+    await vi.advanceTimersByTimeAsync(10);
+    reply.update("The answer, whole");
+    await vi.advanceTimersByTimeAsync(10);
+    // Two hundred answers ended together: this one's message is queued behind theirs.
+    queued = 200;
+    const closed = reply.close();
+    await vi.advanceTimersByTimeAsync(10);
+    await closed;
+    expect(sent.map((s) => [s.text, s.at - T0])).toEqual([
+      ["The", 0],
+      ["The answer, whole", 20],
+    ]);
+  });
+
+  it("leaves the last draft out where the chat's pace would refuse it: the message counts there too", async () => {
+    const sent: { chat: number; text: string; at: number }[] = [];
+    const drafts = new TelegramDrafts(
+      () => api(sent),
+      new ChatPacer(1_000),
+      (text) => text,
+      () => "native",
+      new DraftBudget(1),
+      () => 200,
+    );
+    const target = { platform: "telegram", workspace: "9", channel: "9", conversation: "9" };
+    const native = await drafts.open(target, { key: "turn-9-0" });
+    const reply = new StreamingReply({
+      outbound: new RecordingOutbound(),
+      target,
+      idempotencyKey: "turn-9-0",
+      intervalMs: 0,
+      native,
+      onPosted: async () => {},
+    });
+    reply.update("The");
+    await vi.advanceTimersByTimeAsync(10);
+    reply.update("The answer, whole");
+    const closed = reply.close();
+    await vi.advanceTimersByTimeAsync(2_000);
+    await closed;
+    expect(sent.map((s) => s.text)).toEqual(["The"]);
+  });
 });

@@ -26,6 +26,14 @@ export class ChatPacer {
     if (slot > now) await this.sleep(slot - now);
   }
 
+  /** Takes the chat's slot if it is free now; false (nothing taken) if the chat must wait. */
+  take(chat: string): boolean {
+    const now = this.now();
+    if ((this.#next.get(chat) ?? now) > now) return false;
+    this.#next.set(chat, now + this.intervalMs);
+    return true;
+  }
+
   /**
    * Takes the chat's slot now, without waiting for it: for the edit that
    * shows a finished answer, which must not sit behind the streaming pace.

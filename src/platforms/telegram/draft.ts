@@ -20,7 +20,9 @@ import { DraftBudget } from "./draft-budget.ts";
  * An answer's first draft goes at once; the later ones keep the chat's
  * pace and share the worker's budget ({@link DraftBudget}), so the more
  * answers stream at once the less often each draft grows, while the worker's
- * work for drafts stays level.
+ * work for drafts stays level. When the answer's message must wait for the
+ * bot's pace (many answers ending together), the draft shows the whole
+ * answer at once meanwhile: drafts are not new messages.
  */
 export class TelegramDrafts implements NativeStreaming {
   constructor(
@@ -31,6 +33,8 @@ export class TelegramDrafts implements NativeStreaming {
     /** The `telegram:` setting `streaming:`; `edit` streams by post-and-edit everywhere. */
     private readonly mode: () => "native" | "edit" = () => "native",
     private readonly budget = new DraftBudget(),
+    /** How many of the bot's new messages wait for its pace now. */
+    private readonly queued: () => number = () => 0,
   ) {}
 
   async open(target: DeliveryTarget, { key }: StreamOptions): Promise<NativeStream | undefined> {
@@ -48,6 +52,9 @@ export class TelegramDrafts implements NativeStreaming {
         first = false;
         return true;
       },
+      // The answer's message queued behind others: the person reads it whole in the draft
+      // meanwhile, if the chat's pace lets one more call go now (the message still counts in it).
+      showLast: () => this.queued() > 0 && this.pacer.take(target.channel),
       append: async (text) => {
         await this.api().sendMessageDraft(chat, draftId, this.render(text), {
           parse_mode: "HTML",
