@@ -46,7 +46,8 @@ export interface StreamingReplyOptions {
  * chat). The newest text always wins; nothing is sent for text that was
  * overtaken while waiting. With a native stream (Slack's streaming API, a
  * Telegram draft) the same text is appended to the stream instead, at the
- * same pace. The final answer is not this class's job: the turn's delivery
+ * same pace, or later where the stream holds a send for its turn
+ * ({@link NativeStream.ready}): the text is read when the turn comes. The final answer is not this class's job: the turn's delivery
  * edits the same message with it, or finishes the stream.
  */
 export class StreamingReply {
