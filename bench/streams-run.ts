@@ -109,12 +109,17 @@ export interface StreamsRunFigures {
    * of the same size ({@link ioFloor}). No engine on Node spends less.
    */
   readonly ioFloorCpuMsPerTurn: number;
-  /** Bot API calls the worker made per turn, all methods (getUpdates, the ingress's, left out). */
-  readonly telegramCallsPerTurn: number;
   /** 429s Telegram answered, and calls the bot made to a chat during the wait it was told. */
   readonly floodWaits: number;
   readonly floodWaitsIgnored: number;
+  /** Calls the bot made to the measured chats, a chat: each is worker CPU and a Telegram round trip. */
+  readonly telegramCallsPerTurn: number;
 }
+
+/** One run's figures, and its Telegram calls a chat by method (`sendMessageDraft: 6.1`). */
+export type StreamsRunResult = StreamsRunFigures & {
+  readonly callsPerTurnByMethod: Readonly<Record<string, number>>;
+};
 
 const FIRST_WORD = "Sure";
 
@@ -151,7 +156,7 @@ function shownText(markdown: string): string {
 }
 
 /** Runs the load once on fresh processes and fakes; resolves with what it measured. */
-export async function streamsRun(shape: StreamsShape): Promise<StreamsRunFigures> {
+export async function streamsRun(shape: StreamsShape): Promise<StreamsRunResult> {
   checkBuilt();
   const prefix = `bench-streams-${process.pid}-${Date.now()}`;
   const telegram = await startFakeTelegram({ limits: TELEGRAM_LIMITS });
@@ -228,7 +233,6 @@ export async function streamsRun(shape: StreamsShape): Promise<StreamsRunFigures
       peakRssMb,
       fakesCpuMs: (cpu.user + cpu.system) / 1000,
       ioFloorCpuMsPerTurn,
-      telegramCallsPerTurn: callsPerTurn,
       botPerSecond: shape.paidBroadcast
         ? PAID_BROADCAST_PER_SECOND
         : TELEGRAM_LIMITS.perBotPerSecond,
@@ -293,14 +297,13 @@ interface Collected {
   readonly peakRssMb: number;
   readonly fakesCpuMs: number;
   readonly ioFloorCpuMsPerTurn: number;
-  readonly telegramCallsPerTurn: number;
   /** New messages a second the fake took from the bot in this run. */
   readonly botPerSecond: number;
 }
 
 const SHOWING = new Set(["sendMessage", "editMessageText", "sendMessageDraft"]);
 
-function figures(c: Collected): StreamsRunFigures {
+function figures(c: Collected): StreamsRunResult {
   const callsByChat = new Map<number, RecordedTelegramCall[]>();
   for (const call of c.calls) {
     const chat = Number(call.params.chat_id);
@@ -350,6 +353,12 @@ function figures(c: Collected): StreamsRunFigures {
   }
   const wallMs = lastShown - c.started;
   const flood = c.telegram.flood;
+  const byMethod: Record<string, number> = {};
+  for (const chat of c.chats) {
+    for (const call of callsByChat.get(chat) ?? []) {
+      byMethod[call.method] = (byMethod[call.method] ?? 0) + 1 / c.chats.length;
+    }
+  }
   return {
     done,
     lost,
@@ -384,9 +393,10 @@ function figures(c: Collected): StreamsRunFigures {
     fakesCpuMs: c.fakesCpuMs,
     cpuMsPerTurn: ((c.after.cpuSeconds - c.before.cpuSeconds) * 1000) / Math.max(1, done),
     ioFloorCpuMsPerTurn: c.ioFloorCpuMsPerTurn,
-    telegramCallsPerTurn: c.telegramCallsPerTurn,
     floodWaits: flood?.refusals.filter((r) => r.at >= c.started).length ?? 0,
     floodWaitsIgnored: flood?.early.filter((r) => r.at >= c.started).length ?? 0,
+    telegramCallsPerTurn: Object.values(byMethod).reduce((sum, n) => sum + n, 0),
+    callsPerTurnByMethod: byMethod,
   };
 }
 

@@ -56,7 +56,9 @@ export function renderStreamsSection(json: StreamsJson): string {
     );
   }
   const header = ["Figure", ...f.loads.map(loadLabel)];
-  const rows = STREAMS_ROWS.map(([label, key, digits]) => [
+  // A figure added since the run was made is left out, not shown as n/a.
+  const measured = STREAMS_ROWS.filter(([, key]) => f.loads.every((load) => key in load.figures));
+  const rows = measured.map(([label, key, digits]) => [
     label,
     ...f.loads.map((load) => cell(load, key, digits)),
   ]);

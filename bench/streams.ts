@@ -4,7 +4,7 @@
  * the fake Telegram holds its flood limits. For each N (50, 200, 1,000) it
  * prints done, lost, doubled, wall time, turns/s, the most turns in flight,
  * the worker's event-loop delay p99, first token to first visible text,
- * the final edit's delay, the worker's peak RSS and CPU per turn, as
+ * the final edit's delay, the worker's peak RSS, CPU and Telegram calls per turn, as
  * min / median / max over the runs, each on fresh processes after a warm-up.
  * The baseline, measured in the same run, is the model's own stream: the
  * wall time is printed as a ratio to it. The processes are the built CLI
@@ -175,7 +175,8 @@ export async function benchStreams(
       each.push(figures);
       print(
         `  N=${n} run ${run + 1}: ${figures.done} done in ${(figures.wallMs / 1000).toFixed(1)} s, ` +
-          `${figures.lost} lost, ${figures.late} late, ${figures.doubled} doubled, ${figures.floodWaits} 429s`,
+          `${figures.lost} lost, ${figures.late} late, ${figures.doubled} doubled, ${figures.floodWaits} 429s; ` +
+          `Telegram calls per turn: ${byMethod(figures.callsPerTurnByMethod)}`,
       );
     }
     const figures = Object.fromEntries(
@@ -193,6 +194,14 @@ export async function benchStreams(
   }
   report?.({ answerMs, deadlineMs, loads: results });
   return results.every((load) => Object.values(load.targets).every((t) => t.met));
+}
+
+/** `sendMessageDraft 6.1, sendChatAction 2.0, …`, the most made first. */
+function byMethod(calls: Readonly<Record<string, number>>): string {
+  return Object.entries(calls)
+    .sort(([, a], [, b]) => b - a)
+    .map(([method, n]) => `${method} ${n.toFixed(1)}`)
+    .join(", ");
 }
 
 /** "N = 1,000", with ", paid broadcast" when it was. */

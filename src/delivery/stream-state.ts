@@ -67,7 +67,11 @@ export class StreamState {
     await this.#note(address, turnId, ["starting", at]);
   }
 
-  /** Records what the stream shows now (a Telegram draft has no ref, only this). */
+  /**
+   * Records what the stream shows now (a Telegram draft has no ref, only
+   * this). Written after every draft or edit: one script, whose PEXPIRE
+   * runs only when the field is new.
+   */
   async shown(address: ConversationAddress, turnId: string, text: string): Promise<void> {
     await this.#note(address, turnId, ["text", text]);
   }
@@ -99,6 +103,11 @@ export interface TurnStream {
     | undefined;
   /** Stops a native stream as it shows, for a turn that parks on an approval request. */
   readonly pause?: (() => Promise<void>) | undefined;
+  /**
+   * Set when the answer streams into a draft (Telegram's): it grows where
+   * the person reads, so it is itself the sign that the turn is working.
+   */
+  readonly draft?: boolean;
 }
 
 /**
@@ -165,6 +174,7 @@ export async function openTurnStream(
     onShown: (text) => streams.shown(address, turnId, text),
     ...(signal ? { signal } : {}),
   });
+  if (native?.kind === "draft") return { streamer, ref: stored.ref, draft: true };
   if (native?.kind !== "message") return { streamer, ref: stored.ref };
   return {
     streamer,

@@ -46,7 +46,8 @@ export interface StreamingReplyOptions {
  * chat). The newest text always wins; nothing is sent for text that was
  * overtaken while waiting. With a native stream (Slack's streaming API, a
  * Telegram draft) the same text is appended to the stream instead, at the
- * same pace. The final answer is not this class's job: the turn's delivery
+ * same pace, or later where the stream holds a send for its turn
+ * ({@link NativeStream.ready}): the text is read when the turn comes. The final answer is not this class's job: the turn's delivery
  * edits the same message with it, or finishes the stream.
  */
 export class StreamingReply {
@@ -58,6 +59,10 @@ export class StreamingReply {
   /** A send due now, run once the chunks of this tick are in. */
   #tick: NodeJS.Immediate | undefined;
   #inFlight: Promise<void> = Promise.resolve();
+  /** A send is on its way that has not read the text yet: it will show the newest. */
+  #queued = false;
+  /** Aborted at close: a native stream's wait for its turn is given up (the answer follows). */
+  readonly #closing = new AbortController();
   #closed = false;
   #starting = false;
   /** Set once the platform said the conversation is gone for the bot: nothing more is tried. */
@@ -85,7 +90,7 @@ export class StreamingReply {
   update(text: string): void {
     if (this.#closed || this.#o.signal?.aborted || !VISIBLE.test(text)) return;
     this.#latest = text;
-    if (this.#timer || this.#tick) return;
+    if (this.#timer || this.#tick || this.#queued) return;
     const wait = this.#lastSent + this.#o.intervalMs - this.#now();
     if (wait <= 0) {
       this.#tick = setImmediate(() => {
@@ -111,7 +116,14 @@ export class StreamingReply {
     this.#closed = true;
     // A send that was due goes as it would have: the first post still lands.
     if (this.#cancelPending()) this.#send();
+    // A native stream's draft still waiting for its turn is not wanted: the answer follows.
+    this.#closing.abort();
     await this.#inFlight;
+    // Unless the answer's message must wait its turn: the whole text shows at once meanwhile.
+    if (!this.#gone && this.#o.native?.showLast?.()) {
+      this.#send(true);
+      await this.#inFlight;
+    }
     return this.#ref;
   }
 
@@ -125,9 +137,17 @@ export class StreamingReply {
     return due;
   }
 
-  #send(): void {
+  /** Sends the newest text once its turn comes; `now`, without waiting for one. */
+  #send(now = false): void {
     this.#timer = undefined;
+    this.#queued = true;
     this.#inFlight = this.#inFlight.then(async () => {
+      // The platform's pace first, the text after: what is sent is the newest when its turn comes.
+      const native = this.#o.native;
+      const go =
+        now || !native?.ready ? true : await native.ready(this.#closing.signal).catch(() => false);
+      this.#queued = false;
+      if (!go) return;
       if (this.#closed && this.#ref !== undefined) return;
       if (this.#o.signal?.aborted || this.#gone) return;
       // Clipped here, once per send, rather than for every chunk.
@@ -137,7 +157,6 @@ export class StreamingReply {
       this.#lastSent = this.#now();
       const { outbound, target } = this.#o;
       try {
-        const native = this.#o.native;
         if (native) {
           if (this.#ref === undefined && !this.#starting) {
             this.#starting = true;

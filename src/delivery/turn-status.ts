@@ -140,7 +140,13 @@ export class TurnStatus {
   #lastSent = Number.NEGATIVE_INFINITY;
   #timer: NodeJS.Timeout | undefined;
   #sending: Promise<void> = Promise.resolve();
+  /** A call is on its way to the platform. */
+  #busy = false;
+  /** The call due while one was on its way: only the newest waits, never a backlog. */
+  #waiting: { readonly activity: Activity; readonly refresh: boolean } | undefined;
   #refreshing = true;
+  /** The answer shows as it streams (a Telegram draft): see {@link answerShowing}. */
+  #answerShowing = false;
   #ended = false;
   #lineStarted = false;
   #lineWork: Promise<void> = Promise.resolve();
@@ -190,9 +196,25 @@ export class TurnStatus {
     };
   }
 
+  /**
+   * The answer's text now shows as it streams, in a draft that grows where
+   * the person reads (a Telegram draft): an indicator beside it shows
+   * nothing more, so none is sent while no tool runs. A tool that starts
+   * shows again, and is refreshed while it runs.
+   */
+  answerShowing(): void {
+    if (this.#answerShowing) return;
+    this.#answerShowing = true;
+    if (this.#running.length === 0) this.#cancel();
+  }
+
   /** Stops refreshing: the run is over (its answer is next, or it failed); nothing is cleared. */
   pause(): void {
     this.#refreshing = false;
+    this.#cancel();
+  }
+
+  #cancel(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
   }
@@ -257,17 +279,45 @@ export class TurnStatus {
   /** Sends the indicator (or typing) now; refreshed, it goes again in {@link REFRESH_MS}. */
   #send(activity: Activity, refresh: boolean): void {
     this.#timer = undefined;
-    if (this.#ended || (refresh && !this.#refreshing)) return;
+    if (!this.#due(refresh)) return;
+    // While the answer streams where the person reads, thinking adds nothing to it.
+    if (refresh && this.#answerShowing && this.#running.length === 0) return;
     this.#lastSent = this.#now();
     this.#shown = activity;
-    const { outbound, target } = this;
-    this.#sending = this.#sending.then(() =>
-      (outbound.showActivity
-        ? outbound.showActivity(target, activity)
-        : outbound.typing(target)
-      ).catch(() => {}),
-    );
+    this.#call({ activity, refresh });
     if (refresh) this.#schedule(REFRESH_MS, () => this.#refresh());
+  }
+
+  /** Whether a call is still wanted: nothing after the end, no refresh after the run. */
+  #due(refresh: boolean): boolean {
+    return !this.#ended && (!refresh || this.#refreshing);
+  }
+
+  /**
+   * One call at a time. On a slow platform a call due while one is on its
+   * way waits, the newest only, and goes if it is still wanted then: a
+   * backlog of refreshes would arrive together, after the answer.
+   */
+  #call(next: { readonly activity: Activity; readonly refresh: boolean }): void {
+    if (this.#busy) {
+      this.#waiting = next;
+      return;
+    }
+    this.#busy = true;
+    const { outbound, target } = this;
+    this.#sending = (async () => {
+      for (let call: typeof next | undefined = next; call; ) {
+        const { activity } = call;
+        await (outbound.showActivity
+          ? outbound.showActivity(target, activity)
+          : outbound.typing(target)
+        ).catch(() => {});
+        call = this.#waiting;
+        this.#waiting = undefined;
+        if (call && !this.#due(call.refresh)) call = undefined;
+      }
+      this.#busy = false;
+    })();
   }
 
   /** Posts the status line for the first tool of the turn, once; a line a crashed run left is kept. */

@@ -189,6 +189,21 @@ export interface NativeStream {
    */
   append(text: string): Promise<string | undefined>;
   /**
+   * Waits for this stream's turn to append, where the platform spaces
+   * appends out (a Telegram draft waits for the chat's pace and the
+   * worker's budget of drafts; the first never waits for the budget).
+   * Resolves false if `signal` aborts first. The newest text is read after
+   * it, so text overtaken while waiting is never rendered or sent.
+   */
+  ready?(signal?: AbortSignal): Promise<boolean>;
+  /**
+   * Asked once the stream ends: whether to show the newest text once more,
+   * at once. Yes when the answer's own message will wait (a Telegram bot's
+   * new messages queued for its pace) and the platform takes one more
+   * update now, so the whole answer can be read meanwhile.
+   */
+  showLast?(): boolean;
+  /**
    * Ends the stream showing exactly `text`: the answer's first part, or the
    * partial with the cut-short note, with `controls` under it (an answer's
    * last part's 👍 / 👎). A draft ends with nothing to do: the answer's post

@@ -139,6 +139,9 @@ interface Lease {
 /** What a parked turn's status shows until its request is decided. */
 const WAITING: Activity = { kind: "approval" };
 
+/** Text with something to show (a streamed draft of whitespace alone is not sent). */
+const VISIBLE = /\S/;
+
 /** What a text a signal cut short ends with, as the partial answer shows it. */
 const CUT_SHORT = { stop: "_(stopped)_", interrupt: "_(interrupted)_" } as const;
 
@@ -413,7 +416,11 @@ export class Turn {
               claim: (call: { id: string }) => env.store.approvals.claim(address, wait.id, call.id),
             }
           : undefined;
-      const show = (text: string) => stream.streamer?.update(text);
+      const show = (text: string) => {
+        stream.streamer?.update(text);
+        // A draft showing the answer is the sign of work: typing beside it would add nothing.
+        if (stream.draft && VISIBLE.test(text)) status?.answerShowing();
+      };
       result = this.#inWindow
         ? await this.#askInWindow(contract, status, show)
         : await this.#ask(contract, approval, status, show, signal);

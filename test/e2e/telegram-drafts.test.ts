@@ -31,6 +31,21 @@ describe("Telegram answers stream as drafts in private chats", () => {
     expect(message.entities).toEqual([{ type: "bold", offset: 0, length: 7 }]);
   });
 
+  it("types only until the draft shows: no chat action while the draft grows", async () => {
+    const { telegram, pipe } = await start({ streamEditMs: 300 });
+    // About 6 s of streaming: a typing refresh (every 4 s) would fall due in it.
+    pipe.fake.script({ content: answer, chunkDelayMs: 150 });
+    telegram.userSends({ chat: ALICE.id, from: ALICE, text: "stream it slowly" });
+    await until(() => telegram.botMessages(ALICE.id).find((m) => m.text === answer), 20_000);
+    await settle();
+    const drafts = telegram.callsTo("sendMessageDraft");
+    const actions = telegram.callsTo("sendChatAction");
+    expect(drafts.length).toBeGreaterThan(3);
+    // Typing while the turn thinks, then the draft alone shows the answer coming.
+    expect(actions).toHaveLength(1);
+    expect(actions[0]?.at).toBeLessThanOrEqual(drafts[0]?.at ?? 0);
+  }, 30_000);
+
   it("streams by edits in a forum topic, where drafts do not apply", async () => {
     const { telegram, pipe } = await start({ streamEditMs: 300 });
     const topic = telegram.createTopic(TEAM, "Planning", BOB);

@@ -136,6 +136,78 @@ describe("a turn's status while it runs", () => {
   });
 });
 
+describe("a turn whose answer streams as a draft", () => {
+  it("sends no indicator while the draft grows; a tool shows again while it runs", async () => {
+    const outbound = new IndicatorOutbound(4_000);
+    const status = await TurnStatus.open(env, outbound, where, {
+      turnId: "turn-8",
+      resumed: false,
+    });
+    // The first text shows a second in: the draft is the sign of work from then on.
+    await vi.advanceTimersByTimeAsync(1_000);
+    status.answerShowing();
+    await vi.advanceTimersByTimeAsync(11_000);
+    expect(outbound.shown.map((s) => s.at)).toEqual([0]);
+    // A tool runs 9 s: the draft stands still meanwhile, so the tool is shown and kept alive.
+    const finished = status.tool(toolActivity("web_search", {}));
+    await vi.advanceTimersByTimeAsync(9_000);
+    finished();
+    await vi.advanceTimersByTimeAsync(12_000);
+    status.pause();
+    await status.end();
+    await vi.runAllTimersAsync();
+    expect(outbound.shown).toEqual([
+      { at: 0, status: "is thinking…" },
+      { at: 12_000, status: "is searching the web…" },
+      { at: 16_000, status: "is searching the web…" },
+      { at: 20_000, status: "is searching the web…" },
+      // Cleared when the answer lands (on Telegram, a clear sends nothing).
+      { at: 33_000, status: "" },
+    ]);
+  });
+});
+
+describe("a platform slow to answer", () => {
+  it("gets no backlog of indicators: those due while one hangs are not sent once the turn is over", async () => {
+    const outbound = new IndicatorOutbound(4_000);
+    const shown = outbound.showActivity.bind(outbound);
+    // Each call takes 10 s to answer.
+    outbound.showActivity = async (target, activity) => {
+      await shown(target, activity);
+      await new Promise((resolve) => setTimeout(resolve, 10_000));
+    };
+    const status = await TurnStatus.open(env, outbound, where, {
+      turnId: "turn-9",
+      resumed: false,
+    });
+    // Refreshes fall due at 4 s and 8 s while the first call hangs; the model ends at 9 s.
+    await vi.advanceTimersByTimeAsync(9_000);
+    status.pause();
+    await status.end();
+    await vi.runAllTimersAsync();
+    expect(outbound.shown).toEqual([
+      { at: 0, status: "is thinking…" },
+      { at: 10_000, status: "" },
+    ]);
+  });
+
+  it("sends the newest of the indicators due while one hangs, once, while the turn runs", async () => {
+    const outbound = new IndicatorOutbound(4_000);
+    const shown = outbound.showActivity.bind(outbound);
+    outbound.showActivity = async (target, activity) => {
+      await shown(target, activity);
+      await new Promise((resolve) => setTimeout(resolve, 10_000));
+    };
+    const status = await TurnStatus.open(env, outbound, where, {
+      turnId: "turn-10",
+      resumed: false,
+    });
+    await vi.advanceTimersByTimeAsync(10_500);
+    status.pause();
+    expect(outbound.shown.map((s) => s.at)).toEqual([0, 10_000]);
+  });
+});
+
 describe("a file of the answer going up", () => {
   it("is shown once the least gap allows, and not refreshed", async () => {
     const outbound = new IndicatorOutbound(4_000);

@@ -8,6 +8,8 @@
  */
 export class ChatPacer {
   readonly #next = new Map<string, number>();
+  /** The map's size that sends it through {@link #forget}: twice what the last sweep left. */
+  #sweepAt = 1_000;
 
   constructor(
     private readonly intervalMs: number,
@@ -20,8 +22,16 @@ export class ChatPacer {
     const now = this.now();
     const slot = Math.max(now, this.#next.get(chat) ?? now);
     this.#next.set(chat, slot + this.intervalMs);
-    if (this.#next.size > 1_000) this.#forget(now);
+    if (this.#next.size > this.#sweepAt) this.#forget(now);
     if (slot > now) await this.sleep(slot - now);
+  }
+
+  /** Takes the chat's slot if it is free now; false (nothing taken) if the chat must wait. */
+  take(chat: string): boolean {
+    const now = this.now();
+    if ((this.#next.get(chat) ?? now) > now) return false;
+    this.#next.set(chat, now + this.intervalMs);
+    return true;
   }
 
   /**
@@ -37,8 +47,13 @@ export class ChatPacer {
     this.#next.set(chat, Math.max(this.#next.get(chat) ?? now, now + this.intervalMs));
   }
 
-  /** Drops chats whose slot has passed, so the map stays small. */
+  /**
+   * Drops chats whose slot has passed, so the map stays small; swept again
+   * only once it has doubled, so a thousand chats streaming at once (all
+   * their slots ahead) cost a sweep now and then, not one a call.
+   */
   #forget(now: number): void {
     for (const [chat, next] of this.#next) if (next <= now) this.#next.delete(chat);
+    this.#sweepAt = Math.max(1_000, 2 * this.#next.size);
   }
 }

@@ -7,6 +7,7 @@ import type {
   StreamOptions,
 } from "../../ports/outbound.ts";
 import type { ChatPacer } from "./chat-pacer.ts";
+import { DraftBudget } from "./draft-budget.ts";
 
 /**
  * Telegram's streamed drafts (`sendMessageDraft`): in a private chat the
@@ -15,6 +16,13 @@ import type { ChatPacer } from "./chat-pacer.ts";
  * killed mid-stream leaves nothing behind to double, and the run that
  * resumes the turn streams on into the same draft: its id comes from the
  * answer's key. Groups and forum topics stream by post-and-edit.
+ *
+ * An answer's first draft goes at once; the later ones keep the chat's
+ * pace and share the worker's budget ({@link DraftBudget}), so the more
+ * answers stream at once the less often each draft grows, while the worker's
+ * work for drafts stays level. When the answer's message must wait for the
+ * bot's pace (many answers ending together), the draft shows the whole
+ * answer at once meanwhile: drafts are not new messages.
  */
 export class TelegramDrafts implements NativeStreaming {
   constructor(
@@ -24,6 +32,9 @@ export class TelegramDrafts implements NativeStreaming {
     private readonly render: (markdown: string) => string,
     /** The `telegram:` setting `streaming:`; `edit` streams by post-and-edit everywhere. */
     private readonly mode: () => "native" | "edit" = () => "native",
+    private readonly budget = new DraftBudget(),
+    /** How many of the bot's new messages wait for its pace now. */
+    private readonly queued: () => number = () => 0,
   ) {}
 
   async open(target: DeliveryTarget, { key }: StreamOptions): Promise<NativeStream | undefined> {
@@ -31,10 +42,20 @@ export class TelegramDrafts implements NativeStreaming {
     const chat = Number(target.channel);
     if (this.mode() !== "native" || !(chat > 0) || target.thread !== undefined) return undefined;
     const draftId = draftIdOf(key);
+    let first = true;
     return {
       kind: "draft",
-      append: async (text) => {
+      ready: async (signal) => {
         await this.pacer.wait(target.channel);
+        if (signal?.aborted) return false;
+        if (!first) return this.budget.next(signal);
+        first = false;
+        return true;
+      },
+      // The answer's message queued behind others: the person reads it whole in the draft
+      // meanwhile, if the chat's pace lets one more call go now (the message still counts in it).
+      showLast: () => this.queued() > 0 && this.pacer.take(target.channel),
+      append: async (text) => {
         await this.api().sendMessageDraft(chat, draftId, this.render(text), {
           parse_mode: "HTML",
         });

@@ -16,7 +16,7 @@ import { describeTelegramError, isTelegramError } from "./api.ts";
 import { ChatPacer } from "./chat-pacer.ts";
 import { TelegramDrafts } from "./draft.ts";
 import { TelegramFiles } from "./files.ts";
-import { STREAMING } from "./flood-gate.ts";
+import { floodGateOf, STREAMING } from "./flood-gate.ts";
 import { escapeHtml, toTelegramHtml } from "./format.ts";
 import { telegramGone } from "./gone.ts";
 import { showsText, splitTelegramHtml, visibleText } from "./html-split.ts";
@@ -73,6 +73,11 @@ export class TelegramOutbound extends PlatformOutbound {
       this.#pacer,
       (text) => renderParts(text)[0] as string,
       streaming,
+      undefined,
+      () => {
+        const gate = floodGateOf(token);
+        return gate.pacer.waiting + gate.paidPacer.waiting;
+      },
     );
   }
 
