@@ -205,6 +205,8 @@ export async function streamsRun(shape: StreamsShape): Promise<StreamsRunResult>
     const cpu = process.cpuUsage(cpuBefore);
     const peakRssMb = vmHwmMb(worker.child.pid);
     const calls = telegram.calls.slice(callsBefore);
+    // Taken before the I/O floor asks the same fake model for its own answers.
+    const requests = openai.requests.slice(requestsBefore);
     const workerCalls = calls.filter((call) => call.method !== "getUpdates");
     const callsPerTurn = workerCalls.length / chats.length;
     // The worker is stopped first, so the floor has the machine the worker had.
@@ -226,7 +228,7 @@ export async function streamsRun(shape: StreamsShape): Promise<StreamsRunResult>
       started,
       deadline,
       calls,
-      requests: openai.requests.slice(requestsBefore),
+      requests,
       telegram,
       before,
       after,
