@@ -14,7 +14,7 @@
  *
  * Usage: node scripts/bundle.mjs (run by `npm run build`, after tsc).
  */
-import { readFileSync, readdirSync, rmSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -93,7 +93,14 @@ for (const name of readdirSync(DIST)) {
 }
 
 await build({
-  entryPoints: { cli: join(SRC, "cli.ts") },
+  // The library and its testing kit are entries too, sharing the command's chunks: a plugin
+  // that imports `switchyard` into a running command gets the same modules (one copy of each
+  // class and registry), not a second copy beside the bundle.
+  entryPoints: {
+    cli: join(SRC, "cli.ts"),
+    index: join(SRC, "index.ts"),
+    "testing-kit": join(SRC, "testing/index.ts"),
+  },
   outdir: DIST,
   bundle: true,
   splitting: true,
@@ -109,3 +116,10 @@ await build({
   logLevel: "warning",
   plugins: [moduleUrls],
 });
+
+// `switchyard/testing` is dist/testing/index.js (package.json "exports"); its modules live in the
+// bundle beside the others, one folder up, where the import.meta.url rewrite expects them.
+writeFileSync(
+  join(DIST, "testing/index.js"),
+  '// The testing kit, bundled with the command and the library (scripts/bundle.mjs).\nexport * from "../testing-kit.js";\n',
+);
