@@ -16,7 +16,15 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RecordedRequest, startFakeOpenAI } from "../../src/testing/fakes/openai-server.ts";
-import { connectRedis, deleteKeysUnder, redisEnv, uniquePrefix } from "../support/redis.ts";
+import { startFakeTelegram } from "../../src/testing/fakes/telegram-api.ts";
+import { loadedBy, WORKER_LOADS_LATER } from "../support/loaded-modules.ts";
+import {
+  connectRedis,
+  deleteKeysUnder,
+  envWithoutRedis,
+  redisEnv,
+  uniquePrefix,
+} from "../support/redis.ts";
 
 /**
  * The package as a stranger gets it: `npm pack` (which builds it through the
@@ -68,7 +76,7 @@ function newestInput(): number {
     newest = Math.max(newest, stat.mtimeMs);
     if (stat.isDirectory()) for (const name of readdirSync(path)) visit(join(path, name));
   };
-  for (const input of ["src", "package.json", "tsconfig.json", "tsconfig.build.json"]) {
+  for (const input of ["src", "scripts", "package.json", "tsconfig.json", "tsconfig.build.json"]) {
     visit(join(ROOT, input));
   }
   return newest;
@@ -199,6 +207,42 @@ describe.concurrent("the npm package", () => {
     expect((demo as { stderr: string }).stderr).toMatch(
       /--registry demo reads the benchmark registry from bench\/demo-registry\.ts, which only a checkout/,
     );
+  }, 90_000);
+
+  // The command is bundled (scripts/bundle.mjs): its lazy parts must still load only when they start.
+  it("starts a Telegram worker from the installed command without loading sharp, undici, the model SDKs, MCP or the document readers", async () => {
+    const telegram = await startFakeTelegram();
+    const prefix = uniquePrefix("package-worker");
+    try {
+      const { packages, beforeReady } = await loadedBy(
+        join(consumer, "node_modules", "switchyard", "dist", "cli.js"),
+        {
+          log: join(work, "worker-loaded.log"),
+          cwd: consumer,
+          argv: ["start", "--role", "worker"],
+          env: {
+            ...(envWithoutRedis() as Record<string, string>),
+            ...redisEnv(),
+            SWITCHYARD_PREFIX: prefix,
+            SWITCHYARD_METRICS_PORT: "0",
+            TELEGRAM_BOT_TOKEN: telegram.token,
+            TELEGRAM_API_ROOT: `${telegram.apiRoot}/`,
+            OPENAI_API_KEY: "test",
+          },
+          until: "worker started",
+        },
+      );
+      // The list is read: the worker ran from the installed package, grammY and BullMQ beside it.
+      expect(beforeReady?.packages).toContain("switchyard");
+      expect(packages).toContain("grammy");
+      expect(packages).toContain("bullmq");
+      expect(WORKER_LOADS_LATER.filter((name) => packages.has(name))).toEqual([]);
+    } finally {
+      await telegram.close();
+      const redis = connectRedis();
+      await deleteKeysUnder(redis, prefix);
+      redis.disconnect();
+    }
   }, 90_000);
 
   it("type-checks a consumer and the TypeScript examples under tsc --strict, module NodeNext and skipLibCheck false", async () => {
