@@ -88,6 +88,12 @@ export interface StreamsRunFigures {
   readonly finalEditP50Ms: number;
   readonly finalEditP99Ms: number;
   /**
+   * The model's last chunk to the whole answer in front of the person, in a
+   * draft or a message, whichever came first: while a message waits for the
+   * bot's pace, a draft may already show all of it.
+   */
+  readonly wholeShownP99Ms: number;
+  /**
    * The least the wall time and the final edit's p99 could be, given when
    * the model ended each answer and the bot-wide pace of new messages the
    * fake Telegram allows (see {@link deliveryFloor}): what the platform
@@ -327,6 +333,7 @@ function figures(c: Collected): StreamsRunResult {
   const toModel: number[] = [];
   const toVisible: number[] = [];
   const finalEdit: number[] = [];
+  const wholeShown: number[] = [];
   for (const chat of c.chats) {
     const expected = shownText(answerFor(chat));
     const request = requestByChat.get(chat);
@@ -342,6 +349,10 @@ function figures(c: Collected): StreamsRunResult {
     const firstVisible = calls.find((call) => shown(call).includes(FIRST_WORD));
     if (request?.firstContentAt !== undefined && firstVisible?.appliedAt !== undefined) {
       toVisible.push(firstVisible.appliedAt - request.firstContentAt);
+    }
+    const firstWhole = calls.find((call) => shown(call) === expected);
+    if (firstWhole?.appliedAt !== undefined && request?.endedAt !== undefined) {
+      wholeShown.push(firstWhole.appliedAt - request.endedAt);
     }
     if (whole?.appliedAt !== undefined) {
       done++;
@@ -383,6 +394,7 @@ function figures(c: Collected): StreamsRunResult {
     firstTokenToVisibleP99Ms: percentile(toVisible, 0.99),
     finalEditP50Ms: percentile(finalEdit, 0.5),
     finalEditP99Ms: percentile(finalEdit, 0.99),
+    wholeShownP99Ms: percentile(wholeShown, 0.99),
     ...deliveryFloor(
       c.chats.flatMap((chat) => {
         const ended = requestByChat.get(chat)?.endedAt;

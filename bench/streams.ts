@@ -82,6 +82,7 @@ export const STREAMS_ROWS: readonly (readonly [string, StreamsFigureName, number
   ["first token to visible p99, ms", "firstTokenToVisibleP99Ms", 0],
   ["final edit delay p50, ms", "finalEditP50Ms", 0],
   ["final edit delay p99, ms", "finalEditP99Ms", 0],
+  ["whole answer shown p99, ms", "wholeShownP99Ms", 0],
   ["platform floor: wall time, s", "floorWallMs", 1],
   ["platform floor: final edit p99, ms", "floorFinalEditP99Ms", 0],
   ["worker peak RSS, MB", "workerRssMb", 0],
