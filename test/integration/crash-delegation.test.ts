@@ -128,7 +128,13 @@ describe("a worker killed during a delegated agent's second step", () => {
       await new Promise((r) => setTimeout(r, 20));
     }
     expect(childSecond).toBe(1);
-    const stored = await store.turns.readCheckpoint(address);
+    // A step's write is pipelined beside the next model request (only a tool with effects
+    // waits for it), so the request can arrive first: wait for the write, then kill.
+    let stored = await store.turns.readCheckpoint(address);
+    while (stored?.children?.call_ask_1?.step !== 1 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+      stored = await store.turns.readCheckpoint(address);
+    }
     expect(stored?.children?.call_ask_1).toMatchObject({ agent: "researcher", step: 1 });
     await crash.killLeaseHolder(address);
 
