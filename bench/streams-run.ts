@@ -578,7 +578,8 @@ function checkBuilt(): void {
   }
 }
 
-async function freePort(): Promise<number> {
+/** A port nothing listens on now. */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);
@@ -589,7 +590,8 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function deleteKeys(prefix: string): Promise<void> {
+/** Deletes what a bench run left under its prefix. */
+export async function deleteKeys(prefix: string): Promise<void> {
   const redis = new Redis(REDIS_URL);
   try {
     let cursor = "0";

@@ -14,12 +14,11 @@
  */
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Redis } from "ioredis";
 import { startFakeOpenAI } from "../src/testing/fakes/openai-server.ts";
 import { startFakeTelegram } from "../src/testing/fakes/telegram-api.ts";
+import { deleteKeys, freePort } from "./streams-run.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -180,30 +179,5 @@ function rssMbOf(pid: number | undefined): number {
     return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1]) / 1024;
   } catch {
     return Number.NaN;
-  }
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
-}
-
-async function deleteKeys(prefix: string): Promise<void> {
-  const redis = new Redis(REDIS_URL);
-  try {
-    let cursor = "0";
-    do {
-      const [next, keys] = await redis.scan(cursor, "MATCH", `*${prefix}*`, "COUNT", 1000);
-      cursor = next;
-      if (keys.length > 0) await redis.unlink(...keys);
-    } while (cursor !== "0");
-  } finally {
-    redis.disconnect();
   }
 }
