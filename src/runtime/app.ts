@@ -150,6 +150,12 @@ export interface Switchyard {
    * True when there was a turn to stop.
    */
   stopTurn(address: ConversationAddress): Promise<boolean>;
+  /**
+   * Stops taking work now (new turns, reminders, scheduled ticks wait in
+   * Redis for another worker); the turns in progress go on. Resolves once
+   * nothing new is taken; {@link close} waits for the rest.
+   */
+  stopTaking(): Promise<void>;
   /** Stops taking work, lets running turns finish, and closes connections. */
   close(): Promise<void>;
 }
@@ -351,6 +357,14 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
   const worker = workers?.worker;
   const reminders = workers?.reminders;
   const scheduleWorker = workers?.scheduleWorker;
+  let closingWorkers: Promise<unknown> | undefined;
+  const closeWorkers = async () => {
+    // Closing connections BullMQ is still opening leaves their commands rejected unhandled.
+    await worker?.waitUntilReady().catch(() => {});
+    await reminders?.worker.waitUntilReady().catch(() => {});
+    await scheduleWorker?.worker.waitUntilReady().catch(() => {});
+    await Promise.all([worker?.close(), reminders?.close(), scheduleWorker?.close()]);
+  };
   return {
     store,
     queue,
@@ -366,12 +380,14 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     queueBehaviour,
     scheduleDesk,
     stopTurn: (address) => signals.send(address, "stop"),
+    async stopTaking() {
+      closingWorkers ??= closeWorkers();
+      // BullMQ's close drops a waiting fetch at once, then waits for the jobs it runs.
+      await new Promise((resolve) => setImmediate(resolve));
+    },
     async close() {
-      // Closing connections BullMQ is still opening leaves their commands rejected unhandled.
-      await worker?.waitUntilReady().catch(() => {});
-      await reminders?.worker.waitUntilReady().catch(() => {});
-      await scheduleWorker?.worker.waitUntilReady().catch(() => {});
-      await Promise.all([worker?.close(), reminders?.close(), scheduleWorker?.close()]);
+      closingWorkers ??= closeWorkers();
+      await closingWorkers;
       await workers?.schedules.queue.close();
       await scheduleDesk.queue.close();
       await queue.close();

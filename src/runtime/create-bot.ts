@@ -334,6 +334,8 @@ class SwitchyardBot implements Bot {
   stop(): Promise<void> {
     this.#stopping ??= (async () => {
       await this.#starting?.catch(() => {});
+      // First of all, no new turn: a message that comes now waits in Redis for the next worker.
+      await this.#running.app?.stopTaking();
       this.#logger.info("stopping: finishing the turns in progress");
       await this.#release();
     })();
