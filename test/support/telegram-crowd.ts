@@ -52,12 +52,20 @@ export async function answeredOnce(
   people: readonly User[],
   answerFor: (id: number) => string,
 ): Promise<void> {
-  await until(
-    () =>
-      people.every((p) => telegram.botMessages(p.id).some((m) => m.text === answerFor(p.id))) ||
-      undefined,
-    60_000,
-  );
+  const answered = (p: User) => telegram.botMessages(p.id).some((m) => m.text === answerFor(p.id));
+  await until(() => people.every(answered) || undefined, 60_000).catch((error: unknown) => {
+    // Name who is still waiting and what their chat saw, so a timeout says where it stuck.
+    const waiting = people.filter((p) => !answered(p));
+    const first = waiting[0];
+    const calls = first
+      ? telegram.calls
+          .filter((c) => Number(c.params.chat_id) === first.id)
+          .map((c) => `${c.method} ${c.status} ${String(c.params.text ?? "").slice(0, 40)}`)
+      : [];
+    throw new Error(
+      `${String(error)}: ${waiting.length} of ${people.length} still without their answer; the first, ${first?.id}, saw: ${JSON.stringify(calls)}`,
+    );
+  });
   for (const person of people) {
     expect(telegram.botMessages(person.id).map((m) => m.text)).toEqual([answerFor(person.id)]);
   }
