@@ -17,14 +17,8 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RecordedRequest, startFakeOpenAI } from "../../src/testing/fakes/openai-server.ts";
 import { startFakeTelegram } from "../../src/testing/fakes/telegram-api.ts";
-import { loadedBy, WORKER_LOADS_LATER } from "../support/loaded-modules.ts";
-import {
-  connectRedis,
-  deleteKeysUnder,
-  envWithoutRedis,
-  redisEnv,
-  uniquePrefix,
-} from "../support/redis.ts";
+import { loadedBy, telegramWorkerEnv, WORKER_LOADS_LATER } from "../support/loaded-modules.ts";
+import { connectRedis, deleteKeysUnder, redisEnv, uniquePrefix } from "../support/redis.ts";
 
 /**
  * The package as a stranger gets it: `npm pack` (which builds it through the
@@ -220,15 +214,7 @@ describe.concurrent("the npm package", () => {
           log: join(work, "worker-loaded.log"),
           cwd: consumer,
           argv: ["start", "--role", "worker"],
-          env: {
-            ...(envWithoutRedis() as Record<string, string>),
-            ...redisEnv(),
-            SWITCHYARD_PREFIX: prefix,
-            SWITCHYARD_METRICS_PORT: "0",
-            TELEGRAM_BOT_TOKEN: telegram.token,
-            TELEGRAM_API_ROOT: `${telegram.apiRoot}/`,
-            OPENAI_API_KEY: "test",
-          },
+          env: telegramWorkerEnv(telegram, prefix),
           until: "worker started",
         },
       );

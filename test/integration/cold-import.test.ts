@@ -7,15 +7,10 @@ import { startFakeTelegram } from "../../src/testing/fakes/telegram-api.ts";
 import {
   loadedBy as loadedByNode,
   type Run,
+  telegramWorkerEnv,
   WORKER_LOADS_LATER,
 } from "../support/loaded-modules.ts";
-import {
-  connectRedis,
-  deleteKeysUnder,
-  envWithoutRedis,
-  redisEnv,
-  uniquePrefix,
-} from "../support/redis.ts";
+import { connectRedis, deleteKeysUnder, uniquePrefix } from "../support/redis.ts";
 
 /**
  * What a bare `import("switchyard")` and `switchyard --help` load, as a
@@ -122,15 +117,7 @@ describe("the cold start", () => {
     try {
       const { packages, modules, beforeReady } = await loadedBy("src/cli.ts", "worker", {
         argv: ["start", "--role", "worker"],
-        env: {
-          ...(envWithoutRedis() as Record<string, string>),
-          ...redisEnv(),
-          SWITCHYARD_PREFIX: prefix,
-          SWITCHYARD_METRICS_PORT: "0",
-          TELEGRAM_BOT_TOKEN: telegram.token,
-          TELEGRAM_API_ROOT: `${telegram.apiRoot}/`,
-          OPENAI_API_KEY: "test",
-        },
+        env: telegramWorkerEnv(telegram, prefix),
         until: "worker started",
       });
       // Stopping waits for the Telegram channel the worker loads as it starts: the list holds it.

@@ -2,6 +2,8 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import type { FakeTelegram } from "../../src/testing/fakes/telegram-api.ts";
+import { envWithoutRedis, redisEnv } from "./redis.ts";
 
 /**
  * What a fresh node loads as it runs one of Switchyard's entries (the cold
@@ -160,4 +162,17 @@ function runUntil(
       else reject(new Error(`exited with ${code}:\n${stderr}`));
     });
   });
+}
+
+/** The environment of a Telegram worker on the fake Bot API, under its own prefix, that no model answers for. */
+export function telegramWorkerEnv(telegram: FakeTelegram, prefix: string): Record<string, string> {
+  return {
+    ...(envWithoutRedis() as Record<string, string>),
+    ...redisEnv(),
+    SWITCHYARD_PREFIX: prefix,
+    SWITCHYARD_METRICS_PORT: "0",
+    TELEGRAM_BOT_TOKEN: telegram.token,
+    TELEGRAM_API_ROOT: `${telegram.apiRoot}/`,
+    OPENAI_API_KEY: "test",
+  };
 }
