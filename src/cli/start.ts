@@ -164,6 +164,23 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
     await terminal?.finished;
   } finally {
     await stop();
+    exitIfHeld(logger);
   }
   return 0;
+}
+
+/**
+ * After the console's end of input the process exits once nothing holds it
+ * (as a signal's stop exits at once). Should something still hold it, say
+ * what, and exit anyway: a bot that said "stopped" must not hang.
+ */
+function exitIfHeld(logger: { warn(fields: object, message: string): void }): void {
+  const timer = setTimeout(() => {
+    logger.warn(
+      { held: process.getActiveResourcesInfo() },
+      "stopped, but something still holds the process open; exiting",
+    );
+    process.exit(process.exitCode ?? 0);
+  }, 5_000);
+  timer.unref();
 }

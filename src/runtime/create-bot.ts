@@ -338,6 +338,7 @@ class SwitchyardBot implements Bot {
       await this.#running.app?.stopTaking();
       this.#logger.info("stopping: finishing the turns in progress");
       await this.#release();
+      this.#logger.info("stopped");
     })();
     return this.#stopping;
   }
@@ -346,15 +347,41 @@ class SwitchyardBot implements Bot {
   #release(): Promise<void> {
     this.#releasing ??= (async () => {
       const running = this.#running;
+      const step = (what: string, closing: Promise<unknown> | undefined) =>
+        slowStepWarned(this.#logger, what, closing);
       running.config?.close?.();
       running.skills?.close();
-      for (const channel of running.channels) await channel.stop();
+      for (const channel of running.channels)
+        await step(`the ${channel.platform} channel`, channel.stop());
       running.stopWatchingWork?.();
-      await running.app?.close();
-      await running.host?.close();
-      await running.ops?.close();
-      await running.redis?.stop();
+      await step("the turns in progress and the queues", running.app?.close());
+      await step("the tools' host (MCP servers)", running.host?.close());
+      await step("the metrics and console server", running.ops?.close());
+      await step("the local Redis", running.redis?.stop());
     })();
     return this.#releasing;
+  }
+}
+
+/**
+ * Awaits one step of stopping; one that takes over 30 s is named in the log
+ * once (a turn may take that long; a connection that never closes should not
+ * leave the operator guessing which one it is).
+ */
+async function slowStepWarned(
+  logger: Logger,
+  what: string,
+  closing: Promise<unknown> | undefined,
+): Promise<void> {
+  if (closing === undefined) return;
+  const timer = setTimeout(
+    () => logger.warn({ step: what }, "stopping: still waiting on a step"),
+    30_000,
+  );
+  timer.unref();
+  try {
+    await closing;
+  } finally {
+    clearTimeout(timer);
   }
 }

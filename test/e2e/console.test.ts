@@ -29,6 +29,7 @@ async function startModel(): Promise<FakeOpenAI> {
 describe.concurrent("switchyard start with the console channel", () => {
   it("runs /tools, answers typed messages through the model with tombstones for tools that are off, and exits at the end of input", async ({
     expect,
+    signal,
   }) => {
     const fake = await startModel();
     fake.script(
@@ -45,6 +46,8 @@ describe.concurrent("switchyard start with the console channel", () => {
         OPENAI_API_KEY: "sk-test-secret-value",
         SWITCHYARD_MODEL: "fake-model",
       },
+      [],
+      { signal },
     );
     expect(code).toBe(0);
     expect(stdout).toContain("It is late.");
@@ -83,24 +86,30 @@ describe.concurrent("switchyard start with the console channel", () => {
 
   it("answers a line over the inbound limit with the limit, sends it to nobody, and goes on", async ({
     expect,
+    signal,
   }) => {
     const fake = await startModel();
     fake.script({ content: "Short one answered." });
     const prefix = uniquePrefix("console");
     prefixes.push(prefix);
-    const { code, stdout } = await runConsoleStart(`${"x".repeat(100_001)}\nshort one\n`, {
-      SWITCHYARD_PREFIX: prefix,
-      OPENAI_BASE_URL: fake.url,
-      OPENAI_API_KEY: "test",
-      SWITCHYARD_MODEL: "fake-model",
-    });
+    const { code, stdout } = await runConsoleStart(
+      `${"x".repeat(100_001)}\nshort one\n`,
+      {
+        SWITCHYARD_PREFIX: prefix,
+        OPENAI_BASE_URL: fake.url,
+        OPENAI_API_KEY: "test",
+        SWITCHYARD_MODEL: "fake-model",
+      },
+      [],
+      { signal },
+    );
     expect(code).toBe(0);
     expect(stdout).toContain("That message is 100,001 characters long; I read at most 100,000.");
     expect(stdout).toContain("Short one answered.");
     expect(fake.requests).toHaveLength(1);
   }, 120_000);
 
-  it("starts without a model and answers with the variables to set", async ({ expect }) => {
+  it("starts without a model and answers with the variables to set", async ({ expect, signal }) => {
     const prefix = uniquePrefix("console");
     prefixes.push(prefix);
     const env: Record<string, string> = {
@@ -108,13 +117,14 @@ describe.concurrent("switchyard start with the console channel", () => {
       OPENAI_API_KEY: "",
       OPENAI_BASE_URL: "",
     };
-    const { code, stdout } = await runConsoleStart("hello\n", env);
+    const { code, stdout } = await runConsoleStart("hello\n", env, [], { signal });
     expect(code).toBe(0);
     expect(stdout).toContain("No model is configured. Set OPENAI_API_KEY");
   }, 120_000);
 
   it("without a model, /tools says no model is configured and /usage counts no turn for the replies saying so", async ({
     expect,
+    signal,
   }) => {
     const prefix = uniquePrefix("console");
     prefixes.push(prefix);
@@ -124,33 +134,36 @@ describe.concurrent("switchyard start with the console channel", () => {
       OPENAI_BASE_URL: "",
       SWITCHYARD_MODEL: "",
     };
-    const first = await runConsoleStart("hello\nanyone there?\n/tools\n", env);
+    const first = await runConsoleStart("hello\nanyone there?\n/tools\n", env, [], { signal });
     expect(first.code).toBe(0);
     expect(first.stdout).toContain("No model is configured. Set OPENAI_API_KEY");
     expect(first.stdout).toContain("Attachments: vision off (no model is configured);");
     expect(first.stdout).not.toContain("has no vision");
     // A second run on the same conversation: the two replies above are in its history by now.
-    const second = await runConsoleStart("/usage\n", env);
+    const second = await runConsoleStart("/usage\n", env, [], { signal });
     expect(second.code).toBe(0);
     expect(second.stdout).toContain(
       "today: 0 tokens (prompt 0, cached 0, completion 0) in 0 turns",
     );
   }, 120_000);
 
-  it("refuses a malformed --tools spec before starting anything", async ({ expect }) => {
-    const { code, stderr } = await runConsoleStart("", {}, ["--tools", "current_time=maybe"]);
+  it("refuses a malformed --tools spec before starting anything", async ({ expect, signal }) => {
+    const { code, stderr } = await runConsoleStart("", {}, ["--tools", "current_time=maybe"], {
+      signal,
+    });
     expect(code).toBe(2);
     expect(stderr).toContain('"maybe" is not one of on, off, ask, true, false');
   }, 120_000);
 
-  it("refuses an unknown --mode label", async ({ expect }) => {
-    const { code, stderr } = await runConsoleStart("", {}, ["--mode", "turbo"]);
+  it("refuses an unknown --mode label", async ({ expect, signal }) => {
+    const { code, stderr } = await runConsoleStart("", {}, ["--mode", "turbo"], { signal });
     expect(code).toBe(2);
     expect(stderr).toContain('Unknown load mode "turbo"');
   }, 120_000);
 
   it("/attach <path> sends a local file with the message, and refuses a file outside the working and temp folders", async ({
     expect,
+    signal,
   }) => {
     const fake = await startModel();
     fake.script({ content: "Read it." });
@@ -167,6 +180,8 @@ describe.concurrent("switchyard start with the console channel", () => {
         OPENAI_API_KEY: "test",
         SWITCHYARD_MODEL: "fake-model",
       },
+      [],
+      { signal },
     );
     rmSync(dir, { recursive: true, force: true });
     expect(code).toBe(0);

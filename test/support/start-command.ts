@@ -111,11 +111,18 @@ export interface Finished {
   stderr: string;
 }
 
+/** Where to run, what to type, and the test's signal: a test that times out prints what the process said, then kills it. */
+export interface RunOptions {
+  cwd?: string;
+  input?: string;
+  signal?: AbortSignal;
+}
+
 /** Runs `switchyard <args>` with exactly `env`, `input` on stdin, and resolves once it exits. */
 export function runToExit(
   args: readonly string[],
   env: NodeJS.ProcessEnv,
-  { cwd, input = "" }: { cwd?: string; input?: string } = {},
+  { cwd, input = "", signal }: RunOptions = {},
 ): Promise<Finished> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [BIN, ...args], {
@@ -131,7 +138,19 @@ export function runToExit(
     child.stderr.on("data", (d) => {
       stderr += String(d);
     });
-    child.on("exit", (code) => resolve({ code, stdout, stderr }));
+    const timedOut = () => {
+      // The test failed by its timeout, which names no cause: say where the process stands.
+      console.error(
+        `switchyard ${args.join(" ")} was still running when the test timed out.\n` +
+          `stdout:\n${stdout.slice(-4000)}\nstderr:\n${stderr.slice(-8000)}`,
+      );
+      child.kill("SIGKILL");
+    };
+    signal?.addEventListener("abort", timedOut, { once: true });
+    child.on("exit", (code) => {
+      signal?.removeEventListener("abort", timedOut);
+      resolve({ code, stdout, stderr });
+    });
     child.stdin.end(input);
   });
 }
@@ -145,11 +164,11 @@ export function runConsoleStart(
   input: string,
   env: Record<string, string>,
   args: readonly string[] = [],
-  { cwd }: { cwd?: string } = {},
+  options: Omit<RunOptions, "input"> = {},
 ): Promise<Finished> {
   return runToExit(
     ["start", ...args],
     { ...envWithoutRedis(), ...redisEnv(), SWITCHYARD_METRICS_PORT: "0", ...env },
-    { input, ...(cwd ? { cwd } : {}) },
+    { ...options, input },
   );
 }
