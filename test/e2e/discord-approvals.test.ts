@@ -256,11 +256,17 @@ describe("a Discord turn that calls a tool under ask", () => {
   const counter = connectRedis();
   afterAll(() => counter.disconnect());
 
-  async function startAsking() {
+  /** A turn parked on its request; `timeoutMs` shortens how long the request waits. */
+  async function startAsking(timeoutMs?: number) {
     const prefix = uniquePrefix("discord-ask");
     const setup = await startDiscordBot({
       tools: [deployTool(counter, prefix)],
-      pipeline: { prefix },
+      pipeline: {
+        prefix,
+        ...(timeoutMs === undefined
+          ? {}
+          : { approvals: { policy: () => ({ ...DEFAULT_APPROVAL_POLICY, timeoutMs }) } }),
+      },
     });
     running.push(setup);
     setup.pipe.fake.script(
@@ -317,6 +323,36 @@ describe("a Discord turn that calls a tool under ask", () => {
     );
     await settle(300);
     expect(await deployRuns(counter, prefix)).toBe(1);
+    expect(
+      botPosts(discord, FAKE_DISCORD.channelId).filter((m) => m.content === "Deployed to prod."),
+    ).toHaveLength(1);
+  });
+
+  it("tells the model nobody approved in time, edits the request once to say it expired, and answers a late click without running the tool", async () => {
+    const { setup, prefix, wait, request } = await startAsking(1_500);
+    const { discord } = setup;
+    await answered(setup);
+    const results = (setup.pipe.fake.requests[1]?.body.messages ?? []).filter(
+      (m: { role: string }) => m.role === "tool",
+    );
+    expect(results.map((m: { content: string }) => m.content)).toEqual([
+      "not run: nobody approved it within 2 s.",
+    ]);
+    const edited = discord.messages.find((m) => m.id === wait.requestRef);
+    expect(edited?.content).toBe("Expired: nobody decided within 2 s, so deploy did not run.");
+    expect(edited?.components).toEqual([]);
+    const edits = discord.calls.filter(
+      (c) => c.method === "PATCH" && c.path.endsWith(`/messages/${wait.requestRef}`),
+    );
+    expect(edits).toHaveLength(1);
+
+    // The requester clicks Approve on a client that still shows the buttons.
+    const late = click(discord, clickPayload(`ap:${wait.id}:a`, request, HUMAN));
+    expect((await until(() => shown(discord, late)))?.content).toBe(
+      "This request expired: nobody decided in time.",
+    );
+    await settle(300);
+    expect(await deployRuns(counter, prefix)).toBe(0);
     expect(
       botPosts(discord, FAKE_DISCORD.channelId).filter((m) => m.content === "Deployed to prod."),
     ).toHaveLength(1);

@@ -261,21 +261,35 @@ describe("Slack approval requests", () => {
   });
 });
 
+interface AskingOptions {
+  readonly timeoutMs?: number;
+  readonly answer?: string;
+}
+
+/** Pipeline options for a request that waits `timeoutMs` (the default policy's approvers), or none. */
+function waitingFor(timeoutMs: number | undefined) {
+  if (timeoutMs === undefined) return {};
+  return {
+    approvals: { policy: () => ({ ...DEFAULT_APPROVAL_POLICY, timeoutMs }) },
+  };
+}
+
 describe("a Slack turn that calls a tool under ask", () => {
   const counter = connectRedis();
   afterAll(() => counter.disconnect());
 
-  async function startAsking() {
+  /** A turn parked on its request; `timeoutMs` shortens how long the request waits, `answer` is the model's reply after the decision. */
+  async function startAsking({ timeoutMs, answer = "Deployed to prod." }: AskingOptions = {}) {
     const prefix = uniquePrefix("slack-ask");
     const deploy = deployTool(counter, prefix);
     const h = await start({
       users: USERS,
       tools: [deploy],
-      pipeline: { prefix },
+      pipeline: { prefix, ...waitingFor(timeoutMs) },
     });
     h.pipe.fake.script(
       { toolCalls: [{ id: "call_deploy", name: "deploy", arguments: { env: "prod" } }] },
-      { content: "Deployed to prod." },
+      { content: answer },
     );
     const mention = appMentionEvent({ text: `<@${FAKE_SLACK.botUserId}> deploy prod` });
     const thread = mention.ts as string;
@@ -333,6 +347,35 @@ describe("a Slack turn that calls a tool under ask", () => {
     expect(h.slack.responses).toHaveLength(3);
     expect(await deployRuns(counter, prefix)).toBe(1);
     expect(visibleIn(h.slack, thread).filter((t) => t === "Deployed to prod.")).toHaveLength(1);
+  });
+
+  it("tells the model nobody approved in time, edits the request once to say it expired, and answers a late click without running the tool", async () => {
+    const answer = "Nobody approved in time, so I did not deploy.";
+    const { h, prefix, thread, wait, press } = await startAsking({ timeoutMs: 1_500, answer });
+    await until(() => (visibleIn(h.slack, thread).includes(answer) ? true : undefined));
+    const results = (h.pipe.fake.requests[1]?.body.messages ?? []).filter(
+      (m: { role: string }) => m.role === "tool",
+    );
+    expect(results.map((m: { content: string }) => m.content)).toEqual([
+      "not run: nobody approved it within 2 s.",
+    ]);
+    expect(h.slack.messages.find((m) => m.ts === wait.requestRef)).toMatchObject({
+      text: "Expired: nobody decided within 2 s, so deploy did not run.",
+      blocks: [],
+    });
+    expect(
+      h.slack.callsTo("chat.update").filter((c) => c.args.ts === wait.requestRef),
+    ).toHaveLength(1);
+
+    // The requester clicks Approve on a client that still shows the buttons.
+    await click(h.events[0] as string, press(0, "U0HUMAN"));
+    expect((await until(() => h.slack.responses[0])).body).toMatchObject({
+      response_type: "ephemeral",
+      text: "This request expired: nobody decided in time.",
+    });
+    await settle(300);
+    expect(await deployRuns(counter, prefix)).toBe(0);
+    expect(visibleIn(h.slack, thread).filter((t) => t === answer)).toHaveLength(1);
   });
 
   it("gives the model who denied the call, and the turn answers", async () => {

@@ -196,12 +196,18 @@ describe("a Telegram turn that calls a tool under ask", () => {
   const counter = connectRedis();
   afterAll(() => counter.disconnect());
 
-  async function startAsking() {
+  /** A turn parked on its request; `timeoutMs` shortens how long the request waits. */
+  async function startAsking(timeoutMs?: number) {
     const prefix = uniquePrefix("telegram-ask");
     const deploy = deployTool(counter, prefix);
     const setup = await start({
       tools: [deploy],
-      pipeline: { prefix },
+      pipeline: {
+        prefix,
+        ...(timeoutMs === undefined
+          ? {}
+          : { approvals: { policy: () => ({ ...DEFAULT_APPROVAL_POLICY, timeoutMs }) } }),
+      },
     });
     setup.pipe.fake.script(
       { toolCalls: [{ id: "call_deploy", name: "deploy", arguments: { env: "prod" } }] },
@@ -257,6 +263,36 @@ describe("a Telegram turn that calls a tool under ask", () => {
     );
   });
 
+  it("tells the model nobody approved in time, edits the request once to say it expired, and answers a late press without running the tool", async () => {
+    const { setup, prefix, wait, request } = await startAsking(1_500);
+    const { telegram } = setup;
+    await answered(setup);
+    const results = (setup.pipe.fake.requests[1]?.body.messages ?? []).filter(
+      (m: { role: string }) => m.role === "tool",
+    );
+    expect(results.map((m: { content: string }) => m.content)).toEqual([
+      "not run: nobody approved it within 2 s.",
+    ]);
+    const edited = telegram.botMessages(TEAM).find((m) => m.message_id === request.message_id);
+    expect(edited?.text).toBe("Expired: nobody decided within 2 s, so deploy did not run.");
+    expect(edited?.reply_markup).toBeUndefined();
+    const edits = telegram
+      .callsTo("editMessageText")
+      .filter((c) => Number(c.params.message_id) === request.message_id);
+    expect(edits).toHaveLength(1);
+
+    // Alice presses Approve on a client that still shows the keyboard.
+    const late = telegram.sendUpdate(press(ALICE, request, `ap:${wait.id}:a`));
+    expect((await until(() => answerTo(setup, late)))?.text).toBe(
+      "This request expired: nobody decided in time.",
+    );
+    await settle(300);
+    expect(await deployRuns(counter, prefix)).toBe(0);
+    expect(telegram.botMessages(TEAM).filter((m) => m.text === "Deployed to prod.")).toHaveLength(
+      1,
+    );
+  });
+
   it("gives the model who denied the call, and the turn answers", async () => {
     const { setup, prefix, wait, request } = await startAsking();
     const deny = setup.telegram.sendUpdate(press(ADA, request, `ap:${wait.id}:d`));
@@ -271,5 +307,10 @@ describe("a Telegram turn that calls a tool under ask", () => {
       expect.stringMatching(/^not run: Ada denied it\./),
     ]);
     expect(await deployRuns(counter, prefix)).toBe(0);
+    const edited = setup.telegram
+      .botMessages(TEAM)
+      .find((m) => m.message_id === request.message_id);
+    expect(edited?.text).toBe("Denied by Ada: deploy did not run.");
+    expect(edited?.reply_markup).toBeUndefined();
   });
 });

@@ -253,6 +253,8 @@ describe("a turn that calls a tool under ask", () => {
     const wait = await parkedWait(p.app.redis, p.app.store, address);
     await p.app.approvals.decide(clickBy(wait.id, "alice", "approve_conversation"));
     expect((await p.posts(2)).map((e) => e.text)[1]).toBe("Deployed.");
+    // A person's on at conversation scope, where /tools reads it (rule 8), not a memo of the turn.
+    expect((await p.app.store.intent.read(address)).intent.decisions).toEqual({ deploy: true });
     await p.app.queue.enqueue(p.message("and again"));
     expect((await p.posts(3)).map((e) => e.text)[2]).toBe("Deployed again.");
     expect(await deployRuns(counter, p.prefix)).toBe(2);
