@@ -3,7 +3,10 @@
  * to the posted answer: a bot on the fake Slack and the fake model, in this
  * process, answers a warm-up mention (so lazy imports and first-use setup are
  * done), then V8's precise coverage is reset and a second mention is timed
- * and traced. Prints the src/ files whose functions ran for it, by folder.
+ * and traced. Prints the src/ files whose functions ran for it, by folder,
+ * leaving out src/testing/: the fake Slack and the fake model run in this
+ * process too, but they stand in for the platform and the model, not for
+ * the bot (and lived in test/ when the first figures were taken).
  *
  * Run it with `npx tsx bench/message-path.ts` (Redis at REDIS_URL, default
  * 127.0.0.1:6379). Not part of `npm run bench`: it counts files, not time.
@@ -18,6 +21,7 @@ import { appMentionEvent, sendEvent } from "../src/testing/fakes/slack-requests.
 import { freePort, OPEN_DMS_CONFIG } from "../test/support/switchyard-process.ts";
 
 const SRC = fileURLToPath(new URL("../src/", import.meta.url));
+const KIT = fileURLToPath(new URL("../src/testing/", import.meta.url));
 const SECRET = "message-path-secret";
 
 const slack = await startFakeSlackApi();
@@ -58,7 +62,11 @@ await bot.stop();
 await Promise.all([slack.close(), model.close()]);
 
 const ran = result
-  .filter((script) => script.url.startsWith("file://") && fileURLToPath(script.url).startsWith(SRC))
+  .filter((script) => script.url.startsWith("file://"))
+  .filter((script) => {
+    const path = fileURLToPath(script.url);
+    return path.startsWith(SRC) && !path.startsWith(KIT);
+  })
   .filter((script) => script.functions.some((fn) => fn.ranges.some((range) => range.count > 0)))
   .map((script) => relative(SRC, fileURLToPath(script.url)))
   .sort();

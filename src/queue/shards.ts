@@ -11,8 +11,7 @@ import type { KeyScheme } from "../store/keys.ts";
  * which is what spreads the queue's traffic.
  */
 
-/** BullMQ's queue name inside each shard's prefix. */
-export const TURN_QUEUE = "switchyard-turns";
+export { TURN_QUEUE } from "../store/queue-keys.ts";
 
 /**
  * The shard of a conversation: the first 32 bits of the SHA-1 of its key,

@@ -24,6 +24,7 @@ import {
   queueLayoutsKey,
   reminderQueuePrefix,
   turnQueuePrefix,
+  turnWaitListKey,
 } from "./queue-keys.ts";
 import {
   type HookKeys,
@@ -269,6 +270,11 @@ export class KeyScheme {
   /** BullMQ's prefix for shard `shard` of `shards` of the conversation queue (see {@link turnQueuePrefix}). */
   turnQueuePrefix(shard: number, shards: number): string {
     return turnQueuePrefix(this.prefix, shard, shards);
+  }
+
+  /** BullMQ's list of the jobs waiting in that shard (see {@link turnWaitListKey}). */
+  turnWaitList(shard: number, shards: number): string {
+    return turnWaitListKey(this.prefix, shard, shards);
   }
 
   /**

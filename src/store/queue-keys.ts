@@ -27,6 +27,17 @@ export function turnQueuePrefix(prefix: string, shard: number, shards: number): 
   return `${prefix}:{${slotSpreadTag(`q:turns:${shard}of${shards}`, shard, shards)}}`;
 }
 
+/** BullMQ's name for the conversation queue inside each shard's prefix. */
+export const TURN_QUEUE = "switchyard-turns";
+
+/**
+ * BullMQ's LIST of the jobs waiting in shard `shard` of `shards`: what
+ * `switchyard doctor` names and a KEDA trigger (deploy/kubernetes) watches.
+ */
+export function turnWaitListKey(prefix: string, shard: number, shards: number): string {
+  return `${turnQueuePrefix(prefix, shard, shards)}:${TURN_QUEUE}:wait`;
+}
+
 /** BullMQ's prefix for the reminder queue: one queue, one slot of its own. */
 export function reminderQueuePrefix(prefix: string): string {
   return `${prefix}:{q:reminders}`;

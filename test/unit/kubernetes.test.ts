@@ -10,7 +10,6 @@ import { ConfigMap, Namespace, Secret, Service } from "kubernetes-models/v1";
 import { describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
 import { EVENTS_PATH } from "../../src/platforms/slack/http-screen.ts";
-import { TURN_QUEUE } from "../../src/queue/shards.ts";
 import { KeyScheme } from "../../src/store/keys.ts";
 import {
   INGRESS_STOP_SECONDS,
@@ -208,9 +207,7 @@ describe("the Kubernetes manifests (deploy/kubernetes)", () => {
     const [trigger] = scaled.spec.triggers;
     expect(trigger.type).toBe("redis");
     // BullMQ's wait list of the only shard of the default layout.
-    expect(trigger.metadata.listName).toBe(
-      `${new KeyScheme("sy").turnQueuePrefix(0, 1)}:${TURN_QUEUE}:wait`,
-    );
+    expect(trigger.metadata.listName).toBe(new KeyScheme("sy").turnWaitList(0, 1));
     const hpa = named("HorizontalPodAutoscaler", "switchyard-worker");
     expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(1);
     expect(

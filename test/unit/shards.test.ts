@@ -71,6 +71,8 @@ describe("the queue layout", () => {
     const keys = new KeyScheme("sy");
     expect([0, 1, 2, 3].map((shard) => keys.turnQueuePrefix(shard, 4))).toMatchSnapshot();
     expect(keys.turnQueuePrefix(0, 1)).toMatchSnapshot();
+    // BullMQ's own layout under the prefix: the list KEDA and `switchyard doctor` name.
+    expect(keys.turnWaitList(2, 4)).toBe(`${keys.turnQueuePrefix(2, 4)}:switchyard-turns:wait`);
     expect(keys.reminderQueuePrefix()).toBe("sy:{q:reminders}");
     expect(keys.queueLayouts()).toBe("sy:{q:layouts}");
     expect(keys.legacyQueuePrefix()).toBe("sy:bull");

@@ -8,7 +8,7 @@ import {
   topologyFrom,
 } from "../../ops/redis/redis.ts";
 import { checkRedis } from "../../ops/redis/redis-check.ts";
-import { shardQueues, TURN_QUEUE } from "../../queue/shards.ts";
+import { shardQueues } from "../../queue/shards.ts";
 import { queueFromEnv, queueSettings } from "../../runtime/queue-settings.ts";
 import { KeyScheme } from "../../store/keys.ts";
 import { type DoctorContext, type Finding, ok, problem, reasonOf, within } from "./finding.ts";
@@ -51,8 +51,9 @@ export async function checkRedisAnswers(context: DoctorContext): Promise<Finding
     const version = await versionOf(redis, timeoutMs);
     const queue = queueSettings(queueFromEnv(env), config.queue, check);
     const prefix = env.SWITCHYARD_PREFIX ?? "sy";
-    const lists = shardQueues(new KeyScheme(prefix), queue.shards).map(
-      (shard) => `${shard.prefix}:${TURN_QUEUE}:wait`,
+    const keys = new KeyScheme(prefix);
+    const lists = shardQueues(keys, queue.shards).map((shard) =>
+      keys.turnWaitList(shard.shard, shard.shards),
     );
     const shown = lists.slice(0, LISTS_SHOWN).join(", ");
     const more = lists.length > LISTS_SHOWN ? ` and ${lists.length - LISTS_SHOWN} more` : "";
