@@ -7,7 +7,9 @@
  *   documented order: `message_start`, then per content block
  *   `content_block_start`, `content_block_delta` (`text_delta`,
  *   `input_json_delta`) and `content_block_stop`, then `message_delta` (stop
- *   reason, usage) and `message_stop`, with a `ping` after the start;
+ *   reason, usage) and `message_stop`, with a `ping` after the start; a
+ *   reply can hang before its headers (`delayMs: Infinity`) or stall after
+ *   some events, silent or with pings (`stallAfterEvents`, `pingEveryMs`);
  * - errors in Anthropic's shape, `{ type: "error", error: { type, message },
  *   request_id }`, with the documented status of each type; `overloaded: true`
  *   answers 529 `overloaded_error`, `errorEvent` sends an `error` event in an
@@ -55,7 +57,12 @@ export interface ScriptedMessage {
   /** An `error` event of this type in place of `message_delta` (a stream that fails mid-way, after any content). */
   errorEvent?: string;
   headers?: Record<string, string>;
+  /** Waits this long before answering; `Infinity`: never sends headers (a server that took the request and hangs). */
   delayMs?: number;
+  /** Streams this many events (the `ping` after `message_start` not counted), then nothing more, holding the connection open: a stalled model. */
+  stallAfterEvents?: number;
+  /** While stalled, sends a `ping` event this often: a live server whose model is stuck. */
+  pingEveryMs?: number;
   /** A `thinking` block with this text (and a signature) before the reply. */
   thinking?: string;
   /** A `redacted_thinking` block with this opaque data, after any thinking block. */
@@ -185,7 +192,7 @@ export async function startFakeAnthropic(
     }
     const events = eventsOf(reply, recorded);
     if (events !== "error") rememberThinking(events, thinkingOf);
-    return streamMessage(res, events, signal);
+    return streamMessage(res, events, signal, reply);
   };
 
   const server = await listenLocal(handle, {
@@ -589,6 +596,7 @@ async function streamMessage(
   res: ServerResponse,
   events: Anthropic.RawMessageStreamEvent[] | "error",
   signal: AbortSignal,
+  reply: ScriptedMessage,
 ): Promise<void> {
   res.writeHead(200, {
     "content-type": "text/event-stream; charset=utf-8",
@@ -598,6 +606,7 @@ async function streamMessage(
   if (events === "error") return void res.end();
   for (const [i, event] of events.entries()) {
     if (signal.aborted) return;
+    if (i === reply.stallAfterEvents) return stall(res, reply.pingEveryMs, signal);
     if ((event as { type: string }).type === "error") {
       const body = {
         type: "error",
@@ -610,9 +619,25 @@ async function streamMessage(
       return void res.end();
     }
     res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
-    if (i === 0) res.write(`event: ping\ndata: {"type": "ping"}\n\n`);
+    if (i === 0) res.write(PING);
+  }
+  // Stalling after every event is a server that never closes the stream it has finished.
+  if (reply.stallAfterEvents !== undefined && reply.stallAfterEvents >= events.length) {
+    return stall(res, reply.pingEveryMs, signal);
   }
   res.end();
+}
+
+const PING = `event: ping\ndata: {"type": "ping"}\n\n`;
+
+/** Holds the stream open, silent or with a `ping` every `pingEveryMs`, until either side gives up. */
+async function stall(
+  res: ServerResponse,
+  pingEveryMs: number | undefined,
+  signal: AbortSignal,
+): Promise<void> {
+  if (!pingEveryMs) return void (await pause(Number.POSITIVE_INFINITY, signal));
+  while ((await pause(pingEveryMs, signal)) && !res.destroyed) res.write(PING);
 }
 
 function sendError(res: ServerResponse, status: number, type: string, message: string): void {
