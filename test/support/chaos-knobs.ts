@@ -8,6 +8,8 @@
  *   run uses 200).
  * - `CHAOS_MESSAGES`: messages each scenario sends (default 24).
  * - `CHAOS_SEED`: the seed (default: a fresh one, printed in every summary).
+ * - `CHAOS_TELEGRAM_STREAMING`: `native` (default: private chats stream as drafts) or
+ *   `edit` (post and edit, as before drafts), to compare the two under the same kills.
  */
 
 export class ChaosKnobError extends Error {
@@ -28,7 +30,15 @@ export const CHAOS = {
   platformDelayMs: whole("CHAOS_PLATFORM_DELAY_MS", 50, 0),
   messages: whole("CHAOS_MESSAGES", 24, 4),
   seed: whole("CHAOS_SEED", Math.floor(Math.random() * 2 ** 31), 0),
+  telegramStreaming: streamingOf("CHAOS_TELEGRAM_STREAMING"),
 } as const;
+
+function streamingOf(name: string): "native" | "edit" {
+  const raw = process.env[name]?.trim() ?? "";
+  if (raw === "" || raw === "native") return "native";
+  if (raw === "edit") return "edit";
+  throw new ChaosKnobError(`${name} must be native or edit, not "${raw}".`);
+}
 
 /** A small seeded generator (mulberry32): the same seed gives the same run of numbers. */
 export class ChaosRandom {

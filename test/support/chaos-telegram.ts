@@ -1,7 +1,9 @@
+import { fileURLToPath } from "node:url";
 import type { User } from "grammy/types";
 import type { ConversationAddress } from "../../src/core/conversation.ts";
 import { type FakeTelegram, startFakeTelegram } from "../../src/testing/fakes/telegram-api.ts";
 import type { KillMoment } from "./chaos-fleet.ts";
+import { CHAOS } from "./chaos-knobs.ts";
 import { hasTag } from "./chaos-model.ts";
 import type { ChaosPlatform } from "./chaos-scenario.ts";
 import { isPartial } from "./chaos-slack.ts";
@@ -19,6 +21,11 @@ const WRITES = new Set(["sendMessage", "editMessageText"]);
  * such kill is a bug.
  */
 export const TELEGRAM_DOUBLES_PER_WINDOW_KILL = 1;
+
+/** The open-DMs config with private chats streaming by edits (`CHAOS_TELEGRAM_STREAMING=edit`). */
+const EDITS_CONFIG = fileURLToPath(
+  new URL("../fixtures/access/open-dms-telegram-edits.yaml", import.meta.url),
+);
 /** How long after Telegram's answer a worker may take to record it: the end of the window. */
 export const TELEGRAM_RECORD_GRACE_MS = 100;
 /** A streamed message counts as between edits once nothing was written to its chat for this long. */
@@ -78,6 +85,7 @@ export async function telegramChaos(
     delayMs,
     person,
     env: () => ({
+      ...(CHAOS.telegramStreaming === "edit" ? { SWITCHYARD_CONFIG: EDITS_CONFIG } : {}),
       TELEGRAM_BOT_TOKEN: telegram.token,
       TELEGRAM_API_ROOT: telegram.apiRoot,
       ...(webhook
