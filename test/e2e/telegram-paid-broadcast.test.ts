@@ -18,7 +18,9 @@ async function theyAllAsk(paidBroadcast: boolean) {
   const { pipe } = await start({
     telegram,
     channel: { settings: () => ({ ...DEFAULT_TELEGRAM, paidBroadcast }) },
-    pipeline: { concurrency: PEOPLE.length },
+    // Every answer waits for all to have asked: all turns must be in flight at once, which
+    // back-pressure on a loaded machine would rightly refuse (it has tests of its own).
+    pipeline: { concurrency: PEOPLE.length, maxEventLoopDelayMs: 0 },
   });
   pipe.fake.setResponder(togetherResponder(PEOPLE.length, (id) => ({ content: answerFor(id) })));
   everyoneAsks(telegram, PEOPLE);

@@ -35,6 +35,10 @@ async function startTwo(telegram: FakeTelegram, modelUrl: string) {
     // Half the people each: no answer ends before all have asked, so each process must run
     // its 60 at once. At the default (1,024) whichever took the queue first took most of it.
     SWITCHYARD_CONCURRENCY: "60",
+    // Every answer waits until all 120 have asked, so all 120 turns must be in flight at
+    // once: a process strained by a loaded machine would rightly take no more and leave the
+    // rest waiting forever. Back-pressure has tests of its own; this one is about the pace.
+    SWITCHYARD_MAX_EVENT_LOOP_DELAY_MS: "0",
   };
   const started: SwitchyardProcess[] = [];
   cleanups.push(async () => {

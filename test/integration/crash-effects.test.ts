@@ -102,7 +102,10 @@ describe("a worker killed while a tool with effects runs", () => {
       expect(posts.map((p) => p.text)).toEqual(["Reminder set, and tea found."]);
       // The model was asked for the step once; the same calls ran again, so one reminder.
       expect(asked).toBe(1);
-      expect(searches).toBe(2);
+      // The search (no effects) ran again on resume; on a loaded machine a resumed run may
+      // lose its lease and be resumed once more, searching again, which is allowed: only a
+      // tool with effects is held to once.
+      expect(searches).toBeGreaterThanOrEqual(2);
       expect((await reminders.getJobCounts("delayed")).delayed).toBe(1);
       const history = await store.history.load(address);
       expect(history.map((m) => m.role)).toEqual([
