@@ -63,12 +63,17 @@ export function numberFromEnv<K extends string>(
   env: NodeJS.ProcessEnv,
   name: string,
   key: K,
+  { zeroTurnsOff = false }: { zeroTurnsOff?: boolean } = {},
 ): Partial<Record<K, number>> {
   const raw = env[name];
   if (raw === undefined || raw === "") return {};
   const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) {
-    throw new StartOptionError(`${name} must be a positive number, not "${raw}".`);
+  if (!Number.isFinite(value) || value < 0 || (value === 0 && !zeroTurnsOff)) {
+    throw new StartOptionError(
+      zeroTurnsOff
+        ? `${name} must be a positive number, or 0 to turn the limit off, not "${raw}".`
+        : `${name} must be a positive number, not "${raw}".`,
+    );
   }
   return { [key]: value } as Partial<Record<K, number>>;
 }

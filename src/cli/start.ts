@@ -89,8 +89,11 @@ export async function runStartCommand(argv: string[], env: NodeJS.ProcessEnv): P
   const runtime = runtimeLayer(values.tools, env.SWITCHYARD_TOOLS, mode);
   const tuning = {
     ...numberFromEnv(env, "SWITCHYARD_CONCURRENCY", "concurrency"),
-    ...numberFromEnv(env, "SWITCHYARD_MAX_EVENT_LOOP_DELAY_MS", "maxEventLoopDelayMs"),
-    ...numberFromEnv(env, "SWITCHYARD_MAX_HEAP_MB", "maxHeapMb"),
+    // Back-pressure's limits: 0 turns one off (BackPressureLimits).
+    ...numberFromEnv(env, "SWITCHYARD_MAX_EVENT_LOOP_DELAY_MS", "maxEventLoopDelayMs", {
+      zeroTurnsOff: true,
+    }),
+    ...numberFromEnv(env, "SWITCHYARD_MAX_HEAP_MB", "maxHeapMb", { zeroTurnsOff: true }),
     ...numberFromEnv(env, "SWITCHYARD_LEASE_MS", "leaseMs"),
     ...numberFromEnv(env, "SWITCHYARD_LOCK_MS", "lockDurationMs"),
     ...numberFromEnv(env, "SWITCHYARD_STALLED_INTERVAL_MS", "stalledIntervalMs"),
