@@ -5,7 +5,7 @@ import {
   type ProviderRequest,
   type ProviderResponse,
 } from "../core/agent/provider.ts";
-import { findModel, type ModelsConfig } from "../core/config/index.ts";
+import { findModel, type ModelProviderName, type ModelsConfig } from "../core/config/index.ts";
 import type { LoggerPort } from "../core/logger.ts";
 
 /** Why a step moved to the next model: the failure's kind, with 529 named `overloaded`. */
@@ -20,6 +20,8 @@ export interface FallbackEvent {
 export interface FallbackOptions {
   /** The name of the bot's own model, for a request that names none. */
   readonly ownModel: string;
+  /** The protocol of the bot's own model, and of a listed model that names none. */
+  readonly ownProvider: ModelProviderName;
   readonly logger: LoggerPort;
   /** Told of every move to the next model (the metric). */
   readonly onFallback?: (event: FallbackEvent) => void;
@@ -43,8 +45,10 @@ function reasonOf(error: unknown): FallbackReason | undefined {
  * streamed the failure stands: a second answer under the first would be
  * worse than the cut-short note. Each move is logged, traced and counted.
  *
- * The fallback request's cache key names the model, so it never routes into
- * the first model's prompt cache.
+ * The fallback request's cache key names the provider and the model
+ * (`conv-1:openai:gpt-4.1`), so it never routes into the first model's
+ * prompt cache, nor another provider's model of the same name. It is made of
+ * the conversation's key and the config alone: the same on every turn.
  */
 export function withFallback(
   provider: Provider,
@@ -89,7 +93,8 @@ export function withFallback(
             "switchyard.fallback.reason": reason,
           });
           options.onFallback?.({ from, to, reason });
-          attempt = { ...watched, model: to, cacheKey: `${request.cacheKey}:${to}` };
+          const protocol = findModel(models(), to)?.provider ?? options.ownProvider;
+          attempt = { ...watched, model: to, cacheKey: `${request.cacheKey}:${protocol}:${to}` };
           from = to;
         }
       }

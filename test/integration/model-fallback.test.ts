@@ -81,8 +81,8 @@ describe("a fallback chain across providers", () => {
     expect(claude.requests.length).toBeGreaterThanOrEqual(2);
     expect(openai.requests).toHaveLength(1);
     expect(openai.requests[0]?.body.model).toBe("gpt-second");
-    // Its own cache key: the fallback never lands in the first model's cache.
-    expect(openai.requests[0]?.body.prompt_cache_key).toBe("conv-1:gpt-second");
+    // Its own cache key, naming provider and model: the fallback never lands in the first model's cache.
+    expect(openai.requests[0]?.body.prompt_cache_key).toBe("conv-1:openai:gpt-second");
     expect(
       await metrics.registry.getSingleMetricAsString("switchyard_model_fallback_total"),
     ).toContain(
