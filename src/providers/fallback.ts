@@ -27,6 +27,14 @@ export interface FallbackOptions {
   readonly onFallback?: (event: FallbackEvent) => void;
 }
 
+/**
+ * Retries of a model with a next one in its chain: two failures in a row
+ * move the step on. An overloaded model tends to stay so for a while, and
+ * the provider's four retries would make the person wait up to 7.5 s of
+ * backoff first. The chain's last model keeps the provider's own retries.
+ */
+export const RETRIES_BEFORE_FALLBACK = 1;
+
 /** The failures another model may not have; a bad request or a bad key would fail there too. */
 function reasonOf(error: unknown): FallbackReason | undefined {
   if (!(error instanceof ProviderError)) return undefined;
@@ -40,7 +48,8 @@ function reasonOf(error: unknown): FallbackReason | undefined {
 /**
  * A `models:` entry's `fallback: [...]`: when a step on that model fails with
  * a rate limit, a server error, overload or a timeout (after the provider's
- * own retries) and no text has reached the person yet, the same step goes to
+ * retries, fewer while a next model waits: {@link RETRIES_BEFORE_FALLBACK})
+ * and no text has reached the person yet, the same step goes to
  * the next model of the chain, on whichever provider it is. Once text has
  * streamed the failure stands: a second answer under the first would be
  * worse than the cut-short note. Each move is logged, traced and counted.
@@ -75,11 +84,11 @@ export function withFallback(
       let from = first;
       let attempt = watched;
       for (let next = 0; ; next++) {
+        const to = chain[next];
         try {
-          return await provider.complete(attempt);
+          return await provider.complete(to === undefined ? attempt : retryingLess(attempt));
         } catch (error) {
           const reason = reasonOf(error);
-          const to = chain[next];
           if (to === undefined || reason === undefined || shown || request.signal?.aborted) {
             throw error;
           }
@@ -100,4 +109,13 @@ export function withFallback(
       }
     },
   };
+}
+
+/** The request with at most {@link RETRIES_BEFORE_FALLBACK} retries (fewer, if it asked for fewer). */
+function retryingLess(request: ProviderRequest): ProviderRequest {
+  const maxRetries = Math.min(
+    request.maxRetries ?? RETRIES_BEFORE_FALLBACK,
+    RETRIES_BEFORE_FALLBACK,
+  );
+  return { ...request, maxRetries };
 }

@@ -21,6 +21,12 @@ export interface ProviderRequest {
    * `fallback:`); unset: the model's own `models:` entry decides.
    */
   readonly fallback?: readonly string[];
+  /**
+   * At most this many retries of a failed attempt, under the provider's own
+   * limit; unset: the provider's own. A model with a next one in its
+   * fallback chain is retried less, so a failing step moves on sooner.
+   */
+  readonly maxRetries?: number;
   readonly signal?: AbortSignal;
   /** Text as it streams in, for live edits; the final text is in the response. */
   readonly onText?: (textSoFar: string) => void;
