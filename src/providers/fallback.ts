@@ -49,10 +49,12 @@ function reasonOf(error: unknown): FallbackReason | undefined {
  * A `models:` entry's `fallback: [...]`: when a step on that model fails with
  * a rate limit, a server error, overload or a timeout (after the provider's
  * retries, fewer while a next model waits: {@link RETRIES_BEFORE_FALLBACK})
- * and no text has reached the person yet, the same step goes to
- * the next model of the chain, on whichever provider it is. Once text has
- * streamed the failure stands: a second answer under the first would be
- * worse than the cut-short note. Each move is logged, traced and counted.
+ * and no text of the turn's answer has reached the person yet, the same
+ * step goes to the next model of the chain, on whichever provider it is.
+ * Once text has streamed, in this step or an earlier one of the turn
+ * (`answerShown`), the failure stands: another model's answer in place of
+ * what the person read would be worse than the cut-short note. Each move is
+ * logged, traced and counted.
  *
  * The fallback request's cache key names the provider and the model
  * (`conv-1:openai:gpt-4.1`), so it never routes into the first model's
@@ -69,7 +71,8 @@ export function withFallback(
       const first = request.model ?? options.ownModel;
       // The answering agent's chain when it has one, else the model entry's own.
       const chain = request.fallback ?? findModel(models(), first)?.fallback ?? [];
-      if (chain.length === 0) return provider.complete(request);
+      // Text of the turn's answer is out (an earlier step's): a failure now stands, as without a chain.
+      if (chain.length === 0 || request.answerShown) return provider.complete(request);
       let shown = false;
       const onText = request.onText;
       const watched: ProviderRequest = onText

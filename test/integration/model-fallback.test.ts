@@ -210,4 +210,30 @@ describe("a turn on a fallback chain", () => {
       "switchyard.fallback.reason": "overloaded",
     });
   });
+
+  it("never falls back once an earlier step's text reached the person: the turn ends with the note", async () => {
+    const bot = await botOnChain();
+    bot.claude.script({
+      content: "Let me look that up.",
+      toolUses: [{ name: "lookup", input: { word: "lease" } }],
+    });
+    // The step after the tool call: overloaded on every try, the provider's own retries included.
+    bot.claude.setResponder(() => ({ overloaded: true, headers: { "retry-after": "0" } }));
+    bot.openai.script({ content: "Answered by the second model." });
+
+    expect(await bot.turn("what is a lease?")).toBe("provider_error");
+
+    // The person watched the first step's text stream in; no other model's answer replaces it.
+    expect(bot.outbound.calls.some((c) => c.text === "Let me look that up.")).toBe(true);
+    expect(bot.outbound.visible()).toEqual([
+      "The model provider is overloaded right now (HTTP 529). Please try again in a few minutes.",
+    ]);
+    expect(bot.outbound.calls.some((c) => c.text?.includes("second model"))).toBe(false);
+    expect(bot.openai.requests).toHaveLength(0);
+    // A step no model can take over keeps the provider's own retries.
+    expect(bot.claude.requests).toHaveLength(1 + 5);
+    expect(
+      await bot.metrics.registry.getSingleMetricAsString("switchyard_model_fallback_total"),
+    ).not.toContain("claude-first");
+  });
 });

@@ -27,6 +27,12 @@ export interface ProviderRequest {
    * fallback chain is retried less, so a failing step moves on sooner.
    */
   readonly maxRetries?: number;
+  /**
+   * Text of this turn's answer already reached the person, in an earlier
+   * step (or a crashed run of the turn): a failure now stands, and the
+   * person gets its note, never a second model's answer in its place.
+   */
+  readonly answerShown?: boolean;
   readonly signal?: AbortSignal;
   /** Text as it streams in, for live edits; the final text is in the response. */
   readonly onText?: (textSoFar: string) => void;
