@@ -95,6 +95,12 @@ export interface TurnStream {
   /** The streamed message a crashed run of this turn left, if its post was recorded. */
   readonly ref: string | undefined;
   /**
+   * Whether a crashed run of this turn already showed the person some of its
+   * answer (a message, or a draft, which has no ref): this run's failure
+   * must not then move to another model (see `ProviderRequest.answerShown`).
+   */
+  readonly shown: boolean;
+  /**
    * Set when the streamed message is a native stream: ends it showing the
    * answer's first part (or the cut-short partial), instead of an edit.
    */
@@ -149,14 +155,16 @@ export async function openTurnStream(
       stored = { ...stored, ref: found, native: true };
     }
   }
+  const shown = stored.ref !== undefined || Boolean(stored.text?.trim());
   if (stored.ref !== undefined && stored.native) {
     // A crashed run's native stream: its delivery finishes it with the answer.
     const { ref } = stored;
     const finish = (text: string, controls?: readonly MessageControl[]) =>
       outbound?.native?.finish(target, ref, text, options, controls) ?? Promise.resolve();
-    return { streamer: undefined, ref, finish };
+    return { streamer: undefined, ref, shown, finish };
   }
-  if (!outbound?.canEdit || !env.streamEditMs) return { streamer: undefined, ref: stored.ref };
+  if (!outbound?.canEdit || !env.streamEditMs)
+    return { streamer: undefined, ref: stored.ref, shown };
   const native: NativeStream | undefined =
     stored.ref === undefined ? await outbound.native?.open(target, options) : undefined;
   const streamer = new StreamingReply({
@@ -174,11 +182,12 @@ export async function openTurnStream(
     onShown: (text) => streams.shown(address, turnId, text),
     ...(signal ? { signal } : {}),
   });
-  if (native?.kind === "draft") return { streamer, ref: stored.ref, draft: true };
-  if (native?.kind !== "message") return { streamer, ref: stored.ref };
+  if (native?.kind === "draft") return { streamer, ref: stored.ref, shown, draft: true };
+  if (native?.kind !== "message") return { streamer, ref: stored.ref, shown };
   return {
     streamer,
     ref: stored.ref,
+    shown,
     finish: (text, controls) => native.finish(text, controls),
     pause: async () => {
       await streamer.close();

@@ -5,7 +5,7 @@ import {
   type ProviderRequest,
   type ProviderResponse,
 } from "../core/agent/provider.ts";
-import { findModel, type ModelsConfig } from "../core/config/index.ts";
+import { findModel, type ModelProviderName, type ModelsConfig } from "../core/config/index.ts";
 import type { LoggerPort } from "../core/logger.ts";
 
 /** Why a step moved to the next model: the failure's kind, with 529 named `overloaded`. */
@@ -20,10 +20,20 @@ export interface FallbackEvent {
 export interface FallbackOptions {
   /** The name of the bot's own model, for a request that names none. */
   readonly ownModel: string;
+  /** The protocol of the bot's own model, and of a listed model that names none. */
+  readonly ownProvider: ModelProviderName;
   readonly logger: LoggerPort;
   /** Told of every move to the next model (the metric). */
   readonly onFallback?: (event: FallbackEvent) => void;
 }
+
+/**
+ * Retries of a model with a next one in its chain: two failures in a row
+ * move the step on. An overloaded model tends to stay so for a while, and
+ * the provider's four retries would make the person wait up to 7.5 s of
+ * backoff first. The chain's last model keeps the provider's own retries.
+ */
+export const RETRIES_BEFORE_FALLBACK = 1;
 
 /** The failures another model may not have; a bad request or a bad key would fail there too. */
 function reasonOf(error: unknown): FallbackReason | undefined {
@@ -38,13 +48,18 @@ function reasonOf(error: unknown): FallbackReason | undefined {
 /**
  * A `models:` entry's `fallback: [...]`: when a step on that model fails with
  * a rate limit, a server error, overload or a timeout (after the provider's
- * own retries) and no text has reached the person yet, the same step goes to
- * the next model of the chain, on whichever provider it is. Once text has
- * streamed the failure stands: a second answer under the first would be
- * worse than the cut-short note. Each move is logged, traced and counted.
+ * retries, fewer while a next model waits: {@link RETRIES_BEFORE_FALLBACK})
+ * and no text of the turn's answer has reached the person yet, the same
+ * step goes to the next model of the chain, on whichever provider it is.
+ * Once text has streamed, in this step or an earlier one of the turn
+ * (`answerShown`), the failure stands: another model's answer in place of
+ * what the person read would be worse than the cut-short note. Each move is
+ * logged, traced and counted.
  *
- * The fallback request's cache key names the model, so it never routes into
- * the first model's prompt cache.
+ * The fallback request's cache key names the provider and the model
+ * (`conv-1:openai:gpt-4.1`), so it never routes into the first model's
+ * prompt cache, nor another provider's model of the same name. It is made of
+ * the conversation's key and the config alone: the same on every turn.
  */
 export function withFallback(
   provider: Provider,
@@ -56,7 +71,8 @@ export function withFallback(
       const first = request.model ?? options.ownModel;
       // The answering agent's chain when it has one, else the model entry's own.
       const chain = request.fallback ?? findModel(models(), first)?.fallback ?? [];
-      if (chain.length === 0) return provider.complete(request);
+      // Text of the turn's answer is out (an earlier step's): a failure now stands, as without a chain.
+      if (chain.length === 0 || request.answerShown) return provider.complete(request);
       let shown = false;
       const onText = request.onText;
       const watched: ProviderRequest = onText
@@ -71,11 +87,11 @@ export function withFallback(
       let from = first;
       let attempt = watched;
       for (let next = 0; ; next++) {
+        const to = chain[next];
         try {
-          return await provider.complete(attempt);
+          return await provider.complete(to === undefined ? attempt : retryingLess(attempt));
         } catch (error) {
           const reason = reasonOf(error);
-          const to = chain[next];
           if (to === undefined || reason === undefined || shown || request.signal?.aborted) {
             throw error;
           }
@@ -89,10 +105,20 @@ export function withFallback(
             "switchyard.fallback.reason": reason,
           });
           options.onFallback?.({ from, to, reason });
-          attempt = { ...watched, model: to, cacheKey: `${request.cacheKey}:${to}` };
+          const protocol = findModel(models(), to)?.provider ?? options.ownProvider;
+          attempt = { ...watched, model: to, cacheKey: `${request.cacheKey}:${protocol}:${to}` };
           from = to;
         }
       }
     },
   };
+}
+
+/** The request with at most {@link RETRIES_BEFORE_FALLBACK} retries (fewer, if it asked for fewer). */
+function retryingLess(request: ProviderRequest): ProviderRequest {
+  const maxRetries = Math.min(
+    request.maxRetries ?? RETRIES_BEFORE_FALLBACK,
+    RETRIES_BEFORE_FALLBACK,
+  );
+  return { ...request, maxRetries };
 }

@@ -123,13 +123,20 @@ export abstract class StreamingProvider<Options extends ProviderOptions, Call> i
       }
       const waitMs = retryWait(failure, tries, progress, {
         logger: this.logger,
-        policy: this.#policy,
+        policy: this.#policyFor(request),
         where: this.#where,
         redact: this.redact,
         budget,
       });
       await pause(this.#sleep, waitMs, request.signal);
     }
+  }
+
+  /** The retry policy for this call: the provider's, with fewer retries when the request asks for fewer. */
+  #policyFor(request: ProviderRequest): RetryPolicy {
+    const asked = request.maxRetries;
+    if (asked === undefined || asked >= this.#policy.maxRetries) return this.#policy;
+    return { ...this.#policy, maxRetries: Math.max(0, asked) };
   }
 
   /** The limits for this call: the defaults, under the options' own, under what the options give now. */

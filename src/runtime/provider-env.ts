@@ -121,6 +121,7 @@ export function providerFromEnv(
   if (!models) return own;
   const routed = withFallback(routeByModel(own, models, make), models, {
     ownModel,
+    ownProvider: kind,
     logger,
     ...(onFallback ? { onFallback } : {}),
   });

@@ -184,6 +184,12 @@ export class Turn {
   #answeredInWindow = false;
   /** What this run's child turns (`ask_agent`) spent on their models: counted into the turn's usage. */
   #childUsage: Usage = ZERO_USAGE;
+  /**
+   * Whether text of the answer has reached the person: handed to the stream
+   * by this run, or shown by a crashed one. From then on a failing model
+   * request ends the turn with its note; it never moves to a fallback model.
+   */
+  #answerShown = false;
 
   constructor(
     env: TurnEnvironment,
@@ -394,6 +400,7 @@ export class Turn {
       recipient,
     );
     this.#capabilities = conversationCapabilities(env, address, this.state);
+    this.#answerShown = stream.shown;
     // The streamed message is posted under this turn's id: the turn must be stored first.
     if (stream.streamer) await this.durable();
     const watch = env.signals?.watch(address, checkpoint.turnId);
@@ -417,6 +424,7 @@ export class Turn {
             }
           : undefined;
       const show = (text: string) => {
+        if (stream.streamer && VISIBLE.test(text)) this.#answerShown = true;
         stream.streamer?.update(text);
         // A draft showing the answer is the sign of work: typing beside it would add nothing.
         if (stream.draft && VISIBLE.test(text)) status?.answerShowing();
@@ -661,7 +669,7 @@ export class Turn {
         return ran.finally(finished);
       },
       onToolCall,
-      ...(streaming ? { onText } : {}),
+      ...(streaming ? { onText, answerShown: () => this.#answerShown } : {}),
       recordCalls: this.recordCalls,
       commit: this.commit,
       ...(watch ? { interrupt: watch.signal } : {}),

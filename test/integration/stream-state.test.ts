@@ -1,8 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ConversationAddress } from "../../src/core/conversation.ts";
-import { StreamState } from "../../src/delivery/stream-state.ts";
+import type { DeliveryEnvironment } from "../../src/delivery/delivery-environment.ts";
+import { openTurnStream, StreamState } from "../../src/delivery/stream-state.ts";
 import { KeyScheme } from "../../src/store/keys.ts";
+import { RecordingOutbound } from "../support/recording-outbound.ts";
 import { useTestRedis } from "../support/redis.ts";
 
 const db = useTestRedis("stream-state");
@@ -77,5 +79,29 @@ describe("a turn's stream record", () => {
     await streams.shown(address, "t1", "Sure, here it is");
     expect(await db.redis.pttl(key)).toBeLessThanOrEqual(3_600_000);
     expect((await streams.read(address, "t1")).text).toBe("Sure, here it is");
+  });
+
+  it("tells a resumed turn whether its crashed run showed the person text, in a message or a draft", async () => {
+    const keys = new KeyScheme(db.prefix);
+    const streams = new StreamState(db.redis, keys);
+    // What openTurnStream reads: the stream records in Redis, and a channel that edits.
+    const env = {
+      inbox: { redis: db.redis },
+      store: { keys },
+      outbounds: { telegram: new RecordingOutbound() },
+      streamEditMs: 100,
+    } as unknown as Pick<DeliveryEnvironment, "inbox" | "store" | "outbounds" | "streamEditMs">;
+    const target = { ...address };
+    const shown = async (turnId: string, resumed: boolean) =>
+      (await openTurnStream(env, address, turnId, target, resumed)).shown;
+    await streams.shown(address, "draft", "Sure, here");
+    await streams.posted(address, "posted", "msg-1", "Sure");
+    await streams.shown(address, "blank", "  ");
+    expect(await shown("draft", true)).toBe(true);
+    expect(await shown("posted", true)).toBe(true);
+    expect(await shown("blank", true)).toBe(false);
+    expect(await shown("nothing", true)).toBe(false);
+    // A turn begun in this run has shown nothing yet, whatever a key holds.
+    expect(await shown("posted", false)).toBe(false);
   });
 });

@@ -14,6 +14,7 @@ const models = parseConfig(
     "    - { name: first, fallback: [second] }",
     "    - name: second",
     "    - name: third",
+    "    - { name: gpt-fourth, provider: openai }",
   ].join("\n"),
   "m.yaml",
 ).models;
@@ -48,16 +49,38 @@ describe("an agent's fallback chain", () => {
     const asked: string[] = [];
     const provider = withFallback(server(asked), () => models, {
       ownModel: "own",
+      ownProvider: "openai",
       logger: { warn: () => {} },
     });
     expect((await provider.complete({ ...request, fallback: ["third"] })).content).toBe("third");
-    expect(asked).toEqual(["first c#agent:eng", "third c#agent:eng:third"]);
+    expect(asked).toEqual(["first c#agent:eng", "third c#agent:eng:openai:third"]);
+  });
+
+  it("sends a fallback to a cache key naming its provider and model, the same on every turn", async () => {
+    const asked: string[] = [];
+    // The bot's own protocol is Anthropic's: a listed model that names none speaks it too.
+    const provider = withFallback(server(asked), () => models, {
+      ownModel: "own",
+      ownProvider: "anthropic",
+      logger: { warn: () => {} },
+    });
+    for (let turn = 0; turn < 2; turn++) {
+      await provider.complete({ ...request, fallback: ["third"] });
+      await provider.complete({ ...request, fallback: ["gpt-fourth"] });
+    }
+    expect(asked.filter((line) => !line.startsWith("first "))).toEqual([
+      "third c#agent:eng:anthropic:third",
+      "gpt-fourth c#agent:eng:openai:gpt-fourth",
+      "third c#agent:eng:anthropic:third",
+      "gpt-fourth c#agent:eng:openai:gpt-fourth",
+    ]);
   });
 
   it("leaves the entry's chain to requests without one", async () => {
     const asked: string[] = [];
     const provider = withFallback(server(asked), () => models, {
       ownModel: "own",
+      ownProvider: "openai",
       logger: { warn: () => {} },
     });
     expect((await provider.complete(request)).content).toBe("second");

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ChatMessage, ProviderBlock, ToolCall } from "../../src/core/agent/messages.ts";
 import type { ProviderRequest } from "../../src/core/agent/provider.ts";
+import { type AttachmentContent, userContent } from "../../src/core/attachments/content.ts";
 import {
   type AnthropicMessage,
   buildMessagesRequest,
@@ -303,5 +304,38 @@ describe("translating a turn to the Messages API", () => {
         cache_control: { type: "ephemeral", ttl: "1h" },
       },
     ]);
+  });
+
+  it("sends a document as its extracted text, the words the OpenAI-compatible request carries, never a document block", () => {
+    const report: AttachmentContent = {
+      ref: "F1",
+      name: "report.pdf",
+      kind: "document",
+      type: "application/pdf",
+      bytes: 48_000,
+      outcome: "text",
+      text: "--- page 1 ---\nRevenue rose 12% in Q3.",
+    };
+    const chart: AttachmentContent = {
+      ref: "F2",
+      name: "chart.png",
+      kind: "image",
+      type: "image/png",
+      bytes: 9_000,
+      outcome: "image",
+      image: { url: "data:image/png;base64,iVBORw0KGgo=", width: 10, height: 10 },
+    };
+    for (const sent of [[report], [report, chart]]) {
+      const request: ProviderRequest = {
+        system: "s",
+        tools: "[]",
+        messages: [{ role: "user", content: userContent("Summarise this.", sent) }],
+        cacheKey: "c",
+      };
+      const claude = JSON.stringify(build(request).body.messages);
+      const chat = JSON.stringify(buildChatRequest(request, { model: "m" }, []).messages);
+      expect(claude).not.toMatch(/"type":"document"/);
+      for (const wire of [claude, chat]) expect(wire).toContain("Revenue rose 12% in Q3.");
+    }
   });
 });

@@ -82,6 +82,12 @@ export interface TurnInput {
    */
   readonly interrupt?: AbortSignal;
   readonly onText?: (textSoFar: string) => void;
+  /**
+   * Whether text of this turn's answer has reached the person (an earlier
+   * step streamed it): asked before each request, which then says so (see
+   * `ProviderRequest.answerShown`). Unset: nothing is shown before the end.
+   */
+  readonly answerShown?: () => boolean;
   readonly onToolCall?: (name: string, outcome: ToolOutcome, ms: number) => void;
   /** The clock, for model and tool timings: the core reads no clock it is not handed. */
   readonly now: () => number;
@@ -221,6 +227,7 @@ class TurnRun {
         ...(input.fallback !== undefined ? { fallback: input.fallback } : {}),
         ...(this.#signal ? { signal: this.#signal } : {}),
         ...(input.onText ? { onText: input.onText } : {}),
+        ...(input.answerShown?.() ? { answerShown: true } : {}),
       });
       this.#usage = addUsage(this.#usage, completion.usage);
       this.#modelMs += input.now() - started;

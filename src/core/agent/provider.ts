@@ -21,6 +21,18 @@ export interface ProviderRequest {
    * `fallback:`); unset: the model's own `models:` entry decides.
    */
   readonly fallback?: readonly string[];
+  /**
+   * At most this many retries of a failed attempt, under the provider's own
+   * limit; unset: the provider's own. A model with a next one in its
+   * fallback chain is retried less, so a failing step moves on sooner.
+   */
+  readonly maxRetries?: number;
+  /**
+   * Text of this turn's answer already reached the person, in an earlier
+   * step (or a crashed run of the turn): a failure now stands, and the
+   * person gets its note, never a second model's answer in its place.
+   */
+  readonly answerShown?: boolean;
   readonly signal?: AbortSignal;
   /** Text as it streams in, for live edits; the final text is in the response. */
   readonly onText?: (textSoFar: string) => void;
