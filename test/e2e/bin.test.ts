@@ -49,9 +49,11 @@ function layout({ source = false, built = false, tsx = false }: Layout): string 
   return join(dir, "bin", "switchyard.js");
 }
 
-async function switchyard(bin: string) {
-  const env = { ...process.env };
+async function switchyard(bin: string, extra: Record<string, string> = {}) {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
   delete env.NODE_OPTIONS;
+  // The suite's own setup may ask for the build (a fresh one): each case here says what it wants.
+  if (extra.SWITCHYARD_FROM_DIST === undefined) delete env.SWITCHYARD_FROM_DIST;
   return run(process.execPath, [bin], { env, timeout: 30_000 }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
     (error: { code: number; stdout: string; stderr: string }) => error,
@@ -66,6 +68,20 @@ describe("bin/switchyard.js", () => {
 
   it("runs the TypeScript source in a checkout even when a build is there", async () => {
     const result = await switchyard(layout({ source: true, built: true, tsx: true }));
+    expect(result).toMatchObject({ code: 0, stdout: "source\n" });
+  });
+
+  it("runs the build in a checkout when SWITCHYARD_FROM_DIST=1 asks for it", async () => {
+    const result = await switchyard(layout({ source: true, built: true, tsx: true }), {
+      SWITCHYARD_FROM_DIST: "1",
+    });
+    expect(result).toMatchObject({ code: 0, stdout: "built\n" });
+  });
+
+  it("runs the source when SWITCHYARD_FROM_DIST=1 finds no build", async () => {
+    const result = await switchyard(layout({ source: true, tsx: true }), {
+      SWITCHYARD_FROM_DIST: "1",
+    });
     expect(result).toMatchObject({ code: 0, stdout: "source\n" });
   });
 

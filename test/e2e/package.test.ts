@@ -4,10 +4,8 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
-  readdirSync,
   readFileSync,
   rmSync,
-  statSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,6 +15,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RecordedRequest, startFakeOpenAI } from "../../src/testing/fakes/openai-server.ts";
 import { startFakeTelegram } from "../../src/testing/fakes/telegram-api.ts";
+import { buildIsFresh } from "../support/build-freshness.ts";
 import { loadedBy, telegramWorkerEnv, WORKER_LOADS_LATER } from "../support/loaded-modules.ts";
 import { connectRedis, deleteKeysUnder, redisEnv, uniquePrefix } from "../support/redis.ts";
 
@@ -62,39 +61,12 @@ let work: string;
 let consumer: string;
 let packed: PackResult;
 
-/** Every build input, with the folders (a deleted file changes its folder's time). */
-function newestInput(): number {
-  let newest = 0;
-  const visit = (path: string) => {
-    const stat = statSync(path);
-    newest = Math.max(newest, stat.mtimeMs);
-    if (stat.isDirectory()) for (const name of readdirSync(path)) visit(join(path, name));
-  };
-  for (const input of ["src", "scripts", "package.json", "tsconfig.json", "tsconfig.build.json"]) {
-    visit(join(ROOT, input));
-  }
-  return newest;
-}
-
-/** The oldest file of dist/, or undefined when there is no complete build. */
-function oldestOutput(): number | undefined {
-  const dist = join(ROOT, "dist");
-  if (!existsSync(join(dist, "index.js")) || !existsSync(join(dist, "cli.js"))) return undefined;
-  let oldest = Number.POSITIVE_INFINITY;
-  for (const name of readdirSync(dist, { recursive: true, encoding: "utf8" })) {
-    const stat = statSync(join(dist, name));
-    if (stat.isFile()) oldest = Math.min(oldest, stat.mtimeMs);
-  }
-  return oldest;
-}
-
 /**
  * `npm pack`, which builds through `prepare`, unless dist/ is newer than every
  * input (CI's `npm ci` has just built it): then the build is not run twice.
  */
 async function pack(): Promise<PackResult> {
-  const built = oldestOutput();
-  const fresh = built !== undefined && built > newestInput();
+  const fresh = buildIsFresh();
   const args = [
     "pack",
     "--json",

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnRedis } from "../../src/ops/redis/redis.ts";
 import { pingOnce } from "../../src/ops/redis/redis-probe.ts";
+import { buildIsFresh } from "./build-freshness.ts";
 import { startLocalCluster } from "./redis-cluster.ts";
 
 /**
@@ -15,6 +16,7 @@ import { startLocalCluster } from "./redis-cluster.ts";
  * reaches a single Redis by accident); it is stopped after the run.
  */
 export default async function setup(): Promise<() => Promise<void>> {
+  runBuiltWhenFresh();
   if (process.env.REDIS_TOPOLOGY === "cluster") {
     const cluster = await startLocalCluster();
     delete process.env.REDIS_URL;
@@ -38,4 +40,22 @@ export default async function setup(): Promise<() => Promise<void>> {
     await redis.stop();
     rmSync(dataDir, { recursive: true, force: true });
   };
+}
+
+/**
+ * The `switchyard` processes the tests start run dist/ when it is newer than
+ * every source (CI's `npm ci` builds it through `prepare`), and the source
+ * through tsx otherwise: compiling the source at every start was over half
+ * of those processes' CPU (a crash test file: 78 s of CPU, 37 s from the build).
+ * `SWITCHYARD_FROM_DIST=0` keeps the source; a stale build is never run.
+ */
+function runBuiltWhenFresh(): void {
+  if (process.env.SWITCHYARD_FROM_DIST !== undefined) return;
+  const fresh = buildIsFresh();
+  process.env.SWITCHYARD_FROM_DIST = fresh ? "1" : "0";
+  if (!fresh) {
+    console.log(
+      "switchyard processes run the source through tsx: dist/ is missing or older than src/ (`npm run build` makes the suite faster).",
+    );
+  }
 }
