@@ -14,6 +14,7 @@ import {
   type BackPressureLimits,
   DEFAULT_BACK_PRESSURE,
   DEFAULT_CONCURRENCY,
+  type LoadSample,
 } from "./back-pressure.ts";
 import type { TurnJob } from "./queue.ts";
 import { ShardDrainer } from "./shard-drain.ts";
@@ -42,7 +43,12 @@ export interface TurnWorkerOptions {
    * recovers: event-loop delay and heap; `false`: never. Default
    * {@link DEFAULT_BACK_PRESSURE}.
    */
-  readonly backPressure?: Partial<BackPressureLimits> | false;
+  readonly backPressure?:
+    | (Partial<BackPressureLimits> & {
+        /** How the process is looked at; a test hands in its own. */
+        readonly sample?: () => LoadSample;
+      })
+    | false;
   /** How long a conversation's lease lasts without a heartbeat. */
   readonly leaseMs?: number;
   /** BullMQ's job lock; a crashed worker's job is taken over after about this long. */
@@ -131,8 +137,12 @@ export class TurnWorker {
     this.drainer.start();
     const limits = this.options.backPressure;
     if (limits !== false) {
-      this.#pressure = new BackPressure({ ...DEFAULT_BACK_PRESSURE, ...limits }, (strain) =>
-        this.#strained(strain),
+      const { sample, ...given } = limits ?? {};
+      this.#pressure = new BackPressure(
+        { ...DEFAULT_BACK_PRESSURE, ...given },
+        (strain) => this.#strained(strain),
+        undefined,
+        sample,
       );
     }
   }
