@@ -19,6 +19,7 @@ import {
 import type { TurnJob } from "./queue.ts";
 import { ShardDrainer } from "./shard-drain.ts";
 import { shardQueues, TURN_QUEUE } from "./shards.ts";
+import { gatedWorker, StrainGate } from "./strain-gate.ts";
 
 export interface TurnWorkerOptions {
   readonly connection: Redis;
@@ -76,8 +77,9 @@ export class TurnWorker {
   readonly #retryMs: number;
   readonly #warnings: RepeatedWarnings;
   #inProgress = 0;
-  readonly #perShard: number;
   #pressure: BackPressure | undefined;
+  /** Shut while the process is strained: its BullMQ workers (shards and drains) take no new jobs. */
+  readonly #gate = new StrainGate();
 
   constructor(
     private readonly env: TurnEnvironment,
@@ -94,7 +96,6 @@ export class TurnWorker {
       1,
       Math.ceil((options.concurrency ?? DEFAULT_CONCURRENCY) / queues.length),
     );
-    this.#perShard = perShard;
     const workerOptions = {
       concurrency: perShard,
       lockDuration: options.lockDurationMs ?? 30_000,
@@ -103,14 +104,13 @@ export class TurnWorker {
       maxStalledCount: 1_000,
     };
     const processor = (job: Job<TurnJob>, token: string | undefined) => this.#process(job, token);
-    this.workers = queues.map(
-      ({ prefix }) =>
-        new (bullmq().Worker)<TurnJob>(options.queueName ?? TURN_QUEUE, processor, {
-          ...workerOptions,
-          connection: options.connection,
-          prefix,
-          autorun: false,
-        }),
+    this.workers = queues.map(({ prefix }) =>
+      gatedWorker<TurnJob>(
+        options.queueName ?? TURN_QUEUE,
+        processor,
+        { ...workerOptions, connection: options.connection, prefix, autorun: false },
+        this.#gate,
+      ),
     );
     // While Redis refuses writes BullMQ emits this thousands of times a second: log it with backoff.
     this.#warnings = new RepeatedWarnings(env.logger);
@@ -126,6 +126,7 @@ export class TurnWorker {
       legacy: options.drainLegacy ?? !options.connection.isCluster,
       processor,
       workerOptions,
+      gate: this.#gate,
       logger: env.logger,
       ...(options.queueName ? { queueName: options.queueName } : {}),
       ...(options.drainIntervalMs ? { intervalMs: options.drainIntervalMs } : {}),
@@ -153,13 +154,13 @@ export class TurnWorker {
   }
 
   /**
-   * Strained: each shard's worker takes a job only when it runs none (BullMQ
-   * fetches while its active jobs are under its concurrency), so the turns
-   * in progress go on and new ones wait in Redis. Recovered: the full
-   * concurrency again, from the next job that ends.
+   * Strained: each BullMQ worker takes a job only when it holds none, so the
+   * turns in progress go on and new ones wait in Redis. Recovered: each
+   * takes jobs again at once, though its running turns go on (see
+   * {@link gatedWorker}: lowering BullMQ's concurrency would wait for one to end).
    */
   #strained(strain: string | undefined): void {
-    for (const worker of this.workers) worker.concurrency = strain ? 1 : this.#perShard;
+    this.#gate.update(strain !== undefined);
     // With backoff: a worker at its limit may cross it back and forth every second.
     if (strain) {
       this.#warnings.warn("this worker takes no new turns until it recovers", {
