@@ -1,4 +1,4 @@
-import type { Queue, Worker, WorkerOptions } from "bullmq";
+import type { Processor, Queue, Worker, WorkerOptions } from "bullmq";
 import type { Redis } from "ioredis";
 import type { LoggerPort } from "../core/logger.ts";
 import { RepeatedWarnings } from "../observability/repeated-warnings.ts";
@@ -6,9 +6,10 @@ import type { KeyScheme } from "../store/keys.ts";
 import { bullmq } from "../store/redis/bullmq.ts";
 import type { TurnJob } from "./queue.ts";
 import { ShardLayouts, shardQueues, TURN_QUEUE } from "./shards.ts";
+import { gatedWorker, type StrainGate } from "./strain-gate.ts";
 
 /** The job handler a drain worker runs: the turn worker's own. */
-export type TurnProcessor = ConstructorParameters<typeof Worker<TurnJob>>[1];
+export type TurnProcessor = Processor<TurnJob>;
 
 export interface ShardDrainOptions {
   /** BullMQ's connection (the turn worker's; each drain worker duplicates it to block). */
@@ -18,8 +19,10 @@ export interface ShardDrainOptions {
   readonly shards: number;
   /** Also drain the queue from before sharding, `<prefix>:bull` (never on a cluster: its keys span slots). */
   readonly legacy: boolean;
-  readonly processor: NonNullable<TurnProcessor>;
+  readonly processor: TurnProcessor;
   readonly workerOptions: Omit<WorkerOptions, "connection" | "prefix" | "autorun">;
+  /** The turn worker's: a drain worker takes no new job while the process is strained either. */
+  readonly gate: StrainGate;
   readonly logger: LoggerPort;
   readonly queueName?: string;
   /** How often the layouts and old queues are looked at. */
@@ -131,7 +134,7 @@ export class ShardDrainer {
   }
 
   #drain(prefix: string): void {
-    const worker = new (bullmq().Worker)<TurnJob>(
+    const worker = gatedWorker<TurnJob>(
       this.options.queueName ?? TURN_QUEUE,
       this.options.processor,
       {
@@ -140,6 +143,7 @@ export class ShardDrainer {
         prefix,
         autorun: false,
       },
+      this.options.gate,
     );
     worker.on("error", (error) =>
       this.#warnings.warn("drain worker error", { prefix, error: (error as Error).message }),

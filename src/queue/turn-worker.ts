@@ -14,10 +14,12 @@ import {
   type BackPressureLimits,
   DEFAULT_BACK_PRESSURE,
   DEFAULT_CONCURRENCY,
+  type LoadSample,
 } from "./back-pressure.ts";
 import type { TurnJob } from "./queue.ts";
 import { ShardDrainer } from "./shard-drain.ts";
 import { shardQueues, TURN_QUEUE } from "./shards.ts";
+import { gatedWorker, StrainGate } from "./strain-gate.ts";
 
 export interface TurnWorkerOptions {
   readonly connection: Redis;
@@ -42,7 +44,12 @@ export interface TurnWorkerOptions {
    * recovers: event-loop delay and heap; `false`: never. Default
    * {@link DEFAULT_BACK_PRESSURE}.
    */
-  readonly backPressure?: Partial<BackPressureLimits> | false;
+  readonly backPressure?:
+    | (Partial<BackPressureLimits> & {
+        /** How the process is looked at; a test hands in its own. */
+        readonly sample?: () => LoadSample;
+      })
+    | false;
   /** How long a conversation's lease lasts without a heartbeat. */
   readonly leaseMs?: number;
   /** BullMQ's job lock; a crashed worker's job is taken over after about this long. */
@@ -70,8 +77,9 @@ export class TurnWorker {
   readonly #retryMs: number;
   readonly #warnings: RepeatedWarnings;
   #inProgress = 0;
-  readonly #perShard: number;
   #pressure: BackPressure | undefined;
+  /** Shut while the process is strained: its BullMQ workers (shards and drains) take no new jobs. */
+  readonly #gate = new StrainGate();
 
   constructor(
     private readonly env: TurnEnvironment,
@@ -88,7 +96,6 @@ export class TurnWorker {
       1,
       Math.ceil((options.concurrency ?? DEFAULT_CONCURRENCY) / queues.length),
     );
-    this.#perShard = perShard;
     const workerOptions = {
       concurrency: perShard,
       lockDuration: options.lockDurationMs ?? 30_000,
@@ -97,14 +104,13 @@ export class TurnWorker {
       maxStalledCount: 1_000,
     };
     const processor = (job: Job<TurnJob>, token: string | undefined) => this.#process(job, token);
-    this.workers = queues.map(
-      ({ prefix }) =>
-        new (bullmq().Worker)<TurnJob>(options.queueName ?? TURN_QUEUE, processor, {
-          ...workerOptions,
-          connection: options.connection,
-          prefix,
-          autorun: false,
-        }),
+    this.workers = queues.map(({ prefix }) =>
+      gatedWorker<TurnJob>(
+        options.queueName ?? TURN_QUEUE,
+        processor,
+        { ...workerOptions, connection: options.connection, prefix, autorun: false },
+        this.#gate,
+      ),
     );
     // While Redis refuses writes BullMQ emits this thousands of times a second: log it with backoff.
     this.#warnings = new RepeatedWarnings(env.logger);
@@ -120,6 +126,7 @@ export class TurnWorker {
       legacy: options.drainLegacy ?? !options.connection.isCluster,
       processor,
       workerOptions,
+      gate: this.#gate,
       logger: env.logger,
       ...(options.queueName ? { queueName: options.queueName } : {}),
       ...(options.drainIntervalMs ? { intervalMs: options.drainIntervalMs } : {}),
@@ -131,8 +138,12 @@ export class TurnWorker {
     this.drainer.start();
     const limits = this.options.backPressure;
     if (limits !== false) {
-      this.#pressure = new BackPressure({ ...DEFAULT_BACK_PRESSURE, ...limits }, (strain) =>
-        this.#strained(strain),
+      const { sample, ...given } = limits ?? {};
+      this.#pressure = new BackPressure(
+        { ...DEFAULT_BACK_PRESSURE, ...given },
+        (strain) => this.#strained(strain),
+        undefined,
+        sample,
       );
     }
   }
@@ -143,13 +154,13 @@ export class TurnWorker {
   }
 
   /**
-   * Strained: each shard's worker takes a job only when it runs none (BullMQ
-   * fetches while its active jobs are under its concurrency), so the turns
-   * in progress go on and new ones wait in Redis. Recovered: the full
-   * concurrency again, from the next job that ends.
+   * Strained: each BullMQ worker takes a job only when it holds none, so the
+   * turns in progress go on and new ones wait in Redis. Recovered: each
+   * takes jobs again at once, though its running turns go on (see
+   * {@link gatedWorker}: lowering BullMQ's concurrency would wait for one to end).
    */
   #strained(strain: string | undefined): void {
-    for (const worker of this.workers) worker.concurrency = strain ? 1 : this.#perShard;
+    this.#gate.update(strain !== undefined);
     // With backoff: a worker at its limit may cross it back and forth every second.
     if (strain) {
       this.#warnings.warn("this worker takes no new turns until it recovers", {

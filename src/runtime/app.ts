@@ -19,6 +19,7 @@ import type { Vote } from "../ports/feedback.ts";
 import type { Outbound } from "../ports/outbound.ts";
 import type { Outbox } from "../ports/outbox.ts";
 import { ApprovalDesk } from "../queue/approval-desk.ts";
+import type { LoadSample } from "../queue/back-pressure.ts";
 import { ConversationQueue } from "../queue/queue.ts";
 import {
   goneReason,
@@ -88,6 +89,8 @@ export interface SwitchyardOptions {
   readonly maxEventLoopDelayMs?: number;
   /** The worker takes no new turns while its V8 heap in use is over this (MB; default 80% of its limit, 0: never). */
   readonly maxHeapMb?: number;
+  /** How the worker looks at its event-loop delay and heap for the two above; a test hands in its own. */
+  readonly loadSample?: () => LoadSample;
   readonly leaseMs?: number;
   readonly lockDurationMs?: number;
   readonly stalledIntervalMs?: number;
@@ -207,6 +210,7 @@ function turnWorkerOptions(options: SwitchyardOptions, connection: Redis): TurnW
         ? { maxEventLoopDelayMs: options.maxEventLoopDelayMs }
         : {}),
       ...(options.maxHeapMb !== undefined ? { maxHeapMb: options.maxHeapMb } : {}),
+      ...(options.loadSample ? { sample: options.loadSample } : {}),
     },
     ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
     ...(options.lockDurationMs !== undefined ? { lockDurationMs: options.lockDurationMs } : {}),
