@@ -17,6 +17,8 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const BIN = join(ROOT, "bin", "switchyard.js");
 
 // Under the checkout, so the plugin finds zod and Switchyard's source as an installed bot finds the package.
+// The plugin imports that source (.ts) by path, which only the source run (through tsx) can load.
+const FROM_SOURCE = { SWITCHYARD_FROM_DIST: "0" };
 let dir: string;
 const prefix = uniquePrefix("plugins");
 
@@ -64,7 +66,12 @@ describe("switchyard start with plugins", () => {
     try {
       const { code, stdout } = await runConsoleStart(
         "weather in Lyon?\n",
-        { SWITCHYARD_PREFIX: prefix, OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: "test" },
+        {
+          ...FROM_SOURCE,
+          SWITCHYARD_PREFIX: prefix,
+          OPENAI_BASE_URL: fake.url,
+          OPENAI_API_KEY: "test",
+        },
         ["--config", join(dir, "conf", "switchyard.yaml")],
         { cwd: ROOT },
       );
@@ -80,7 +87,7 @@ describe("switchyard start with plugins", () => {
       execFile(
         process.execPath,
         [BIN, "tools", "--config", join(dir, "conf", "switchyard.yaml"), "--json"],
-        { env: { ...envWithoutRedis(), ...redisEnv() }, timeout: 60_000 },
+        { env: { ...envWithoutRedis(), ...redisEnv(), ...FROM_SOURCE }, timeout: 60_000 },
         (error, stdout) => (error ? reject(error) : resolve(stdout)),
       );
     });

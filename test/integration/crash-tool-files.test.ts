@@ -89,7 +89,12 @@ export const tools = [
     crash = await startCrashWorkers(
       fake,
       uniquePrefix("crash-files"),
-      { SWITCHYARD_CONFIG: join(dir, "switchyard.yaml"), TMPDIR: join(dir, "tmp") },
+      {
+        SWITCHYARD_CONFIG: join(dir, "switchyard.yaml"),
+        TMPDIR: join(dir, "tmp"),
+        // The plugin imports the source (.ts) by path, which only the source run (tsx) loads.
+        SWITCHYARD_FROM_DIST: "0",
+      },
       3,
     );
   }, 120_000);
