@@ -74,19 +74,27 @@ export async function startWorkerProcess(
 
 /**
  * Kills (SIGKILL) the worker process holding a conversation's lease: the one
- * in the middle of its turn. The lease token names the process.
+ * in the middle of its turn. The lease token names the process. On a loaded
+ * machine a 1.5 s lease can lapse between heartbeats and be taken again a
+ * moment later, so this waits (up to 10 s) for a worker to hold it.
  */
 export async function killLeaseHolder(
   redis: Redis,
   leaseKey: string,
   workers: readonly WorkerProcess[],
 ): Promise<WorkerProcess> {
-  const token = await redis.get(leaseKey);
-  const pid = Number(token?.split("|")[1]?.split(".")[0]);
-  const victim = workers.find((w) => w.pid === pid);
-  if (!victim) throw new Error(`no worker holds the lease (token ${token})`);
-  await victim.stop("SIGKILL");
-  return victim;
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const token = await redis.get(leaseKey);
+    const pid = Number(token?.split("|")[1]?.split(".")[0]);
+    const victim = workers.find((w) => w.pid === pid);
+    if (victim) {
+      await victim.stop("SIGKILL");
+      return victim;
+    }
+    if (Date.now() > deadline) throw new Error(`no worker holds the lease (token ${token})`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /** The console outbox's posts once there are any (or none after `timeoutMs`). */
