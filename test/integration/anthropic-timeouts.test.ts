@@ -1,11 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ProviderRequest } from "../../src/core/agent/provider.ts";
-import { Metrics } from "../../src/observability/metrics.ts";
-import { parseConfig } from "../../src/platforms/config.ts";
 import { createAnthropicProvider } from "../../src/providers/anthropic/provider.ts";
-import { providerFromEnv } from "../../src/runtime/provider-env.ts";
 import { type FakeAnthropic, startFakeAnthropic } from "../../src/testing/fakes/anthropic.ts";
 import { type FakeOpenAI, startFakeOpenAI } from "../../src/testing/fakes/openai-server.ts";
+import { fallbackChain } from "../support/fallback-chain.ts";
 import { failureOf } from "../support/provider.ts";
 
 /**
@@ -108,35 +106,13 @@ describe("a Claude call's clocks", () => {
   });
 
   it("falls back to the next model when Claude timed out before any text, counting reason timeout", async () => {
-    const config = parseConfig(
-      [
-        "model:",
-        "  first_byte_ms: 300",
-        "models:",
-        "  list:",
-        "    - name: claude-first",
-        "      provider: anthropic",
-        "      fallback: [gpt-second]",
-        "    - name: gpt-second",
-        "      provider: openai",
-        "",
-      ].join("\n"),
-      "m.yaml",
-    );
-    const metrics = new Metrics();
-    const routed = providerFromEnv(
-      {
-        ANTHROPIC_API_KEY: KEY,
-        ANTHROPIC_BASE_URL: claude.url,
-        OPENAI_API_KEY: "sk-open",
-        OPENAI_BASE_URL: openai.url,
-        SWITCHYARD_MODEL: "gpt-second",
-      },
-      { warn: () => {} },
-      () => config.model,
-      () => config.models,
-      (e) => metrics.countModelFallback(e.from, e.to, e.reason),
-    );
+    const { metrics, routed } = fallbackChain({
+      claudeUrl: claude.url,
+      claudeKey: KEY,
+      openaiUrl: openai.url,
+      ownModel: "gpt-second",
+      modelLines: ["first_byte_ms: 300"],
+    });
     claude.script({ content: "never sent", delayMs: Number.POSITIVE_INFINITY });
     openai.script({ content: "Answered by the second model." });
 

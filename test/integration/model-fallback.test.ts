@@ -1,12 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { providerFromEnv } from "../../src/cli/platforms.ts";
 import { ProviderError, type ProviderRequest } from "../../src/core/agent/provider.ts";
-import { findModel } from "../../src/core/config/index.ts";
-import { Metrics } from "../../src/observability/metrics.ts";
 import { tracedProvider } from "../../src/observability/tracing-model.ts";
 import { parseConfig } from "../../src/platforms/config.ts";
 import { type FakeAnthropic, startFakeAnthropic } from "../../src/testing/fakes/anthropic.ts";
 import { type FakeOpenAI, startFakeOpenAI } from "../../src/testing/fakes/openai-server.ts";
+import { fallbackChain } from "../support/fallback-chain.ts";
 import { type Pipeline, startPipeline } from "../support/pipeline.ts";
 import { RecordingOutbound } from "../support/recording-outbound.ts";
 import { startTestTracing, type TestTracing } from "../support/tracing.ts";
@@ -24,7 +22,7 @@ afterEach(async () => {
   for (const running of closing.splice(0)) await running.close();
 });
 
-const silent = { warn: () => {} };
+const _silent = { warn: () => {} };
 
 /**
  * Claude (`claude-first`, on the Anthropic fake) falling back to
@@ -35,34 +33,13 @@ async function setup(fallbackYaml = "[gpt-second]", ownModel = "gpt-second") {
   const claude = await startFakeAnthropic({ apiKey: "sk-ant" });
   const openai = await startFakeOpenAI();
   closing.push(claude, openai);
-  const config = parseConfig(
-    [
-      "models:",
-      "  list:",
-      "    - name: claude-first",
-      "      provider: anthropic",
-      `      fallback: ${fallbackYaml}`,
-      "    - name: gpt-second",
-      "      provider: openai",
-      "",
-    ].join("\n"),
-    "m.yaml",
-  );
-  const metrics = new Metrics();
-  const routed = providerFromEnv(
-    {
-      ANTHROPIC_API_KEY: "sk-ant",
-      ANTHROPIC_BASE_URL: claude.url,
-      OPENAI_API_KEY: "sk-open",
-      OPENAI_BASE_URL: openai.url,
-      SWITCHYARD_MODEL: ownModel,
-    },
-    silent,
-    // The bot's own model speaks its entry's protocol.
-    () => ({ ...config.model, provider: findModel(config.models, ownModel)?.provider }),
-    () => config.models,
-    (e) => metrics.countModelFallback(e.from, e.to, e.reason),
-  );
+  const { metrics, routed } = fallbackChain({
+    claudeUrl: claude.url,
+    claudeKey: "sk-ant",
+    openaiUrl: openai.url,
+    ownModel,
+    fallback: fallbackYaml,
+  });
   return { claude, openai, metrics, routed, provider: tracedProvider(routed) };
 }
 
