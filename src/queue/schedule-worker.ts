@@ -4,7 +4,6 @@ import type { InboundMessage } from "../core/conversation.ts";
 import { type LoggerPort, silentLogger } from "../core/logger.ts";
 import {
   decideRun,
-  ownersMessage,
   type Schedule,
   type ScheduledRun,
   scheduledEventId,
@@ -217,9 +216,21 @@ export function scheduledMessage(
   run: ScheduledRun,
   now: number,
 ): InboundMessage {
-  const text = scheduledText(schedule.prompt, run);
+  const { target, owner } = schedule;
   return {
-    ...ownersMessage(schedule, text, scheduledEventId(run), now),
+    platform: target.platform,
+    workspace: target.workspace,
+    channel: target.channel,
+    conversation: target.conversation,
+    ...(target.account !== undefined ? { account: target.account } : {}),
+    ...(target.thread ? { thread: target.thread } : {}),
+    kind: target.kind,
+    user: owner.user,
+    ...(owner.userName ? { userName: owner.userName } : {}),
+    text: scheduledText(schedule.prompt, run),
+    attachments: [],
+    eventId: scheduledEventId(run),
+    time: now,
     scheduled: { id: run.id, tick: run.tick, missed: run.missed },
   };
 }

@@ -83,7 +83,6 @@ export {
   type StoredMessage,
   startFakeTelegram,
 } from "./fakes/telegram-api.ts";
-export { NoSuchControlError } from "./find-control.ts";
 export { type ForwardOptions, forwardingModel, requestKey } from "./recorded-model.ts";
 export {
   parseScenario,
@@ -130,8 +129,17 @@ export {
   startTestModel,
   type TestModel,
 } from "./test-model.ts";
-// The vocabulary every platform of the kit shares, whole (it is types only).
-export type * from "./test-platform.ts";
+export {
+  type BotPost,
+  type ClickTarget,
+  type Control,
+  NoSuchControlError,
+  type Said,
+  type SentFile,
+  type TestPlatform,
+  type TestPlatformName,
+  type Where,
+} from "./test-platform.ts";
 export {
   startTestRedis,
   type TestRedis,

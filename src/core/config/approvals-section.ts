@@ -7,7 +7,7 @@ import {
 } from "../approvals/approval.ts";
 import type { ConversationAddress } from "../conversation.ts";
 import { describeValue } from "./errors.ts";
-import { placeOverrides } from "./place-map.ts";
+import { placeMap } from "./place-map.ts";
 import { sectionMap, strictMap } from "./section-map.ts";
 
 /**
@@ -150,10 +150,14 @@ const override = strictMap(
     }),
 );
 
+const overrides = (what: string) =>
+  placeMap(what, override, "{ timeout:, approvers: }", { namesBadKeys: true });
+
 export const approvalsSection = sectionMap("approvals", {
   timeout: timeout.optional(),
   approvers: approvers.optional(),
-  ...placeOverrides(override, "{ timeout:, approvers: }", { namesBadKeys: true }),
+  workspaces: overrides("workspace").default({}),
+  channels: overrides("channel").default({}),
 }).transform(
   (section): ApprovalsConfig =>
     Object.freeze({

@@ -1,5 +1,5 @@
 import type { InboundMessage } from "../conversation.ts";
-import { ownersMessage, type ScheduleOwner, type ScheduleTarget } from "../schedules/index.ts";
+import type { ScheduleOwner, ScheduleTarget } from "../schedules/index.ts";
 import type { SignatureScheme } from "./signature.ts";
 import { type HookTemplate, renderHookTemplate } from "./template.ts";
 
@@ -54,9 +54,20 @@ export function hookMessage(
   body: unknown,
   now: number,
 ): InboundMessage {
-  const text = hookText(hook, delivery, body);
+  const { target, owner } = hook;
   return {
-    ...ownersMessage(hook, text, hookEventId(hook.name, delivery), now),
+    platform: target.platform,
+    workspace: target.workspace,
+    channel: target.channel,
+    conversation: target.conversation,
+    ...(target.thread ? { thread: target.thread } : {}),
+    kind: target.kind,
+    user: owner.user,
+    ...(owner.userName ? { userName: owner.userName } : {}),
+    text: hookText(hook, delivery, body),
+    attachments: [],
+    eventId: hookEventId(hook.name, delivery),
+    time: now,
     hook: { name: hook.name, delivery },
   };
 }

@@ -16,7 +16,6 @@ export {
   decodeSchedule,
   encodeSchedule,
   MAX_PROMPT,
-  ownersMessage,
   SCHEDULE_ID,
   type Schedule,
   type ScheduledRun,

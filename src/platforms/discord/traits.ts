@@ -1,4 +1,4 @@
-import type { PlatformTraits } from "../platform-traits.ts";
+import type { PlatformTraits } from "../lazy-channel.ts";
 
 /**
  * Discord as the bot knows it before discord.js is imported (see

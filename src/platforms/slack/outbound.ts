@@ -7,10 +7,12 @@ import type {
   DeliveryOptions,
   DeliveryTarget,
   DirectPerson,
+  EditOptions,
   MessageControl,
   OutgoingFile,
+  PostOptions,
 } from "../../ports/outbound.ts";
-import { type Editing, PlatformOutbound, type Posting } from "../platform-outbound.ts";
+import { PlatformOutbound } from "../platform-outbound.ts";
 import { controlBlocks } from "./control-blocks.ts";
 import { toMrkdwn } from "./format.ts";
 import { slackGone } from "./gone.ts";
@@ -49,8 +51,35 @@ export class SlackOutbound extends PlatformOutbound {
     this.native = new SlackStreams(client, streaming);
   }
 
-  protected async send(target: DeliveryTarget, text: string, posting: Posting): Promise<string> {
-    const { idempotencyKey, mayExist, preview, controls } = posting;
+  /** Posts into the target; a target Slack says is gone throws `TargetGoneError`. */
+  async post(target: DeliveryTarget, text: string, options: PostOptions): Promise<string> {
+    try {
+      return await this.#post(target, text, options);
+    } catch (error) {
+      throw slackGone(error, target.channel);
+    }
+  }
+
+  /**
+   * Posts in the person's DM with the bot, which `conversations.open` opens
+   * when there is none yet (or finds when there is).
+   */
+  async postDirect(person: DirectPerson, text: string, options: DeliveryOptions): Promise<string> {
+    const opened = await this.client.conversations.open({ users: person.user });
+    const channel = opened.channel?.id;
+    if (!channel) throw new Error(`Slack opened no DM with ${person.user}`);
+    return this.post(
+      { platform: "slack", workspace: person.workspace, channel, conversation: channel },
+      text,
+      options,
+    );
+  }
+
+  async #post(
+    target: DeliveryTarget,
+    text: string,
+    { idempotencyKey, mayExist = false, preview = false, controls = [] }: PostOptions,
+  ): Promise<string> {
     const mrkdwn = toMrkdwn(text);
     if (mayExist) {
       const existing = await this.#find(target, idempotencyKey);
@@ -84,18 +113,6 @@ export class SlackOutbound extends PlatformOutbound {
     return result.ts as string;
   }
 
-  protected gone(error: unknown, target: DeliveryTarget): unknown {
-    return slackGone(error, target.channel);
-  }
-
-  /** The person's DM with the bot, which `conversations.open` opens when there is none yet (or finds). */
-  protected async directTarget(person: DirectPerson): Promise<DeliveryTarget> {
-    const opened = await this.client.conversations.open({ users: person.user });
-    const channel = opened.channel?.id;
-    if (!channel) throw new Error(`Slack opened no DM with ${person.user}`);
-    return { platform: "slack", workspace: person.workspace, channel, conversation: channel };
-  }
-
   /**
    * Sends `mrkdwn` with its controls as blocks (none without controls). An
    * answer's 👍 / 👎 go as Slack's feedback block; should Slack refuse it
@@ -124,16 +141,23 @@ export class SlackOutbound extends PlatformOutbound {
    * message's blocks through an update that sends none, so an empty list is
    * sent to remove them.
    */
-  protected async replace(target: DeliveryTarget, ref: string, text: string, editing: Editing) {
+  async edit(
+    target: DeliveryTarget,
+    ref: string,
+    text: string,
+    { controls = [] }: EditOptions = {},
+  ): Promise<void> {
     const mrkdwn = toMrkdwn(text);
-    await this.#withControls(mrkdwn, editing.controls, (blocks) =>
+    await this.#withControls(mrkdwn, controls, (blocks) =>
       this.client.chat.update({
         channel: target.channel,
         ts: ref,
         text: mrkdwn,
         blocks: blocks ?? [],
       }),
-    );
+    ).catch((error: unknown) => {
+      throw slackGone(error, target.channel);
+    });
   }
 
   /** Shares a file in the answer's thread; the ref is the Slack file id (see upload.ts). */

@@ -9,7 +9,6 @@ import {
   type InboundMessage,
 } from "../../core/conversation.ts";
 import type { IngressGate } from "../../ingress/access/gate.ts";
-import { commandServices } from "../../ingress/chat-commands.ts";
 import type { ReloadableSkills } from "../../ingress/commands/skills-command.ts";
 import {
   type MessageOrigin,
@@ -191,7 +190,12 @@ function consolePath(options: ConsoleOptions, policy: CommandPolicy) {
     sources: options.sources,
     permissions: () => policy,
     gate: options.gate,
-    ...commandServices({ ...options, skills: options.skillLibrary }),
+    ...(options.skillLibrary ? { skills: options.skillLibrary } : {}),
+    ...(options.stopTurn ? { stopTurn: options.stopTurn } : {}),
+    ...(options.admit ? { admit: options.admit } : {}),
+    ...(options.approvals ? { approvals: options.approvals } : {}),
+    ...(options.feedback ? { feedback: options.feedback } : {}),
+    ...(options.schedules ? { schedules: options.schedules } : {}),
   };
   const say = async (text: string) => options.print(`${text}\n`);
   const origin: MessageOrigin = {
