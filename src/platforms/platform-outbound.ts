@@ -6,7 +6,7 @@ import type {
   Outbound,
   PostOptions,
 } from "../ports/outbound.ts";
-import type { PlatformTraits } from "./lazy-channel.ts";
+import type { PlatformTraits } from "./platform-traits.ts";
 
 /**
  * What the outbound of every platform shares: its limits are the platform's
