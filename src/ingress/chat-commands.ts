@@ -45,34 +45,42 @@ export const CHAT_COMMANDS: readonly ChatCommand[] = Object.freeze([
   accessCommand,
 ]);
 
+/**
+ * What a channel may offer the chat commands beyond the skills sources and
+ * permissions (`/stop` needs stopTurn, `/approve` approvals...), by name:
+ * each is passed on when the channel has it, and a command whose service
+ * is missing says so.
+ */
+const COMMAND_SERVICES = [
+  "skills",
+  "stopTurn",
+  "admit",
+  "approvals",
+  "feedback",
+  "queueBehaviour",
+  "schedules",
+  "directory",
+] as const satisfies readonly (keyof ChannelRuntime)[];
+
+/** The chat commands' services a channel has, as {@link COMMAND_SERVICES} names them. */
+export type CommandServices = Partial<Pick<ChannelRuntime, (typeof COMMAND_SERVICES)[number]>>;
+
 /** What the chat commands use of a channel's runtime. */
-export type CommandRuntime = Pick<
-  ChannelRuntime,
-  | "sources"
-  | "permissions"
-  | "skills"
-  | "stopTurn"
-  | "admit"
-  | "approvals"
-  | "feedback"
-  | "queueBehaviour"
-  | "schedules"
-  | "directory"
->;
+export type CommandRuntime = Pick<ChannelRuntime, "sources" | "permissions"> & CommandServices;
+
+/** The services `from` has, and no key for one it has not. */
+export function commandServices(from: CommandServices): CommandServices {
+  const present: Record<string, unknown> = {};
+  for (const name of COMMAND_SERVICES) if (from[name]) present[name] = from[name];
+  return present as CommandServices;
+}
 
 /** The command context of a channel's runtime, as the config says now. */
 export function chatContextOf(runtime: CommandRuntime): ChatCommandContext {
   return {
     sources: runtime.sources,
     policy: runtime.permissions(),
-    ...(runtime.skills ? { skills: runtime.skills } : {}),
-    ...(runtime.stopTurn ? { stopTurn: runtime.stopTurn } : {}),
-    ...(runtime.admit ? { admit: runtime.admit } : {}),
-    ...(runtime.approvals ? { approvals: runtime.approvals } : {}),
-    ...(runtime.feedback ? { feedback: runtime.feedback } : {}),
-    ...(runtime.queueBehaviour ? { queueBehaviour: runtime.queueBehaviour } : {}),
-    ...(runtime.schedules ? { schedules: runtime.schedules } : {}),
-    ...(runtime.directory ? { directory: runtime.directory } : {}),
+    ...commandServices(runtime),
   };
 }
 

@@ -1,19 +1,9 @@
-import type { Attachment, ConversationAddress } from "../core/conversation.ts";
-import type { Activity } from "../core/delivery/activity.ts";
+import type { ConversationAddress } from "../core/conversation.ts";
 import type { Channel, ChannelRuntime, WorkerParts } from "../ingress/channel.ts";
-import type { ConversationDirectory, DirectoryEntry } from "../ports/directory.ts";
-import type { FileSource } from "../ports/file-source.ts";
-import type {
-  DeliveryOptions,
-  DeliveryTarget,
-  EditOptions,
-  MessageControl,
-  Outbound,
-  OutgoingFile,
-  PostOptions,
-  StreamOptions,
-} from "../ports/outbound.ts";
-import type { PlatformTraits } from "./lazy-channel.ts";
+import type { ConversationDirectory } from "../ports/directory.ts";
+import type { Outbound } from "../ports/outbound.ts";
+import { forwardDirectory, forwardOutbound } from "./forwarding.ts";
+import type { PlatformTraits } from "./platform-traits.ts";
 
 /**
  * One bot account of a platform: a Slack app, a Discord bot, a Telegram
@@ -66,8 +56,15 @@ class AccountChannels implements Channel {
     private readonly accounts: readonly PlatformAccount[],
   ) {
     this.platform = traits.platform;
-    this.outbound = routedOutbound(traits, (account) => this.#channel(account).outbound);
-    this.directory = routedDirectory(traits, () => this.#primary());
+    const forwarding = {
+      traits,
+      outbound: async (address?: ConversationAddress) => this.#channel(address?.account).outbound,
+      // A person to write to first names no account.
+      direct: false,
+      unavailable: AccountMissingError,
+    };
+    this.outbound = forwardOutbound(forwarding);
+    this.directory = forwardDirectory(forwarding, async () => this.#primary().directory);
   }
 
   /** Starts every account in turn; when one fails, the ones started stop again. */
@@ -115,79 +112,4 @@ class AccountChannels implements Channel {
     return (this.accounts.find((a) => a.id === undefined) ?? (this.accounts[0] as PlatformAccount))
       .channel;
   }
-}
-
-function routedOutbound(
-  traits: PlatformTraits,
-  outbound: (account: string | undefined) => Outbound,
-): Outbound {
-  const of = (target: ConversationAddress) => outbound(target.account);
-  const files: FileSource = {
-    locate: (attachment: Attachment, signal: AbortSignal, address?: ConversationAddress) => {
-      const source = outbound(address?.account).files;
-      if (!source) {
-        return Promise.reject(
-          new AccountMissingError(`The ${traits.platform} channel has no file source.`),
-        );
-      }
-      return source.locate(attachment, signal, address);
-    },
-  };
-  return {
-    maxLength: traits.maxLength,
-    canEdit: traits.canEdit,
-    files,
-    post: async (target: DeliveryTarget, text: string, options: PostOptions) =>
-      of(target).post(target, text, options),
-    edit: async (target: DeliveryTarget, ref: string, text: string, options?: EditOptions) =>
-      of(target).edit(target, ref, text, options),
-    typing: async (target: DeliveryTarget) => of(target).typing(target),
-    ...(traits.activity === "indicator"
-      ? {
-          showActivity: async (target: DeliveryTarget, activity: Activity | undefined) =>
-            of(target).showActivity?.(target, activity),
-        }
-      : {}),
-    ...(traits.activityEveryMs !== undefined ? { activityEveryMs: traits.activityEveryMs } : {}),
-    ...(traits.activity === "line"
-      ? {
-          activityLine: true,
-          remove: async (target: DeliveryTarget, ref: string) => of(target).remove?.(target, ref),
-        }
-      : {}),
-    upload: async (target: DeliveryTarget, file: OutgoingFile, options: DeliveryOptions) => {
-      const chosen = of(target);
-      if (!chosen.upload) {
-        throw new AccountMissingError(`The ${traits.platform} channel cannot upload files.`);
-      }
-      return chosen.upload(target, file, options);
-    },
-    native: {
-      open: async (target: DeliveryTarget, options: StreamOptions) =>
-        of(target).native?.open(target, options),
-      finish: async (
-        target: DeliveryTarget,
-        ref: string,
-        text: string,
-        options: StreamOptions,
-        controls?: readonly MessageControl[],
-      ) => of(target).native?.finish(target, ref, text, options, controls),
-      find: async (target: DeliveryTarget, since: number, options: StreamOptions) =>
-        of(target).native?.find?.(target, since, options),
-    },
-  };
-}
-
-function routedDirectory(traits: PlatformTraits, channel: () => Channel): ConversationDirectory {
-  const directory = () => {
-    const found = channel().directory;
-    if (!found) throw new AccountMissingError(`The ${traits.platform} channel has no directory.`);
-    return found;
-  };
-  return {
-    find: async (workspace: string, ref: string) => directory().find(workspace, ref),
-    mayPost: async (workspace: string, entry: DirectoryEntry, user: string) =>
-      directory().mayPost(workspace, entry, user),
-    mention: (user: string) => traits.mention(user),
-  };
 }

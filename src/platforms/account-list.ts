@@ -19,8 +19,8 @@ export interface AccountEntry {
 /** An account id: short, and what a Redis key and a log line can hold as it is. */
 const ID = /^[A-Za-z0-9_-]{1,32}$/;
 
-/** The id's field, for a platform's account shape. */
-export const accountId = z
+/** The id's field, which every platform's account has first. */
+const accountId = z
   .string({ error: (iss) => `expected an account id, found ${describeValue(iss.input)}.` })
   .regex(ID, {
     error: (iss) =>
@@ -50,17 +50,15 @@ export function accountSecret(what: string, variable: string) {
 }
 
 /**
- * A platform's `accounts:` list: entries of exactly `shape`'s keys (an id
- * among them), no id twice. Its error for a missing or unknown key lists
+ * A platform's `accounts:` list: entries of an `id:` and exactly `shape`'s
+ * keys after it, no id twice. Its error for a missing or unknown key lists
  * what an entry takes.
  *
  * @example
- * accountList("telegram", { id: accountId, token: accountSecret(...), agent: accountAgent.optional() });
+ * accountList("telegram", { token: accountSecret(...), agent: accountAgent.optional() });
  */
-export function accountList<T extends z.core.$ZodLooseShape & { id: typeof accountId }>(
-  platform: string,
-  shape: T,
-) {
+export function accountList<T extends z.core.$ZodLooseShape>(platform: string, credentials: T) {
+  const shape = { id: accountId, ...credentials };
   const takes = listKeys(Object.keys(shape));
   return z
     .array(

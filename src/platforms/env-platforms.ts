@@ -5,6 +5,7 @@ import { discordPlatformSection } from "./discord/config-section.ts";
 import { discordAccountOptions, discordOptionsFromEnv } from "./discord/settings.ts";
 import { DISCORD_TRAITS } from "./discord/traits.ts";
 import { discordChannel, slackChannel, telegramChannel } from "./factories.ts";
+import type { PlatformTraits } from "./platform-traits.ts";
 import { slackPlatformSection } from "./slack/config-section.ts";
 import { shareSlackListener, slackAccountOptions, slackOptionsFromEnv } from "./slack/settings.ts";
 import { SLACK_TRAITS } from "./slack/traits.ts";
@@ -51,13 +52,7 @@ const slack: EnvPlatform = {
       ...slackAccountOptions(env, config, httpPort),
     ]);
     if (all.length === 0) return undefined;
-    const channel = accountChannels(
-      SLACK_TRAITS,
-      all.map((options) => ({
-        ...(options.account ? { id: options.account } : {}),
-        channel: slackChannel(options),
-      })),
-    );
+    const channel = channelOfAccounts(SLACK_TRAITS, all, slackChannel);
     const secrets = all.flatMap((o) => [o.botToken, o.signingSecret, o.appToken]);
     // Socket Mode needs no port; the Events API listens on it.
     if (all.every((options) => options.appToken)) return { channel, secrets };
@@ -75,13 +70,7 @@ const discord: EnvPlatform = {
     const main = discordOptionsFromEnv(env, config);
     const all = [...(main ? [main] : []), ...discordAccountOptions(env, config)];
     if (all.length === 0) return undefined;
-    const channel = accountChannels(
-      DISCORD_TRAITS,
-      all.map((options) => ({
-        ...(options.account ? { id: options.account } : {}),
-        channel: discordChannel(options),
-      })),
-    );
+    const channel = channelOfAccounts(DISCORD_TRAITS, all, discordChannel);
     return { channel, secrets: all.map((options) => options.token) };
   },
 };
@@ -94,13 +83,7 @@ const telegram: EnvPlatform = {
     const all = [...(main ? [main] : []), ...accounts];
     if (all.length === 0) return undefined;
     const found = {
-      channel: accountChannels(
-        TELEGRAM_TRAITS,
-        all.map((options) => ({
-          ...(options.account ? { id: options.account } : {}),
-          channel: telegramChannel(options),
-        })),
-      ),
+      channel: channelOfAccounts(TELEGRAM_TRAITS, all, telegramChannel),
       secrets: all.flatMap((options) => [options.token, options.webhookSecret]),
     };
     // Long polling needs no port; a webhook listens on it.
@@ -109,6 +92,21 @@ const telegram: EnvPlatform = {
     return { ...found, listens: { what: "Telegram's webhook", instead } };
   },
 };
+
+/** One channel for a platform's accounts: each one's options built into its channel, known by its `account`. */
+function channelOfAccounts<O extends { readonly account?: string | undefined }>(
+  traits: PlatformTraits,
+  all: readonly O[],
+  build: (options: O) => Channel,
+): Channel {
+  return accountChannels(
+    traits,
+    all.map((options) => ({
+      ...(options.account ? { id: options.account } : {}),
+      channel: build(options),
+    })),
+  );
+}
 
 /** The variables that turn a platform on, as errors and `switchyard doctor` name them. */
 export const PLATFORM_VARIABLES =

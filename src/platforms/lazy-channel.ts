@@ -1,40 +1,8 @@
-import type { Attachment, ConversationAddress } from "../core/conversation.ts";
-import type { Activity } from "../core/delivery/activity.ts";
 import type { Channel, ChannelRuntime, WorkerParts } from "../ingress/channel.ts";
-import type { ConversationDirectory, DirectoryEntry } from "../ports/directory.ts";
-import type { FileSource } from "../ports/file-source.ts";
-import type {
-  DeliveryOptions,
-  DeliveryTarget,
-  DirectPerson,
-  EditOptions,
-  Outbound,
-  OutgoingFile,
-  PostOptions,
-  StreamOptions,
-} from "../ports/outbound.ts";
-
-/**
- * What the bot knows of a platform before its SDK is imported: enough for
- * the worker's splitting and streaming and for `send_message`'s mentions,
- * which read these synchronously.
- */
-export interface PlatformTraits {
-  readonly platform: string;
-  /** The SDK the channel's module imports, named when it fails to load. */
-  readonly sdk: string;
-  readonly maxLength: number;
-  readonly canEdit: boolean;
-  /**
-   * How the platform shows what a turn is doing: `indicator`, its own
-   * (Outbound.showActivity), at most once per `activityEveryMs`; `line`, a
-   * status line of its own (Outbound.activityLine). Unset: typing only.
-   */
-  readonly activity?: "indicator" | "line";
-  readonly activityEveryMs?: number;
-  /** How a message mentions a user. */
-  mention(user: string): string;
-}
+import type { ConversationDirectory } from "../ports/directory.ts";
+import type { Outbound } from "../ports/outbound.ts";
+import { forwardDirectory, forwardOutbound } from "./forwarding.ts";
+import type { PlatformTraits } from "./platform-traits.ts";
 
 /** A platform channel's module (its SDK among its imports) could not be loaded. */
 export class ChannelLoadError extends Error {
@@ -69,8 +37,14 @@ class LazyChannel implements Channel {
     private readonly load: () => Promise<Channel>,
   ) {
     this.platform = traits.platform;
-    this.outbound = lazyOutbound(traits, () => this.#channel());
-    this.directory = lazyDirectory(traits, () => this.#channel());
+    const forwarding = {
+      traits,
+      outbound: async () => (await this.#channel()).outbound,
+      direct: true,
+      unavailable: ChannelLoadError,
+    };
+    this.outbound = forwardOutbound(forwarding);
+    this.directory = forwardDirectory(forwarding, async () => (await this.#channel()).directory);
   }
 
   async start(runtime: ChannelRuntime): Promise<void> {
@@ -122,83 +96,4 @@ class LazyChannel implements Channel {
     this.#loaded = channel;
     return channel;
   }
-}
-
-function lazyOutbound(traits: PlatformTraits, channel: () => Promise<Channel>): Outbound {
-  const outbound = async () => (await channel()).outbound;
-  const files: FileSource = {
-    locate: async (attachment: Attachment, signal: AbortSignal, address?: ConversationAddress) => {
-      const source = (await outbound()).files;
-      if (!source) {
-        throw new ChannelLoadError(`The ${traits.platform} channel has no file source.`);
-      }
-      return source.locate(attachment, signal, address);
-    },
-  };
-  return {
-    maxLength: traits.maxLength,
-    canEdit: traits.canEdit,
-    files,
-    post: async (target: DeliveryTarget, text: string, options: PostOptions) =>
-      (await outbound()).post(target, text, options),
-    edit: async (target: DeliveryTarget, ref: string, text: string, options?: EditOptions) =>
-      (await outbound()).edit(target, ref, text, options),
-    typing: async (target: DeliveryTarget) => (await outbound()).typing(target),
-    ...(traits.activity === "indicator"
-      ? {
-          showActivity: async (target: DeliveryTarget, activity: Activity | undefined) =>
-            (await outbound()).showActivity?.(target, activity),
-        }
-      : {}),
-    ...(traits.activityEveryMs !== undefined ? { activityEveryMs: traits.activityEveryMs } : {}),
-    ...(traits.activity === "line"
-      ? {
-          activityLine: true,
-          remove: async (target: DeliveryTarget, ref: string) =>
-            (await outbound()).remove?.(target, ref),
-        }
-      : {}),
-    upload: async (target: DeliveryTarget, file: OutgoingFile, options: DeliveryOptions) => {
-      const loaded = await outbound();
-      if (!loaded.upload) {
-        throw new ChannelLoadError(`The ${traits.platform} channel cannot upload files.`);
-      }
-      return loaded.upload(target, file, options);
-    },
-    postDirect: async (person: DirectPerson, text: string, options: DeliveryOptions) => {
-      const loaded = await outbound();
-      if (!loaded.postDirect) {
-        throw new ChannelLoadError(
-          `The ${traits.platform} channel cannot write to a person first.`,
-        );
-      }
-      return loaded.postDirect(person, text, options);
-    },
-    // A platform without native streaming answers "does not apply" and is never asked to finish one.
-    native: {
-      open: async (target: DeliveryTarget, options: StreamOptions) =>
-        (await outbound()).native?.open(target, options),
-      finish: async (target: DeliveryTarget, ref: string, text: string, options: StreamOptions) =>
-        (await outbound()).native?.finish(target, ref, text, options),
-      find: async (target: DeliveryTarget, since: number, options: StreamOptions) =>
-        (await outbound()).native?.find?.(target, since, options),
-    },
-  };
-}
-
-function lazyDirectory(
-  traits: PlatformTraits,
-  channel: () => Promise<Channel>,
-): ConversationDirectory {
-  const directory = async () => {
-    const loaded = (await channel()).directory;
-    if (!loaded) throw new ChannelLoadError(`The ${traits.platform} channel has no directory.`);
-    return loaded;
-  };
-  return {
-    find: async (workspace: string, ref: string) => (await directory()).find(workspace, ref),
-    mayPost: async (workspace: string, entry: DirectoryEntry, user: string) =>
-      (await directory()).mayPost(workspace, entry, user),
-    mention: (user: string) => traits.mention(user),
-  };
 }

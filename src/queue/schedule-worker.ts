@@ -4,6 +4,7 @@ import type { InboundMessage } from "../core/conversation.ts";
 import { type LoggerPort, silentLogger } from "../core/logger.ts";
 import {
   decideRun,
+  ownersMessage,
   type Schedule,
   type ScheduledRun,
   scheduledEventId,
@@ -216,21 +217,9 @@ export function scheduledMessage(
   run: ScheduledRun,
   now: number,
 ): InboundMessage {
-  const { target, owner } = schedule;
+  const text = scheduledText(schedule.prompt, run);
   return {
-    platform: target.platform,
-    workspace: target.workspace,
-    channel: target.channel,
-    conversation: target.conversation,
-    ...(target.account !== undefined ? { account: target.account } : {}),
-    ...(target.thread ? { thread: target.thread } : {}),
-    kind: target.kind,
-    user: owner.user,
-    ...(owner.userName ? { userName: owner.userName } : {}),
-    text: scheduledText(schedule.prompt, run),
-    attachments: [],
-    eventId: scheduledEventId(run),
-    time: now,
+    ...ownersMessage(schedule, text, scheduledEventId(run), now),
     scheduled: { id: run.id, tick: run.tick, missed: run.missed },
   };
 }

@@ -83,6 +83,7 @@ export {
   type StoredMessage,
   startFakeTelegram,
 } from "./fakes/telegram-api.ts";
+export { NoSuchControlError } from "./find-control.ts";
 export { type ForwardOptions, forwardingModel, requestKey } from "./recorded-model.ts";
 export {
   parseScenario,
@@ -129,17 +130,8 @@ export {
   startTestModel,
   type TestModel,
 } from "./test-model.ts";
-export {
-  type BotPost,
-  type ClickTarget,
-  type Control,
-  NoSuchControlError,
-  type Said,
-  type SentFile,
-  type TestPlatform,
-  type TestPlatformName,
-  type Where,
-} from "./test-platform.ts";
+// The vocabulary every platform of the kit shares, whole (it is types only).
+export type * from "./test-platform.ts";
 export {
   startTestRedis,
   type TestRedis,

@@ -14,15 +14,8 @@
  */
 import type { DiscordChannel } from "../platforms/discord/channel.ts";
 import type { DiscordMessage, FakeDiscord } from "./fakes/discord-api.ts";
-import {
-  type BotPost,
-  type ClickTarget,
-  type Control,
-  findControl,
-  type Said,
-  type TestPlatform,
-  type Where,
-} from "./test-platform.ts";
+import { findControl } from "./find-control.ts";
+import type { Control, PostWith, Said, TestPlatform, Where } from "./test-platform.ts";
 
 /** The person who writes unless told: Ada, a member of the fake guild. */
 export const TEST_DISCORD_USER = "1000000000000000002";
@@ -78,7 +71,7 @@ export async function startTestDiscord(): Promise<TestDiscord> {
       );
       return write(text, where, { attachments: [attachment] });
     },
-    async click(target: ClickTarget) {
+    async click(target) {
       const { post, control } = findControl(discordPosts(), target);
       const message = api.messages.find((m) => m.id === post.id);
       api.dispatch("INTERACTION_CREATE", {
@@ -92,7 +85,7 @@ export async function startTestDiscord(): Promise<TestDiscord> {
   };
 }
 
-type DiscordPost = Omit<BotPost, "controls"> & { readonly controls: readonly DiscordControl[] };
+type DiscordPost = PostWith<DiscordControl>;
 
 function postOf(message: DiscordMessage): DiscordPost {
   return {

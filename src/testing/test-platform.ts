@@ -49,6 +49,11 @@ export interface BotPost {
   readonly controls: readonly Control[];
 }
 
+/** A post of the bot's with the platform's own controls, which say how to press them. */
+export type PostWith<C extends Control> = Omit<BotPost, "controls"> & {
+  readonly controls: readonly C[];
+};
+
 /** A file a person sends. */
 export interface SentFile {
   readonly name: string;
@@ -77,29 +82,4 @@ export interface TestPlatform {
   posts(): BotPost[];
   /** Closes the fake (the bot stops its own channel). */
   close(): Promise<void>;
-}
-
-/** No button of the bot's matches a click; the message lists the ones there are. */
-export class NoSuchControlError extends Error {
-  override readonly name = "NoSuchControlError";
-}
-
-/** The newest post with a control matching the target, and that control. */
-export function findControl<C extends Control>(
-  posts: readonly (Omit<BotPost, "controls"> & { readonly controls: readonly C[] })[],
-  target: ClickTarget,
-): { post: Omit<BotPost, "controls">; control: C } {
-  const fits = (label: string) =>
-    typeof target.label === "string" ? label === target.label : target.label.test(label);
-  const candidates = target.post
-    ? posts.filter((p) => p.id === target.post?.id)
-    : [...posts].reverse();
-  for (const post of candidates) {
-    const control = post.controls.find((c) => fits(c.label));
-    if (control) return { post, control };
-  }
-  const there = posts.flatMap((p) => p.controls.map((c) => JSON.stringify(c.label)));
-  throw new NoSuchControlError(
-    `No button labelled ${String(target.label)} under the bot's messages; the buttons there are: ${there.join(", ") || "none"}.`,
-  );
 }

@@ -26,15 +26,8 @@ import {
   sendEvent,
 } from "./fakes/slack-requests.ts";
 import type { FakeSlackMessage } from "./fakes/slack-workspace.ts";
-import {
-  type BotPost,
-  type ClickTarget,
-  type Control,
-  findControl,
-  type Said,
-  type TestPlatform,
-  type Where,
-} from "./test-platform.ts";
+import { findControl } from "./find-control.ts";
+import type { BotPost, Control, PostWith, Said, TestPlatform, Where } from "./test-platform.ts";
 
 /** The signing secret the test channel verifies and the fake signs with. */
 export const TEST_SLACK_SECRET = "switchyard-test-signing-secret";
@@ -144,7 +137,7 @@ export async function startTestSlack(options: TestSlackOptions = {}): Promise<Te
       await deliver({ ...eventFor(text, where, ts), subtype: "file_share", files: [shared] });
       return addressed(where, ts);
     },
-    async click(target: ClickTarget) {
+    async click(target) {
       const { post, control } = findControl(slackPosts(), target);
       const user = target.user ?? "U0HUMAN";
       const input: BlockActionInput = {
@@ -171,7 +164,7 @@ export async function startTestSlack(options: TestSlackOptions = {}): Promise<Te
   };
 }
 
-type SlackPost = Omit<BotPost, "controls"> & { readonly controls: readonly SlackControl[] };
+type SlackPost = PostWith<SlackControl>;
 
 /** The DM channel id of a person's conversation with the bot. */
 function dmOf(user: string): string {

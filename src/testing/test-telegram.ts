@@ -14,15 +14,8 @@ import type { Message, User } from "grammy/types";
 import type { TelegramChannel } from "../platforms/telegram/channel.ts";
 import { FAKE_TELEGRAM, type FakeTelegram, startFakeTelegram } from "./fakes/telegram-api.ts";
 import type { StoredMessage } from "./fakes/telegram-chats.ts";
-import {
-  type BotPost,
-  type ClickTarget,
-  type Control,
-  findControl,
-  type Said,
-  type TestPlatform,
-  type Where,
-} from "./test-platform.ts";
+import { findControl } from "./find-control.ts";
+import type { BotPost, Control, PostWith, Said, TestPlatform, Where } from "./test-platform.ts";
 
 /** The people of the fake Telegram, by id: 5001 (Alice) writes by default. */
 export const TEST_TELEGRAM_USERS: Readonly<Record<string, User>> = {
@@ -116,7 +109,7 @@ export async function startTestTelegram(): Promise<TestTelegram> {
       };
       return send(text, where, { document }, true);
     },
-    async click(target: ClickTarget) {
+    async click(target) {
       const { post, control } = findControl(telegramPosts(), target);
       const message = api.messages.find(
         (m) => String(m.chat.id) === post.channel && String(m.message_id) === post.id,
@@ -130,9 +123,7 @@ export async function startTestTelegram(): Promise<TestTelegram> {
   };
 }
 
-function postOf(message: StoredMessage): Omit<BotPost, "controls"> & {
-  readonly controls: readonly TelegramControl[];
-} {
+function postOf(message: StoredMessage): PostWith<TelegramControl> {
   const buttons = message.reply_markup?.inline_keyboard.flat() ?? [];
   return {
     platform: "telegram",

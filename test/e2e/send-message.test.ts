@@ -249,7 +249,11 @@ describe("send_message through Discord's REST API, as a worker process posts", (
     user: string,
     to: string,
   ): Promise<{ result: string; postedTo: string[] }> {
-    const before = d.messages.length;
+    // By id, not by position: the fake drops a deleted message from `messages`, and the previous
+    // ask's turn deletes its status line just after its answer lands, which can be after that ask
+    // returned; an index taken before it would then skip this ask's first message.
+    const earlier = new Set(d.messages.map((m) => m.id));
+    const fresh = () => d.messages.filter((m) => !earlier.has(m.id));
     const text = `post it to ${to} (${randomUUID()})`;
     // Answered by what the request holds, not by a queue: a request sent again (a turn resumed
     // after its lease lapsed on a loaded machine) gets the same reply instead of the next one.
@@ -276,14 +280,13 @@ describe("send_message through Discord's REST API, as a worker process posts", (
     );
     const deadline = Date.now() + 15_000;
     // The answer, not the status line ("Using send_message…") shown in #general while the tool runs.
-    while (!d.messages.slice(before).some((m) => m.channel_id === GENERAL && m.content === "ok")) {
+    while (!fresh().some((m) => m.channel_id === GENERAL && m.content === "ok")) {
       if (Date.now() > deadline) throw new Error("no answer in #general");
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     return {
       result: result ?? "(the model never got a tool result)",
-      postedTo: d.messages
-        .slice(before)
+      postedTo: fresh()
         .filter((m) => m.channel_id !== GENERAL)
         .map((m) => m.channel_id),
     };

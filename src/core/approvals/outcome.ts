@@ -59,18 +59,16 @@ export function outcomeText(wait: ApprovalWait, decision: ApprovalDecision): str
   }
 }
 
+/** What the clicker is told when their decision was recorded, by verdict; any other: "Recorded." */
+const RECORDED: Partial<Record<ApprovalDecision["verdict"], string>> = {
+  approved: "Approved. The bot goes on.",
+  approved_conversation: "Approved for this conversation. The bot goes on.",
+  denied: "Denied. The bot goes on without it.",
+};
+
 /** What the clicker is told when their decision was recorded. */
 export function recordedText(decision: ApprovalDecision): string {
-  switch (decision.verdict) {
-    case "approved":
-      return "Approved. The bot goes on.";
-    case "approved_conversation":
-      return "Approved for this conversation. The bot goes on.";
-    case "denied":
-      return "Denied. The bot goes on without it.";
-    default:
-      return "Recorded.";
-  }
+  return RECORDED[decision.verdict] ?? "Recorded.";
 }
 
 /** What a later clicker is told: who decided first, and what. */

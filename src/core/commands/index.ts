@@ -28,13 +28,8 @@ export {
 } from "./permissions.ts";
 export { type PlanContext, planToolsCommand, planToolsText, type ToolsPlan } from "./plan.ts";
 export { APPLIES_NEXT } from "./replies.ts";
-export {
-  parseScheduleCommand,
-  SCHEDULE_USAGE,
-  type ScheduleCommand,
-  ScheduleCommandError,
-  type ScheduleTargetRef,
-} from "./schedule-parse.ts";
+// The `/schedule` grammar, whole: its types, its usage lines, its parser and its error.
+export * from "./schedule-parse.ts";
 export {
   listLine,
   planScheduleCommand,

@@ -1,4 +1,4 @@
-import type { ConversationAddress } from "../conversation.ts";
+import { addressOnly, type ConversationAddress } from "../conversation.ts";
 import {
   describeTiming,
   formatRunTime,
@@ -178,11 +178,7 @@ export function timingLines(schedule: Schedule, ctx: { now: number; zone: string
 function targetOf(ref: ScheduleTargetRef, where: ScheduleOrigin): ScheduleTarget | string {
   if (ref.kind === "here") {
     return {
-      platform: where.platform,
-      workspace: where.workspace,
-      channel: where.channel,
-      conversation: where.conversation,
-      ...(where.account !== undefined ? { account: where.account } : {}),
+      ...addressOnly(where),
       ...(where.thread !== undefined ? { thread: where.thread } : {}),
       // Unknown reads as a group: the stricter scope for who may make it.
       kind: where.kind ?? "group",

@@ -7,7 +7,7 @@ import {
 } from "../approvals/approval.ts";
 import type { ConversationAddress } from "../conversation.ts";
 import { describeValue } from "./errors.ts";
-import { placeMap } from "./place-map.ts";
+import { placeOverrides } from "./place-map.ts";
 import { sectionMap, strictMap } from "./section-map.ts";
 
 /**
@@ -150,14 +150,10 @@ const override = strictMap(
     }),
 );
 
-const overrides = (what: string) =>
-  placeMap(what, override, "{ timeout:, approvers: }", { namesBadKeys: true });
-
 export const approvalsSection = sectionMap("approvals", {
   timeout: timeout.optional(),
   approvers: approvers.optional(),
-  workspaces: overrides("workspace").default({}),
-  channels: overrides("channel").default({}),
+  ...placeOverrides(override, "{ timeout:, approvers: }", { namesBadKeys: true }),
 }).transform(
   (section): ApprovalsConfig =>
     Object.freeze({

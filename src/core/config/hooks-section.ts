@@ -8,6 +8,7 @@ import {
 import { SCHEDULE_ID } from "../schedules/index.ts";
 import { EnvTemplateError, parseEnvTemplate } from "./env-template.ts";
 import { describeValue } from "./errors.ts";
+import { namedList } from "./named-list.ts";
 import { strictMap } from "./section-map.ts";
 import { nonEmptyText, ownerField, targetField } from "./target-field.ts";
 
@@ -89,22 +90,8 @@ const entry = strictMap(
   }
 });
 
-export const hooksSection = z
-  .array(entry, {
-    error: (iss) =>
-      `expected a list of hooks (each "- name: ..."), found ${describeValue(iss.input)}.`,
-  })
-  .transform((list, ctx): HooksConfig => {
-    const seen = new Set<string>();
-    list.forEach((hook, index) => {
-      if (seen.has(hook.name)) {
-        ctx.addIssue({
-          code: "custom",
-          path: [index, "name"],
-          message: `${JSON.stringify(hook.name)} is the name of an earlier hook. Give each hook a name of its own.`,
-        });
-      }
-      seen.add(hook.name);
-    });
-    return Object.freeze(list);
-  });
+export const hooksSection = namedList(entry, "name", {
+  one: "hook",
+  many: "hooks",
+  aKey: "a name",
+});

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { describeValue } from "./errors.ts";
-import { placeMap } from "./place-map.ts";
+import { placeOverrides } from "./place-map.ts";
 import { parseRate, type Rate } from "./rate-spec.ts";
 import { sectionMap } from "./section-map.ts";
 
@@ -87,19 +87,14 @@ const rules = z.strictObject(
   },
 );
 
-const scoped = (what: string) =>
-  placeMap(
-    what,
-    rules.transform((r): LimitRules => Object.freeze(definedOnly(r))),
-    "limits",
-  );
-
 export const limitsSection = sectionMap("limits", {
   user: rate.optional(),
   conversation: rate.optional(),
   workspace: rate.optional(),
-  workspaces: scoped("workspace").default({}),
-  channels: scoped("channel").default({}),
+  ...placeOverrides(
+    rules.transform((r): LimitRules => Object.freeze(definedOnly(r))),
+    "limits",
+  ),
 }).transform(
   (l): LimitsConfig =>
     Object.freeze({

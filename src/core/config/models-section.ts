@@ -8,7 +8,7 @@ import {
   providerName,
   thinkingBudget,
 } from "./model-section.ts";
-import { placeMap } from "./place-map.ts";
+import { placeOverrides } from "./place-map.ts";
 import { sectionMap } from "./section-map.ts";
 
 /** What one million tokens of each kind costs, in the operator's currency (USD by convention). */
@@ -179,8 +179,6 @@ const entry = z.strictObject(
   },
 );
 
-const choices = (what: string) => placeMap(what, modelName, "model names");
-
 export const modelsSection = sectionMap("models", {
   list: z
     .array(entry, {
@@ -188,8 +186,7 @@ export const modelsSection = sectionMap("models", {
         `expected a list of models, e.g. [{ name: gpt-4.1-mini }], found ${describeValue(iss.input)}.`,
     })
     .default([]),
-  workspaces: choices("workspace").default({}),
-  channels: choices("channel").default({}),
+  ...placeOverrides(modelName, "model names"),
 })
   .superRefine((section, ctx) => {
     const names = new Set<string>();

@@ -25,3 +25,21 @@ export function placeMap<T extends z.ZodType>(
         : `expected a map of ${what}s to ${valuesAre}, found ${describeValue(iss.input)}.`,
   });
 }
+
+/**
+ * A section's overrides by place, `workspaces:` and `channels:`, each a
+ * {@link placeMap} of `value` (none when absent), for the section's shape.
+ *
+ * @example
+ * sectionMap("queue", { mode: modeOf.optional(), ...placeOverrides(modeOf, "modes") });
+ */
+export function placeOverrides<T extends z.ZodType>(
+  value: T,
+  valuesAre: string,
+  options: { readonly namesBadKeys?: boolean } = {},
+) {
+  return {
+    workspaces: placeMap("workspace", value, valuesAre, options).default({}),
+    channels: placeMap("channel", value, valuesAre, options).default({}),
+  };
+}

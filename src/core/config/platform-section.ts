@@ -26,11 +26,7 @@ export type PlatformName = keyof PlatformConfigs;
  * (`sectionMap` does it for unknown keys and a value that is not a map).
  *
  * @example
- * export const slackPlatformSection: PlatformSection<"slack"> = {
- *   name: "slack",
- *   schema: slackSection,
- *   defaults: DEFAULT_SLACK,
- * };
+ * export const slackPlatformSection = platformSection("slack", slackSection, DEFAULT_SLACK);
  */
 export interface PlatformSection<N extends PlatformName> {
   /** The top-level key, and the platform's name. */
@@ -39,6 +35,15 @@ export interface PlatformSection<N extends PlatformName> {
   readonly schema: z.ZodType<PlatformConfigs[N], unknown>;
   /** What the config holds when the file has no such section. */
   readonly defaults: PlatformConfigs[N];
+}
+
+/** A platform's section, frozen: its key, the schema that reads it, and what it holds when absent. */
+export function platformSection<N extends PlatformName>(
+  name: N,
+  schema: PlatformSection<N>["schema"],
+  defaults: PlatformConfigs[N],
+): PlatformSection<N> {
+  return Object.freeze({ name, schema, defaults });
 }
 
 /** Every known platform's section, by name: one missing is a type error, as its config key would be. */

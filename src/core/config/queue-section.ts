@@ -7,7 +7,7 @@ import {
 } from "../agent/queue-mode.ts";
 import type { ConversationAddress } from "../conversation.ts";
 import { describeValue } from "./errors.ts";
-import { placeMap } from "./place-map.ts";
+import { placeOverrides } from "./place-map.ts";
 import { sectionMap } from "./section-map.ts";
 
 /**
@@ -77,7 +77,6 @@ export function queueBehaviourFor(
 const modeOf = z.enum(QUEUE_MODES, {
   error: (iss) => `expected one of ${QUEUE_MODES.join(", ")}, found ${describeValue(iss.input)}.`,
 });
-const modes = (what: string) => placeMap(what, modeOf, "modes");
 
 const whole = (what: string, min: number, max: number) =>
   z
@@ -103,8 +102,7 @@ export const queueSection = sectionMap("queue", {
   wait_timeout_ms: whole("milliseconds", 1, 60_000).default(DEFAULT_QUEUE.waitTimeoutMs),
   mode: modeOf.default(DEFAULT_QUEUE.mode),
   debounce_ms: whole("milliseconds", 0, 60_000).default(DEFAULT_QUEUE.debounceMs),
-  workspaces: modes("workspace").default({}),
-  channels: modes("channel").default({}),
+  ...placeOverrides(modeOf, "modes"),
 })
   .superRefine((q, ctx) => {
     if (q.shards === undefined || q.consume === undefined) return;

@@ -8,6 +8,7 @@ import {
   type Timing,
 } from "../schedules/index.ts";
 import { describeValue } from "./errors.ts";
+import { namedList } from "./named-list.ts";
 import { strictMap } from "./section-map.ts";
 import { nonEmptyText, ownerField, targetField } from "./target-field.ts";
 
@@ -124,22 +125,8 @@ const entry = strictMap(
   }
 });
 
-export const schedulesSection = z
-  .array(entry, {
-    error: (iss) =>
-      `expected a list of schedules (each "- id: ..."), found ${describeValue(iss.input)}.`,
-  })
-  .transform((list, ctx): SchedulesConfig => {
-    const seen = new Set<string>();
-    list.forEach((schedule, index) => {
-      if (seen.has(schedule.id)) {
-        ctx.addIssue({
-          code: "custom",
-          path: [index, "id"],
-          message: `${JSON.stringify(schedule.id)} is the id of an earlier schedule. Give each schedule an id of its own.`,
-        });
-      }
-      seen.add(schedule.id);
-    });
-    return Object.freeze(list);
-  });
+export const schedulesSection = namedList(entry, "id", {
+  one: "schedule",
+  many: "schedules",
+  aKey: "an id",
+});

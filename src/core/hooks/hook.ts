@@ -1,5 +1,5 @@
 import type { InboundMessage } from "../conversation.ts";
-import type { ScheduleOwner, ScheduleTarget } from "../schedules/index.ts";
+import { ownersMessage, type ScheduleOwner, type ScheduleTarget } from "../schedules/index.ts";
 import type { SignatureScheme } from "./signature.ts";
 import { type HookTemplate, renderHookTemplate } from "./template.ts";
 
@@ -54,20 +54,9 @@ export function hookMessage(
   body: unknown,
   now: number,
 ): InboundMessage {
-  const { target, owner } = hook;
+  const text = hookText(hook, delivery, body);
   return {
-    platform: target.platform,
-    workspace: target.workspace,
-    channel: target.channel,
-    conversation: target.conversation,
-    ...(target.thread ? { thread: target.thread } : {}),
-    kind: target.kind,
-    user: owner.user,
-    ...(owner.userName ? { userName: owner.userName } : {}),
-    text: hookText(hook, delivery, body),
-    attachments: [],
-    eventId: hookEventId(hook.name, delivery),
-    time: now,
+    ...ownersMessage(hook, text, hookEventId(hook.name, delivery), now),
     hook: { name: hook.name, delivery },
   };
 }

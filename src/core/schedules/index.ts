@@ -16,6 +16,7 @@ export {
   decodeSchedule,
   encodeSchedule,
   MAX_PROMPT,
+  ownersMessage,
   SCHEDULE_ID,
   type Schedule,
   type ScheduledRun,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ConversationAddress } from "../conversation.ts";
+import { addressOnly, type ConversationAddress, type InboundMessage } from "../conversation.ts";
 import { ScheduleDataError, ScheduleInputError } from "./errors.ts";
 import { MAX_COUNTED_TICKS, type Timing } from "./timing.ts";
 
@@ -51,6 +51,29 @@ export interface ScheduleOwner {
   /** The platform's user id (on the target's platform). */
   readonly user: string;
   readonly userName?: string;
+}
+
+/**
+ * A message the bot gives itself (a schedule's run, a hook's call): `text`
+ * in the target, as if its owner had written it there, with no attachments.
+ */
+export function ownersMessage(
+  { target, owner }: { readonly target: ScheduleTarget; readonly owner: ScheduleOwner },
+  text: string,
+  eventId: string,
+  time: number,
+): InboundMessage {
+  return {
+    ...addressOnly(target),
+    ...(target.thread ? { thread: target.thread } : {}),
+    kind: target.kind,
+    user: owner.user,
+    ...(owner.userName ? { userName: owner.userName } : {}),
+    text,
+    attachments: [],
+    eventId,
+    time,
+  };
 }
 
 /** An id for a scheduler and an event id: short, no `:` (BullMQ's job ids are split on it). */

@@ -1,15 +1,9 @@
 import { z } from "zod";
 import { describeValue } from "../../core/config/errors.ts";
 import { flag } from "../../core/config/flag.ts";
-import type { PlatformSection } from "../../core/config/platform-section.ts";
+import { platformSection } from "../../core/config/platform-section.ts";
 import { sectionMap, strictMap } from "../../core/config/section-map.ts";
-import {
-  type AccountEntry,
-  accountAgent,
-  accountId,
-  accountList,
-  accountSecret,
-} from "../account-list.ts";
+import { type AccountEntry, accountAgent, accountList, accountSecret } from "../account-list.ts";
 
 /** Whether each thread is its own conversation, or a thread joins its channel's. */
 export type DiscordConversation = "thread" | "channel";
@@ -128,7 +122,6 @@ export const discordSection = sectionMap(
       })
       .default("guild"),
     accounts: accountList("discord", {
-      id: accountId,
       token: accountSecret("the bot's token", "DISCORD_SUPPORT_TOKEN"),
       agent: accountAgent.optional(),
     }).optional(),
@@ -178,8 +171,4 @@ declare module "../../core/config/platform-section.ts" {
 }
 
 /** The `discord:` section, as the config format is handed it (src/platforms/config.ts). */
-export const discordPlatformSection: PlatformSection<"discord"> = Object.freeze({
-  name: "discord",
-  schema: discordSection,
-  defaults: DEFAULT_DISCORD,
-});
+export const discordPlatformSection = platformSection("discord", discordSection, DEFAULT_DISCORD);

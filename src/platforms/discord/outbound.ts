@@ -3,11 +3,9 @@ import type {
   DeliveryOptions,
   DeliveryTarget,
   DirectPerson,
-  EditOptions,
   OutgoingFile,
-  PostOptions,
 } from "../../ports/outbound.ts";
-import { PlatformOutbound } from "../platform-outbound.ts";
+import { type Editing, PlatformOutbound, type Posting } from "../platform-outbound.ts";
 import { controlRows } from "./components.ts";
 import { DiscordFiles } from "./files.ts";
 import { discordGone } from "./gone.ts";
@@ -38,32 +36,8 @@ export class DiscordOutbound extends PlatformOutbound {
     this.files = new DiscordFiles(apiUrl);
   }
 
-  /** Posts into the target; a channel Discord says is gone throws `TargetGoneError`. */
-  async post(target: DeliveryTarget, text: string, options: PostOptions): Promise<string> {
-    try {
-      return await this.#post(target, text, options);
-    } catch (error) {
-      throw discordGone(error, target.thread ?? target.channel);
-    }
-  }
-
-  /** Posts in the person's DM channel with the bot, which Discord opens (or finds) on asking. */
-  async postDirect(person: DirectPerson, text: string, options: DeliveryOptions): Promise<string> {
-    const dm = (await this.client.rest.post(Routes.userChannels(), {
-      body: { recipient_id: person.user },
-    })) as { id: string };
-    return this.post(
-      { platform: "discord", workspace: person.workspace, channel: dm.id, conversation: dm.id },
-      text,
-      options,
-    );
-  }
-
-  async #post(
-    target: DeliveryTarget,
-    text: string,
-    { idempotencyKey, mayExist = false, preview = false, controls = [] }: PostOptions,
-  ): Promise<string> {
+  protected async send(target: DeliveryTarget, text: string, posting: Posting): Promise<string> {
+    const { idempotencyKey, mayExist, preview, controls } = posting;
     const components = controlRows(controls);
     const sent = (await this.client.rest.post(
       Routes.channelMessages(target.thread ?? target.channel),
@@ -89,16 +63,26 @@ export class DiscordOutbound extends PlatformOutbound {
     return sent.id;
   }
 
-  /** Replaces the text; the message's buttons, if it had any, go (`components: []`) unless the edit sets its own. */
-  async edit(
-    target: DeliveryTarget,
-    ref: string,
-    text: string,
-    { controls = [] }: EditOptions = {},
-  ): Promise<void> {
-    await this.#patch(target, ref, text, controlRows(controls)).catch((error: unknown) => {
-      throw discordGone(error, target.thread ?? target.channel);
-    });
+  protected gone(error: unknown, target: DeliveryTarget): unknown {
+    return discordGone(error, target.thread ?? target.channel);
+  }
+
+  /** The person's DM channel with the bot, which Discord opens (or finds) on asking. */
+  protected async directTarget(person: DirectPerson): Promise<DeliveryTarget> {
+    const dm = (await this.client.rest.post(Routes.userChannels(), {
+      body: { recipient_id: person.user },
+    })) as { id: string };
+    return {
+      platform: "discord",
+      workspace: person.workspace,
+      channel: dm.id,
+      conversation: dm.id,
+    };
+  }
+
+  /** The message's buttons, if it had any, go (`components: []`) unless the edit sets its own. */
+  protected async replace(target: DeliveryTarget, ref: string, text: string, editing: Editing) {
+    await this.#patch(target, ref, text, controlRows(editing.controls));
   }
 
   async #patch(target: DeliveryTarget, ref: string, text: string, components: unknown[]) {

@@ -1,4 +1,4 @@
-import type { PlatformTraits } from "../lazy-channel.ts";
+import type { PlatformTraits } from "../platform-traits.ts";
 
 /**
  * Discord as the bot knows it before discord.js is imported (see

@@ -194,6 +194,9 @@ export interface BlockContext {
   readonly inQuote: boolean;
 }
 
+/** A thematic break, for a platform that draws none of its own (Slack, Telegram): a line of box-drawing dashes. */
+export const RULE = "──────────";
+
 /**
  * What a platform's renderer says about each kind of block; the walk over
  * them ({@link renderBlocks}) is shared. Each returns "" to show nothing.

@@ -1,14 +1,8 @@
 import { z } from "zod";
 import { describeValue } from "../../core/config/errors.ts";
-import type { PlatformSection } from "../../core/config/platform-section.ts";
+import { platformSection } from "../../core/config/platform-section.ts";
 import { sectionMap, strictMap } from "../../core/config/section-map.ts";
-import {
-  type AccountEntry,
-  accountAgent,
-  accountId,
-  accountList,
-  accountSecret,
-} from "../account-list.ts";
+import { type AccountEntry, accountAgent, accountList, accountSecret } from "../account-list.ts";
 import { type SlackAssistantConfig, slackAssistantSection } from "./assistant-config.ts";
 
 /**
@@ -105,7 +99,6 @@ export const slackSection = sectionMap(
       })
       .default("native"),
     accounts: accountList("slack", {
-      id: accountId,
       app_id: z
         .string({ error: (iss) => `expected an app id, found ${describeValue(iss.input)}.` })
         .regex(/^A[A-Z0-9]{2,}$/, {
@@ -182,8 +175,4 @@ declare module "../../core/config/platform-section.ts" {
 }
 
 /** The `slack:` section, as the config format is handed it (src/platforms/config.ts). */
-export const slackPlatformSection: PlatformSection<"slack"> = Object.freeze({
-  name: "slack",
-  schema: slackSection,
-  defaults: DEFAULT_SLACK,
-});
+export const slackPlatformSection = platformSection("slack", slackSection, DEFAULT_SLACK);

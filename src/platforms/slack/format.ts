@@ -69,7 +69,6 @@ const SLACK_TOKEN = /<(?:[@#][A-Z0-9]+|(?:https?|mailto):[^\s<>|`]+)(?:\|[^<>\n`
 const SAFE_PROTOCOLS = new Set(["http:", "https:", "mailto:"]);
 const ZWSP = "\u200B";
 const WORD = /[\p{L}\p{N}]/u;
-const RULE = "──────────";
 const NO_STYLE: Inline = { inLink: false, open: [] };
 
 const SYNTAX: layout.BlockSyntax<Context> = {
@@ -78,7 +77,7 @@ const SYNTAX: layout.BlockSyntax<Context> = {
     const text = phrasing(children, ctx, { inLink: false, open: ["*"] });
     return text === "" ? "" : `*${text}*`;
   },
-  rule: RULE,
+  rule: layout.RULE,
   // Slack quotes only at the start of a line, one level deep.
   quote: (inner) =>
     inner

@@ -7,12 +7,10 @@ import type {
   DeliveryOptions,
   DeliveryTarget,
   DirectPerson,
-  EditOptions,
   MessageControl,
   OutgoingFile,
-  PostOptions,
 } from "../../ports/outbound.ts";
-import { PlatformOutbound } from "../platform-outbound.ts";
+import { type Editing, PlatformOutbound, type Posting } from "../platform-outbound.ts";
 import { controlBlocks } from "./control-blocks.ts";
 import { toMrkdwn } from "./format.ts";
 import { slackGone } from "./gone.ts";
@@ -51,35 +49,8 @@ export class SlackOutbound extends PlatformOutbound {
     this.native = new SlackStreams(client, streaming);
   }
 
-  /** Posts into the target; a target Slack says is gone throws `TargetGoneError`. */
-  async post(target: DeliveryTarget, text: string, options: PostOptions): Promise<string> {
-    try {
-      return await this.#post(target, text, options);
-    } catch (error) {
-      throw slackGone(error, target.channel);
-    }
-  }
-
-  /**
-   * Posts in the person's DM with the bot, which `conversations.open` opens
-   * when there is none yet (or finds when there is).
-   */
-  async postDirect(person: DirectPerson, text: string, options: DeliveryOptions): Promise<string> {
-    const opened = await this.client.conversations.open({ users: person.user });
-    const channel = opened.channel?.id;
-    if (!channel) throw new Error(`Slack opened no DM with ${person.user}`);
-    return this.post(
-      { platform: "slack", workspace: person.workspace, channel, conversation: channel },
-      text,
-      options,
-    );
-  }
-
-  async #post(
-    target: DeliveryTarget,
-    text: string,
-    { idempotencyKey, mayExist = false, preview = false, controls = [] }: PostOptions,
-  ): Promise<string> {
+  protected async send(target: DeliveryTarget, text: string, posting: Posting): Promise<string> {
+    const { idempotencyKey, mayExist, preview, controls } = posting;
     const mrkdwn = toMrkdwn(text);
     if (mayExist) {
       const existing = await this.#find(target, idempotencyKey);
@@ -113,6 +84,18 @@ export class SlackOutbound extends PlatformOutbound {
     return result.ts as string;
   }
 
+  protected gone(error: unknown, target: DeliveryTarget): unknown {
+    return slackGone(error, target.channel);
+  }
+
+  /** The person's DM with the bot, which `conversations.open` opens when there is none yet (or finds). */
+  protected async directTarget(person: DirectPerson): Promise<DeliveryTarget> {
+    const opened = await this.client.conversations.open({ users: person.user });
+    const channel = opened.channel?.id;
+    if (!channel) throw new Error(`Slack opened no DM with ${person.user}`);
+    return { platform: "slack", workspace: person.workspace, channel, conversation: channel };
+  }
+
   /**
    * Sends `mrkdwn` with its controls as blocks (none without controls). An
    * answer's 👍 / 👎 go as Slack's feedback block; should Slack refuse it
@@ -141,23 +124,16 @@ export class SlackOutbound extends PlatformOutbound {
    * message's blocks through an update that sends none, so an empty list is
    * sent to remove them.
    */
-  async edit(
-    target: DeliveryTarget,
-    ref: string,
-    text: string,
-    { controls = [] }: EditOptions = {},
-  ): Promise<void> {
+  protected async replace(target: DeliveryTarget, ref: string, text: string, editing: Editing) {
     const mrkdwn = toMrkdwn(text);
-    await this.#withControls(mrkdwn, controls, (blocks) =>
+    await this.#withControls(mrkdwn, editing.controls, (blocks) =>
       this.client.chat.update({
         channel: target.channel,
         ts: ref,
         text: mrkdwn,
         blocks: blocks ?? [],
       }),
-    ).catch((error: unknown) => {
-      throw slackGone(error, target.channel);
-    });
+    );
   }
 
   /** Shares a file in the answer's thread; the ref is the Slack file id (see upload.ts). */

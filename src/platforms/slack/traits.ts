@@ -1,4 +1,4 @@
-import type { PlatformTraits } from "../lazy-channel.ts";
+import type { PlatformTraits } from "../platform-traits.ts";
 
 /**
  * Slack as the bot knows it before @slack/bolt is imported (see

@@ -1,15 +1,9 @@
 import { z } from "zod";
 import { describeValue } from "../../core/config/errors.ts";
 import { flag } from "../../core/config/flag.ts";
-import type { PlatformSection } from "../../core/config/platform-section.ts";
+import { platformSection } from "../../core/config/platform-section.ts";
 import { sectionMap } from "../../core/config/section-map.ts";
-import {
-  type AccountEntry,
-  accountAgent,
-  accountId,
-  accountList,
-  accountSecret,
-} from "../account-list.ts";
+import { type AccountEntry, accountAgent, accountList, accountSecret } from "../account-list.ts";
 
 /**
  * How the Telegram channel behaves. The token and the webhook secret stay in
@@ -126,7 +120,6 @@ export const telegramSection = sectionMap(
       .optional(),
     paid_broadcast: flag.optional(),
     accounts: accountList("telegram", {
-      id: accountId,
       token: accountSecret("the bot's token", "TELEGRAM_SALES_TOKEN"),
       agent: accountAgent.optional(),
       webhook_url: webhookUrl.optional(),
@@ -197,8 +190,8 @@ declare module "../../core/config/platform-section.ts" {
 }
 
 /** The `telegram:` section, as the config format is handed it (src/platforms/config.ts). */
-export const telegramPlatformSection: PlatformSection<"telegram"> = Object.freeze({
-  name: "telegram",
-  schema: telegramSection,
-  defaults: DEFAULT_TELEGRAM,
-});
+export const telegramPlatformSection = platformSection(
+  "telegram",
+  telegramSection,
+  DEFAULT_TELEGRAM,
+);

@@ -64,7 +64,6 @@ const EMPTY_TAGS = /<(b|i|s)><\/\1>/g;
 const SAFE_PROTOCOLS = new Set(["http:", "https:", "mailto:", "tg:"]);
 /** What Telegram accepts after `language-`: the names libprisma knows look like this. */
 const LANGUAGE = /^[A-Za-z0-9_+#.-]{1,32}$/;
-const RULE = "──────────";
 const NO_STYLE: Inline = { inLink: false, open: [] };
 
 const SYNTAX: layout.BlockSyntax<Context> = {
@@ -73,7 +72,7 @@ const SYNTAX: layout.BlockSyntax<Context> = {
     const text = phrasing(children, ctx, { inLink: false, open: ["b"] });
     return text.trim() === "" ? "" : `<b>${text}</b>`;
   },
-  rule: RULE,
+  rule: layout.RULE,
   quote: (inner) => (inner === "" ? "" : `<blockquote>${inner}</blockquote>`),
   boxes: { checked: "☑ ", unchecked: "☐ " },
   code: (node, ctx) =>

@@ -8,31 +8,27 @@ import {
   resolveConversationSkills,
 } from "../../turn/contract.ts";
 
+/** The menu's words for the commands every chat has, by command, in the menu's order. */
+const BASE_MENU: Readonly<Record<string, string>> = {
+  help: "What I can do here, and who the admins are",
+  new: "Start a fresh conversation (/new --all also forgets tool choices)",
+  stop: "Stop what I'm doing here",
+  usage: "Tokens and turns used here today and this month",
+  model: "The model I use here (admins can switch it)",
+  queue: "How I take messages sent while I work",
+  agent: "Which agent answers here (admins can switch it)",
+  approve: "Let a tool call that waits run: /approve <id> [conversation]",
+  deny: "Refuse a tool call that waits: /deny <id>",
+  tools: "See the bot's tools here and switch them on or off",
+  skills: "See the bot's skills here and switch them on or off",
+  skill: "Use a skill for one message: /skill <name> [request]",
+  schedule: 'Prompts I run on a timing: /schedule add "<when>" <prompt>, /schedule list',
+};
+
 /** The commands every chat has, before the skills. */
-export const BASE_COMMANDS: readonly BotCommand[] = Object.freeze([
-  { command: "help", description: "What I can do here, and who the admins are" },
-  {
-    command: "new",
-    description: "Start a fresh conversation (/new --all also forgets tool choices)",
-  },
-  { command: "stop", description: "Stop what I'm doing here" },
-  { command: "usage", description: "Tokens and turns used here today and this month" },
-  { command: "model", description: "The model I use here (admins can switch it)" },
-  { command: "queue", description: "How I take messages sent while I work" },
-  { command: "agent", description: "Which agent answers here (admins can switch it)" },
-  {
-    command: "approve",
-    description: "Let a tool call that waits run: /approve <id> [conversation]",
-  },
-  { command: "deny", description: "Refuse a tool call that waits: /deny <id>" },
-  { command: "tools", description: "See the bot's tools here and switch them on or off" },
-  { command: "skills", description: "See the bot's skills here and switch them on or off" },
-  { command: "skill", description: "Use a skill for one message: /skill <name> [request]" },
-  {
-    command: "schedule",
-    description: 'Prompts I run on a timing: /schedule add "<when>" <prompt>, /schedule list',
-  },
-]);
+export const BASE_COMMANDS: readonly BotCommand[] = Object.freeze(
+  Object.entries(BASE_MENU).map(([command, description]) => ({ command, description })),
+);
 /** Commands Switchyard answers itself; no skill may take their names. */
 export const RESERVED_COMMANDS: ReadonlySet<string> = new Set([
   ...BASE_COMMANDS.map((c) => c.command),

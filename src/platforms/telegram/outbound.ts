@@ -7,11 +7,9 @@ import type {
   DeliveryOptions,
   DeliveryTarget,
   DirectPerson,
-  EditOptions,
   OutgoingFile,
-  PostOptions,
 } from "../../ports/outbound.ts";
-import { PlatformOutbound } from "../platform-outbound.ts";
+import { type Editing, PlatformOutbound, type Posting } from "../platform-outbound.ts";
 import { describeTelegramError, isTelegramError } from "./api.ts";
 import { ChatPacer } from "./chat-pacer.ts";
 import { TelegramDrafts } from "./draft.ts";
@@ -90,34 +88,8 @@ export class TelegramOutbound extends PlatformOutbound {
     this.#logger = logger;
   }
 
-  /** Posts into the target; a chat Telegram says is gone throws `TargetGoneError`. */
-  async post(target: DeliveryTarget, text: string, options: PostOptions): Promise<string> {
-    try {
-      return await this.#post(target, text, options);
-    } catch (error) {
-      throw telegramGone(error, target.channel);
-    }
-  }
-
-  /**
-   * Posts in the person's private chat with the bot, whose id is theirs.
-   * Telegram lets a bot write first only to someone who has started it:
-   * anyone else answers 403, thrown as `TargetGoneError`.
-   */
-  postDirect(person: DirectPerson, text: string, options: DeliveryOptions): Promise<string> {
-    const chat = person.user;
-    return this.post(
-      { platform: "telegram", workspace: chat, channel: chat, conversation: chat },
-      text,
-      options,
-    );
-  }
-
-  async #post(
-    target: DeliveryTarget,
-    text: string,
-    { idempotencyKey, mayExist = false, preview = false, controls = [] }: PostOptions,
-  ): Promise<string> {
+  protected async send(target: DeliveryTarget, text: string, posting: Posting): Promise<string> {
+    const { idempotencyKey, mayExist, preview, controls } = posting;
     const ledger = this.#ledgerOrThrow();
     const [head, ...overflow] = renderParts(text);
     // The buttons go under the first part: its message is the ref a later edit takes them from.
@@ -146,22 +118,27 @@ export class TelegramOutbound extends PlatformOutbound {
     return first.ref;
   }
 
+  protected gone(error: unknown, target: DeliveryTarget): unknown {
+    return telegramGone(error, target.channel);
+  }
+
+  /**
+   * The person's private chat with the bot, whose id is theirs. Telegram
+   * lets a bot write first only to someone who has started it: anyone else
+   * answers 403, which {@link post} throws as `TargetGoneError`.
+   */
+  protected async directTarget(person: DirectPerson): Promise<DeliveryTarget> {
+    const chat = person.user;
+    return { platform: "telegram", workspace: chat, channel: chat, conversation: chat };
+  }
+
   /**
    * Edits a message with new text. A part that grows past the limit when
    * converted continues in messages of its own after it, posted once and
    * edited from then on (an edit that needs fewer leaves the extra ones).
    */
-  async edit(
-    target: DeliveryTarget,
-    ref: string,
-    text: string,
-    { controls = [], final = false }: EditOptions = {},
-  ): Promise<void> {
-    await this.#editAll(target, ref, text, controlKeyboard(controls), final).catch(
-      (error: unknown) => {
-        throw telegramGone(error, target.channel);
-      },
-    );
+  protected async replace(target: DeliveryTarget, ref: string, text: string, editing: Editing) {
+    await this.#editAll(target, ref, text, controlKeyboard(editing.controls), editing.final);
   }
 
   /** {@link edit}, keeping `keyboard` under the first part (an edit without one removes it). */

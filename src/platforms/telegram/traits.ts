@@ -1,4 +1,4 @@
-import type { PlatformTraits } from "../lazy-channel.ts";
+import type { PlatformTraits } from "../platform-traits.ts";
 
 /**
  * Telegram as the bot knows it before grammY is imported (see

@@ -9,6 +9,7 @@ import {
   type InboundMessage,
 } from "../../core/conversation.ts";
 import type { IngressGate } from "../../ingress/access/gate.ts";
+import { commandServices } from "../../ingress/chat-commands.ts";
 import type { ReloadableSkills } from "../../ingress/commands/skills-command.ts";
 import {
   type MessageOrigin,
@@ -190,12 +191,7 @@ function consolePath(options: ConsoleOptions, policy: CommandPolicy) {
     sources: options.sources,
     permissions: () => policy,
     gate: options.gate,
-    ...(options.skillLibrary ? { skills: options.skillLibrary } : {}),
-    ...(options.stopTurn ? { stopTurn: options.stopTurn } : {}),
-    ...(options.admit ? { admit: options.admit } : {}),
-    ...(options.approvals ? { approvals: options.approvals } : {}),
-    ...(options.feedback ? { feedback: options.feedback } : {}),
-    ...(options.schedules ? { schedules: options.schedules } : {}),
+    ...commandServices({ ...options, skills: options.skillLibrary }),
   };
   const say = async (text: string) => options.print(`${text}\n`);
   const origin: MessageOrigin = {

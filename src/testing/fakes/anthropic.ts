@@ -37,6 +37,7 @@ import { createHash, randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type Anthropic from "@anthropic-ai/sdk";
 import { listenLocal, parseJson, pause, readBody } from "./local-server.ts";
+import { ScriptedReplies } from "./scripted-replies.ts";
 
 export interface ScriptedToolUse {
   id?: string;
@@ -136,9 +137,9 @@ export async function startFakeAnthropic(
   options: FakeAnthropicOptions = {},
 ): Promise<FakeAnthropic> {
   const requests: RecordedMessagesRequest[] = [];
-  const queue: (ScriptedMessage | MessagesResponder)[] = [];
-  let responder = options.responder ?? echoMessages;
-  const closing = new AbortController();
+  const replies = new ScriptedReplies<RecordedMessagesRequest, ScriptedMessage>(
+    options.responder ?? echoMessages,
+  );
   const cache = new PromptCache(options.minCacheTokens ?? 1024, options.now ?? Date.now);
   /** The reasoning blocks sent with each tool_use id, which its follow-up must send back. */
   const thinkingOf = new Map<string, unknown[]>();
@@ -169,11 +170,8 @@ export async function startFakeAnthropic(
         : (checkRequest(recorded.body) ?? checkThinking(recorded.body, thinkingOf));
     if (problem) return sendError(res, 400, "invalid_request_error", problem);
 
-    const next = queue.shift() ?? responder;
-    const reply = typeof next === "function" ? await next(recorded) : next;
-    const gone = new AbortController();
-    res.on("close", () => gone.abort());
-    const signal = AbortSignal.any([closing.signal, gone.signal]);
+    const reply = await replies.next(recorded);
+    const signal = replies.signalFor(res);
     if (!(await pause(reply.delayMs, signal))) return;
     for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
     if (reply.overloaded) return sendError(res, 529, "overloaded_error", "Overloaded");
@@ -202,14 +200,9 @@ export async function startFakeAnthropic(
     url: server.url,
     requests,
     cache,
-    script: (...replies) => void queue.push(...replies),
-    setResponder: (r) => {
-      responder = r;
-    },
-    close: () => {
-      closing.abort();
-      return server.close();
-    },
+    script: replies.script,
+    setResponder: replies.setResponder,
+    close: () => replies.close(() => server.close()),
   };
 }
 

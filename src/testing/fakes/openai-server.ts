@@ -26,6 +26,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type OpenAI from "openai";
 import { listenLocal, parseJson, pause, readBody } from "./local-server.ts";
+import { ScriptedReplies } from "./scripted-replies.ts";
 
 export interface ScriptedToolCall {
   /** Defaults to a fresh `call_...` id. */
@@ -125,9 +126,9 @@ export const echoResponder: Responder = (request) => {
 export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
   const requests: RecordedRequest[] = [];
   const transcriptions: FakeOpenAI["transcriptions"] = [];
-  const queue: (ScriptedReply | Responder)[] = [];
-  let responder = options.responder ?? echoResponder;
-  const closing = new AbortController();
+  const replies = new ScriptedReplies<RecordedRequest, ScriptedReply>(
+    options.responder ?? echoResponder,
+  );
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? "/").split("?")[0];
@@ -163,13 +164,8 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       return sendError(res, 400, { message: "We could not parse the JSON body of your request." });
     }
 
-    const next = queue.shift() ?? responder;
-    const reply = typeof next === "function" ? await next(recorded) : next;
-
-    // Stop waiting when the server closes or the client gives up (SDK timeout).
-    const gone = new AbortController();
-    res.on("close", () => gone.abort());
-    const signal = AbortSignal.any([closing.signal, gone.signal]);
+    const reply = await replies.next(recorded);
+    const signal = replies.signalFor(res);
     if (reply.neverAnswer) return void (await pause(Number.POSITIVE_INFINITY, signal));
     if (!(await pause(reply.delayMs, signal))) return;
 
@@ -196,14 +192,9 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     url: `${server.url}/v1`,
     requests,
     transcriptions,
-    script: (...replies) => void queue.push(...replies),
-    setResponder: (next) => {
-      responder = next;
-    },
-    close: () => {
-      closing.abort();
-      return server.close();
-    },
+    script: replies.script,
+    setResponder: replies.setResponder,
+    close: () => replies.close(() => server.close()),
   };
 }
 

@@ -29,6 +29,7 @@ import {
   type Params,
   type StoredDraft,
   type StoredMessage,
+  type UserMessage,
 } from "./telegram-chats.ts";
 import { FloodLedger, type TelegramLimits } from "./telegram-limits.ts";
 import {
@@ -40,7 +41,7 @@ import {
 } from "./telegram-updates.ts";
 import { type HeldFile, multipartParams, uploadMethods } from "./telegram-uploads.ts";
 
-export type { FakeChat, StoredDraft, StoredMessage } from "./telegram-chats.ts";
+export type { FakeChat, StoredDraft, StoredMessage, UserMessage } from "./telegram-chats.ts";
 
 export const FAKE_TELEGRAM = {
   token: "7000000001:AAFakeTokenForSwitchyardTests_x9Yk2LmNoPqR",
@@ -147,15 +148,7 @@ export interface FakeTelegram {
   addChat(chat: FakeChat): void;
   createTopic(chat: number, name: string, by: User): number;
   /** A person sends a message; returns its update. */
-  userSends(input: {
-    chat: number;
-    from: User;
-    text?: string;
-    caption?: string;
-    topic?: number;
-    replyTo?: number;
-    extra?: Partial<Message>;
-  }): Update;
+  userSends(input: UserMessage): Update;
   /**
    * Delivers an update exactly as given (a fixture), keeping its
    * `update_id`; its message is stored (so the bot can reply to it) and its

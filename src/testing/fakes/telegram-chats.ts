@@ -46,6 +46,18 @@ export type Params = Record<string, any>;
 
 export const TEXT_LIMIT = 4_096;
 
+/** A message a person sends, in a chat (a forum topic of it), maybe replying to one. */
+export interface UserMessage {
+  readonly chat: number;
+  readonly from: User;
+  readonly text?: string;
+  readonly caption?: string;
+  readonly topic?: number;
+  readonly replyTo?: number;
+  /** Fields set as given, over what the fake fills in. */
+  readonly extra?: Partial<Message>;
+}
+
 /** A draft the bot streamed (sendMessageDraft): shown to the person, never a message. */
 export interface StoredDraft {
   chat: number;
@@ -99,15 +111,7 @@ export class ChatBook {
   }
 
   /** A person's message, with the entities Telegram detects (mentions, commands). */
-  userMessage(input: {
-    chat: number;
-    from: User;
-    text?: string;
-    caption?: string;
-    topic?: number;
-    replyTo?: number;
-    extra?: Partial<Message>;
-  }): StoredMessage {
+  userMessage(input: UserMessage): StoredMessage {
     const chat = this.chat(input.chat);
     const body = input.text ?? input.caption ?? "";
     const entities = detectEntities(body);
