@@ -365,6 +365,25 @@ function figures(c: Collected): StreamsRunResult {
     else late++;
   }
   const wallMs = lastShown - c.started;
+  // BENCH_STREAMS_TRACE=file: each chat's model request and Telegram calls, times from the start.
+  const trace = process.env.BENCH_STREAMS_TRACE;
+  if (trace) {
+    const rel = (t: number | undefined) => (t === undefined ? undefined : t - c.started);
+    const chats = c.chats.map((chat) => {
+      const r = requestByChat.get(chat);
+      return {
+        chat,
+        model: { at: rel(r?.at), first: rel(r?.firstContentAt), ended: rel(r?.endedAt) },
+        calls: (callsByChat.get(chat) ?? []).map((call) => ({
+          method: call.method,
+          at: rel(call.at),
+          applied: rel(call.appliedAt),
+          status: call.status,
+        })),
+      };
+    });
+    writeFileSync(trace, JSON.stringify(chats));
+  }
   const flood = c.telegram.flood;
   const byMethod: Record<string, number> = {};
   for (const chat of c.chats) {

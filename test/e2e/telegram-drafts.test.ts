@@ -46,6 +46,46 @@ describe("Telegram answers stream as drafts in private chats", () => {
     expect(actions[0]?.at).toBeLessThanOrEqual(drafts[0]?.at ?? 0);
   }, 30_000);
 
+  it("streams the first words into the draft at once, without waiting for the quiet window", async () => {
+    const windowMs = 3_000;
+    const { telegram, pipe } = await start({
+      streamEditMs: 300,
+      pipeline: { queueBehaviour: () => ({ mode: "collect", debounceMs: windowMs }) },
+    });
+    pipe.fake.script({ content: answer, chunkDelayMs: 40 });
+    const sent = Date.now();
+    telegram.userSends({ chat: ALICE.id, from: ALICE, text: "stream it" });
+    const first = await until(() => telegram.drafts.find((d) => d.chat === ALICE.id));
+    // A draft is no message: the words show while the window is still open, not after it.
+    expect(first.at - sent).toBeLessThan(windowMs / 2);
+    await until(() => telegram.botMessages(ALICE.id).find((m) => m.text === answer), 20_000);
+    await settle();
+    expect(telegram.botMessages(ALICE.id)).toHaveLength(1);
+    expect(pipe.fake.requests).toHaveLength(1);
+  }, 30_000);
+
+  it("streams a burst's answer over the first line's draft: one message, answering every line", async () => {
+    const { telegram, pipe } = await start({
+      streamEditMs: 300,
+      pipeline: { queueBehaviour: () => ({ mode: "collect", debounceMs: 3_000 }) },
+    });
+    pipe.fake.script(
+      { content: `first ${answer}`, chunkDelayMs: 100 },
+      { content: "one answer for both", chunkDelayMs: 10 },
+    );
+    telegram.userSends({ chat: ALICE.id, from: ALICE, text: "so" });
+    await until(() => telegram.drafts.find((d) => d.chat === ALICE.id));
+    telegram.userSends({ chat: ALICE.id, from: ALICE, text: "is the deploy done?" });
+    await until(() => telegram.botMessages(ALICE.id).find((m) => m.text === "one answer for both"));
+    await settle();
+    // The first line's request was dropped for the one with both lines; its draft was no message.
+    expect(telegram.botMessages(ALICE.id).map((m) => m.text)).toEqual(["one answer for both"]);
+    expect(pipe.fake.requests).toHaveLength(2);
+    expect(pipe.fake.requests[0]?.closedEarly).toBe(true);
+    const drafts = telegram.drafts.filter((d) => d.chat === ALICE.id);
+    expect(new Set(drafts.map((d) => d.draft_id)).size).toBe(1);
+  }, 30_000);
+
   it("streams by edits in a forum topic, where drafts do not apply", async () => {
     const { telegram, pipe } = await start({ streamEditMs: 300 });
     const topic = telegram.createTopic(TEAM, "Planning", BOB);

@@ -33,8 +33,8 @@ export class TelegramDrafts implements NativeStreaming {
     /** The `telegram:` setting `streaming:`; `edit` streams by post-and-edit everywhere. */
     private readonly mode: () => "native" | "edit" = () => "native",
     private readonly budget = new DraftBudget(),
-    /** How many of the bot's new messages wait for its pace now. */
-    private readonly queued: () => number = () => 0,
+    /** About how long the bot's next new message would wait for its pace now (ms). */
+    private readonly messageWaitMs: () => number = () => 0,
   ) {}
 
   async open(target: DeliveryTarget, { key }: StreamOptions): Promise<NativeStream | undefined> {
@@ -54,7 +54,9 @@ export class TelegramDrafts implements NativeStreaming {
       },
       // The answer's message queued behind others: the person reads it whole in the draft
       // meanwhile, if the chat's pace lets one more call go now (the message still counts in it).
-      showLast: () => this.queued() > 0 && this.pacer.take(target.channel),
+      // Not for a short wait: the message itself shows it soon enough, and the draft's render,
+      // call and record would be work for nothing (most answers at a paid broadcast's pace).
+      showLast: () => this.messageWaitMs() >= SHOW_LAST_AFTER_MS && this.pacer.take(target.channel),
       append: async (text) => {
         await this.api().sendMessageDraft(chat, draftId, this.render(text), {
           parse_mode: "HTML",
@@ -70,6 +72,13 @@ export class TelegramDrafts implements NativeStreaming {
   /** Drafts leave no message: there is never a crashed run's stream to finish. */
   async finish(): Promise<void> {}
 }
+
+/**
+ * How long an answer's message must be expected to wait for the bot's pace
+ * before a last draft shows the whole answer meanwhile: the time within
+ * which a finished answer should be in front of the person anyway.
+ */
+export const SHOW_LAST_AFTER_MS = 200;
 
 /** A draft id for an answer's key: the same in every run of the turn, non-zero, within 31 bits. */
 export function draftIdOf(key: string): number {

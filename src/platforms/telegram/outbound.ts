@@ -74,7 +74,7 @@ export class TelegramOutbound extends PlatformOutbound {
       undefined,
       () => {
         const gate = floodGateOf(token);
-        return gate.pacer.waiting + gate.paidPacer.waiting;
+        return Math.max(gate.pacer.waitMs, gate.paidPacer.waitMs);
       },
     );
   }

@@ -102,6 +102,11 @@ export class SendPacer {
     return this.#waiting.post.length + this.#waiting.stream.length;
   }
 
+  /** About how long a message asking now would wait: the sends before it, at the pace (ms). */
+  get waitMs(): number {
+    return (this.waiting * 1_000) / this.pace.perSecond;
+  }
+
   #pump(): void {
     if (this.#busy) return;
     const want = Math.min(this.waiting - this.#booked, Math.max(1, Math.floor(this.pace.burst)));
