@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { ConversationAddress } from "../core/conversation.ts";
 import { type Activity, lineText, THINKING } from "../core/delivery/activity.ts";
@@ -24,6 +23,8 @@ interface LineRecord {
  */
 export class StatusLine {
   readonly #key: string;
+  /** The post's idempotency key: one per turn, whichever run posts it. */
+  readonly #turnKey: string;
   #record: LineRecord = {};
 
   private constructor(
@@ -32,8 +33,11 @@ export class StatusLine {
     private readonly removeMessage: (target: DeliveryTarget, ref: string) => Promise<void>,
     private readonly target: DeliveryTarget,
     key: string,
+    turnId: string,
+    private readonly resumed: boolean,
   ) {
     this.#key = key;
+    this.#turnKey = `status-${turnId}`;
   }
 
   /** The turn's line, if the platform shows one; `resumed` reads what a crashed run recorded. */
@@ -49,7 +53,7 @@ export class StatusLine {
     const { replyTo: _, ...target } = where.target;
     const key = env.store.keys.turnStatusLine(where.address, turnId);
     const remove = outbound.remove.bind(outbound);
-    const line = new StatusLine(env.inbox.redis, outbound, remove, target, key);
+    const line = new StatusLine(env.inbox.redis, outbound, remove, target, key, turnId, resumed);
     if (resumed) {
       const { key: postKey, ref } = await env.inbox.redis.hgetall(key);
       line.#record = { ...(postKey ? { key: postKey } : {}), ...(ref ? { ref } : {}) };
@@ -62,18 +66,24 @@ export class StatusLine {
     return this.#record.ref !== undefined;
   }
 
-  /** Posts the line, once; a crashed run's post under the same key is found, not made twice. */
+  /**
+   * Posts the line, once; a crashed run's post under the same key is found,
+   * not made twice. The key is the turn's, not this run's: a run whose lease
+   * lapsed while it was slow (not dead) may post its line after the run that
+   * took the turn over read the record, and both posts must be one message,
+   * the one that run deletes.
+   */
   async post(text: string): Promise<void> {
     if (this.#record.ref !== undefined) return;
     const known = this.#record.key;
-    const key = known ?? `status-${randomUUID()}`;
+    const key = known ?? this.#turnKey;
     if (!known) {
       await this.redis.multi().hset(this.#key, "key", key).pexpire(this.#key, LINE_TTL_MS).exec();
       this.#record = { key };
     }
     const ref = await this.outbound.post(this.target, text, {
       idempotencyKey: key,
-      mayExist: known !== undefined,
+      mayExist: known !== undefined || this.resumed,
       preview: true,
     });
     this.#record = { key, ref };

@@ -62,6 +62,23 @@ describe("a turn's status line in Redis", () => {
     expect(await redis.exists(store.keys.turnStatusLine(address, "turn-b"))).toBe(0);
   });
 
+  it("a run whose lease lapsed while it was slow, posting after the run that took over read the record: one line, deleted", async () => {
+    const outbound = new LineOutbound();
+    // The slow run has not posted yet when the run that takes the turn over reads the record.
+    const slow = await TurnStatus.open(env, outbound, where, { turnId: "turn-d", resumed: false });
+    const taker = await TurnStatus.open(env, outbound, where, { turnId: "turn-d", resumed: true });
+    slow.tool(toolActivity("web_search", {}))();
+    taker.tool(toolActivity("web_search", {}))();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    slow.pause(); // it learns its lease is gone: it clears nothing
+    taker.pause();
+    await taker.end();
+    const made = [...new Set(outbound.calls.filter((c) => c.kind === "post").map((c) => c.ref))];
+    expect(made).toHaveLength(1);
+    expect(outbound.removed).toEqual(made);
+    expect(await redis.exists(store.keys.turnStatusLine(address, "turn-d"))).toBe(0);
+  });
+
   it("a turn whose lease is lost leaves its line to the run that took it over", async () => {
     const outbound = new LineOutbound();
     const lease = new AbortController();
