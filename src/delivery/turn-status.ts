@@ -2,12 +2,15 @@ import type { Redis } from "ioredis";
 import type { ConversationAddress } from "../core/conversation.ts";
 import { type Activity, lineText, THINKING } from "../core/delivery/activity.ts";
 import type { DeliveryTarget, Outbound } from "../ports/outbound.ts";
+import { LuaScript } from "../store/lua.ts";
 import type { DeliveryEnvironment } from "./delivery-environment.ts";
 
 /** How often an indicator is sent again while it lasts: inside Discord's 10 s and Telegram's 5 s. */
 export const REFRESH_MS = 4_000;
 /** A day: longer than any turn's retries. */
 const LINE_TTL_MS = 86_400_000;
+/** Records a posted line's ref while its record stands: see status-line-ref-1.lua. */
+const RECORD_REF = LuaScript.file("status-line-ref-1");
 
 /** One turn's status line, as far as a crash let it be recorded (see KeyScheme.turnStatusLine). */
 interface LineRecord {
@@ -87,7 +90,7 @@ export class StatusLine {
       preview: true,
     });
     this.#record = { key, ref };
-    await this.redis.hset(this.#key, "ref", ref);
+    await RECORD_REF.run(this.redis, [this.#key], [key, ref]);
   }
 
   /**

@@ -79,6 +79,43 @@ describe("a turn's status line in Redis", () => {
     expect(await redis.exists(store.keys.turnStatusLine(address, "turn-d"))).toBe(0);
   });
 
+  it("a run whose lease lapsed hears its post back after the run that took over deleted the line: no record comes back", async () => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // The slow run's post reaches the platform; its answer comes back late.
+    class SlowAnswer extends LineOutbound {
+      #first = true;
+      override async post(
+        target: DeliveryTarget,
+        text: string,
+        options: { idempotencyKey: string },
+      ) {
+        const ref = await super.post(target, text, options);
+        if (this.#first) {
+          this.#first = false;
+          await held;
+        }
+        return ref;
+      }
+    }
+    const outbound = new SlowAnswer();
+    const slow = await TurnStatus.open(env, outbound, where, { turnId: "turn-e", resumed: false });
+    slow.tool(toolActivity("web_search", {}))();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const taker = await TurnStatus.open(env, outbound, where, { turnId: "turn-e", resumed: true });
+    taker.tool(toolActivity("web_search", {}))();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    taker.pause();
+    await taker.end();
+    expect(outbound.removed).toHaveLength(1);
+    release();
+    slow.pause();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await redis.exists(store.keys.turnStatusLine(address, "turn-e"))).toBe(0);
+  });
+
   it("a turn whose lease is lost leaves its line to the run that took it over", async () => {
     const outbound = new LineOutbound();
     const lease = new AbortController();
