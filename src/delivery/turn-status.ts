@@ -1,14 +1,16 @@
-import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { ConversationAddress } from "../core/conversation.ts";
 import { type Activity, lineText, THINKING } from "../core/delivery/activity.ts";
 import type { DeliveryTarget, Outbound } from "../ports/outbound.ts";
+import { LuaScript } from "../store/lua.ts";
 import type { DeliveryEnvironment } from "./delivery-environment.ts";
 
 /** How often an indicator is sent again while it lasts: inside Discord's 10 s and Telegram's 5 s. */
 export const REFRESH_MS = 4_000;
 /** A day: longer than any turn's retries. */
 const LINE_TTL_MS = 86_400_000;
+/** Records a posted line's ref while its record stands: see status-line-ref-1.lua. */
+const RECORD_REF = LuaScript.file("status-line-ref-1");
 
 /** One turn's status line, as far as a crash let it be recorded (see KeyScheme.turnStatusLine). */
 interface LineRecord {
@@ -24,6 +26,8 @@ interface LineRecord {
  */
 export class StatusLine {
   readonly #key: string;
+  /** The post's idempotency key: one per turn, whichever run posts it. */
+  readonly #turnKey: string;
   #record: LineRecord = {};
 
   private constructor(
@@ -32,8 +36,11 @@ export class StatusLine {
     private readonly removeMessage: (target: DeliveryTarget, ref: string) => Promise<void>,
     private readonly target: DeliveryTarget,
     key: string,
+    turnId: string,
+    private readonly resumed: boolean,
   ) {
     this.#key = key;
+    this.#turnKey = `status-${turnId}`;
   }
 
   /** The turn's line, if the platform shows one; `resumed` reads what a crashed run recorded. */
@@ -49,7 +56,7 @@ export class StatusLine {
     const { replyTo: _, ...target } = where.target;
     const key = env.store.keys.turnStatusLine(where.address, turnId);
     const remove = outbound.remove.bind(outbound);
-    const line = new StatusLine(env.inbox.redis, outbound, remove, target, key);
+    const line = new StatusLine(env.inbox.redis, outbound, remove, target, key, turnId, resumed);
     if (resumed) {
       const { key: postKey, ref } = await env.inbox.redis.hgetall(key);
       line.#record = { ...(postKey ? { key: postKey } : {}), ...(ref ? { ref } : {}) };
@@ -62,22 +69,28 @@ export class StatusLine {
     return this.#record.ref !== undefined;
   }
 
-  /** Posts the line, once; a crashed run's post under the same key is found, not made twice. */
+  /**
+   * Posts the line, once; a crashed run's post under the same key is found,
+   * not made twice. The key is the turn's, not this run's: a run whose lease
+   * lapsed while it was slow (not dead) may post its line after the run that
+   * took the turn over read the record, and both posts must be one message,
+   * the one that run deletes.
+   */
   async post(text: string): Promise<void> {
     if (this.#record.ref !== undefined) return;
     const known = this.#record.key;
-    const key = known ?? `status-${randomUUID()}`;
+    const key = known ?? this.#turnKey;
     if (!known) {
       await this.redis.multi().hset(this.#key, "key", key).pexpire(this.#key, LINE_TTL_MS).exec();
       this.#record = { key };
     }
     const ref = await this.outbound.post(this.target, text, {
       idempotencyKey: key,
-      mayExist: known !== undefined,
+      mayExist: known !== undefined || this.resumed,
       preview: true,
     });
     this.#record = { key, ref };
-    await this.redis.hset(this.#key, "ref", ref);
+    await RECORD_REF.run(this.redis, [this.#key], [key, ref]);
   }
 
   /**

@@ -24,3 +24,16 @@ export interface ScheduleDesk {
   /** True when there was one. */
   remove(id: string): Promise<boolean>;
 }
+
+/**
+ * What a turn asks of the schedules (the queue's `Schedules` answers): a
+ * scheduled run is queued by its tick, and its turn may begin much later
+ * (behind a long turn, on a loaded machine), after a person or the worker
+ * paused or removed the schedule. Such a run no longer runs.
+ */
+export interface ScheduledRuns {
+  /** Whether the schedule takes no runs now: paused, or removed. */
+  stopped(id: string): Promise<boolean>;
+  /** Takes back a run its tick counted and that never ran, so `runs` (and `max_runs`) count runs made. */
+  withdraw(id: string): Promise<void>;
+}

@@ -59,6 +59,15 @@ export interface TurnWorkerOptions {
 }
 
 /**
+ * What a worker logs (a warning) when back-pressure holds its fetches and
+ * when it lets go: on a loaded machine these are expected, and say so.
+ */
+export const STRAIN_NOTES = {
+  strained: "this worker takes no new turns until it recovers",
+  recovered: "this worker takes new turns again",
+} as const;
+
+/**
  * The consumer side. A job says "this conversation has work"; the worker
  * takes the conversation's lease and drains its inbox turn by turn. A job
  * that finds the lease held by someone else is done: the holder sees the new
@@ -163,12 +172,12 @@ export class TurnWorker {
     this.#gate.update(strain !== undefined);
     // With backoff: a worker at its limit may cross it back and forth every second.
     if (strain) {
-      this.#warnings.warn("this worker takes no new turns until it recovers", {
+      this.#warnings.warn(STRAIN_NOTES.strained, {
         strain,
         inProgress: this.#inProgress,
       });
     } else {
-      this.#warnings.warn("this worker takes new turns again", { inProgress: this.#inProgress });
+      this.#warnings.warn(STRAIN_NOTES.recovered, { inProgress: this.#inProgress });
     }
   }
 

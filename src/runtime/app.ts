@@ -319,6 +319,15 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       ...(options.observe ? { observe: options.observe } : {}),
       // A schedule whose answer found its target gone pauses, with every other one speaking there.
       onTargetGone: (gone) => pauseGoneSchedules({ schedules, outbounds, logger }, gone),
+      // A run its tick queued before its schedule paused (or went) does not run when its turn comes.
+      scheduledRuns: {
+        stopped: async (id) => {
+          // A record that no longer decodes stops nothing here: the run goes on as queued.
+          const state = await schedules.store.get(id).catch(() => null);
+          return state === undefined || (state !== null && state.paused !== undefined);
+        },
+        withdraw: (id) => schedules.store.withdraw(id),
+      },
     };
     const workerConnection = factory.create("worker");
     const worker = new TurnWorker(environment, turnWorkerOptions(options, workerConnection));

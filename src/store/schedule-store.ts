@@ -11,7 +11,14 @@ import { KeyScheme } from "./keys.ts";
 import { LuaScript } from "./lua.ts";
 
 /** Its scripts: src/store/lua/schedule-*.lua, each file saying what it does, its keys and arguments. */
-const LUA = LuaScript.set("schedule", { put: 2, claim: 1, pause: 1, resume: 1, note: 1 });
+const LUA = LuaScript.set("schedule", {
+  put: 2,
+  claim: 1,
+  pause: 1,
+  resume: 1,
+  note: 1,
+  withdraw: 1,
+});
 
 /** A schedule with what Redis knows of its runs: its record, and the tick bookkeeping a claim is made against. */
 export interface ScheduleState extends ScheduleRecord {
@@ -111,6 +118,11 @@ export class ScheduleStore {
   /** Records what its latest run came to, for lists (see {@link ScheduleState.outcome}). */
   async note(id: string, outcome: string, now: number): Promise<void> {
     await LUA.note.run(this.#redis, [this.#keys.record(id)], [outcome, now]);
+  }
+
+  /** Takes back one counted run whose message never ran (see `schedule-withdraw-1.lua`). */
+  async withdraw(id: string): Promise<void> {
+    await LUA.withdraw.run(this.#redis, [this.#keys.record(id)], []);
   }
 
   /** Resumes it, its ticks counted from `now`; true when it was paused. */

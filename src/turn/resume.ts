@@ -166,7 +166,7 @@ function unbegunId(address: ConversationAddress, first: InboundMessage): string 
  * turn ends without usage to count (given up). A failure is logged: the
  * reservations then expire on their own.
  */
-async function releaseReservations(
+export async function releaseReservations(
   env: TurnEnvironment,
   messages: readonly HeldMessage[],
 ): Promise<void> {

@@ -7,6 +7,7 @@ import { findModel, type ModelPrice } from "../core/config/index.ts";
 import type { ConversationAddress, InboundMessage } from "../core/conversation.ts";
 import type { DeliveryEnvironment } from "../delivery/delivery-environment.ts";
 import type { AttachmentReader } from "../ports/file-source.ts";
+import type { ScheduledRuns } from "../ports/schedules.ts";
 import type { TargetGoneError } from "../ports/target-gone.ts";
 import { type StoredSettings, settingOf } from "../store/index.ts";
 import type { ContractSources } from "./contract.ts";
@@ -50,6 +51,12 @@ export interface TurnEnvironment extends ContractSources, DeliveryEnvironment {
    * the turn ends all the same, logged.
    */
   readonly onTargetGone?: (gone: TargetGone) => Promise<void>;
+  /**
+   * The schedules, asked when a turn begins: a scheduled run whose schedule
+   * was paused or removed since its tick queued it is dropped, not run
+   * (see firstStoppedRun). Unset: every queued run runs.
+   */
+  readonly scheduledRuns?: ScheduledRuns;
 }
 
 /** A conversation the platform says is gone, and the messages whose answer it refused. */

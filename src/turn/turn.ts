@@ -58,6 +58,7 @@ import {
 import { type DelegationHost, delegate } from "./delegation.ts";
 import { foldsBursts, waitForQuiet } from "./quiet-window.ts";
 import { giveUp, giveUpUnbegun } from "./resume.ts";
+import { dropStoppedRuns, firstStoppedRun } from "./scheduled-runs.ts";
 import { type Snapshot, takeSnapshot } from "./snapshot.ts";
 import { runTool } from "./tool-runner.ts";
 import {
@@ -237,9 +238,17 @@ export class Turn {
       this.#inWindow = true;
       plan = { take: this.#pending.length };
     }
-    this.#pending = this.#pending.slice(0, plan.take);
+    // A scheduled run whose schedule stopped since its tick is dropped at the head, and
+    // never taken behind a person's message: that turn ends before it.
+    const stopped = await firstStoppedRun(this.env, this.#pending.slice(0, plan.take));
+    if (stopped === 0) {
+      await dropStoppedRuns(this.env, this.address, this.#pending, this.lease.token);
+      return "again";
+    }
+    const take = stopped ?? plan.take;
+    this.#pending = this.#pending.slice(0, take);
     // Counted before the files are read: a file that kills its worker is given up like any turn.
-    const pickup = await this.#countPickup(unbegunAt(this.#pending), plan.take);
+    const pickup = await this.#countPickup(unbegunAt(this.#pending), take);
     if (stalled(pickup)) {
       // Only what the first crashed pickup took: a message that came since gets its own turn.
       const given = this.#pending.slice(0, pickup.took);

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { STRAIN_NOTES } from "../../src/queue/turn-worker.ts";
 import { type RecordedRequest, startFakeOpenAI } from "../../src/testing/fakes/openai-server.ts";
 import { startFakeTelegram } from "../../src/testing/fakes/telegram-api.ts";
 import { buildIsFresh } from "../support/build-freshness.ts";
@@ -301,6 +302,21 @@ function example(name: string): string {
   return to;
 }
 
+/** The log lines of `stderr` but a worker's back-pressure notes (see STRAIN_NOTES), as they were. */
+function withoutStrainNotes(stderr: string): string {
+  const notes: readonly string[] = Object.values(STRAIN_NOTES);
+  return stderr
+    .split("\n")
+    .filter((line) => {
+      try {
+        return !notes.includes((JSON.parse(line) as { msg?: unknown }).msg as string);
+      } catch {
+        return true;
+      }
+    })
+    .join("\n");
+}
+
 /** The fake model: the first request calls the tool, the next answers with what the tool said. */
 function orderResponder(request: RecordedRequest) {
   const messages: { role: string; content: string }[] = request.body.messages;
@@ -339,7 +355,9 @@ describe("the JavaScript example, installed from the tarball", () => {
       });
       child.stdin.end("Where is my order A-1042?\n");
       const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
-      expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+      // On a loaded machine the worker says it holds new turns back while its event loop lags
+      // (back-pressure, a warning by design); nothing else may reach stderr.
+      expect({ code, stderr: withoutStrainNotes(stderr) }).toEqual({ code: 0, stderr: "" });
       expect(stdout).toBe("Good news: Order A-1042 shipped on 2026-11-30 with Parcelforce.\n");
       const tools = fake.requests[0]?.body.tools.map(
         (t: { function: { name: string } }) => t.function.name,

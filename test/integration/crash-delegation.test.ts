@@ -248,7 +248,10 @@ describe("a worker killed while a delegated agent's tool with effects runs", () 
       const posts = await firstPosts(redis, prefix);
       expect(posts.map((p) => p.text)).toEqual(["Done: the researcher set it."]);
       expect(childAsked).toBe(1);
-      expect(searches).toBe(2);
+      // The resumed child ran its stored web_search again. A call without effects may run
+      // again at every pickup: on a loaded machine the 1.5 s lease can lapse while the first
+      // search hangs, and a pickup before the kill adds one. The reminder, with effects, is set once.
+      expect(searches).toBeGreaterThanOrEqual(2);
       expect((await reminders.getJobCounts("delayed")).delayed).toBe(1);
     } finally {
       await reminders.close();

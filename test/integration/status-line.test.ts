@@ -62,6 +62,60 @@ describe("a turn's status line in Redis", () => {
     expect(await redis.exists(store.keys.turnStatusLine(address, "turn-b"))).toBe(0);
   });
 
+  it("a run whose lease lapsed while it was slow, posting after the run that took over read the record: one line, deleted", async () => {
+    const outbound = new LineOutbound();
+    // The slow run has not posted yet when the run that takes the turn over reads the record.
+    const slow = await TurnStatus.open(env, outbound, where, { turnId: "turn-d", resumed: false });
+    const taker = await TurnStatus.open(env, outbound, where, { turnId: "turn-d", resumed: true });
+    slow.tool(toolActivity("web_search", {}))();
+    taker.tool(toolActivity("web_search", {}))();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    slow.pause(); // it learns its lease is gone: it clears nothing
+    taker.pause();
+    await taker.end();
+    const made = [...new Set(outbound.calls.filter((c) => c.kind === "post").map((c) => c.ref))];
+    expect(made).toHaveLength(1);
+    expect(outbound.removed).toEqual(made);
+    expect(await redis.exists(store.keys.turnStatusLine(address, "turn-d"))).toBe(0);
+  });
+
+  it("a run whose lease lapsed hears its post back after the run that took over deleted the line: no record comes back", async () => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // The slow run's post reaches the platform; its answer comes back late.
+    class SlowAnswer extends LineOutbound {
+      #first = true;
+      override async post(
+        target: DeliveryTarget,
+        text: string,
+        options: { idempotencyKey: string },
+      ) {
+        const ref = await super.post(target, text, options);
+        if (this.#first) {
+          this.#first = false;
+          await held;
+        }
+        return ref;
+      }
+    }
+    const outbound = new SlowAnswer();
+    const slow = await TurnStatus.open(env, outbound, where, { turnId: "turn-e", resumed: false });
+    slow.tool(toolActivity("web_search", {}))();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const taker = await TurnStatus.open(env, outbound, where, { turnId: "turn-e", resumed: true });
+    taker.tool(toolActivity("web_search", {}))();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    taker.pause();
+    await taker.end();
+    expect(outbound.removed).toHaveLength(1);
+    release();
+    slow.pause();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await redis.exists(store.keys.turnStatusLine(address, "turn-e"))).toBe(0);
+  });
+
   it("a turn whose lease is lost leaves its line to the run that took it over", async () => {
     const outbound = new LineOutbound();
     const lease = new AbortController();

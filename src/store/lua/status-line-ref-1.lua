@@ -1,0 +1,9 @@
+-- Records a status line's message ref, only while the record is still the one the post was
+-- made under: a run whose lease lapsed hears its post back after the run that took the turn
+-- over deleted the line and its record, and must not bring the record back (forever: a bare
+-- HSET on a deleted key has no TTL).
+-- KEYS: the turn's status line record. ARGV: the post's idempotency key, the message ref.
+-- Returns 1 when recorded, 0 when the record is gone or holds another key.
+if redis.call('HGET', KEYS[1], 'key') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'ref', ARGV[2])
+return 1
