@@ -104,6 +104,12 @@ describe("toMrkdwn", () => {
     expect(toMrkdwn("hel**l**o")).toBe(`hel${ZWSP}*l*${ZWSP}o`);
   });
 
+  it("keeps an image's link on one line when its alt text has a line break (fast-check found it)", () => {
+    expect(toMrkdwn("![~~~\n](https://e.com/a?b=1&c=2)")).toBe(
+      "<https://e.com/a?b=1&amp;c=2|~~~ >",
+    );
+  });
+
   it("turns a heading into a bold line", () => {
     expect(toMrkdwn("## Result\n\nDone.")).toBe("*Result*\n\nDone.");
   });

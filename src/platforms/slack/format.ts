@@ -210,7 +210,10 @@ function link(rawUrl: string, label: string, labelText: string, ctx: Context): s
   const url = restore(rawUrl, ctx).replace(/^<(.*)>$/s, "$1");
   if (!isSafe(url)) return label;
   const address = url.replace(/[\s<>|]/g, (c) => encodeURIComponent(c)).replaceAll("&", "&amp;");
-  return label === "" || labelText === url ? `<${address}>` : `<${address}|${label}>`;
+  // Slack's `<url|label>` ends at a line break: an image's alt text keeps the newlines it was
+  // written with (a link's label is phrasing, already on one line), so they become spaces here.
+  const oneLine = label.replaceAll("\n", " ");
+  return oneLine === "" || labelText === url ? `<${address}>` : `<${address}|${oneLine}>`;
 }
 
 function isSafe(url: string): boolean {
