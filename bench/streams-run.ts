@@ -10,6 +10,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import {
   createWriteStream,
   existsSync,
+  mkdirSync,
   readdirSync,
   readFileSync,
   statSync,
@@ -551,7 +552,10 @@ async function startRole(
   // Keep only the last of its logs, for the error when it fails to start; all of them with BENCH_STREAMS_LOGS=dir.
   let tail = "";
   const logDir = process.env.BENCH_STREAMS_LOGS;
-  if (logDir) child.stderr?.pipe(createWriteStream(`${logDir}/${role}-${child.pid}.log`));
+  if (logDir) {
+    mkdirSync(logDir, { recursive: true });
+    child.stderr?.pipe(createWriteStream(`${logDir}/${role}-${child.pid}.log`));
+  }
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(

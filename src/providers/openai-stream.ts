@@ -2,6 +2,7 @@ import type { Usage } from "../core/agent/messages.ts";
 import { ZERO_USAGE } from "../core/agent/messages.ts";
 import type { ProviderResponse } from "../core/agent/provider.ts";
 import { type EventSourceMessage, type EventStreamWatch, readEventStream } from "./event-stream.ts";
+import { socketBody } from "./model-fetch.ts";
 import { openAISdk } from "./openai-sdk.ts";
 import { CappedReplyDraft } from "./reply-draft.ts";
 import { type Fields, fieldsOf, type ReplyDraft, type StreamReading } from "./reply-stream.ts";
@@ -43,23 +44,27 @@ export async function readCompletionStream(
   const { APIError } = await openAISdk();
   const draft = new CompletionDraft(options);
   let done = false;
-  await readEventStream(response.body, options.watch, ({ data }: EventSourceMessage) => {
-    if (done) return true;
-    if (data.startsWith("[DONE]")) {
-      done = true;
-      return true;
-    }
-    let chunk: unknown;
-    try {
-      chunk = JSON.parse(data);
-    } catch (error) {
-      options.sdkLog("Could not parse message into JSON:", data);
-      throw error;
-    }
-    const failed = fieldsOf(chunk)?.error;
-    if (failed) throw new APIError(undefined, failed as object, undefined, response.headers);
-    return draft.read(chunk);
-  });
+  await readEventStream(
+    socketBody(response) ?? response.body,
+    options.watch,
+    ({ data }: EventSourceMessage) => {
+      if (done) return true;
+      if (data.startsWith("[DONE]")) {
+        done = true;
+        return true;
+      }
+      let chunk: unknown;
+      try {
+        chunk = JSON.parse(data);
+      } catch (error) {
+        options.sdkLog("Could not parse message into JSON:", data);
+        throw error;
+      }
+      const failed = fieldsOf(chunk)?.error;
+      if (failed) throw new APIError(undefined, failed as object, undefined, response.headers);
+      return draft.read(chunk);
+    },
+  );
   return draft.response();
 }
 

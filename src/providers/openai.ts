@@ -5,6 +5,7 @@ import type { ModelLimits } from "../core/config/model-section.ts";
 import type { LoggerPort } from "../core/logger.ts";
 import { noteModel } from "../observability/tracing-model.ts";
 import type { Failure, FailureContext } from "./failure.ts";
+import { modelFetch } from "./model-fetch.ts";
 import { classifyFailure, displayURL } from "./openai-errors.ts";
 import { buildChatRequest } from "./openai-request.ts";
 import { openAISdk } from "./openai-sdk.ts";
@@ -99,7 +100,7 @@ class ChatCompletionsProvider extends StreamingProvider<OpenAIProviderOptions, C
     { limits, watch, progress, budget, signal }: Attempt,
   ): Promise<ProviderResponse> {
     // The SDK sends the request and answers its failures; the reply's body is read here, as it comes.
-    const watched = client.withOptions({ fetch: watchedFetch(watch, "as-is") });
+    const watched = client.withOptions({ fetch: watchedFetch(watch, "as-is", modelFetch) });
     const response = await watched.chat.completions
       .create(
         body,

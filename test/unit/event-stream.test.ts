@@ -1,3 +1,5 @@
+import { once } from "node:events";
+import { Readable } from "node:stream";
 import fc from "fast-check";
 import { APIError } from "openai";
 import { Stream } from "openai/streaming";
@@ -19,8 +21,13 @@ import { OversizedEventError } from "../../src/providers/watched-fetch.ts";
 
 const encoder = new TextEncoder();
 
+/** The two bodies a reply may have: `fetch`'s, and the socket's own (model-fetch.ts). */
+const KINDS = ["a web stream", "a socket's stream"] as const;
+type Kind = (typeof KINDS)[number];
+type Body = ReadableStream<Uint8Array> | Readable;
+
 /** A body that delivers `bytes` in the pieces the cuts make, as a network would. */
-function bodyOf(bytes: Uint8Array, cuts: readonly number[] = []): ReadableStream<Uint8Array> {
+function bodyOf(bytes: Uint8Array, cuts: readonly number[] = [], kind: Kind = KINDS[0]): Body {
   const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
   const pieces: Uint8Array[] = [];
   let from = 0;
@@ -28,10 +35,58 @@ function bodyOf(bytes: Uint8Array, cuts: readonly number[] = []): ReadableStream
     pieces.push(bytes.slice(from, to));
     from = to;
   }
+  if (kind === "a socket's stream") return Readable.from(pieces);
   return new ReadableStream({
     start(controller) {
       for (const piece of pieces) controller.enqueue(piece);
       controller.close();
+    },
+  });
+}
+
+function webBodyOf(bytes: Uint8Array, cuts: readonly number[] = []): ReadableStream<Uint8Array> {
+  return bodyOf(bytes, cuts) as ReadableStream<Uint8Array>;
+}
+
+/** A body that sends `data: 1`, `data: 2`, ... for as long as it is read; `cancelled` once it is not. */
+function endlessBody(kind: Kind): { body: Body; pulls: () => number; cancelled: () => boolean } {
+  let pulls = 0;
+  let cancelled = false;
+  const next = () => encoder.encode(`data: ${++pulls}\n\n`);
+  const body: Body =
+    kind === "a web stream"
+      ? new ReadableStream<Uint8Array>({
+          pull: (controller) => controller.enqueue(next()),
+          cancel: () => {
+            cancelled = true;
+          },
+        })
+      : new Readable({
+          read() {
+            this.push(next());
+          },
+          destroy(error, callback) {
+            cancelled = true;
+            callback(error);
+          },
+        });
+  return { body, pulls: () => pulls, cancelled: () => cancelled };
+}
+
+/** A body that sends two events, then fails with an AbortError when `signal` aborts, as fetch's and undici's do. */
+function abortedBody(kind: Kind, signal: AbortSignal): Body {
+  const bytes = encoder.encode("data: 1\n\ndata: 2\n\n");
+  const aborted = () => new DOMException("This operation was aborted", "AbortError");
+  if (kind === "a socket's stream") {
+    const body = new Readable({ read() {} });
+    body.push(bytes);
+    signal.addEventListener("abort", () => body.destroy(aborted()));
+    return body;
+  }
+  return new ReadableStream<Uint8Array>({
+    start(stream) {
+      stream.enqueue(bytes);
+      signal.addEventListener("abort", () => stream.error(aborted()));
     },
   });
 }
@@ -42,7 +97,7 @@ const watching = (maxEventBytes = 1 << 20, signal = new AbortController().signal
   signal,
 });
 
-async function eventsOf(body: ReadableStream<Uint8Array>, maxEventBytes?: number) {
+async function eventsOf(body: Body, maxEventBytes?: number) {
   const events: { event: string | undefined; data: string }[] = [];
   await readEventStream(body, watching(maxEventBytes), ({ event, data }) => {
     events.push({ event, data });
@@ -81,7 +136,7 @@ const streamEvent = fc.record({
   extra: fc.array(ignoredLine, { maxLength: 2 }),
 });
 
-describe("reading an event stream", () => {
+describe.each(KINDS)("reading an event stream from %s", (kind) => {
   it("yields exactly the events written, whatever the line ends and wherever the network cuts the bytes", async () => {
     await fc.assert(
       fc.asyncProperty(
@@ -97,7 +152,7 @@ describe("reading an event stream", () => {
           ]);
           const bytes = encoder.encode(lines.map((line) => `${line}${end}`).join(""));
 
-          expect(await eventsOf(bodyOf(bytes, cuts))).toEqual(
+          expect(await eventsOf(bodyOf(bytes, cuts, kind))).toEqual(
             events.map(({ name, dataLines }) => ({
               event: name || undefined,
               data: dataLines.join("\n"),
@@ -112,7 +167,9 @@ describe("reading an event stream", () => {
   it("drops an event the stream ends before finishing, as the SDKs do", async () => {
     const bytes = encoder.encode('data: {"a":1}\n\ndata: {"b":2}\n');
 
-    expect(await eventsOf(bodyOf(bytes, [3, 20]))).toEqual([{ event: undefined, data: '{"a":1}' }]);
+    expect(await eventsOf(bodyOf(bytes, [3, 20], kind))).toEqual([
+      { event: undefined, data: '{"a":1}' },
+    ]);
   });
 
   it("refuses a stream exactly when a line longer than the limit arrives in pieces, wherever they are cut", async () => {
@@ -133,7 +190,7 @@ describe("reading an event stream", () => {
             ...Array.from({ length: Math.ceil(bytes.length / max) }, (_, i) => i * max),
           ];
           const longest = Math.max(0, ...lines.map(([n]) => n + "data:".length));
-          const reading = eventsOf(bodyOf(bytes, pieces), max);
+          const reading = eventsOf(bodyOf(bytes, pieces, kind), max);
 
           if (longest > max) await expect(reading).rejects.toBeInstanceOf(OversizedEventError);
           else await expect(reading).resolves.toEqual([]);
@@ -151,7 +208,7 @@ describe("reading an event stream", () => {
         async (lines, cuts) => {
           const bytes = encoder.encode(lines.map(([n, end]) => `:${"x".repeat(n)}${end}`).join(""));
 
-          await expect(eventsOf(bodyOf(bytes, cuts), 65)).resolves.toEqual([]);
+          await expect(eventsOf(bodyOf(bytes, cuts, kind), 65)).resolves.toEqual([]);
         },
       ),
       { numRuns: 300 },
@@ -162,7 +219,7 @@ describe("reading an event stream", () => {
     // 30 characters, 120 bytes.
     const line = `data: ${"😀".repeat(30)}\n\n`;
 
-    await expect(eventsOf(bodyOf(encoder.encode(line)), 100)).rejects.toBeInstanceOf(
+    await expect(eventsOf(bodyOf(encoder.encode(line), [], kind), 100)).rejects.toBeInstanceOf(
       OversizedEventError,
     );
   });
@@ -172,7 +229,7 @@ describe("reading an event stream", () => {
     const bytes = encoder.encode(": keep-alive\n\n: keep-alive\n\ndata: 1\n\n");
 
     await readEventStream(
-      bodyOf(bytes, [14, 28]),
+      bodyOf(bytes, [14, 28], kind),
       { ...watching(), heard: () => heard++ },
       () => true,
     );
@@ -181,17 +238,7 @@ describe("reading an event stream", () => {
   });
 
   it("stops downloading once the reader has enough, cancelling the rest of the body", async () => {
-    let cancelled = false;
-    let pulls = 0;
-    const body = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        pulls++;
-        controller.enqueue(encoder.encode(`data: ${pulls}\n\n`));
-      },
-      cancel() {
-        cancelled = true;
-      },
-    });
+    const { body, cancelled } = endlessBody(kind);
     const seen: string[] = [];
 
     await readEventStream(body, watching(), ({ data }) => {
@@ -200,19 +247,12 @@ describe("reading an event stream", () => {
     });
 
     expect(seen).toEqual(["1", "2", "3"]);
-    expect(cancelled).toBe(true);
+    expect(cancelled()).toBe(true);
   });
 
   it("ends quietly when the attempt's signal aborts, leaving the caller to say why", async () => {
     const controller = new AbortController();
-    const body = new ReadableStream<Uint8Array>({
-      start(stream) {
-        stream.enqueue(encoder.encode("data: 1\n\ndata: 2\n\n"));
-        controller.signal.addEventListener("abort", () =>
-          stream.error(new DOMException("This operation was aborted", "AbortError")),
-        );
-      },
-    });
+    const body = abortedBody(kind, controller.signal);
     const seen: string[] = [];
 
     await readEventStream(body, watching(undefined, controller.signal), ({ data }) => {
@@ -222,6 +262,58 @@ describe("reading an event stream", () => {
     });
 
     expect(seen).toEqual(["1"]);
+  });
+});
+
+describe("reading an event stream from a socket's stream", () => {
+  it("fails as fetch's body does when the connection breaks in the middle", async () => {
+    const body = new Readable({ read() {} });
+    body.push(encoder.encode("data: 1\n\n"));
+    const seen: string[] = [];
+    const reading = readEventStream(body, watching(), ({ data }) => {
+      seen.push(data);
+      body.destroy(Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" }));
+      return true;
+    });
+
+    const error = await reading.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TypeError);
+    expect((error as TypeError).message).toBe("terminated");
+    expect(seen).toEqual(["1"]);
+  });
+
+  it("fails the same way for a body that broke before anyone read it, and ends quietly for one aborted", async () => {
+    const broken = new Readable({ read() {} });
+    broken.on("error", () => {}).destroy(new Error("other side closed"));
+    const aborted = new Readable({ read() {} });
+    aborted.on("error", () => {}).destroy(new DOMException("aborted", "AbortError"));
+
+    await expect(readEventStream(broken, watching(), () => true)).rejects.toThrow("terminated");
+    await expect(readEventStream(aborted, watching(), () => true)).resolves.toBeUndefined();
+  });
+
+  it("leaves no error behind when it stops early: undici's body fails itself once destroyed", async () => {
+    // undici's BodyReadable turns a destroy without an error into an AbortError it emits.
+    const body = new Readable({
+      read() {
+        this.push(encoder.encode("data: 1\n\n"));
+      },
+      destroy(_error, callback) {
+        callback(new DOMException("Request aborted", "AbortError"));
+      },
+    });
+    const uncaught = vi.fn();
+    process.on("uncaughtException", uncaught);
+    try {
+      await readEventStream(body, watching(), () => false);
+      // A destroyed stream emits its error, then "close".
+      if (!body.closed) await once(body, "close");
+    } finally {
+      process.off("uncaughtException", uncaught);
+    }
+
+    expect(body.destroyed).toBe(true);
+    expect(uncaught).not.toHaveBeenCalled();
   });
 });
 
@@ -260,7 +352,7 @@ async function outcome(read: Promise<unknown>): Promise<unknown> {
 
 /** The path this replaces: the body through the SDK's Stream into the same draft. */
 function readBySdk(bytes: Uint8Array, cuts: readonly number[]) {
-  const response = new Response(bodyOf(bytes, cuts));
+  const response = new Response(webBodyOf(bytes, cuts));
   const stream = Stream.fromSSEResponse(response, new AbortController());
   return readReplyStream(stream, new CompletionDraft(reading()));
 }
@@ -302,7 +394,7 @@ describe("reading a Chat Completions stream", () => {
           const bytes = encoder.encode(pieces.join("").replace(/\n/g, end));
 
           const ours = await outcome(
-            readCompletionStream(new Response(bodyOf(bytes, cuts)), reading()),
+            readCompletionStream(new Response(webBodyOf(bytes, cuts)), reading()),
           );
 
           expect(ours).toEqual(await outcome(readBySdk(bytes, cuts)));
@@ -317,7 +409,7 @@ describe("reading a Chat Completions stream", () => {
       `${chunkEvent({ content: "Hel" })}event: error\ndata: {"error":{"message":"overloaded","type":"server_error"}}\n\n`,
     );
 
-    const error = await readCompletionStream(new Response(bodyOf(bytes)), reading()).catch(
+    const error = await readCompletionStream(new Response(webBodyOf(bytes)), reading()).catch(
       (e: unknown) => e,
     );
 
@@ -330,7 +422,7 @@ describe("reading a Chat Completions stream", () => {
     const logged: unknown[][] = [];
     const bytes = encoder.encode("data: {half\n\n");
 
-    const error = await readCompletionStream(new Response(bodyOf(bytes)), {
+    const error = await readCompletionStream(new Response(webBodyOf(bytes)), {
       ...reading(),
       sdkLog: (...args) => void logged.push(args),
     }).catch((e: unknown) => e);
@@ -367,7 +459,7 @@ describe("reading a Chat Completions stream", () => {
         async (pieces, cuts) => {
           const bytes = new Uint8Array(pieces.flatMap((p) => [...p]));
           const result = await readCompletionStream(
-            new Response(bodyOf(bytes, cuts)),
+            new Response(webBodyOf(bytes, cuts)),
             reading(48),
           ).then(
             () => undefined,

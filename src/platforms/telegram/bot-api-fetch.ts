@@ -1,6 +1,6 @@
-import { createRequire } from "node:module";
 import type { Readable } from "node:stream";
-import type { Agent, Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
+import { type HttpPool, httpPool } from "../../providers/http-pool.ts";
 
 /**
  * Connections a process keeps open to one Bot API root. Calls past it wait
@@ -27,13 +27,7 @@ interface BotApiResponse {
   text(): Promise<string>;
 }
 
-/** undici's request API, called on a dispatcher: what `Dispatcher.prototype.request` is. */
-type RequestFn = (
-  this: Dispatcher,
-  options: Dispatcher.RequestOptions,
-) => Promise<Dispatcher.ResponseData>;
-
-let pool: { agent: Agent; request: RequestFn } | undefined;
+let pool: HttpPool | undefined;
 
 /**
  * The `fetch` every grammY client of Switchyard calls the Bot API with
@@ -54,7 +48,7 @@ let pool: { agent: Agent; request: RequestFn } | undefined;
  *
  * undici is required at the first call, not at import, so a worker that has
  * not answered anyone yet has not paid for it (and only the part of it this
- * needs: see {@link connections}).
+ * needs: see {@link httpPool}).
  *
  * @example
  * const bot = new Bot(token, { client: { apiRoot, fetch: botApiFetch } });
@@ -79,29 +73,13 @@ export const botApiFetch = (async (url: string, init: BotApiInit = {}) => {
   } satisfies BotApiResponse;
 }) as unknown as typeof fetch;
 
-/**
- * The process's pool, made at the first call. Its two modules are required
- * by path rather than through undici's entry point, which would also set
- * undici 7's Agent as the process's global dispatcher when none is set yet:
- * the one discord.js's undici 6 and Node's own fetch then send through, and
- * discord.js's uploads go astray on it (src/testing/fakes/multipart.ts). A
- * Telegram bot's first call must not change how a Discord bot in the same
- * process posts. The two also load in a third of the time and half the
- * memory of the whole package. undici is pinned (package.json), and
- * test/integration/telegram-bot-api-fetch.test.ts runs every call grammY
- * makes through them.
- */
-function connections(): { agent: Agent; request: RequestFn } {
-  if (pool) return pool;
-  const require = createRequire(import.meta.url);
-  const AgentClass = require("undici/lib/dispatcher/agent.js") as typeof Agent;
-  const request = require("undici/lib/api/api-request.js") as RequestFn;
-  const agent = new AgentClass({
+/** The process's pool, made at the first call. */
+function connections(): HttpPool {
+  pool ??= httpPool({
     connections: CONNECTIONS_PER_ROOT,
     // grammY's timeoutSeconds and the poller's wait decide how long a call may take.
     headersTimeout: 0,
     bodyTimeout: 0,
   });
-  pool = { agent, request };
   return pool;
 }
