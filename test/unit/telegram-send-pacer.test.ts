@@ -1,11 +1,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
+  PAID_BROADCAST_PACE,
   type PacerClock,
   type SendPace,
   SendPacer,
   type SendPriority,
+  TELEGRAM_SEND_PACE,
 } from "../../src/platforms/telegram/send-pacer.ts";
+import { TELEGRAM_LIMITS } from "../../src/testing/fakes/telegram-limits.ts";
 
 /** A virtual clock: timers run in time order when {@link run} is called. */
 class VirtualClock implements PacerClock {
@@ -124,4 +127,28 @@ describe("the bot-wide send pacer", () => {
     expect(grants.filter((g) => g.at === 0)).toHaveLength(5);
     expect(grants.at(-1)?.at).toBe(7_800);
   });
+
+  it.each([
+    ["free", TELEGRAM_SEND_PACE, TELEGRAM_LIMITS.perBotPerSecond, 300],
+    ["paid", PAID_BROADCAST_PACE, TELEGRAM_LIMITS.paidPerBotPerSecond ?? 1_000, 4_000],
+  ])(
+    "keeps the %s pace under Telegram's limit in every second, however many answers finish at once",
+    (_, pace, limit, answers) => {
+      // Answers finishing together, then more a little later: the bucket starts full twice.
+      const sends = Array.from({ length: answers }, (_, i) => ({
+        at: i < answers / 2 ? 0 : 60_000,
+        priority: "post" as const,
+      }));
+      const times = simulate(pace, sends).map((grant) => grant.at);
+      let most = 0;
+      for (let from = 0, to = 0; from < times.length; from++) {
+        while (to < times.length && (times[to] as number) <= (times[from] as number) + 1_000) to++;
+        most = Math.max(most, to - from);
+      }
+
+      expect(most).toBeLessThanOrEqual(limit);
+      // And it uses what the limit allows: a tenth under it at most.
+      expect(most).toBeGreaterThanOrEqual(limit * 0.9);
+    },
+  );
 });
