@@ -78,7 +78,7 @@ export function renderStreamsSection(json: StreamsJson): string {
       `and the fake Telegram holds its flood limits (a chat about once a second, the bot 30 new messages a second or 1,000 as paid broadcasts, 429 with retry_after). ` +
       "The platform floor rows are the least the wall time and the final edit could be had the engine cost nothing: each final message leaves when its model ends, at the bot's pace. " +
       "The whole answer shown is the model's end to the first draft or message that shows all of it: while a message waits for the bot's pace, a last draft may show it first. " +
-      "The I/O floor is the CPU a process of its own spends per turn only moving a turn's bytes with Node's fetch, at the same load: the same streamed answer read to its end, and as many Telegram calls of the same size; the worker's CPU less it is the engine's. " +
+      "The I/O floor is the CPU a process of its own spends per turn only moving a turn's bytes with undici's request API (the leanest HTTP client Node has), at the same load: the same streamed answer read to its end, and as many Telegram calls of the same size; the worker's CPU less it is the engine's. " +
       `Medians over ${runs} run(s) on fresh processes after a warm-up, min–max in brackets; what was not answered within ${Math.round(f.deadlineMs / 1000)} s is late.`,
     "",
     ...[header, header.map((_, i) => (i === 0 ? "---" : "---:")), ...rows].map(
