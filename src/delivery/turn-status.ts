@@ -101,7 +101,9 @@ export class StatusLine {
    * the one that run deletes. And it posts nothing once its lease is another
    * run's or gone, checked in Redis as the key is recorded: by then the run
    * that took over may have answered and deleted the line, and a line posted
-   * after that would stay beside the answer.
+   * after that would stay beside the answer. A post still on its way when
+   * that run deleted the line (this run held the lease when it set out) is
+   * deleted as it comes back, its record gone.
    */
   async post(text: string): Promise<void> {
     if (this.#record.ref !== undefined) return;
@@ -117,7 +119,12 @@ export class StatusLine {
       preview: true,
     });
     this.#record = { key, ref };
-    await RECORD_REF.run(this.redis, [this.#key], [key, ref]);
+    if (Number(await RECORD_REF.run(this.redis, [this.#key], [key, ref])) === 1) return;
+    // The record went while the post was on its way: the run that took the turn over deleted
+    // the line before this post reached the platform, which then made it anew. No other run
+    // knows of that message.
+    this.#record = {};
+    await this.removeMessage(this.target, ref);
   }
 
   /**

@@ -32,6 +32,9 @@ const address = {
 };
 const where = { address, target: address };
 const messagesPath = new RegExp(`^/channels/${CHANNEL}/messages$`);
+const messagePath = new RegExp(`^/channels/${CHANNEL}/messages/\\d+$`);
+const ANSWER = "Here is what I found.";
+const LINE = "Searching the web…";
 
 let discord: FakeDiscord;
 const clients: Client[] = [];
@@ -51,10 +54,39 @@ function workerOutbound(): DiscordOutbound {
   return new DiscordOutbound(client, discord.apiUrl);
 }
 
+/**
+ * A worker takes the turn over once the first run's lease ran out (its key
+ * gone, as one nobody renews goes): it shows the line, answers, deletes the
+ * line and lets the conversation go.
+ */
+async function takeOver(turnId: string): Promise<void> {
+  await redis.del(store.keys.conversation(address).lease);
+  expect(await inbox.acquire(address, "run-b", 60_000)).toBe(true);
+  const outbound = workerOutbound();
+  const status = await TurnStatus.open(env, outbound, where, {
+    turnId,
+    resumed: true,
+    leaseToken: "run-b",
+  });
+  const shown = discord.waitForCall("POST", messagesPath, { after: discord.calls.length });
+  status.tool(toolActivity("web_search", {}))();
+  await shown;
+  status.pause();
+  await outbound.post(where.target, ANSWER, { idempotencyKey: `${turnId}-0` });
+  await status.end();
+  expect(await inbox.release(address, "run-b")).toBe(0);
+  expect(botPosts(discord, CHANNEL).map((m) => m.content)).toEqual([ANSWER]);
+  expect(discord.calls.filter((c) => c.method === "DELETE")).toHaveLength(1);
+}
+
+const posted = () =>
+  discord.calls
+    .filter((c) => c.method === "POST" && messagesPath.test(c.path))
+    .map((c) => c.body?.content);
+
 describe("a Discord status line and the conversation's lease", () => {
   it("a run whose lease lapsed, coming to its post after the run that took over answered and deleted the line, posts nothing", async () => {
     const turnId = "turn-lapsed";
-    const lease = store.keys.conversation(address).lease;
     // The first run holds the lease; its line waits for its turn to be stored (held here).
     expect(await inbox.acquire(address, "run-a", 60_000)).toBe(true);
     let stored = () => {};
@@ -68,44 +100,48 @@ describe("a Discord status line and the conversation's lease", () => {
       stored: () => storedLate,
     });
     lapsed.tool(toolActivity("web_search", {}));
-    // It is slow, not dead: its lease runs out (the key goes, as one nobody renews does)
-    // without its worker having looked yet, so nothing has told it.
-    await redis.del(lease);
-    // Another worker takes the turn over, shows the line, answers, deletes the line, lets go.
-    expect(await inbox.acquire(address, "run-b", 60_000)).toBe(true);
-    const taker = workerOutbound();
-    const status = await TurnStatus.open(env, taker, where, {
-      turnId,
-      resumed: true,
-      leaseToken: "run-b",
-    });
-    status.tool(toolActivity("web_search", {}))();
-    await discord.waitForCall("POST", messagesPath);
-    status.pause();
-    await taker.post(where.target, "Here is what I found.", { idempotencyKey: `${turnId}-0` });
-    await status.end();
-    expect(await inbox.release(address, "run-b")).toBe(0);
-    expect(botPosts(discord, CHANNEL).map((m) => m.content)).toEqual(["Here is what I found."]);
-    const deletes = discord.calls.filter((c) => c.method === "DELETE");
-    expect(deletes).toHaveLength(1);
+    // It is slow, not dead: its lease runs out and the turn is taken over and answered
+    // before its worker renews, so nothing has told it.
+    await takeOver(turnId);
 
-    // Only now does the lapsed run come to its post; nothing has told it of its lease yet.
-    // Awaiting the same promise its line waits on resumes the test after the line's own
-    // checks ran (reactions run in order): it ends its status after its post started, as a
-    // run whose answer (under the turn's key, already there) went out would. Left at that,
-    // a run that learns of its lease first leaves the line it posted.
+    // Only now does the lapsed run come to its post. Awaiting the promise its line waits on
+    // resumes the test after the line's own checks ran (reactions run in order): it ends its
+    // status after its post started, as a run whose answer (under the turn's key, there
+    // already) went out would. One that learns of its lease first would leave its line.
     stored();
     await storedLate;
     await lapsed.end();
-    const lines = discord.calls.filter(
-      (c) => c.method === "POST" && messagesPath.test(c.path) && c.body?.content !== undefined,
-    );
-    expect(lines.map((c) => c.body.content)).toEqual([
-      "Searching the web…",
-      "Here is what I found.",
-    ]);
-    expect(discord.calls.filter((c) => c.method === "DELETE")).toEqual(deletes);
-    expect(botPosts(discord, CHANNEL).map((m) => m.content)).toEqual(["Here is what I found."]);
+    expect(posted()).toEqual([LINE, ANSWER]);
+    expect(discord.calls.filter((c) => c.method === "DELETE")).toHaveLength(1);
+    expect(botPosts(discord, CHANNEL).map((m) => m.content)).toEqual([ANSWER]);
+    expect(await redis.exists(store.keys.turnStatusLine(address, turnId))).toBe(0);
+  });
+
+  it("a run whose post was on its way when the run that took over deleted the line deletes the line its post made", async () => {
+    const turnId = "turn-late";
+    expect(await inbox.acquire(address, "run-a", 60_000)).toBe(true);
+    const lease = new AbortController();
+    // Its post sets out while it holds the lease, and is held on the way.
+    const held = discord.hold("POST", messagesPath);
+    const late = await TurnStatus.open(env, workerOutbound(), where, {
+      turnId,
+      resumed: false,
+      leaseToken: "run-a",
+      signal: lease.signal,
+    });
+    late.tool(toolActivity("web_search", {}));
+    await held.arrived;
+    // Meanwhile its lease runs out and its worker learns so: its turn stops, the status is
+    // paused and never ended.
+    lease.abort();
+    late.pause();
+    await takeOver(turnId);
+    // Its post reaches Discord now, after the line's delete: a message of its own.
+    const after = discord.calls.length;
+    held.release();
+    await discord.waitForCall("DELETE", messagePath, { after });
+    expect(posted()).toEqual([LINE, ANSWER, LINE]);
+    expect(botPosts(discord, CHANNEL).map((m) => m.content)).toEqual([ANSWER]);
     expect(await redis.exists(store.keys.turnStatusLine(address, turnId))).toBe(0);
   });
 });
