@@ -9,6 +9,8 @@ import type { DeliveryEnvironment } from "./delivery-environment.ts";
 export const REFRESH_MS = 4_000;
 /** A day: longer than any turn's retries. */
 const LINE_TTL_MS = 86_400_000;
+/** Records the key a line is posted under, while the run holds the lease: see status-line-key-2.lua. */
+const RECORD_KEY = LuaScript.file("status-line-key-2");
 /** Records a posted line's ref while its record stands: see status-line-ref-1.lua. */
 const RECORD_REF = LuaScript.file("status-line-ref-1");
 
@@ -26,6 +28,7 @@ interface LineRecord {
  */
 export class StatusLine {
   readonly #key: string;
+  readonly #lease: { readonly key: string; readonly token: string };
   /** The post's idempotency key: one per turn, whichever run posts it. */
   readonly #turnKey: string;
   #record: LineRecord = {};
@@ -36,27 +39,48 @@ export class StatusLine {
     private readonly removeMessage: (target: DeliveryTarget, ref: string) => Promise<void>,
     private readonly target: DeliveryTarget,
     key: string,
+    lease: { readonly key: string; readonly token: string },
     turnId: string,
     private readonly resumed: boolean,
   ) {
     this.#key = key;
+    this.#lease = lease;
     this.#turnKey = `status-${turnId}`;
   }
 
-  /** The turn's line, if the platform shows one; `resumed` reads what a crashed run recorded. */
+  /**
+   * The turn's line, if the platform shows one; `resumed` reads what a
+   * crashed run recorded. `leaseToken` is the run's hold on the
+   * conversation: the line is posted only while it still holds it (a run
+   * that only deletes a line needs none).
+   */
   static async open(
     env: Pick<DeliveryEnvironment, "inbox" | "store">,
     outbound: Outbound,
     where: { readonly address: ConversationAddress; readonly target: DeliveryTarget },
     turnId: string,
     resumed: boolean,
+    leaseToken?: string,
   ): Promise<StatusLine | undefined> {
     if (!outbound.activityLine || !outbound.remove) return undefined;
     // As a message of its own in the answer's thread: no reply, no ping.
     const { replyTo: _, ...target } = where.target;
     const key = env.store.keys.turnStatusLine(where.address, turnId);
+    const lease = {
+      key: env.store.keys.conversation(where.address).lease,
+      token: leaseToken ?? "",
+    };
     const remove = outbound.remove.bind(outbound);
-    const line = new StatusLine(env.inbox.redis, outbound, remove, target, key, turnId, resumed);
+    const line = new StatusLine(
+      env.inbox.redis,
+      outbound,
+      remove,
+      target,
+      key,
+      lease,
+      turnId,
+      resumed,
+    );
     if (resumed) {
       const { key: postKey, ref } = await env.inbox.redis.hgetall(key);
       line.#record = { ...(postKey ? { key: postKey } : {}), ...(ref ? { ref } : {}) };
@@ -74,23 +98,33 @@ export class StatusLine {
    * not made twice. The key is the turn's, not this run's: a run whose lease
    * lapsed while it was slow (not dead) may post its line after the run that
    * took the turn over read the record, and both posts must be one message,
-   * the one that run deletes.
+   * the one that run deletes. And it posts nothing once its lease is another
+   * run's or gone, checked in Redis as the key is recorded: by then the run
+   * that took over may have answered and deleted the line, and a line posted
+   * after that would stay beside the answer. A post still on its way when
+   * that run deleted the line (this run held the lease when it set out) is
+   * deleted as it comes back, its record gone.
    */
   async post(text: string): Promise<void> {
     if (this.#record.ref !== undefined) return;
     const known = this.#record.key;
     const key = known ?? this.#turnKey;
-    if (!known) {
-      await this.redis.multi().hset(this.#key, "key", key).pexpire(this.#key, LINE_TTL_MS).exec();
-      this.#record = { key };
-    }
+    const { key: leaseKey, token } = this.#lease;
+    const held = await RECORD_KEY.run(this.redis, [leaseKey, this.#key], [token, key, LINE_TTL_MS]);
+    if (Number(held) !== 1) return;
+    this.#record = { key };
     const ref = await this.outbound.post(this.target, text, {
       idempotencyKey: key,
       mayExist: known !== undefined || this.resumed,
       preview: true,
     });
     this.#record = { key, ref };
-    await RECORD_REF.run(this.redis, [this.#key], [key, ref]);
+    if (Number(await RECORD_REF.run(this.redis, [this.#key], [key, ref])) === 1) return;
+    // The record went while the post was on its way: the run that took the turn over deleted
+    // the line before this post reached the platform, which then made it anew. No other run
+    // knows of that message.
+    this.#record = {};
+    await this.removeMessage(this.target, ref);
   }
 
   /**
@@ -126,6 +160,14 @@ export interface TurnRun {
   readonly resumed: boolean;
   /** The turn's lease: once it is lost, the status is left to the run that took the turn over. */
   readonly signal?: AbortSignal;
+  /**
+   * The token the run holds the conversation's lease by: the line is posted
+   * only while the lease is still this run's, checked in Redis as the post's
+   * key is recorded: a lease runs out before `signal` says so (the worker
+   * learns it at its next renewal).
+   * Unset: no lease is checked (nothing else runs the turn).
+   */
+  readonly leaseToken?: string;
   /** Waits until the turn is stored (throws if it never will be), before a line is posted under its id. */
   readonly stored?: () => Promise<void>;
   readonly now?: () => number;
@@ -184,7 +226,14 @@ export class TurnStatus {
     where: { readonly address: ConversationAddress; readonly target: DeliveryTarget },
     run: TurnRun,
   ): Promise<TurnStatus> {
-    const line = await StatusLine.open(env, outbound, where, run.turnId, run.resumed);
+    const line = await StatusLine.open(
+      env,
+      outbound,
+      where,
+      run.turnId,
+      run.resumed,
+      run.leaseToken,
+    );
     const status = new TurnStatus(outbound, where.target, line, run);
     status.#send(THINKING, true);
     return status;

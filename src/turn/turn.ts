@@ -394,7 +394,13 @@ export class Turn {
     const outbound = env.outbounds[address.platform];
     const target = targetOf(address, pending.at(-1));
     const { signal } = this.lease;
-    const run = { turnId: checkpoint.turnId, resumed, signal, stored: () => this.durable() };
+    const run = {
+      turnId: checkpoint.turnId,
+      resumed,
+      signal,
+      leaseToken: this.lease.token,
+      stored: () => this.durable(),
+    };
     const status = outbound
       ? await TurnStatus.open(env, outbound, { address, target }, run)
       : undefined;

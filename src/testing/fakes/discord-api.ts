@@ -57,6 +57,7 @@ import {
 import {
   createDiscordRest,
   type FakeDiscordBotIdentity,
+  type FakeHold,
   type FakeRateLimit,
   mentions,
   type RecordedDiscordCall,
@@ -131,6 +132,21 @@ export interface FakeDiscord {
   account(token: string): FakeDiscordBot;
   /** The next `times` matching requests answer 429 with `retry_after` (seconds). */
   rateLimit(method: string, path: RegExp, retryAfterSec: number, times?: number): void;
+  /**
+   * Holds the next matching request unanswered, as a slow network or a
+   * client's queue holds a call, until `release()`: `arrived` resolves with
+   * it when it comes. It joins `calls` (and takes effect) once released, so
+   * calls made meanwhile are answered first.
+   *
+   * @example
+   * const held = fake.hold("POST", /\/channels\/\d+\/messages$/);
+   * const call = await held.arrived; // the post is here, and nothing is made yet
+   * held.release();                  // made now, after whatever came meanwhile
+   */
+  hold(
+    method: string,
+    path: RegExp,
+  ): { readonly arrived: Promise<RecordedDiscordCall>; release(): void };
   /** The default bot's route buckets: refusals and the calls made during a wait; set with `routeLimits`. */
   readonly routeLimiter: DiscordRouteLimiter | undefined;
   /**
@@ -180,6 +196,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   const byId = new Map<string, DiscordMessage>();
   const nextId = snowflakes();
   const answered = new EventEmitter();
+  /** Lets go of held requests (see `hold`), all of them at close. */
+  const releases: (() => void)[] = [];
   const guildOf = (channelId: string) =>
     guilds.find((g) => g.channels.some((c) => c.id === channelId))?.id;
   const user = (id: string) =>
@@ -199,6 +217,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     guildOf,
     guilds,
     rateLimits: [] as FakeRateLimit[],
+    holds: [] as FakeHold[],
     acknowledged: new Set<string>(),
     storeFile: (channelId: string, bytes: Uint8Array, filename: string, contentType?: string) =>
       storeFile(channelId, bytes, filename, contentType),
@@ -374,10 +393,23 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     rateLimit: (method, path, retryAfter, times = 1) => {
       restState.rateLimits.push({ method, path, retryAfter, times });
     },
+    hold: (method, path) => {
+      let release = () => {};
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      releases.push(release);
+      const arrived = new Promise<RecordedDiscordCall>((resolve) => {
+        restState.holds.push({ method, path, arrived: resolve, released });
+      });
+      return { arrived, release };
+    },
     reconnect: () => gateway.reconnect(),
     waitForCall: (method, path, options) =>
       waitForDiscordCall(calls, answered, method, path, options),
     close: async () => {
+      // A request still held would keep its connection, and the server, open.
+      for (const release of releases) release();
       answered.removeAllListeners();
       await gateway.close();
       await server.close();

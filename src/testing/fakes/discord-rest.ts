@@ -69,6 +69,8 @@ export interface DiscordRestState {
   defaultChannelId(): string;
   onCall(call: RecordedDiscordCall): void;
   rateLimits: FakeRateLimit[];
+  /** Requests to hold unanswered until released, the next match of each (see `FakeDiscord.hold`). */
+  holds: FakeHold[];
   /** Interactions already given their initial response: Discord refuses a second (40060). */
   acknowledged: Set<string>;
   /** Keeps an attachment's bytes on the CDN; returns the attachment object Discord sends. */
@@ -100,6 +102,14 @@ export interface FakeRateLimit {
   path: RegExp;
   retryAfter: number;
   times: number;
+}
+
+/** One request to hold: the next matching one waits for `released` before it is answered. */
+export interface FakeHold {
+  method: string;
+  path: RegExp;
+  arrived(call: RecordedDiscordCall): void;
+  released: Promise<void>;
 }
 
 type Route = (
@@ -293,6 +303,12 @@ export function createDiscordRest(state: DiscordRestState) {
     };
     const bot = state.bots.get(call.token ?? "");
     if (bot) call.bot = bot.botUserId;
+    const hold = state.holds.find((h) => h.method === call.method && h.path.test(call.path));
+    if (hold) {
+      state.holds.splice(state.holds.indexOf(hold), 1);
+      hold.arrived(call);
+      await hold.released;
+    }
     state.calls.push(call);
     const reply = limited(call, state) ?? routeLimited(call, state) ?? answer(call, state);
     call.status = reply.status;
