@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { AttachmentRecord, Checkpoint, ChildCheckpoint } from "../core/agent/checkpoint.ts";
+import type { Checkpoint, ChildCheckpoint } from "../core/agent/checkpoint.ts";
 import { runTurn, type ToolOutcome, type TurnInput, type TurnResult } from "../core/agent/loop.ts";
 import {
   addUsage,
@@ -18,35 +18,27 @@ import {
   delegationLimits,
 } from "../core/agents/index.ts";
 import type { ApprovalDecision, ApprovalWait } from "../core/approvals/approval.ts";
-import { type AttachmentContent, namedOnly, userContent } from "../core/attachments/content.ts";
-import { declaredKind } from "../core/attachments/kind.ts";
 import { VISION_CAPABILITY } from "../core/attachments/model-vision.ts";
 import { withoutImages } from "../core/attachments/unseen-images.ts";
 import { type Capabilities, capabilityStatus } from "../core/availability/capabilities.ts";
-import { costMicros } from "../core/budget/usage.ts";
 import {
   type ConversationAddress,
   conversationKey,
   type InboundMessage,
-  modelText,
 } from "../core/conversation.ts";
 import { type Activity, toolActivity } from "../core/delivery/activity.ts";
 import type { TurnContract } from "../core/loading/freeze.ts";
 import { skillsBlock } from "../core/skills/index.ts";
 import type { AnyTool } from "../core/tools/tool.ts";
-import { deliver, targetOf } from "../delivery/delivery.ts";
-import { openTurnStream, StreamState } from "../delivery/stream-state.ts";
+import { targetOf } from "../delivery/delivery.ts";
+import { openTurnStream } from "../delivery/stream-state.ts";
 import { TurnStatus } from "../delivery/turn-status.ts";
 import { tracedProvider } from "../observability/tracing-model.ts";
 import { ToolSpans } from "../observability/tracing-tools.ts";
 import { beforeTurn, noteTurnEnd, traceTurn } from "../observability/tracing-turn.ts";
-import type { MessageControl } from "../ports/outbound.ts";
-import { type TargetGoneError, targetGoneOf } from "../ports/target-gone.ts";
 import type { HistoryReading } from "../store/index.ts";
 import { encodeMessage } from "../store/message-json.ts";
 import { begunAt, countPickup, stalled, unbegunAt } from "../store/pickups.ts";
-import type { HeldMessage } from "../store/reservation-store.ts";
-import type { UsageSubject } from "../store/usage-store.ts";
 import { documentId } from "../tools/attachments/document-store.ts";
 import { closeRequest, openWait, wakeParked } from "./approval-wait.ts";
 import {
@@ -59,8 +51,16 @@ import { type DelegationHost, delegate } from "./delegation.ts";
 import { foldsBursts, waitForQuiet } from "./quiet-window.ts";
 import { giveUp, giveUpUnbegun } from "./resume.ts";
 import { dropStoppedRuns, firstStoppedRun } from "./scheduled-runs.ts";
-import { type Snapshot, takeSnapshot } from "./snapshot.ts";
+import type { Snapshot } from "./snapshot.ts";
 import { runTool } from "./tool-runner.ts";
+import {
+  countParked,
+  countShared,
+  deliverResult,
+  type Spent,
+  spentOn,
+  usageSubject,
+} from "./turn-end.ts";
 import {
   choicesOf,
   LostLeaseError,
@@ -68,67 +68,22 @@ import {
   type TurnEnvironment,
 } from "./turn-environment.ts";
 import type { TurnWatch } from "./turn-signals.ts";
+import { readUserMessages } from "./user-messages.ts";
 
 /**
  * One conversation's turn, from the snapshot its boundary read to the inbox
  * trim that ends it. Its life, in the order of this file:
  *
- * - the drain ({@link drainConversation}) looks at the conversation, one
- *   Turn per look, while this worker holds the lease;
+ * - the drain (drain.ts) looks at the conversation, one Turn per look,
+ *   while this worker holds the lease;
  * - {@link Turn.take}: resume the checkpointed turn (waking it if it was
  *   parked on an approval), or begin one from the inbox's messages; either
- *   is given up instead when it keeps failing in place;
+ *   is given up instead when it keeps failing in place (resume.ts);
  * - the run: freeze the tools, open the stream, run the agent loop;
  * - the checkpoint writes the loop makes as it goes (calls, steps, steering);
  * - the end: park on an approval request, or deliver (or mark cut short),
- *   then {@link Turn.end} trims the inbox and counts the usage.
+ *   then {@link Turn.end} trims the inbox and counts the usage (turn-end.ts).
  */
-
-// ─── The drain ──────────────────────────────────────────────────────────────
-
-/**
- * Runs the conversation's turns while this worker holds its lease: resumes a
- * checkpointed turn, else takes everything in the inbox as one turn, until
- * the inbox is empty and the lease is let go (atomically, see Inbox.finish).
- */
-export async function drainConversation(
-  env: TurnEnvironment,
-  address: ConversationAddress,
-  leaseToken: string,
-  signal: AbortSignal,
-  first?: Snapshot,
-): Promise<void> {
-  let next = first;
-  /** The approval wait this drain opened a moment ago: its request is not posted yet. */
-  let opened: string | undefined;
-  for (;;) {
-    if (signal.aborted) throw new LostLeaseError("lease lost");
-    const snap = next ?? (await readSnapshot(env, address));
-    next = undefined;
-    const turn = new Turn(env, address, snap, { token: leaseToken, signal, opened });
-    opened = undefined;
-    const taken = await turn.take();
-    if (taken === "again") continue;
-    // Parked on an approval request: the lease is let go, the checkpoint stays.
-    if (taken === "parked") return;
-    if (taken === "idle") {
-      if ((await env.inbox.release(address, leaseToken)) <= 0) return;
-      continue;
-    }
-    // A turn that just began waiting for approval: the next look posts its request and parks it.
-    if (taken === "asked") {
-      opened = turn.checkpoint.approval?.id;
-      continue;
-    }
-    if ((await turn.end()) === 0) return;
-  }
-}
-
-async function readSnapshot(env: TurnEnvironment, address: ConversationAddress): Promise<Snapshot> {
-  const taken = await takeSnapshot(env.store, env.inbox, address);
-  if (!taken.taken) throw new LostLeaseError("lease lost");
-  return taken.snapshot;
-}
 
 /** The lease a turn runs under: its token, its loss, and the wait the drain opened a moment ago. */
 interface Lease {
@@ -142,9 +97,6 @@ const WAITING: Activity = { kind: "approval" };
 
 /** Text with something to show (a streamed draft of whitespace alone is not sent). */
 const VISIBLE = /\S/;
-
-/** What a text a signal cut short ends with, as the partial answer shows it. */
-const CUT_SHORT = { stop: "_(stopped)_", interrupt: "_(interrupted)_" } as const;
 
 /**
  * One turn of one conversation. Made from a snapshot by the drain; its
@@ -171,7 +123,7 @@ export class Turn {
   #written: Promise<void> = Promise.resolve();
   /** What the inbox trim that ends the turn takes, and counts. */
   #consumed = 0;
-  #spent: ReturnType<typeof spentOn> | undefined;
+  #spent: Spent | undefined;
   /** Set for a turn that began inside its quiet window: the window closes beside the model (see quiet-window.ts). */
   #inWindow = false;
   /**
@@ -302,8 +254,8 @@ export class Turn {
     const history = await env.store.history.compactRead(address, this.#history, env.history);
     // The files are read for the model this turn runs on, as its contract is frozen for it.
     const capabilities = conversationCapabilities(env, address, this.state);
-    const read = await this.#readAttachments(this.#pending, capabilities);
-    const input = this.#pending.map((message, i) => userMessage(message, read[i]));
+    const read = await this.#readMessages(this.#pending, capabilities);
+    const input = read.messages;
     const contract = freezeState(env, address, this.state);
     const checkpoint: Checkpoint = {
       v: 1,
@@ -314,7 +266,7 @@ export class Turn {
       contractHash: contract.hash,
       loaded: [],
       delivered: [],
-      ...(read.some((r) => r.length > 0) ? { attachments: read.flat().map(attachmentRecord) } : {}),
+      ...(read.records.length > 0 ? { attachments: read.records } : {}),
     };
     const write = env.store.turns.beginTurn(address, input, checkpoint);
     this.#issue(
@@ -335,28 +287,8 @@ export class Turn {
     };
   }
 
-  /**
-   * The files of each message, read by the worker at the turn (never in
-   * ingress, which acks fast), with the turn's capabilities (`vision` is the
-   * turn's model's). Without a reader they are named only.
-   */
-  async #readAttachments(
-    messages: readonly InboundMessage[],
-    capabilities: Capabilities,
-  ): Promise<AttachmentContent[][]> {
-    const { env, address } = this;
-    const all = messages.flatMap((message) => message.attachments);
-    if (all.length === 0) return messages.map(() => []);
-    // One read for the whole turn: the per-turn total covers every message's files.
-    const read = env.attachments
-      ? await env.attachments.read(address, all, this.lease.signal, capabilities)
-      : all.map((a) => namedOnly(a, declaredKind(a), "named", "this bot does not fetch files"));
-    let next = 0;
-    return messages.map((message) => {
-      const mine = read.slice(next, next + message.attachments.length);
-      next += message.attachments.length;
-      return [...mine];
-    });
+  #readMessages(messages: readonly InboundMessage[], capabilities: Capabilities) {
+    return readUserMessages(this.env, this.address, messages, capabilities, this.lease.signal);
   }
 
   // ─── The run ──────────────────────────────────────────────────────────────
@@ -469,15 +401,20 @@ export class Turn {
       await status?.end(WAITING);
       return "asked";
     }
+    const ending = {
+      checkpoint: this.checkpoint,
+      pending: this.#pending,
+      choices: this.choices,
+      watch,
+    };
     const finishStream = stream.finish;
-    try {
-      if (result.stop === "interrupted") await this.#markCutShort(streamRef, finishStream, resumed);
-      else await this.#deliver(result, { contract, streamRef, finishStream, resumed, status });
-    } catch (error) {
-      const gone = targetGoneOf(error);
-      if (gone === undefined) throw error;
-      await this.#targetGone(gone);
-    }
+    await deliverResult(env, address, ending, result, {
+      contract,
+      streamRef,
+      finishStream,
+      resumed,
+      status,
+    });
     await status?.end();
     noteTurnEnd(contract.hash, result);
     env.observe?.turn?.({
@@ -840,9 +777,7 @@ export class Turn {
    * drop them: a resumed turn has them once, in order.
    */
   async #storeArrived(arrived: readonly InboundMessage[]): Promise<ChatMessage[]> {
-    const read = await this.#readAttachments(arrived, this.#runCapabilities());
-    const messages = arrived.map((message, i) => userMessage(message, read[i]));
-    const records = read.flat().map(attachmentRecord);
+    const { messages, records } = await this.#readMessages(arrived, this.#runCapabilities());
     const current = this.checkpoint;
     const next: Checkpoint = {
       ...current,
@@ -880,103 +815,11 @@ export class Turn {
    */
   async #park(result: TurnResult, reachedModel: boolean): Promise<void> {
     const { env, address } = this;
-    const opened = await openWait(env, address, this, result.pending ?? [], this.#pending.at(-1));
+    const requester = this.#pending.at(-1);
+    const opened = await openWait(env, address, this, result.pending ?? [], requester);
     if (!reachedModel) return;
-    const { usage, costMicros, now } = spentOn(result, this.choices);
-    try {
-      await env.store.usage.record(this.#subject(), `ask-${opened.id}`, usage, costMicros, now);
-    } catch (error) {
-      env.logger.warn("a parked turn's token usage could not be counted", {
-        conversation: conversationKey(address),
-        error: (error as Error)?.message,
-      });
-    }
-  }
-
-  /** Delivers the answer (its files with it); only a final answer is rated. */
-  async #deliver(
-    result: TurnResult,
-    shown: {
-      readonly contract: TurnContract;
-      readonly streamRef: string | undefined;
-      readonly finishStream:
-        | ((text: string, controls?: readonly MessageControl[]) => Promise<void>)
-        | undefined;
-      readonly resumed: boolean;
-      readonly status: TurnStatus | undefined;
-    },
-  ): Promise<void> {
-    const { env, address } = this;
-    const { contract, status } = shown;
-    await deliver(env, address, this.checkpoint, this.#pending, result.answer, {
-      streamRef: shown.streamRef,
-      finishStream: shown.finishStream,
-      resumed: shown.resumed,
-      files: this.checkpoint.files,
-      ...(status ? { activity: (doing: Activity) => status.show(doing) } : {}),
-      // Only a final answer is rated: not a step-limit note or an error reply.
-      ...(result.stop === "answer"
-        ? {
-            rated: {
-              contractHash: contract.hash,
-              model: this.choices.model ?? env.model ?? "default",
-              promptTokens: result.usage.promptTokens,
-              cachedTokens: result.usage.cachedTokens,
-              completionTokens: result.usage.completionTokens,
-            },
-          }
-        : {}),
-    });
-  }
-
-  /**
-   * The platform says the conversation is gone for the bot: the answer has
-   * nowhere to go, and a retry would meet the same refusal. The turn ends
-   * as delivered (its messages leave the inbox), and the process is told,
-   * so what keeps speaking there (a schedule) stops.
-   */
-  async #targetGone(gone: TargetGoneError): Promise<void> {
-    const { env, address } = this;
-    const fields = { conversation: conversationKey(address), reason: gone.reason };
-    env.logger.warn(
-      "the platform says this conversation is gone for the bot; the answer is dropped, not retried",
-      fields,
-    );
-    await env
-      .onTargetGone?.({ address, messages: this.#pending, error: gone })
-      .catch((error: unknown) =>
-        env.logger.warn("what speaks into a gone conversation could not be stopped", {
-          ...fields,
-          error: (error as Error)?.message,
-        }),
-      );
-  }
-
-  /**
-   * A turn a signal cut short shows it where it was showing its answer: the
-   * streamed partial is edited once to say so (a native stream is finished
-   * with it; a Telegram draft's partial is posted). A stopped turn with nothing
-   * shown says it stopped; an interrupted one says nothing, since the turn
-   * that follows answers.
-   */
-  async #markCutShort(
-    streamRef: string | undefined,
-    finishStream: ((text: string) => Promise<void>) | undefined,
-    resumed: boolean,
-  ): Promise<void> {
-    const { env, address } = this;
-    const kind = this.#watch?.signal.reason === "stop" ? "stop" : "interrupt";
-    const { turnId } = this.checkpoint;
-    // A Telegram draft records what it showed with no message: it is posted, cut short.
-    const partial = (await new StreamState(env.inbox.redis, env.store.keys).read(address, turnId))
-      .text;
-    if (partial === undefined && kind === "interrupt") return;
-    const text = partial !== undefined ? `${partial}\n\n${CUT_SHORT[kind]}` : "Stopped.";
-    await deliver(env, address, this.checkpoint, this.#pending, text, {
-      streamRef,
-      finishStream,
-      resumed,
-    });
+    const subject = usageSubject(address, this.#pending);
+    await countParked(env, subject, opened.id, spentOn(result, this.choices));
   }
 
   /**
@@ -988,7 +831,7 @@ export class Turn {
   async end(): Promise<number> {
     const { env, address } = this;
     const spent = this.#spent;
-    const subject = this.#subject();
+    const subject = usageSubject(address, this.#pending);
     const counting = spent
       ? env.store.usage.conversationCounting(address, spent.usage, spent.costMicros, spent.now)
       : undefined;
@@ -1001,42 +844,8 @@ export class Turn {
       counting,
     );
     if (left === -1) throw new LostLeaseError("lease lost before the inbox was trimmed");
-    if (spent) await this.#countShared(subject, spent, answered);
+    if (spent) await countShared(env, subject, spent, answered);
     return left;
-  }
-
-  /**
-   * Counts the turn's usage for the workspace and the person, once the script
-   * that ended the turn counted it for the conversation (see Inbox.finish), so
-   * `/usage` and the token budgets see every turn once; in the same scripts,
-   * the token-budget reservations of the messages it answered give way to
-   * that real usage. The answer is already out: a failure to count is logged,
-   * not made the person's problem (the reservations expire).
-   */
-  async #countShared(
-    subject: UsageSubject,
-    { usage, costMicros, now }: ReturnType<typeof spentOn>,
-    answered: readonly HeldMessage[],
-  ): Promise<void> {
-    const { env } = this;
-    try {
-      await env.store.reservations.settle(
-        env.store.usage.sharedCountings(subject, usage, costMicros, now),
-        answered,
-      );
-    } catch (error) {
-      env.logger.warn("a turn's token usage could not be counted", {
-        conversation: conversationKey(subject.address),
-        error: (error as Error)?.message,
-      });
-    }
-  }
-
-  /** Who the turn's usage is counted for: the conversation, and the person who sent its last message. */
-  #subject(): UsageSubject {
-    const last = this.#pending.at(-1);
-    const user = last?.user ? `${this.address.platform}:${last.user}` : undefined;
-    return { address: this.address, user };
   }
 }
 
@@ -1048,15 +857,6 @@ export class Turn {
 function cacheKeyOf(address: ConversationAddress, agent: string): string {
   const key = conversationKey(address);
   return agent === DEFAULT_AGENT ? key : `${key}#agent:${agent}`;
-}
-
-/** What a turn's model calls cost, priced for the model it ran on, as of now. */
-function spentOn(result: TurnResult, choices: TurnChoices) {
-  return {
-    usage: result.usage,
-    costMicros: costMicros(result.usage, choices.price),
-    now: Date.now(),
-  };
 }
 
 /** Thrown into a request dropped because lines came inside its quiet window: it starts over with them. */
@@ -1085,25 +885,4 @@ function stopOnly(signal: AbortSignal): AbortSignal {
   if (signal.aborted) relay();
   else signal.addEventListener("abort", relay, { once: true });
   return controller.signal;
-}
-
-/** What the checkpoint keeps of a file: no bytes, no text, just what became of it. */
-function attachmentRecord(content: AttachmentContent): AttachmentRecord {
-  return {
-    ref: content.ref,
-    name: content.name,
-    outcome: content.outcome,
-    ...(content.type ? { type: content.type } : {}),
-    bytes: content.bytes,
-  };
-}
-
-/** A person's message as the model reads it: the text, what their files came to, the sender's name. */
-function userMessage(
-  message: InboundMessage,
-  attachments: readonly AttachmentContent[] = [],
-): ChatMessage {
-  const name = (message.userName ?? message.user).replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64);
-  const content = userContent(modelText(message), attachments);
-  return { role: "user", content, ...(name ? { name } : {}) };
 }
