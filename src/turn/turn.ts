@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Checkpoint, ChildCheckpoint } from "../core/agent/checkpoint.ts";
+import type { Checkpoint } from "../core/agent/checkpoint.ts";
 import { runTurn, type ToolOutcome, type TurnInput, type TurnResult } from "../core/agent/loop.ts";
 import {
   addUsage,
@@ -17,7 +17,7 @@ import {
   delegatesBlock,
   delegationLimits,
 } from "../core/agents/index.ts";
-import type { ApprovalDecision, ApprovalWait } from "../core/approvals/approval.ts";
+import type { ApprovalDecision } from "../core/approvals/approval.ts";
 import { VISION_CAPABILITY } from "../core/attachments/model-vision.ts";
 import { withoutImages } from "../core/attachments/unseen-images.ts";
 import { type Capabilities, capabilityStatus } from "../core/availability/capabilities.ts";
@@ -41,6 +41,7 @@ import { encodeMessage } from "../store/message-json.ts";
 import { begunAt, countPickup, stalled, unbegunAt } from "../store/pickups.ts";
 import { documentId } from "../tools/attachments/document-store.ts";
 import { closeRequest, openWait, wakeParked } from "./approval-wait.ts";
+import { CheckpointWrites } from "./checkpoint-writes.ts";
 import {
   type ConversationState,
   conversationCapabilities,
@@ -48,7 +49,7 @@ import {
   resolveConversationSkills,
 } from "./contract.ts";
 import { type DelegationHost, delegate } from "./delegation.ts";
-import { foldsBursts, waitForQuiet } from "./quiet-window.ts";
+import { askInWindow, foldsBursts } from "./quiet-window.ts";
 import { giveUp, giveUpUnbegun } from "./resume.ts";
 import { dropStoppedRuns, firstStoppedRun } from "./scheduled-runs.ts";
 import type { Snapshot } from "./snapshot.ts";
@@ -79,8 +80,10 @@ import { readUserMessages } from "./user-messages.ts";
  * - {@link Turn.take}: resume the checkpointed turn (waking it if it was
  *   parked on an approval), or begin one from the inbox's messages; either
  *   is given up instead when it keeps failing in place (resume.ts);
- * - the run: freeze the tools, open the stream, run the agent loop;
- * - the checkpoint writes the loop makes as it goes (calls, steps, steering);
+ * - the run: freeze the tools, open the stream, run the agent loop (beside
+ *   the quiet window for a turn that began inside it: quiet-window.ts);
+ * - the checkpoint writes the loop makes as it goes (calls, steps, steering:
+ *   checkpoint-writes.ts);
  * - the end: park on an approval request, or deliver (or mark cut short),
  *   then {@link Turn.end} trims the inbox and counts the usage (turn-end.ts).
  */
@@ -111,7 +114,8 @@ export class Turn {
   /** The turn's own messages (steered ones join the checkpoint's count, not this list). */
   #pending: readonly InboundMessage[];
   #history: HistoryReading;
-  #checkpoint: Checkpoint | undefined;
+  /** The checkpoint as last written, and the writes that move it on. */
+  readonly #writes: CheckpointWrites;
   /** Frozen when the turn began in this run; a resumed turn freezes anew when it runs. */
   #contract: TurnContract | undefined;
   /** Whether this turn's tools differ from the conversation's last turn's (a turn begun in this run). */
@@ -119,22 +123,11 @@ export class Turn {
   /** The turn's capabilities, for its model: steered files are read and images sent with them. */
   #capabilities: Capabilities | undefined;
   #watch: TurnWatch | undefined;
-  /** Settles when every checkpoint write issued so far has been checked (see {@link durable}). */
-  #written: Promise<void> = Promise.resolve();
   /** What the inbox trim that ends the turn takes, and counts. */
   #consumed = 0;
   #spent: Spent | undefined;
   /** Set for a turn that began inside its quiet window: the window closes beside the model (see quiet-window.ts). */
   #inWindow = false;
-  /**
-   * While the quiet window is open: settles when it closes, and rejects when
-   * lines came that start the request over. Every write that moves the
-   * checkpoint on waits for it, so nothing of a request that is dropped is
-   * stored, and no tool with effects runs for it.
-   */
-  #windowClosed: Promise<void> | undefined;
-  /** The model answered before the window closed: the answer is delivered whole, not streamed first. */
-  #answeredInWindow = false;
   /** What this run's child turns (`ask_agent`) spent on their models: counted into the turn's usage. */
   #childUsage: Usage = ZERO_USAGE;
   /**
@@ -156,13 +149,12 @@ export class Turn {
     this.state = snap.state;
     this.#pending = snap.pending;
     this.#history = snap.history;
-    this.#checkpoint = snap.checkpoint;
+    this.#writes = new CheckpointWrites(env.store, address, lease.signal, snap.checkpoint);
   }
 
   /** The checkpoint as last written: the snapshot's for a resumed turn, else there from {@link #begin} on. */
   get checkpoint(): Checkpoint {
-    // Every step that reads it runs after take() resumed or began the turn.
-    return this.#checkpoint as Checkpoint;
+    return this.#writes.checkpoint;
   }
 
   // ─── Taking: resume, or begin ─────────────────────────────────────────────
@@ -176,7 +168,9 @@ export class Turn {
    * approval, "ended" when {@link end} is next.
    */
   async take(): Promise<"idle" | "again" | "parked" | "asked" | "ended"> {
-    if (this.#checkpoint) return this.#resume(this.#checkpoint);
+    // Until the turn begins, the checkpoint is the snapshot's: there only for a turn to resume.
+    const stored = this.#writes.checkpoint as Checkpoint | undefined;
+    if (stored) return this.#resume(stored);
     if (this.#pending.length === 0) return "idle";
     const behaviour = this.choices.behaviour;
     let plan = planTake(this.#pending, behaviour, Date.now());
@@ -242,12 +236,8 @@ export class Turn {
   }
 
   /**
-   * Begins the turn: the person's messages join history and the checkpoint is
-   * written, in one script. The contract's hash is remembered per
-   * conversation at the same time, for the "contract changed" metric. The
-   * write is issued, not waited for: the turn's next writes queue behind it
-   * on the connection and are guarded by it, and {@link durable} checks it
-   * before anything leaves the conversation.
+   * Begins the turn: the person's messages join history and the first
+   * checkpoint is written (see CheckpointWrites.begin: issued, not waited for).
    */
   async #begin(): Promise<void> {
     const { env, address } = this;
@@ -268,17 +258,7 @@ export class Turn {
       delivered: [],
       ...(read.records.length > 0 ? { attachments: read.records } : {}),
     };
-    const write = env.store.turns.beginTurn(address, input, checkpoint);
-    this.#issue(
-      write.then(({ began }) => began),
-      "another worker began this turn",
-    );
-    this.#contractChanged = write.then(
-      ({ previousContractHash }) =>
-        previousContractHash !== null && previousContractHash !== contract.hash,
-      () => false,
-    );
-    this.#checkpoint = checkpoint;
+    this.#contractChanged = this.#writes.begin(input, checkpoint);
     this.#contract = contract;
     this.#history = {
       raw: [...history.raw, ...input.map(encodeMessage)],
@@ -331,7 +311,7 @@ export class Turn {
       resumed,
       signal,
       leaseToken: this.lease.token,
-      stored: () => this.durable(),
+      stored: () => this.#writes.durable(),
     };
     const status = outbound
       ? await TurnStatus.open(env, outbound, { address, target }, run)
@@ -349,7 +329,7 @@ export class Turn {
     this.#capabilities = conversationCapabilities(env, address, this.state);
     this.#answerShown = stream.shown;
     // The streamed message is posted under this turn's id: the turn must be stored first.
-    if (stream.streamer) await this.durable();
+    if (stream.streamer) await this.#writes.durable();
     const watch = env.signals?.watch(address, checkpoint.turnId);
     this.#watch = watch;
     let result: TurnResult;
@@ -393,7 +373,7 @@ export class Turn {
     // the worker that took the conversation over answers instead.
     if (signal.aborted) throw new LostLeaseError("lease lost before delivery");
     // Every step is stored before the answer leaves, so a crash from here on resumes at delivery.
-    await this.durable();
+    await this.#writes.durable();
     // A turn that reached no model (none is configured) spent nothing: /usage and the budgets count it not at all.
     const reachedModel = result.error?.kind !== "unconfigured";
     if (result.stop === "awaiting_approval") {
@@ -430,80 +410,27 @@ export class Turn {
     return "ended";
   }
 
-  /**
-   * The agent loop for a turn that began inside its quiet window: the
-   * request goes out at once, while what it would show is held until the
-   * window closes. Lines that came by then join the turn (stored with the
-   * checkpoint that counts them, as steered lines are) and the request
-   * starts over with them; with none, the request under way stands.
-   *
-   * Into a `draft` (a Telegram private chat) the text streams at once: a
-   * draft is no message, so a request started over streams its answer into
-   * the same draft in place of the first, and nothing is left behind to
-   * edit or double. Held, the first words of a model that answers fast
-   * waited for the window (up to 400 ms) at low load, where nobody is typing.
-   */
-  async #askInWindow(
+  /** The agent loop beside the quiet window the turn began inside (see quiet-window.ts). */
+  #askInWindow(
     contract: TurnContract,
     status: TurnStatus | undefined,
     show: (text: string) => void,
     draft: boolean,
   ): Promise<TurnResult> {
-    const { env, address, lease } = this;
-    const signals = env.signals as NonNullable<TurnEnvironment["signals"]>;
-    for (;;) {
-      const attempt = new AbortController();
-      const relay = () => attempt.abort(lease.signal.reason);
-      if (lease.signal.aborted) relay();
-      else lease.signal.addEventListener("abort", relay, { once: true });
-      let held: string | undefined;
-      let quiet = false;
-      this.#answeredInWindow = false;
-      const onText = (text: string) => {
-        if (quiet || draft) show(text);
-        else held = text;
-      };
-      const turn = { turnId: this.checkpoint.turnId, consumed: this.checkpoint.inboxCount };
-      const end = waitForQuiet(
-        signals,
-        address,
-        turn,
-        this.#pending,
-        this.choices.behaviour,
-        lease.signal,
-      );
-      this.#windowClosed = end.then((e) => {
-        if (e.kind === "fold") throw new StartedOver();
-      });
-      this.#windowClosed.catch(() => {});
-      const asked = this.#ask(contract, undefined, status, onText, attempt.signal).then(
-        (result) => ({ result }),
-        (error: unknown) => ({ error }),
-      );
-      try {
-        const closed = await end;
-        if (closed.kind === "quiet") {
-          if (closed.signal) this.#watch?.abort(closed.signal);
-          quiet = true;
-          this.#inWindow = false;
-          // An answer that is already whole is posted once by its delivery: no preview, no edit.
-          if (held !== undefined && !this.#answeredInWindow) show(held);
-          const outcome = await asked;
-          if ("error" in outcome) throw outcome.error;
-          return outcome.result;
-        }
-        attempt.abort(new StartedOver());
-        await asked;
-        await this.#fold(closed.arrived);
-      } catch (error) {
-        attempt.abort(error);
-        await asked;
-        throw error;
-      } finally {
-        lease.signal.removeEventListener("abort", relay);
-        this.#windowClosed = undefined;
-      }
-    }
+    const { env, address } = this;
+    const windowed = {
+      signals: env.signals as NonNullable<TurnEnvironment["signals"]>,
+      address,
+      behaviour: this.choices.behaviour,
+      lease: this.lease.signal,
+      writes: this.#writes,
+      watch: this.#watch,
+      pending: () => this.#pending,
+      ask: (onText: (text: string) => void, signal: AbortSignal) =>
+        this.#ask(contract, undefined, status, onText, signal),
+      fold: (arrived: readonly InboundMessage[]) => this.#fold(arrived),
+    };
+    return askInWindow(windowed, show, draft);
   }
 
   /** Lines that came inside the quiet window join the turn, stored before its request starts over. */
@@ -577,7 +504,7 @@ export class Turn {
       address,
       state: this.state,
       checkpoint: () => this.checkpoint,
-      storeChild: (path, child, durable) => this.#storeChild(path, child, durable),
+      storeChild: (path, child, durable) => this.#writes.storeChild(path, child, durable),
       runTool: runOne,
       onToolCall,
       spend: (usage) => {
@@ -629,10 +556,10 @@ export class Turn {
       },
       onToolCall,
       ...(streaming ? { onText, answerShown: () => this.#answerShown } : {}),
-      recordCalls: this.recordCalls,
-      commit: this.commit,
+      recordCalls: this.#writes.recordCalls,
+      commit: this.#writes.commit,
       ...(watch ? { interrupt: watch.signal } : {}),
-      ...(steering ? { steer: () => this.steer() } : {}),
+      ...(steering ? { steer: () => this.#steer() } : {}),
     }).then((result) => ({ ...result, usage: addUsage(result.usage, this.#childUsage) }));
   }
 
@@ -655,109 +582,14 @@ export class Turn {
     return this.#capabilities;
   }
 
-  // ─── Checkpoint writes ────────────────────────────────────────────────────
-  //
-  // The writes that move the checkpoint forward, for the agent loop: the
-  // calls of a step with effects, stored before they run, and each step's
-  // messages with the next checkpoint, in one guarded script. A write that
-  // finds the turn taken over (or the lease lost) stops the turn.
-  //
-  // Writes go out at once, in order on the connection (a step's commit is in
-  // Redis before the next step's model call could end), but the turn waits
-  // for them only where something outside the conversation is about to
-  // happen: a tool with effects runs, or the answer is delivered (durable).
-  // Every write is guarded by the one before it (same turn, expected step),
-  // so one refused write makes every later one refused too, and `durable`
-  // throws.
-
-  /** Waits until every write issued so far is stored; throws LostLeaseError if one was refused. */
-  async durable(): Promise<void> {
-    await this.#written;
-    this.#checkLease();
-  }
-
-  readonly recordCalls: NonNullable<TurnInput["recordCalls"]> = async (step, message) => {
-    await this.#windowClosed;
-    this.#checkLease();
-    const current = this.checkpoint;
-    const next: Checkpoint = { ...current, calling: { step, message } };
-    const expected = { turnId: current.turnId, step: current.step };
-    this.#issue(this.env.store.turns.writeCheckpoint(this.address, next, expected));
-    this.#checkpoint = next;
-    // The calls must be stored before a tool with effects runs.
-    await this.durable();
-  };
-
-  /**
-   * Stores that the step's recorded calls wait for a decision: the turn is
-   * parked from here on (see src/turn/approval-wait.ts). Waits for the
-   * write: the request is posted only for a stored wait.
-   */
-  async awaitApproval(wait: ApprovalWait): Promise<Checkpoint> {
-    this.#checkLease();
-    const current = this.checkpoint;
-    const next: Checkpoint = { ...current, approval: wait };
-    const expected = { turnId: current.turnId, step: current.step };
-    this.#issue(this.env.store.turns.writeCheckpoint(this.address, next, expected));
-    this.#checkpoint = next;
-    await this.durable();
-    return next;
-  }
-
-  readonly commit: TurnInput["commit"] = async (step) => {
-    if (this.#windowClosed) {
-      const last = step.messages.at(-1);
-      this.#answeredInWindow = last?.role === "assistant" && !last.tool_calls?.length;
-    }
-    await this.#windowClosed;
-    this.#checkLease();
-    const current = this.checkpoint;
-    const newLoads = step.loaded.filter((id) => !current.loaded.includes(id));
-    // The step's calls are in history now; the record of them (their wait, their children) is done with.
-    const { calling: _done, approval: _decided, children: _answered, ...rest } = current;
-    const next: Checkpoint = {
-      ...rest,
-      step: step.step + 1,
-      loaded: step.loaded,
-      contractHash: step.contractHash,
-      ...(step.files?.length ? { files: [...(current.files ?? []), ...step.files] } : {}),
-    };
-    this.#issue(this.env.store.turns.commitStep(this.address, step.messages, next));
-    this.#checkpoint = next;
-    // Discovery loads stay mounted for the rest of the conversation, once the step that loaded them is stored.
-    if (newLoads.length > 0) {
-      const mounted = this.#written.then(async () => {
-        await this.env.store.intent.apply(this.address, { kind: "mount", ids: newLoads });
-      });
-      mounted.catch(() => {});
-      this.#written = mounted;
-    }
-  };
-
-  /**
-   * Stores a child turn's progress (`ask_agent`) under this turn's
-   * checkpoint, guarded like every write of the step; `durable` waits for
-   * it (a child's calls with effects are about to run).
-   */
-  async #storeChild(path: string, child: ChildCheckpoint, durable: boolean): Promise<void> {
-    await this.#windowClosed;
-    this.#checkLease();
-    const current = this.checkpoint;
-    const next: Checkpoint = { ...current, children: { ...current.children, [path]: child } };
-    const expected = { turnId: current.turnId, step: current.step };
-    this.#issue(this.env.store.turns.writeCheckpoint(this.address, next, expected));
-    this.#checkpoint = next;
-    if (durable) await this.durable();
-  }
-
   /**
    * At a step boundary in the `steer` mode: the messages that arrived since
    * the turn took its own join it, stored with the checkpoint that counts
    * them as consumed (a turn resumed after a crash has them once, in order).
    * A stop or interrupt found there is handed to the turn's watch instead.
    */
-  async steer(): Promise<readonly ChatMessage[]> {
-    this.#checkLease();
+  async #steer(): Promise<readonly ChatMessage[]> {
+    this.#writes.checkLease();
     const signals = this.env.signals;
     if (!signals) return [];
     const current = this.checkpoint;
@@ -773,35 +605,12 @@ export class Turn {
   /**
    * Messages that joined the running turn (steered, or folded in from the
    * quiet window), with their attachments read, stored with the checkpoint
-   * that counts them as consumed. It waits for the write, so a crash cannot
-   * drop them: a resumed turn has them once, in order.
+   * that counts them as consumed (see CheckpointWrites.append).
    */
   async #storeArrived(arrived: readonly InboundMessage[]): Promise<ChatMessage[]> {
     const { messages, records } = await this.#readMessages(arrived, this.#runCapabilities());
-    const current = this.checkpoint;
-    const next: Checkpoint = {
-      ...current,
-      inboxCount: current.inboxCount + messages.length,
-      ...(records.length > 0 ? { attachments: [...(current.attachments ?? []), ...records] } : {}),
-    };
-    this.#issue(this.env.store.turns.appendToTurn(this.address, messages, next));
-    this.#checkpoint = next;
-    await this.durable();
+    await this.#writes.append(messages, records);
     return messages;
-  }
-
-  /** Checks `write` (already issued) after every earlier one; a refusal surfaces at {@link durable}. */
-  #issue(write: Promise<boolean>, refused = "another worker took the turn over"): void {
-    const checked = Promise.all([this.#written, write]).then(([, ok]) => {
-      if (!ok) throw new LostLeaseError(refused);
-    });
-    // Looked at by durable(); never an unhandled rejection meanwhile.
-    checked.catch(() => {});
-    this.#written = checked;
-  }
-
-  #checkLease(): void {
-    if (this.lease.signal.aborted) throw new LostLeaseError("lease lost");
   }
 
   // ─── The end ──────────────────────────────────────────────────────────────
@@ -816,7 +625,7 @@ export class Turn {
   async #park(result: TurnResult, reachedModel: boolean): Promise<void> {
     const { env, address } = this;
     const requester = this.#pending.at(-1);
-    const opened = await openWait(env, address, this, result.pending ?? [], requester);
+    const opened = await openWait(env, address, this.#writes, result.pending ?? [], requester);
     if (!reachedModel) return;
     const subject = usageSubject(address, this.#pending);
     await countParked(env, subject, opened.id, spentOn(result, this.choices));
@@ -857,11 +666,6 @@ export class Turn {
 function cacheKeyOf(address: ConversationAddress, agent: string): string {
   const key = conversationKey(address);
   return agent === DEFAULT_AGENT ? key : `${key}#agent:${agent}`;
-}
-
-/** Thrown into a request dropped because lines came inside its quiet window: it starts over with them. */
-class StartedOver extends Error {
-  override readonly name = "StartedOver";
 }
 
 /** Waits, unless the lease is lost meanwhile. */
