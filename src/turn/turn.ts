@@ -1,59 +1,31 @@
 import { randomUUID } from "node:crypto";
 import type { Checkpoint } from "../core/agent/checkpoint.ts";
-import { runTurn, type ToolOutcome, type TurnInput, type TurnResult } from "../core/agent/loop.ts";
-import {
-  addUsage,
-  type ChatMessage,
-  type ToolCall,
-  type Usage,
-  ZERO_USAGE,
-} from "../core/agent/messages.ts";
-import { buildSystemPrompt } from "../core/agent/prompt.ts";
+import type { TurnResult } from "../core/agent/loop.ts";
+import { type ChatMessage, ZERO_USAGE } from "../core/agent/messages.ts";
 import { planTake } from "../core/agent/queue-mode.ts";
-import {
-  ASK_AGENT_ID,
-  agentsOf,
-  DEFAULT_AGENT,
-  delegatesBlock,
-  delegationLimits,
-} from "../core/agents/index.ts";
 import type { ApprovalDecision } from "../core/approvals/approval.ts";
-import { VISION_CAPABILITY } from "../core/attachments/model-vision.ts";
-import { withoutImages } from "../core/attachments/unseen-images.ts";
-import { type Capabilities, capabilityStatus } from "../core/availability/capabilities.ts";
+import type { Capabilities } from "../core/availability/capabilities.ts";
 import {
   type ConversationAddress,
   conversationKey,
   type InboundMessage,
 } from "../core/conversation.ts";
-import { type Activity, toolActivity } from "../core/delivery/activity.ts";
+import type { Activity } from "../core/delivery/activity.ts";
 import type { TurnContract } from "../core/loading/freeze.ts";
-import { skillsBlock } from "../core/skills/index.ts";
-import type { AnyTool } from "../core/tools/tool.ts";
 import { targetOf } from "../delivery/delivery.ts";
 import { openTurnStream } from "../delivery/stream-state.ts";
 import { TurnStatus } from "../delivery/turn-status.ts";
-import { tracedProvider } from "../observability/tracing-model.ts";
-import { ToolSpans } from "../observability/tracing-tools.ts";
 import { beforeTurn, noteTurnEnd, traceTurn } from "../observability/tracing-turn.ts";
 import type { HistoryReading } from "../store/index.ts";
 import { encodeMessage } from "../store/message-json.ts";
 import { begunAt, countPickup, stalled, unbegunAt } from "../store/pickups.ts";
-import { documentId } from "../tools/attachments/document-store.ts";
 import { closeRequest, openWait, wakeParked } from "./approval-wait.ts";
 import { CheckpointWrites } from "./checkpoint-writes.ts";
-import {
-  type ConversationState,
-  conversationCapabilities,
-  freezeState,
-  resolveConversationSkills,
-} from "./contract.ts";
-import { type DelegationHost, delegate } from "./delegation.ts";
+import { type ConversationState, conversationCapabilities, freezeState } from "./contract.ts";
 import { askInWindow, foldsBursts } from "./quiet-window.ts";
 import { giveUp, giveUpUnbegun } from "./resume.ts";
 import { dropStoppedRuns, firstStoppedRun } from "./scheduled-runs.ts";
 import type { Snapshot } from "./snapshot.ts";
-import { runTool } from "./tool-runner.ts";
 import {
   countParked,
   countShared,
@@ -68,6 +40,7 @@ import {
   type TurnChoices,
   type TurnEnvironment,
 } from "./turn-environment.ts";
+import { type LoopTurn, runAgentLoop } from "./turn-loop.ts";
 import type { TurnWatch } from "./turn-signals.ts";
 import { readUserMessages } from "./user-messages.ts";
 
@@ -80,8 +53,9 @@ import { readUserMessages } from "./user-messages.ts";
  * - {@link Turn.take}: resume the checkpointed turn (waking it if it was
  *   parked on an approval), or begin one from the inbox's messages; either
  *   is given up instead when it keeps failing in place (resume.ts);
- * - the run: freeze the tools, open the stream, run the agent loop (beside
- *   the quiet window for a turn that began inside it: quiet-window.ts);
+ * - the run: freeze the tools, open the stream, run the agent loop
+ *   (turn-loop.ts), beside the quiet window for a turn that began inside
+ *   it (quiet-window.ts);
  * - the checkpoint writes the loop makes as it goes (calls, steps, steering:
  *   checkpoint-writes.ts);
  * - the end: park on an approval request, or deliver (or mark cut short),
@@ -129,7 +103,7 @@ export class Turn {
   /** Set for a turn that began inside its quiet window: the window closes beside the model (see quiet-window.ts). */
   #inWindow = false;
   /** What this run's child turns (`ask_agent`) spent on their models: counted into the turn's usage. */
-  #childUsage: Usage = ZERO_USAGE;
+  readonly #childUsage = { usage: ZERO_USAGE };
   /**
    * Whether text of the answer has reached the person: handed to the stream
    * by this run, or shown by a crashed one. From then on a failing model
@@ -358,7 +332,7 @@ export class Turn {
       };
       result = this.#inWindow
         ? await this.#askInWindow(contract, status, show, stream.draft === true)
-        : await this.#ask(contract, approval, status, show, signal);
+        : await runAgentLoop(this.#loopTurn(), contract, approval, status, show, signal);
       // The text streamed before the ask stays shown, whole, while the turn waits.
       if (result.stop === "awaiting_approval") {
         await stream.streamer?.flush();
@@ -427,7 +401,7 @@ export class Turn {
       watch: this.#watch,
       pending: () => this.#pending,
       ask: (onText: (text: string) => void, signal: AbortSignal) =>
-        this.#ask(contract, undefined, status, onText, signal),
+        runAgentLoop(this.#loopTurn(), contract, undefined, status, onText, signal),
       fold: (arrived: readonly InboundMessage[]) => this.#fold(arrived),
     };
     return askInWindow(windowed, show, draft);
@@ -444,137 +418,23 @@ export class Turn {
     };
   }
 
-  /** The agent loop over this turn's history, tools and checkpoint. */
-  #ask(
-    contract: TurnContract,
-    approval: TurnInput["approval"],
-    status: TurnStatus | undefined,
-    onText: (text: string) => void,
-    signal: AbortSignal,
-  ): Promise<TurnResult> {
-    const { env, address, choices } = this;
-    const checkpoint = this.checkpoint;
-    const watch = this.#watch;
-    const { before, from } = env.store.history.split(
-      address,
-      this.#history,
-      checkpoint.historyStart,
-    );
-    const skills = resolveConversationSkills(env, address, this.state);
-    const last = this.#pending.at(-1);
-    const streaming = Boolean(env.outbounds[address.platform]?.canEdit && env.streamEditMs);
-    const steering = choices.behaviour.mode === "steer";
-    // Only /stop cuts a running tool short; an interrupt lets it finish and keeps its result.
-    const stop = watch ? stopOnly(watch.signal) : undefined;
-    const toolSpans = new ToolSpans();
-    // The turn's files so far, from the checkpoint: a resumed turn counts what its crashed run kept.
-    const tally = { used: (checkpoint.files ?? []).reduce((sum, f) => sum + f.bytes, 0) };
-    const files = env.toolFiles ? { files: { store: env.toolFiles, tally } } : {};
-    // Images sent while the conversation ran on a vision model stay in history, unsent to one without.
-    const vision = capabilityStatus(this.#runCapabilities(), VISION_CAPABILITY);
-    const seen = (messages: readonly ChatMessage[]) =>
-      vision.available ? messages : withoutImages(messages, vision.reason);
-    // One tool call, run with the turn's context; a child turn's calls too, with keys of their own.
-    const runOne = (tool: AnyTool, args: unknown, call: ToolCall, callKey: string) =>
-      toolSpans.run(tool.id, args, () =>
-        runTool(
-          tool,
-          args,
-          call,
-          {
-            ...address,
-            ...(last?.thread !== undefined ? { thread: last.thread } : {}),
-            user: last?.user ?? "",
-            ...(last?.userName !== undefined ? { userName: last.userName } : {}),
-            ...(last?.kind !== undefined ? { kind: last.kind } : {}),
-            skills,
-            callKey,
-          },
-          { timeoutMs: env.toolTimeoutMs, ...(stop ? { stop } : {}), ...files },
-        ),
-      );
-    const onToolCall = (name: string, outcome: ToolOutcome, ms: number) => {
-      toolSpans.reported(name, outcome, ms);
-      env.observe?.toolCall?.(name, outcome, ms);
-    };
-    const agent = choices.agent.agent;
-    const limits = delegationLimits(agent);
-    const delegation: DelegationHost = {
-      env,
-      address,
+  /** This turn as the agent loop runs over it: its history, tools and checkpoint (see turn-loop.ts). */
+  #loopTurn(): LoopTurn {
+    return {
+      env: this.env,
+      address: this.address,
       state: this.state,
-      checkpoint: () => this.checkpoint,
-      storeChild: (path, child, durable) => this.#writes.storeChild(path, child, durable),
-      runTool: runOne,
-      onToolCall,
-      spend: (usage) => {
-        this.#childUsage = addUsage(this.#childUsage, usage);
-      },
-      signal,
-      ...(stop ? { stop } : {}),
+      choices: this.choices,
+      writes: this.#writes,
+      history: this.#history,
+      pending: this.#pending,
+      capabilities: this.#runCapabilities(),
+      watch: this.#watch,
+      answerShown: () => this.#answerShown,
+      steer: () => this.#steer(),
+      childUsage: this.#childUsage,
     };
-    const root = { agent, levelsLeft: limits.depth, limits };
-    return runTurn({
-      registry: env.registry,
-      contract,
-      system: buildSystemPrompt({
-        persona: env.persona(address, choices.agent.agent),
-        catalog: contract.catalog,
-        blocks: [
-          skillsBlock(skills.enabled),
-          // Whom ask_agent may ask, while it is callable (a person may have switched it off).
-          contract.callable.has(ASK_AGENT_ID)
-            ? delegatesBlock(choices.agent.agent, agentsOf(env.config()))
-            : "",
-        ],
-      }),
-      history: seen(before),
-      turn: seen(from),
-      step: checkpoint.step - 1,
-      loaded: checkpoint.loaded,
-      ...(checkpoint.calling?.step === checkpoint.step
-        ? { calling: checkpoint.calling.message }
-        : {}),
-      ...(approval && checkpoint.approval?.step === checkpoint.step ? { approval } : {}),
-      provider: tracedProvider(env.provider),
-      cacheKey: cacheKeyOf(address, choices.agent.agent.id),
-      ...(choices.model !== undefined ? { model: choices.model } : {}),
-      ...(choices.agent.agent.fallback !== undefined
-        ? { fallback: choices.agent.agent.fallback }
-        : {}),
-      maxSteps: env.maxSteps,
-      now: Date.now,
-      signal,
-      runTool: (tool, args, call) => {
-        const finished = status?.tool(toolActivity(tool.id, args, this.#documentName));
-        // A child turn runs inside the call's span: its model requests and tools nest under it.
-        const ran =
-          tool.id === ASK_AGENT_ID
-            ? toolSpans.run(tool.id, args, () => delegate(delegation, root, tool, args, call))
-            : runOne(tool, args, call, `${checkpoint.turnId}.${call.id}`);
-        return ran.finally(finished);
-      },
-      onToolCall,
-      ...(streaming ? { onText, answerShown: () => this.#answerShown } : {}),
-      recordCalls: this.#writes.recordCalls,
-      commit: this.#writes.commit,
-      ...(watch ? { interrupt: watch.signal } : {}),
-      ...(steering ? { steer: () => this.#steer() } : {}),
-    }).then((result) => ({ ...result, usage: addUsage(result.usage, this.#childUsage) }));
   }
-
-  /**
-   * The name of a document the person sent this turn, by the id
-   * `read_attachment` takes: what its status line may show ("is reading
-   * report.pdf…"). A document from an earlier turn is shown as "a document".
-   */
-  readonly #documentName = (id: string): string | undefined => {
-    const sent = [
-      ...this.#pending.flatMap((message) => message.attachments),
-      ...(this.checkpoint.attachments ?? []),
-    ];
-    return sent.find((file) => documentId(file.ref) === id)?.name;
-  };
 
   /** The capabilities the run started with (see {@link #runTraced}). */
   #runCapabilities(): Capabilities {
@@ -658,16 +518,6 @@ export class Turn {
   }
 }
 
-/**
- * The prompt cache a conversation's requests go to: the conversation's key,
- * with the agent's id when another than `default` answers, so two agents'
- * prompts never share a cache (and a config without agents keeps its keys).
- */
-function cacheKeyOf(address: ConversationAddress, agent: string): string {
-  const key = conversationKey(address);
-  return agent === DEFAULT_AGENT ? key : `${key}#agent:${agent}`;
-}
-
 /** Waits, unless the lease is lost meanwhile. */
 async function waitOrLose(ms: number, signal: AbortSignal): Promise<void> {
   await new Promise<void>((resolve) => {
@@ -678,15 +528,4 @@ async function waitOrLose(ms: number, signal: AbortSignal): Promise<void> {
     });
   });
   if (signal.aborted) throw new LostLeaseError("lease lost");
-}
-
-/** A signal that aborts only when `signal` aborts for a stop. */
-function stopOnly(signal: AbortSignal): AbortSignal {
-  const controller = new AbortController();
-  const relay = () => {
-    if (signal.reason === "stop") controller.abort("stop");
-  };
-  if (signal.aborted) relay();
-  else signal.addEventListener("abort", relay, { once: true });
-  return controller.signal;
 }
