@@ -6,8 +6,8 @@ import { isTransientFailure } from "../core/transient-failure.ts";
 import { RepeatedWarnings } from "../observability/repeated-warnings.ts";
 import { KeyScheme } from "../store/keys.ts";
 import { bullmq } from "../store/redis/bullmq.ts";
+import { drainConversation } from "../turn/drain.ts";
 import { takeSnapshot } from "../turn/snapshot.ts";
-import { drainConversation } from "../turn/turn.ts";
 import { LostLeaseError, readTurnChoices, type TurnEnvironment } from "../turn/turn-environment.ts";
 import {
   BackPressure,

@@ -13,6 +13,7 @@ import { approvalPayload } from "../ports/approvals.ts";
 import type { DeliveryTarget, MessageControl } from "../ports/outbound.ts";
 import { newApprovalId } from "../store/index.ts";
 import { approvalPolicyOf } from "./approval-policy.ts";
+import type { CheckpointWrites } from "./checkpoint-writes.ts";
 import { LostLeaseError, type TurnChoices, type TurnEnvironment } from "./turn-environment.ts";
 
 /**
@@ -52,12 +53,8 @@ export function requestKey(turnId: string, step: number): string {
 export async function openWait(
   env: TurnEnvironment,
   address: ConversationAddress,
-  /** The turn's checkpoint writes (see Turn in src/turn/turn.ts). */
-  steps: {
-    readonly checkpoint: Checkpoint;
-    durable(): Promise<void>;
-    awaitApproval(wait: ApprovalWait): Promise<Checkpoint>;
-  },
+  /** The turn's checkpoint writes. */
+  steps: CheckpointWrites,
   pending: readonly PendingCall[],
   requester: InboundMessage | undefined,
 ): Promise<ApprovalWait> {

@@ -1,7 +1,9 @@
+import type { TurnResult } from "../core/agent/loop.ts";
 import { arrivedAt, type QueueBehaviour, windowCloses } from "../core/agent/queue-mode.ts";
 import type { ConversationAddress, InboundMessage } from "../core/conversation.ts";
+import type { CheckpointWrites } from "./checkpoint-writes.ts";
 import { LostLeaseError } from "./turn-environment.ts";
-import type { TurnSignalKind, TurnSignals } from "./turn-signals.ts";
+import type { TurnSignalKind, TurnSignals, TurnWatch } from "./turn-signals.ts";
 
 /**
  * How the quiet window ended for a turn that started inside it: `quiet`
@@ -67,4 +69,104 @@ async function sleepOrLose(ms: number, signal: AbortSignal): Promise<void> {
     signal.addEventListener("abort", done, { once: true });
   });
   if (signal.aborted) throw new LostLeaseError("lease lost");
+}
+
+/** A turn that began inside its quiet window (see Turn in turn.ts), as {@link askInWindow} runs it. */
+export interface WindowedTurn {
+  readonly signals: TurnSignals;
+  readonly address: ConversationAddress;
+  readonly behaviour: QueueBehaviour;
+  /** The lease's signal: lost, the request under way is cancelled. */
+  readonly lease: AbortSignal;
+  readonly writes: CheckpointWrites;
+  readonly watch: TurnWatch | undefined;
+  /** The turn's messages so far: those it took, and those folded in since. */
+  readonly pending: () => readonly InboundMessage[];
+  /** The agent loop, its text shown by `onText`, cancelled by `signal`. */
+  readonly ask: (onText: (text: string) => void, signal: AbortSignal) => Promise<TurnResult>;
+  /** Lines that came inside the quiet window join the turn, stored before its request starts over. */
+  readonly fold: (arrived: readonly InboundMessage[]) => Promise<void>;
+}
+
+/**
+ * The agent loop for a turn that began inside its quiet window: the
+ * request goes out at once, while what it would show is held until the
+ * window closes. Lines that came by then join the turn (stored with the
+ * checkpoint that counts them, as steered lines are) and the request
+ * starts over with them; with none, the request under way stands.
+ *
+ * Into a `draft` (a Telegram private chat) the text streams at once: a
+ * draft is no message, so a request started over streams its answer into
+ * the same draft in place of the first, and nothing is left behind to
+ * edit or double. Held, the first words of a model that answers fast
+ * waited for the window (up to 400 ms) at low load, where nobody is typing.
+ */
+export async function askInWindow(
+  turn: WindowedTurn,
+  show: (text: string) => void,
+  draft: boolean,
+): Promise<TurnResult> {
+  const { lease, writes } = turn;
+  for (;;) {
+    const attempt = new AbortController();
+    const relay = () => attempt.abort(lease.reason);
+    if (lease.aborted) relay();
+    else lease.addEventListener("abort", relay, { once: true });
+    let held: string | undefined;
+    let quiet = false;
+    // The model answered before the window closed: the answer is delivered whole, not streamed first.
+    let answered = false;
+    const onText = (text: string) => {
+      if (quiet || draft) show(text);
+      else held = text;
+    };
+    const progress = { turnId: writes.checkpoint.turnId, consumed: writes.checkpoint.inboxCount };
+    const end = waitForQuiet(
+      turn.signals,
+      turn.address,
+      progress,
+      turn.pending(),
+      turn.behaviour,
+      lease,
+    );
+    const closed = end.then((e) => {
+      if (e.kind === "fold") throw new StartedOver();
+    });
+    closed.catch(() => {});
+    writes.hold(closed, (step) => {
+      const last = step.messages.at(-1);
+      answered = last?.role === "assistant" && !last.tool_calls?.length;
+    });
+    const asked = turn.ask(onText, attempt.signal).then(
+      (result) => ({ result }),
+      (error: unknown) => ({ error }),
+    );
+    try {
+      const ended = await end;
+      if (ended.kind === "quiet") {
+        if (ended.signal) turn.watch?.abort(ended.signal);
+        quiet = true;
+        // An answer that is already whole is posted once by its delivery: no preview, no edit.
+        if (held !== undefined && !answered) show(held);
+        const outcome = await asked;
+        if ("error" in outcome) throw outcome.error;
+        return outcome.result;
+      }
+      attempt.abort(new StartedOver());
+      await asked;
+      await turn.fold(ended.arrived);
+    } catch (error) {
+      attempt.abort(error);
+      await asked;
+      throw error;
+    } finally {
+      lease.removeEventListener("abort", relay);
+      writes.release();
+    }
+  }
+}
+
+/** Thrown into a request dropped because lines came inside its quiet window: it starts over with them. */
+class StartedOver extends Error {
+  override readonly name = "StartedOver";
 }

@@ -96,7 +96,7 @@ export class WorkerFleet {
 
 /**
  * How often the worker resumes an interrupted turn before it gives up on it
- * with an apology (MAX_RESUMES in src/turn/turn.ts). Per run, the kill
+ * with an apology (MAX_STALLED_PICKUPS in src/store/pickups.ts). Per run, the kill
  * loop interrupts no conversation more often than this.
  */
 export const RESUMES_BEFORE_GIVING_UP = 3;
