@@ -58,7 +58,13 @@ export async function waitForQuiet(
   return arrived.length > 0 ? { kind: "fold", arrived } : { kind: "quiet" };
 }
 
-async function sleepOrLose(ms: number, signal: AbortSignal): Promise<void> {
+/**
+ * Waits `ms`, or less when `signal` (the lease's) aborts first, then throws
+ * {@link LostLeaseError} if it did. It takes its listener off the signal
+ * either way: a lease lives for the whole drain, and a drain may wait many
+ * windows.
+ */
+export async function sleepOrLose(ms: number, signal: AbortSignal): Promise<void> {
   await new Promise<void>((resolve) => {
     const done = () => {
       clearTimeout(timer);

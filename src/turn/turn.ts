@@ -22,7 +22,7 @@ import { begunAt, countPickup, stalled, unbegunAt } from "../store/pickups.ts";
 import { closeRequest, openWait, wakeParked } from "./approval-wait.ts";
 import { CheckpointWrites } from "./checkpoint-writes.ts";
 import { type ConversationState, conversationCapabilities, freezeState } from "./contract.ts";
-import { askInWindow, foldsBursts } from "./quiet-window.ts";
+import { askInWindow, foldsBursts, sleepOrLose } from "./quiet-window.ts";
 import { giveUp, giveUpUnbegun } from "./resume.ts";
 import { dropStoppedRuns, firstStoppedRun } from "./scheduled-runs.ts";
 import type { Snapshot } from "./snapshot.ts";
@@ -151,7 +151,7 @@ export class Turn {
     if ("waitMs" in plan) {
       if (!foldsBursts(behaviour) || !this.env.signals) {
         // The quiet window: more of a burst may be on its way; look again when it has passed.
-        await waitOrLose(plan.waitMs, this.lease.signal);
+        await sleepOrLose(plan.waitMs, this.lease.signal);
         return "again";
       }
       // Start now; the window closes beside the model, and lines that come meanwhile fold in.
@@ -516,16 +516,4 @@ export class Turn {
     if (spent) await countShared(env, subject, spent, answered);
     return left;
   }
-}
-
-/** Waits, unless the lease is lost meanwhile. */
-async function waitOrLose(ms: number, signal: AbortSignal): Promise<void> {
-  await new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-  if (signal.aborted) throw new LostLeaseError("lease lost");
 }
