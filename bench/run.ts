@@ -17,6 +17,7 @@ import { Redis } from "ioredis";
 import { benchColdStart } from "./cold-start.ts";
 import { benchFreeze, benchModeTokens } from "./core.ts";
 import { benchFormat } from "./format.ts";
+import { benchModelCalls } from "./model-calls.ts";
 import { benchPipeline, type PipelineFigures } from "./pipeline.ts";
 import { REDIS_URL } from "./pipeline-runs.ts";
 import { benchPromptCache } from "./prompt-cache.ts";
@@ -63,6 +64,7 @@ if (!only || only === "stream-render") results.push(benchStreamRender(print));
 if (!only || only === "stream-read") results.push(await benchStreamRead(print));
 if (!only || only === "cold-start") results.push(await benchColdStart(print));
 if (!only || only === "telegram-calls") results.push(await benchTelegramCalls(print));
+if (!only || only === "model-calls") results.push(await benchModelCalls(print));
 if (only === "streams") {
   results.push(
     await benchStreams(print, args, (figures) => {
