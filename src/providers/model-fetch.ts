@@ -23,7 +23,9 @@ const socketBodies = new WeakMap<Response, Readable>();
  * cause is undici's error, an abort rejects with the signal's reason.
  *
  * A call it cannot make this way (a `Request` object, a body that is not
- * text or bytes) goes through Node's `fetch` unchanged.
+ * text or bytes) goes through Node's `fetch` unchanged, and so does one the
+ * server redirects (a base URL that moved, `http` sent on to `https`):
+ * `fetch` follows redirects, and a bot that worked before must not stop.
  *
  * @example
  * const client = sdk.withOptions({ fetch: modelFetch });
@@ -53,6 +55,11 @@ export const modelFetch: typeof fetch = async (input, init = {}) => {
     throw new TypeError("fetch failed", { cause: error });
   }
   const { statusCode: status, headers } = reply;
+  if (status >= 300 && status < 400) {
+    // The text body can be sent again; `fetch` follows the redirect as it always did.
+    await reply.body.dump().catch(() => {});
+    return fetch(input, init);
+  }
   const responseHeaders = new Headers();
   for (const [name, value] of Object.entries(headers)) {
     for (const one of Array.isArray(value) ? value : [value]) {

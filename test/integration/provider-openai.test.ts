@@ -1,4 +1,5 @@
-import { createServer } from "node:net";
+import { createServer as createHttpServer } from "node:http";
+import { type AddressInfo, createServer } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { ChatMessage } from "../../src/core/agent/messages.ts";
@@ -115,6 +116,28 @@ describe("createOpenAIProvider", () => {
   });
 
   describe("streaming", () => {
+    it("follows a base URL that redirects, as fetch did (a local server sent on elsewhere)", async () => {
+      // A local model server that needs no key (fetch drops the key on a redirect to another origin).
+      const open = await startFakeOpenAI();
+      open.script({ content: "Redirected, and still streamed." });
+      // A server that sends every request on with a 307, which keeps the method and the body.
+      const moved = createHttpServer((req, res) => {
+        res.writeHead(307, { location: `${open.url}${req.url?.replace(/^\/v1/, "") ?? ""}` });
+        res.end();
+      });
+      await new Promise<void>((resolve) => moved.listen(0, "127.0.0.1", resolve));
+      const { port } = moved.address() as AddressInfo;
+      try {
+        const reply = await provider({ baseURL: `http://127.0.0.1:${port}/v1` }).complete(ask());
+
+        expect(reply.content).toBe("Redirected, and still streamed.");
+        expect(open.requests).toHaveLength(1);
+      } finally {
+        await new Promise<void>((resolve) => moved.close(() => resolve()));
+        await open.close();
+      }
+    });
+
     it("streams text and calls onText with growing prefixes of the final text", async () => {
       fake.script({ content: "The quick brown fox jumps over the lazy dog." });
       const seen: string[] = [];
