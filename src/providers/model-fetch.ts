@@ -1,4 +1,5 @@
-import { Readable } from "node:stream";
+import { pipeline, Readable } from "node:stream";
+import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import type { Dispatcher } from "undici";
 import { type HttpPool, httpPool } from "./http-pool.ts";
 
@@ -21,6 +22,10 @@ const socketBodies = new WeakMap<Response, Readable>();
  * whole, so a failure comes back as an ordinary `Response`. It fails as
  * `fetch` fails: a network error is a `TypeError("fetch failed")` whose
  * cause is undici's error, an abort rejects with the signal's reason.
+ *
+ * A body the server compressed (`content-encoding`: gzip, deflate, br,
+ * which `fetch` undoes and a proxy may send though it was not asked to) is
+ * decompressed as it comes, the encoding header dropped as `fetch` does.
  *
  * A call it cannot make this way (a `Request` object, a body that is not
  * text or bytes) goes through Node's `fetch` unchanged, and so does one the
@@ -61,20 +66,38 @@ export const modelFetch: typeof fetch = async (input, init = {}) => {
     return fetch(input, init);
   }
   const responseHeaders = new Headers();
+  const encoding = String(headers["content-encoding"] ?? "").trim().toLowerCase();
+  const decode = DECODERS[encoding];
+  const replyBody = decode ? decoded(reply.body, decode()) : reply.body;
   for (const [name, value] of Object.entries(headers)) {
+    if (decode && (name === "content-encoding" || name === "content-length")) continue;
     for (const one of Array.isArray(value) ? value : [value]) {
       if (one !== undefined) responseHeaders.append(name, one);
     }
   }
   if (status < 200 || status >= 300) {
     // A failure's body is read whole by the SDK (watched-fetch.ts keeps only its start).
-    const web = Readable.toWeb(reply.body) as ReadableStream<Uint8Array>;
+    const web = Readable.toWeb(replyBody) as ReadableStream<Uint8Array>;
     return new Response(web, { status, headers: responseHeaders });
   }
   const response = new Response(null, { status, headers: responseHeaders });
-  socketBodies.set(response, reply.body);
+  socketBodies.set(response, replyBody);
   return response;
 };
+
+/** What undoes each content encoding `fetch` undoes. */
+const DECODERS: Partial<Record<string, () => NodeJS.ReadWriteStream & Readable>> = {
+  gzip: createGunzip,
+  "x-gzip": createGunzip,
+  deflate: createInflate,
+  br: createBrotliDecompress,
+};
+
+/** The socket's body through `decoder`: an error of either ends the other, and reaches the reader. */
+function decoded(body: Readable, decoder: NodeJS.ReadWriteStream & Readable): Readable {
+  pipeline(body, decoder, () => {});
+  return decoder;
+}
 
 /**
  * The body of a successful reply {@link modelFetch} made, as the socket's

@@ -1,5 +1,6 @@
 import { createServer as createHttpServer } from "node:http";
 import { type AddressInfo, createServer } from "node:net";
+import { createGzip } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { ChatMessage } from "../../src/core/agent/messages.ts";
@@ -116,6 +117,37 @@ describe("createOpenAIProvider", () => {
   });
 
   describe("streaming", () => {
+    it("reads a reply the server compressed though it was not asked to, as fetch did", async () => {
+      const event = (delta: object, finish: string | null = null) =>
+        `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 0, model: "m", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+      // A proxy that gzips the stream, flushing after every event as a streaming proxy does.
+      const zipping = createHttpServer((_req, res) => {
+        res.writeHead(200, { "content-type": "text/event-stream", "content-encoding": "gzip" });
+        const gzip = createGzip();
+        gzip.pipe(res);
+        for (const text of [
+          event({ role: "assistant", content: "Zipped" }),
+          event({ content: " answer." }),
+          event({}, "stop"),
+          "data: [DONE]\n\n",
+        ]) {
+          gzip.write(text);
+          gzip.flush();
+        }
+        gzip.end();
+      });
+      await new Promise<void>((resolve) => zipping.listen(0, "127.0.0.1", resolve));
+      const { port } = zipping.address() as AddressInfo;
+      try {
+        const reply = await provider({ baseURL: `http://127.0.0.1:${port}/v1` }).complete(ask());
+
+        expect(reply.content).toBe("Zipped answer.");
+        expect(reply.finishReason).toBe("stop");
+      } finally {
+        await new Promise<void>((resolve) => zipping.close(() => resolve()));
+      }
+    });
+
     it("follows a base URL that redirects, as fetch did (a local server sent on elsewhere)", async () => {
       // A local model server that needs no key (fetch drops the key on a redirect to another origin).
       const open = await startFakeOpenAI();
