@@ -10,9 +10,6 @@
  * `process.cpuUsage` here is the caller's alone. The sides take turns, in a
  * changing order, in the same run. `npm run bench -- model-calls`.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
-import { fileURLToPath } from "node:url";
 import type { OpenAI } from "openai";
 import { silentLogger } from "../src/core/logger.ts";
 import { modelFetch } from "../src/providers/model-fetch.ts";
@@ -20,6 +17,7 @@ import { openAISdk } from "../src/providers/openai-sdk.ts";
 import { readCompletionStream } from "../src/providers/openai-stream.ts";
 import { freshProgress } from "../src/providers/reply-stream.ts";
 import { type FetchWatch, watchedFetch } from "../src/providers/watched-fetch.ts";
+import { compareSides, cpuPerCall, startFakeProcess } from "./caller-cpu.ts";
 import { answerFor } from "./streams-run.ts";
 
 /** The provider's fetch must cost at most this share of Node's fetch a reply. */
@@ -28,15 +26,6 @@ const REPLIES = 400;
 const IN_FLIGHT = 200;
 const ROUNDS = 7;
 const LIMITS = { maxAnswerChars: 100_000, maxToolCallChars: 100_000, maxToolCalls: 32 };
-
-async function startFake(): Promise<{ child: ChildProcess; baseURL: string }> {
-  const script = fileURLToPath(new URL("./model-fake.ts", import.meta.url));
-  const child = spawn(process.execPath, [...process.execArgv, script, "1"], {
-    stdio: ["pipe", "pipe", "inherit"],
-  });
-  const [line] = (await once(child.stdout as NodeJS.ReadableStream, "data")) as [Buffer];
-  return { child, baseURL: line.toString().trim() };
-}
 
 /** One streamed reply, as the provider's attempt makes it, through `base`; its text. */
 async function reply(client: OpenAI, base: typeof fetch): Promise<string> {
@@ -59,28 +48,15 @@ async function reply(client: OpenAI, base: typeof fetch): Promise<string> {
   return read.content ?? "";
 }
 
-/** CPU µs a reply of this process, `REPLIES` replies with `IN_FLIGHT` at a time. */
-async function round(client: OpenAI, base: typeof fetch): Promise<number> {
-  let next = 0;
-  const lane = async () => {
-    while (next++ < REPLIES) await reply(client, base);
-  };
-  const start = process.cpuUsage();
-  await Promise.all(Array.from({ length: IN_FLIGHT }, lane));
-  const used = process.cpuUsage(start);
-  return (used.user + used.system) / REPLIES;
-}
-
-const stats = (xs: number[]) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return { min: sorted[0] ?? 0, median: sorted[sorted.length >> 1] ?? 0, max: sorted.at(-1) ?? 0 };
-};
-
 export async function benchModelCalls(print: (line: string) => void): Promise<boolean> {
   print("\nStreamed model replies: CPU of the calling side a reply, in the same run");
-  const { child, baseURL } = await startFake();
+  const fake = await startFakeProcess("./model-fake.ts", ["1"]);
   try {
-    const client = new (await openAISdk()).OpenAI({ apiKey: "bench", baseURL, maxRetries: 0 });
+    const client = new (await openAISdk()).OpenAI({
+      apiKey: "bench",
+      baseURL: fake.address,
+      maxRetries: 0,
+    });
     const sides = [
       ["Node's fetch (web streams)", fetch],
       ["model fetch (socket stream)", modelFetch],
@@ -93,31 +69,14 @@ export async function benchModelCalls(print: (line: string) => void): Promise<bo
         return false;
       }
     }
-    for (const [, base] of sides) await round(client, base);
-    const samples = sides.map(() => [] as number[]);
-    for (let r = 0; r < ROUNDS; r++) {
-      const order = sides.map((_, i) => (i + r) % sides.length);
-      for (const i of order) {
-        samples[i]?.push(await round(client, (sides[i] as (typeof sides)[number])[1]));
-      }
-    }
-    const [base, subject] = samples.map(stats) as [
-      ReturnType<typeof stats>,
-      ReturnType<typeof stats>,
-    ];
-    for (const [i, [name]] of sides.entries()) {
-      const s = stats(samples[i] ?? []);
-      print(
-        `${name.padEnd(30)} µs a reply: min ${s.min.toFixed(0).padStart(5)}  median ${s.median.toFixed(0).padStart(5)}  max ${s.max.toFixed(0).padStart(5)}  ${(s.median / base.median).toFixed(2)}x`,
-      );
-    }
-    const ratio = subject.median / base.median;
+    const round = (base: typeof fetch) => cpuPerCall(REPLIES, IN_FLIGHT, () => reply(client, base));
+    const [before, now] = await compareSides(sides, ROUNDS, round, print, " µs a reply");
+    const ratio = (now?.median ?? 0) / (before?.median ?? 1);
     print(
       `${REPLIES} replies a round, ${IN_FLIGHT} in flight, ${ROUNDS} rounds: model fetch ${ratio.toFixed(2)}x Node's fetch (target <= ${TARGET}x: ${ratio <= TARGET ? "met" : "MISSED"})`,
     );
     return ratio <= TARGET;
   } finally {
-    child.stdin?.end();
-    await once(child, "exit");
+    await fake.stop();
   }
 }

@@ -10,13 +10,11 @@
  * caller's alone. The sides take turns, in a changing order, in the same
  * run. `npm run bench -- telegram-calls`.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
-import { fileURLToPath } from "node:url";
 import { Api } from "grammy";
 import { botApiFetch } from "../src/platforms/telegram/bot-api-fetch.ts";
 import { FAKE_TELEGRAM } from "../src/testing/fakes/telegram-api.ts";
 import { undici } from "../src/tools/web/undici.ts";
+import { compareSides, cpuPerCall, startFakeProcess } from "./caller-cpu.ts";
 
 /** The pooled request must cost at most this share of node-fetch's CPU a call. */
 const TARGET = 0.8;
@@ -32,15 +30,6 @@ const TURN = [
   ...Array<string>(6).fill("sendMessageDraft"),
   "sendMessage",
 ] as const;
-
-async function startFake(): Promise<{ child: ChildProcess; apiRoot: string }> {
-  const script = fileURLToPath(new URL("./telegram-fake.ts", import.meta.url));
-  const child = spawn(process.execPath, [...process.execArgv, script, String(CHATS)], {
-    stdio: ["pipe", "pipe", "inherit"],
-  });
-  const [line] = (await once(child.stdout as NodeJS.ReadableStream, "data")) as [Buffer];
-  return { child, apiRoot: line.toString().trim() };
-}
 
 /** undici's WHATWG fetch on a pool like the one botApiFetch keeps, grammY's signal carried over. */
 function undiciFetch(): typeof fetch {
@@ -72,26 +61,10 @@ function call(api: Api, at: number): Promise<unknown> {
   return api.sendMessage(chat, "The answer, <b>whole</b>, at last.", { parse_mode: "HTML" });
 }
 
-/** CPU µs a call of this process, `CALLS` calls with `IN_FLIGHT` at a time. */
-async function round(api: Api): Promise<number> {
-  let next = 0;
-  const lane = async () => {
-    while (next < CALLS) await call(api, next++);
-  };
-  const start = process.cpuUsage();
-  await Promise.all(Array.from({ length: IN_FLIGHT }, lane));
-  const used = process.cpuUsage(start);
-  return (used.user + used.system) / CALLS;
-}
-
-const stats = (xs: number[]) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return { min: sorted[0] ?? 0, median: sorted[sorted.length >> 1] ?? 0, max: sorted.at(-1) ?? 0 };
-};
-
 export async function benchTelegramCalls(print: (line: string) => void): Promise<boolean> {
   print("\nTelegram Bot API calls: CPU of the calling side a call, in the same run");
-  const { child, apiRoot } = await startFake();
+  const fake = await startFakeProcess("./telegram-fake.ts", [String(CHATS)]);
+  const apiRoot = fake.address;
   try {
     const sides = [
       ["node-fetch (grammY's default)", new Api(FAKE_TELEGRAM.token, { apiRoot })],
@@ -109,30 +82,14 @@ export async function benchTelegramCalls(print: (line: string) => void): Promise
         return false;
       }
     }
-    for (const [, api] of sides) await round(api);
-    const samples = sides.map(() => [] as number[]);
-    for (let r = 0; r < ROUNDS; r++) {
-      const order = sides.map((_, i) => (i + r) % sides.length);
-      for (const i of order) samples[i]?.push(await round((sides[i] as (typeof sides)[number])[1]));
-    }
-    const [base, , subject] = samples.map(stats) as [
-      ReturnType<typeof stats>,
-      unknown,
-      ReturnType<typeof stats>,
-    ];
-    for (const [i, [name]] of sides.entries()) {
-      const s = stats(samples[i] ?? []);
-      print(
-        `${name.padEnd(32)} µs a call: min ${s.min.toFixed(0).padStart(4)}  median ${s.median.toFixed(0).padStart(4)}  max ${s.max.toFixed(0).padStart(4)}  ${(s.median / base.median).toFixed(2)}x`,
-      );
-    }
-    const ratio = subject.median / base.median;
+    const round = (api: Api) => cpuPerCall(CALLS, IN_FLIGHT, (at) => call(api, at));
+    const [base, , subject] = await compareSides(sides, ROUNDS, round, print, " µs a call");
+    const ratio = (subject?.median ?? 0) / (base?.median ?? 1);
     print(
       `${CALLS} calls a round, ${IN_FLIGHT} in flight, ${ROUNDS} rounds: pooled request ${ratio.toFixed(2)}x node-fetch (target <= ${TARGET}x: ${ratio <= TARGET ? "met" : "MISSED"})`,
     );
     return ratio <= TARGET;
   } finally {
-    child.stdin?.end();
-    await once(child, "exit");
+    await fake.stop();
   }
 }

@@ -92,6 +92,19 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
+/** A local HTTP server answering with `handler`: its base URL (`/v1`), and how to close it. */
+async function serving(
+  handler: Parameters<typeof createHttpServer>[1],
+): Promise<{ baseURL: string; close: () => Promise<void> }> {
+  const server = createHttpServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
 describe("createOpenAIProvider", () => {
   let fake: FakeOpenAI;
   let h: Harness;
@@ -121,7 +134,7 @@ describe("createOpenAIProvider", () => {
       const event = (delta: object, finish: string | null = null) =>
         `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 0, model: "m", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
       // A proxy that gzips the stream, flushing after every event as a streaming proxy does.
-      const zipping = createHttpServer((_req, res) => {
+      const zipping = await serving((_req, res) => {
         res.writeHead(200, { "content-type": "text/event-stream", "content-encoding": "gzip" });
         const gzip = createGzip();
         gzip.pipe(res);
@@ -136,15 +149,13 @@ describe("createOpenAIProvider", () => {
         }
         gzip.end();
       });
-      await new Promise<void>((resolve) => zipping.listen(0, "127.0.0.1", resolve));
-      const { port } = zipping.address() as AddressInfo;
       try {
-        const reply = await provider({ baseURL: `http://127.0.0.1:${port}/v1` }).complete(ask());
+        const reply = await provider({ baseURL: zipping.baseURL }).complete(ask());
 
         expect(reply.content).toBe("Zipped answer.");
         expect(reply.finishReason).toBe("stop");
       } finally {
-        await new Promise<void>((resolve) => zipping.close(() => resolve()));
+        await zipping.close();
       }
     });
 
@@ -153,19 +164,17 @@ describe("createOpenAIProvider", () => {
       const open = await startFakeOpenAI();
       open.script({ content: "Redirected, and still streamed." });
       // A server that sends every request on with a 307, which keeps the method and the body.
-      const moved = createHttpServer((req, res) => {
+      const moved = await serving((req, res) => {
         res.writeHead(307, { location: `${open.url}${req.url?.replace(/^\/v1/, "") ?? ""}` });
         res.end();
       });
-      await new Promise<void>((resolve) => moved.listen(0, "127.0.0.1", resolve));
-      const { port } = moved.address() as AddressInfo;
       try {
-        const reply = await provider({ baseURL: `http://127.0.0.1:${port}/v1` }).complete(ask());
+        const reply = await provider({ baseURL: moved.baseURL }).complete(ask());
 
         expect(reply.content).toBe("Redirected, and still streamed.");
         expect(open.requests).toHaveLength(1);
       } finally {
-        await new Promise<void>((resolve) => moved.close(() => resolve()));
+        await moved.close();
         await open.close();
       }
     });
