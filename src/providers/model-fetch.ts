@@ -66,7 +66,9 @@ export const modelFetch: typeof fetch = async (input, init = {}) => {
     return fetch(input, init);
   }
   const responseHeaders = new Headers();
-  const encoding = String(headers["content-encoding"] ?? "").trim().toLowerCase();
+  const encoding = String(headers["content-encoding"] ?? "")
+    .trim()
+    .toLowerCase();
   const decode = DECODERS[encoding];
   const replyBody = decode ? decoded(reply.body, decode()) : reply.body;
   for (const [name, value] of Object.entries(headers)) {
