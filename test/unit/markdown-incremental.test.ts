@@ -188,7 +188,7 @@ describe.each(RENDERINGS)("IncrementalMarkdown (%s)", (_, rendering) => {
     }
   });
 
-  it("renders what follows a list with an open fence, or indented code, as a whole render does", () => {
+  it("renders what follows a list with an open fence or HTML block, or indented code, as a whole render does", () => {
     // A fence open in a list item keeps the blank lines after it only when more of the item
     // follows; micromark reads a list item after indented code as it would not alone.
     for (const [other, answer] of [
@@ -196,6 +196,9 @@ describe.each(RENDERINGS)("IncrementalMarkdown (%s)", (_, rendering) => {
       ["- ```\n    \n\n[a](https://x.example)", "- ```\n    \n\n"],
       ["* ```\n\n\n\n-", "* ```\n\n\n\n-word"],
       ["    word\n  \n\n>", "    word\n  \n\n> 2) "],
+      // An HTML comment open in a list item keeps both blank lines when a list follows, one when text does.
+      ["+ <!--\n\n- word", "+ <!--\n\n[^1]"],
+      ["+ <!--\n\n- word", "+ <!--\n\nword"],
     ] as const) {
       const stream = new IncrementalMarkdown(rendering);
       stream.render(other);

@@ -182,10 +182,11 @@ function settledCut(tail: string, blocks: readonly RootContent[]): Cut | undefin
   const lineStart = tail.lastIndexOf("\n", start - 1) + 1;
   if (lineStart === 0 || !isBlankLineBefore(tail, lineStart)) return undefined;
   const before = blocks.at(-2);
-  // A fence left open in a list's last item takes the blank lines after it only when more
-  // of the item follows: what the list shows is not settled until then.
+  // A fence or HTML block left open in a list's last item takes the blank lines after it
+  // only when more of the item (or another list) follows: what the list shows is not
+  // settled until then.
   const source = tail.slice(before?.position?.start.offset, lineStart);
-  if (before?.type === "list" && FENCE.test(source)) return undefined;
+  if (before?.type === "list" && (FENCE.test(source) || endsInHtml(before))) return undefined;
   // micromark reads the block after indented code as it would not alone (`- ` is no list
   // item there): the block after one is parsed with it.
   if (before?.type === "code" && !FENCED.test(source)) return undefined;
@@ -196,6 +197,15 @@ function settledCut(tail: string, blocks: readonly RootContent[]): Cut | undefin
     open: blocks.slice(-1),
     settled: { openEnded: type === "list" || type === "code" },
   };
+}
+
+/** Whether the last block inside a container (however deep) is HTML, which may be left open. */
+function endsInHtml(node: RootContent): boolean {
+  let last: RootContent | undefined = node;
+  while (last?.type === "list" || last?.type === "listItem" || last?.type === "blockquote") {
+    last = last.children.at(-1);
+  }
+  return last?.type === "html";
 }
 
 /** Whether `text`, from `lineStart` on, may follow a settled prefix (see {@link Settled}). */
