@@ -13,6 +13,8 @@ const LINE_TTL_MS = 86_400_000;
 const RECORD_KEY = LuaScript.file("status-line-key-2");
 /** Records a posted line's ref while its record stands: see status-line-ref-1.lua. */
 const RECORD_REF = LuaScript.file("status-line-ref-1");
+/** Marks a line's record as being deleted: see status-line-ending-1.lua. */
+const MARK_ENDING = LuaScript.file("status-line-ending-1");
 
 /** One turn's status line, as far as a crash let it be recorded (see KeyScheme.turnStatusLine). */
 interface LineRecord {
@@ -103,7 +105,7 @@ export class StatusLine {
    * that took over may have answered and deleted the line, and a line posted
    * after that would stay beside the answer. A post still on its way when
    * that run deleted the line (this run held the lease when it set out) is
-   * deleted as it comes back, its record gone.
+   * deleted as it comes back, its record gone or marked as ending.
    */
   async post(text: string): Promise<void> {
     if (this.#record.ref !== undefined) return;
@@ -130,8 +132,10 @@ export class StatusLine {
   /**
    * Deletes the line, a crashed run's too: one whose post was on its way
    * when it died is found by posting under its key again (the platform
-   * answers with the message it made), then deleted. Best effort: a line
-   * that cannot be deleted now is left for the next run of the turn.
+   * answers with the message it made), then deleted. The record is marked
+   * first, so a lapsed run's post that comes back before the record goes
+   * deletes what it made. Best effort: a line that cannot be deleted now is
+   * left for the next run of the turn.
    */
   async remove(): Promise<void> {
     const { key } = this.#record;
@@ -144,6 +148,7 @@ export class StatusLine {
           mayExist: true,
           preview: true,
         }));
+      await MARK_ENDING.run(this.redis, [this.#key], [key]);
       await this.removeMessage(this.target, ref);
       await this.redis.del(this.#key);
       this.#record = {};

@@ -20,8 +20,24 @@ afterAll(async () => {
 class LineOutbound extends RecordingOutbound {
   readonly activityLine = true;
   readonly removed: string[] = [];
+  /** Posts the platform answered, a repeated key's too. */
+  answered = 0;
+  override async post(target: DeliveryTarget, text: string, options: { idempotencyKey: string }) {
+    const ref = await super.post(target, text, options);
+    this.answered++;
+    return ref;
+  }
   async remove(_target: DeliveryTarget, ref: string) {
     this.removed.push(ref);
+  }
+}
+
+/** Waits until `probe` holds (a post made, a record written), checking every few milliseconds. */
+async function waitFor(probe: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error("timed out waiting");
+    await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
 
@@ -48,7 +64,7 @@ describe("a turn's status line in Redis", () => {
     const outbound = new LineOutbound();
     const first = await TurnStatus.open(env, outbound, where, { turnId: "turn-b", resumed: false });
     first.tool(toolActivity("web_search", {}))();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitFor(() => outbound.answered === 1);
     first.pause(); // the worker dies here: nothing is cleared
     const second = await TurnStatus.open(env, outbound, where, { turnId: "turn-b", resumed: true });
     second.tool(toolActivity("fetch_url", { url: "https://example.com/x" }))();
@@ -69,7 +85,7 @@ describe("a turn's status line in Redis", () => {
     const taker = await TurnStatus.open(env, outbound, where, { turnId: "turn-d", resumed: true });
     slow.tool(toolActivity("web_search", {}))();
     taker.tool(toolActivity("web_search", {}))();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitFor(() => outbound.answered === 2);
     slow.pause(); // it learns its lease is gone: it clears nothing
     taker.pause();
     await taker.end();
@@ -103,17 +119,92 @@ describe("a turn's status line in Redis", () => {
     const outbound = new SlowAnswer();
     const slow = await TurnStatus.open(env, outbound, where, { turnId: "turn-e", resumed: false });
     slow.tool(toolActivity("web_search", {}))();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitFor(() => outbound.calls.some((c) => c.kind === "post"));
     const taker = await TurnStatus.open(env, outbound, where, { turnId: "turn-e", resumed: true });
     taker.tool(toolActivity("web_search", {}))();
-    await new Promise((resolve) => setTimeout(resolve, 50));
     taker.pause();
     await taker.end();
     expect(outbound.removed).toHaveLength(1);
     release();
     slow.pause();
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Its record gone, the slow run deletes what its post made (here the same message).
+    await waitFor(() => outbound.removed.length === 2);
     expect(await redis.exists(store.keys.turnStatusLine(address, "turn-e"))).toBe(0);
+  });
+
+  it("a run whose lease lapsed hears its post back while the run that took over is deleting the line: nothing stays", async () => {
+    let arrive = () => {};
+    const held = new Promise<void>((resolve) => {
+      arrive = resolve;
+    });
+    let deleting = () => {};
+    const deleted = new Promise<void>((resolve) => {
+      deleting = resolve;
+    });
+    /**
+     * The slow run's post reaches the platform only after the line was deleted, and the
+     * platform makes it anew (a deleted message's nonce makes a new one, as on Discord).
+     * The run that took over is held between deleting the message and its record.
+     */
+    class LatePost extends LineOutbound {
+      #first = true;
+      readonly #byKey = new Map<string, string>();
+      #next = 1;
+      override async post(
+        _target: DeliveryTarget,
+        text: string,
+        { idempotencyKey }: { idempotencyKey: string },
+      ) {
+        if (this.#first) {
+          this.#first = false;
+          await held;
+        }
+        const existing = this.#byKey.get(idempotencyKey);
+        if (existing) return existing;
+        const ref = `late-${this.#next++}`;
+        this.#byKey.set(idempotencyKey, ref);
+        this.calls.push({
+          kind: "post",
+          at: Date.now(),
+          text,
+          ref,
+          key: idempotencyKey,
+          target: where.target,
+        });
+        return ref;
+      }
+      override async remove(target: DeliveryTarget, ref: string) {
+        await super.remove(target, ref);
+        for (const [key, made] of this.#byKey) if (made === ref) this.#byKey.delete(key);
+        if (this.removed.length === 1) {
+          deleting();
+          await shown(); // the record stands until the late post was heard back
+        }
+      }
+    }
+    const outbound = new LatePost();
+    const key = store.keys.turnStatusLine(address, "turn-f");
+    const slow = await TurnStatus.open(env, outbound, where, { turnId: "turn-f", resumed: false });
+    slow.tool(toolActivity("web_search", {}))();
+    await waitFor(async () => (await redis.hget(key, "key")) !== null);
+    const taker = await TurnStatus.open(env, outbound, where, { turnId: "turn-f", resumed: true });
+    taker.tool(toolActivity("web_search", {}))();
+    await waitFor(() => outbound.calls.some((c) => c.kind === "post"));
+    taker.pause();
+    /** The late post came back: its message deleted, or its ref recorded (kept). */
+    const shown = () =>
+      waitFor(
+        async () => outbound.removed.length === 2 || (await redis.hget(key, "ref")) === "late-2",
+      );
+    const ended = taker.end();
+    await deleted;
+    arrive();
+    await ended;
+    slow.pause();
+    const made = outbound.calls.filter((c) => c.kind === "post").map((c) => c.ref);
+    expect(made).toEqual(["late-1", "late-2"]);
+    expect(outbound.removed).toEqual(made);
+    expect(await redis.exists(key)).toBe(0);
   });
 
   it("a turn whose lease is lost leaves its line to the run that took it over", async () => {
@@ -125,7 +216,8 @@ describe("a turn's status line in Redis", () => {
       signal: lease.signal,
     });
     status.tool(toolActivity("web_search", {}))();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const key = store.keys.turnStatusLine(address, "turn-c");
+    await waitFor(async () => (await redis.hget(key, "ref")) !== null);
     lease.abort();
     status.pause();
     await status.end();

@@ -9,7 +9,9 @@
 -- ARGV: the run's lease token ('' when no lease is held: nothing to check), the post's
 -- idempotency key, the record's TTL (ms).
 -- Returns 1 when recorded (post the line), 0 when the lease is another run's or gone.
+-- A run holding the lease owns the line: a mark left by a run whose delete failed goes.
 if ARGV[1] ~= '' and redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('HDEL', KEYS[2], 'ending')
 redis.call('HSET', KEYS[2], 'key', ARGV[2])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 return 1
