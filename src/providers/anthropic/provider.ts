@@ -3,6 +3,7 @@ import type { Provider, ProviderRequest, ProviderResponse } from "../../core/age
 import { ANTHROPIC_MAX_TOKENS } from "../../core/config/model-section.ts";
 import { noteModel } from "../../observability/tracing-model.ts";
 import type { Failure, FailureContext } from "../failure.ts";
+import { modelFetch } from "../model-fetch.ts";
 import { NO_API_KEY, type ProviderOptions } from "../provider-options.ts";
 import { type Attempt, checkModelNamed, StreamingProvider } from "../streaming-provider.ts";
 import { watchedFetch } from "../watched-fetch.ts";
@@ -69,13 +70,19 @@ interface MessagesCall {
 
 class MessagesProvider extends StreamingProvider<AnthropicProviderOptions, MessagesCall> {
   readonly #baseURL: string;
+  /** Where a request goes, as the SDK's errors name it: `{base}/v1/messages`, no credentials or query. */
+  readonly #request: { readonly method: string; readonly url: string };
   #client: AnthropicSDK.Anthropic | undefined;
+  readonly #sdkLog = (message: string) =>
+    this.logger.warn(`anthropic SDK: ${this.redact(message)}`);
 
   constructor(options: AnthropicProviderOptions) {
     checkThinkingBudget(options.thinkingBudget, options.maxTokens ?? DEFAULT_MAX_TOKENS);
     const baseURL = options.baseURL || ANTHROPIC_BASE_URL;
     super(options, displayAnthropicURL(baseURL));
     this.#baseURL = baseURL;
+    const { origin, pathname } = new URL(`${baseURL.replace(/\/+$/, "")}/v1/messages`);
+    this.#request = { method: "post", url: origin + pathname };
   }
 
   protected override async begin(request: ProviderRequest): Promise<MessagesCall> {
@@ -103,18 +110,24 @@ class MessagesProvider extends StreamingProvider<AnthropicProviderOptions, Messa
   }
 
   protected override async attempt(
-    { client, body }: MessagesCall,
+    { sdk, client, body }: MessagesCall,
     request: ProviderRequest,
     { limits, watch, progress, budget, signal }: Attempt,
   ): Promise<ProviderResponse> {
-    const stream = await client
-      .withOptions({ fetch: watchedFetch(watch) })
-      .messages.create(body, { signal, timeout: budget.remainingMs() + 1_000 });
-    return readMessageStream(stream, {
+    // The SDK sends the request and answers its failures; the reply's body is read here, as it comes.
+    const response = await client
+      .withOptions({ fetch: watchedFetch(watch, "as-is", modelFetch) })
+      .messages.create(body, { signal, timeout: budget.remainingMs() + 1_000 })
+      .asResponse();
+    return readMessageStream(response, {
       onText: request.onText,
       progress,
       logger: this.logger,
       limits,
+      watch: { heard: watch.heard, maxEventBytes: watch.maxEventBytes, signal },
+      sdk,
+      request: this.#request,
+      sdkLog: this.#sdkLog,
     });
   }
 
@@ -133,8 +146,8 @@ class MessagesProvider extends StreamingProvider<AnthropicProviderOptions, Messa
       baseURL: this.#baseURL,
       maxRetries: 0,
       logger: {
-        error: (message: string) => this.logger.warn(`anthropic SDK: ${this.redact(message)}`),
-        warn: (message: string) => this.logger.warn(`anthropic SDK: ${this.redact(message)}`),
+        error: this.#sdkLog,
+        warn: this.#sdkLog,
         info: () => {},
         debug: () => {},
       },

@@ -1,8 +1,15 @@
+import type * as AnthropicSDK from "@anthropic-ai/sdk";
 import type { ProviderBlock, Usage } from "../../core/agent/messages.ts";
 import { ZERO_USAGE } from "../../core/agent/messages.ts";
 import type { ProviderResponse } from "../../core/agent/provider.ts";
+import {
+  type EventSourceMessage,
+  type EventStreamWatch,
+  readEventStream,
+} from "../event-stream.ts";
+import { socketBody } from "../model-fetch.ts";
 import { CappedReplyDraft } from "../reply-draft.ts";
-import { type Fields, fieldsOf, readReplyStream, type StreamReading } from "../reply-stream.ts";
+import { type Fields, fieldsOf, type StreamReading } from "../reply-stream.ts";
 
 /** Anthropic's stop reasons in the Chat Completions words the loop reads. */
 const FINISH: Readonly<Record<string, string>> = {
@@ -14,6 +21,16 @@ const FINISH: Readonly<Record<string, string>> = {
   model_context_window_exceeded: "length",
   refusal: "content_filter",
 };
+
+export interface MessageReading extends StreamReading {
+  readonly watch: EventStreamWatch;
+  /** The SDK whose `APIError` an `error` event throws, as its own stream reader throws it. */
+  readonly sdk: Pick<typeof AnthropicSDK, "APIError">;
+  /** The request, as the SDK's error names it (`path: /v1/messages`). */
+  readonly request: { readonly method: string; readonly url: string };
+  /** Where an event that is not JSON is logged: the SDK's logger, as its stream reader did. */
+  readonly sdkLog: (message: string) => void;
+}
 
 /**
  * Reads a Messages API stream (`message_start`, `content_block_start`,
@@ -33,15 +50,63 @@ const FINISH: Readonly<Record<string, string>> = {
  * Usage: Anthropic's `input_tokens` leaves out what was read from and written
  * to the cache, so the prompt is the sum of the three and the cached share is
  * `cache_read_input_tokens`.
+ *
+ * The body is read here (event-stream.ts, off the socket when model-fetch.ts
+ * made the request), not by the SDK's `Stream`, and read as that did: a
+ * `ping` and an event with no name are skipped, as is one with no data; an
+ * `error` event throws the SDK's `APIError` without a status (its `type`
+ * from the body, `overloaded_error` the usual one); an event that is not
+ * JSON throws its `SyntaxError`. Reading ends quietly when the signal
+ * aborts, so the caller checks it afterwards.
  */
-export function readMessageStream(
-  events: AsyncIterable<unknown>,
-  options: StreamReading,
+export async function readMessageStream(
+  response: Response,
+  options: MessageReading,
 ): Promise<ProviderResponse> {
-  return readReplyStream(events, new MessageDraft(options));
+  const draft = new MessageDraft(options);
+  const { APIError } = options.sdk;
+  await readEventStream(
+    socketBody(response) ?? response.body,
+    options.watch,
+    ({ event, data }: EventSourceMessage) => {
+      if (event === undefined || event === "ping") return true;
+      if (event === "error") {
+        const body = parsedOr(data);
+        const type = fieldsOf(fieldsOf(body)?.error)?.type;
+        throw new APIError(
+          undefined,
+          body as object,
+          undefined,
+          response.headers,
+          (typeof type === "string" ? type : undefined) as AnthropicSDK.APIError["type"],
+          { request: options.request },
+        );
+      }
+      if (!data) return true;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(data);
+      } catch (error) {
+        options.sdkLog("Could not parse message into JSON:");
+        throw error;
+      }
+      return draft.read(parsed);
+    },
+  );
+  return draft.response();
 }
 
-class MessageDraft extends CappedReplyDraft {
+/** The event's data as JSON when it is, else as it came (the SDK's `safeJSON(data) ?? data`). */
+function parsedOr(data: string): unknown {
+  try {
+    return JSON.parse(data) ?? data;
+  } catch {
+    return data;
+  }
+}
+
+/** The reply as the stream builds it, event by event, within the limits. Exported for the test, which feeds it the SDK's `Stream` to compare. */
+export class MessageDraft extends CappedReplyDraft {
   #stopReason: string | undefined;
   #input = { fresh: 0, written: 0, read: 0 };
   #output = 0;

@@ -70,6 +70,8 @@ export interface ScriptedMessage {
   redactedThinking?: string;
   /** Characters per text delta; default one word per delta. */
   textChunkChars?: number;
+  /** Waits this long between events, each then its own network chunk (the benchmark's model). */
+  chunkDelayMs?: number;
 }
 
 export interface RecordedMessagesRequest {
@@ -613,6 +615,7 @@ async function streamMessage(
     }
     res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
     if (i === 0) res.write(PING);
+    if (reply.chunkDelayMs && !(await pause(reply.chunkDelayMs, signal))) return;
   }
   // Stalling after every event is a server that never closes the stream it has finished.
   if (reply.stallAfterEvents !== undefined && reply.stallAfterEvents >= events.length) {
