@@ -24,6 +24,24 @@ const slowSearch = defineTool({
 
 const mention = (text: string) => `<@${FAKE_DISCORD.botUserId}> ${text}`;
 const CHANNEL = FAKE_DISCORD.channelId;
+const address = {
+  platform: "discord",
+  workspace: FAKE_DISCORD.guildId,
+  channel: CHANNEL,
+  conversation: CHANNEL,
+};
+
+/** Waits until the turn let go of the conversation: its status ended (line deleted or not) before that. */
+async function turnOver({ pipe }: DiscordSetup): Promise<void> {
+  const { lease, history } = pipe.app.store.keys.conversation(address);
+  // The address is the conversation's: the turn wrote its history under it.
+  expect(await pipe.app.redis.exists(history)).toBe(1);
+  const deadline = Date.now() + 15_000;
+  while ((await pipe.app.redis.exists(lease)) === 1) {
+    if (Date.now() > deadline) throw new Error("the turn still holds the conversation");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 const messagesPath = new RegExp(`^/channels/${CHANNEL}/messages$`);
 const messagePath = new RegExp(`^/channels/${CHANNEL}/messages/\\d+$`);
 
@@ -61,7 +79,7 @@ describe("the Discord status line on a real discord.js client", () => {
     pipe.fake.script({ content: "Just an answer." });
     discord.messageCreate({ channelId: CHANNEL, authorId: HUMAN, content: mention("hello") });
     await until(() => (botPosts(discord, CHANNEL).length ? true : undefined));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await turnOver(setup);
     const posts = discord.calls.filter((c) => c.method === "POST" && messagesPath.test(c.path));
     expect(posts.map((c) => c.body.content)).toEqual(["Just an answer."]);
     expect(discord.calls.filter((c) => c.method === "DELETE")).toEqual([]);
@@ -83,7 +101,7 @@ describe("the Discord status line on a real discord.js client", () => {
     discord.messageCreate({ channelId: CHANNEL, authorId: HUMAN, content: mention("dig") });
     await until(() => (botPosts(discord, CHANNEL).length ? true : undefined));
     await until(() => (discord.calls.some((c) => c.method === "DELETE") ? true : undefined));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await turnOver(setup);
     const posts = discord.calls.filter((c) => c.method === "POST" && messagesPath.test(c.path));
     expect(posts.map((c) => c.body.content)).toEqual([
       "Searching the web…",
