@@ -18,35 +18,18 @@ import {
   StreamEndedEarlyError,
 } from "../../src/providers/reply-stream.ts";
 import { OversizedEventError } from "../../src/providers/watched-fetch.ts";
+import {
+  assertReadsAsSdk,
+  type Body,
+  bodyOf,
+  BODY_KINDS as KINDS,
+  type BodyKind as Kind,
+  LINE_ENDS,
+  outcome,
+  webBodyOf,
+} from "../support/event-bodies.ts";
 
 const encoder = new TextEncoder();
-
-/** The two bodies a reply may have: `fetch`'s, and the socket's own (model-fetch.ts). */
-const KINDS = ["a web stream", "a socket's stream"] as const;
-type Kind = (typeof KINDS)[number];
-type Body = ReadableStream<Uint8Array> | Readable;
-
-/** A body that delivers `bytes` in the pieces the cuts make, as a network would. */
-function bodyOf(bytes: Uint8Array, cuts: readonly number[] = [], kind: Kind = KINDS[0]): Body {
-  const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
-  const pieces: Uint8Array[] = [];
-  let from = 0;
-  for (const to of [...at, bytes.length]) {
-    pieces.push(bytes.slice(from, to));
-    from = to;
-  }
-  if (kind === "a socket's stream") return Readable.from(pieces);
-  return new ReadableStream({
-    start(controller) {
-      for (const piece of pieces) controller.enqueue(piece);
-      controller.close();
-    },
-  });
-}
-
-function webBodyOf(bytes: Uint8Array, cuts: readonly number[] = []): ReadableStream<Uint8Array> {
-  return bodyOf(bytes, cuts) as ReadableStream<Uint8Array>;
-}
 
 /** A body that sends `data: 1`, `data: 2`, ... for as long as it is read; `cancelled` once it is not. */
 function endlessBody(kind: Kind): { body: Body; pulls: () => number; cancelled: () => boolean } {
@@ -117,8 +100,6 @@ const lineText = (maxLength: number) =>
       maxLength,
     })
     .map((text) => text.replace(/[\r\n]/g, ""));
-
-const LINE_ENDS = ["\n", "\r\n", "\r"] as const;
 
 /** Lines a stream may carry between an event's fields, which never make an event themselves. */
 const ignoredLine = fc.oneof(
@@ -339,20 +320,9 @@ function reading(maxEventBytes = 1 << 20): CompletionReading {
   };
 }
 
-/** What reading a body amounts to: the reply, or the error's class and message. */
-async function outcome(read: Promise<unknown>): Promise<unknown> {
-  return read.then(
-    (reply) => ({ reply }),
-    (error: unknown) =>
-      error instanceof Error
-        ? { error: error.constructor.name, message: error.message }
-        : { error },
-  );
-}
-
 /** The path this replaces: the body through the SDK's Stream into the same draft. */
-function readBySdk(bytes: Uint8Array, cuts: readonly number[]) {
-  const response = new Response(webBodyOf(bytes, cuts));
+function readBySdk(body: ReadableStream<Uint8Array>) {
+  const response = new Response(body);
   const stream = Stream.fromSSEResponse(response, new AbortController());
   return readReplyStream(stream, new CompletionDraft(reading()));
 }
@@ -385,22 +355,11 @@ describe("reading a Chat Completions stream", () => {
   it("answers every stream exactly as the SDK's Stream did, wherever the network cuts it", async () => {
     // The SDK's Stream, made without a client, logs an event that is not JSON to the console.
     vi.spyOn(console, "error").mockImplementation(() => {});
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(openAIPiece, { maxLength: 12 }),
-        fc.constantFrom(...LINE_ENDS),
-        fc.array(fc.nat(), { maxLength: 10 }),
-        async (pieces, end, cuts) => {
-          const bytes = encoder.encode(pieces.join("").replace(/\n/g, end));
-
-          const ours = await outcome(
-            readCompletionStream(new Response(webBodyOf(bytes, cuts)), reading()),
-          );
-
-          expect(ours).toEqual(await outcome(readBySdk(bytes, cuts)));
-        },
-      ),
-      { numRuns: 300 },
+    await assertReadsAsSdk(
+      openAIPiece,
+      (body) => outcome(readCompletionStream(new Response(body), reading())),
+      (body) => outcome(readBySdk(body)),
+      300,
     );
   });
 
