@@ -105,7 +105,11 @@ function parsedOr(data: string): unknown {
   }
 }
 
-/** The reply as the stream builds it, event by event, within the limits. Exported for the test, which feeds it the SDK's `Stream` to compare. */
+/**
+ * The reply as the stream builds it, event by event, within the limits.
+ * Exported for the test and the benchmark, which feed it the SDK's `Stream`
+ * to compare.
+ */
 export class MessageDraft extends CappedReplyDraft {
   #stopReason: string | undefined;
   #input = { fresh: 0, written: 0, read: 0 };
