@@ -2,10 +2,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { createGzip } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
-import type { ProviderRequest } from "../../src/core/agent/provider.ts";
 import { createAnthropicProvider } from "../../src/providers/anthropic/provider.ts";
 import { type FakeAnthropic, startFakeAnthropic } from "../../src/testing/fakes/anthropic.ts";
-import { failureOf } from "../support/provider.ts";
+import { ask, failureOf } from "../support/provider.ts";
 
 /**
  * What the wire can do to a Claude reply that the fake Messages API does
@@ -19,14 +18,6 @@ const KEY = "sk-ant-wire-SECRET";
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const close of closers.splice(0)) await close();
-});
-
-const ask = (overrides: Partial<ProviderRequest> = {}): ProviderRequest => ({
-  system: "You are Switchyard, a helpful bot.",
-  tools: "[]",
-  messages: [{ role: "user", content: "hi" }],
-  cacheKey: "telegram:1:1",
-  ...overrides,
 });
 
 const provider = (baseURL: string) =>
