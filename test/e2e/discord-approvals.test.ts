@@ -12,6 +12,7 @@ import {
 import { until } from "../support/channels.ts";
 import {
   botPosts,
+  CHANNEL_ADDRESS,
   callbackOf,
   type DiscordSetup,
   fixture,
@@ -30,12 +31,7 @@ afterEach(async () => {
 
 const GUEST = "1000000000000000009";
 const ADMIN = "1000000000000000007";
-const address = {
-  platform: "discord",
-  workspace: FAKE_DISCORD.guildId,
-  channel: FAKE_DISCORD.channelId,
-  conversation: FAKE_DISCORD.channelId,
-};
+const address = CHANNEL_ADDRESS;
 const target = { ...address };
 const ARGS = '{"channel":"#ops","text":"@everyone deploy now <@1000000000000000007>"}';
 

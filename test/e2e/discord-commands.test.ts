@@ -11,6 +11,7 @@ import { guildCreatePayload, userPayload } from "../../src/testing/fakes/discord
 import { until } from "../support/channels.ts";
 import {
   botPosts,
+  CHANNEL_ADDRESS,
   callbackOf,
   click,
   customIds,
@@ -38,12 +39,7 @@ async function start(options: Parameters<typeof startDiscordBot>[0] = {}) {
   return setup;
 }
 
-const address = {
-  platform: "discord",
-  workspace: FAKE_DISCORD.guildId,
-  channel: FAKE_DISCORD.channelId,
-  conversation: FAKE_DISCORD.channelId,
-};
+const address = CHANNEL_ADDRESS;
 
 const commandPuts = (discord: FakeDiscord, path: string) =>
   discord.calls

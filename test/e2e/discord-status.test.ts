@@ -3,7 +3,13 @@ import { z } from "zod";
 import { defineTool } from "../../src/core/tools/tool.ts";
 import { FAKE_DISCORD } from "../../src/testing/fakes/discord-api.ts";
 import { until } from "../support/channels.ts";
-import { botPosts, type DiscordSetup, HUMAN, startDiscordBot } from "../support/discord.ts";
+import {
+  botPosts,
+  CHANNEL_ADDRESS,
+  type DiscordSetup,
+  HUMAN,
+  startDiscordBot,
+} from "../support/discord.ts";
 
 let setup: DiscordSetup | undefined;
 afterEach(async () => {
@@ -24,16 +30,10 @@ const slowSearch = defineTool({
 
 const mention = (text: string) => `<@${FAKE_DISCORD.botUserId}> ${text}`;
 const CHANNEL = FAKE_DISCORD.channelId;
-const address = {
-  platform: "discord",
-  workspace: FAKE_DISCORD.guildId,
-  channel: CHANNEL,
-  conversation: CHANNEL,
-};
 
 /** Waits until the turn let go of the conversation: its status ended (line deleted or not) before that. */
 async function turnOver({ pipe }: DiscordSetup): Promise<void> {
-  const { lease, history } = pipe.app.store.keys.conversation(address);
+  const { lease, history } = pipe.app.store.keys.conversation(CHANNEL_ADDRESS);
   // The address is the conversation's: the turn wrote its history under it.
   expect(await pipe.app.redis.exists(history)).toBe(1);
   const deadline = Date.now() + 15_000;

@@ -6,6 +6,7 @@ import {
 } from "../../src/testing/fakes/discord-api.ts";
 import { type FakeOpenAI, startFakeOpenAI } from "../../src/testing/fakes/openai-server.ts";
 import { until } from "../support/channels.ts";
+import { CHANNEL_ADDRESS } from "../support/discord.ts";
 import { uniquePrefix } from "../support/redis.ts";
 import {
   type CrashWorkers,
@@ -24,12 +25,7 @@ afterEach(async () => {
   crash = fake = discord = undefined;
 });
 
-const address = {
-  platform: "discord",
-  workspace: FAKE_DISCORD.guildId,
-  channel: FAKE_DISCORD.channelId,
-  conversation: FAKE_DISCORD.channelId,
-};
+const address = CHANNEL_ADDRESS;
 
 const botMessages = (d: FakeDiscord) =>
   d.messages

@@ -10,7 +10,7 @@ import {
   type FakeDiscord,
   startFakeDiscord,
 } from "../../src/testing/fakes/discord-api.ts";
-import { botPosts } from "../support/discord.ts";
+import { botPosts, CHANNEL_ADDRESS } from "../support/discord.ts";
 import { connectRedis, deleteKeysUnder, uniquePrefix } from "../support/redis.ts";
 
 const redis = connectRedis();
@@ -24,12 +24,7 @@ afterAll(async () => {
 });
 
 const CHANNEL = FAKE_DISCORD.channelId;
-const address = {
-  platform: "discord",
-  workspace: FAKE_DISCORD.guildId,
-  channel: CHANNEL,
-  conversation: CHANNEL,
-};
+const address = CHANNEL_ADDRESS;
 const where = { address, target: address };
 const messagesPath = new RegExp(`^/channels/${CHANNEL}/messages$`);
 const messagePath = new RegExp(`^/channels/${CHANNEL}/messages/\\d+$`);

@@ -15,6 +15,14 @@ import {
 import { channelRuntime } from "./channels.ts";
 import { bigTool, lookupTool, type Pipeline, startPipeline } from "./pipeline.ts";
 
+/** The fake guild's channel as a conversation: where a message there is answered, and its keys live. */
+export const CHANNEL_ADDRESS = {
+  platform: "discord",
+  workspace: FAKE_DISCORD.guildId,
+  channel: FAKE_DISCORD.channelId,
+  conversation: FAKE_DISCORD.channelId,
+} as const;
+
 /** A person in the fake guild. */
 export const HUMAN = "1000000000000000002";
 /** Manage Server, as an interaction's member permissions carry it. */
