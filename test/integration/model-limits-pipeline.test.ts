@@ -110,7 +110,8 @@ describe("a model that stalls, through the queue and the worker", () => {
     expect(posts[1]?.text).toBe("echo: and now?");
     // One model request per message: neither the provider nor BullMQ retried the stalled turn.
     expect(bot.fake.requests).toHaveLength(2);
-    expect(bot.outcomes).toEqual(["provider_error", "answer"]);
+    // A turn's outcome is reported once it ended, which may be just after its answer landed.
+    await expect.poll(() => bot?.outcomes).toEqual(["provider_error", "answer"]);
   });
 
   it("answers a model that never sends headers once, after the first-byte timeout", async () => {
@@ -122,7 +123,7 @@ describe("a model that stalls, through the queue and the worker", () => {
 
     expect(answer?.text).toMatch(/^The model did not start its reply within 400 ms/);
     expect(bot.fake.requests).toHaveLength(1);
-    expect(bot.outcomes).toEqual(["provider_error"]);
+    await expect.poll(() => bot?.outcomes).toEqual(["provider_error"]);
   });
 });
 
